@@ -1,0 +1,54 @@
+"""Every error Croupier raises on purpose, in one hierarchy.
+
+::
+
+    CroupierError
+     +-- ConfigError          a config file, environment variable or option is wrong
+     +-- CardCodeError        a text is not a playing-card code
+     +-- ScriptError          a shoe script or --cards token is wrong
+     +-- DriverError          a card source cannot be opened or read
+     |    +-- DriverURLError     a driver URL is malformed or names unknown options
+     |    +-- ReaderOfflineError the reader went away (unplugged, daemon stopped)
+     +-- JournalError         the journal cannot be written or read
+     +-- AuthError            a badge or approval is refused
+
+Each message names the input, what was expected and what to do.
+"""
+
+from __future__ import annotations
+
+
+class CroupierError(Exception):
+    """Base class of every error Croupier raises on purpose."""
+
+
+class ConfigError(CroupierError):
+    """A configuration value is missing, unknown, of the wrong type or out of range."""
+
+
+class CardCodeError(CroupierError, ValueError):
+    """A text that should be a card code (``AS``, ``10H``, ``kd``) is not one."""
+
+
+class ScriptError(CroupierError):
+    """A shoe script or a ``--cards`` token cannot be understood."""
+
+
+class DriverError(CroupierError):
+    """A card source cannot be opened or read."""
+
+
+class DriverURLError(DriverError):
+    """A driver URL has an unknown scheme, an unknown option or a bad value."""
+
+
+class ReaderOfflineError(DriverError):
+    """The reader is gone: unplugged, powered off, or its daemon stopped."""
+
+
+class JournalError(CroupierError):
+    """The journal cannot be written, read or verified."""
+
+
+class AuthError(CroupierError):
+    """A badge is unknown or lacks the role an approval needs."""
