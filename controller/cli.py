@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "controller.commands.simulate",
     "controller.commands.odds",
     "controller.commands.diagram",
+    "controller.commands.roads",
 ]
 
 EXIT_BAD_INPUT = 2
