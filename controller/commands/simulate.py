@@ -1,0 +1,140 @@
+"""``croupier simulate``: a simulated table on the mock shoe."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from config import Settings, load_config
+from controller.inputs import parse_tokens
+from controller.output import JsonLines, Progress, Summary, Transcript
+from controller.runner import Runner
+from controller.table import Event, Table
+from drivers.mock import MockShoe, read_script
+
+TRANSCRIPT_LIMIT = 200
+"""Above this many rounds the transcript gives way to a progress bar and the summary."""
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def add_table_options(parser: argparse.ArgumentParser) -> None:
+    """Options shared by ``simulate`` and ``run``."""
+    parser.add_argument("--config", metavar="FILE", help="TOML config file (default: the embedded default)")
+    parser.add_argument("--decks", type=positive_int, metavar="N", help="decks in the shoe (1-8)")
+    parser.add_argument("--rounds", type=positive_int, metavar="N",
+                        help="stop after N rounds (default: deal one shoe to the cut card)")
+    parser.add_argument("--no-burn", action="store_true", help="start dealing at once, with no burn")
+    parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    parser.add_argument("--quiet", action="store_true", help="print only the final summary")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="run a simulated table on the mock shoe",
+        description="Deal a simulated table from a seeded mock shoe or a script, printing every "
+                    "instruction a dealer would get. Exit status: 0 the events ended at a round boundary, "
+                    "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config.",
+    )
+    add_table_options(parser)
+    parser.add_argument("--seed", type=positive_int, metavar="N", help="shuffle seed (default: random)")
+    parser.add_argument("--cards", metavar="TOKENS",
+                        help='deliver exactly these reader events, e.g. "5H 2C ?? @next @burn"')
+    parser.add_argument("--script", metavar="FILE", help="deliver the reader events of a shoe script file")
+    parser.add_argument("--manual-next", action="store_true",
+                        help="wait for @next instead of starting each round automatically")
+    parser.add_argument("--journal", metavar="PATH", help="journal every input here, and resume from it")
+    parser.set_defaults(handler=simulate)
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, dict[str, Any]] = {"table": {}, "shoe": {}, "simulation": {}}
+    if args.decks is not None:
+        overrides["table"]["decks"] = args.decks
+    if args.no_burn:
+        overrides["shoe"]["burn"] = "none"
+    if getattr(args, "rounds", None) is not None:
+        overrides["simulation"]["rounds"] = args.rounds
+    if getattr(args, "manual_next", False):
+        overrides["simulation"]["auto_next"] = False
+    return load_config(args.config, overrides=overrides)
+
+
+def build_sinks(args: argparse.Namespace, rounds: int) -> tuple[list[Callable[[list[Event]], None]],
+                                                                 Summary, Progress | None]:
+    summary = Summary()
+    sinks: list[Callable[[list[Event]], None]] = [summary]
+    progress: Progress | None = None
+    if args.json:
+        sinks.append(JsonLines())
+    elif not args.quiet:
+        if rounds > TRANSCRIPT_LIMIT:
+            progress = Progress(rounds)
+            sinks.append(progress)
+        else:
+            sinks.append(Transcript(show_next=not getattr(args, "auto_next", True)))
+    return sinks, summary, progress
+
+
+def simulate(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    decks = settings.table.decks
+    scripted = args.cards is not None or args.script is not None
+    if args.cards is not None and args.script is not None:
+        print("croupier simulate: give --cards or --script, not both", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    url = f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}"
+    if args.cards is not None:
+        source = MockShoe(url, inputs=parse_tokens(args.cards))
+        url = "mock:// (--cards)"
+    elif args.script is not None:
+        source = MockShoe(url, inputs=read_script(args.script))
+        url = f"mock://?script={args.script}"
+    else:
+        source = MockShoe(url)
+    rounds = settings.simulation.rounds
+    args.auto_next = settings.simulation.auto_next
+    sinks, summary, progress = build_sinks(args, rounds)
+
+    def emit(events: list[Event]) -> None:
+        for sink in sinks:
+            sink(events)
+
+    table = Table(settings)
+    runner = Runner(table, source, emit, auto_next=settings.simulation.auto_next, rounds=rounds,
+                    new_shoes=not scripted and rounds > 0)
+    if args.journal:
+        from controller.journal import attach_journal
+
+        attach_journal(runner, args.journal, argv_key=_journal_key(args, url))
+    else:
+        emit([{"event": "table", "decks": decks, "variant": settings.table.variant, "driver": url,
+               "seed": None if scripted else seed}])
+        emit(table.start())
+    with source:
+        status = runner.run()
+    if progress is not None:
+        progress.finish()
+    if not args.json:
+        print(summary.text())
+    message = runner.ending_message()
+    if message:
+        print(f"croupier simulate: {message}", file=sys.stderr)
+    return status
+
+
+def _journal_key(args: argparse.Namespace, url: str) -> str:
+    return url

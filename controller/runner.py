@@ -1,0 +1,115 @@
+"""The loop that joins a card source, the table core and the event consumers.
+
+Used by ``croupier simulate`` (mock shoe) and ``croupier run`` (a live reader).
+It plays the simulated dealer's part where asked: confirming each new shoe and
+starting each next round. Every input passes through ``record`` (the journal)
+before the core sees it, so nothing is shown that was not recorded first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from controller.inputs import Input, InputKind
+from controller.machine import BURN_STATES, SLOTS, State
+from controller.table import Event, Table
+from drivers.base import CardSource
+
+EXIT_OK = 0
+EXIT_MID_ROUND = 3
+EXIT_HALTED = 4
+
+Sink = Callable[[list[Event]], None]
+DEALT_KINDS = frozenset({InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE})
+
+
+@dataclass
+class Runner:
+    """Drive ``table`` from ``source`` until the source ends or ``rounds`` rounds are played."""
+
+    table: Table
+    source: CardSource
+    sink: Sink
+    auto_next: bool = True
+    auto_shoe: bool = True
+    rounds: int = 0
+    """Stop after this many rounds (results and voided rounds); 0 = stop when the shoe closes."""
+    new_shoes: bool = False
+    """After a shoe closes, load the next one (seeded sources) instead of stopping."""
+    record: Callable[[Input], None] | None = None
+    poll: float | None = None
+    stopped: bool = field(default=False, init=False)
+    rounds_played: int = field(default=0, init=False)
+
+    def feed(self, item: Input) -> list[Event]:
+        """Record ``item``, apply it, pass the events on and to the source's indicator."""
+        if self.record is not None:
+            self.record(item)
+        events = self.table.handle(item)
+        for event in events:
+            name = event["event"]
+            if name == "result" or name == "round_voided":
+                self.rounds_played += 1
+        self.sink(events)
+        self.source.indicate(self.table.expecting)
+        return events
+
+    def _done(self) -> bool:
+        state = self.table.state
+        if self.rounds and self.rounds_played >= self.rounds and state in (
+            State.ROUND_OVER, State.SHOE_CLOSED
+        ):
+            return True
+        return state is State.SHOE_CLOSED and not self.new_shoes and not self.rounds
+
+    def run(self) -> int:
+        """Run until done; returns the exit status (0 boundary, 3 mid-round, 4 halted).
+
+        The simulated dealer acts lazily: a new shoe is confirmed and the next
+        round started only once the next card is known to exist, so a script
+        that ends after a result ends at a round boundary.
+        """
+        while not self.stopped and not self._done():
+            if self.table.state is State.SHOE_CLOSED:
+                if not self.new_shoes:
+                    break
+                self.source.indicate("new_shoe")
+            item = self.source.recv(self.poll)
+            if item is None:
+                if self.source.exhausted:
+                    break
+                continue
+            self._act_before(item)
+            self.feed(item)
+        return self.exit_status()
+
+    def _act_before(self, item: Input) -> None:
+        """The simulated dealer's inputs that must precede ``item``."""
+        state = self.table.state
+        if state in (State.NEW_SHOE, State.SHOE_CLOSED) and self.auto_shoe and item.kind is not InputKind.SHOE:
+            self.feed(Input(InputKind.SHOE))
+        elif (state is State.ROUND_OVER and self.auto_next and self.table.round > 0
+              and item.kind in DEALT_KINDS):
+            self.feed(Input(InputKind.NEXT))
+
+    def exit_status(self) -> int:
+        state = self.table.state
+        if state is State.HALTED:
+            return EXIT_HALTED
+        if state in SLOTS or state in BURN_STATES:
+            return EXIT_MID_ROUND
+        return EXIT_OK
+
+    def ending_message(self) -> str | None:
+        """Why the run ended where it did, when that is not a round boundary."""
+        table = self.table
+        if table.state is State.HALTED and table.misdeal is not None:
+            misdeal = table.misdeal
+            return (f"the events ended with the table halted on {misdeal.kind} in round {misdeal.round}: "
+                    f"{misdeal.instruction}")
+        if table.state in SLOTS:
+            return f"the events ended in the middle of round {table.round}: {table.due_slot} is still due"
+        if table.state in BURN_STATES:
+            return "the events ended in the middle of the burn: burn cards are still due"
+        return None

@@ -1,0 +1,83 @@
+"""What each standard bet wins or loses, per unit staked, in exact decimal money."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+VARIANTS = ("commission", "no_commission")
+
+ONE = Decimal(1)
+PAYS: dict[str, Decimal] = {
+    "player": Decimal(1),
+    "banker_commission": Decimal("0.95"),
+    "banker_no_commission": Decimal(1),
+    "banker_no_commission_six": Decimal("0.5"),
+    "tie": Decimal(8),
+    "pair": Decimal(11),
+}
+"""Payout odds (to 1) of each bet."""
+
+BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
+
+
+@dataclass(frozen=True, slots=True)
+class BetOutcome:
+    """One bet's outcome: ``win``, ``lose`` or ``push``, and the net per unit staked."""
+
+    outcome: str
+    net: Decimal
+
+    def to_dict(self) -> dict[str, str]:
+        return {"outcome": self.outcome, "net": _money(self.net)}
+
+
+def _money(amount: Decimal) -> str:
+    text = format(amount.normalize(), "f")
+    return text if amount < 0 or text == "0" else "+" + text
+
+
+_WIN_CACHE: dict[Decimal, BetOutcome] = {}
+LOSE = BetOutcome("lose", -ONE)
+PUSH = BetOutcome("push", Decimal(0))
+
+
+def _win(pays: Decimal) -> BetOutcome:
+    outcome = _WIN_CACHE.get(pays)
+    if outcome is None:
+        outcome = _WIN_CACHE[pays] = BetOutcome("win", pays)
+    return outcome
+
+
+def banker_pays(variant: str, banker_total: int) -> Decimal:
+    """What a winning banker bet pays to 1 in ``variant``."""
+    if variant == "commission":
+        return PAYS["banker_commission"]
+    if banker_total == 6:
+        return PAYS["banker_no_commission_six"]
+    return PAYS["banker_no_commission"]
+
+
+def settle(winner: str, banker_total: int, player_pair: bool, banker_pair: bool,
+           variant: str) -> dict[str, BetOutcome]:
+    """The outcome of every standard bet for one result.
+
+    Player 1:1; banker 0.95:1 (commission) or 1:1 with a winning 6 paying 1:2
+    (no commission); tie 8:1 with player and banker pushed; each pair 11:1.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant {variant!r}: expected one of {', '.join(VARIANTS)}")
+    if winner == "player":
+        player, banker, tie = _win(PAYS["player"]), LOSE, LOSE
+    elif winner == "banker":
+        player, banker, tie = LOSE, _win(banker_pays(variant, banker_total)), LOSE
+    else:
+        player, banker, tie = PUSH, PUSH, _win(PAYS["tie"])
+    pair = _win(PAYS["pair"])
+    return {
+        "player": player,
+        "banker": banker,
+        "tie": tie,
+        "player_pair": pair if player_pair else LOSE,
+        "banker_pair": pair if banker_pair else LOSE,
+    }

@@ -1,0 +1,621 @@
+"""The table core: inputs in, events out. Pure: no I/O, no clock, no randomness.
+
+:class:`Table` takes :class:`~controller.inputs.Input` values (reader events,
+dealer and supervisor inputs) and returns events, plain dicts with an
+``"event"`` field (see ``docs/events.md``). Every call ends by saying what the
+dealer must do next (a ``prompt`` for a card slot, otherwise an
+``instruction``). Replaying the same inputs gives the same events and state.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from config import Settings
+from controller import rules
+from controller.cards import Card, hand_total, parse_card
+from controller.exceptions import CardCodeError
+from controller.inputs import Input, InputKind
+from controller.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
+from controller.settlement import settle
+
+Event = dict[str, Any]
+
+SUPERVISOR_RESOLUTIONS = frozenset({"void", "manual"})
+"""Resolutions a supervisor must approve (the badge work enforces it)."""
+
+RESOLUTION_INPUTS = {
+    InputKind.BURN: "burn",
+    InputKind.VOID: "void",
+    InputKind.USE: "use",
+    InputKind.MANUAL: "manual",
+    InputKind.ONLINE: "online",
+}
+
+SAY_RESOLUTION = {
+    "burn": "burn the card(s) and continue",
+    "void": "void the round, bets returned",
+    "use": "keep the card where it was dealt",
+    "manual": "enter the card by hand",
+    "online": "reconnect the reader",
+}
+
+
+@dataclass
+class Misdeal:
+    """A pending misdeal: what happened and how it may be resolved."""
+
+    kind: str
+    round: int
+    card: str | None
+    detail: str
+    instruction: str
+    resolutions: list[str]
+    cards: list[str] = field(default_factory=list)
+    """Offending cards physically out of the shoe, to be burned or removed."""
+
+    def event(self) -> Event:
+        return {
+            "event": "misdeal",
+            "round": self.round,
+            "kind": self.kind,
+            "card": self.card,
+            "detail": self.detail,
+            "instruction": self.instruction,
+            "resolutions": list(self.resolutions),
+            "supervisor": [r for r in self.resolutions if r in SUPERVISOR_RESOLUTIONS],
+        }
+
+
+def side_of(state: State) -> str:
+    return SLOT_SIDE[state]
+
+
+class Table:
+    """One Punto Banco table: the round machine plus the shoe's bookkeeping."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings if settings is not None else Settings()
+        self.decks = self.settings.table.decks
+        self.variant = self.settings.table.variant
+        self.model = RoundModel(self.settings.shoe.burn)
+        self.machine = build_machine(self.model)
+        self.shoe_number = 1
+        self.inventory: Counter[str] = Counter()
+        self.burned: list[str] = []
+        self.discarded: list[str] = []
+        self.foreign: list[str] = []
+        self.manual_slots: set[State] = set()
+        self.cut_out = False
+        self.reader_online = True
+        self.misdeal: Misdeal | None = None
+        self.exposed_card: Card | None = None
+        self.rounds_dealt = 0
+        self.shoe_stats: Counter[str] = Counter()
+        self.results: list[Event] = []
+
+    # -- public view ---------------------------------------------------------
+    @property
+    def state(self) -> State:
+        return self.model.state
+
+    @property
+    def round(self) -> int:
+        return self.model.round_number
+
+    @property
+    def due_slot(self) -> str | None:
+        """The slot whose card is due (P1..B3), or None."""
+        state = self.state
+        if state is State.HALTED:
+            state = self.model.resume_state or state
+        return state.value if state in SLOTS else None
+
+    @property
+    def in_round(self) -> bool:
+        """A round has started and is not over (cards may still be due)."""
+        state = self.model.resume_state if self.state is State.HALTED else self.state
+        return state in SLOTS
+
+    @property
+    def expecting(self) -> str:
+        """What the shoe's indicator should show: player, banker, burn or hold."""
+        if self.state in SLOTS:
+            return side_of(self.state)
+        if self.state in BURN_STATES:
+            return "burn"
+        return "hold"
+
+    @property
+    def cards_seen(self) -> int:
+        return sum(self.inventory.values())
+
+    @property
+    def cards_left(self) -> int:
+        return 52 * self.decks - self.cards_seen
+
+    # -- entry points -------------------------------------------------------
+    def start(self) -> list[Event]:
+        """The events a fresh table shows: the first shoe, waiting for the dealer."""
+        return [
+            {"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks},
+            self._next_instruction(),
+        ]
+
+    def handle(self, item: Input) -> list[Event]:
+        """Apply one input; return the events it causes, ending with the next instruction."""
+        events: list[Event] = []
+        if self.state is State.HALTED:
+            self._handle_halted(item, events)
+        else:
+            self._handle_running(item, events)
+        if self.state is State.HALTED and self.misdeal is None:
+            raise AssertionError("halted without a misdeal")  # pragma: no cover
+        if self.state is not State.HALTED and not self.reader_online:
+            self._raise_misdeal(events, "reader_offline", None,
+                                "the card reader is offline", ["online", "void"])
+        events.append(self._next_instruction())
+        return events
+
+    # -- running --------------------------------------------------------------
+    def _handle_running(self, item: Input, events: list[Event]) -> None:
+        kind = item.kind
+        if kind is InputKind.CARD:
+            self._reader_card(item.card or "", events)
+        elif kind is InputKind.UNREADABLE:
+            self._unreadable(events)
+        elif kind is InputKind.CUT:
+            self._cut_card(events)
+        elif kind is InputKind.OFFLINE:
+            self.reader_online = False
+            events.append({"event": "reader", "status": "offline"})
+        elif kind is InputKind.ONLINE:
+            self.reader_online = True
+            events.append({"event": "reader", "status": "online"})
+        elif kind is InputKind.DOUBLE:
+            self._raise_misdeal(events, "two_cards", None,
+                                "two cards left the shoe together", ["void"])
+        elif kind is InputKind.NEXT:
+            self._next_round(events)
+        elif kind is InputKind.SHOE:
+            self._shoe_ready(events)
+        elif kind is InputKind.EXPOSED:
+            self._exposed(events)
+        else:
+            events.append(self._rejected(item, "there is no misdeal to resolve"))
+
+    def _reader_card(self, text: str, events: list[Event]) -> None:
+        try:
+            card = parse_card(text)
+        except CardCodeError as error:
+            if not self._card_due():
+                self._not_due(text, events)
+            else:
+                self._raise_misdeal(events, "unknown_card", text, str(error),
+                                    ["manual", "burn", "void"])
+            return
+        if self._is_foreign(card):
+            self.foreign.append(card.code)
+            self._raise_misdeal(
+                events, "foreign_card", card.code,
+                f"{card.code} would be copy {self.inventory[card.code] + 1} of {card.code} "
+                f"in a {self.decks}-deck shoe, which holds {self.decks}",
+                ["void"],
+            )
+            return
+        self.inventory[card.code] += 1
+        if not self._card_due():
+            self._not_due(card.code, events)
+            return
+        self._place(card, events)
+
+    def _card_due(self) -> bool:
+        return self.state in SLOTS or self.state in BURN_STATES
+
+    def _is_foreign(self, card: Card) -> bool:
+        return self.inventory[card.code] >= self.decks
+
+    def _not_due(self, code: str | None, events: list[Event]) -> None:
+        if self.state is State.SHOE_CLOSED:
+            self._raise_misdeal(events, "card_after_shoe_closed", code,
+                                f"shoe {self.shoe_number} is closed; no card may be dealt from it",
+                                ["burn"])
+            return
+        why = {
+            State.ROUND_OVER: f"round {self.round} is over and the next round has not been started",
+            State.NEW_SHOE: f"shoe {self.shoe_number} has not been confirmed as shuffled and cut",
+        }.get(self.state, "no card is due")
+        order = [self.settings.procedures.extra_card, "void"] if self.state is State.ROUND_OVER else ["burn"]
+        if self.state is State.ROUND_OVER and self.round == 0:
+            order = ["burn"]
+        self._raise_misdeal(events, "extra_card", code, f"a card was read but {why}",
+                            list(dict.fromkeys(order)))
+
+    def _unreadable(self, events: list[Event]) -> None:
+        if not self._card_due():
+            self._not_due(None, events)
+            return
+        self._raise_misdeal(events, "unreadable_card", None,
+                            f"the reader could not read the card for {self._due_name()}",
+                            ["manual", "burn", "void"])
+
+    def _place(self, card: Card, events: list[Event], manual: bool = False) -> None:
+        """Put ``card`` where the rules expect it and advance the machine."""
+        state = self.state
+        model = self.model
+        if state in BURN_STATES:
+            self._burn_card(card, events)
+            return
+        side = SLOT_SIDE[state]
+        (model.player if side == "player" else model.banker).append(card)
+        event: Event = {"event": "card", "round": model.round_number, "slot": state.value, "card": card.code}
+        if manual:
+            event["manual"] = True
+            self.manual_slots.add(state)
+        events.append(event)
+        model.card()
+        self._after_card(state, events)
+
+    def _burn_card(self, card: Card, events: list[Event]) -> None:
+        model = self.model
+        if self.state is State.BURN_TURN:
+            model.burn_remaining = card.value if card.value else 10
+            events.append({"event": "burn", "card": card.code, "turned": True,
+                           "burn": model.burn_remaining})
+        else:
+            model.burn_remaining -= 1
+            events.append({"event": "burn", "card": card.code})
+        self.burned.append(card.code)
+        model.card()
+        if self.state is State.P1:
+            self._start_round(events)
+
+    def _after_card(self, dealt: State, events: list[Event]) -> None:
+        model = self.model
+        new = self.state
+        if dealt is State.B2:
+            player, banker = model.player_two_card_total, model.banker_two_card_total
+            if model.natural:
+                events.append(self._say("natural", f"Natural: player {player}, banker {banker}; no more cards"))
+            elif new is not State.P3:
+                events.append(self._say("player_stands", f"Player stands on {player}"))
+                if new is not State.B3:
+                    events.append(self._say("banker_stands", f"Banker stands on {banker}"))
+        elif dealt is State.P3 and new is not State.B3:
+            events.append(self._say("banker_stands", f"Banker stands on {model.banker_two_card_total}"))
+        if new is State.ROUND_OVER:
+            self._finish_round(events)
+
+    def _finish_round(self, events: list[Event]) -> None:
+        model = self.model
+        player_total = hand_total(model.player)
+        banker_total = hand_total(model.banker)
+        winner = rules.winner(player_total, banker_total)
+        player_pair = model.player[0].rank == model.player[1].rank
+        banker_pair = model.banker[0].rank == model.banker[1].rank
+        natural = model.natural
+        if winner == "tie":
+            say = f"Tie {player_total} to {banker_total}"
+        else:
+            high, low = (player_total, banker_total) if winner == "player" else (banker_total, player_total)
+            say = f"{winner.capitalize()} wins {high} to {low}"
+        result: Event = {
+            "event": "result",
+            "round": model.round_number,
+            "shoe": self.shoe_number,
+            "winner": winner,
+            "player": {"cards": [c.code for c in model.player], "total": player_total},
+            "banker": {"cards": [c.code for c in model.banker], "total": banker_total},
+            "natural": natural,
+            "player_pair": player_pair,
+            "banker_pair": banker_pair,
+            "say": say,
+        }
+        if self.manual_slots:
+            result["manual"] = sorted(slot.value for slot in self.manual_slots)
+        events.append(result)
+        outcomes = settle(winner, banker_total, player_pair, banker_pair, self.variant)
+        events.append({
+            "event": "settlement",
+            "round": model.round_number,
+            "variant": self.variant,
+            "bets": {bet: outcome.to_dict() for bet, outcome in outcomes.items()},
+        })
+        self.results.append(result)
+        self.rounds_dealt += 1
+        self.shoe_stats[winner] += 1
+        self.shoe_stats["natural"] += natural
+        self.shoe_stats["player_pair"] += player_pair
+        self.shoe_stats["banker_pair"] += banker_pair
+        self._end_round(events)
+
+    def _end_round(self, events: list[Event]) -> None:
+        if self.model.close_shoe():
+            self._close_shoe(events)
+
+    def _start_round(self, events: list[Event]) -> None:
+        model = self.model
+        model.player = []
+        model.banker = []
+        self.manual_slots = set()
+        model.round_number += 1
+        events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
+
+    def _next_round(self, events: list[Event]) -> None:
+        if self.state is not State.ROUND_OVER or self.round == 0:
+            events.append(self._rejected(Input(InputKind.NEXT), self._why_not_next()))
+            return
+        self.model.next_round()
+        self._start_round(events)
+
+    def _why_not_next(self) -> str:
+        if self.state in SLOTS:
+            return f"round {self.round} is still being dealt: {self._due_name()} is due"
+        if self.state is State.SHOE_CLOSED:
+            return f"shoe {self.shoe_number} is closed; load and confirm a new shoe (@shoe)"
+        if self.state is State.NEW_SHOE:
+            return "the shoe has not been confirmed yet (@shoe)"
+        return "the burn is not finished"
+
+    def _shoe_ready(self, events: list[Event]) -> None:
+        if self.state is State.SHOE_CLOSED:
+            self._new_shoe(events)
+        elif self.state is not State.NEW_SHOE:
+            events.append(self._rejected(Input(InputKind.SHOE),
+                                         f"shoe {self.shoe_number} is in play; it can be replaced once it is closed"))
+            return
+        events.append({"event": "shoe", "shoe": self.shoe_number, "status": "ready"})
+        model = self.model
+        if self.settings.shoe.burn == "fixed":
+            model.burn_remaining = self.settings.shoe.burn_cards
+        model.shoe_ready()
+        if self.state is State.P1:
+            self._start_round(events)
+
+    def _new_shoe(self, events: list[Event]) -> None:
+        self.shoe_number += 1
+        self.inventory = Counter()
+        self.burned = []
+        self.discarded = []
+        self.foreign = []
+        self.cut_out = False
+        self.model.last_round = None
+        self.shoe_stats = Counter()
+        events.append({"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks})
+
+    # -- cut card and shoe close ---------------------------------------------
+    def _cut_card(self, events: list[Event]) -> None:
+        if self.cut_out:
+            events.append(self._rejected(Input(InputKind.CUT), "the cut card is already out"))
+            return
+        self.cut_out = True
+        started = self.in_round and (self.model.player or self.model.banker)
+        current = self.round if started or self.due_slot == "P1" else self.round + 1
+        one_more = self.settings.shoe.cut_card == "one_more"
+        self.model.last_round = current + (1 if one_more else 0)
+        plan = (f"finish round {current} and play one more" if one_more
+                else f"round {current} is the last of this shoe")
+        events.append({"event": "cut_card", "round": self.round, "last_round": self.model.last_round,
+                       "detail": f"Cut card out: {plan}"})
+        if self.state is State.ROUND_OVER:
+            self._end_round(events)
+
+    def _close_shoe(self, events: list[Event]) -> None:
+        total = 52 * self.decks
+        seen = self.cards_seen
+        events.append({
+            "event": "shoe_closed",
+            "shoe": self.shoe_number,
+            "rounds": self.shoe_stats["banker"] + self.shoe_stats["player"] + self.shoe_stats["tie"],
+            "results": {key: self.shoe_stats[key] for key in ("banker", "player", "tie")},
+            "naturals": self.shoe_stats["natural"],
+            "pairs": {"player": self.shoe_stats["player_pair"], "banker": self.shoe_stats["banker_pair"]},
+            "misdeals": self.shoe_stats["misdeal"],
+            "voided": self.shoe_stats["voided"],
+            "cards_seen": seen,
+            "cards_remaining": total - seen,
+            "burned": len(self.burned),
+            "discarded": len(self.discarded),
+            "foreign": list(self.foreign),
+            "inventory": dict(sorted(self.inventory.items())),
+        })
+
+    # -- exposed cards -------------------------------------------------------
+    def _exposed(self, events: list[Event]) -> None:
+        model = self.model
+        previous = _previous_slot(self.state, model)
+        if previous is None:
+            events.append(self._rejected(
+                Input(InputKind.EXPOSED),
+                "no card of a round in progress to take back; a settled round is for the supervisor",
+            ))
+            return
+        hand = model.player if SLOT_SIDE[previous] == "player" else model.banker
+        card = hand.pop()
+        self.manual_slots.discard(previous)
+        self.exposed_card = card
+        order = [self.settings.procedures.exposed_card, "burn", "use", "void"]
+        self._raise_misdeal(events, "exposed_card", card.code,
+                            f"{card.code} dealt to {previous.value} was exposed in error",
+                            list(dict.fromkeys(order)), resume=previous)
+
+    # -- misdeals ------------------------------------------------------------
+    def _raise_misdeal(self, events: list[Event], kind: str, card: str | None, detail: str,
+                       resolutions: list[str], resume: State | None = None) -> None:
+        if self.state is State.HALTED:
+            assert self.misdeal is not None
+            if card is not None:
+                self.misdeal.cards.append(card)
+            extra = Misdeal(kind, self.round, card, detail + " (while halted)",
+                            self.misdeal.instruction, self.misdeal.resolutions)
+            events.append(extra.event())
+            self.shoe_stats["misdeal"] += 1
+            return
+        if not self.in_round or self.round == 0:
+            resolutions = [r for r in resolutions if r != "void"] or ["burn"]
+        instruction = "Halt. " + "; or ".join(
+            f"{SAY_RESOLUTION[r]} (@{r})" for r in resolutions
+        )
+        misdeal = Misdeal(kind, self.round, card, detail, instruction, resolutions)
+        if card is not None and kind not in ("exposed_card",):
+            misdeal.cards.append(card)
+        self.misdeal = misdeal
+        self.model.resume_state = resume or self.state
+        self.model.halt()
+        self.shoe_stats["misdeal"] += 1
+        events.append(misdeal.event())
+
+    def _handle_halted(self, item: Input, events: list[Event]) -> None:
+        misdeal = self.misdeal
+        assert misdeal is not None
+        kind = item.kind
+        if kind is InputKind.OFFLINE:
+            self.reader_online = False
+            events.append({"event": "reader", "status": "offline"})
+            return
+        if kind is InputKind.ONLINE and misdeal.kind != "reader_offline":
+            self.reader_online = True
+            events.append({"event": "reader", "status": "online"})
+            return
+        if kind is InputKind.CUT:
+            self._cut_card(events)
+            return
+        if kind is InputKind.CARD:
+            self._reader_card(item.card or "", events)
+            return
+        if kind is InputKind.UNREADABLE:
+            misdeal.cards.append("??")
+            self._raise_misdeal(events, "unreadable_card", None, "another card came out", [])
+            return
+        resolution = RESOLUTION_INPUTS.get(kind)
+        if resolution is None or resolution not in misdeal.resolutions:
+            allowed = ", ".join(f"@{r}" for r in misdeal.resolutions)
+            events.append(self._rejected(item, f"the table is halted on {misdeal.kind}; expected {allowed}"))
+            return
+        if resolution == "manual":
+            self._resolve_manual(item, events)
+        elif resolution == "void":
+            self._resolve_void(item, events)
+        elif resolution == "online":
+            self.reader_online = True
+            events.append({"event": "reader", "status": "online"})
+            self._resolved(item, "online", events)
+            self.model.resume()
+        elif resolution == "use":
+            card = self.exposed_card
+            assert card is not None
+            self.exposed_card = None
+            self._resolved(item, "use", events)
+            self.model.resume()
+            self._place(card, events)
+        else:
+            self.discarded.extend(c for c in misdeal.cards if c != "??")
+            if self.exposed_card is not None:
+                self.discarded.append(self.exposed_card.code)
+                self.exposed_card = None
+            self._resolved(item, "burn", events)
+            self.model.resume()
+
+    def _resolved(self, item: Input, resolution: str, events: list[Event]) -> None:
+        misdeal = self.misdeal
+        assert misdeal is not None
+        cards = list(misdeal.cards)
+        if self.exposed_card is not None and resolution != "use":
+            cards.append(self.exposed_card.code)
+        event: Event = {"event": "resolved", "round": self.round, "kind": misdeal.kind,
+                        "resolution": resolution, "cards": cards}
+        if item.approver:
+            event["approved_by"] = item.approver
+        events.append(event)
+        self.misdeal = None
+
+    def _resolve_manual(self, item: Input, events: list[Event]) -> None:
+        text = item.card or ""
+        try:
+            card = parse_card(text)
+        except CardCodeError as error:
+            events.append(self._rejected(item, f"{error}; enter the card again"))
+            return
+        if self._is_foreign(card):
+            events.append(self._rejected(
+                item, f"{card.code}: all {self.decks} copies were already seen in this shoe; check the card"))
+            return
+        self.inventory[card.code] += 1
+        self._resolved(item, "manual", events)
+        self.model.resume()
+        self._place(card, events, manual=True)
+
+    def _resolve_void(self, item: Input, events: list[Event]) -> None:
+        model = self.model
+        misdeal = self.misdeal
+        assert misdeal is not None
+        cards = [c.code for c in model.player + model.banker]
+        self.discarded.extend(c for c in misdeal.cards if c != "??")
+        if self.exposed_card is not None:
+            cards.append(self.exposed_card.code)
+            self.exposed_card = None
+        self.discarded.extend(cards)
+        self._resolved(item, "void", events)
+        if model.void_round():
+            events.append({"event": "round_voided", "round": model.round_number,
+                           "cards": cards, "bets": "returned"})
+            self.shoe_stats["voided"] += 1
+            model.player = []
+            model.banker = []
+            self._end_round(events)
+        else:
+            model.resume()
+
+    # -- instructions ----------------------------------------------------------
+    def _due_name(self) -> str:
+        slot = self.due_slot
+        if slot is None:
+            return "no slot"
+        return f"{slot} (card to {SLOT_SIDE[State(slot)].upper()})"
+
+    def _say(self, action: str, text: str) -> Event:
+        return {"event": "instruction", "round": self.round, "action": action, "say": text}
+
+    def _rejected(self, item: Input, why: str) -> Event:
+        return {"event": "rejected", "input": item.token(), "reason": why,
+                "say": f"{item.token()} not accepted: {why}"}
+
+    def _next_instruction(self) -> Event:
+        state = self.state
+        model = self.model
+        if state in SLOTS:
+            side = SLOT_SIDE[state]
+            return {"event": "prompt", "round": model.round_number, "slot": state.value, "to": side,
+                    "say": f"Card to {side.upper()}"}
+        if state is State.HALTED:
+            assert self.misdeal is not None
+            return self._say("resolve", self.misdeal.instruction)
+        if state is State.BURN_TURN:
+            return self._say("burn", "Turn the first card for the burn")
+        if state is State.BURNING:
+            left = model.burn_remaining
+            return self._say("burn", f"Burn {left} more card{'s' if left != 1 else ''}")
+        if state is State.NEW_SHOE:
+            return self._say("confirm_shoe", f"Shuffle, cut and load shoe {self.shoe_number}; confirm when ready")
+        if state is State.SHOE_CLOSED:
+            return self._say("new_shoe", f"Shoe {self.shoe_number} is closed; load a new shoe")
+        return self._say("next_round", f"Round {model.round_number} is over; start the next round")
+
+
+def _previous_slot(state: State, model: RoundModel) -> State | None:
+    """The slot of the last card dealt in the round in progress, if the round is not over."""
+    if state not in SLOTS:
+        return None
+    dealt = len(model.player) + len(model.banker)
+    if dealt == 0:
+        return None
+    if state is State.B3 and len(model.player) == 3:
+        return State.P3
+    if state is State.B3 and len(model.player) == 2:
+        return State.B2
+    order = (State.P1, State.B1, State.P2, State.B2)
+    if state is State.P3:
+        return State.B2
+    return order[SLOTS.index(state) - 1]

@@ -1,0 +1,98 @@
+"""The mock shoe: a seeded shuffled N-deck shoe, or a script of reader events.
+
+``mock://?seed=42&decks=8`` deals seeded shoes, the cut card ``cut`` cards
+from the bottom; on ``indicate("new_shoe")`` the next seeded shoe is loaded,
+so one seed gives the same sequence of shoes every time.
+``mock://?script=FILE`` delivers a token file (see ``docs/scripts.md``)
+exactly as written, then is exhausted. It is a driver users run, not a stub.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from controller.exceptions import DriverURLError, ScriptError
+from controller.inputs import Input, parse_tokens
+from controller.shoe import DEFAULT_CUT_FROM_END, shoe_with_cut_card
+from drivers.base import CardSource
+
+DEFAULT_SEED = 0
+
+
+def read_script(path: str | Path) -> list[Input]:
+    """Read a shoe script: tokens separated by spaces or lines, ``#`` starts a comment."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScriptError(f"{name}: no such script file; give the path of a shoe script") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScriptError(f"{name}: cannot read the script ({error})") from None
+    inputs: list[Input] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        content = line.split("#", 1)[0]
+        if content.strip():
+            inputs.extend(parse_tokens(content, source=f"{name} line {number}"))
+    return inputs
+
+
+class MockShoe(CardSource):
+    """A card source that deals a seeded shoe or replays a script."""
+
+    scheme = "mock"
+    options: ClassVar[dict[str, str]] = {
+        "seed": "whole number; the same seed gives the same shoes",
+        "decks": "1-8",
+        "cut": "cards below the cut card, 1-100",
+        "shoe": "first shoe number to deal, from 1",
+        "script": "path of a shoe script file",
+    }
+
+    def __init__(self, url: str = "mock://", inputs: list[Input] | None = None) -> None:
+        super().__init__(url)
+        _, values = self.parse_query(url)
+        self.seed = self.int_option(url, values, "seed", DEFAULT_SEED, 0, 2**63 - 1)
+        self.decks = self.int_option(url, values, "decks", 8, 1, 8)
+        self.cut_from_end = self.int_option(url, values, "cut", DEFAULT_CUT_FROM_END, 1, 100)
+        self.shoe_index = self.int_option(url, values, "shoe", 1, 1, 1_000_000) - 1
+        self.scripted = inputs is not None or "script" in values
+        if inputs is not None and "script" in values:
+            raise DriverURLError(f"{url}: give either a script or --cards, not both")
+        if "script" in values:
+            inputs = read_script(values["script"])
+        self._queue: list[Input] = inputs if inputs is not None else self._seeded_shoe()
+        self.offset = 0
+
+    def _seeded_shoe(self) -> list[Input]:
+        tokens = shoe_with_cut_card(self.seed, self.decks, self.shoe_index, self.cut_from_end)
+        return parse_tokens(" ".join(tokens), source=f"seeded shoe {self.shoe_index + 1}")
+
+    def _recv(self, timeout: float | None) -> Input | None:
+        if self.offset >= len(self._queue):
+            return None
+        item = self._queue[self.offset]
+        self.offset += 1
+        return item
+
+    @property
+    def exhausted(self) -> bool:
+        return self.offset >= len(self._queue)
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(shoe number from 1, inputs delivered from this shoe or script)."""
+        return self.shoe_index + 1, self.offset
+
+    def seek(self, shoe: int, offset: int) -> None:
+        """Continue from a :attr:`position` (used by journal recovery)."""
+        if not self.scripted and shoe - 1 != self.shoe_index:
+            self.shoe_index = shoe - 1
+            self._queue = self._seeded_shoe()
+        self.offset = offset
+
+    def indicate(self, what: str) -> None:
+        if what == "new_shoe" and not self.scripted:
+            self.shoe_index += 1
+            self._queue = self._seeded_shoe()
+            self.offset = 0
