@@ -145,7 +145,11 @@ _AUTH_KEYS = {
     "supervisor_only": 'a list of action names, e.g. ["void", "manual"]',
     "badges": "a table of badges keyed by UID, each with name and role",
 }
-_BADGE_KEYS = {"name": "a non-empty string", "role": '"dealer" or "supervisor"', "uid": "the badge UID in hex"}
+_BADGE_KEYS = {
+    "name": "a non-empty string",
+    "role": '"dealer" or "supervisor"',
+    "uid": "the badge UID in hex",
+}
 
 
 def _bad(section: str, key: str, expected: str, value: object) -> ConfigError:
@@ -196,7 +200,9 @@ def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") ->
         try:
             apdus[key] = parse_apdu(value).hex().upper()
         except ValueError as error:
-            raise ConfigError(f"{section}.{key}: expected {_AUTH_KEYS[key]}, got {value!r} ({error})") from None
+            raise ConfigError(
+                f"{section}.{key}: expected {_AUTH_KEYS[key]}, got {value!r} ({error})"
+            ) from None
     if identify == "apdu" and apdus["read_apdu"] is None:
         apdus["read_apdu"] = DEFAULT_READ_APDU
 
@@ -252,7 +258,9 @@ def _badges_from(raw: Any, section: str) -> dict[str, Badge]:
         except ValueError:
             uid = ""
         if not uid:
-            raise ConfigError(f"{path}: expected the badge UID in hex (e.g. 04A1B2C3D4E5F6), got {uid_text!r}")
+            raise ConfigError(
+                f"{path}: expected the badge UID in hex (e.g. 04A1B2C3D4E5F6), got {uid_text!r}"
+            )
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip():
             raise ConfigError(f"{path}.name: expected {_BADGE_KEYS['name']}, got {name!r}")
