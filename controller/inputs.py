@@ -93,7 +93,7 @@ class Input:
             return "??"
         if self.kind is InputKind.MANUAL:
             return f"@manual {self.card}"
-        return "@" + self.kind.value
+        return "@" + str(self.kind.value)
 
 
 def card_read(code: str) -> Input:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from transitions import Machine
 
@@ -91,6 +91,15 @@ class RoundModel:
     """
 
     state: State
+
+    if TYPE_CHECKING:  # triggers that transitions attaches to the model
+        def card(self) -> bool: ...
+        def shoe_ready(self) -> bool: ...
+        def next_round(self) -> bool: ...
+        def close_shoe(self) -> bool: ...
+        def halt(self) -> bool: ...
+        def resume(self) -> bool: ...
+        def void_round(self) -> bool: ...
 
     def __init__(self, burn: str = "first_card") -> None:
         self.burn_mode = burn

@@ -18,7 +18,7 @@ PLAYER_DRAWS_ON: Final = frozenset({0, 1, 2, 3, 4, 5})
 PLAYER_STOOD: Final = "stood"
 """Column key of the banker tableau used when the player did not draw."""
 
-TABLEAU_COLUMNS: Final = (PLAYER_STOOD, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+TABLEAU_COLUMNS: Final[tuple[str | int, ...]] = (PLAYER_STOOD, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9)
 
 _TABLEAU_TEXT: Final = {
     # banker      player    player's third card value

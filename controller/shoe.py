@@ -22,4 +22,4 @@ def shoe_with_cut_card(seed: int, decks: int, shoe_index: int = 0,
     ``cut_from_end`` cards before the bottom."""
     cards = shuffled_shoe(seed, decks, shoe_index)
     position = max(0, len(cards) - cut_from_end)
-    return cards[:position] + ["@cut"] + cards[position:]
+    return [*cards[:position], "@cut", *cards[position:]]

@@ -101,6 +101,10 @@ class Table:
     def state(self) -> State:
         return self.model.state
 
+    def current_state(self) -> State:
+        """The machine's state now (a call, so type checkers do not narrow it)."""
+        return self.model.state
+
     @property
     def round(self) -> int:
         return self.model.round_number
@@ -371,7 +375,7 @@ class Table:
         if self.settings.shoe.burn == "fixed":
             model.burn_remaining = self.settings.shoe.burn_cards
         model.shoe_ready()
-        if self.state is State.P1:
+        if self.current_state() is State.P1:
             self._start_round(events)
 
     def _new_shoe(self, events: list[Event]) -> None:
