@@ -1,0 +1,379 @@
+"""Framing of the card-shoe serial protocol, separate from the transport (pymodbus style).
+
+A framer turns a byte stream into :class:`Frame` objects and back:
+
+* :meth:`Framer.decode` looks at the start of a receive buffer and returns
+  ``(consumed, frame)``: how many bytes to drop from the buffer and the frame
+  they held, if any. ``(0, None)`` means "need more bytes". Bytes that are not
+  part of a frame are consumed with ``frame=None`` and recorded in
+  :attr:`Framer.rejected` (and the counters), so the caller can log them; a frame
+  with a bad checksum is never returned.
+* :meth:`Framer.encode` turns a frame into bytes.
+
+Two framings exist, described byte by byte in ``docs/serial-protocol.md``:
+
+``line``
+    ``K[,seq][,data][*XX]`` + terminator, e.g. ``C,17,TH*59\\r\\n``; ``XX`` is the
+    hex XOR of the bytes before ``*``. A configurable regular expression with a
+    named group ``card`` reads a vendor's card lines without code.
+``stx``
+    ``STX payload ETX BCC``; the payload is the line body without checksum
+    (``C,17,TH``), BCC the XOR of payload and ETX. Answered ACK / NAK.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+STX: Final = 0x02
+ETX: Final = 0x03
+ENQ: Final = 0x05
+ACK: Final = 0x06
+NAK: Final = 0x15
+
+MAX_FRAME: Final = 128
+"""Longest frame body (line without terminator, or stx payload) accepted, in bytes."""
+
+MAX_SEQ: Final = 999_999
+MAX_CARD_TEXT: Final = 16
+
+# Message kinds, shoe -> controller
+CARD: Final = "C"
+UNREADABLE: Final = "U"
+CUT: Final = "X"
+BUTTON: Final = "B"
+DOUBLE: Final = "D"
+HEARTBEAT: Final = "H"
+STATUS: Final = "S"
+# Message kinds, controller -> shoe
+READY: Final = "R"
+ACKNOWLEDGE: Final = "A"
+NEGATIVE: Final = "N"
+INDICATE: Final = "I"
+# Single control bytes decoded by an StxFramer with ``controls=True`` (the shoe side)
+CONTROL_ACK: Final = "\x06"
+CONTROL_NAK: Final = "\x15"
+CONTROL_ENQ: Final = "\x05"
+
+NO_DATA_KINDS: Final = frozenset({UNREADABLE, CUT, BUTTON, DOUBLE, HEARTBEAT, ACKNOWLEDGE, NEGATIVE})
+"""Kinds whose frames carry no data field."""
+KINDS: Final = frozenset({CARD, STATUS, READY, INDICATE}) | NO_DATA_KINDS
+
+INDICATIONS: Final = ("player", "banker", "hold", "burn", "new_shoe")
+"""What :meth:`CardSource.indicate` may be told, sent as ``I,<what>``."""
+
+_CARD_TEXT = re.compile(r"[!-~]{1,16}")  # printable ASCII, no space
+_SEQ_TEXT = re.compile(r"[0-9]{1,6}")
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One protocol message: a one-letter kind, an optional sequence number and data text."""
+
+    kind: str
+    seq: int | None = None
+    data: str = ""
+
+    def body(self) -> str:
+        """The message text without checksum or framing, e.g. ``C,17,TH``."""
+        text = self.kind
+        if self.seq is not None:
+            text += f",{self.seq}"
+        if self.data:
+            first = self.data.split(",", 1)[0]
+            if self.seq is None and _SEQ_TEXT.fullmatch(first):
+                text += ","  # an empty seq field, so the data is not read as a seq
+            text += "," + self.data
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Bytes a decoder consumed without yielding a frame, and why."""
+
+    reason: str
+    """``garbage``, ``overlong``, ``bad_checksum`` or ``bad_message``."""
+    raw: bytes
+
+    def describe(self) -> str:
+        shown = self.raw[:40]
+        more = f" (+{len(self.raw) - 40} more)" if len(self.raw) > 40 else ""
+        return f"{self.reason}: {len(self.raw)} byte(s) {shown!r}{more}"
+
+
+def xor_checksum(data: bytes) -> int:
+    """The XOR of all bytes of ``data`` (0 for none)."""
+    value = 0
+    for byte in data:
+        value ^= byte
+    return value
+
+
+def parse_body(text: str) -> Frame | None:
+    """Parse a message text ``K[,seq][,data]`` (no checksum); None when it is not one.
+
+    A card's data is 1-16 printable characters without space, comma or ``*``;
+    the card code itself is not validated (a bad code is the core's misdeal).
+    """
+    if not text or "*" in text:
+        return None
+    kind, sep, rest = text.partition(",")
+    if kind not in KINDS:
+        return None
+    seq: int | None = None
+    data = ""
+    if sep:
+        first, more, remainder = rest.partition(",")
+        if _SEQ_TEXT.fullmatch(first):
+            seq = int(first)
+            data = remainder
+            if more and not data:
+                return None  # "C,17," : a trailing comma
+        elif first == "":
+            if not remainder:
+                return None  # "K," or "K,,"
+            data = remainder  # "K,,data": no seq, data that looks like a number
+        else:
+            data = rest
+    if kind in NO_DATA_KINDS:
+        if data:
+            return None
+    elif kind == CARD:
+        if not _CARD_TEXT.fullmatch(data) or "," in data:
+            return None
+    elif kind == INDICATE:
+        if data not in INDICATIONS:
+            return None
+    elif kind == STATUS:
+        if not data.isprintable():
+            return None
+    elif kind == READY and data not in ("", "A"):
+        return None
+    return Frame(kind, seq, data)
+
+
+class Framer:
+    """Common state of the framers: counters and the last rejection."""
+
+    def __init__(self) -> None:
+        self.garbage_bytes = 0
+        """Bytes discarded as not part of any frame (including overlong and bad frames)."""
+        self.bad_checksums = 0
+        """Frames dropped because their checksum did not match."""
+        self.overlong = 0
+        """Frames dropped because they exceeded :data:`MAX_FRAME` bytes."""
+        self.bad_messages = 0
+        """Well-framed messages whose text is not a message of the protocol."""
+        self.rejected: Rejection | None = None
+        """Set by :meth:`decode` when it consumed bytes without a frame; else None."""
+
+    def _reject(self, reason: str, raw: bytes, count: bool = True) -> None:
+        self.rejected = Rejection(reason, raw)
+        self.garbage_bytes += len(raw)
+        if not count:
+            return
+        if reason == "bad_checksum":
+            self.bad_checksums += 1
+        elif reason == "overlong":
+            self.overlong += 1
+        elif reason == "bad_message":
+            self.bad_messages += 1
+
+    def decode(self, buffer: bytes) -> tuple[int, Frame | None]:  # pragma: no cover - abstract
+        """Decode from the start of ``buffer``: ``(bytes consumed, frame or None)``."""
+        raise NotImplementedError
+
+    def encode(self, frame: Frame) -> bytes:  # pragma: no cover - abstract
+        """The bytes of ``frame``."""
+        raise NotImplementedError
+
+    def decode_all(self, buffer: bytes) -> tuple[int, list[Frame]]:
+        """Decode every complete frame in ``buffer``: ``(bytes consumed, frames)``."""
+        frames: list[Frame] = []
+        position = 0
+        view = bytes(buffer)
+        while position < len(view):
+            used, frame = self.decode(view[position:])
+            if used == 0:
+                break
+            position += used
+            if frame is not None:
+                frames.append(frame)
+        return position, frames
+
+
+TERMINATORS: Final = {"crlf": b"\r\n", "lf": b"\n", "cr": b"\r"}
+
+
+class LineFramer(Framer):
+    """ASCII lines: ``K[,seq][,data][*XX]`` ended by the terminator (or a bare ``\\n``).
+
+    ``pattern``, a regular expression with a named group ``card`` (and optionally
+    ``seq``), reads vendor card lines: a line it matches in full is a card.
+    ``require_checksum`` rejects reference-format lines without ``*XX``.
+    """
+
+    def __init__(self, terminator: bytes = b"\r\n", pattern: str | re.Pattern[str] | None = None,
+                 require_checksum: bool = False, checksum_on_encode: bool = True) -> None:
+        super().__init__()
+        if not terminator:
+            raise ValueError("the line terminator must not be empty")
+        self.terminator = terminator
+        self.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
+        if self.pattern is not None and "card" not in self.pattern.groupindex:
+            raise ValueError(f"pattern {self.pattern.pattern!r} has no named group 'card': (?P<card>...)")
+        self.require_checksum = require_checksum
+        self.checksum_on_encode = checksum_on_encode
+        self._ends = sorted({terminator[-1:], b"\n"})
+        self._skipping = False  # inside an overlong line: drop bytes up to its end
+
+    def encode(self, frame: Frame) -> bytes:
+        body = frame.body().encode("ascii")
+        if self.checksum_on_encode:
+            body += b"*%02X" % xor_checksum(body)
+        return body + self.terminator
+
+    def _line_end(self, buffer: bytes) -> int:
+        """Index of the byte that ends the first line (the terminator's last byte or a \\n), or -1."""
+        best = -1
+        for end in self._ends:
+            index = buffer.find(end)
+            if index >= 0 and (best < 0 or index < best):
+                best = index
+        return best
+
+    def decode(self, buffer: bytes) -> tuple[int, Frame | None]:
+        self.rejected = None
+        if not buffer:
+            return 0, None
+        index = self._line_end(buffer)
+        if self._skipping:  # the rest of an overlong line, already counted once
+            consumed = len(buffer) if index < 0 else index + 1
+            self._skipping = index < 0
+            self._reject("overlong", bytes(buffer[:consumed]), count=False)
+            return consumed, None
+        if index < 0:
+            if len(buffer) > MAX_FRAME + len(self.terminator):
+                self._skipping = True
+                self._reject("overlong", bytes(buffer))
+                return len(buffer), None
+            return 0, None
+        consumed = index + 1
+        line = bytes(buffer[:index]).strip(b"\r\n\t ")
+        if not line:
+            return consumed, None  # an empty line (e.g. the \n of a \r\n split oddly): ignore
+        if len(line) > MAX_FRAME:
+            self._reject("overlong", bytes(buffer[:consumed]))
+            return consumed, None
+        try:
+            text = line.decode("ascii")
+        except UnicodeDecodeError:
+            self._reject("garbage", bytes(buffer[:consumed]))
+            return consumed, None
+        if self.pattern is not None:
+            match = self.pattern.fullmatch(text)
+            if match is not None:
+                card = match.group("card")
+                seq_text = match.groupdict().get("seq")
+                seq = int(seq_text) if seq_text and seq_text.isdigit() else None
+                if card:
+                    return consumed, Frame(CARD, seq, card)
+        body, star, check = text.partition("*")
+        if star:
+            if len(check) != 2 or not all(c in "0123456789abcdefABCDEF" for c in check):
+                self._reject("garbage", bytes(buffer[:consumed]))
+                return consumed, None
+            if int(check, 16) != xor_checksum(body.encode("ascii")):
+                frame = parse_body(body)
+                self._reject("bad_checksum" if frame is not None else "garbage", bytes(buffer[:consumed]))
+                return consumed, None
+        elif self.require_checksum:
+            self._reject("garbage", bytes(buffer[:consumed]))
+            return consumed, None
+        frame = parse_body(body)
+        if frame is None:
+            self._reject("garbage", bytes(buffer[:consumed]))
+            return consumed, None
+        return consumed, frame
+
+
+class StxFramer(Framer):
+    """``STX payload ETX BCC`` frames; BCC is the XOR of the payload bytes and ETX.
+
+    With ``controls=True`` (the shoe side), lone ACK, NAK and ENQ bytes between
+    frames are decoded as frames of kind :data:`CONTROL_ACK`, :data:`CONTROL_NAK`
+    and :data:`CONTROL_ENQ`; otherwise they are garbage.
+    """
+
+    def __init__(self, controls: bool = False) -> None:
+        super().__init__()
+        self.controls = controls
+
+    def encode(self, frame: Frame) -> bytes:
+        if frame.kind in (CONTROL_ACK, CONTROL_NAK, CONTROL_ENQ):
+            return frame.kind.encode("ascii")
+        payload = frame.body().encode("ascii")
+        return bytes([STX]) + payload + bytes([ETX, xor_checksum(payload) ^ ETX])
+
+    def decode(self, buffer: bytes) -> tuple[int, Frame | None]:
+        self.rejected = None
+        if not buffer:
+            return 0, None
+        first = buffer[0]
+        if first != STX:
+            if self.controls and first in (ACK, NAK, ENQ):
+                return 1, Frame(chr(first))
+            # skip up to the next STX (or control byte, on the shoe side)
+            index = 1
+            while index < len(buffer):
+                byte = buffer[index]
+                if byte == STX or (self.controls and byte in (ACK, NAK, ENQ)):
+                    break
+                index += 1
+            self._reject("garbage", bytes(buffer[:index]))
+            return index, None
+        # buffer[0] is STX: look for ETX before another STX
+        limit = min(len(buffer), MAX_FRAME + 2)
+        for index in range(1, limit):
+            byte = buffer[index]
+            if byte == STX:
+                self._reject("garbage", bytes(buffer[:index]))  # a frame cut short
+                return index, None
+            if byte == ETX:
+                if index + 1 >= len(buffer):
+                    return 0, None  # BCC not here yet
+                payload = bytes(buffer[1:index])
+                bcc = buffer[index + 1]
+                raw = bytes(buffer[:index + 2])
+                if bcc != xor_checksum(payload) ^ ETX:
+                    self._reject("bad_checksum", raw)
+                    return index + 2, None
+                try:
+                    text = payload.decode("ascii")
+                except UnicodeDecodeError:
+                    text = ""
+                frame = parse_body(text) if text and "*" not in text else None
+                if frame is None:
+                    self._reject("bad_message", raw)
+                    return index + 2, None
+                return index + 2, frame
+        if len(buffer) >= MAX_FRAME + 2:
+            # no ETX within the longest frame: drop this STX and what follows up to the next STX
+            index = 1
+            while index < len(buffer) and buffer[index] != STX:
+                index += 1
+            self._reject("overlong", bytes(buffer[:index]))
+            return index, None
+        return 0, None
+
+
+def make_framer(framing: str, *, terminator: bytes = b"\r\n", pattern: str | re.Pattern[str] | None = None,
+                require_checksum: bool = False, controls: bool = False) -> Framer:
+    """A framer for ``framing`` (``line`` or ``stx``)."""
+    if framing == "line":
+        return LineFramer(terminator, pattern, require_checksum)
+    if framing == "stx":
+        return StxFramer(controls=controls)
+    raise ValueError(f"unknown framing {framing!r}; expected line or stx")
