@@ -1,0 +1,152 @@
+"""The command line as a user runs it: the contract of `croupier simulate` and `croupier odds`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def croupier(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, env=env)
+
+
+def events(output: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in output.splitlines() if line.strip()]
+
+
+def test_contract_burn_then_one_round() -> None:
+    run = croupier("simulate", "--cards", "5H 2C 3C 4C 6C 7C 9S 8H KD 2C", "--json")
+    assert run.returncode == 0, run.stderr
+    stream = events(run.stdout)
+    assert all("event" in e for e in stream)
+    assert [e["card"] for e in stream if e["event"] == "burn"] == ["5H", "2C", "3C", "4C", "6C", "7C"]
+    prompts = [(e["round"], e["slot"], e["to"]) for e in stream if e["event"] == "prompt"]
+    assert prompts == [(1, "P1", "player"), (1, "B1", "banker"), (1, "P2", "player"), (1, "B2", "banker")]
+    cards = [(e["slot"], e["card"]) for e in stream if e["event"] == "card"]
+    assert cards == [("P1", "9S"), ("B1", "8H"), ("P2", "KD"), ("B2", "2C")]
+    result = [e for e in stream if e["event"] == "result"]
+    assert len(result) == 1
+    assert result[0]["winner"] == "player"
+    assert result[0]["player"] == {"cards": ["9S", "KD"], "total": 9}
+    assert result[0]["banker"] == {"cards": ["8H", "2C"], "total": 0}
+    assert result[0]["natural"] is True
+
+
+def test_prompt_precedes_every_card() -> None:
+    run = croupier("simulate", "--seed", "7", "--rounds", "20", "--json", "--no-burn")
+    assert run.returncode == 0, run.stderr
+    stream = events(run.stdout)
+    for index, event in enumerate(stream):
+        if event["event"] == "card":
+            prompt = stream[index - 1]
+            assert prompt["event"] == "prompt"
+            assert (prompt["round"], prompt["slot"]) == (event["round"], event["slot"])
+    assert len([e for e in stream if e["event"] == "result"]) == 20
+    assert not [e for e in stream if e["event"] == "burn"]
+
+
+def test_same_seed_same_game() -> None:
+    first = croupier("simulate", "--seed", "42", "--rounds", "30", "--json")
+    second = croupier("simulate", "--seed", "42", "--rounds", "30", "--json")
+    assert first.stdout == second.stdout
+    other = croupier("simulate", "--seed", "43", "--rounds", "30", "--json")
+    assert other.stdout != first.stdout
+
+
+def test_rounds_span_shoes() -> None:
+    run = croupier("simulate", "--seed", "3", "--rounds", "200", "--json", "--decks", "1")
+    assert run.returncode == 0, run.stderr
+    stream = events(run.stdout)
+    assert len([e for e in stream if e["event"] == "result"]) == 200
+    assert len([e for e in stream if e["event"] == "shoe_closed"]) >= 10
+
+
+@pytest.mark.parametrize("cards, status, message", [
+    ("3S KD 5H 9C", 0, ""),
+    ("3S KD 5H", 3, "B2 is still due"),
+    ("3S KD 5H 9C 4D", 3, "round 2: B1 is still due"),
+    ("3S ??", 4, "unreadable_card"),
+    ("", 0, ""),
+])
+def test_exit_status(cards: str, status: int, message: str) -> None:
+    run = croupier("simulate", "--no-burn", "--cards", cards, "--json")
+    assert run.returncode == status, run.stderr
+    assert message in run.stderr
+
+
+def test_manual_next_extra_card_misdeal_then_burn_and_continue() -> None:
+    run = croupier("simulate", "--no-burn", "--manual-next", "--json",
+                   "--cards", "3S KD 5H 9C 5H @burn @next 4D 5D 4C 5C")
+    assert run.returncode == 0, run.stderr
+    stream = events(run.stdout)
+    misdeal = [e for e in stream if e["event"] == "misdeal"]
+    assert misdeal[0]["kind"] == "extra_card" and misdeal[0]["card"] == "5H"
+    assert misdeal[0]["detail"]
+    results = [e for e in stream if e["event"] == "result"]
+    assert [r["round"] for r in results] == [1, 2]
+    assert results[1]["player_pair"] is True
+
+
+def test_foreign_card_halts_with_exit_4() -> None:
+    run = croupier("simulate", "--no-burn", "--decks", "1", "--cards", "AS AS", "--json")
+    assert run.returncode == 4
+    misdeal = [e for e in events(run.stdout) if e["event"] == "misdeal"]
+    assert misdeal[0]["kind"] == "foreign_card"
+    assert "foreign_card" in run.stderr
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["simulate", "--decks", "x"], "--decks"),
+    (["simulate", "--cards", "AS @bogus"], "'@bogus' is not a token"),
+    (["simulate", "--cards", "AS @manual"], "expected a card code after @manual"),
+    (["simulate", "--decks", "9"], "[table] decks"),
+    (["simulate", "--config", "/nonexistent.toml"], "no such config file"),
+    (["odds", "--decks", "0"], "from 1 to 8"),
+    (["simulate", "--rounds", "-1"], "--rounds"),
+])
+def test_bad_arguments_exit_2_with_a_clear_message(args: list[str], fragment: str) -> None:
+    run = croupier(*args)
+    assert run.returncode == 2
+    assert fragment in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_transcript_shows_dealer_instructions_and_summary() -> None:
+    run = croupier("simulate", "--seed", "5", "--rounds", "3")
+    assert run.returncode == 0
+    assert "Card to PLAYER" in run.stdout
+    assert "Card to BANKER" in run.stdout
+    assert "Pays per unit" in run.stdout
+    assert "Summary: 3 rounds" in run.stdout
+
+
+def test_quiet_prints_only_the_summary() -> None:
+    run = croupier("simulate", "--seed", "5", "--rounds", "500", "--quiet")
+    assert run.returncode == 0
+    assert run.stdout.startswith("Summary: 500 rounds")
+    assert "Card to" not in run.stdout
+
+
+def test_odds_json_contract() -> None:
+    run = croupier("odds", "--decks", "8", "--json")
+    assert run.returncode == 0
+    data = json.loads(run.stdout)
+    assert data["decks"] == 8
+    probabilities = data["probabilities"]
+    for key in ("banker", "player", "tie", "player_draws", "banker_draws", "natural", "player_pair"):
+        assert set(probabilities[key]) == {"exact", "value"}
+    assert probabilities["player_pair"]["exact"] == "31/415"
+    assert round(probabilities["banker"]["value"], 6) == 0.458597
+
+
+def test_diagram_checked_in_is_current() -> None:
+    run = croupier("diagram", "--check", "--out", str(ROOT / "docs"))
+    assert run.returncode == 0, run.stdout + run.stderr
