@@ -1,0 +1,262 @@
+"""Fixtures for the PC/SC tests: a real pcscd with vpcd's virtual readers, and virtual cards.
+
+The ``pcscd`` session fixture reuses a running pcscd that shows the vpcd
+readers (``.ci/test`` starts one and names its PID file in
+``CROUPIER_PCSCD_PIDFILE``); otherwise it starts ``pcscd -f -i`` itself, waits
+for the readers by polling ``SCardListReaders`` against a deadline, and stops
+it by PID at the end.
+
+When pcscd, vpcd or pyscard is missing the tests skip, except when
+``CROUPIER_REQUIRE_PCSC=1`` (set by ``.ci/test``): then they fail, because
+in CI these tests must run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.pcsc.vcard import VirtualCard  # noqa: E402
+
+READER_A = "Virtual PCD 00 00"
+"""vpcd's first reader; a virtual card reaches it on port 35963."""
+PORT_A = 35963
+READER_B = "Virtual PCD 00 01"
+"""vpcd's second reader (port 35964): the badge reader in these tests."""
+PORT_B = 35964
+VPCD_CONFIG = Path("/etc/reader.conf.d/vpcd")
+SYSTEM_PIDFILE = Path("/run/pcscd/pcscd.pid")
+READY_SECONDS = 15.0
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CROUPIER_REQUIRE_PCSC") == "1":
+        pytest.fail(f"PC/SC tests must run here (CROUPIER_REQUIRE_PCSC=1) but {reason}")
+    pytest.skip(reason)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Pcscd:
+    """The pcscd these tests talk to, and helpers that wait on its reader events."""
+
+    def __init__(self, scard: Any, log_path: Path) -> None:
+        self.scard = scard
+        self.log_path = log_path
+        self.pid: int | None = None
+        self.owned = False
+        """True when this fixture started pcscd (and so stops it)."""
+        self.pidfile = Path(os.environ["CROUPIER_PCSCD_PIDFILE"]) if os.environ.get(
+            "CROUPIER_PCSCD_PIDFILE") else None
+        """The PID file .ci/test stops pcscd by; kept current across :meth:`restart`."""
+        self._process: subprocess.Popen[bytes] | None = None
+
+    # -- state ------------------------------------------------------------------
+    def readers(self) -> list[str] | None:
+        """The reader names, or None when pcscd does not answer."""
+        s = self.scard
+        code, context = s.SCardEstablishContext(s.SCARD_SCOPE_USER)
+        if code != s.SCARD_S_SUCCESS:
+            return None
+        try:
+            code, readers = s.SCardListReaders(context, [])
+            return list(readers) if code == s.SCARD_S_SUCCESS else []
+        finally:
+            s.SCardReleaseContext(context)
+
+    def ready(self) -> bool:
+        readers = self.readers()
+        return readers is not None and READER_A in readers and READER_B in readers
+
+    def wait_ready(self, timeout: float = READY_SECONDS) -> None:
+        """Poll SCardListReaders until both vpcd readers show, or fail at the deadline."""
+        deadline = time.monotonic() + timeout
+        while not self.ready():
+            if self._process is not None and self._process.poll() is not None:
+                raise RuntimeError(f"pcscd exited with {self._process.returncode}; log:\n{self._log()}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"pcscd showed no vpcd readers within {timeout} s; log:\n{self._log()}")
+            time.sleep(0.02)
+
+    def _log(self) -> str:
+        with contextlib.suppress(OSError):
+            return self.log_path.read_text(errors="replace")[-3000:]
+        return "(no log)"
+
+    def wait_card(self, reader: str, present: bool, timeout: float = 10.0) -> None:
+        """Block on SCardGetStatusChange until pcscd sees a card on ``reader`` (or none)."""
+        s = self.scard
+        code, context = s.SCardEstablishContext(s.SCARD_SCOPE_USER)
+        assert code == s.SCARD_S_SUCCESS, s.SCardGetErrorMessage(code)
+        try:
+            deadline = time.monotonic() + timeout
+            state = s.SCARD_STATE_UNAWARE
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"pcscd did not see {reader!r} {'with' if present else 'without'} "
+                                         f"a card within {timeout} s")
+                code, states = s.SCardGetStatusChange(context, int(left * 1000), [(reader, state)])
+                if code == s.SCARD_S_SUCCESS:
+                    state = states[0][1] & ~s.SCARD_STATE_CHANGED
+                    if bool(state & s.SCARD_STATE_PRESENT) == present:
+                        return
+        finally:
+            s.SCardReleaseContext(context)
+
+    # -- lifecycle ---------------------------------------------------------------
+    def adopt_or_start(self) -> None:
+        if self.ready():
+            for source in (self.pidfile, SYSTEM_PIDFILE):
+                if source is not None:
+                    with contextlib.suppress(OSError, ValueError):
+                        self.pid = int(source.read_text().split()[0])
+                        break
+            return
+        self.start()
+
+    def start(self) -> None:
+        """Start ``pcscd -f -i`` and wait for the vpcd readers."""
+        binary = shutil.which("pcscd") or "/usr/sbin/pcscd"
+        log = self.log_path.open("ab")
+        self._process = subprocess.Popen([binary, "-f", "-i"], stdout=log, stderr=subprocess.STDOUT,
+                                         stdin=subprocess.DEVNULL)
+        log.close()
+        self.pid = self._process.pid
+        self.owned = self.pidfile is None
+        if self.pidfile is not None:
+            self.pidfile.write_text(f"{self.pid}\n")
+        self.wait_ready()
+
+    def stop(self) -> None:
+        """Stop pcscd by its PID and wait until it has exited."""
+        pid = self.pid
+        if pid is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        if self._process is not None and self._process.pid == pid:
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        else:
+            while _pid_alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            if _pid_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        self.pid = None
+        self._process = None
+
+    @property
+    def restartable(self) -> bool:
+        """True when these tests may stop and restart pcscd (they or .ci/test started it)."""
+        return self.pid is not None and (self.owned or self.pidfile is not None)
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+@pytest.fixture(scope="session")
+def pcscd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
+    """A running pcscd showing the vpcd readers (reused, or started and stopped here)."""
+    try:
+        import smartcard.scard as scard
+    except ImportError:
+        _unavailable("pyscard is not installed (pip install 'croupier[pcsc]')")
+    if not VPCD_CONFIG.exists():
+        _unavailable(f"vpcd is not installed ({VPCD_CONFIG} missing; apt install vsmartcard-vpcd)")
+    daemon = Pcscd(scard, tmp_path_factory.mktemp("pcscd") / "pcscd.log")
+    if not daemon.ready() and shutil.which("pcscd") is None and not Path("/usr/sbin/pcscd").exists():
+        _unavailable("pcscd is not installed (apt install pcscd)")
+    daemon.adopt_or_start()
+    try:
+        yield daemon
+    finally:
+        if daemon.owned:
+            daemon.stop()
+
+
+@pytest.fixture
+def reader_a(pcscd: Pcscd) -> Iterator[str]:
+    """Reader A, empty at the start and at the end of the test."""
+    pcscd.wait_ready()
+    pcscd.wait_card(READER_A, present=False)
+    yield READER_A
+
+
+@pytest.fixture
+def reader_b(pcscd: Pcscd) -> Iterator[str]:
+    """Reader B (the badge reader), empty at the start of the test."""
+    pcscd.wait_ready()
+    pcscd.wait_card(READER_B, present=False)
+    yield READER_B
+
+
+class Hand:
+    """Presents virtual cards to a reader, waiting until pcscd has seen each move."""
+
+    def __init__(self, pcscd: Pcscd, reader: str, port: int) -> None:
+        self.pcscd = pcscd
+        self.reader = reader
+        self.port = port
+        self.cards: list[VirtualCard] = []
+
+    def card(self, uid: str = "04A1B2C3D4E5F6", **options: Any) -> VirtualCard:
+        card = VirtualCard(uid, port=self.port, **options)
+        self.cards.append(card)
+        return card
+
+    def present(self, card: VirtualCard) -> VirtualCard:
+        """Insert ``card`` and wait until pcscd sees it."""
+        card.insert()
+        self.pcscd.wait_card(self.reader, present=True)
+        return card
+
+    def take_away(self, card: VirtualCard) -> None:
+        """Remove ``card`` and wait until pcscd sees the reader empty."""
+        card.remove()
+        self.pcscd.wait_card(self.reader, present=False)
+
+    def cleanup(self) -> None:
+        for card in self.cards:
+            card.remove()
+
+
+@pytest.fixture
+def hand_a(pcscd: Pcscd, reader_a: str) -> Iterator[Hand]:
+    hand = Hand(pcscd, reader_a, PORT_A)
+    yield hand
+    hand.cleanup()
+
+
+@pytest.fixture
+def hand_b(pcscd: Pcscd, reader_b: str) -> Iterator[Hand]:
+    hand = Hand(pcscd, reader_b, PORT_B)
+    yield hand
+    hand.cleanup()
