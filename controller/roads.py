@@ -67,6 +67,8 @@ class Result:
     banker_pair: bool = False
     natural: bool = False
     round: int | None = None
+    player_total: int | None = None
+    banker_total: int | None = None
 
     def __post_init__(self) -> None:
         if self.winner not in WINNER_LETTERS:
@@ -402,7 +404,17 @@ def result_from_event(event: Mapping[str, Any]) -> Result:
         banker_pair=bool(event.get("banker_pair", False)),
         natural=bool(event.get("natural", False)),
         round=round_number if isinstance(round_number, int) else None,
+        player_total=_hand_total(event.get("player")),
+        banker_total=_hand_total(event.get("banker")),
     )
+
+
+def _hand_total(hand: Any) -> int | None:
+    if isinstance(hand, Mapping):
+        total = hand.get("total")
+        if isinstance(total, int):
+            return total
+    return None
 
 
 class ResultHistory:
@@ -413,8 +425,9 @@ class ResultHistory:
     * ``result`` appends the round's result; a second ``result`` for a round
       already recorded replaces it in place (a correction);
     * ``round_voided`` removes that round's result if it was recorded;
-    * the first ``result`` after a ``shoe_closed``, or a ``new_shoe`` /
-      ``shoe_started`` event, starts a new shoe: the history is cleared.
+    * after a ``shoe_closed`` the closed shoe's results stay until the next
+      shoe begins: the next ``result`` or ``shoe`` event, or a ``new_shoe`` /
+      ``shoe_started`` event at any time, clears the history.
 
     Other events are ignored. :meth:`roads` recomputes every road from the history.
     """
@@ -454,7 +467,7 @@ class ResultHistory:
         if kind == "shoe_closed":
             self._shoe_closed = True
             return False
-        if kind in ("new_shoe", "shoe_started"):
+        if kind in ("new_shoe", "shoe_started") or (kind == "shoe" and self._shoe_closed):
             changed = bool(self._results)
             self.clear()
             return changed

@@ -332,6 +332,10 @@ def test_a_new_shoe_starts_new_roads() -> None:
     assert [e.winner for e in history.roads().bead_plate] == ["P"]
     assert history.apply({"event": "new_shoe"})
     assert history.results == ()
+    history.apply(result_event(1, "banker"))
+    history.apply({"event": "shoe_closed"})
+    assert history.apply({"event": "shoe", "cards_left": 10})  # the next shoe begins
+    assert history.results == ()
 
 
 def test_bad_result_event_is_named() -> None:
