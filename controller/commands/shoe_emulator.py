@@ -1,0 +1,188 @@
+"""``croupier shoe-emulator``: play a card-reading shoe on a pseudo-terminal or a TCP port.
+
+Usage contract::
+
+    croupier shoe-emulator --seed N [--decks D] [--framing line|stx] [--interval SECONDS]
+
+prints ``PTY <path>`` as the first line of stdout, then serves until the shoe is
+out or it is killed. Point the controller at ``serial://<path>?framing=...``.
+The protocol and the handshake are in ``docs/serial-protocol.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.exceptions import CroupierError, DriverError, ScriptError
+from controller.inputs import Input, parse_tokens
+from controller.shoe import DEFAULT_CUT_FROM_END
+from drivers.emulator import (
+    EmulatorOptions,
+    Endpoint,
+    PtyEndpoint,
+    ShoeEmulator,
+    TcpEndpoint,
+    check_script,
+    scripted_shoe,
+    seeded_shoes,
+)
+from drivers.framing import TERMINATORS
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected 0-3600 seconds, got {value}")
+    return value
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a rate between 0 and 1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a rate between 0 and 1, got {value}")
+    return value
+
+
+def _whole(low: int, high: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {low}-{high}, got {value}")
+        return value
+    return parse
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), got {text!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def read_script(path: str) -> list[Input]:
+    """Reader tokens of a shoe script file (spaces or lines; ``#`` starts a comment)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScriptError(f"{path}: no such script file; give the path of a shoe script") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ScriptError(f"{path}: cannot read the script ({error})") from None
+    inputs: list[Input] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        content = line.split("#", 1)[0]
+        if content.strip():
+            inputs.extend(parse_tokens(content, source=f"{path} line {number}"))
+    return check_script(inputs, path)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``shoe-emulator`` subcommand."""
+    parser = subparsers.add_parser(
+        "shoe-emulator",
+        help="play a card-reading shoe on a pseudo-terminal or TCP port",
+        description="Play the shoe side of the serial protocol on a new pseudo-terminal (prints "
+                    "'PTY <path>' first) or a TCP port (prints 'TCP host:port'), dealing a seeded shoe "
+                    "(the same cards as mock:// with the same seed) or a script. Waits for the "
+                    "controller's hello before sending. Serves until the shoe is out or it is killed.",
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--seed", type=_whole(0, 2**63 - 1), metavar="N", help="shuffle seed")
+    source.add_argument("--script", metavar="FILE", help="send the reader tokens of a shoe script instead")
+    parser.add_argument("--decks", type=_whole(1, 8), default=8, metavar="D", help="decks (1-8, default 8)")
+    parser.add_argument("--shoe", type=_whole(1, 1_000_000), default=1, metavar="N",
+                        help="first shoe number, from 1 (as mock://?shoe=N)")
+    parser.add_argument("--cut", type=_whole(1, 100), default=DEFAULT_CUT_FROM_END, metavar="N",
+                        help=f"cards below the cut card (default {DEFAULT_CUT_FROM_END})")
+    parser.add_argument("--framing", choices=("line", "stx"), default="line", help="framing (default line)")
+    parser.add_argument("--terminator", choices=sorted(TERMINATORS), default="crlf",
+                        help="line terminator (default crlf)")
+    parser.add_argument("--no-checksum", action="store_true", help="line framing: send no *XX checksum")
+    parser.add_argument("--interval", type=_seconds, default=0.0, metavar="SECONDS",
+                        help="seconds between cards; 0 (default): each as soon as the previous is acknowledged")
+    parser.add_argument("--key", action="store_true", help="send one card per Enter pressed on stdin")
+    parser.add_argument("--tcp", type=_host_port, metavar="HOST:PORT",
+                        help="serve on a TCP port (socket://HOST:PORT) instead of a pseudo-terminal")
+    parser.add_argument("--link", metavar="PATH",
+                        help="keep a symlink PATH to the current pty (it survives --unplug-after)")
+    parser.add_argument("--heartbeat", type=_seconds, default=1.0, metavar="SECONDS",
+                        help="send H when idle this long (default 1; 0: never)")
+    parser.add_argument("--ack-timeout", type=_seconds, default=1.0, metavar="SECONDS",
+                        help="retransmit an unacknowledged message after this long (default 1)")
+    parser.add_argument("--garbage", type=_rate, default=0.0, metavar="RATE",
+                        help="fault: send noise before this fraction of messages")
+    parser.add_argument("--bad-checksum", type=_rate, default=0.0, metavar="RATE",
+                        help="fault: corrupt the checksum of this fraction of messages")
+    parser.add_argument("--unplug-after", type=_whole(0, 10_000), default=0, metavar="N",
+                        help="fault: pull the plug right after sending the Nth card")
+    parser.add_argument("--replug-after", type=_seconds, default=1.0, metavar="SECONDS",
+                        help="seconds an unplug lasts (default 1)")
+    parser.add_argument("--linger", type=_seconds, default=0.0, metavar="SECONDS",
+                        help="after the shoe is out, keep serving this long (for a new_shoe indication)")
+    parser.add_argument("--verbose", "-v", action="count", default=0, help="log to stderr (-vv: every frame)")
+    parser.set_defaults(handler=shoe_emulator)
+
+
+def _announce(line: str) -> None:
+    print(line, flush=True)
+
+
+def shoe_emulator(args: argparse.Namespace) -> int:
+    """Run the emulator; returns the exit status."""
+    level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, stream=sys.stderr, format="shoe-emulator: %(message)s")
+    if args.script is not None:
+        shoes = scripted_shoe(read_script(args.script))
+        seed = 0
+    else:
+        shoes = seeded_shoes(args.seed, args.decks, args.cut)
+        seed = args.seed
+    options = EmulatorOptions(
+        framing=args.framing, terminator=TERMINATORS[args.terminator], checksum=not args.no_checksum,
+        interval=args.interval, key=args.key, heartbeat=args.heartbeat, ack_timeout=args.ack_timeout,
+        garbage=args.garbage, bad_checksum=args.bad_checksum, unplug_after=args.unplug_after,
+        replug_after=args.replug_after, linger=args.linger, fault_seed=seed,
+    )
+    endpoint: Endpoint
+    try:
+        endpoint = TcpEndpoint(_announce, *args.tcp) if args.tcp else PtyEndpoint(_announce, args.link)
+    except OSError as error:
+        where = f"TCP {args.tcp[0]}:{args.tcp[1]}" if args.tcp else f"a pseudo-terminal (link {args.link})"
+        raise DriverError(f"cannot serve on {where}: {error}") from None
+    emulator = ShoeEmulator(endpoint, shoes, options, shoe_index=args.shoe - 1,
+                            keys=sys.stdin if args.key else None)
+    try:
+        return emulator.run()
+    finally:
+        emulator.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``shoe-emulator`` alone (``python -m controller.commands.shoe_emulator ...``)."""
+    parser = argparse.ArgumentParser(prog="croupier")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["shoe-emulator", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        status: int = args.handler(args)
+    except CroupierError as error:
+        print(f"croupier shoe-emulator: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
