@@ -195,10 +195,10 @@ class ReaderWatch:
     # -- events ---------------------------------------------------------------
     def wait(self, timeout: float | None) -> WatchEvent | None:
         """The next event, or None after ``timeout`` seconds (at most :attr:`poll` when offline)."""
-        if self._pending:
-            return self._pending.popleft()
         if self._stop.is_set():
             return None
+        if self._pending:
+            return self._pending.popleft()
         if not self._online:
             try:
                 self.reader = self._connect(first=False)
@@ -216,7 +216,7 @@ class ReaderWatch:
         limit = 1.0 if timeout is None else min(timeout, 1.0)
         code, states = s.SCardGetStatusChange(self._context, int(limit * 1000), [(self.reader, self._state)])
         code = _u32(code)
-        if code in (_u32(s.SCARD_E_TIMEOUT), _u32(s.SCARD_E_CANCELLED)):
+        if self._stop.is_set() or code in (_u32(s.SCARD_E_TIMEOUT), _u32(s.SCARD_E_CANCELLED)):
             return None
         if code != s.SCARD_S_SUCCESS:
             if code in (_u32(s.SCARD_E_UNKNOWN_READER), _u32(s.SCARD_E_READER_UNAVAILABLE)):
