@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from controller.exceptions import CardCodeError
 
@@ -19,15 +19,14 @@ class Card:
 
     rank: str
     suit: str
+    value: int = field(init=False, compare=False, repr=False)
+    """Baccarat value: A = 1, 2-9 face value, T J Q K = 0."""
+    code: str = field(init=False, compare=False, repr=False)
+    """The normalised code: rank then suit, e.g. ``TH``."""
 
-    @property
-    def code(self) -> str:
-        return self.rank + self.suit
-
-    @property
-    def value(self) -> int:
-        """Baccarat value: A = 1, 2-9 face value, T J Q K = 0."""
-        return RANK_VALUES[self.rank]
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", RANK_VALUES[self.rank])
+        object.__setattr__(self, "code", self.rank + self.suit)
 
     def __str__(self) -> str:
         return self.code

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from transitions import Machine
+from transitions import State as MachineState
+from transitions import Transition
 
 from controller import rules
 from controller.cards import Card, hand_total
@@ -172,9 +174,66 @@ for _state in RESUMABLE:
     setattr(RoundModel, f"resumes_to_{_state.name}", _resume_guard(_state))
 
 
+class _QuietState(MachineState):  # type: ignore[misc]
+    """A transitions state that skips callback bookkeeping when it has no callbacks.
+
+    The round machine uses no enter/exit callbacks; skipping their empty
+    processing keeps a trigger cheap on the hot path (one card = one trigger).
+    """
+
+    def enter(self, event_data: Any) -> None:
+        if self.on_enter:
+            super().enter(event_data)
+
+    def exit(self, event_data: Any) -> None:
+        if self.on_exit:
+            super().exit(event_data)
+
+
+class _LeanTransition(Transition):  # type: ignore[misc]
+    """A transition that runs callbacks only when it has some, without per-step debug logs.
+
+    Semantics are transitions' own: prepare, conditions, before, state change, after.
+    """
+
+    def execute(self, event_data: Any) -> bool:
+        machine = event_data.machine
+        if self.prepare:
+            machine.callbacks(self.prepare, event_data)
+        for condition in self.conditions:
+            if not condition.check(event_data):
+                return False
+        if self.before or machine.before_state_change:
+            machine.callbacks([*machine.before_state_change, *self.before], event_data)
+        if self.dest:
+            self._change_state(event_data)
+        if self.after or machine.after_state_change:
+            machine.callbacks([*self.after, *machine.after_state_change], event_data)
+        return True
+
+
+class RoundMachine(Machine):  # type: ignore[misc]
+    """The transitions machine class the round uses."""
+
+    state_cls = _QuietState
+    transition_cls = _LeanTransition
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._state_lookup: dict[Any, Any] = {}
+        super().__init__(*args, **kwargs)
+        for name, machine_state in self.states.items():
+            self._state_lookup[name] = machine_state
+            self._state_lookup[State[name]] = machine_state
+
+    def get_state(self, state: Any) -> Any:
+        """The transitions state object for an Enum member or name (one dict lookup)."""
+        found = self._state_lookup.get(state)
+        return found if found is not None else super().get_state(state)
+
+
 def build_machine(model: RoundModel, initial: State = State.NEW_SHOE) -> Machine:
     """The round machine for ``model``: one table of rows, no auto transitions."""
-    return Machine(
+    return RoundMachine(
         model=model,
         states=State,
         transitions=TRANSITIONS,

@@ -40,23 +40,25 @@ class Runner:
     record: Callable[[Input], None] | None = None
     poll: float | None = None
     stopped: bool = field(default=False, init=False)
-    rounds_played: int = field(default=0, init=False)
+
+    @property
+    def rounds_played(self) -> int:
+        """Rounds that ended (with a result or voided) on this table."""
+        return self.table.rounds_dealt + self.table.rounds_voided
+    received: Input | None = field(default=None, init=False)
+    """The input the source delivered last (the journal tells it from the dealer's own inputs)."""
 
     def feed(self, item: Input) -> list[Event]:
         """Record ``item``, apply it, pass the events on and to the source's indicator."""
         if self.record is not None:
             self.record(item)
         events = self.table.handle(item)
-        for event in events:
-            name = event["event"]
-            if name == "result" or name == "round_voided":
-                self.rounds_played += 1
         self.sink(events)
         self.source.indicate(self.table.expecting)
         return events
 
     def _done(self) -> bool:
-        state = self.table.state
+        state = self.table.model.state
         if self.rounds and self.rounds_played >= self.rounds and state in (
             State.ROUND_OVER, State.SHOE_CLOSED
         ):
@@ -71,11 +73,11 @@ class Runner:
         that ends after a result ends at a round boundary.
         """
         while not self.stopped and not self._done():
-            if self.table.state is State.SHOE_CLOSED:
+            if self.table.model.state is State.SHOE_CLOSED:
                 if not self.new_shoes:
                     break
                 self.source.indicate("new_shoe")
-            item = self.source.recv(self.poll)
+            item = self.received = self.source.recv(self.poll)
             if item is None:
                 if self.source.exhausted:
                     break
@@ -86,7 +88,7 @@ class Runner:
 
     def _act_before(self, item: Input) -> None:
         """The simulated dealer's inputs that must precede ``item``."""
-        state = self.table.state
+        state = self.table.model.state
         if state in (State.NEW_SHOE, State.SHOE_CLOSED) and self.auto_shoe and item.kind is not InputKind.SHOE:
             self.feed(Input(InputKind.SHOE))
         elif (state is State.ROUND_OVER and self.auto_next and self.table.round > 0

@@ -93,6 +93,7 @@ class Table:
         self.misdeal: Misdeal | None = None
         self.exposed_card: Card | None = None
         self.rounds_dealt = 0
+        self.rounds_voided = 0
         self.shoe_stats: Counter[str] = Counter()
         self.results: list[Event] = []
 
@@ -126,9 +127,10 @@ class Table:
     @property
     def expecting(self) -> str:
         """What the shoe's indicator should show: player, banker, burn or hold."""
-        if self.state in SLOTS:
-            return side_of(self.state)
-        if self.state in BURN_STATES:
+        state = self.model.state
+        if state in SLOTS:
+            return SLOT_SIDE[state]
+        if state in BURN_STATES:
             return "burn"
         return "hold"
 
@@ -151,13 +153,11 @@ class Table:
     def handle(self, item: Input) -> list[Event]:
         """Apply one input; return the events it causes, ending with the next instruction."""
         events: list[Event] = []
-        if self.state is State.HALTED:
+        if self.model.state is State.HALTED:
             self._handle_halted(item, events)
         else:
             self._handle_running(item, events)
-        if self.state is State.HALTED and self.misdeal is None:
-            raise AssertionError("halted without a misdeal")  # pragma: no cover
-        if self.state is not State.HALTED and not self.reader_online:
+        if not self.reader_online and self.model.state is not State.HALTED:
             self._raise_misdeal(events, "reader_offline", None,
                                 "the card reader is offline", ["online", "void"])
         events.append(self._next_instruction())
@@ -216,7 +216,8 @@ class Table:
         self._place(card, events)
 
     def _card_due(self) -> bool:
-        return self.state in SLOTS or self.state in BURN_STATES
+        state = self.model.state
+        return state in SLOTS or state in BURN_STATES
 
     def _is_foreign(self, card: Card) -> bool:
         return self.inventory[card.code] >= self.decks
@@ -247,8 +248,8 @@ class Table:
 
     def _place(self, card: Card, events: list[Event], manual: bool = False) -> None:
         """Put ``card`` where the rules expect it and advance the machine."""
-        state = self.state
         model = self.model
+        state = model.state
         if state in BURN_STATES:
             self._burn_card(card, events)
             return
@@ -336,7 +337,7 @@ class Table:
         self._end_round(events)
 
     def _end_round(self, events: list[Event]) -> None:
-        if self.model.close_shoe():
+        if self.cut_out and self.model.close_shoe():
             self._close_shoe(events)
 
     def _start_round(self, events: list[Event]) -> None:
@@ -566,6 +567,7 @@ class Table:
             events.append({"event": "round_voided", "round": model.round_number,
                            "cards": cards, "bets": "returned"})
             self.shoe_stats["voided"] += 1
+            self.rounds_voided += 1
             model.player = []
             model.banker = []
             self._end_round(events)

@@ -1,0 +1,1 @@
+"""Speed and memory benchmarks; results go to docs/performance.md."""
