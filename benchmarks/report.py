@@ -19,8 +19,6 @@ def write_section(title: str, command: str, body: str) -> None:
     machine = f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}"
     section = f"## {title}\n\n`{command}` on {stamp} ({machine}):\n\n{body}\n"
     pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text)
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
+    found = pattern.search(text)
+    text = pattern.sub(lambda _: section + "\n", text) if found else text.rstrip("\n") + "\n\n" + section
     PERFORMANCE.write_text(text.rstrip("\n") + "\n", encoding="utf-8")

@@ -12,13 +12,12 @@ import argparse
 import time
 import tracemalloc
 
+from benchmarks.report import write_section
 from config import load_config
 from controller.odds import compute_odds
 from controller.runner import Runner
 from controller.table import Event, Table
 from drivers.mock import MockShoe
-
-from benchmarks.report import write_section
 
 
 def discard(events: list[Event]) -> None:

@@ -12,9 +12,8 @@ import enum
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from transitions import Machine
+from transitions import Machine, Transition
 from transitions import State as MachineState
-from transitions import Transition
 
 from controller import rules
 from controller.cards import Card, hand_total
