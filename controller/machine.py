@@ -173,7 +173,7 @@ for _state in RESUMABLE:
     setattr(RoundModel, f"resumes_to_{_state.name}", _resume_guard(_state))
 
 
-class _QuietState(MachineState):  # type: ignore[misc]
+class _QuietState(MachineState):
     """A transitions state that skips callback bookkeeping when it has no callbacks.
 
     The round machine uses no enter/exit callbacks; skipping their empty
@@ -189,7 +189,7 @@ class _QuietState(MachineState):  # type: ignore[misc]
             super().exit(event_data)
 
 
-class _LeanTransition(Transition):  # type: ignore[misc]
+class _LeanTransition(Transition):
     """A transition that runs callbacks only when it has some, without per-step debug logs.
 
     Semantics are transitions' own: prepare, conditions, before, state change, after.
@@ -211,7 +211,7 @@ class _LeanTransition(Transition):  # type: ignore[misc]
         return True
 
 
-class RoundMachine(Machine):  # type: ignore[misc]
+class RoundMachine(Machine):
     """The transitions machine class the round uses."""
 
     state_cls = _QuietState
