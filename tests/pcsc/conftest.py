@@ -128,6 +128,13 @@ class Pcscd:
 
     # -- lifecycle ---------------------------------------------------------------
     def adopt_or_start(self) -> None:
+        if self.pidfile is not None:  # .ci/test started it; it may still be starting up
+            with contextlib.suppress(OSError, ValueError):
+                pid = int(self.pidfile.read_text().split()[0])
+                if _pid_alive(pid):
+                    self.pid = pid
+                    self.wait_ready()
+                    return
         if self.ready():
             for source in (self.pidfile, SYSTEM_PIDFILE):
                 if source is not None:
