@@ -138,6 +138,7 @@ class TableView:
             self._start_round(round_number)
             self.result = dict(event)
             self.prompt = None
+            self.instruction = None  # the prompt's "Card to ..." is done; the core says what is next
             self._take_hand_cards(event)
         elif kind == "settlement":
             self.settlement = dict(event)
