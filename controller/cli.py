@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "controller.commands.odds",
     "controller.commands.diagram",
     "controller.commands.roads",
+    "controller.commands.badges",
 ]
 
 EXIT_BAD_INPUT = 2
