@@ -95,7 +95,13 @@ def simulate(args: argparse.Namespace) -> int:
     if args.cards is not None and args.script is not None:
         print("croupier simulate: give --cards or --script, not both", file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
+    seed = args.seed
+    if seed is None and args.journal and not scripted:
+        from controller.journal import journal_seed
+
+        seed = journal_seed(args.journal)  # resuming without --seed: the journal's seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
     url = f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}"
     if args.cards is not None:
         source = MockShoe(url, inputs=parse_tokens(args.cards))
@@ -116,16 +122,24 @@ def simulate(args: argparse.Namespace) -> int:
     table = Table(settings)
     runner = Runner(table, source, emit, auto_next=settings.simulation.auto_next, rounds=rounds,
                     new_shoes=not scripted and rounds > 0)
+    header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
+                            "driver": url, "seed": None if scripted else seed}]
+    journal = None
     if args.journal:
         from controller.journal import attach_journal
 
-        attach_journal(runner, args.journal, argv_key=_journal_key(args, url))
+        journal = attach_journal(runner, args.journal, argv_key=_journal_key(args, url),
+                                 header_events=header, replayed=summary,
+                                 notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr))
     else:
-        emit([{"event": "table", "decks": decks, "variant": settings.table.variant, "driver": url,
-               "seed": None if scripted else seed}])
+        emit(header)
         emit(table.start())
-    with source:
-        status = runner.run()
+    try:
+        with source:
+            status = runner.run()
+    finally:
+        if journal is not None:
+            journal.close()
     if progress is not None:
         progress.finish()
     if not args.json:
@@ -136,5 +150,6 @@ def simulate(args: argparse.Namespace) -> int:
     return status
 
 
-def _journal_key(args: argparse.Namespace, url: str) -> str:
-    return url
+def _journal_key(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    """What a journal is tied to besides the settings: the card source and its arguments."""
+    return {"command": "simulate", "driver": url, "cards": args.cards, "script": args.script}

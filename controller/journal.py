@@ -1,0 +1,691 @@
+"""The journal: a durable, tamper-evident record of every input and every event.
+
+A journal is an SQLite database (stdlib :mod:`sqlite3`, WAL mode,
+``synchronous=FULL``). It holds one hash-chained table of records:
+
+``header``
+    the first record: the format, and the identity of the arguments and
+    settings the table was started with (a journal refuses other arguments);
+``start``
+    the events shown when the table started (the ``table`` header event and
+    ``Table.start()``);
+``input``
+    one input to the table core (reader event, dealer input, approval), with
+    whether it came from the card source and, when the source can say, its
+    position ``[shoe, offset]`` just after the input was delivered;
+``events``
+    the events the core emitted for the input just before it.
+
+Every record is committed (fsync'd) before anything that follows from it
+happens: the input before the core sees it, its events before they are
+passed on to the screen or the JSON stream. Each record carries the SHA-256
+of the record before it, over a canonical serialization that includes its
+sequence number, so an edited, deleted, inserted or reordered record breaks
+the chain (``croupier audit verify``).
+
+Recovery (:func:`attach_journal` on an existing journal) replays the
+journaled inputs into a fresh :class:`~controller.table.Table` silently,
+checks that the replay gives the journaled events, moves the card source back
+to where it was, and shows the current instruction again. See
+``docs/journal.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+from controller.exceptions import JournalError
+from controller.inputs import Input, InputKind
+from controller.machine import State
+from controller.table import Event, Table
+
+FORMAT = "croupier-journal"
+VERSION = 1
+APPLICATION_ID = 0x43524A31
+"""``PRAGMA application_id`` of a journal ("CRJ1")."""
+GENESIS = "0" * 64
+"""The ``prev`` hash of the first record."""
+KINDS = ("header", "start", "input", "events")
+IDENTITY_SECTIONS = ("table", "shoe", "procedures", "simulation")
+"""Settings sections that make a table what it is; a journal refuses other values."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS records (
+    seq  INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    at   TEXT NOT NULL,
+    body TEXT NOT NULL,
+    prev TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS delivered (
+    id  INTEGER PRIMARY KEY CHECK (id = 1),
+    seq INTEGER NOT NULL
+);
+"""
+
+
+class JournalTamperedError(JournalError):
+    """The hash chain is broken: a record was edited, deleted, inserted or reordered."""
+
+    def __init__(self, path: str, seq: int, problem: str) -> None:
+        super().__init__(f"{path}: record {seq} {problem}")
+        self.seq = seq
+        self.problem = problem
+
+
+class Record(NamedTuple):
+    """One stored record, as read from the database."""
+
+    seq: int
+    kind: str
+    at: str
+    body: str
+    prev: str
+    hash: str
+
+
+def canonical(value: Any) -> str:
+    """The canonical JSON text of ``value``: sorted keys, no spaces, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
+    """SHA-256 (hex) of a record's canonical serialization.
+
+    The serialization is ``seq``, ``kind``, ``at``, ``prev`` and ``body`` (the
+    canonical JSON text), each on its own line, in UTF-8.
+    """
+    return hashlib.sha256(f"{seq}\n{kind}\n{at}\n{prev}\n{body}".encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    if isinstance(error, sqlite3.OperationalError) and "disk is full" in text:
+        return "the disk is full"
+    return text
+
+
+# -- the database ---------------------------------------------------------------
+
+
+class Journal:
+    """An open journal database. Use :meth:`create_or_open` or :meth:`open_existing`."""
+
+    def __init__(self, path: str, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self.connection = connection
+        self.last_seq = 0
+        self.last_hash = GENESIS
+        self.failed: str | None = None
+        """Set when a write failed: the journal then refuses every further write."""
+
+    # -- opening ----------------------------------------------------------------
+    @classmethod
+    def create_or_open(cls, path: str | os.PathLike[str]) -> Journal:
+        """Open ``path`` for writing, creating an empty journal if there is no file."""
+        name = os.fspath(path)
+        target = Path(name)
+        if target.is_dir():
+            raise JournalError(f"{name}: is a directory; give the path of a journal file")
+        parent = target.parent
+        if not parent.is_dir():
+            raise JournalError(f"{name}: cannot create the journal: directory {str(parent)!r} "
+                               "does not exist; create it or give another --journal path")
+        try:
+            connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"{name}: cannot open the journal for writing ({_describe(error)})") from None
+        journal = cls(name, connection)
+        try:
+            mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise JournalError(f"{name}: cannot put the journal in WAL mode (got {mode!r})")
+            connection.execute("PRAGMA synchronous=FULL")
+            connection.execute("PRAGMA foreign_keys=ON")
+            journal._check_format(allow_empty=True)
+        except sqlite3.Error as error:
+            connection.close()
+            raise journal._open_error(error) from None
+        except JournalError:
+            connection.close()
+            raise
+        return journal
+
+    @classmethod
+    def open_existing(cls, path: str | os.PathLike[str]) -> Journal:
+        """Open an existing journal read-only (for audit and history)."""
+        name = os.fspath(path)
+        target = Path(name)
+        if not target.exists():
+            raise JournalError(f"{name}: no such journal file; give the path of a Croupier journal")
+        if target.is_dir():
+            raise JournalError(f"{name}: is a directory; give the path of a journal file")
+        try:
+            connection = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro", uri=True,
+                                         isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"{name}: cannot open the journal ({_describe(error)})") from None
+        journal = cls(name, connection)
+        try:
+            journal._check_format(allow_empty=False)
+        except sqlite3.Error as error:
+            connection.close()
+            raise journal._open_error(error) from None
+        except JournalError:
+            connection.close()
+            raise
+        return journal
+
+    def _open_error(self, error: sqlite3.Error) -> JournalError:
+        text = _describe(error)
+        if "not a database" in text or "file is encrypted" in text:
+            return JournalError(f"{self.path}: not a Croupier journal (not an SQLite database)")
+        if "malformed" in text or "corrupt" in text:
+            return JournalError(f"{self.path}: the journal file is damaged ({text}); keep it for the "
+                                "audit and start a new journal from a backup")
+        if isinstance(error, sqlite3.OperationalError) and ("readonly" in text or "unable to open" in text):
+            return JournalError(f"{self.path}: cannot write the journal ({text}); check the path "
+                                "and its permissions")
+        return JournalError(f"{self.path}: cannot use the journal ({text})")
+
+    def _check_format(self, allow_empty: bool) -> None:
+        tables = {row[0] for row in self.connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            if allow_empty:
+                return
+            raise JournalError(f"{self.path}: not a Croupier journal (an empty database)")
+        if not {"journal_meta", "records"} <= tables:
+            raise JournalError(f"{self.path}: not a Croupier journal (an SQLite database without "
+                               "the journal tables)")
+        meta = dict(self.connection.execute("SELECT key, value FROM journal_meta").fetchall())
+        if meta.get("format") != FORMAT:
+            raise JournalError(f"{self.path}: not a Croupier journal (format {meta.get('format')!r})")
+        if meta.get("version") != str(VERSION):
+            raise JournalError(f"{self.path}: journal format version {meta.get('version')} is not "
+                               f"supported; this Croupier reads version {VERSION}")
+        row = self.connection.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is not None:
+            self.last_seq, self.last_hash = int(row[0]), str(row[1])
+
+    @property
+    def empty(self) -> bool:
+        """No record yet (a new journal)."""
+        return self.last_seq == 0
+
+    # -- reading ----------------------------------------------------------------
+    def records(self) -> Iterator[Record]:
+        """Every record in sequence order."""
+        try:
+            cursor = self.connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq")
+            for row in cursor:
+                yield Record(*row)
+        except sqlite3.Error as error:
+            raise self._open_error(error) from None
+
+    def delivered(self) -> int:
+        """The last events record known to have been passed on to the consumers (0: none)."""
+        try:
+            row = self.connection.execute("SELECT seq FROM delivered WHERE id = 1").fetchone()
+        except sqlite3.Error:
+            return 0
+        return int(row[0]) if row is not None else 0
+
+    # -- writing ----------------------------------------------------------------
+    def _write(self, rows: list[tuple[str, Any]], setup: bool = False) -> int:
+        """Append ``rows`` (kind, body) in one durable transaction; returns the last seq."""
+        if self.failed is not None:
+            raise JournalError(self.failed)
+        connection = self.connection
+        seq, prev = self.last_seq, self.last_hash
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if setup:
+                    for statement in SCHEMA.strip().split(";"):
+                        if statement.strip():
+                            connection.execute(statement)
+                    connection.execute("INSERT OR REPLACE INTO journal_meta VALUES ('format', ?)", (FORMAT,))
+                    connection.execute("INSERT OR REPLACE INTO journal_meta VALUES ('version', ?)",
+                                       (str(VERSION),))
+                    connection.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                at = _now()
+                for kind, body in rows:
+                    seq += 1
+                    text = canonical(body)
+                    digest = record_hash(seq, kind, at, prev, text)
+                    connection.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                                       (seq, kind, at, text, prev, digest))
+                    prev = digest
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as error:
+            self.failed = (f"{self.path}: cannot write the journal ({_describe(error)}); the table is "
+                           "halted because nothing may be shown that is not journaled. Fix the disk or "
+                           "path, then run again with the same arguments to resume")
+            raise JournalError(self.failed) from None
+        self.last_seq, self.last_hash = seq, prev
+        return seq
+
+    def begin(self, identity: Mapping[str, Any], start_events: list[Event]) -> int:
+        """Write the header and the start events of a new journal; returns the start record's seq."""
+        header = {"format": FORMAT, "version": VERSION, "identity": dict(identity)}
+        return self._write([("header", header), ("start", {"events": start_events})], setup=True)
+
+    def append_input(self, item: Input, from_source: bool, position: tuple[int, int] | None) -> int:
+        """Durably append one input; returns its seq."""
+        body: dict[str, Any] = {"input": item.to_dict(), "source": from_source}
+        if position is not None:
+            body["position"] = list(position)
+        return self._write([("input", body)])
+
+    def append_events(self, events: list[Event]) -> int:
+        """Durably append the events of the input just journaled; returns the record's seq."""
+        return self._write([("events", {"events": events})])
+
+    def mark_delivered(self, seq: int) -> None:
+        """Note that events record ``seq`` reached the consumers.
+
+        Advisory: written without fsync (a lost mark only means the events are
+        shown again on resume), and a failure here is ignored.
+        """
+        if self.failed is not None:
+            return
+        connection = self.connection
+        try:
+            connection.execute("PRAGMA synchronous=OFF")
+            connection.execute("INSERT OR REPLACE INTO delivered VALUES (1, ?)", (seq,))
+            connection.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("PRAGMA synchronous=FULL")
+
+    def close(self) -> None:
+        """Close the database (a clean close checkpoints the WAL). Idempotent."""
+        with contextlib.suppress(sqlite3.Error):
+            self.connection.close()
+
+
+# -- verification ---------------------------------------------------------------
+
+
+@dataclass
+class Verified:
+    """The outcome of a successful verification."""
+
+    records: int
+    head: str
+    inputs: int
+    events: int
+    header: dict[str, Any]
+
+
+def _holds_entry(record: Record, seq: int) -> bool:
+    return record_hash(seq, record.kind, record.at, record.prev, record.body) == record.hash
+
+
+def verify(journal: Journal) -> Verified:
+    """Check the hash chain and the record structure of ``journal``.
+
+    Raises :class:`JournalTamperedError` naming the first record that was
+    edited, deleted, inserted or reordered.
+    """
+    path = journal.path
+    rows = list(journal.records())
+    if not rows:
+        raise JournalError(f"{path}: the journal has no records (not a Croupier journal, or it was emptied)")
+    by_hash = {row.hash: index for index, row in enumerate(rows)}
+    expected_prev = GENESIS
+    header: dict[str, Any] = {}
+    inputs = events = 0
+    previous_kind = ""
+    for index, row in enumerate(rows):
+        seq = index + 1
+        if row.seq != seq:
+            if index == 0 and row.seq < 1:
+                raise JournalTamperedError(path, row.seq, "was inserted before record 1 "
+                                           "(records are numbered from 1)")
+            if row.seq > seq:
+                gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
+                raise JournalTamperedError(path, seq, f"is missing: record(s) {gap} were deleted "
+                                           f"(the next record is {row.seq})")
+        if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
+            raise JournalTamperedError(path, row.seq, "was edited: a field has the wrong form")
+        if not _holds_entry(row, row.seq):
+            raise JournalTamperedError(path, row.seq, _why_mismatch(rows, index, by_hash))
+        if row.prev != expected_prev:
+            origin = by_hash.get(row.prev)
+            if origin is not None and origin < index - 1:
+                raise JournalTamperedError(path, row.seq, f"does not follow record {row.seq - 1}: "
+                                           f"it was written after record {rows[origin].seq}, so the "
+                                           "records between were deleted or reordered")
+            raise JournalTamperedError(path, row.seq, f"does not follow record {row.seq - 1}: a record "
+                                       "before it was inserted, deleted, edited or reordered")
+        if row.kind not in KINDS:
+            raise JournalTamperedError(path, row.seq, f"was edited: unknown record kind {row.kind!r}")
+        try:
+            body = json.loads(row.body)
+        except ValueError:
+            raise JournalTamperedError(path, row.seq, "was edited: its body is not JSON") from None
+        if not isinstance(body, dict):
+            raise JournalTamperedError(path, row.seq, "was edited: its body is not a JSON object")
+        if (index == 0) != (row.kind == "header"):
+            raise JournalTamperedError(path, row.seq, "is out of place: the header must be record 1, "
+                                       "and only record 1")
+        if row.kind == "header":
+            if body.get("format") != FORMAT:
+                raise JournalTamperedError(path, row.seq, "is not a Croupier journal header")
+            header = body
+        elif row.kind == "input":
+            inputs += 1
+        elif row.kind == "events":
+            if previous_kind != "input":
+                raise JournalTamperedError(path, row.seq, "is out of place: events must follow their input")
+            events += 1
+        previous_kind = row.kind
+        expected_prev = row.hash
+    acknowledged = journal.delivered()
+    if acknowledged > rows[-1].seq:
+        raise JournalTamperedError(path, rows[-1].seq + 1, f"is missing: records {rows[-1].seq + 1}-"
+                                   f"{acknowledged} were written and shown, then deleted from the end")
+    return Verified(len(rows), rows[-1].hash, inputs, events, header)
+
+
+def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> str:
+    """Say why record ``rows[index]``'s contents do not match its hash."""
+    row = rows[index]
+    seq = row.seq
+    written_as = None
+    if row.prev == GENESIS:
+        written_as = 1 if _holds_entry(row, 1) else None
+    elif row.prev in by_hash:
+        candidate = rows[by_hash[row.prev]].seq + 1
+        written_as = candidate if _holds_entry(row, candidate) else None
+    if written_as is None:
+        for candidate in range(max(1, seq - 8), seq + 9):
+            if candidate != seq and _holds_entry(row, candidate):
+                written_as = candidate
+                break
+    if written_as is None:
+        return "was edited: its contents do not match its hash"
+    if written_as == seq + 1 and index + 1 < len(rows) and _holds_entry(rows[index + 1], seq):
+        return f"was reordered: records {seq} and {seq + 1} were swapped"
+    if written_as > seq:
+        return (f"was reordered: it holds the entry written as record {written_as}, so record(s) "
+                f"before it were deleted or moved")
+    return (f"was reordered: it holds the entry written as record {written_as}, so a record was "
+            f"inserted before it or records were moved")
+
+
+# -- identity -------------------------------------------------------------------
+
+
+def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
+    """What a journal is tied to: the arguments key and the game settings."""
+    settings = asdict(table.settings)
+    identity: dict[str, Any] = {
+        "arguments": json.loads(canonical(argv_key)),
+        "settings": {name: settings[name] for name in IDENTITY_SECTIONS},
+    }
+    return identity
+
+
+def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
+    if isinstance(stored, dict) and isinstance(given, dict):
+        found: list[str] = []
+        for key in sorted(set(stored) | set(given)):
+            found.extend(_differences(stored.get(key), given.get(key), f"{where}.{key}" if where else key))
+        return found
+    if stored != given:
+        return [f"{where or 'arguments'}: journal has {json.dumps(stored)}, now {json.dumps(given)}"]
+    return []
+
+
+def check_identity(path: str, header: Mapping[str, Any], identity: Mapping[str, Any]) -> None:
+    """Refuse (JournalError) a journal made with other arguments or settings."""
+    stored = header.get("identity")
+    given = json.loads(canonical(identity))
+    if stored == given:
+        return
+    differences = _differences(stored, given)
+    shown = "; ".join(differences[:6]) + ("; ..." if len(differences) > 6 else "")
+    raise JournalError(f"{path}: this journal was made with other arguments ({shown}); run again with the "
+                       "same arguments to resume it, or give a new --journal path")
+
+
+def journal_seed(path: str | os.PathLike[str]) -> int | None:
+    """The seed a journal's arguments name, or None (no journal yet, or no seed)."""
+    if not Path(os.fspath(path)).is_file():
+        return None
+    try:
+        journal = Journal.open_existing(path)
+    except JournalError:
+        return None
+    try:
+        for record in journal.records():
+            if record.kind == "header":
+                arguments = json.loads(record.body).get("identity", {}).get("arguments")
+                driver = arguments.get("driver") if isinstance(arguments, dict) else None
+                found = re.search(r"[?&]seed=(\d+)", driver) if isinstance(driver, str) else None
+                return int(found.group(1)) if found else None
+            break
+    except (JournalError, ValueError, AttributeError):
+        return None
+    finally:
+        journal.close()
+    return None
+
+
+# -- replay -----------------------------------------------------------------------
+
+
+class _Positioned(Protocol):
+    @property
+    def position(self) -> tuple[int, int]: ...
+
+    def seek(self, shoe: int, offset: int) -> None: ...
+
+
+@dataclass
+class Replay:
+    """What replaying a journal into a table found."""
+
+    inputs: int = 0
+    events: list[Event] = field(default_factory=list)
+    """Every journaled event, in order (start events included)."""
+    last_events: list[Event] = field(default_factory=list)
+    """The events of the last record that has any (the start events or the last input's)."""
+    last_events_seq: int = 0
+    unapplied: Input | None = None
+    """The last input, when its events were never journaled (the controller stopped in between)."""
+    unapplied_events: list[Event] = field(default_factory=list)
+    position: tuple[int, int] | None = None
+    """The source position after the last input that came from the source."""
+    new_shoes: int = 0
+    """Shoes the dealer confirmed after the last source input (the source moved to them)."""
+    rounds: int = 0
+
+
+def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
+    """Apply every journaled input to ``table`` (fresh), checking the journaled events.
+
+    Raises :class:`JournalError` if the replay disagrees with the journal (the
+    controller's rules changed since the journal was written).
+    """
+    result = Replay()
+    pending: tuple[Record, Input, list[Event]] | None = None
+    for record in journal.records():
+        if record.kind == "header":
+            continue
+        body = json.loads(record.body)
+        if record.kind == "start":
+            result.events.extend(body["events"])
+            result.last_events = body["events"]
+            result.last_events_seq = record.seq
+            continue
+        if record.kind == "input":
+            if pending is not None:
+                raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
+                                   "is followed by another input; the journal is damaged")
+            try:
+                item = Input.from_dict(body["input"])
+            except (KeyError, ValueError, TypeError):
+                raise JournalError(f"{journal.path}: record {record.seq} is not a valid input") from None
+            before = table.state
+            events = table.handle(item)
+            result.inputs += 1
+            if body.get("source"):
+                position = body.get("position")
+                result.position = (int(position[0]), int(position[1])) if position else None
+                result.new_shoes = 0
+            elif new_shoes and before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
+                result.new_shoes += 1
+            pending = (record, item, events)
+            continue
+        # events
+        if pending is None:
+            raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
+        _, _, events = pending
+        if canonical(events) != canonical(body["events"]):
+            raise JournalError(
+                f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
+                "journaled (was it written by another version of Croupier, or other rules?)")
+        _count(result, events)
+        result.last_events = events
+        result.last_events_seq = record.seq
+        pending = None
+    if pending is not None:
+        _, item, events = pending
+        result.unapplied = item
+        result.unapplied_events = events
+        _count(result, events)
+    return result
+
+
+def _count(result: Replay, events: list[Event]) -> None:
+    result.events.extend(events)
+    result.rounds += sum(1 for event in events if event["event"] in ("result", "round_voided"))
+
+
+# -- attaching to a runner -------------------------------------------------------------
+
+
+def attach_journal(
+    runner: Any,
+    path: str | os.PathLike[str],
+    *,
+    argv_key: Any,
+    header_events: list[Event] | None = None,
+    replayed: Callable[[list[Event]], None] | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> Journal:
+    """Journal ``runner``'s inputs and events in ``path``, resuming from it if it has records.
+
+    ``runner`` is a :class:`~controller.runner.Runner` whose table is fresh.
+    On a new journal the header and ``header_events + table.start()`` are
+    journaled, then shown. On an existing one (``argv_key`` and the settings
+    must match) the inputs are replayed silently (``replayed`` receives their
+    events, e.g. to keep counts), the source is moved back to where it was,
+    and only the current instruction is shown again (or the last events in
+    full, when they may not have been shown before the controller stopped).
+
+    Afterwards every input is committed before the core sees it and every
+    batch of events before the runner's sink does. Returns the open journal
+    (close it when the run ends). Raises :class:`JournalError` with a clear
+    message on any problem.
+    """
+    table: Table = runner.table
+    sink: Callable[[list[Event]], None] = runner.sink
+    source = runner.source
+    journal = Journal.create_or_open(path)
+    try:
+        identity = identity_of(table, argv_key)
+        if journal.empty:
+            start_events = list(header_events or []) + table.start()
+            seq = journal.begin(identity, start_events)
+            sink(start_events)
+            journal.mark_delivered(seq)
+        else:
+            _resume(journal, runner, table, identity, sink, replayed, notice)
+    except BaseException:
+        journal.close()
+        raise
+
+    def record(item: Input) -> None:
+        from_source = item is getattr(runner, "received", None)
+        position = _position_of(source) if from_source else None
+        journal.append_input(item, from_source, position)
+
+    def journaled_sink(events: list[Event]) -> None:
+        seq = journal.append_events(events)
+        sink(events)
+        journal.mark_delivered(seq)
+
+    runner.record = record
+    runner.sink = journaled_sink
+    return journal
+
+
+def _position_of(source: Any) -> tuple[int, int] | None:
+    position = getattr(source, "position", None)
+    if (isinstance(position, tuple) and len(position) == 2
+            and all(isinstance(part, int) for part in position)):
+        return (position[0], position[1])
+    return None
+
+
+def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, Any],
+            sink: Callable[[list[Event]], None], replayed: Callable[[list[Event]], None] | None,
+            notice: Callable[[str], None] | None) -> None:
+    verified = verify(journal)
+    check_identity(journal.path, verified.header, identity)
+    found = replay(journal, table, new_shoes=bool(getattr(runner, "new_shoes", False)))
+    if found.unapplied is not None:
+        # The input was journaled but its events never were: journal them, then show them.
+        seq = journal.append_events(found.unapplied_events)
+        show, old = found.unapplied_events, found.events[: len(found.events) - len(found.unapplied_events)]
+    elif journal.delivered() < found.last_events_seq:
+        # Journaled, but perhaps never shown: show the whole batch again.
+        seq = found.last_events_seq
+        show, old = found.last_events, found.events[: len(found.events) - len(found.last_events)]
+    else:
+        seq = 0
+        show, old = found.last_events[-1:], found.events
+    if replayed is not None:
+        replayed(old)
+    if not isinstance(getattr(type(runner), "rounds_played", None), property):
+        runner.rounds_played = found.rounds  # a runner that counts rounds itself
+    source = runner.source
+    if found.position is not None and hasattr(source, "seek"):
+        source.seek(*found.position)
+    for _ in range(found.new_shoes):
+        source.indicate("new_shoe")
+    if notice is not None:
+        notice(f"resumed from journal {journal.path}: {found.inputs} inputs replayed, "
+               f"shoe {table.shoe_number} round {table.round}")
+    sink(show)
+    if seq:
+        journal.mark_delivered(seq)
+    source.indicate(table.expecting)
