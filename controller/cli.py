@@ -16,6 +16,7 @@ from controller.exceptions import CroupierError
 
 COMMAND_MODULES = [
     "controller.commands.simulate",
+    "controller.commands.run",
     "controller.commands.odds",
     "controller.commands.diagram",
     "controller.commands.roads",

@@ -63,7 +63,8 @@ class Transcript:
             return
         self._flush_prompt()
         if name == "table":
-            self.line(f"Croupier simulated table: {event['decks']} decks, {event['variant']} variant, "
+            mode = "simulated table" if event.get("mode", "simulation") == "simulation" else "live table"
+            self.line(f"Croupier {mode}: {event['decks']} decks, {event['variant']} variant, "
                       f"driver {event['driver']}")
         elif name == "shoe":
             if event["status"] == "new":

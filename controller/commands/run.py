@@ -1,0 +1,92 @@
+"""``croupier run``: the live table, from a card reader (or any driver URL)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from controller.bigtext import can_render, render_big
+from controller.commands.simulate import add_table_options, settings_from_args
+from controller.keyboard import HELP, parse_dealer_line
+from controller.output import JsonLines, Summary, Transcript
+from controller.runner import Runner
+from controller.table import Event, Table
+from drivers import open_source
+from drivers.merged import MergedSource
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run", help="run the live table from a card reader",
+        description="Read cards from the driver, tell the dealer what to do next, take the dealer's "
+                    f"inputs from the keyboard ({HELP}). Exit status: 0 at a round boundary, "
+                    "3 mid-round, 4 halted on a misdeal, 2 bad arguments or config.",
+    )
+    add_table_options(parser)
+    parser.add_argument("--driver", metavar="URL",
+                        help="card source, e.g. serial:///dev/ttyUSB0?baudrate=9600 (default: [driver] url)")
+    parser.add_argument("--auto-next", action="store_true",
+                        help="start each next round and confirm each new shoe without a dealer input")
+    parser.add_argument("--journal", metavar="PATH", help="journal here (default: [journal] path)")
+    parser.add_argument("--no-keyboard", action="store_true", help="do not read dealer inputs from stdin")
+    parser.set_defaults(handler=run)
+
+
+class DealerDisplay(Transcript):
+    """The transcript with the next action in large type on a terminal."""
+
+    def __init__(self, stream: TextIO, large: bool) -> None:
+        super().__init__(stream, show_next=True)
+        self.large = large
+
+    def render(self, event: Event) -> None:
+        super().render(event)
+        if self.large and event["event"] in ("prompt", "instruction", "result"):
+            text = event["say"].upper()
+            if event["event"] == "prompt":
+                text = f"{event['to'].upper()} {event['slot']}"
+            if can_render(text) and len(text) <= 24:
+                self.line("\n".join(render_big(text)))
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    url = args.driver or settings.driver.url
+    primary = open_source(url)
+
+    def complain(message: str) -> None:
+        print(f"croupier run: {message}", file=sys.stderr, flush=True)
+
+    keyboard = None if args.no_keyboard or sys.stdin is None or sys.stdin.closed else sys.stdin
+    source = MergedSource(primary, keyboard, parse_dealer_line, complain)
+    summary = Summary()
+    display = JsonLines() if args.json else (None if args.quiet else
+                                             DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
+
+    def emit(events: list[Event]) -> None:
+        summary(events)
+        if display is not None:
+            display(events)
+
+    table = Table(settings)
+    rounds = args.rounds or 0
+    runner = Runner(table, source, emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
+                    rounds=rounds, new_shoes=True)
+    journal_path = args.journal or settings.journal.path
+    if journal_path:
+        from controller.journal import attach_journal
+
+        attach_journal(runner, journal_path, argv_key=url)
+    else:
+        emit([{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
+               "driver": url, "seed": None, "mode": "live"}])
+        emit(table.start())
+    with source:
+        status = runner.run()
+    if not args.json:
+        print(summary.text())
+    message = runner.ending_message()
+    if message:
+        complain(message)
+    return status

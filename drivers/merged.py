@@ -1,0 +1,98 @@
+"""Several input sources merged into one: the card reader plus the dealer's keyboard.
+
+The primary source (the reader) is read only when the table asks for the next
+input, so a paced or seeded shoe is never read ahead; typed lines are read by
+a thread into a queue. The primary gets the table's indicator; the merged
+source is exhausted when both are.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from typing import ClassVar
+
+from controller.exceptions import CroupierError
+from controller.inputs import Input, InputKind
+from drivers.base import CardSource
+
+POLL_SECONDS = 0.05
+
+
+class MergedSource(CardSource):
+    """Inputs from ``primary`` (the reader) and from ``lines`` (typed dealer inputs)."""
+
+    scheme = "merged"
+    options: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, primary: CardSource, lines: Iterable[str] | None = None,
+                 parse: Callable[[str], Input | None] | None = None,
+                 on_error: Callable[[str], None] | None = None) -> None:
+        super().__init__(primary.url)
+        self.primary = primary
+        self._queue: queue.Queue[Input] = queue.Queue()
+        self._running = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._on_error = on_error or (lambda message: None)
+        self._primary_failed = False
+        if lines is not None and parse is not None:
+            self._start(lambda: self._pump_lines(lines, parse))
+
+    def _start(self, target: Callable[[], None]) -> None:
+        with self._lock:
+            self._running += 1
+        thread = threading.Thread(target=self._run, args=(target,), daemon=True)
+        thread.start()
+
+    def _run(self, target: Callable[[], None]) -> None:
+        try:
+            target()
+        finally:
+            with self._lock:
+                self._running -= 1
+
+    def _pump_lines(self, lines: Iterable[str], parse: Callable[[str], Input | None]) -> None:
+        for line in lines:
+            if self._stop.is_set():
+                return
+            try:
+                item = parse(line)
+            except CroupierError as error:
+                self._on_error(str(error))
+                continue
+            if item is not None:
+                self._queue.put(item)
+
+    def _recv(self, timeout: float | None) -> Input | None:
+        try:
+            return self._queue.get_nowait()
+        except queue.Empty:
+            pass
+        if self._primary_failed or self.primary.exhausted:
+            try:
+                return self._queue.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                return None
+        wait = POLL_SECONDS if timeout is None else min(timeout, POLL_SECONDS)
+        try:
+            return self.primary.recv(wait)
+        except CroupierError as error:
+            self._on_error(str(error))
+            self._primary_failed = True
+            return Input(InputKind.OFFLINE)
+
+    @property
+    def exhausted(self) -> bool:
+        with self._lock:
+            running = self._running
+        primary_done = self._primary_failed or self.primary.exhausted
+        return primary_done and running == 0 and self._queue.empty()
+
+    def indicate(self, what: str) -> None:
+        self.primary.indicate(what)
+
+    def _close(self) -> None:
+        self._stop.set()
+        self.primary.close()
