@@ -21,6 +21,8 @@ COMMAND_MODULES = [
     "controller.commands.diagram",
     "controller.commands.roads",
     "controller.commands.badges",
+    "controller.commands.audit",
+    "controller.commands.history",
 ]
 
 EXIT_BAD_INPUT = 2

@@ -44,7 +44,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from controller.exceptions import JournalError
+from config import Settings, load_config
+from controller.exceptions import ConfigError, JournalError
 from controller.inputs import Input, InputKind
 from controller.machine import State
 from controller.table import Event, Table
@@ -104,11 +105,19 @@ def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def compact(value: Any) -> str:
+    """The stored JSON text of a record body: compact, UTF-8, keys in the order given
+    (so events read back exactly as the table emitted them)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
     """SHA-256 (hex) of a record's canonical serialization.
 
-    The serialization is ``seq``, ``kind``, ``at``, ``prev`` and ``body`` (the
-    canonical JSON text), each on its own line, in UTF-8.
+    The serialization is ``seq`` (decimal), ``kind``, ``at``, ``prev`` (the
+    previous record's hash) and ``body`` (the stored JSON text, byte for byte),
+    joined by newlines, in UTF-8. Only ``body`` may contain a newline (it never
+    does: it is compact JSON), so the serialization is unambiguous.
     """
     return hashlib.sha256(f"{seq}\n{kind}\n{at}\n{prev}\n{body}".encode()).hexdigest()
 
@@ -271,7 +280,7 @@ class Journal:
                 at = _now()
                 for kind, body in rows:
                     seq += 1
-                    text = canonical(body)
+                    text = compact(body)
                     digest = record_hash(seq, kind, at, prev, text)
                     connection.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?)",
                                        (seq, kind, at, text, prev, digest))
@@ -498,6 +507,28 @@ def journal_seed(path: str | os.PathLike[str]) -> int | None:
     return None
 
 
+def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
+    """The game settings a journal was made with (for an independent replay)."""
+    stored = header.get("identity", {}).get("settings") if isinstance(header.get("identity"), dict) else None
+    if not isinstance(stored, dict):
+        raise JournalError(f"{path}: the journal header has no settings")
+    try:
+        return load_config(None, environ={}, overrides={k: v for k, v in stored.items() if isinstance(v, dict)})
+    except ConfigError as error:
+        raise JournalError(f"{path}: the journal's settings are not valid here ({error})") from None
+
+
+def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
+    """(seq, events) of every start and events record, in order."""
+    for record in journal.records():
+        if record.kind in ("start", "events"):
+            try:
+                events = json.loads(record.body)["events"]
+            except (ValueError, KeyError, TypeError):
+                raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record") from None
+            yield record.seq, events
+
+
 # -- replay -----------------------------------------------------------------------
 
 
@@ -539,13 +570,14 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
     for record in journal.records():
         if record.kind == "header":
             continue
-        body = json.loads(record.body)
         if record.kind == "start":
+            body = _loads(journal, record)
             result.events.extend(body["events"])
             result.last_events = body["events"]
             result.last_events_seq = record.seq
             continue
         if record.kind == "input":
+            body = _loads(journal, record)
             if pending is not None:
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
@@ -568,7 +600,8 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
         if pending is None:
             raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
         _, _, events = pending
-        if canonical(events) != canonical(body["events"]):
+        if compact({"events": events}) != record.body and canonical(events) != canonical(
+                _loads(journal, record).get("events")):
             raise JournalError(
                 f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
                 "journaled (was it written by another version of Croupier, or other rules?)")
@@ -582,6 +615,17 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
         result.unapplied_events = events
         _count(result, events)
     return result
+
+
+def _loads(journal: Journal, record: Record) -> dict[str, Any]:
+    try:
+        body = json.loads(record.body)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict) or (record.kind in ("start", "events")
+                                      and not isinstance(body.get("events"), list)):
+        raise JournalError(f"{journal.path}: record {record.seq} is damaged (not a valid {record.kind} record)")
+    return body
 
 
 def _count(result: Replay, events: list[Event]) -> None:
@@ -679,9 +723,12 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
         runner.rounds_played = found.rounds  # a runner that counts rounds itself
     source = runner.source
     if found.position is not None and hasattr(source, "seek"):
+        # A seekable source (the mock) goes back to just after the last journaled
+        # source input, then to the shoes the dealer confirmed since. A live shoe
+        # keeps its own place: it resends what was not acknowledged.
         source.seek(*found.position)
-    for _ in range(found.new_shoes):
-        source.indicate("new_shoe")
+        for _ in range(found.new_shoes):
+            source.indicate("new_shoe")
     if notice is not None:
         notice(f"resumed from journal {journal.path}: {found.inputs} inputs replayed, "
                f"shoe {table.shoe_number} round {table.round}")

@@ -1,0 +1,212 @@
+"""``croupier history PATH [--json | --csv]``: the rounds a journal holds.
+
+::
+
+    croupier history table.journal           # readable: each round's cards, result, settlement
+    croupier history table.journal --json    # the events, exactly as the table emitted them
+    croupier history table.journal --csv     # one row per round (results and voided rounds)
+
+``--json`` prints one line per ``result`` event (each round exactly once, in
+the shape of the event stream) with the ``shoe``, ``settlement``, ``misdeal``,
+``resolved`` (approvals carry ``approved_by``), ``round_voided`` and
+``shoe_closed`` events around them. The journal's hash chain is checked
+first; a broken chain is reported on stderr and the history is still shown,
+up to the end of the file, so the damage can be seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from controller.exceptions import JournalError
+from controller.journal import Journal, JournalTamperedError, journaled_events, verify
+from controller.table import Event
+
+HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
+                            "shoe_closed"})
+BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
+CSV_COLUMNS = ["shoe", "round", "outcome", "player_cards", "player_total", "banker_cards", "banker_total",
+               "natural", "player_pair", "banker_pair", "manual",
+               *(f"net_{bet}" for bet in BETS), "misdeals", "resolutions"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``history`` subcommand."""
+    parser = subparsers.add_parser(
+        "history", help="print the rounds of a journal: cards, results, settlement, misdeals, approvals",
+        description="Print the rounds a journal holds. --json gives the table's own events, one per "
+                    "line (each round's result exactly once); --csv one row per round. Exit status: 0, "
+                    "1 the journal failed verification (shown anyway), 2 missing or not a journal.",
+    )
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="one JSON event per line")
+    form.add_argument("--csv", action="store_true", help="one CSV row per round")
+    parser.add_argument("path", metavar="PATH", help="the journal file")
+    parser.set_defaults(handler=history)
+
+
+@dataclass
+class Round:
+    """One round as the history shows it."""
+
+    shoe: int
+    number: int
+    result: Event | None = None
+    settlement: Event | None = None
+    voided: Event | None = None
+    misdeals: list[Event] = field(default_factory=list)
+    resolutions: list[Event] = field(default_factory=list)
+
+
+def history_events(journal: Journal) -> list[Event]:
+    """The history events of ``journal``, in order (see the module doc)."""
+    return [event for _, events in journaled_events(journal) for event in events
+            if event.get("event") in HISTORY_EVENTS and not (
+                event["event"] == "shoe" and event.get("status") != "new")]
+
+
+def rounds_of(events: list[Event]) -> list[Round]:
+    """Group history events into rounds (misdeals go with the round they name)."""
+    rounds: dict[tuple[int, int], Round] = {}
+    shoe = 1
+
+    def at(number: int) -> Round:
+        key = (shoe, number)
+        if key not in rounds:
+            rounds[key] = Round(shoe, number)
+        return rounds[key]
+
+    for event in events:
+        name = event["event"]
+        if name == "shoe":
+            shoe = int(event["shoe"])
+        elif name == "result":
+            shoe = int(event.get("shoe", shoe))
+            at(int(event["round"])).result = event
+        elif name == "settlement":
+            at(int(event["round"])).settlement = event
+        elif name == "round_voided":
+            at(int(event["round"])).voided = event
+        elif name == "misdeal":
+            at(int(event["round"])).misdeals.append(event)
+        elif name == "resolved":
+            at(int(event["round"])).resolutions.append(event)
+    return list(rounds.values())
+
+
+def _resolution_text(event: Event) -> str:
+    text = f"{event['kind']}:{event['resolution']}"
+    if event.get("cards"):
+        text += f"[{' '.join(event['cards'])}]"
+    if event.get("approved_by"):
+        text += f" approved by {event['approved_by']}"
+    return text
+
+
+def _flags(result: Event) -> str:
+    return ", ".join(flag.replace("_", " ") for flag in ("natural", "player_pair", "banker_pair")
+                     if result.get(flag))
+
+
+def write_json(events: list[Event], stream: TextIO) -> None:
+    """The events, one per line, as the JSON stream prints them."""
+    for event in events:
+        stream.write(json.dumps(event, separators=(", ", ": ")) + "\n")
+
+
+def write_csv(rounds: list[Round], stream: TextIO) -> None:
+    """One row per round that ended (a result or voided)."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for entry in rounds:
+        result = entry.result
+        if result is None and entry.voided is None:
+            continue
+        bets = entry.settlement["bets"] if entry.settlement else {}
+        row: list[Any] = [entry.shoe, entry.number]
+        if result is not None:
+            row += [result["winner"], " ".join(result["player"]["cards"]), result["player"]["total"],
+                    " ".join(result["banker"]["cards"]), result["banker"]["total"],
+                    int(result["natural"]), int(result["player_pair"]), int(result["banker_pair"]),
+                    " ".join(result.get("manual", []))]
+        else:
+            row += ["void", "", "", "", "", "", "", "", ""]
+        row += [bets.get(bet, {}).get("net", "0" if result is None else "") for bet in BETS]
+        row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m.get("card") else "")
+                             for m in entry.misdeals))
+        row.append("; ".join(_resolution_text(r) for r in entry.resolutions))
+        writer.writerow(row)
+
+
+def write_text(rounds: list[Round], stream: TextIO) -> None:
+    """A readable history."""
+    shoe = 0
+    for entry in rounds:
+        if entry.shoe != shoe:
+            shoe = entry.shoe
+            stream.write(f"Shoe {shoe}\n")
+        result = entry.result
+        if result is not None:
+            player, banker = result["player"], result["banker"]
+            flags = _flags(result)
+            stream.write(f"  Round {entry.number:>3}  {result['winner']:<6}  "
+                         f"player {' '.join(player['cards']):<9} = {player['total']}  "
+                         f"banker {' '.join(banker['cards']):<9} = {banker['total']}"
+                         + (f"  [{flags}]" if flags else "")
+                         + (f"  (by hand: {' '.join(result['manual'])})" if result.get("manual") else "")
+                         + "\n")
+            if entry.settlement is not None:
+                nets = ", ".join(f"{bet.replace('_', ' ')} {outcome['net']}"
+                                 for bet, outcome in entry.settlement["bets"].items())
+                stream.write(f"             pays per unit: {nets}\n")
+        elif entry.voided is not None:
+            stream.write(f"  Round {entry.number:>3}  VOID    cards {' '.join(entry.voided['cards'])}, "
+                         "bets returned\n")
+        elif not entry.misdeals:
+            continue
+        else:
+            stream.write(f"  Round {entry.number:>3}  (not finished)\n")
+        for misdeal in entry.misdeals:
+            card = f" ({misdeal['card']})" if misdeal.get("card") else ""
+            stream.write(f"             misdeal {misdeal['kind']}{card}: {misdeal['detail']}\n")
+        for resolution in entry.resolutions:
+            stream.write(f"             resolved {_resolution_text(resolution)}\n")
+
+
+def history(args: argparse.Namespace) -> int:
+    """Print the history of ``args.path``; returns the exit status."""
+    try:
+        journal = Journal.open_existing(args.path)
+    except JournalError as error:
+        print(f"croupier history: {error}", file=sys.stderr)
+        return 2
+    status = 0
+    try:
+        try:
+            verify(journal)
+        except JournalTamperedError as error:
+            print(f"croupier history: WARNING: the journal failed verification: {error}; "
+                  "showing it anyway", file=sys.stderr)
+            status = 1
+        events = history_events(journal)
+    except JournalError as error:
+        print(f"croupier history: {error}", file=sys.stderr)
+        return 2
+    finally:
+        journal.close()
+    if args.json:
+        write_json(events, sys.stdout)
+    elif args.csv:
+        write_csv(rounds_of(events), sys.stdout)
+    else:
+        rounds = rounds_of(events)
+        write_text(rounds, sys.stdout)
+        finished = sum(1 for entry in rounds if entry.result is not None)
+        sys.stdout.write(f"{finished} round(s) with a result, "
+                         f"{sum(1 for entry in rounds if entry.voided is not None)} voided\n")
+    return status
