@@ -59,6 +59,9 @@ InputCallback = Callable[[DealerInput], None]
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RESOLUTION_KEYS: Final = {"burn": "b", "void": "v", "use": "u", "manual": "m", "exposed": "e",
                           "next": "n", "shoe": "s"}
+ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
+                        "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL"}
+"""Large-type labels of the core's instruction actions (the full sentence is shown below them)."""
 WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
 
 
@@ -360,6 +363,7 @@ class DealerConsole(App[None]):
     def send_input(self, dealer_input: DealerInput) -> None:
         """Hand one dealer input to ``on_input`` and note it on the status bar."""
         self.sent.append(dealer_input)
+        self.view.rejected = None
         self._set_text("#sent", f"sent {dealer_input.token()}")
         if self.on_input is not None:
             self.on_input(dealer_input)
@@ -386,12 +390,13 @@ class DealerConsole(App[None]):
             return "MISDEAL", instruction
         if view.shoe.closed and view.instruction is None:
             return "SHOE CLOSED", "Shoe closed: load a new shoe, then press s."
-        if view.instruction:
-            return view.instruction, view.instruction
-        if view.result is not None:
+        if view.result is not None and view.instruction_action in (None, "next_round"):
             winner = WINNER_NAMES.get(str(view.result.get("winner", "")).upper()[:1], "")
             big = f"{winner} WINS" if winner in ("BANKER", "PLAYER") else winner
             return big, f"{view.result_text()}. Press n for the next round."
+        if view.instruction:
+            label = ACTION_LABELS.get(view.instruction_action or "")
+            return label or view.instruction, view.instruction
         if view.voided is not None:
             return "VOID", f"Round {view.voided} voided: bets returned. Press n for the next round."
         return "WAITING", "Waiting for the table."
@@ -468,6 +473,8 @@ class DealerConsole(App[None]):
         if shoe.closed:
             parts.append("SHOE CLOSED")
         self._set_text("#shoe", "   ".join(parts))
+        if view.rejected:
+            self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
         screen.query_one("#roads", RoadsView).show(view.roads())
 
 

@@ -425,9 +425,11 @@ class ResultHistory:
     * ``result`` appends the round's result; a second ``result`` for a round
       already recorded replaces it in place (a correction);
     * ``round_voided`` removes that round's result if it was recorded;
-    * after a ``shoe_closed`` the closed shoe's results stay until the next
-      shoe begins: the next ``result`` or ``shoe`` event, or a ``new_shoe`` /
-      ``shoe_started`` event at any time, clears the history.
+    * a new shoe clears the history: a ``shoe`` event with ``"status": "new"``
+      (what the table core sends), a ``result`` whose ``shoe`` number differs
+      from the recorded results' one, or ``new_shoe`` / ``shoe_started``;
+    * after a ``shoe_closed`` the closed shoe's results stay shown until the
+      next shoe begins: the next ``result`` or ``shoe`` event clears them.
 
     Other events are ignored. :meth:`roads` recomputes every road from the history.
     """
@@ -435,6 +437,7 @@ class ResultHistory:
     def __init__(self) -> None:
         self._results: list[Result] = []
         self._shoe_closed = False
+        self._shoe: Any = None
 
     @property
     def results(self) -> tuple[Result, ...]:
@@ -444,14 +447,18 @@ class ResultHistory:
         """Forget the history (a new shoe)."""
         self._results.clear()
         self._shoe_closed = False
+        self._shoe = None
 
     def apply(self, event: Mapping[str, Any]) -> bool:
         """Apply one table event; True when the history changed."""
         kind = event.get("event")
         if kind == "result":
             result = result_from_event(event)
-            if self._shoe_closed:
+            shoe = event.get("shoe")
+            if self._shoe_closed or (shoe is not None and self._shoe is not None and shoe != self._shoe):
                 self.clear()
+            if shoe is not None:
+                self._shoe = shoe
             if result.round is not None:
                 for position, recorded in enumerate(self._results):
                     if recorded.round == result.round:
@@ -467,9 +474,12 @@ class ResultHistory:
         if kind == "shoe_closed":
             self._shoe_closed = True
             return False
-        if kind in ("new_shoe", "shoe_started") or (kind == "shoe" and self._shoe_closed):
+        if kind in ("new_shoe", "shoe_started") or (
+                kind == "shoe" and (self._shoe_closed or event.get("status") == "new")):
             changed = bool(self._results)
             self.clear()
+            if kind == "shoe" and event.get("shoe") is not None:
+                self._shoe = event.get("shoe")
             return changed
         return False
 

@@ -29,6 +29,9 @@ SLOTS: Final = PLAYER_SLOTS + BANKER_SLOTS
 
 WINNER_NAMES: Final = {"B": "BANKER", "P": "PLAYER", "T": "TIE"}
 
+SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"})
+"""Keys of ``shoe`` and ``shoe_closed`` events kept in :attr:`ShoeCounters.details`."""
+
 LAST_RESULTS: Final = 12
 """How many of the latest results the views list."""
 
@@ -68,8 +71,14 @@ class TableView:
     ``result`` (this round's result event), ``settlement``, ``misdeal`` (the
     open misdeal event, cleared when resolved), ``instruction`` (what the dealer
     is told to do now), ``reader`` (``"online"``/``"offline"``/``"unknown"``),
-    ``shoe`` (:class:`ShoeCounters`), ``voided`` (the last voided round) and
+    ``shoe`` (:class:`ShoeCounters`), ``voided`` (the last voided round),
+    ``rejected`` (why the last input was refused, until the table moves on) and
     ``history`` (:class:`ResultHistory`).
+
+    ``shoe.cards_left`` is counted from the events: 52 x ``decks`` when a
+    ``shoe`` event with ``"status": "new"`` starts a shoe, less one for each
+    ``card`` and ``burn``; a ``shoe`` event's ``cards_left`` or a
+    ``shoe_closed``'s ``cards_remaining`` sets it exactly.
     """
 
     def __init__(self) -> None:
@@ -80,6 +89,8 @@ class TableView:
         self.settlement: dict[str, Any] | None = None
         self.misdeal: dict[str, Any] | None = None
         self.instruction: str | None = None
+        self.instruction_action: str | None = None
+        self.rejected: str | None = None
         self.reader: str = "unknown"
         self.shoe = ShoeCounters()
         self.voided: int | None = None
@@ -115,15 +126,28 @@ class TableView:
         kind = event.get("event")
         round_number = _round_of(event)
         if kind in ("new_shoe", "shoe_started") or (
-                kind in ("shoe", "result", "prompt") and self.shoe.closed):
+                kind == "shoe" and event.get("status") == "new") or (
+                kind in ("shoe", "result", "prompt", "round") and self.shoe.closed):
             self._new_shoe()
             self.history.clear()
+            decks = event.get("decks")
+            if isinstance(decks, int):
+                self.shoe.cards_left = 52 * decks
         history_changed = self.history.apply(event)
+        if kind == "rejected":
+            say = event.get("say") or event.get("reason")
+            self.rejected = str(say) if say else "input not accepted"
+            return True
+        if kind not in ("prompt", "instruction"):
+            self.rejected = None
         if kind == "prompt":
             self._start_round(round_number)
             self.prompt = dict(event)
             say = event.get("say")
             self.instruction = str(say) if say else None
+            self.instruction_action = "deal"
+        elif kind == "round":
+            self._start_round(round_number)
         elif kind == "card":
             self._start_round(round_number)
             slot = event.get("slot")
@@ -139,6 +163,7 @@ class TableView:
             self.result = dict(event)
             self.prompt = None
             self.instruction = None  # the prompt's "Card to ..." is done; the core says what is next
+            self.instruction_action = None
             self._take_hand_cards(event)
         elif kind == "settlement":
             self.settlement = dict(event)
@@ -153,6 +178,10 @@ class TableView:
         elif kind == "instruction":
             say = event.get("say")
             self.instruction = str(say) if say else None
+            action = event.get("action")
+            self.instruction_action = str(action) if action else None
+            if action not in (None, "deal"):
+                self.prompt = None
         elif kind == "reader":
             self.reader = str(event.get("status", "unknown"))
         elif kind == "round_voided":
@@ -168,16 +197,17 @@ class TableView:
         elif kind == "shoe_closed":
             self.shoe.closed = True
             self.prompt = None
-            self.shoe.details.update({key: value for key, value in event.items()
-                                      if key not in ("event", "cards_left", "cut_card_out", "closed")})
+            remaining = event.get("cards_remaining")
+            if isinstance(remaining, int):
+                self.shoe.cards_left = remaining
+            self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
         elif kind == "shoe":
             cards_left = event.get("cards_left")
             if isinstance(cards_left, int):
                 self.shoe.cards_left = cards_left
             if event.get("cut_card_out"):
                 self.shoe.cut_card_out = True
-            self.shoe.details.update({key: value for key, value in event.items()
-                                      if key not in ("event", "cards_left", "cut_card_out", "closed")})
+            self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
         else:
             return history_changed
         return True

@@ -250,3 +250,41 @@ def test_table_view_totals_ignore_unreadable_codes() -> None:
     view.apply({"event": "card", "round": 1, "slot": "P1", "card": "??"})
     view.apply({"event": "card", "round": 1, "slot": "P2", "card": "8H"})
     assert view.total("player") == 8 and view.total("banker") is None
+
+
+def test_a_whole_shoe_from_the_table_core() -> None:
+    from controller.inputs import card_read
+    from controller.machine import State
+    from controller.shoe import shoe_with_cut_card
+    from controller.table import Table
+
+    table = Table()
+    tokens = iter(shoe_with_cut_card(5, table.decks))
+
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        for event in [*table.start(), *table.handle(Input(InputKind.SHOE))]:
+            app.apply(event)
+        await pilot.pause()
+        assert rendered(app, "#next-action-text") == "Turn the first card for the burn"
+        # Deal until the first result, pressing n through the console for the next rounds.
+        while len(table.results) < 3:
+            if table.state is State.ROUND_OVER:
+                await pilot.press("n")
+                for event in table.handle(inputs[-1]):
+                    app.apply(event)
+            for event in table.handle(card_read(next(tokens))):
+                app.apply(event)
+        await pilot.pause()
+        last = table.results[-1]
+        assert last["say"].lower() in rendered(app, "#result").lower()
+        assert f"Round: {table.round}" in rendered(app, "#shoe")
+        assert f"Cards left: {table.cards_left}" in rendered(app, "#shoe")
+        assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.NEXT]
+        # A refused input is shown to the dealer.
+        await pilot.press("v")
+        for event in table.handle(inputs[-1]):
+            app.apply(event)
+        await pilot.pause()
+        assert "@void not accepted" in rendered(app, "#sent")
+
+    run(scenario)

@@ -420,3 +420,61 @@ def test_croupier_roads_bad_letter_exits_2(capsys: pytest.CaptureFixture[str]) -
     assert status == 2
     err = capsys.readouterr().err
     assert "position 3" in err and "'Z'" in err and "B (banker), P (player) or T (tie)" in err
+
+
+# --------------------------------------------------------------------------- with the real table core
+
+
+def play_shoe(seed: int, void_at: int | None = None) -> tuple[Any, list[dict[str, Any]]]:
+    """Deal a seeded shoe through the table core; with ``void_at``, void that round mid-deal."""
+    from controller.inputs import Input, InputKind, card_read
+    from controller.machine import State
+    from controller.shoe import shoe_with_cut_card
+    from controller.table import Table
+
+    table = Table()
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for token in shoe_with_cut_card(seed, table.decks):
+        if table.state is State.SHOE_CLOSED:
+            break
+        if table.state is State.ROUND_OVER:
+            events += table.handle(Input(InputKind.NEXT))
+        events += table.handle(Input(InputKind.CUT) if token == "@cut" else card_read(token))
+        if void_at is not None and table.round == void_at and table.state is not State.ROUND_OVER:
+            events += table.handle(Input(InputKind.UNREADABLE))
+            events += table.handle(Input(InputKind.VOID, approver="supervisor"))
+            void_at = None
+    return table, events
+
+
+def test_roads_from_the_table_cores_events() -> None:
+    table, events = play_shoe(7, void_at=6)
+    assert any(event["event"] == "round_voided" and event["round"] == 6 for event in events)
+    roads = roads_from_events(events)
+    letters = "".join(result["winner"][0].upper() for result in table.results)
+    assert "".join(result.winner for result in roads.results) == letters
+    assert 6 not in [result.round for result in roads.results]
+    assert roads == compute_roads(roads.results)
+    assert [entry.to_dict() for entry in roads.big_road] == [
+        entry.to_dict() for entry in roads_from_results(letters).big_road]
+    closed = next(event for event in events if event["event"] == "shoe_closed")
+    assert (roads.counts.banker, roads.counts.player, roads.counts.tie) == (
+        closed["results"]["banker"], closed["results"]["player"], closed["results"]["tie"])
+    assert (roads.counts.player_pair, roads.counts.banker_pair, roads.counts.natural) == (
+        closed["pairs"]["player"], closed["pairs"]["banker"], closed["naturals"])
+
+
+def test_table_view_counts_the_shoe_like_the_core() -> None:
+    from controller.tableview import TableView
+
+    table, events = play_shoe(11)
+    view = TableView()
+    for event in events:
+        if event["event"] == "shoe_closed":
+            assert view.shoe.cards_left == event["cards_remaining"]
+            assert view.shoe.cut_card_out
+        view.apply(event)
+    assert view.shoe.closed and view.round == table.round
+    # The next shoe starts new roads.
+    view.apply({"event": "shoe", "shoe": 2, "status": "new", "decks": 8})
+    assert view.roads().results == () and view.shoe.cards_left == 416 and not view.shoe.closed

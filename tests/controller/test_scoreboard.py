@@ -294,3 +294,32 @@ def test_chromium_draws_the_roads_live_and_after_a_reload(board: Scoreboard) -> 
         assert page.evaluate("document.getElementById('big-road').innerHTML") == before
         assert page.evaluate(
             "document.querySelector('#stats td[data-stat=\"rounds\"]').textContent") == "12"
+
+
+def test_a_whole_shoe_from_the_table_core(board: Scoreboard) -> None:
+    from controller.inputs import Input, InputKind, card_read
+    from controller.machine import State
+    from controller.roads import roads_from_events
+    from controller.shoe import shoe_with_cut_card
+    from controller.table import Table
+
+    table = Table()
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for token in shoe_with_cut_card(3, table.decks):
+        if table.state is State.SHOE_CLOSED:
+            break
+        if table.state is State.ROUND_OVER:
+            events += table.handle(Input(InputKind.NEXT))
+        events += table.handle(Input(InputKind.CUT) if token == "@cut" else card_read(token))
+    with connect(board.ws_url) as ws:
+        ws.recv(timeout=5)
+        board.publish_many(events)
+        state = receive_until(ws, lambda m: m["shoe"]["closed"])
+    closed = next(event for event in events if event["event"] == "shoe_closed")
+    assert {key: state["statistics"][key] for key in ("banker", "player", "tie")} == closed["results"]
+    assert state["shoe"]["cards_left"] == closed["cards_remaining"] and state["shoe"]["cut_card_out"]
+    assert state["shoe"]["shoe"] == 1 and state["shoe"]["decks"] == 8
+    expected = roads_from_events(events).to_state()
+    assert state["roads"] == json.loads(json.dumps(expected))
+    assert len(state["last_results"]) == 12
+    assert state["last_results"][-1]["round"] == table.results[-1]["round"]
