@@ -204,6 +204,15 @@ def test_worked_example_chop_and_streaks() -> None:
     assert list(roads.cockroach_pig) == colours("RR R")
 
 
+def test_worked_example_of_the_docs() -> None:
+    # docs/roads.md: B B P P P B P B B P P B, L = [2, 3, 1, 1, 2, 2, 1] (table there).
+    roads = roads_from_results("BBPPPBPBBPPB")
+    assert [len(column) for column in roads.big_road_columns()] == [2, 3, 1, 1, 2, 2, 1]
+    assert list(roads.big_eye_boy) == colours("RbbbRbbRR")
+    assert list(roads.small_road) == colours("bbbbbb")
+    assert list(roads.cockroach_pig) == colours("bRbbb")
+
+
 def test_ties_do_not_change_derived_roads() -> None:
     plain = roads_from_results("BBBPBBPPPB")
     tied = roads_from_results("TBTBBTPBTBPPTTPB")
