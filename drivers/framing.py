@@ -83,7 +83,7 @@ class Frame:
             text += f",{self.seq}"
         if self.data:
             first = self.data.split(",", 1)[0]
-            if self.seq is None and _SEQ_TEXT.fullmatch(first):
+            if self.seq is None and (first == "" or _SEQ_TEXT.fullmatch(first)):
                 text += ","  # an empty seq field, so the data is not read as a seq
             text += "," + self.data
         return text

@@ -146,6 +146,7 @@ class SerialShoe(CardSource):
         self._backoff = BACKOFF_FIRST
         self._failures = 0
         self._unsent_indication: str | None = None
+        self._failed = False
         self._port_timeout: float | None = -1.0
         try:
             self._port = self._open_port()
@@ -248,10 +249,7 @@ class SerialShoe(CardSource):
         if port is not None:
             with contextlib.suppress(pyserial.SerialException, OSError):
                 port.close()
-        if self._buffer:
-            LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
-                        self.url, len(self._buffer), bytes(self._buffer[:40]))
-            self._buffer.clear()
+        self._failed = True  # reported (OFFLINE) once the frames already received are out
         self._reconnect_at = time.monotonic() + BACKOFF_FIRST
         self._backoff = BACKOFF_FIRST
         self._failures = 0
@@ -261,7 +259,6 @@ class SerialShoe(CardSource):
         else:
             LOG.error("%s: line to %s failed (%s); reader offline, reconnect=0 so giving up",
                       self.url, self.port_name, error)
-        self._go_offline()
 
     def _go_offline(self) -> None:
         if self._online:
@@ -316,7 +313,14 @@ class SerialShoe(CardSource):
                 return self._pending.popleft()
             item = self._decode_buffered()
             if item is not None:
-                self._pending.append(item)
+                return item
+            if self._failed:
+                self._failed = False
+                if self._buffer:
+                    LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
+                                self.url, len(self._buffer), bytes(self._buffer[:40]))
+                    self._buffer.clear()
+                self._go_offline()
                 continue
             now = time.monotonic()
             remaining = READ_SLICE if deadline is None else max(0.0, deadline - now)
