@@ -44,6 +44,8 @@ def parse_card(text: str) -> Card:
     if cached is not None:
         return cached
     code = text.strip().upper()
+    if not text.isascii():
+        raise CardCodeError(f"{text!r} is not a card: expected {EXPECTED_FORM}")
     if code.startswith("10"):
         code = "T" + code[2:]
     if len(code) != 2 or code[0] not in RANKS or code[1] not in SUITS:

@@ -20,6 +20,7 @@ from controller.exceptions import CardCodeError
 from controller.inputs import Input, InputKind
 from controller.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
 from controller.settlement import settle
+from controller.shuffle_check import ALERT_PROBABILITY, ShuffleMonitor
 
 Event = dict[str, Any]
 
@@ -84,6 +85,8 @@ class Table:
         self.machine = build_machine(self.model)
         self.shoe_number = 1
         self.inventory: Counter[str] = Counter()
+        self.seen_total = 0
+        self.monitor = ShuffleMonitor(self.decks)
         self.burned: list[str] = []
         self.discarded: list[str] = []
         self.foreign: list[str] = []
@@ -136,7 +139,7 @@ class Table:
 
     @property
     def cards_seen(self) -> int:
-        return sum(self.inventory.values())
+        return self.seen_total
 
     @property
     def cards_left(self) -> int:
@@ -209,11 +212,25 @@ class Table:
                 ["void"],
             )
             return
-        self.inventory[card.code] += 1
+        self._count(card, events)
         if not self._card_due():
             self._not_due(card.code, events)
             return
         self._place(card, events)
+
+    def _count(self, card: Card, events: list[Event]) -> None:
+        """Count a card seen in the shoe, and score the sequence for the unshuffled-shoe alert."""
+        score = self.monitor.observe(card, self.inventory, self.seen_total)
+        self.inventory[card.code] += 1
+        self.seen_total += 1
+        if score is not None:
+            events.append({
+                "event": "alert", "kind": "unshuffled_shoe", "shoe": self.shoe_number, "round": self.round,
+                "probability": score, "threshold": ALERT_PROBABILITY,
+                "detail": f"{self.monitor.hits} of the {self.seen_total - 1} card-to-card steps so far are "
+                          f"same-suit rank neighbours; a random shuffle gives this with probability "
+                          f"{score:.1e}. Stop and call surveillance: the shoe may not have been shuffled",
+            })
 
     def _card_due(self) -> bool:
         state = self.model.state
@@ -382,6 +399,8 @@ class Table:
     def _new_shoe(self, events: list[Event]) -> None:
         self.shoe_number += 1
         self.inventory = Counter()
+        self.seen_total = 0
+        self.monitor = ShuffleMonitor(self.decks)
         self.burned = []
         self.discarded = []
         self.foreign = []
@@ -547,7 +566,7 @@ class Table:
             events.append(self._rejected(
                 item, f"{card.code}: all {self.decks} copies were already seen in this shoe; check the card"))
             return
-        self.inventory[card.code] += 1
+        self._count(card, events)
         self._resolved(item, "manual", events)
         self.model.resume()
         self._place(card, events, manual=True)

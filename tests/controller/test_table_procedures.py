@@ -79,7 +79,7 @@ def test_unreadable_card_burn_keeps_the_slot_due() -> None:
 def test_unreadable_card_entered_by_hand_is_marked_manual() -> None:
     t = table()
     events = play(t, "3S ?? @manual 9c 5H 9D")
-    card = [e for e in kinds(events, "card") if e["slot"] == "B1"][0]
+    card = next(e for e in kinds(events, "card") if e["slot"] == "B1")
     assert card == {"event": "card", "round": 1, "slot": "B1", "card": "9C", "manual": True}
     result = kinds(events, "result")[0]
     assert result["manual"] == ["B1"]
@@ -254,3 +254,9 @@ def test_replaying_inputs_gives_the_same_events() -> None:
     tokens = "3S ?? @manual 9c 5H 9D 4C @exposed @burn 4C 2H @offline @online 6C 7C"
     first, second = table(), table()
     assert play(first, tokens) == play(second, tokens)
+
+
+def test_non_ascii_lookalike_is_not_a_card() -> None:
+    t = table()
+    events = play(t, "Aſ")
+    assert kinds(events, "misdeal")[0]["kind"] == "unknown_card"
