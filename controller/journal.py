@@ -383,7 +383,7 @@ def verify(journal: Journal) -> Verified:
         if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
             raise JournalTamperedError(path, row.seq, "was edited: a field has the wrong form")
         if not _holds_entry(row, row.seq):
-            raise JournalTamperedError(path, row.seq, _why_mismatch(rows, index, by_hash))
+            raise JournalTamperedError(path, *_why_mismatch(rows, index, by_hash))
         if row.prev != expected_prev:
             origin = by_hash.get(row.prev)
             if origin is not None and origin < index - 1:
@@ -422,8 +422,8 @@ def verify(journal: Journal) -> Verified:
     return Verified(len(rows), rows[-1].hash, inputs, events, header)
 
 
-def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> str:
-    """Say why record ``rows[index]``'s contents do not match its hash."""
+def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tuple[int, str]:
+    """Say why record ``rows[index]``'s contents do not match its hash: (record to name, problem)."""
     row = rows[index]
     seq = row.seq
     written_as = None
@@ -438,14 +438,16 @@ def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> st
                 written_as = candidate
                 break
     if written_as is None:
-        return "was edited: its contents do not match its hash"
+        return seq, "was edited: its contents do not match its hash"
     if written_as == seq + 1 and index + 1 < len(rows) and _holds_entry(rows[index + 1], seq):
-        return f"was reordered: records {seq} and {seq + 1} were swapped"
+        return seq, f"was reordered: records {seq} and {seq + 1} were swapped"
     if written_as > seq:
-        return (f"was reordered: it holds the entry written as record {written_as}, so record(s) "
-                f"before it were deleted or moved")
-    return (f"was reordered: it holds the entry written as record {written_as}, so a record was "
-            f"inserted before it or records were moved")
+        return seq, (f"is missing: it was deleted and the records after it renumbered (record {seq} "
+                     f"holds the entry written as record {written_as})")
+    inserted = f"{written_as}" if written_as == seq - 1 else f"{written_as}-{seq - 1}"
+    return written_as, (f"was inserted: record(s) {inserted} are not in the chain (record {seq} holds "
+                        f"the entry written as record {written_as}, so records were inserted or moved "
+                        "before it)")
 
 
 # -- identity -------------------------------------------------------------------
