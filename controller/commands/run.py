@@ -23,7 +23,7 @@ def register(subparsers: Any) -> None:
                     f"inputs from the keyboard ({HELP}). Exit status: 0 at a round boundary, "
                     "3 mid-round, 4 halted on a misdeal, 2 bad arguments or config.",
     )
-    add_table_options(parser)
+    add_table_options(parser, rounds_help="exit 0 after N rounds (default: run until stopped)")
     parser.add_argument("--driver", metavar="URL",
                         help="card source, e.g. serial:///dev/ttyUSB0?baudrate=9600 (default: [driver] url)")
     parser.add_argument("--auto-next", action="store_true",

@@ -29,12 +29,12 @@ def positive_int(text: str) -> int:
     return value
 
 
-def add_table_options(parser: argparse.ArgumentParser) -> None:
+def add_table_options(parser: argparse.ArgumentParser,
+                      rounds_help: str = "stop after N rounds (default: deal one shoe to the cut card)") -> None:
     """Options shared by ``simulate`` and ``run``."""
     parser.add_argument("--config", metavar="FILE", help="TOML config file (default: the embedded default)")
     parser.add_argument("--decks", type=positive_int, metavar="N", help="decks in the shoe (1-8)")
-    parser.add_argument("--rounds", type=positive_int, metavar="N",
-                        help="stop after N rounds (default: deal one shoe to the cut card)")
+    parser.add_argument("--rounds", type=positive_int, metavar="N", help=rounds_help)
     parser.add_argument("--no-burn", action="store_true", help="start dealing at once, with no burn")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
