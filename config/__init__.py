@@ -50,7 +50,7 @@ class ShoeSettings:
     burn: str = field(default="first_card", metadata=_choice("first_card", "fixed", "none"))
     burn_cards: int = field(default=3, metadata=_range(1, 8))
     cut_card: str = field(default="one_more", metadata=_choice("one_more", "this_round"))
-    cut_card_from_end: int = field(default=16, metadata=_range(1, 100))
+    cut_card_from_end: int = field(default=16, metadata=_range(12, 100))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ from controller.shoe import DEFAULT_CUT_FROM_END, shoe_with_cut_card
 from drivers.base import CardSource
 
 DEFAULT_SEED = 0
+MIN_CUT_FROM_END = 12
+"""Enough cards below the cut card to finish a round and play one more (at most 11 cards)."""
 
 
 def read_script(path: str | Path) -> list[Input]:
@@ -44,7 +46,7 @@ class MockShoe(CardSource):
     options: ClassVar[dict[str, str]] = {
         "seed": "whole number; the same seed gives the same shoes",
         "decks": "1-8",
-        "cut": "cards below the cut card, 1-100",
+        "cut": "cards below the cut card, 12-100",
         "shoe": "first shoe number to deal, from 1",
         "script": "path of a shoe script file",
     }
@@ -54,7 +56,7 @@ class MockShoe(CardSource):
         _, values = self.parse_query(url)
         self.seed = self.int_option(url, values, "seed", DEFAULT_SEED, 0, 2**63 - 1)
         self.decks = self.int_option(url, values, "decks", 8, 1, 8)
-        self.cut_from_end = self.int_option(url, values, "cut", DEFAULT_CUT_FROM_END, 1, 100)
+        self.cut_from_end = self.int_option(url, values, "cut", DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, 100)
         self.shoe_index = self.int_option(url, values, "shoe", 1, 1, 1_000_000) - 1
         self.scripted = inputs is not None or "script" in values
         if inputs is not None and "script" in values:
