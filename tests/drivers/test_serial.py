@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 from conftest import EmulatorProcess, RawShoe
+from contract import CardSourceContract
 
 from controller.exceptions import DriverError, DriverURLError
 from controller.inputs import Input, InputKind
 from controller.shoe import shoe_with_cut_card
 from drivers import driver_class
+from drivers.base import CardSource
 from drivers.framing import ACK, ENQ, NAK, Frame, LineFramer, StxFramer, xor_checksum
 from drivers.serial import SerialShoe
 
@@ -371,3 +373,33 @@ def test_new_shoe_indication_moves_the_emulator_to_the_next_shoe(
     got = collect(source, 6)
     first, second = reader_tokens(9, 1), reader_tokens(9, 1, 1)
     assert got in ([first[5], *second[:5]], second[:6])
+
+
+# -- the driver contract, over a pty with the emulator playing a script ---------------
+class TestSerialShoeContract(CardSourceContract):
+    """SerialShoe keeps the CardSource contract (line framing, acknowledged)."""
+
+    framing = "line"
+
+    @pytest.fixture
+    def make_source(self, emulator: Callable[..., EmulatorProcess],
+                    tmp_path: Path) -> Iterator[Callable[[list[str]], CardSource]]:
+        opened: list[CardSource] = []
+
+        def make(tokens: list[str]) -> CardSource:
+            script = tmp_path / f"script{len(opened)}.txt"
+            script.write_text(" ".join(tokens) + "\n", encoding="utf-8")
+            shoe = emulator("--script", str(script), "--framing", self.framing, "--linger", "600")
+            source = SerialShoe(f"serial://{shoe.path}?framing={self.framing}")
+            opened.append(source)
+            return source
+
+        yield make
+        for source in opened:
+            source.close()
+
+
+class TestSerialShoeStxContract(TestSerialShoeContract):
+    """SerialShoe keeps the CardSource contract (stx framing)."""
+
+    framing = "stx"
