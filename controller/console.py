@@ -17,9 +17,9 @@ s     new shoe loaded (asks to confirm)           ``@shoe``
 ====  ==========================================  ======================
 
 Feed it table events with :meth:`DealerConsole.apply` (from any thread); it
-calls ``on_input(Input)`` for each dealer input. ``python -m controller.console``
-runs it on a demo event stream read from standard input (JSON lines) or, with
-no input, empty.
+calls ``on_input(Input)`` for each dealer input. ``python -m controller.console
+EVENTS.jsonl`` shows a recorded event stream and prints the dealer's inputs to
+standard output.
 """
 
 from __future__ import annotations
@@ -267,7 +267,7 @@ class TableScreen(Screen[None]):
             with Horizontal(id="status-bar"):
                 yield Static("", id="reader")
                 yield Static("", id="shoe")
-                yield Static("", id="sent")
+            yield Static("", id="sent")
             yield RoadsView(id="roads")
             yield Static(f"{RESPONSIBLE_GAMING_LINE}  ·  {RESPONSIBLE_GAMING_LINE_KO}",
                          id="responsible-gaming")
@@ -323,7 +323,7 @@ class DealerConsole(App[None]):
     #reader { width: auto; padding: 0 1; }
     #reader.offline { background: $error; text-style: bold; }
     #shoe { width: 1fr; padding: 0 1; }
-    #sent { width: auto; padding: 0 1; color: $text-muted; }
+    #sent { height: auto; padding: 0 1; color: $text-muted; }
     #roads { border: round $primary; padding: 0 1; }
     #responsible-gaming { text-align: center; color: $text-muted; padding: 0 1; }
     """
@@ -472,14 +472,18 @@ class DealerConsole(App[None]):
                  f"Burned: {shoe.burned}"]
         if shoe.closed:
             parts.append("SHOE CLOSED")
-        self._set_text("#shoe", "   ".join(parts))
+        self._set_text("#shoe", "  ".join(parts))
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
         screen.query_one("#roads", RoadsView).show(view.roads())
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the console on JSON-lines events from a file (or none); dealer inputs go to stdout."""
+    """Run the console on JSON-lines events from a file (or none).
+
+    The dealer's inputs are printed to standard output as script tokens, one a
+    line (Textual draws on standard error), so ``> inputs.txt`` keeps them.
+    """
     args = sys.argv[1:] if argv is None else argv
     events: list[dict[str, Any]] = []
     if args:
@@ -487,7 +491,10 @@ def main(argv: list[str] | None = None) -> int:
             events = [json.loads(line) for line in handle if line.strip()]
 
     def show(dealer_input: DealerInput) -> None:
-        print(dealer_input.token(), file=sys.stderr)
+        out = sys.__stdout__  # Textual captures sys.stdout while it runs
+        if out is not None:
+            out.write(dealer_input.token() + "\n")
+            out.flush()
 
     DealerConsole(on_input=show, events=events).run()
     return 0
