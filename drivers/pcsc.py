@@ -108,7 +108,7 @@ class ReaderWatch:
         self._online = False
         self._pending: collections.deque[WatchEvent] = collections.deque()
         self._stop = threading.Event()
-        self.reader = self._connect(first=True)
+        self.reader = self._connect()
         self._online = True
 
     # -- connection ----------------------------------------------------------
@@ -124,7 +124,7 @@ class ReaderWatch:
             return f"the tag left the reader or stopped answering mid-read ({self._error(code)})"
         return self._error(code)
 
-    def _connect(self, first: bool) -> str:
+    def _connect(self) -> str:
         """Establish a context and find the reader; raise DriverError with a clear message."""
         s = self.scard
         code, context = s.SCardEstablishContext(s.SCARD_SCOPE_USER)
@@ -147,8 +147,10 @@ class ReaderWatch:
             raise
         self._context = context
         self._state = states[0][1] & ~s.SCARD_STATE_CHANGED
-        if not first:
-            self._card_present = False
+        # A card already lying on the reader is reported like one that arrives.
+        self._card_present = bool(self._state & s.SCARD_STATE_PRESENT)
+        if self._card_present:
+            self._pending.append(WatchEvent("inserted"))
         return name
 
     def _choose(self, readers: list[str]) -> str:
@@ -201,7 +203,7 @@ class ReaderWatch:
             return self._pending.popleft()
         if not self._online:
             try:
-                self.reader = self._connect(first=False)
+                self.reader = self._connect()
             except DriverError as error:
                 wait = self.poll if timeout is None else min(self.poll, timeout)
                 self._stop.wait(wait)

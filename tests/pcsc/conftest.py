@@ -14,6 +14,7 @@ in CI these tests must run.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
@@ -41,6 +42,8 @@ PORT_B = 35964
 VPCD_CONFIG = Path("/etc/reader.conf.d/vpcd")
 SYSTEM_PIDFILE = Path("/run/pcscd/pcscd.pid")
 READY_SECONDS = 15.0
+LOCK_PATH = Path("/tmp/croupier-pcsc-tests.lock")
+LOCK_SECONDS = 240.0
 
 
 def _unavailable(reason: str) -> None:
@@ -189,9 +192,33 @@ class Pcscd:
         self.start()
 
 
+@contextlib.contextmanager
+def _exclusive(timeout: float = LOCK_SECONDS) -> Iterator[None]:
+    """Hold a machine-wide lock: two test sessions sharing pcscd and vpcd's ports would collide."""
+    with LOCK_PATH.open("a") as lock:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"another test session held {LOCK_PATH} (the PC/SC tests) for {timeout} s")
+                time.sleep(0.1)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session")
 def pcscd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
     """A running pcscd showing the vpcd readers (reused, or started and stopped here)."""
+    with _exclusive():
+        yield from _pcscd(tmp_path_factory)
+
+
+def _pcscd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
     try:
         import smartcard.scard as scard
     except ImportError:

@@ -206,13 +206,13 @@ class _Unplugged:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._scard, name)
 
-    def SCardListReaders(self, context: Any, groups: Any) -> Any:  # noqa: N802 - pyscard's name
+    def SCardListReaders(self, context: Any, groups: Any) -> Any:
         code, readers = self._scard.SCardListReaders(context, groups)
         if self.unplugged.is_set():
             readers = [name for name in readers if name != self.reader]
         return code, readers
 
-    def SCardGetStatusChange(self, context: Any, timeout: int, states: Any) -> Any:  # noqa: N802
+    def SCardGetStatusChange(self, context: Any, timeout: int, states: Any) -> Any:
         if self.unplugged.is_set():
             return self._scard.SCARD_E_UNKNOWN_READER, [(self.reader, 0, [])]
         return self._scard.SCardGetStatusChange(context, timeout, states)
@@ -232,3 +232,10 @@ def test_reader_unplugged_goes_offline_and_back(hand_a: Hand) -> None:
         assert source.recv(5) == Input(InputKind.ONLINE)
         hand_a.present(hand_a.card(code="2H"))
         assert source.recv(5) == card("2H")
+
+
+def test_tag_already_on_the_reader_at_open_is_read(hand_a: Hand) -> None:
+    hand_a.present(hand_a.card(code="JD"))
+    with open_source(URL_A) as source:
+        assert source.recv(5) == card("JD")
+        assert source.recv(0.1) is None

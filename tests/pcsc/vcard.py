@@ -277,10 +277,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"vcard: card {card.uid.hex().upper()} inserted on {args.host}:{args.port}; Ctrl-C removes it",
           file=sys.stderr)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         card.closed.wait(args.seconds)
-    except KeyboardInterrupt:
-        pass
     card.remove()
     print("vcard: card removed", file=sys.stderr)
     return 0
