@@ -40,7 +40,7 @@ from textual.widgets import Footer, Input, Label, Static
 
 from controller.bigtext import big_width, can_render, render_big
 from controller.cards import parse_card
-from controller.exceptions import CardCodeError
+from controller.exceptions import CardCodeError, CroupierError
 from controller.inputs import Input as DealerInput
 from controller.inputs import InputKind
 from controller.roads import (
@@ -353,8 +353,14 @@ class DealerConsole(App[None]):
             self._apply(dict(event))
 
     def _apply(self, event: Mapping[str, Any]) -> None:
-        with self._lock:
-            changed = self.view.apply(event)
+        try:
+            with self._lock:
+                changed = self.view.apply(event)
+        except (CroupierError, ValueError, TypeError, AttributeError) as error:
+            # A display must never stop the table: show the problem and go on.
+            self.log.warning(f"console: skipped event {event!r}: {error}")
+            self.view.rejected = f"event not understood: {error}"
+            changed = True
         if changed and self._ui_thread is not None:
             self.refresh_view()
 

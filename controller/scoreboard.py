@@ -103,14 +103,22 @@ class Scoreboard:
         return self.url.replace("http://", "ws://", 1) + "ws"
 
     def publish(self, event: Mapping[str, Any]) -> None:
-        """Feed one table event; thread safe, never blocks on the network."""
+        """Feed one table event; thread safe, never blocks on the network.
+
+        An event the board cannot understand is logged and skipped: a display
+        must never stop the table.
+        """
         with self._lock:
             if self._closed:
                 return
-            if self._view.apply(event):
-                self._seq += 1
-            else:
+            try:
+                changed = self._view.apply(event)
+            except (CroupierError, ValueError, TypeError, AttributeError) as error:
+                log.warning("scoreboard: skipped event %r: %s", event, error)
                 return
+            if not changed:
+                return
+            self._seq += 1
             if self._flush_pending or self._loop is None:
                 return
             self._flush_pending = True

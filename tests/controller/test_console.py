@@ -228,6 +228,18 @@ def test_events_from_another_thread_and_before_the_app_runs() -> None:
     run(scenario, events)
 
 
+def test_a_bad_event_is_shown_not_raised() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "result", "round": 1, "winner": "dragon"})
+        await pilot.pause()
+        assert "event not understood" in rendered(app, "#sent")
+        app.apply(result_event(1, "B"))
+        await pilot.pause()
+        assert "Banker 1" in rendered(app, "#roads")
+
+    run(scenario)
+
+
 def test_responsible_gaming_line_is_shown() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         text = rendered(app, "#responsible-gaming")

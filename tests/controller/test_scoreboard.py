@@ -35,6 +35,13 @@ def results(letters: str, first_round: int = 1) -> list[dict[str, Any]]:
     return [result_event(first_round + i, letter) for i, letter in enumerate(letters)]
 
 
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every connection here is to 127.0.0.1: keep a proxy in the environment out of it."""
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def board() -> Iterator[Scoreboard]:
     scoreboard = start_scoreboard("127.0.0.1", 0)
@@ -226,7 +233,7 @@ def browser(url: str) -> Iterator[DevTools]:
         process = subprocess.Popen(
             [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", "--remote-debugging-address=127.0.0.1",
+             "--disable-dev-shm-usage", "--no-proxy-server", "--remote-debugging-address=127.0.0.1",
              "--remote-debugging-port=0", f"--user-data-dir={profile}", url],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "LANG": "C.UTF-8"},
         )
@@ -323,3 +330,10 @@ def test_a_whole_shoe_from_the_table_core(board: Scoreboard) -> None:
     assert state["roads"] == json.loads(json.dumps(expected))
     assert len(state["last_results"]) == 12
     assert state["last_results"][-1]["round"] == table.results[-1]["round"]
+
+
+def test_a_bad_event_is_skipped_not_raised(board: Scoreboard) -> None:
+    board.publish({"event": "result", "round": 1, "winner": "dragon"})
+    board.publish({"event": "result", "round": None, "winner": None})
+    board.publish(result_event(2, "P"))
+    assert [r["winner"] for r in board.state()["last_results"]] == ["P"]
