@@ -380,6 +380,10 @@ def verify(journal: Journal) -> Verified:
                 gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
                 raise JournalTamperedError(path, seq, f"is missing: record(s) {gap} were deleted "
                                            f"(the next record is {row.seq})")
+        if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
+                and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
+            raise JournalTamperedError(path, seq, "is damaged or was edited: a field is missing or has the "
+                                       "wrong type")
         if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
             raise JournalTamperedError(path, row.seq, "was edited: a field has the wrong form")
         if not _holds_entry(row, row.seq):
@@ -658,7 +662,9 @@ def attach_journal(
     full, when they may not have been shown before the controller stopped).
 
     Afterwards every input is committed before the core sees it and every
-    batch of events before the runner's sink does. Returns the open journal
+    batch of events before the runner's sink does. A source with a
+    ``journaled(item)`` method is told each of its inputs once it is durable
+    (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). Raises :class:`JournalError` with a clear
     message on any problem.
     """
@@ -679,10 +685,14 @@ def attach_journal(
         journal.close()
         raise
 
+    journaled = getattr(source, "journaled", None)
+
     def record(item: Input) -> None:
         from_source = item is getattr(runner, "received", None)
         position = _position_of(source) if from_source else None
         journal.append_input(item, from_source, position)
+        if from_source and callable(journaled):
+            journaled(item)  # a shoe may acknowledge the card only now that it is durable
 
     def journaled_sink(events: list[Event]) -> None:
         seq = journal.append_events(events)
