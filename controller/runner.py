@@ -40,6 +40,8 @@ class Runner:
     record: Callable[[Input], None] | None = None
     poll: float | None = None
     stopped: bool = field(default=False, init=False)
+    _new_shoe_asked: int = field(default=0, init=False, repr=False)
+    """The closed shoe whose successor the source was already asked to load."""
 
     @property
     def rounds_played(self) -> int:
@@ -76,7 +78,9 @@ class Runner:
             if self.table.model.state is State.SHOE_CLOSED:
                 if not self.new_shoes:
                     break
-                self.source.indicate("new_shoe")
+                if self._new_shoe_asked != self.table.shoe_number:
+                    self._new_shoe_asked = self.table.shoe_number
+                    self.source.indicate("new_shoe")
             item = self.received = self.source.recv(self.poll)
             if item is None:
                 if self.source.exhausted:

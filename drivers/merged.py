@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from typing import ClassVar
 
@@ -28,7 +29,8 @@ class MergedSource(CardSource):
 
     def __init__(self, primary: CardSource, lines: Iterable[str] | None = None,
                  parse: Callable[[str], Input | None] | None = None,
-                 on_error: Callable[[str], None] | None = None) -> None:
+                 on_error: Callable[[str], None] | None = None, pace: float = 0.0,
+                 hold_when_idle: bool = False) -> None:
         super().__init__(primary.url)
         self.primary = primary
         self._queue: queue.Queue[Input] = queue.Queue()
@@ -37,8 +39,20 @@ class MergedSource(CardSource):
         self._stop = threading.Event()
         self._on_error = on_error or (lambda message: None)
         self._primary_failed = False
+        self.pace = pace
+        """Seconds to wait between two reads of the primary (a simulated dealer's pace)."""
+        self._next_read = 0.0
+        self.hold_when_idle = hold_when_idle
+        """Read the primary only while the table expects a card (a simulated dealer draws when due)."""
+        self._holding = hold_when_idle
+        self.keep_open = False
+        """While True the source is never exhausted: a console may still send inputs."""
         if lines is not None and parse is not None:
             self._start(lambda: self._pump_lines(lines, parse))
+
+    def put(self, item: Input) -> None:
+        """Queue an input from another producer (e.g. the dealer console). Thread-safe."""
+        self._queue.put(item)
 
     def _start(self, target: Callable[[], None]) -> None:
         with self._lock:
@@ -70,14 +84,24 @@ class MergedSource(CardSource):
             return self._queue.get_nowait()
         except queue.Empty:
             pass
-        if self._primary_failed or self.primary.exhausted:
+        if self._primary_failed or self._holding or self.primary.exhausted:
             try:
                 return self._queue.get(timeout=POLL_SECONDS)
             except queue.Empty:
                 return None
         wait = POLL_SECONDS if timeout is None else min(timeout, POLL_SECONDS)
+        if self.pace:
+            now = time.monotonic()
+            if now < self._next_read:
+                try:
+                    return self._queue.get(timeout=min(wait, self._next_read - now))
+                except queue.Empty:
+                    return None
         try:
-            return self.primary.recv(wait)
+            item = self.primary.recv(wait)
+            if item is not None and self.pace:
+                self._next_read = time.monotonic() + self.pace
+            return item
         except CroupierError as error:
             self._on_error(str(error))
             self._primary_failed = True
@@ -88,9 +112,11 @@ class MergedSource(CardSource):
         with self._lock:
             running = self._running
         primary_done = self._primary_failed or self.primary.exhausted
-        return primary_done and running == 0 and self._queue.empty()
+        return not self.keep_open and primary_done and running == 0 and self._queue.empty()
 
     def indicate(self, what: str) -> None:
+        if self.hold_when_idle:
+            self._holding = what == "hold"
         self.primary.indicate(what)
 
     def _close(self) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from controller.bigtext import can_render, render_big
-from controller.commands.simulate import add_table_options, settings_from_args
+from controller.commands.simulate import add_table_options, fan_out, settings_from_args
 from controller.keyboard import HELP, parse_dealer_line
 from controller.output import JsonLines, Summary, Transcript
 from controller.runner import Runner
@@ -30,6 +31,9 @@ def register(subparsers: Any) -> None:
                         help="start each next round and confirm each new shoe without a dealer input")
     parser.add_argument("--journal", metavar="PATH", help="journal here (default: [journal] path)")
     parser.add_argument("--no-keyboard", action="store_true", help="do not read dealer inputs from stdin")
+    parser.add_argument("--console", choices=("auto", "textual", "plain"), default="auto",
+                        help="dealer display: the Textual console, plain lines, or auto (the console on a "
+                             "terminal, plain otherwise)")
     parser.set_defaults(handler=run)
 
 
@@ -58,32 +62,64 @@ def run(args: argparse.Namespace) -> int:
     def complain(message: str) -> None:
         print(f"croupier run: {message}", file=sys.stderr, flush=True)
 
-    keyboard = None if args.no_keyboard or sys.stdin is None or sys.stdin.closed else sys.stdin
+    use_console = not args.json and not args.quiet and (
+        args.console == "textual"
+        or (args.console == "auto" and sys.stdout.isatty() and sys.stdin is not None and sys.stdin.isatty()))
+    keyboard = (None if use_console or args.no_keyboard or sys.stdin is None or sys.stdin.closed
+                else sys.stdin)
     source = MergedSource(primary, keyboard, parse_dealer_line, complain)
     summary = Summary()
-    display = JsonLines() if args.json else (None if args.quiet else
+    display = JsonLines() if args.json else (None if args.quiet or use_console else
                                              DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
+    history: list[Event] = []
+    sinks: list[Callable[[list[Event]], None]] = [summary]
+    if display is not None:
+        sinks.append(display)
+    if use_console:
+        sinks.append(history.extend)
+    closers: list[Callable[[], None]] = []
+    if args.scoreboard:
+        from controller.frontends import start_scoreboard_sink
+
+        board_sink, close_board, board_url = start_scoreboard_sink(args.scoreboard)
+        sinks.append(board_sink)
+        closers.append(close_board)
+        complain(f"scoreboard at {board_url}")
 
     def emit(events: list[Event]) -> None:
-        summary(events)
-        if display is not None:
-            display(events)
+        for sink in sinks:
+            sink(events)
 
     table = Table(settings)
     rounds = args.rounds or 0
     runner = Runner(table, source, emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
                     rounds=rounds, new_shoes=True)
+    header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
+                            "driver": url, "seed": None, "mode": "live"}]
+    replay_sinks = [sink for sink in sinks if sink is not display]
     journal_path = args.journal or settings.journal.path
+    journal = None
     if journal_path:
         from controller.journal import attach_journal
 
-        attach_journal(runner, journal_path, argv_key=url)
+        journal = attach_journal(runner, journal_path, argv_key={"command": "run", "driver": url},
+                                 header_events=header, replayed=lambda events: fan_out(replay_sinks, events),
+                                 notice=complain)
+        closers.append(journal.close)
     else:
-        emit([{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
-               "driver": url, "seed": None, "mode": "live"}])
+        emit(header)
         emit(table.start())
-    with source:
-        status = runner.run()
+    try:
+        with source:
+            if use_console:
+                from controller.frontends import run_with_console
+
+                status = run_with_console(runner, source, history)
+            else:
+                status = runner.run()
+    finally:
+        for close in closers:
+            close()
     if not args.json:
         print(summary.text())
     message = runner.ending_message()

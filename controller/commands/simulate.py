@@ -13,6 +13,8 @@ from controller.inputs import parse_tokens
 from controller.output import JsonLines, Progress, Summary, Transcript
 from controller.runner import Runner
 from controller.table import Event, Table
+from drivers.base import CardSource
+from drivers.merged import MergedSource
 from drivers.mock import MockShoe, read_script
 
 TRANSCRIPT_LIMIT = 200
@@ -38,6 +40,8 @@ def add_table_options(parser: argparse.ArgumentParser,
     parser.add_argument("--no-burn", action="store_true", help="start dealing at once, with no burn")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
+    parser.add_argument("--scoreboard", metavar="HOST:PORT",
+                        help="serve the live web scoreboard here (e.g. 127.0.0.1:8080)")
 
 
 def register(subparsers: Any) -> None:
@@ -56,6 +60,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--manual-next", action="store_true",
                         help="wait for @next instead of starting each round automatically")
     parser.add_argument("--journal", metavar="PATH", help="journal every input here, and resume from it")
+    parser.add_argument("--interactive", action="store_true",
+                        help="show the dealer console (Textual) and take the dealer's keys; implies --manual-next")
+    parser.add_argument("--pace", type=float, metavar="SECONDS",
+                        help="seconds between cards from the mock shoe (default 0; 1 with --interactive)")
     parser.set_defaults(handler=simulate)
 
 
@@ -67,7 +75,7 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         overrides["shoe"]["burn"] = "none"
     if getattr(args, "rounds", None) is not None:
         overrides["simulation"]["rounds"] = args.rounds
-    if getattr(args, "manual_next", False):
+    if getattr(args, "manual_next", False) or getattr(args, "interactive", False):
         overrides["simulation"]["auto_next"] = False
     return load_config(args.config, overrides=overrides)
 
@@ -86,6 +94,12 @@ def build_sinks(args: argparse.Namespace, rounds: int) -> tuple[list[Callable[[l
         else:
             sinks.append(Transcript(show_next=not getattr(args, "auto_next", True)))
     return sinks, summary, progress
+
+
+def fan_out(sinks: list[Callable[[list[Event]], None]], events: list[Event]) -> None:
+    """Give ``events`` to every sink."""
+    for sink in sinks:
+        sink(events)
 
 
 def simulate(args: argparse.Namespace) -> int:
@@ -113,33 +127,62 @@ def simulate(args: argparse.Namespace) -> int:
         source = MockShoe(url)
     rounds = settings.simulation.rounds
     args.auto_next = settings.simulation.auto_next
+    interactive = bool(getattr(args, "interactive", False))
+    if interactive:
+        args.quiet = True
     sinks, summary, progress = build_sinks(args, rounds)
+    history: list[Event] = []
+    closers: list[Callable[[], None]] = []
+    replay_sinks: list[Callable[[list[Event]], None]] = [summary]
+    """Who must also see the events a journal replays on resume (they were printed before)."""
+    if interactive:
+        sinks.append(history.extend)
+        replay_sinks.append(history.extend)
+    if args.scoreboard:
+        from controller.frontends import start_scoreboard_sink
+
+        board_sink, close_board, board_url = start_scoreboard_sink(args.scoreboard)
+        sinks.append(board_sink)
+        replay_sinks.append(board_sink)
+        closers.append(close_board)
+        print(f"croupier simulate: scoreboard at {board_url}", file=sys.stderr, flush=True)
 
     def emit(events: list[Event]) -> None:
-        for sink in sinks:
-            sink(events)
+        fan_out(sinks, events)
 
+    pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)
+    card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive and not scripted)
+                               if interactive or pace else source)
     table = Table(settings)
-    runner = Runner(table, source, emit, auto_next=settings.simulation.auto_next, rounds=rounds,
-                    new_shoes=not scripted and rounds > 0)
+    runner = Runner(table, card_source, emit, auto_next=settings.simulation.auto_next, rounds=rounds,
+                    new_shoes=not scripted and (rounds > 0 or interactive), auto_shoe=not interactive)
     header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
-                            "driver": url, "seed": None if scripted else seed}]
+                            "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
     journal = None
-    if args.journal:
-        from controller.journal import attach_journal
-
-        journal = attach_journal(runner, args.journal, argv_key=_journal_key(args, url),
-                                 header_events=header, replayed=summary,
-                                 notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr))
-    else:
-        emit(header)
-        emit(table.start())
     try:
-        with source:
-            status = runner.run()
+        if args.journal:
+            from controller.journal import attach_journal
+
+            journal = attach_journal(runner, args.journal, argv_key=_journal_key(args, url),
+                                     header_events=header,
+                                     replayed=lambda events: fan_out(replay_sinks, events),
+                                     notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr))
+        else:
+            emit(header)
+            emit(table.start())
+        with card_source:
+            if interactive:
+                from controller.frontends import run_with_console
+
+                assert isinstance(card_source, MergedSource)
+                status = run_with_console(runner, card_source, history)
+            else:
+                status = runner.run()
     finally:
         if journal is not None:
             journal.close()
+        for close in closers:
+            close()
     if progress is not None:
         progress.finish()
     if not args.json:
