@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from config import Settings, load_config
@@ -195,4 +197,7 @@ def simulate(args: argparse.Namespace) -> int:
 
 def _journal_key(args: argparse.Namespace, url: str) -> dict[str, Any]:
     """What a journal is tied to besides the settings: the card source and its arguments."""
-    return {"command": "simulate", "driver": url, "cards": args.cards, "script": args.script}
+    key: dict[str, Any] = {"command": "simulate", "driver": url, "cards": args.cards, "script": args.script}
+    if args.script is not None:
+        key["script_sha256"] = hashlib.sha256(Path(args.script).read_bytes()).hexdigest()
+    return key
