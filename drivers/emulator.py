@@ -481,12 +481,11 @@ class ShoeEmulator:
         ready, _, _ = select.select(fds, [], [], max(0.0, timeout))
         for fd in ready:
             if self.keys is not None and self.options.key and fd == self.keys.fileno():
-                line = self.keys.readline()
-                if not line:
+                pressed = os.read(fd, 1024)  # not readline: a buffered second line would hide from select
+                if not pressed:
                     LOG.info("end of key input; stopping")
                     self.stopped = True
-                else:
-                    self.presses += 1
+                self.presses += pressed.count(b"\n")
                 continue
             data = self.endpoint.on_readable(fd)
             if data is None:
@@ -515,10 +514,23 @@ class ShoeEmulator:
         self._drain()
         return 0
 
-    def _drain(self, limit: float = 5.0) -> None:
-        """Wait (up to ``limit`` seconds) until the controller read what was written."""
+    def _drain(self, limit: float = 5.0, quiet: float = 0.2) -> None:
+        """Wait (up to ``limit`` seconds) until the controller read what was written.
+
+        A pty moves written bytes to the reader's queue asynchronously, so an empty
+        queue must stay empty for ``quiet`` seconds; closing the master earlier would
+        flush bytes still on their way (Linux drops them on hang-up).
+        """
         deadline = time.monotonic() + limit
-        while self.endpoint.connected and self.endpoint.pending_output() and time.monotonic() < deadline:
+        empty_since: float | None = None
+        while self.endpoint.connected and time.monotonic() < deadline:
+            now = time.monotonic()
+            if self.endpoint.pending_output():
+                empty_since = None
+            elif empty_since is None:
+                empty_since = now
+            elif now - empty_since >= quiet:
+                return
             time.sleep(0.01)
 
     def close(self) -> None:
