@@ -13,7 +13,8 @@ URL: ``pcsc://?reader=NAME&apdu=HEX&poll=MS`` or ``pcsc://?reader=NAME&map=FILE`
 * ``poll``: milliseconds between retries while pcscd or the reader is gone,
   and the longest single wait on pcscd (default 200).
 
-Each tag presented gives one ``Input(CARD, code)``; a tag whose UID is not in
+Each tag presented gives one ``Input(CARD, code)``; the cut card's tag, storing
+``@cut`` (or mapped to ``@cut``), gives ``Input(CUT)``. A tag whose UID is not in
 the map gives ``Input(CARD, UID)``, which is not a card code (the core's unknown
 card misdeal). A tag that cannot be read (an error status, or it left the
 field mid-read) gives ``Input(UNREADABLE)``; so does a tag pcscd saw come and go
@@ -53,6 +54,8 @@ PCSCD_DOWN = "pcscd is not running (start it: sudo systemctl start pcscd.socket,
 
 GET_UID_APDU = bytes.fromhex("FFCA000000")
 """PC/SC part 3 GET DATA: the contactless card's UID."""
+CUT_CARD_TEXT = "@cut"
+"""What the cut card's tag stores (or its UID maps to): it gives ``Input(CUT)``."""
 DEFAULT_CODE_APDU = bytes.fromhex("FFB0000404")
 """READ BINARY of 4 bytes at page 4 (start of NTAG user memory), where the card code is stored."""
 
@@ -329,11 +332,13 @@ def load_card_map(path: str, label: str = "map") -> dict[str, str]:
             key = ""
         if not key:
             raise DriverURLError(f"{label}: {where}: expected a UID in hex, got {uid!r}")
-        if not isinstance(code, str) or not is_card_code(code):
-            raise DriverURLError(f"{label}: {where}: expected a card code such as TH or AS, got {code!r}")
+        is_cut = isinstance(code, str) and code.strip().lower() == CUT_CARD_TEXT
+        if not isinstance(code, str) or not (is_cut or is_card_code(code)):
+            raise DriverURLError(f"{label}: {where}: expected a card code such as TH or AS, or @cut, "
+                                 f"got {code!r}")
         if key in table_out:
             raise DriverURLError(f"{label}: {where}: UID {key} is mapped twice")
-        table_out[key] = code.strip().upper()
+        table_out[key] = CUT_CARD_TEXT if is_cut else code.strip().upper()
     return table_out
 
 
@@ -413,7 +418,8 @@ class PcscCardSource(CardSource):
             return None
         self._present_uid = uid
         if self.card_map is not None:
-            return Input(InputKind.CARD, self.card_map.get(uid, uid))
+            code = self.card_map.get(uid, uid)
+            return Input(InputKind.CUT) if code == CUT_CARD_TEXT else Input(InputKind.CARD, code)
         return self._code_input(rest[0])
 
     def _read_code_only(self, uid_error: str) -> Input:
@@ -433,6 +439,8 @@ class PcscCardSource(CardSource):
                 f"{self.url}: unreadable tag: its data {data.hex().upper()} is not an ASCII card code"
             )
             return Input(InputKind.UNREADABLE)
+        if text.lower() == CUT_CARD_TEXT:
+            return Input(InputKind.CUT)
         return Input(InputKind.CARD, text)
 
     @property

@@ -53,8 +53,8 @@ def test_bad_urls_say_what_is_wrong(url: str, words: list[str]) -> None:
 
 def test_map_files(tmp_path: Path) -> None:
     text = tmp_path / "cards.txt"
-    text.write_text("# uid code\n04112233445566 th\n04:aa:bb:cc:dd:ee:ff 10D  # ten\n\n")
-    assert load_card_map(str(text)) == {"04112233445566": "TH", "04AABBCCDDEEFF": "10D"}
+    text.write_text("# uid code\n04112233445566 th\n04:aa:bb:cc:dd:ee:ff 10D  # ten\n\n04CC @CUT\n")
+    assert load_card_map(str(text)) == {"04112233445566": "TH", "04AABBCCDDEEFF": "10D", "04CC": "@cut"}
     toml = tmp_path / "cards.toml"
     toml.write_text('[cards]\n"04112233445566" = "AS"\n')
     assert load_card_map(str(toml)) == {"04112233445566": "AS"}
@@ -145,6 +145,14 @@ def test_uid_map(hand_a: Hand, tmp_path: Path) -> None:
         hand_a.take_away(tag)
         hand_a.present(hand_a.card("04999999999999"))
         assert source.recv(5) == card("04999999999999")  # not a card code: the core's unknown card
+
+
+def test_cut_card_tag(hand_a: Hand, tmp_path: Path) -> None:
+    table = tmp_path / "cards.toml"
+    table.write_text('[cards]\n"04CCCCCCCCCCCC" = "@cut"\n')
+    with open_source(f"{URL_A}&map={table}") as source:
+        hand_a.present(hand_a.card("04CCCCCCCCCCCC"))
+        assert source.recv(5) == Input(InputKind.CUT)
 
 
 def test_tag_with_an_error_status_is_unreadable(hand_a: Hand) -> None:

@@ -14,7 +14,8 @@ The card answers:
 ``FF B0 00 pp nn``           READ BINARY of the tag memory, NTAG-style 4-byte
                              pages: pages 0-3 hold the UID, user memory starts
                              at page 4 and holds the playing-card code (ASCII,
-                             NUL padded), so ``FF B0 00 04 04`` reads "TH\\0\\0"
+                             NUL padded), so ``FF B0 00 04 04`` reads "TH\\0\\0";
+                             the cut card's tag holds "@cut"
 ``00 A4 04 00 Lc AID``       SELECT the badge application (``--aid``)
 ``00 B0 00 00 Le``           READ BINARY: the badge ID (after SELECT)
 ``00 CA 01 00 00``           GET DATA: the badge ID (after SELECT)
@@ -100,6 +101,8 @@ class VirtualCard:
         """Set when vpcd powers the card on (pcscd noticed the insertion)."""
         self.closed = threading.Event()
         """Set when the connection ends (removed, or vpcd went away)."""
+        self.memory_read = threading.Event()
+        """Set once the tag memory (``FF B0``, the card code) has been read, or refused."""
         self._selected = False
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -129,6 +132,7 @@ class VirtualCard:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.powered.clear()
         self.closed.clear()
+        self.memory_read.clear()
         self._selected = False
         self._sock = sock
         self._thread = threading.Thread(target=self._serve, args=(sock,), daemon=True,
@@ -185,6 +189,8 @@ class VirtualCard:
                 if self.vanish_on_read and self._is_read(payload):
                     break
                 _send(sock, self.answer(payload))
+                if payload[:2] == b"\xff\xb0":
+                    self.memory_read.set()
         except OSError:
             pass
         finally:
