@@ -67,3 +67,35 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event])
         raise outcome["error"]
     status: int = outcome.get("status", runner.exit_status())
     return status
+
+
+def start_badge_feed(auth_section: Any, source: MergedSource,
+                     complain: Callable[[str], None]) -> Callable[[], None]:
+    """Watch the ``[auth]`` badge reader and send its badges to the table as inputs.
+
+    A presented badge becomes a BADGE input, a removed one BADGE_REMOVED; an
+    unreadable badge or a reader outage is reported (an outage also counts as
+    the badge being removed, so nobody stays signed in on a dead reader).
+    Returns the function that stops watching.
+    """
+    from controller.auth import settings_from_dict
+    from controller.inputs import Input, InputKind
+    from drivers.badges import BadgeReader
+
+    settings = settings_from_dict(auth_section)
+    reader = BadgeReader.from_settings(settings)
+
+    def pump() -> None:
+        for event in reader.events():
+            if event.kind == "presented":
+                source.put(Input(InputKind.BADGE, event.uid))
+            elif event.kind == "removed":
+                source.put(Input(InputKind.BADGE_REMOVED, event.uid))
+            elif event.kind == "offline":
+                complain(event.message or f"badge reader {event.reader} offline")
+                source.put(Input(InputKind.BADGE_REMOVED, event.uid))
+            else:
+                complain(event.message or f"badge reader {event.reader}: {event.kind}")
+
+    threading.Thread(target=pump, name="croupier-badges", daemon=True).start()
+    return reader.close

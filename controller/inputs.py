@@ -20,6 +20,10 @@ token                   input
 ``@exposed``            the dealer reports the last card read was exposed in error
 ``@use``                resolve an exposed card: keep it where it was dealt
 ``@manual XX``          a hand-entered card (for an unreadable one)
+``@close``              the supervisor closes the shoe early, between rounds
+``@badge UID``          a staff badge was presented at the badge reader
+``@badge_removed``      the badge was taken off the badge reader
+``@sign_out``           the dealer signs out (also given when the idle time passes)
 ======================  ===========================================================
 """
 
@@ -48,6 +52,10 @@ class InputKind(enum.Enum):
     EXPOSED = "exposed"
     USE = "use"
     MANUAL = "manual"
+    CLOSE = "close"
+    BADGE = "badge"
+    BADGE_REMOVED = "badge_removed"
+    SIGN_OUT = "sign_out"
 
 
 READER_KINDS = frozenset(
@@ -91,8 +99,8 @@ class Input:
             return str(self.card)
         if self.kind is InputKind.UNREADABLE:
             return "??"
-        if self.kind is InputKind.MANUAL:
-            return f"@manual {self.card}"
+        if self.kind in (InputKind.MANUAL, InputKind.BADGE):
+            return f"@{self.kind.value} {self.card}"
         return "@" + str(self.kind.value)
 
 
@@ -104,10 +112,12 @@ def card_read(code: str) -> Input:
 _SIMPLE_TOKENS = {
     "@" + kind.value: kind
     for kind in InputKind
-    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.MANUAL)
+    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.MANUAL, InputKind.BADGE)
 }
+ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
+                   "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'")}
 TOKEN_FORM = (
-    "a card code (AS, 10H), ??, @manual XX, or one of "
+    "a card code (AS, 10H), ??, @manual XX, @badge UID, or one of "
     + ", ".join(sorted(_SIMPLE_TOKENS))
 )
 
@@ -128,16 +138,17 @@ def parse_tokens(text: str, source: str = "--cards") -> list[Input]:
         position = f"{source} token {index + 1} {word!r}"
         if lowered == "??":
             inputs.append(Input(InputKind.UNREADABLE))
-        elif lowered == "@manual":
+        elif lowered in ARGUMENT_TOKENS:
+            argument_kind, what, example = ARGUMENT_TOKENS[lowered]
             if index + 1 >= len(words):
-                raise ScriptError(f"{position}: expected a card code after @manual, e.g. '@manual 7H'")
+                raise ScriptError(f"{position}: expected {what} after {lowered}, e.g. {example}")
             index += 1
-            inputs.append(Input(InputKind.MANUAL, words[index]))
+            inputs.append(Input(argument_kind, words[index]))
         elif lowered.startswith("@"):
-            kind = _SIMPLE_TOKENS.get(lowered)
-            if kind is None:
+            simple_kind = _SIMPLE_TOKENS.get(lowered)
+            if simple_kind is None:
                 raise ScriptError(f"{position} is not a token: expected {TOKEN_FORM}")
-            inputs.append(Input(kind))
+            inputs.append(Input(simple_kind))
         else:
             inputs.append(Input(InputKind.CARD, word))
         index += 1

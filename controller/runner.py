@@ -8,6 +8,7 @@ before the core sees it, so nothing is shown that was not recorded first.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -40,6 +41,10 @@ class Runner:
     record: Callable[[Input], None] | None = None
     poll: float | None = None
     stopped: bool = field(default=False, init=False)
+    idle_signout: float = 0.0
+    """Sign the dealer out after this many seconds without an input (0: never); needs ``poll``."""
+    clock: Callable[[], float] = time.monotonic
+    _last_activity: float = field(default=0.0, init=False, repr=False)
     _new_shoe_asked: int = field(default=0, init=False, repr=False)
     """The closed shoe whose successor the source was already asked to load."""
 
@@ -85,10 +90,18 @@ class Runner:
             if item is None:
                 if self.source.exhausted:
                     break
+                self._check_idle()
                 continue
+            self._last_activity = self.clock()
             self._act_before(item)
             self.feed(item)
         return self.exit_status()
+
+    def _check_idle(self) -> None:
+        authority = self.table.authority
+        if (self.idle_signout > 0 and authority is not None and authority.dealer is not None
+                and self.clock() - self._last_activity >= self.idle_signout):
+            self.feed(Input(InputKind.SIGN_OUT, "idle"))
 
     def _act_before(self, item: Input) -> None:
         """The simulated dealer's inputs that must precede ``item``."""

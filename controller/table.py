@@ -15,6 +15,7 @@ from typing import Any
 
 from config import Settings
 from controller import rules
+from controller.auth import Authority, settings_from_dict
 from controller.cards import Card, hand_total, parse_card
 from controller.exceptions import CardCodeError
 from controller.inputs import Input, InputKind
@@ -55,6 +56,8 @@ class Misdeal:
     instruction: str
     resolutions: list[str]
     cards: list[str] = field(default_factory=list)
+    supervisor: list[str] = field(default_factory=list)
+    """The resolutions that need a supervisor's approval."""
     """Offending cards physically out of the shoe, to be burned or removed."""
 
     def event(self) -> Event:
@@ -66,7 +69,7 @@ class Misdeal:
             "detail": self.detail,
             "instruction": self.instruction,
             "resolutions": list(self.resolutions),
-            "supervisor": [r for r in self.resolutions if r in SUPERVISOR_RESOLUTIONS],
+            "supervisor": list(self.supervisor),
         }
 
 
@@ -99,6 +102,11 @@ class Table:
         self.rounds_voided = 0
         self.shoe_stats: Counter[str] = Counter()
         self.results: list[Event] = []
+        auth = settings_from_dict(self.settings.extra.get("auth"))
+        self.authority: Authority | None = Authority(auth, clock=lambda: 0.0) if auth.enabled else None
+        """Badges and approvals, when ``[auth] enabled``; idle sign-out arrives as a SIGN_OUT input."""
+        self.pending_approval: tuple[Input, str] | None = None
+        """A dealer input waiting for a supervisor's badge, and the action it needs approved."""
 
     # -- public view ---------------------------------------------------------
     @property
@@ -156,10 +164,14 @@ class Table:
     def handle(self, item: Input) -> list[Event]:
         """Apply one input; return the events it causes, ending with the next instruction."""
         events: list[Event] = []
-        if self.model.state is State.HALTED:
+        if self.authority is not None and self._auth_gate(item, events):
+            pass
+        elif self.model.state is State.HALTED:
             self._handle_halted(item, events)
         else:
             self._handle_running(item, events)
+        if self.authority is not None:
+            self._stamp_dealer(events)
         if not self.reader_online and self.model.state is not State.HALTED:
             self._raise_misdeal(events, "reader_offline", None,
                                 "the card reader is offline", ["online", "void"])
@@ -190,6 +202,8 @@ class Table:
             self._shoe_ready(events)
         elif kind is InputKind.EXPOSED:
             self._exposed(events)
+        elif kind is InputKind.CLOSE:
+            self._close_early(item, events)
         else:
             events.append(self._rejected(item, "there is no misdeal to resolve"))
 
@@ -473,7 +487,7 @@ class Table:
             if card is not None:
                 self.misdeal.cards.append(card)
             extra = Misdeal(kind, self.round, card, detail + " (while halted)",
-                            self.misdeal.instruction, self.misdeal.resolutions)
+                            self.misdeal.instruction, self.misdeal.resolutions, supervisor=self.misdeal.supervisor)
             events.append(extra.event())
             self.shoe_stats["misdeal"] += 1
             return
@@ -482,7 +496,8 @@ class Table:
         instruction = "Halt. " + "; or ".join(
             f"{SAY_RESOLUTION[r]} (@{r})" for r in resolutions
         )
-        misdeal = Misdeal(kind, self.round, card, detail, instruction, resolutions)
+        misdeal = Misdeal(kind, self.round, card, detail, instruction, resolutions,
+                          supervisor=[r for r in resolutions if self.needs_supervisor(r, kind)])
         if card is not None and kind not in ("exposed_card",):
             misdeal.cards.append(card)
         self.misdeal = misdeal
@@ -610,6 +625,12 @@ class Table:
     def _next_instruction(self) -> Event:
         state = self.state
         model = self.model
+        if self.authority is not None:
+            if self.pending_approval is not None:
+                _, action = self.pending_approval
+                return self._say("approval", f"Supervisor: present your badge to approve {action}")
+            if self.authority.dealer is None and state is not State.HALTED:
+                return self._say("sign_in", "Dealer: present your badge to sign in")
         if state in SLOTS:
             side = SLOT_SIDE[state]
             return {"event": "prompt", "round": model.round_number, "slot": state.value, "to": side,
@@ -627,6 +648,117 @@ class Table:
         if state is State.SHOE_CLOSED:
             return self._say("new_shoe", f"Shoe {self.shoe_number} is closed; load a new shoe")
         return self._say("next_round", f"Round {model.round_number} is over; start the next round")
+
+    # -- badges and approvals ---------------------------------------------------
+    def needs_supervisor(self, resolution: str, kind: str | None = None) -> bool:
+        """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval?"""
+        action = self.approval_action(resolution, kind)
+        if self.authority is not None:
+            return self.authority.needs_supervisor(action)
+        return action in SUPERVISOR_RESOLUTIONS or action == "foreign_card"
+
+    @staticmethod
+    def approval_action(resolution: str, kind: str | None) -> str:
+        """The action name an approval is given for (``void``, ``manual``, ``foreign_card``, ``close_shoe``)."""
+        if kind == "foreign_card" and resolution == "void":
+            return "foreign_card"
+        return resolution
+
+    def _auth_gate(self, item: Input, events: list[Event]) -> bool:
+        """Badges, sign-in and approvals; True when ``item`` was fully handled here."""
+        authority = self.authority
+        assert authority is not None
+        kind = item.kind
+        if kind is InputKind.BADGE:
+            uid = item.card or ""
+            if self.pending_approval is not None:
+                pending, action = self.pending_approval
+                approved, auth_events = authority.approve(uid, action)
+                events.extend(auth_events)
+                if approved:
+                    self.pending_approval = None
+                    name = auth_events[-1]["by"]
+                    approved_input = Input(pending.kind, pending.card, approver=name)
+                    if self.model.state is State.HALTED:
+                        self._handle_halted(approved_input, events)
+                    else:
+                        self._handle_running(approved_input, events)
+                return True
+            events.extend(authority.sign_in(uid))
+            return True
+        if kind is InputKind.BADGE_REMOVED:
+            if self.pending_approval is None:
+                events.extend(authority.sign_out("badge removed"))
+            return True
+        if kind is InputKind.SIGN_OUT:
+            self.pending_approval = None
+            events.extend(authority.sign_out(item.card or "signed out"))
+            return True
+        if item.from_reader:
+            if authority.dealer is None and kind in (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE) \
+                    and self.model.state is not State.HALTED:
+                self._reader_card_without_dealer(item, events)
+                return True
+            return False
+        if authority.dealer is None:
+            events.append(self._rejected(item, "no dealer is signed in; present a dealer badge first"))
+            return True
+        self.pending_approval = None
+        needed = self._supervisor_action(item)
+        if needed is not None and item.approver is None:
+            self.pending_approval = (item, needed)
+            events.append({"event": "approval_required", "round": self.round, "action": needed,
+                           "input": item.token(),
+                           "say": f"{item.token()} needs a supervisor: present a supervisor badge"})
+            return True
+        authority.touch()
+        return False
+
+    def _supervisor_action(self, item: Input) -> str | None:
+        """The approval ``item`` needs before it may take effect, or None."""
+        if item.kind is InputKind.CLOSE:
+            return "close_shoe" if self.needs_supervisor("close_shoe") else None
+        misdeal = self.misdeal
+        resolution = RESOLUTION_INPUTS.get(item.kind)
+        if misdeal is None or resolution is None or resolution not in misdeal.resolutions:
+            return None
+        if self.needs_supervisor(resolution, misdeal.kind):
+            return self.approval_action(resolution, misdeal.kind)
+        return None
+
+    def _reader_card_without_dealer(self, item: Input, events: list[Event]) -> None:
+        code = item.card if item.kind is InputKind.CARD else None
+        if code is not None:
+            try:
+                card = parse_card(code)
+            except CardCodeError:
+                card = None
+            if card is not None and not self._is_foreign(card):
+                self._count(card, events)
+        self._raise_misdeal(events, "no_dealer", code, "a card came out of the shoe with no dealer signed in",
+                            ["burn", "void"])
+
+    def _stamp_dealer(self, events: list[Event]) -> None:
+        """Results and misdeals carry the signed-in dealer's identity."""
+        assert self.authority is not None
+        identity = self.authority.identity()
+        for event in events:
+            if event["event"] in ("result", "misdeal", "round_voided", "resolved"):
+                event["dealer"] = identity
+
+    # -- closing a shoe early -------------------------------------------------------
+    def _close_early(self, item: Input, events: list[Event]) -> None:
+        model = self.model
+        if self.state is not State.ROUND_OVER or self.round == 0:
+            events.append(self._rejected(item, "a shoe can be closed early only between rounds"))
+            return
+        model.last_round = model.round_number
+        self.cut_out = True
+        event: Event = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
+        if item.approver:
+            event["approved_by"] = item.approver
+        events.append(event)
+        self._end_round(events)
 
 
 def _previous_slot(state: State, model: RoundModel) -> State | None:

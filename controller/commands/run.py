@@ -94,6 +94,14 @@ def run(args: argparse.Namespace) -> int:
     rounds = args.rounds or 0
     runner = Runner(table, source, emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
                     rounds=rounds, new_shoes=True)
+    auth_section = settings.extra.get("auth")
+    if auth_section and auth_section.get("enabled"):
+        from controller.auth import settings_from_dict
+        from controller.frontends import start_badge_feed
+
+        closers.append(start_badge_feed(auth_section, source, complain))
+        runner.poll = 0.5
+        runner.idle_signout = settings_from_dict(auth_section).idle_signout_seconds
     header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
                             "driver": url, "seed": None, "mode": "live"}]
     replay_sinks = [sink for sink in sinks if sink is not display]
