@@ -10,8 +10,8 @@ URL: ``pcsc://?reader=NAME&apdu=HEX&poll=MS`` or ``pcsc://?reader=NAME&map=FILE`
 * ``map``: instead of reading a code, read the tag's UID (``FF CA 00 00 00``) and
   look it up in FILE: TOML (``"04A1B2C3D4E5F6" = "TH"``, top level or under
   ``[cards]``) or text lines ``UID CODE`` (``#`` comments).
-* ``poll``: milliseconds between retries while pcscd or the reader is gone,
-  and the longest single wait on pcscd (default 200).
+* ``poll``: milliseconds between reconnection attempts while pcscd or the
+  reader is gone (default 200, 10-10000).
 
 Each tag presented gives one ``Input(CARD, code)``; the cut card's tag, storing
 ``@cut`` (or mapped to ``@cut``), gives ``Input(CUT)``. A tag whose UID is not in

@@ -13,7 +13,8 @@ import pytest
 from controller.exceptions import DriverError
 from controller.inputs import Input, InputKind
 from drivers import open_source
-from tests.pcsc.conftest import PORT_A, READER_A, Hand, Pcscd
+from drivers.badges import BadgeEvent, BadgeReader
+from tests.pcsc.conftest import PORT_A, PORT_B, READER_A, READER_B, Hand, Pcscd
 
 pytestmark = pytest.mark.pcsc
 
@@ -57,5 +58,22 @@ def test_pcscd_stopping_is_offline_then_online(restartable: Pcscd) -> None:
             # ...but the next one is read.
             hand.present(hand.card("04222222222222", code="6S"))
             assert source.recv(5) == Input(InputKind.CARD, "6S")
+    finally:
+        hand.cleanup()
+
+
+def test_badge_reader_reports_the_outage(restartable: Pcscd) -> None:
+    hand = Hand(restartable, READER_B, PORT_B)
+    try:
+        with BadgeReader(READER_B, poll=0.02) as badges:
+            restartable.stop()
+            event = badges.next_event(5)
+            assert event is not None and event.kind == "offline" and "pcscd" in event.message
+            restartable.start()
+            assert badges.next_event(5) == BadgeEvent("online", READER_B,
+                                                      message=f"badge reader pcsc://?reader={READER_B}: "
+                                                              f"reader {READER_B!r} is back")
+            hand.present(hand.card("04A1B2C3D4E5F6"))
+            assert badges.next_event(5) == BadgeEvent("presented", READER_B, "04A1B2C3D4E5F6")
     finally:
         hand.cleanup()
