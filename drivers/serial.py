@@ -147,6 +147,8 @@ class SerialShoe(CardSource):
         self._failures = 0
         self._unsent_indication: str | None = None
         self._failed = False
+        self._held_ack: tuple[Input, bytes] | None = None
+        self._resuming = False
         self._port_timeout: float | None = -1.0
         try:
             self._port = self._open_port()
@@ -250,6 +252,7 @@ class SerialShoe(CardSource):
             with contextlib.suppress(pyserial.SerialException, OSError):
                 port.close()
         self._failed = True  # reported (OFFLINE) once the frames already received are out
+        self._held_ack = None  # the shoe resends it on the new line
         self._reconnect_at = time.monotonic() + BACKOFF_FIRST
         self._backoff = BACKOFF_FIRST
         self._failures = 0
@@ -307,6 +310,7 @@ class SerialShoe(CardSource):
 
     # -- the template method ------------------------------------------------------
     def _recv(self, timeout: float | None) -> Input | None:
+        self._release_ack()  # the controller is back for more: it has taken the last input
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             if self._pending:
@@ -398,36 +402,83 @@ class SerialShoe(CardSource):
         else:
             LOG.warning("%s: garbage skipped: %s", self.url, rejected.describe())
 
+    def _answer(self, frame: fr.Frame) -> bytes | None:
+        """The acknowledgement ``frame`` gets, if any."""
+        if self.framing == "stx":
+            return bytes([fr.ACK])
+        if self.ack:
+            return self.framer.encode(fr.Frame(fr.ACKNOWLEDGE, frame.seq))
+        return None
+
     def _on_frame(self, frame: fr.Frame) -> Input | None:
         if frame.kind in _CONTROLLER_KINDS:
             LOG.debug("%s: ignored a controller message from the line (an echo?): %s", self.url, frame)
             return None
-        if self.framing == "stx":
-            self._write(bytes([fr.ACK]))
-        elif self.ack:
-            self._write(self.framer.encode(fr.Frame(fr.ACKNOWLEDGE, frame.seq)))
-        if frame.seq is not None:
-            if frame.seq == self._last_seq:
-                self.duplicates += 1
-                LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
-                return None
-            self._last_seq = frame.seq
-        if frame.kind == fr.CARD:
-            return Input(InputKind.CARD, frame.data)
-        kind = _KIND_INPUTS.get(frame.kind)
-        if kind is not None:
-            return Input(kind)
-        if frame.kind == fr.STATUS:
-            if frame.data != self.status:
-                LOG.info("%s: shoe status: %s", self.url, frame.data)
-            self.status = frame.data
-        return None  # heartbeat or status
+        answer = self._answer(frame)
+        item: Input | None = None
+        if frame.seq is not None and frame.seq == self._last_seq:
+            self.duplicates += 1
+            LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
+        else:
+            if frame.seq is not None:
+                self._last_seq = frame.seq
+            if frame.kind == fr.CARD:
+                item = Input(InputKind.CARD, frame.data)
+            elif frame.kind in _KIND_INPUTS:
+                item = Input(_KIND_INPUTS[frame.kind])
+            elif frame.kind == fr.STATUS:
+                if frame.data != self.status:
+                    LOG.info("%s: shoe status: %s", self.url, frame.data)
+                self.status = frame.data
+        if item is not None and answer is not None:
+            # acknowledged once the controller has it for good: see journaled() and _recv()
+            self._held_ack = (item, answer)
+        elif answer is not None:
+            self._write(answer)
+        return item
+
+    def _release_ack(self) -> None:
+        held, self._held_ack = self._held_ack, None
+        if held is not None:
+            self._write(held[1])
+
+    def journaled(self, item: Input) -> None:
+        """``item`` is durable (the journal committed it): acknowledge it to the shoe now.
+
+        Without a journal the acknowledgement goes out when the controller next
+        calls :meth:`recv`, that is once it has taken the input. Either way a
+        controller that dies holding an input has not acknowledged it, and the
+        shoe sends it again.
+        """
+        if self._held_ack is not None and self._held_ack[0] is item:
+            self._release_ack()
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """``(1, last sequence number)``, -1 for none: where a restarted controller resumes."""
+        return (1, -1 if self._last_seq is None else self._last_seq)
+
+    def seek(self, shoe: int, offset: int) -> None:
+        """Resume after a restart: drop a retransmission of the last journaled message.
+
+        The shoe keeps its own place (it resends what was not acknowledged), so the
+        ``new_shoe`` indications a resume replays are not sent again: the shoe had them.
+        """
+        self._last_seq = None if offset < 0 else offset
+        self._resuming = True
+        LOG.info("%s: resuming after sequence number %s", self.url, offset if offset >= 0 else "(none)")
 
     # -- write-back ---------------------------------------------------------------
     def indicate(self, what: str) -> None:
         """Show the next slot on the shoe (``I,<what>``) when the URL says ``indicator=1``."""
         if not self.indicator or self._closed:
             return
+        if self._resuming:
+            if what == "new_shoe":
+                LOG.info("%s: resuming: the shoe had the new_shoe indication already; not sent again",
+                         self.url)
+                return
+            self._resuming = False
         if what not in fr.INDICATIONS:
             LOG.warning("%s: unknown indication %r not sent; expected one of %s",
                         self.url, what, ", ".join(fr.INDICATIONS))

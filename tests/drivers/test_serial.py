@@ -129,7 +129,42 @@ def test_line_hello_and_acks(raw_shoe: Shoes, opened: Callable[[str], SerialShoe
     assert shoe.read_until(b"\n") == HELLO_ACKED
     shoe.write(line(b"C,17,TH"))
     assert source.recv(5) == card("TH")
+    assert shoe.read_until(b"\n", 0.2) is None  # not acknowledged while the controller holds it
+    assert source.recv(0) is None  # back for more: it has taken the card
     assert shoe.read_until(b"\n") == line(b"A,17")
+    shoe.write(line(b"H,18"))  # a heartbeat gives no input: acknowledged at once
+    assert source.recv(0.2) is None
+    assert shoe.read_until(b"\n") == line(b"A,18")
+
+
+def test_journaled_acknowledges_at_once(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,1,AS"))
+    item = source.recv(5)
+    assert item == card("AS")
+    source.journaled(card("AS"))  # not the same input object: ignored
+    assert shoe.read_until(bytes([ACK]), 0.2) is None
+    assert item is not None
+    source.journaled(item)
+    assert shoe.read_until(bytes([ACK])) == bytes([ACK])
+
+
+def test_position_and_seek_drop_a_retransmission_after_a_restart(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx&indicator=1")
+    assert source.position == (1, -1)
+    shoe.write(stx(b"C,41,AS"))
+    assert source.recv(5) == card("AS")
+    assert source.position == (1, 41)
+    source.close()  # the controller dies before acknowledging; a new one resumes from the journal
+    again = opened(f"serial://{shoe.path}?framing=stx&indicator=1")
+    assert shoe.read_until(bytes([ENQ])) is not None
+    again.seek(1, 41)
+    again.indicate("new_shoe")  # replayed by the resume: the shoe had it, not sent again
+    again.indicate("player")
+    shoe.write(stx(b"C,41,AS") + stx(b"C,42,KD"))
+    assert [again.recv(5), again.recv(0.2)] == [card("KD"), None]
+    assert shoe.read_until(b"\x03") == b"\x02I,player\x03"
 
 
 def test_line_without_acks(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
@@ -158,6 +193,7 @@ def test_stx_hello_ack(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> 
     assert shoe.read_until(bytes([ENQ])) == bytes([ENQ])
     shoe.write(b"\x02C,17,TH\x03\x5a")
     assert source.recv(5) == card("TH")
+    assert source.recv(0) is None
     assert shoe.read_until(bytes([ACK])) == bytes([ACK])
 
 
@@ -216,6 +252,7 @@ def test_stx_bad_checksum_is_naked_and_gives_no_card(raw_shoe: Shoes,
     assert source.bad_checksums == 1
     shoe.write(stx(b"C,1,AS"))  # the shoe retransmits
     assert source.recv(5) == card("AS")
+    assert source.recv(0) is None
     assert shoe.read_until(bytes([ACK])) == bytes([ACK])
 
 
