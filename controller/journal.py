@@ -33,6 +33,7 @@ to where it was, and shows the current instruction again. See
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -146,6 +147,7 @@ class Journal:
         self.last_hash = GENESIS
         self.failed: str | None = None
         """Set when a write failed: the journal then refuses every further write."""
+        self._lock_fd: int | None = None
 
     # -- opening ----------------------------------------------------------------
     @classmethod
@@ -171,6 +173,7 @@ class Journal:
             connection.execute("PRAGMA synchronous=FULL")
             connection.execute("PRAGMA foreign_keys=ON")
             journal._check_format(allow_empty=True)
+            journal._lock()
         except sqlite3.Error as error:
             connection.close()
             raise journal._open_error(error) from None
@@ -203,6 +206,22 @@ class Journal:
             connection.close()
             raise
         return journal
+
+    def _lock(self) -> None:
+        """Hold an exclusive ``flock`` on the file while it is open for writing: one controller
+        per journal. (SQLite's own locks are POSIX locks, independent of this; readers such as
+        ``audit`` and ``history`` take none. A killed controller's lock goes with it.)"""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except OSError as error:
+            raise JournalError(f"{self.path}: cannot open the journal ({error.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise JournalError(f"{self.path}: the journal is in use by another running croupier; stop "
+                               "that one first, or give another --journal path") from None
+        self._lock_fd = fd
 
     def _open_error(self, error: sqlite3.Error) -> JournalError:
         text = _describe(error)
@@ -250,6 +269,19 @@ class Journal:
                 yield Record(*row)
         except sqlite3.Error as error:
             raise self._open_error(error) from None
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read inside one transaction: a consistent view while a controller keeps writing."""
+        if self.connection.in_transaction:
+            yield
+            return
+        self.connection.execute("BEGIN")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.connection.execute("ROLLBACK")
 
     def delivered(self) -> int:
         """The last events record known to have been passed on to the consumers (0: none)."""
@@ -335,6 +367,9 @@ class Journal:
         """Close the database (a clean close checkpoints the WAL). Idempotent."""
         with contextlib.suppress(sqlite3.Error):
             self.connection.close()
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            os.close(fd)
 
 
 # -- verification ---------------------------------------------------------------
@@ -362,7 +397,9 @@ def verify(journal: Journal) -> Verified:
     edited, deleted, inserted or reordered.
     """
     path = journal.path
-    rows = list(journal.records())
+    with journal.snapshot():
+        rows = list(journal.records())
+        acknowledged = journal.delivered()
     if not rows:
         raise JournalError(f"{path}: the journal has no records (not a Croupier journal, or it was emptied)")
     by_hash = {row.hash: index for index, row in enumerate(rows)}
@@ -419,7 +456,6 @@ def verify(journal: Journal) -> Verified:
             events += 1
         previous_kind = row.kind
         expected_prev = row.hash
-    acknowledged = journal.delivered()
     if acknowledged > rows[-1].seq:
         raise JournalTamperedError(path, rows[-1].seq + 1, f"is missing: records {rows[-1].seq + 1}-"
                                    f"{acknowledged} were written and shown, then deleted from the end")

@@ -565,3 +565,19 @@ def test_history_of_a_tampered_journal_warns(journal_path: Path, capsys: pytest.
     assert status == 1
     assert "failed verification" in captured.err
     assert captured.out
+
+
+def test_one_controller_per_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.db"
+    holder = Journal.create_or_open(path)
+    try:
+        status, printed, err = run_cli(capsys, "simulate", "--seed", "1", "--json", "--journal", str(path))
+        assert status == 2 and printed == []
+        assert "in use by another running croupier" in err
+        assert cli.main(["audit", "verify", str(path)]) == 2  # no records yet, but readable
+    finally:
+        holder.close()
+    capsys.readouterr()
+    status, printed, _ = run_cli(capsys, "simulate", "--seed", "1", "--rounds", "2", "--json",
+                                 "--journal", str(path))
+    assert status == 0 and printed
