@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "controller.commands.odds",
     "controller.commands.diagram",
     "controller.commands.roads",
+    "controller.commands.shoe_emulator",
     "controller.commands.badges",
     "controller.commands.audit",
     "controller.commands.history",
