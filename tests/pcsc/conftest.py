@@ -141,8 +141,8 @@ class Pcscd:
         if self.ready():
             for source in (self.pidfile, SYSTEM_PIDFILE):
                 if source is not None:
-                    with contextlib.suppress(OSError, ValueError):
-                        self.pid = int(source.read_text().split()[0])
+                    with contextlib.suppress(OSError, ValueError, IndexError):
+                        self.pid = int(source.read_text().replace("\0", " ").split()[0])
                         break
             return
         self.start()
