@@ -440,3 +440,15 @@ class TestSerialShoeStxContract(TestSerialShoeContract):
     """SerialShoe keeps the CardSource contract (stx framing)."""
 
     framing = "stx"
+
+
+def test_tcp_unplug_and_reconnect_lose_nothing(emulator: Callable[..., EmulatorProcess],
+                                               opened: Callable[[str], SerialShoe]) -> None:
+    shoe = emulator("--seed", "12", "--decks", "1", "--tcp", "127.0.0.1:0", "--framing", "stx",
+                    "--unplug-after", "7", "--replug-after", "0.3", "--ack-timeout", "0.3", "--linger", "60")
+    source = opened(f"socket://{shoe.where}?framing=stx")
+    expected = reader_tokens(12, 1)
+    got = collect(source, len(expected))
+    assert [item for item in got if item.kind not in (InputKind.OFFLINE, InputKind.ONLINE)] == expected
+    assert [item for item in got if item.kind in (InputKind.OFFLINE, InputKind.ONLINE)] == [OFFLINE, ONLINE]
+    assert shoe.next_line() == f"TCP {shoe.where}\n"
