@@ -721,11 +721,12 @@ def attach_journal(
         journal.close()
         raise
 
-    journaled = getattr(source, "journaled", None)
+    reader = reader_of(source)
+    journaled = getattr(reader, "journaled", None)
 
     def record(item: Input) -> None:
         from_source = item is getattr(runner, "received", None)
-        position = _position_of(source) if from_source else None
+        position = _position_of(reader) if from_source else None
         journal.append_input(item, from_source, position)
         if from_source and callable(journaled):
             journaled(item)  # a shoe may acknowledge the card only now that it is durable
@@ -738,6 +739,21 @@ def attach_journal(
     runner.record = record
     runner.sink = journaled_sink
     return journal
+
+
+def reader_of(source: Any) -> Any:
+    """The source that knows its place: ``source``, or the reader a merged source wraps.
+
+    A source that wraps another (``primary``, e.g. the reader plus the dealer's
+    keyboard) and has no ``position``/``seek``/``journaled`` of its own is looked
+    through, so the journal still positions and acknowledges the reader.
+    """
+    seen = 0
+    while (not any(hasattr(source, name) for name in ("position", "seek", "journaled"))
+           and hasattr(source, "primary") and seen < 8):
+        source = source.primary
+        seen += 1
+    return source
 
 
 def _position_of(source: Any) -> tuple[int, int] | None:
@@ -770,13 +786,14 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
     if not isinstance(getattr(type(runner), "rounds_played", None), property):
         runner.rounds_played = found.rounds  # a runner that counts rounds itself
     source = runner.source
-    if found.position is not None and hasattr(source, "seek"):
-        # A seekable source (the mock) goes back to just after the last journaled
-        # source input, then to the shoes the dealer confirmed since. A live shoe
-        # keeps its own place: it resends what was not acknowledged.
-        source.seek(*found.position)
+    reader = reader_of(source)
+    if found.position is not None and hasattr(reader, "seek"):
+        # A seekable source goes back to just after the last journaled source input,
+        # then is told of the new shoes the dealer confirmed since (the mock loads them;
+        # a live shoe, which keeps its own place, knows it is resuming and ignores them).
+        reader.seek(*found.position)
         for _ in range(found.new_shoes):
-            source.indicate("new_shoe")
+            reader.indicate("new_shoe")
     if notice is not None:
         notice(f"resumed from journal {journal.path}: {found.inputs} inputs replayed, "
                f"shoe {table.shoe_number} round {table.round}")

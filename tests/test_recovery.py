@@ -173,6 +173,7 @@ def test_kill9_at_200_points_and_restart(tmp_path: Path) -> None:
         kills += outcome.kills
         assert round_trip < 20
     assert kills >= KILLS_WANTED
+    print(f"{kills} kills over {round_trip} games")
 
 
 def test_torn_wal_tail_after_kills(tmp_path: Path) -> None:
@@ -251,10 +252,10 @@ def test_read_only_journal_path(tmp_path: Path) -> None:
 # -- through the serial shoe emulator on a pty ---------------------------------------------------------
 
 
-def _emulator(seed: int, decks: int) -> tuple[subprocess.Popen[bytes], str]:
+def _emulator(seed: int, decks: int, interval: float) -> tuple[subprocess.Popen[bytes], str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "controller.commands.shoe_emulator", "--seed", str(seed), "--decks", str(decks),
-         "--linger", "120", "--ack-timeout", "0.2"],
+         "--linger", "120", "--ack-timeout", "0.2", "--interval", str(interval)],
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
     assert process.stdout is not None
     line = process.stdout.readline().decode().split()
@@ -263,21 +264,20 @@ def _emulator(seed: int, decks: int) -> tuple[subprocess.Popen[bytes], str]:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "drivers/serial.py acknowledges a card when it decodes it, before the journal commits it: a kill "
-    "in between loses that card (the emulator has moved on). Fix in the driver: acknowledge in "
-    "journaled(item), which the journal calls after the commit, and keep the last sequence number "
-    "as position/seek so a retransmission after a restart is dropped."))
-def test_kill9_through_the_serial_emulator(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["lines", "time"])
+def test_kill9_through_the_serial_emulator(tmp_path: Path, how: str) -> None:
     """kill -9 ``croupier run`` reading a seeded shoe from the emulator over a pty; restart it.
 
     Within one shoe (the emulator's shoe changes are its own protocol), the cards the journal
-    holds are the shoe's cards in order: none lost, none doubled, whatever the kill point.
+    holds are the shoe's cards in order: none lost, none doubled, whatever the kill point. This
+    relies on the serial driver acknowledging a card only once it is journaled (``journaled()``)
+    and dropping the retransmission of the last journaled message after a restart (``seek``).
     """
     if not Path(ROOT / "controller" / "commands" / "shoe_emulator.py").exists():
         pytest.skip("no shoe emulator")
-    seed, decks, rounds = 18, 8, 25
-    emulator, pty = _emulator(seed, decks)
+    seed, decks, rounds = 18, 8, 60
+    # Killed by time, the shoe deals a card every 10 ms so that the kills land all along the game.
+    emulator, pty = _emulator(seed, decks, 0.0 if how == "lines" else 0.01)
     try:
         journal = tmp_path / "serial.db"
         args = ["run", "--driver", f"serial://{pty}?framing=line&indicator=1", "--auto-next", "--json",
@@ -286,7 +286,10 @@ def test_kill9_through_the_serial_emulator(tmp_path: Path) -> None:
         printed: Events = []
         kills = 0
         for _ in range(200):
-            run = run_and_kill([*args, "--journal", str(journal)], lines=rng.randint(3, 40))
+            if how == "lines":
+                run = run_and_kill([*args, "--journal", str(journal)], lines=rng.randint(3, 40))
+            else:
+                run = run_and_kill([*args, "--journal", str(journal)], seconds=rng.uniform(0.1, 0.4))
             printed += run.printed
             if run.returncode != -signal.SIGKILL:
                 assert run.returncode == 0, run.stderr
@@ -294,6 +297,7 @@ def test_kill9_through_the_serial_emulator(tmp_path: Path) -> None:
             kills += 1
             time.sleep(0.05)
         assert kills >= 10
+        print(f"serial emulator ({how}): {kills} kills")
     finally:
         emulator.send_signal(signal.SIGTERM)
         try:
