@@ -160,6 +160,9 @@ class SerialShoe(CardSource):
         LOG.info("%s: opened %s (%s framing)", self.url, self.port_name, self.framing)
         self._hello()
 
+    def __enter__(self) -> SerialShoe:
+        return self
+
     # -- options ------------------------------------------------------------------
     @staticmethod
     def _float_option(url: str, values: dict[str, str], name: str) -> float:
