@@ -336,7 +336,8 @@ class ShoeEmulator:
         forbidden = {fr.STX, 0x0A, 0x0D, ord("*")}
         noise = bytes(b for b in self.faults.randbytes(size * 2) if b not in forbidden)[:size] or b"?"
         if self.options.framing == "line":
-            noise += self.options.terminator
+            # "~" first: noise such as "U" or " X" alone would be a real message
+            noise = b"~" + noise + self.options.terminator
         return noise
 
     def _transmit(self, frame: fr.Frame, faults: bool) -> None:
