@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -452,3 +453,34 @@ def test_tcp_unplug_and_reconnect_lose_nothing(emulator: Callable[..., EmulatorP
     assert [item for item in got if item.kind not in (InputKind.OFFLINE, InputKind.ONLINE)] == expected
     assert [item for item in got if item.kind in (InputKind.OFFLINE, InputKind.ONLINE)] == [OFFLINE, ONLINE]
     assert shoe.next_line() == f"TCP {shoe.where}\n"
+
+
+def test_script_offline_token_unplugs_and_nothing_is_lost(emulator: Callable[..., EmulatorProcess],
+                                                          opened: Callable[[str], SerialShoe],
+                                                          tmp_path: Path) -> None:
+    script = tmp_path / "shoe.txt"
+    script.write_text("AS 10H @offline KD @next\n")
+    link = str(tmp_path / "shoe")
+    shoe = emulator("--script", str(script), "--link", link, "--replug-after", "0.2", "--linger", "60")
+    source = opened(f"serial://{link}")
+    assert collect(source, 4) == [card("AS"), card("10H"), OFFLINE, ONLINE, card("KD"), Input(InputKind.NEXT)]
+    assert shoe.next_line() == f"PTY {link}\n"
+
+
+def test_emulator_heartbeats_keep_the_reader_online(emulator: Callable[..., EmulatorProcess],
+                                                    opened: Callable[[str], SerialShoe]) -> None:
+    shoe = emulator("--seed", "1", "--decks", "1", "--key", "--heartbeat", "0.1", stdin=subprocess.PIPE)
+    source = opened(f"serial://{shoe.path}?heartbeat=0.5")
+    assert source.recv(1.5) is None  # idle, but alive: no OFFLINE
+    assert source.online and source.offline_count == 0
+
+
+def test_line_options_terminator_and_required_checksum(raw_shoe: Shoes,
+                                                       opened: Callable[[str], SerialShoe]) -> None:
+    shoe = raw_shoe()
+    source = opened(f"serial://{shoe.path}?terminator=cr&checksum=required")
+    assert shoe.read_until(b"\r") == b"R,A*3F\r"
+    shoe.write(b"C,1,AS\r" + b"C,2,KD*%02X\r" % xor_checksum(b"C,2,KD"))
+    assert [source.recv(5), source.recv(0.2)] == [card("KD"), None]  # the plain line is refused
+    assert source.garbage_bytes == 7
+    assert shoe.read_until(b"\r") == b"A,2*%02X\r" % xor_checksum(b"A,2")
