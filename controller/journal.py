@@ -60,6 +60,8 @@ GENESIS = "0" * 64
 KINDS = ("header", "start", "input", "events")
 IDENTITY_SECTIONS = ("table", "shoe", "procedures", "simulation")
 """Settings sections that make a table what it is; a journal refuses other values."""
+REPLAY_EXTRA = ("auth",)
+"""Optional sections the core reads: kept in the header for ``audit verify --replay``."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal_meta (
@@ -330,9 +332,17 @@ class Journal:
         self.last_seq, self.last_hash = seq, prev
         return seq
 
-    def begin(self, identity: Mapping[str, Any], start_events: list[Event]) -> int:
-        """Write the header and the start events of a new journal; returns the start record's seq."""
-        header = {"format": FORMAT, "version": VERSION, "identity": dict(identity)}
+    def begin(self, identity: Mapping[str, Any], start_events: list[Event],
+              extra: Mapping[str, Any] | None = None) -> int:
+        """Write the header and the start events of a new journal; returns the start record's seq.
+
+        ``extra`` holds settings kept for an independent replay but not compared on
+        resume (``[auth]``: a badge added between two runs does not lock the journal;
+        the replay check still catches any event it would change).
+        """
+        header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "identity": dict(identity)}
+        if extra:
+            header["extra"] = json.loads(canonical(extra))
         return self._write([("header", header), ("start", {"events": start_events})], setup=True)
 
     def append_input(self, item: Input, from_source: bool, position: tuple[int, int] | None) -> int:
@@ -503,6 +513,11 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
     return identity
 
 
+def replay_extra(table: Table) -> dict[str, Any]:
+    """Settings outside the identity that the table's behaviour depends on (``[auth]``)."""
+    return {name: dict(table.settings.extra[name]) for name in REPLAY_EXTRA if name in table.settings.extra}
+
+
 def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
     if isinstance(stored, dict) and isinstance(given, dict):
         found: list[str] = []
@@ -554,8 +569,12 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     stored = header.get("identity", {}).get("settings") if isinstance(header.get("identity"), dict) else None
     if not isinstance(stored, dict):
         raise JournalError(f"{path}: the journal header has no settings")
+    layers = {k: v for k, v in stored.items() if isinstance(v, dict)}
+    extra = header.get("extra")
+    if isinstance(extra, dict):
+        layers.update({k: v for k, v in extra.items() if isinstance(v, dict)})
     try:
-        return load_config(None, environ={}, overrides={k: v for k, v in stored.items() if isinstance(v, dict)})
+        return load_config(None, environ={}, overrides=layers)
     except ConfigError as error:
         raise JournalError(f"{path}: the journal's settings are not valid here ({error})") from None
 
@@ -646,7 +665,8 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
                 _loads(journal, record).get("events")):
             raise JournalError(
                 f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
-                "journaled (was it written by another version of Croupier, or other rules?)")
+                "journaled (was it written by another version of Croupier, or with other settings such as "
+                "the [auth] badges?)")
         _count(result, events)
         result.last_events = events
         result.last_events_seq = record.seq
@@ -712,7 +732,7 @@ def attach_journal(
         identity = identity_of(table, argv_key)
         if journal.empty:
             start_events = list(header_events or []) + table.start()
-            seq = journal.begin(identity, start_events)
+            seq = journal.begin(identity, start_events, replay_extra(table))
             sink(start_events)
             journal.mark_delivered(seq)
         else:

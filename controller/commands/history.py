@@ -8,8 +8,9 @@
 
 ``--json`` prints one line per ``result`` event (each round exactly once, in
 the shape of the event stream) with the ``shoe``, ``settlement``, ``misdeal``,
-``resolved`` (approvals carry ``approved_by``), ``round_voided`` and
-``shoe_closed`` events around them. The journal's hash chain is checked
+``resolved`` (approved resolutions carry ``approved_by``), ``approval``,
+``approval_refused``, ``dealer_signed_in``/``out``, ``round_voided`` and ``shoe_closed``
+events around them. The journal's hash chain is checked
 first; a broken chain is reported on stderr and the history is still shown,
 up to the end of the file, so the damage can be seen.
 """
@@ -28,11 +29,12 @@ from controller.journal import Journal, JournalTamperedError, journaled_events, 
 from controller.table import Event
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
-                            "shoe_closed"})
+                            "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
+                            "dealer_signed_out"})
 BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 CSV_COLUMNS = ["shoe", "round", "outcome", "player_cards", "player_total", "banker_cards", "banker_total",
                "natural", "player_pair", "banker_pair", "manual",
-               *(f"net_{bet}" for bet in BETS), "misdeals", "resolutions"]
+               *(f"net_{bet}" for bet in BETS), "misdeals", "resolutions", "approvals", "dealer"]
 
 
 def register(subparsers: Any) -> None:
@@ -61,19 +63,27 @@ class Round:
     voided: Event | None = None
     misdeals: list[Event] = field(default_factory=list)
     resolutions: list[Event] = field(default_factory=list)
+    approvals: list[Event] = field(default_factory=list)
 
 
-def history_events(journal: Journal) -> list[Event]:
-    """The history events of ``journal``, in order (see the module doc)."""
-    return [event for _, events in journaled_events(journal) for event in events
+def all_events(journal: Journal) -> list[Event]:
+    """Every event ``journal`` holds, in order."""
+    return [event for _, events in journaled_events(journal) for event in events]
+
+
+def history_events(events: list[Event]) -> list[Event]:
+    """The history events among ``events``, in order (see the module doc)."""
+    return [event for event in events
             if event.get("event") in HISTORY_EVENTS and not (
                 event["event"] == "shoe" and event.get("status") != "new")]
 
 
 def rounds_of(events: list[Event]) -> list[Round]:
-    """Group history events into rounds (misdeals go with the round they name)."""
+    """Group events into rounds (misdeals go with the round they name, approvals with the
+    round in progress)."""
     rounds: dict[tuple[int, int], Round] = {}
     shoe = 1
+    current = 0
 
     def at(number: int) -> Round:
         key = (shoe, number)
@@ -85,6 +95,10 @@ def rounds_of(events: list[Event]) -> list[Round]:
         name = event["event"]
         if name == "shoe":
             shoe = int(event["shoe"])
+        elif name == "round":
+            current = int(event["round"])
+        elif name in ("approval", "approval_refused"):
+            at(current).approvals.append(event)
         elif name == "result":
             shoe = int(event.get("shoe", shoe))
             at(int(event["round"])).result = event
@@ -106,6 +120,18 @@ def _resolution_text(event: Event) -> str:
     if event.get("approved_by"):
         text += f" approved by {event['approved_by']}"
     return text
+
+
+def _approval_text(event: Event) -> str:
+    if event["event"] == "approval":
+        return f"{event.get('action')} approved by {event.get('by')}"
+    return f"{event.get('action')} refused ({event.get('reason')})"
+
+
+def _dealer_of(identity: Any) -> str:
+    if isinstance(identity, dict):
+        return str(identity.get("name") or identity.get("uid") or "")
+    return "" if identity is None else str(identity)
 
 
 def _flags(result: Event) -> str:
@@ -140,6 +166,8 @@ def write_csv(rounds: list[Round], stream: TextIO) -> None:
         row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m.get("card") else "")
                              for m in entry.misdeals))
         row.append("; ".join(_resolution_text(r) for r in entry.resolutions))
+        row.append("; ".join(_approval_text(a) for a in entry.approvals))
+        row.append(_dealer_of((result or entry.voided or {}).get("dealer")))
         writer.writerow(row)
 
 
@@ -167,7 +195,7 @@ def write_text(rounds: list[Round], stream: TextIO) -> None:
         elif entry.voided is not None:
             stream.write(f"  Round {entry.number:>3}  VOID    cards {' '.join(entry.voided['cards'])}, "
                          "bets returned\n")
-        elif not entry.misdeals:
+        elif not entry.misdeals and not entry.approvals:
             continue
         else:
             stream.write(f"  Round {entry.number:>3}  (not finished)\n")
@@ -176,6 +204,8 @@ def write_text(rounds: list[Round], stream: TextIO) -> None:
             stream.write(f"             misdeal {misdeal['kind']}{card}: {misdeal['detail']}\n")
         for resolution in entry.resolutions:
             stream.write(f"             resolved {_resolution_text(resolution)}\n")
+        for approval in entry.approvals:
+            stream.write(f"             {_approval_text(approval)}\n")
 
 
 def history(args: argparse.Namespace) -> int:
@@ -193,14 +223,14 @@ def history(args: argparse.Namespace) -> int:
             print(f"croupier history: WARNING: the journal failed verification: {error}; "
                   "showing it anyway", file=sys.stderr)
             status = 1
-        events = history_events(journal)
+        events = all_events(journal)
     except JournalError as error:
         print(f"croupier history: {error}", file=sys.stderr)
         return 2
     finally:
         journal.close()
     if args.json:
-        write_json(events, sys.stdout)
+        write_json(history_events(events), sys.stdout)
     elif args.csv:
         write_csv(rounds_of(events), sys.stdout)
     else:

@@ -534,7 +534,8 @@ def test_history_json_is_each_result_once_as_emitted(tmp_path: Path, capsys: pyt
     history_results = [line for line in out.splitlines() if json.loads(line)["event"] == "result"]
     assert history_results == reference_results  # the same text, once each, in order
     kinds = {json.loads(line)["event"] for line in out.splitlines()}
-    assert kinds <= {"shoe", "result", "settlement", "misdeal", "resolved", "round_voided", "shoe_closed"}
+    assert kinds <= {"shoe", "result", "settlement", "misdeal", "resolved", "round_voided", "shoe_closed",
+                     "approval", "approval_refused", "dealer_signed_in", "dealer_signed_out"}
 
 
 def test_history_csv_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -581,3 +582,51 @@ def test_one_controller_per_journal(tmp_path: Path, capsys: pytest.CaptureFixtur
     status, printed, _ = run_cli(capsys, "simulate", "--seed", "1", "--rounds", "2", "--json",
                                  "--journal", str(path))
     assert status == 0 and printed
+
+
+DEALER = "04A1B2C3D4E5F6"
+SUPERVISOR = "04DEADBEEF0001"
+AUTH_CONFIG = f"""
+[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+
+[auth.badges.{DEALER}]
+name = "Alice Martin"
+role = "dealer"
+
+[auth.badges.{SUPERVISOR}]
+name = "Bob Stone"
+role = "supervisor"
+"""
+
+
+def test_badges_and_approvals_are_journaled_replayed_and_in_the_history(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "auth.toml"
+    config.write_text(AUTH_CONFIG, encoding="utf-8")
+    cards = (f"@badge {DEALER} 5H 2C 3D 4S 6H 7C 9H 8D 2S 3C KH 4D AS 2D @double @void "
+             f"@badge {SUPERVISOR} 7S 6D TH 9C QS")
+    argv = ["simulate", "--config", str(config), "--cards", cards, "--json"]
+    _, reference, _ = run_cli(capsys, *argv)
+    assert any(e["event"] == "approval" for e in reference)
+    path = tmp_path / "j.db"
+    _crash_when(monkeypatch, lambda e: e.get("action") == "approval")
+    with pytest.raises(Crash):
+        cli.main([*argv, "--journal", str(path)])
+    before = lines_of(capsys.readouterr().out)
+    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    _, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
+    assert_resumed_exactly(before, resumed, reference)
+    # An independent replay (settings from the journal's header, [auth] included) agrees.
+    assert cli.main(["audit", "verify", str(path), "--replay"]) == 0
+    assert "same events" in capsys.readouterr().out
+    assert cli.main(["history", str(path), "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    voided = [row for row in rows if row["outcome"] == "void"]
+    assert voided and "void approved by Bob Stone" in voided[0]["approvals"]
+    assert "approved by Bob Stone" in voided[0]["resolutions"]
+    assert voided[0]["dealer"] == "Alice Martin"
+    assert cli.main(["history", str(path), "--json"]) == 0
+    kinds = [json.loads(line)["event"] for line in capsys.readouterr().out.splitlines()]
+    assert "approval" in kinds and "dealer_signed_in" in kinds
