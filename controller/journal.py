@@ -169,18 +169,17 @@ class Journal:
             raise JournalError(f"{name}: cannot open the journal for writing ({_describe(error)})") from None
         journal = cls(name, connection)
         try:
+            journal._lock()
+            journal._check_format(allow_empty=True)  # before WAL mode: never convert another database
             mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise JournalError(f"{name}: cannot put the journal in WAL mode (got {mode!r})")
             connection.execute("PRAGMA synchronous=FULL")
-            connection.execute("PRAGMA foreign_keys=ON")
-            journal._check_format(allow_empty=True)
-            journal._lock()
         except sqlite3.Error as error:
-            connection.close()
+            journal.close()
             raise journal._open_error(error) from None
         except JournalError:
-            connection.close()
+            journal.close()
             raise
         return journal
 

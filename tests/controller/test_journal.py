@@ -325,6 +325,11 @@ def test_not_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str], make:
     if make in ("text", "other_sqlite", "directory"):
         status, printed, err = run_cli(capsys, "simulate", "--seed", "1", "--json", "--journal", str(path))
         assert status == 2 and printed == [] and str(path) in err
+    if make == "other_sqlite":  # someone else's database is left as it was
+        connection = sqlite3.connect(path)
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+        assert connection.execute("SELECT name FROM sqlite_master").fetchall() == [("t",)]
+        connection.close()
 
 
 def test_missing_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
