@@ -104,12 +104,16 @@ class Runner:
             self.feed(Input(InputKind.SIGN_OUT, "idle"))
 
     def _act_before(self, item: Input) -> None:
-        """The simulated dealer's inputs that must precede ``item``."""
+        """The simulated dealer's inputs that must precede ``item`` (only ever before a card)."""
+        if item.kind not in DEALT_KINDS:
+            return
+        authority = self.table.authority
+        if authority is not None and authority.dealer is None:
+            return
         state = self.table.model.state
-        if state in (State.NEW_SHOE, State.SHOE_CLOSED) and self.auto_shoe and item.kind is not InputKind.SHOE:
+        if state in (State.NEW_SHOE, State.SHOE_CLOSED) and self.auto_shoe:
             self.feed(Input(InputKind.SHOE))
-        elif (state is State.ROUND_OVER and self.auto_next and self.table.round > 0
-              and item.kind in DEALT_KINDS):
+        elif state is State.ROUND_OVER and self.auto_next and self.table.round > 0:
             self.feed(Input(InputKind.NEXT))
 
     def exit_status(self) -> int:

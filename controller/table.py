@@ -687,7 +687,9 @@ class Table:
             events.extend(authority.sign_in(uid))
             return True
         if kind is InputKind.BADGE_REMOVED:
-            if self.pending_approval is None:
+            dealer = authority.dealer
+            removed = authority.badge(item.card) if item.card else dealer
+            if self.pending_approval is None and dealer is not None and removed == dealer:
                 events.extend(authority.sign_out("badge removed"))
             return True
         if kind is InputKind.SIGN_OUT:

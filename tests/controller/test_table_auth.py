@@ -156,3 +156,13 @@ def test_without_auth_close_is_immediate_and_supervisor_marks_are_default() -> N
     assert named(events, "shoe_closed")
     feed(t, "@shoe 3S ??")
     assert t.misdeal is not None and t.misdeal.supervisor == ["manual", "void"]
+
+
+def test_taking_a_supervisor_badge_off_keeps_the_dealer_signed_in(table: Table) -> None:
+    feed(table, f"@badge {DEALER} @shoe 3S @double @void @badge {SUPERVISOR}")
+    assert table.state is State.ROUND_OVER
+    events = table.handle(Input(InputKind.BADGE_REMOVED, SUPERVISOR))
+    assert not named(events, "dealer_signed_out")
+    assert table.authority is not None and table.authority.dealer is not None
+    events = table.handle(Input(InputKind.BADGE_REMOVED, DEALER))
+    assert named(events, "dealer_signed_out")[0]["name"] == "Alice Martin"

@@ -261,11 +261,6 @@ def test_dealer_badge_signs_in_and_results_carry_the_dealer(start_run: Any, hand
     assert not [e for e in run.events if e["event"] == "misdeal"], run.describe()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "BUG: with --auto-next, Runner._act_before (controller/runner.py) feeds the simulated dealer's "
-    "@shoe before ANY input while the shoe is new, the BADGE input included; with nobody signed in "
-    "yet the auth gate rejects it, so presenting the first dealer badge shows and journals "
-    "'@shoe not accepted: no dealer is signed in; present a dealer badge first'"))
 def test_presenting_the_dealer_badge_is_not_answered_with_a_rejection(
         start_run: Any, hand_b: Hand, tmp_path: Path) -> None:
     run = start_run(driver=empty_script(tmp_path))
