@@ -1,10 +1,11 @@
 """Fixtures for the PC/SC tests: a real pcscd with vpcd's virtual readers, and virtual cards.
 
-The ``pcscd`` session fixture reuses a running pcscd that shows the vpcd
-readers (``.ci/test`` starts one and names its PID file in
-``CROUPIER_PCSCD_PIDFILE``); otherwise it starts ``pcscd -f -i`` itself, waits
-for the readers by polling ``SCardListReaders`` against a deadline, and stops
-it by PID at the end.
+The ``pcscd`` fixture reuses a running pcscd that shows the vpcd readers
+(``.ci/test`` starts one and names its PID file in ``CROUPIER_PCSCD_PIDFILE``);
+otherwise it starts ``pcscd -f -i`` itself, waits for the readers by polling
+``SCardListReaders`` against a deadline, and stops it by PID at the end of the
+session. Each test holds a machine-wide lock while it uses pcscd, so test
+sessions running at the same time take turns instead of colliding.
 
 When pcscd, vpcd or pyscard is missing the tests skip, except when
 ``CROUPIER_REQUIRE_PCSC=1`` (set by ``.ci/test``): then they fail, because
@@ -50,6 +51,14 @@ def _unavailable(reason: str) -> None:
     if os.environ.get("CROUPIER_REQUIRE_PCSC") == "1":
         pytest.fail(f"PC/SC tests must run here (CROUPIER_REQUIRE_PCSC=1) but {reason}")
     pytest.skip(reason)
+
+
+def _read_pid(path: Path) -> int | None:
+    """The PID in a PID file (pcscd NUL-terminates its own), or None."""
+    try:
+        return int(path.read_text().replace("\0", " ").split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _pid_alive(pid: int) -> bool:
@@ -130,20 +139,22 @@ class Pcscd:
             s.SCardReleaseContext(context)
 
     # -- lifecycle ---------------------------------------------------------------
-    def adopt_or_start(self) -> None:
-        if self.pidfile is not None:  # .ci/test started it; it may still be starting up
-            with contextlib.suppress(OSError, ValueError):
-                pid = int(self.pidfile.read_text().split()[0])
-                if _pid_alive(pid):
-                    self.pid = pid
-                    self.wait_ready()
-                    return
+    def ensure_running(self) -> None:
+        """Make sure a pcscd showing the vpcd readers answers: ours, .ci/test's, another one, or a new one."""
+        if self.pid is not None and _pid_alive(self.pid) and (
+                self._process is None or self._process.poll() is None):
+            self.wait_ready()
+            return
+        # Ours (or the one adopted) is gone: another test session stopped the one it had started.
+        self.pid, self._process, self.owned = None, None, False
+        if self.pidfile is not None:  # .ci/test started one; it may still be starting up
+            pid = _read_pid(self.pidfile)
+            if pid is not None and _pid_alive(pid):
+                self.pid = pid
+                self.wait_ready()
+                return
         if self.ready():
-            for source in (self.pidfile, SYSTEM_PIDFILE):
-                if source is not None:
-                    with contextlib.suppress(OSError, ValueError, IndexError):
-                        self.pid = int(source.read_text().replace("\0", " ").split()[0])
-                        break
+            self.pid = _read_pid(SYSTEM_PIDFILE)
             return
         self.start()
 
@@ -212,13 +223,8 @@ def _exclusive(timeout: float = LOCK_SECONDS) -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def pcscd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
-    """A running pcscd showing the vpcd readers (reused, or started and stopped here)."""
-    with _exclusive():
-        yield from _pcscd(tmp_path_factory)
-
-
-def _pcscd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
+def pcscd_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
+    """The session's view of pcscd; stops it at the end if this session started it."""
     try:
         import smartcard.scard as scard
     except ImportError:
@@ -228,12 +234,23 @@ def _pcscd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
     daemon = Pcscd(scard, tmp_path_factory.mktemp("pcscd") / "pcscd.log")
     if not daemon.ready() and shutil.which("pcscd") is None and not Path("/usr/sbin/pcscd").exists():
         _unavailable("pcscd is not installed (apt install pcscd)")
-    daemon.adopt_or_start()
-    try:
-        yield daemon
-    finally:
-        if daemon.owned:
+    yield daemon
+    if daemon.owned:
+        with _exclusive():
             daemon.stop()
+
+
+@pytest.fixture
+def pcscd(pcscd_daemon: Pcscd) -> Iterator[Pcscd]:
+    """A running pcscd showing the vpcd readers, held for this test alone.
+
+    Reused when running (``.ci/test``'s, or another one), else started here and
+    stopped by PID at the end of the session. The machine-wide lock keeps two
+    test sessions from using pcscd and vpcd's ports at the same time.
+    """
+    with _exclusive():
+        pcscd_daemon.ensure_running()
+        yield pcscd_daemon
 
 
 @pytest.fixture
