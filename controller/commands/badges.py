@@ -22,7 +22,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from controller.auth import AuthSettings, reader_from_url, settings_from_dict
-from controller.exceptions import ConfigError
+from controller.exceptions import ConfigError, DriverError
 
 if TYPE_CHECKING:
     from drivers.badges import BadgeEvent
@@ -112,9 +112,16 @@ def watch(args: argparse.Namespace) -> int:
 
     from drivers.badges import BadgeReader
 
+    try:
+        opened = BadgeReader.from_settings(settings, reader)
+    except DriverError as error:
+        if reader is None and settings.reader_name is None and "?reader=NAME" in str(error):
+            raise DriverError(f"{error} (give --reader NAME, or reader = \"pcsc://?reader=NAME\" "
+                              "in [auth] of the --config file)") from None
+        raise
     printed = 0
     try:
-        with BadgeReader.from_settings(settings, reader) as badges:
+        with opened as badges:
             if not args.json:
                 print(f"watching badge reader {badges.reader!r}; present a badge (Ctrl-C to stop)",
                       file=sys.stderr, flush=True)

@@ -201,3 +201,9 @@ def test_watch_no_such_reader_exits_2(reader_b: str, capsys: pytest.CaptureFixtu
     assert main(["badges", "watch", "--reader", "Front desk"]) == 2
     err = capsys.readouterr().err
     assert "no PC/SC reader 'Front desk'" in err and READER_A in err and READER_B in err
+
+
+def test_watch_without_a_reader_says_how_to_name_one(reader_b: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["badges", "watch"]) == 2
+    err = capsys.readouterr().err
+    assert "--reader NAME" in err and READER_A in err and READER_B in err
