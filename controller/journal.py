@@ -585,7 +585,10 @@ def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
             try:
                 events = json.loads(record.body)["events"]
             except (ValueError, KeyError, TypeError):
-                raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record") from None
+                events = None
+            if not isinstance(events, list) or not all(
+                    isinstance(event, dict) and isinstance(event.get("event"), str) for event in events):
+                raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
             yield record.seq, events
 
 
@@ -641,16 +644,26 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
             if pending is not None:
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
+            invalid = f"{journal.path}: record {record.seq} is not a valid input"
             try:
                 item = Input.from_dict(body["input"])
-            except (KeyError, ValueError, TypeError):
-                raise JournalError(f"{journal.path}: record {record.seq} is not a valid input") from None
+                if not all(isinstance(text, str | None) for text in (item.card, item.approver)):
+                    raise TypeError("card and approver are text")
+                position = body.get("position")
+                if position is not None and not (
+                        isinstance(position, list) and len(position) == 2
+                        and all(isinstance(part, int) for part in position)):
+                    raise TypeError("position is [shoe, offset]")
+            except (KeyError, ValueError, TypeError, AttributeError):
+                raise JournalError(invalid) from None
             before = table.state
-            events = table.handle(item)
+            try:
+                events = table.handle(item)
+            except Exception as error:  # a damaged input must not crash the controller
+                raise JournalError(f"{invalid}: replaying it fails ({type(error).__name__}: {error})") from None
             result.inputs += 1
             if body.get("source"):
-                position = body.get("position")
-                result.position = (int(position[0]), int(position[1])) if position else None
+                result.position = (position[0], position[1]) if position else None
                 result.new_shoes = 0
             elif new_shoes and before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
                 result.new_shoes += 1

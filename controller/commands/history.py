@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import sys
 from dataclasses import dataclass, field
@@ -229,14 +230,21 @@ def history(args: argparse.Namespace) -> int:
         return 2
     finally:
         journal.close()
-    if args.json:
-        write_json(history_events(events), sys.stdout)
-    elif args.csv:
-        write_csv(rounds_of(events), sys.stdout)
-    else:
-        rounds = rounds_of(events)
-        write_text(rounds, sys.stdout)
-        finished = sum(1 for entry in rounds if entry.result is not None)
-        sys.stdout.write(f"{finished} round(s) with a result, "
+    output = io.StringIO()
+    try:
+        if args.json:
+            write_json(history_events(events), output)
+        elif args.csv:
+            write_csv(rounds_of(events), output)
+        else:
+            rounds = rounds_of(events)
+            write_text(rounds, output)
+            finished = sum(1 for entry in rounds if entry.result is not None)
+            output.write(f"{finished} round(s) with a result, "
                          f"{sum(1 for entry in rounds if entry.voided is not None)} voided\n")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        print(f"croupier history: {args.path}: the journal holds events the table does not emit "
+              f"({type(error).__name__}: {error}); run croupier audit verify --replay", file=sys.stderr)
+        return 2
+    sys.stdout.write(output.getvalue())
     return status

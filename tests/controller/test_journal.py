@@ -635,3 +635,48 @@ def test_badges_and_approvals_are_journaled_replayed_and_in_the_history(
     assert cli.main(["history", str(path), "--json"]) == 0
     kinds = [json.loads(line)["event"] for line in capsys.readouterr().out.splitlines()]
     assert "approval" in kinds and "dealer_signed_in" in kinds
+
+
+def _forge(path: Path, seq: int, body: str) -> None:
+    """Replace record ``seq``'s body and recompute the whole chain from it (a careful forger)."""
+    connection = sqlite3.connect(path)
+    rows = connection.execute("SELECT seq, kind, at, body, prev FROM records WHERE seq >= ? ORDER BY seq",
+                              (seq,)).fetchall()
+    prev = rows[0][4]
+    for number, kind, at, old, _ in rows:
+        text = body if number == seq else old
+        digest = record_hash(number, kind, at, prev, text)
+        connection.execute("UPDATE records SET body = ?, prev = ?, hash = ? WHERE seq = ?",
+                           (text, prev, digest, number))
+        prev = digest
+    connection.commit()
+    connection.close()
+
+
+@pytest.mark.parametrize("seq, body", [
+    (3, '{"input":"x","source":false}'),
+    (3, '{"input":{"kind":"bogus"},"source":false}'),
+    (5, '{"input":{"kind":"card","card":5},"source":true,"position":[1,1]}'),
+    (5, '{"input":{"kind":"card","card":"5H"},"source":true,"position":["a",1]}'),
+    (5, '[1,2]'),
+    (5, '{"input":{"kind":"card","card":"KS"},"source":true,"position":[1,1]}'),
+    (4, '{"events":"x"}'),
+    (4, '{"events":[]}'),
+    (2, '{"events":5}'),
+    (1, '{"format":"croupier-journal","version":1}'),
+])
+def test_forged_chains_give_clear_messages(journal_path: Path, capsys: pytest.CaptureFixture[str],
+                                           seq: int, body: str) -> None:
+    _forge(journal_path, seq, body)
+    status, printed, err = run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--json",
+                                   "--journal", str(journal_path))
+    assert status == 2, err
+    assert printed == [] and str(journal_path) in err and "Traceback" not in err
+    for argv in (["audit", "verify", str(journal_path), "--replay"], ["history", str(journal_path)],
+                 ["history", str(journal_path), "--csv"], ["history", str(journal_path), "--json"]):
+        status = cli.main(argv)
+        captured = capsys.readouterr()
+        assert status in (0, 1, 2)
+        assert "Traceback" not in captured.err
+    assert cli.main(["audit", "verify", str(journal_path), "--replay"]) != 0
+    capsys.readouterr()
