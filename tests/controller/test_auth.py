@@ -6,6 +6,8 @@ import tomllib
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.auth import (
     DEFAULT_SUPERVISOR_ONLY,
@@ -199,3 +201,44 @@ def test_supervisor_only_is_configurable() -> None:
     authority = Authority(settings(supervisor_only=["close_shoe"]), FakeClock())
     assert authority.approve(ALICE, "void")[0] is True
     assert authority.approve(ALICE, "close_shoe")[0] is False
+
+
+@given(st.binary(min_size=1, max_size=10), st.sampled_from(["", ":", " ", "-"]), st.booleans())
+def test_normalise_uid_accepts_any_spelling(uid: bytes, separator: str, lower: bool) -> None:
+    text = separator.join(f"{byte:02x}" if lower else f"{byte:02X}" for byte in uid)
+    assert normalise_uid(text) == uid.hex().upper()
+
+
+@given(st.lists(st.tuples(st.sampled_from(["in", "out", "approve", "touch", "tick"]),
+                          st.sampled_from([ALICE, BOB, STRANGER]),
+                          st.sampled_from(["void", "burn", "manual"]),
+                          st.floats(min_value=0, max_value=400)), max_size=30))
+def test_authority_invariants(steps: list[tuple[str, str, str, float]]) -> None:
+    clock = FakeClock()
+    authority = Authority(settings(), clock)
+    for op, uid, action, seconds in steps:
+        if op == "in":
+            events = authority.sign_in(uid)
+            if uid == STRANGER:
+                assert events == [{"event": "sign_in_refused", "uid": STRANGER, "reason": "unknown badge"}]
+            else:
+                assert authority.dealer is not None and authority.dealer.uid == uid
+        elif op == "out":
+            authority.sign_out("badge")
+            assert authority.dealer is None
+        elif op == "approve":
+            approved, events = authority.approve(uid, action)
+            assert len(events) == 1
+            assert approved == (uid == BOB or (uid == ALICE and action == "burn"))
+            assert events[0]["event"] == ("approval" if approved else "approval_refused")
+        elif op == "touch":
+            authority.touch()
+        else:
+            clock.now += seconds
+            authority.check_idle()
+        # Invariants: identity mirrors the dealer; nobody stays signed in past the idle limit.
+        assert (authority.identity() is None) == (authority.dealer is None)
+        idle = authority.idle_seconds()
+        assert (idle is None) == (authority.dealer is None)
+        if op == "tick" and idle is not None:
+            assert idle < 600
