@@ -418,6 +418,10 @@ def verify(journal: Journal) -> Verified:
     previous_kind = ""
     for index, row in enumerate(rows):
         seq = index + 1
+        if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
+                and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
+            raise JournalTamperedError(path, seq, "is damaged or was edited: a field is missing or has the "
+                                       "wrong type")
         if row.seq != seq:
             if index == 0 and row.seq < 1:
                 raise JournalTamperedError(path, row.seq, "was inserted before record 1 "
@@ -426,10 +430,6 @@ def verify(journal: Journal) -> Verified:
                 gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
                 raise JournalTamperedError(path, seq, f"is missing: record(s) {gap} were deleted "
                                            f"(the next record is {row.seq})")
-        if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
-                and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
-            raise JournalTamperedError(path, seq, "is damaged or was edited: a field is missing or has the "
-                                       "wrong type")
         if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
             raise JournalTamperedError(path, row.seq, "was edited: a field has the wrong form")
         if not _holds_entry(row, row.seq):

@@ -680,3 +680,10 @@ def test_forged_chains_give_clear_messages(journal_path: Path, capsys: pytest.Ca
         assert "Traceback" not in captured.err
     assert cli.main(["audit", "verify", str(journal_path), "--replay"]) != 0
     capsys.readouterr()
+
+
+def test_damaged_field(journal_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _edit(journal_path, ("UPDATE records SET hash = NULL WHERE seq = 5", ()))
+    status, out = _verify(journal_path, capsys)
+    assert status == 1
+    assert "record 5 is damaged or was edited" in out
