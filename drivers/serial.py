@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 import time
 from collections import deque
@@ -92,7 +93,9 @@ class SerialShoe(CardSource):
             if not location:
                 raise DriverURLError(f"{url}: no device path; expected {self.expected_form()}")
             self.port_name = location
+            self._local = True
         else:
+            self._local = False
             self.port_name = f"{scheme}://{location}"
         self.baudrate = self.int_option(url, values, "baudrate", 9600, 50, 4_000_000)
         self.framing = values.get("framing", "line")
@@ -222,6 +225,8 @@ class SerialShoe(CardSource):
         port.baudrate = self.baudrate
         port.timeout = 0
         port.write_timeout = WRITE_TIMEOUT
+        if self._local and os.name == "posix":
+            port.exclusive = True  # a second controller on the same shoe is refused, not interleaved
         port.open()
         self._port_timeout = 0
         return port

@@ -484,3 +484,10 @@ def test_line_options_terminator_and_required_checksum(raw_shoe: Shoes,
     assert [source.recv(5), source.recv(0.2)] == [card("KD"), None]  # the plain line is refused
     assert source.garbage_bytes == 7
     assert shoe.read_until(b"\r") == b"A,2*%02X\r" % xor_checksum(b"A,2")
+
+
+def test_a_second_controller_on_the_same_port_is_refused(raw_shoe: Shoes,
+                                                         opened: Callable[[str], SerialShoe]) -> None:
+    shoe, _ = connect(raw_shoe, opened)
+    with pytest.raises(DriverError, match="no other program holds the port"):
+        SerialShoe(f"serial://{shoe.path}")
