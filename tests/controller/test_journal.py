@@ -683,7 +683,7 @@ def test_forged_chains_give_clear_messages(journal_path: Path, capsys: pytest.Ca
 
 
 def test_damaged_field(journal_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _edit(journal_path, ("UPDATE records SET hash = NULL WHERE seq = 5", ()))
+    _edit(journal_path, ("UPDATE records SET hash = X'0102' WHERE seq = 5", ()))
     status, out = _verify(journal_path, capsys)
     assert status == 1
     assert "record 5 is damaged or was edited" in out
