@@ -124,7 +124,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--garbage", type=_rate, default=0.0, metavar="RATE",
                         help="fault: send noise before this fraction of messages")
     parser.add_argument("--bad-checksum", type=_rate, default=0.0, metavar="RATE",
-                        help="fault: corrupt the checksum of this fraction of messages (not with --no-checksum)")
+                        help="fault: corrupt the checksum of this fraction of messages")
     parser.add_argument("--unplug-after", type=_whole(0, 10_000), default=0, metavar="N",
                         help="fault: pull the plug right after sending the Nth card")
     parser.add_argument("--replug-after", type=_seconds, default=1.0, metavar="SECONDS",
