@@ -67,7 +67,10 @@ def is_card_code(text: str) -> bool:
 
 def hand_total(cards: Iterable[Card]) -> int:
     """The baccarat total of a hand: the sum of the values, mod 10."""
-    return sum(card.value for card in cards) % 10
+    total = 0
+    for card in cards:
+        total += card.value
+    return total % 10
 
 
 def full_deck() -> list[Card]:

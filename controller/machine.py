@@ -41,6 +41,9 @@ class State(enum.Enum):
     HALTED = "halted"
     """A misdeal is pending; only its resolutions are accepted."""
 
+    __hash__ = object.__hash__
+    """Members are singletons compared by identity; hashing by identity keeps lookups cheap."""
+
 
 SLOTS = (State.P1, State.B1, State.P2, State.B2, State.P3, State.B3)
 SLOT_SIDE = {State.P1: "player", State.P2: "player", State.P3: "player",
@@ -209,6 +212,20 @@ class _LeanTransition(Transition):
         if self.after or machine.after_state_change:
             machine.callbacks([*self.after, *machine.after_state_change], event_data)
         return True
+
+    def _change_state(self, event_data: Any) -> None:
+        machine = event_data.machine
+        source = machine.get_state(self.source)
+        if source.on_exit:
+            source.exit(event_data)
+        dest = machine.get_state(self.dest)
+        model = event_data.model
+        setattr(model, machine.model_attribute, dest.value)
+        event_data.state = dest
+        if dest.on_enter:
+            dest.enter(event_data)
+        if dest.final:
+            machine.callbacks(machine.on_final, event_data)
 
 
 class RoundMachine(Machine):

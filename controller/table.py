@@ -73,6 +73,10 @@ class Misdeal:
         }
 
 
+PROMPTS = {state: (state.value, side, f"Card to {side.upper()}") for state, side in SLOT_SIDE.items()}
+"""Each slot's prompt: (slot name, side, what the dealer is told)."""
+
+
 def side_of(state: State) -> str:
     return SLOT_SIDE[state]
 
@@ -284,9 +288,9 @@ class Table:
         if state in BURN_STATES:
             self._burn_card(card, events)
             return
-        side = SLOT_SIDE[state]
+        slot, side, _ = PROMPTS[state]
         (model.player if side == "player" else model.banker).append(card)
-        event: Event = {"event": "card", "round": model.round_number, "slot": state.value, "card": card.code}
+        event: Event = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
         if manual:
             event["manual"] = True
             self.manual_slots.add(state)
@@ -631,10 +635,10 @@ class Table:
                 return self._say("approval", f"Supervisor: present your badge to approve {action}")
             if self.authority.dealer is None and state is not State.HALTED:
                 return self._say("sign_in", "Dealer: present your badge to sign in")
-        if state in SLOTS:
-            side = SLOT_SIDE[state]
-            return {"event": "prompt", "round": model.round_number, "slot": state.value, "to": side,
-                    "say": f"Card to {side.upper()}"}
+        prompt = PROMPTS.get(state)
+        if prompt is not None:
+            slot, side, say = prompt
+            return {"event": "prompt", "round": model.round_number, "slot": slot, "to": side, "say": say}
         if state is State.HALTED:
             assert self.misdeal is not None
             return self._say("resolve", self.misdeal.instruction)
