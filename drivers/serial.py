@@ -478,8 +478,14 @@ class SerialShoe(CardSource):
 
     # -- write-back ---------------------------------------------------------------
     def indicate(self, what: str) -> None:
-        """Show the next slot on the shoe (``I,<what>``) when the URL says ``indicator=1``."""
-        if not self.indicator or self._closed:
+        """Tell the shoe what the table expects next (``I,<what>``).
+
+        ``new_shoe`` is always written: it is the shoe's cue that the table has
+        closed the shoe (the emulator then deals its next seeded shoe). The slot
+        indications (player, banker, burn, hold) are written only with ``indicator=1``,
+        for shoes with lamps.
+        """
+        if self._closed or (not self.indicator and what != "new_shoe"):
             return
         if self._resuming:
             if what == "new_shoe":

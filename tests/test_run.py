@@ -94,3 +94,24 @@ def test_parse_dealer_line() -> None:
             assert repr(bad.strip()) in str(error)
         else:
             raise AssertionError(f"{bad!r} was accepted")
+
+
+def test_run_through_the_shoe_emulator_matches_simulate_across_shoes() -> None:
+    """The contract: same seed, same cards, results and misdeals, here over more than one shoe."""
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "7", "--interval", "0"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        first = emulator.stdout.readline().split()
+        assert first[0] == "PTY"
+        live = croupier("run", "--driver", f"serial://{first[1]}", "--json", "--auto-next", "--rounds", "120",
+                        "--no-keyboard")
+        assert live.returncode == 0, live.stderr
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    simulated = croupier("simulate", "--seed", "7", "--rounds", "120", "--json")
+    live_events = picked(stream(live.stdout))
+    assert live_events == picked(stream(simulated.stdout))
+    assert len([e for e in stream(live.stdout) if e["event"] == "shoe_closed"]) == 1
