@@ -1,0 +1,100 @@
+"""The mock shoe: a first-class driver, held to the same contract as the hardware ones."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from contract import CardSourceContract, MakeSource
+
+from controller.exceptions import DriverURLError, ScriptError
+from controller.inputs import Input, InputKind
+from controller.shoe import shoe_with_cut_card
+from drivers import driver_class, open_source
+from drivers.base import CardSource
+from drivers.mock import MockShoe
+
+
+class TestMockShoeContract(CardSourceContract):
+    """Through a script file, as a user would write one."""
+
+    @pytest.fixture
+    def make_source(self, tmp_path: Path) -> Iterator[MakeSource]:
+        opened: list[CardSource] = []
+
+        def make(tokens: list[str]) -> CardSource:
+            script = tmp_path / f"shoe{len(opened)}.txt"
+            script.write_text("# contract shoe\n" + " ".join(tokens) + "\n", encoding="utf-8")
+            source = open_source(f"mock://?script={script}")
+            opened.append(source)
+            return source
+
+        yield make
+        for source in opened:
+            source.close()
+
+
+def test_registry_selects_the_mock_by_url() -> None:
+    assert driver_class("mock://?seed=1") is MockShoe
+
+
+def test_same_seed_same_shoe_and_the_next_shoe_on_new_shoe() -> None:
+    first = MockShoe("mock://?seed=42&decks=8")
+    second = MockShoe("mock://?seed=42&decks=8")
+    tokens = [item.token() for item in iter(lambda: first.recv(0), None)]
+    assert tokens == [item.token() for item in iter(lambda: second.recv(0), None)]
+    assert tokens == shoe_with_cut_card(42, 8, 0)
+    assert len([t for t in tokens if t != "@cut"]) == 416
+    assert tokens.index("@cut") == 416 - 16
+    second.indicate("new_shoe")
+    next_shoe = [item.token() for item in iter(lambda: second.recv(0), None)]
+    assert next_shoe == shoe_with_cut_card(42, 8, 1)
+    assert next_shoe != tokens
+
+
+def test_position_and_seek_continue_where_a_run_stopped() -> None:
+    source = MockShoe("mock://?seed=5&decks=1&cut=12")
+    for _ in range(10):
+        source.recv(0)
+    source.indicate("new_shoe")
+    for _ in range(3):
+        source.recv(0)
+    shoe, offset = source.position
+    expected = source.recv(0)
+    resumed = MockShoe("mock://?seed=5&decks=1&cut=12")
+    resumed.seek(shoe, offset)
+    assert resumed.recv(0) == expected
+
+
+@pytest.mark.parametrize("url, fragment", [
+    ("mock://?seed=x", "seed='x' is not a whole number"),
+    ("mock://?decks=9", "decks=9 is out of range; expected 1-8"),
+    ("mock://?cut=3", "cut=3 is out of range; expected 12-100"),
+    ("mock://?speed=3", "unknown option 'speed'"),
+    ("mock://?seed=1&seed=2", "given 2 times"),
+])
+def test_bad_urls_name_the_option_and_the_expected_form(url: str, fragment: str) -> None:
+    with pytest.raises(DriverURLError, match=fragment):
+        MockShoe(url)
+
+
+def test_script_errors_name_the_file_line_and_token(tmp_path: Path) -> None:
+    script = tmp_path / "bad.txt"
+    script.write_text("AS KD\n# fine\n5H @sneeze\n", encoding="utf-8")
+    with pytest.raises(ScriptError, match=r"bad.txt line 3 token 2 '@sneeze' is not a token"):
+        MockShoe(f"mock://?script={script}")
+    with pytest.raises(ScriptError, match="no such script file"):
+        MockShoe(f"mock://?script={tmp_path / 'absent.txt'}")
+
+
+def test_script_is_delivered_exactly_then_exhausted(tmp_path: Path) -> None:
+    script = tmp_path / "s.txt"
+    script.write_text("5h ?? @cut\n@manual 7C  # hand entry\n", encoding="utf-8")
+    with MockShoe(f"mock://?script={script}") as source:
+        got = [source.recv(0) for _ in range(4)]
+        assert got == [Input(InputKind.CARD, "5h"), Input(InputKind.UNREADABLE), Input(InputKind.CUT),
+                       Input(InputKind.MANUAL, "7C")]
+        assert source.exhausted
+        assert source.recv(0.01) is None
+    assert source.closed
