@@ -107,9 +107,11 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["simulate", "--decks", "x"], "--decks"),
     (["simulate", "--cards", "AS @bogus"], "'@bogus' is not a token"),
     (["simulate", "--cards", "AS @manual"], "expected a card code after @manual"),
-    (["simulate", "--decks", "9"], "[table] decks"),
+    (["simulate", "--decks", "9"], "argument --decks: expected 1-8, got 9"),
+    (["simulate", "--pace", "-1"], "argument --pace: expected a number of seconds from 0 to 3600"),
+    (["simulate", "--config", "/dev/null", "--decks", "x"], "expected a whole number (1-8), got 'x'"),
     (["simulate", "--config", "/nonexistent.toml"], "no such config file"),
-    (["odds", "--decks", "0"], "from 1 to 8"),
+    (["odds", "--decks", "0"], "argument --decks: expected 1-8, got 0"),
     (["simulate", "--rounds", "-1"], "--rounds"),
 ])
 def test_bad_arguments_exit_2_with_a_clear_message(args: list[str], fragment: str) -> None:

@@ -22,20 +22,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from controller.auth import AuthSettings, reader_from_url, settings_from_dict
+from controller.commands.argtypes import whole_number
 from controller.exceptions import ConfigError, DriverError
 
 if TYPE_CHECKING:
     from drivers.badges import BadgeEvent
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -59,7 +50,7 @@ def register(subparsers: Any) -> None:
     watch_parser.add_argument("--json", action="store_true", help="one JSON object per event on stdout")
     watch_parser.add_argument("--config", metavar="FILE",
                               help="TOML config file whose [auth] section names the reader and the badges")
-    watch_parser.add_argument("--count", type=_count, metavar="N", help="exit after N events")
+    watch_parser.add_argument("--count", type=whole_number(1), metavar="N", help="exit after N events")
     watch_parser.set_defaults(handler=watch)
 
 

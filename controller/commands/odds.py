@@ -7,18 +7,9 @@ import json
 from fractions import Fraction
 from typing import Any
 
+from controller.commands.argtypes import whole_number
 from controller.odds import compute_odds
 from controller.settlement import VARIANTS
-
-
-def deck_count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of decks from 1 to 8, got {text!r}") from None
-    if not 1 <= value <= 8:
-        raise argparse.ArgumentTypeError(f"expected a whole number of decks from 1 to 8, got {value}")
-    return value
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +18,7 @@ def register(subparsers: Any) -> None:
         description="Enumerate every deal of a fresh shoe exactly (fractions, no sampling) "
                     "through the rules table.",
     )
-    parser.add_argument("--decks", type=deck_count, default=8, metavar="N", help="decks, 1-8 (default 8)")
+    parser.add_argument("--decks", type=whole_number(1, 8), default=8, metavar="N", help="decks, 1-8 (default 8)")
     parser.add_argument("--variant", choices=VARIANTS, default="commission", help="banker payout variant")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=odds)

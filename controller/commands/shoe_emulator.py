@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from pathlib import Path
 from typing import Any
 
-from controller.exceptions import CroupierError, DriverError, ScriptError
-from controller.inputs import Input, parse_tokens
+from controller.commands.argtypes import rate, seconds, whole_number
+from controller.exceptions import CroupierError, DriverError
+from controller.inputs import Input
 from controller.shoe import DEFAULT_CUT_FROM_END
 from drivers.emulator import (
     EmulatorOptions,
@@ -31,38 +31,8 @@ from drivers.emulator import (
     seeded_shoes,
 )
 from drivers.framing import TERMINATORS
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"expected 0-3600 seconds, got {value}")
-    return value
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a rate between 0 and 1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a rate between 0 and 1, got {value}")
-    return value
-
-
-def _whole(low: int, high: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected {low}-{high}, got {value}")
-        return value
-    return parse
+from drivers.mock import MIN_CUT_FROM_END
+from drivers.mock import read_script as read_mock_script
 
 
 def _host_port(text: str) -> tuple[str, int]:
@@ -73,19 +43,8 @@ def _host_port(text: str) -> tuple[str, int]:
 
 
 def read_script(path: str) -> list[Input]:
-    """Reader tokens of a shoe script file (spaces or lines; ``#`` starts a comment)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScriptError(f"{path}: no such script file; give the path of a shoe script") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScriptError(f"{path}: cannot read the script ({error})") from None
-    inputs: list[Input] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        content = line.split("#", 1)[0]
-        if content.strip():
-            inputs.extend(parse_tokens(content, source=f"{path} line {number}"))
-    return check_script(inputs, path)
+    """Reader tokens of a shoe script file (see docs/scripts.md), checked for the emulator."""
+    return check_script(read_mock_script(path), path)
 
 
 def register(subparsers: Any) -> None:
@@ -99,37 +58,37 @@ def register(subparsers: Any) -> None:
                     "controller's hello before sending. Serves until the shoe is out or it is killed.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--seed", type=_whole(0, 2**63 - 1), metavar="N", help="shuffle seed")
+    source.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N", help="shuffle seed")
     source.add_argument("--script", metavar="FILE", help="send the reader tokens of a shoe script instead")
-    parser.add_argument("--decks", type=_whole(1, 8), default=8, metavar="D", help="decks (1-8, default 8)")
-    parser.add_argument("--shoe", type=_whole(1, 1_000_000), default=1, metavar="N",
+    parser.add_argument("--decks", type=whole_number(1, 8), default=8, metavar="D", help="decks (1-8, default 8)")
+    parser.add_argument("--shoe", type=whole_number(1, 1_000_000), default=1, metavar="N",
                         help="first shoe number, from 1 (as mock://?shoe=N)")
-    parser.add_argument("--cut", type=_whole(1, 100), default=DEFAULT_CUT_FROM_END, metavar="N",
+    parser.add_argument("--cut", type=whole_number(MIN_CUT_FROM_END, 100), default=DEFAULT_CUT_FROM_END, metavar="N",
                         help=f"cards below the cut card (default {DEFAULT_CUT_FROM_END})")
     parser.add_argument("--framing", choices=("line", "stx"), default="line", help="framing (default line)")
     parser.add_argument("--terminator", choices=sorted(TERMINATORS), default="crlf",
                         help="line terminator (default crlf)")
     parser.add_argument("--no-checksum", action="store_true", help="line framing: send no *XX checksum")
-    parser.add_argument("--interval", type=_seconds, default=0.0, metavar="SECONDS",
+    parser.add_argument("--interval", type=seconds, default=0.0, metavar="SECONDS",
                         help="seconds between cards; 0 (default): each as soon as the previous is acknowledged")
     parser.add_argument("--key", action="store_true", help="send one card per Enter pressed on stdin")
     parser.add_argument("--tcp", type=_host_port, metavar="HOST:PORT",
                         help="serve on a TCP port (socket://HOST:PORT) instead of a pseudo-terminal")
     parser.add_argument("--link", metavar="PATH",
                         help="keep a symlink PATH to the current pty (it survives --unplug-after)")
-    parser.add_argument("--heartbeat", type=_seconds, default=1.0, metavar="SECONDS",
+    parser.add_argument("--heartbeat", type=seconds, default=1.0, metavar="SECONDS",
                         help="send H when idle this long (default 1; 0: never)")
-    parser.add_argument("--ack-timeout", type=_seconds, default=1.0, metavar="SECONDS",
+    parser.add_argument("--ack-timeout", type=seconds, default=1.0, metavar="SECONDS",
                         help="retransmit an unacknowledged message after this long (default 1)")
-    parser.add_argument("--garbage", type=_rate, default=0.0, metavar="RATE",
+    parser.add_argument("--garbage", type=rate, default=0.0, metavar="RATE",
                         help="fault: send noise before this fraction of messages")
-    parser.add_argument("--bad-checksum", type=_rate, default=0.0, metavar="RATE",
+    parser.add_argument("--bad-checksum", type=rate, default=0.0, metavar="RATE",
                         help="fault: corrupt the checksum of this fraction of messages")
-    parser.add_argument("--unplug-after", type=_whole(0, 10_000), default=0, metavar="N",
+    parser.add_argument("--unplug-after", type=whole_number(0, 10_000), default=0, metavar="N",
                         help="fault: pull the plug right after sending the Nth card")
-    parser.add_argument("--replug-after", type=_seconds, default=1.0, metavar="SECONDS",
+    parser.add_argument("--replug-after", type=seconds, default=1.0, metavar="SECONDS",
                         help="seconds an unplug lasts (default 1)")
-    parser.add_argument("--linger", type=_seconds, default=0.0, metavar="SECONDS",
+    parser.add_argument("--linger", type=seconds, default=0.0, metavar="SECONDS",
                         help="after the shoe is out, keep serving this long (for a new_shoe indication)")
     parser.add_argument("--verbose", "-v", action="count", default=0, help="log to stderr (-vv: every frame)")
     parser.set_defaults(handler=shoe_emulator)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from config import Settings, load_config
+from controller.commands.argtypes import seconds, whole_number
 from controller.inputs import parse_tokens
 from controller.output import JsonLines, Progress, Summary, Transcript
 from controller.runner import Runner
@@ -23,22 +24,12 @@ TRANSCRIPT_LIMIT = 200
 """Above this many rounds the transcript gives way to a progress bar and the summary."""
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
-    return value
-
-
 def add_table_options(parser: argparse.ArgumentParser,
                       rounds_help: str = "stop after N rounds (default: deal one shoe to the cut card)") -> None:
     """Options shared by ``simulate`` and ``run``."""
     parser.add_argument("--config", metavar="FILE", help="TOML config file (default: the embedded default)")
-    parser.add_argument("--decks", type=positive_int, metavar="N", help="decks in the shoe (1-8)")
-    parser.add_argument("--rounds", type=positive_int, metavar="N", help=rounds_help)
+    parser.add_argument("--decks", type=whole_number(1, 8), metavar="N", help="decks in the shoe (1-8)")
+    parser.add_argument("--rounds", type=whole_number(0), metavar="N", help=rounds_help)
     parser.add_argument("--no-burn", action="store_true", help="start dealing at once, with no burn")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
@@ -55,7 +46,7 @@ def register(subparsers: Any) -> None:
                     "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config.",
     )
     add_table_options(parser)
-    parser.add_argument("--seed", type=positive_int, metavar="N", help="shuffle seed (default: random)")
+    parser.add_argument("--seed", type=whole_number(0), metavar="N", help="shuffle seed (default: random)")
     parser.add_argument("--cards", metavar="TOKENS",
                         help='deliver exactly these reader events, e.g. "5H 2C ?? @next @burn"')
     parser.add_argument("--script", metavar="FILE", help="deliver the reader events of a shoe script file")
@@ -64,7 +55,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--journal", metavar="PATH", help="journal every input here, and resume from it")
     parser.add_argument("--interactive", action="store_true",
                         help="show the dealer console (Textual) and take the dealer's keys; implies --manual-next")
-    parser.add_argument("--pace", type=float, metavar="SECONDS",
+    parser.add_argument("--pace", type=seconds, metavar="SECONDS",
                         help="seconds between cards from the mock shoe (default 0; 1 with --interactive)")
     parser.set_defaults(handler=simulate)
 

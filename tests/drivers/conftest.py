@@ -25,8 +25,6 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))  # `from contract import CardSourceContract`
-
 REPO = Path(__file__).resolve().parents[2]
 EMULATOR = [sys.executable, "-m", "controller.commands.shoe_emulator"]
 

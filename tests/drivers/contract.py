@@ -1,9 +1,8 @@
 """The contract every card-source driver keeps, as a reusable test mixin.
 
-Use it from a test module in ``tests/drivers`` (the conftest puts this folder on
-``sys.path``)::
+Import it as ``tests.drivers.contract`` from any test module::
 
-    from contract import CardSourceContract
+    from tests.drivers.contract import CardSourceContract
 
     class TestMyDriverContract(CardSourceContract):
         @pytest.fixture

@@ -14,13 +14,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EMULATOR, REPO, EmulatorProcess, read_line
 
 from controller.exceptions import ScriptError
 from controller.inputs import Input, InputKind, parse_tokens
 from controller.shoe import shoe_with_cut_card
 from drivers.emulator import check_script
 from drivers.framing import ACK, ENQ, NAK, Frame, LineFramer, StxFramer, xor_checksum
+from tests.drivers.conftest import EMULATOR, REPO, EmulatorProcess, read_line
 
 Emulator = Callable[..., EmulatorProcess]
 
@@ -127,7 +127,7 @@ def test_sends_nothing_before_the_hello(emulator: Emulator, client: Callable[...
 
 # -- the shoe it deals -----------------------------------------------------------------
 def test_deals_the_seeded_shoe_with_the_cut_card(emulator: Emulator, client: Callable[..., Client]) -> None:
-    shoe = emulator("--seed", "5", "--decks", "1", "--shoe", "2", "--cut", "5")
+    shoe = emulator("--seed", "5", "--decks", "1", "--shoe", "2", "--cut", "12")
     controller = client(shoe.path)
     controller.write(line(b"R"))  # no acks: the emulator sends as fast as it can
     got = []
@@ -135,8 +135,8 @@ def test_deals_the_seeded_shoe_with_the_cut_card(emulator: Emulator, client: Cal
         frame = controller.frame()
         assert frame is not None
         got.append((frame.kind, frame.data))
-    assert got == [as_frame_data(token) for token in tokens(5, 1, shoe=1, cut=5)]
-    assert got[-6] == ("X", "")
+    assert got == [as_frame_data(token) for token in tokens(5, 1, shoe=1, cut=12)]
+    assert got[-13] == ("X", "")
     assert shoe.wait(10) == 0  # the shoe is out
 
 
@@ -182,7 +182,7 @@ def test_bad_arguments(tmp_path: Path) -> None:
     result = subprocess.run([*EMULATOR, "--seed", "1", "--garbage", "2"], cwd=REPO, capture_output=True,
                             text=True, timeout=30)
     assert result.returncode == 2
-    assert "expected a rate between 0 and 1" in result.stderr
+    assert "argument --garbage: expected a rate from 0 to 1, got 2" in result.stderr
 
 
 # -- pacing ----------------------------------------------------------------------------

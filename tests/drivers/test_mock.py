@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from contract import CardSourceContract, MakeSource
 
 from controller.exceptions import DriverURLError, ScriptError
 from controller.inputs import Input, InputKind
@@ -14,6 +13,7 @@ from controller.shoe import shoe_with_cut_card
 from drivers import driver_class, open_source
 from drivers.base import CardSource
 from drivers.mock import MockShoe
+from tests.drivers.contract import CardSourceContract, MakeSource
 
 
 class TestMockShoeContract(CardSourceContract):

@@ -9,8 +9,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import EmulatorProcess, RawShoe
-from contract import CardSourceContract
 
 from controller.exceptions import DriverError, DriverURLError
 from controller.inputs import Input, InputKind
@@ -19,6 +17,8 @@ from drivers import driver_class
 from drivers.base import CardSource
 from drivers.framing import ACK, ENQ, NAK, Frame, LineFramer, StxFramer, xor_checksum
 from drivers.serial import SerialShoe
+from tests.drivers.conftest import EmulatorProcess, RawShoe
+from tests.drivers.contract import CardSourceContract
 
 LINE = LineFramer()
 STX = StxFramer()
