@@ -66,8 +66,21 @@ def compute_odds(decks: int) -> Odds:
     denominator = total * (total - 1) * (total - 2) * (total - 3) * (total - 4) * (total - 5)
     after4 = (total - 4) * (total - 5)
     after5 = total - 5
-    banker = player = tie = banker_six = p_draws = b_draws = natural = 0
+    tally = [0, 0, 0, 0]
+    """Weights of: player wins, banker wins, tie, banker wins with 6."""
+    p_draws = b_draws = natural = 0
     tableau = rules.BANKER_TABLEAU
+
+    def settle(player_total: int, banker_total: int, weight: int) -> None:
+        if player_total > banker_total:
+            tally[0] += weight
+        elif banker_total > player_total:
+            tally[1] += weight
+            if banker_total == 6:
+                tally[3] += weight
+        else:
+            tally[2] += weight
+
     for p1 in VALUES:
         w1 = counts[p1]
         counts[p1] -= 1
@@ -89,15 +102,8 @@ def compute_odds(decks: int) -> Odds:
                     pt = (p1 + p2) % 10
                     bt = (b1 + b2) % 10
                     if rules.is_natural(pt) or rules.is_natural(bt):
-                        weight = w4 * after4
-                        natural += weight
-                        if pt > bt:
-                            player += weight
-                        elif bt > pt:
-                            banker += weight
-                            banker_six += weight if bt == 6 else 0
-                        else:
-                            tie += weight
+                        natural += w4 * after4
+                        settle(pt, bt, w4 * after4)
                     elif rules.player_draws(pt, bt):
                         row = tableau[bt]
                         p_draws += w4 * after4
@@ -110,55 +116,23 @@ def compute_odds(decks: int) -> Odds:
                                 counts[p3] -= 1
                                 b_draws += w5 * after5
                                 for b3 in VALUES:
-                                    w6 = w5 * counts[b3]
-                                    if not w6:
-                                        continue
-                                    bf = (bt + b3) % 10
-                                    if pf > bf:
-                                        player += w6
-                                    elif bf > pf:
-                                        banker += w6
-                                        banker_six += w6 if bf == 6 else 0
-                                    else:
-                                        tie += w6
+                                    if counts[b3]:
+                                        settle(pf, (bt + b3) % 10, w5 * counts[b3])
                                 counts[p3] += 1
                             else:
-                                weight = w5 * after5
-                                if pf > bt:
-                                    player += weight
-                                elif bt > pf:
-                                    banker += weight
-                                    banker_six += weight if bt == 6 else 0
-                                else:
-                                    tie += weight
+                                settle(pf, bt, w5 * after5)
                     elif rules.banker_draws(bt, None):
                         b_draws += w4 * after4
                         for b3 in VALUES:
-                            w5 = w4 * counts[b3]
-                            if not w5:
-                                continue
-                            weight = w5 * after5
-                            bf = (bt + b3) % 10
-                            if pt > bf:
-                                player += weight
-                            elif bf > pt:
-                                banker += weight
-                                banker_six += weight if bf == 6 else 0
-                            else:
-                                tie += weight
+                            if counts[b3]:
+                                settle(pt, (bt + b3) % 10, w4 * counts[b3] * after5)
                     else:
-                        weight = w4 * after4
-                        if pt > bt:
-                            player += weight
-                        elif bt > pt:
-                            banker += weight
-                            banker_six += weight if bt == 6 else 0
-                        else:
-                            tie += weight
+                        settle(pt, bt, w4 * after4)
                     counts[b2] += 1
                 counts[p2] += 1
             counts[b1] += 1
         counts[p1] += 1
+    player, banker, tie, banker_six = tally
     pair = Fraction(4 * decks - 1, 52 * decks - 1)
     return Odds(
         decks=decks,
