@@ -183,6 +183,15 @@ class _QuietState(MachineState):
     processing keeps a trigger cheap on the hot path (one card = one trigger).
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._plain_name: str = super().name
+
+    @property
+    def name(self) -> str:
+        """The state's name (the Enum member's name), computed once."""
+        return self._plain_name
+
     def enter(self, event_data: Any) -> None:
         if self.on_enter:
             super().enter(event_data)

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import ClassVar
 
 from controller.exceptions import DriverURLError, ScriptError
-from controller.inputs import Input, parse_tokens
+from controller.inputs import Input, InputKind, parse_tokens
 from controller.shoe import DEFAULT_CUT_FROM_END, shoe_with_cut_card
 from drivers.base import CardSource
 
 DEFAULT_SEED = 0
+CUT = Input(InputKind.CUT)
 MIN_CUT_FROM_END = 12
 """Enough cards below the cut card to finish a round and play one more (at most 11 cards)."""
 
@@ -68,7 +69,7 @@ class MockShoe(CardSource):
 
     def _seeded_shoe(self) -> list[Input]:
         tokens = shoe_with_cut_card(self.seed, self.decks, self.shoe_index, self.cut_from_end)
-        return parse_tokens(" ".join(tokens), source=f"seeded shoe {self.shoe_index + 1}")
+        return [CUT if token == "@cut" else Input(InputKind.CARD, token) for token in tokens]
 
     def _recv(self, timeout: float | None) -> Input | None:
         if self.offset >= len(self._queue):

@@ -1,0 +1,20 @@
+"""Run every benchmark and write the results to docs/performance.md: ``python -m benchmarks``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+BENCHMARKS = ("benchmarks.rounds", "benchmarks.serial_latency", "benchmarks.journal")
+
+
+def main() -> int:
+    status = 0
+    for module in BENCHMARKS:
+        print(f"== {module}", flush=True)
+        status |= subprocess.call([sys.executable, "-m", module, "--write", *sys.argv[1:]])
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
