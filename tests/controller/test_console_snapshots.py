@@ -1,0 +1,45 @@
+"""Snapshot tests of the dealer console: the whole screen, rendered headless, compared with the checked-in SVG.
+
+Update after a deliberate change of the console's look:
+``python -m pytest tests/controller/test_console_snapshots.py --snapshot-update`` and review the SVGs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pytest_textual_snapshot")
+
+from config import load_config
+from controller.console import DealerConsole
+from controller.inputs import Input, InputKind, parse_tokens
+from controller.table import Table
+
+SIZE = (120, 48)
+
+
+def table_events(tokens: str, shoe: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The events the real table core gives for these tokens (no burn unless ``shoe`` says)."""
+    table = Table(load_config(environ={}, overrides={"shoe": shoe or {"burn": "none"}}))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for item in parse_tokens(tokens):
+        events += table.handle(item)
+    return events
+
+
+def test_waiting_for_the_players_third_card(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S 9C 2H 4D"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_result_with_roads_after_several_rounds(snap_compare: Any) -> None:
+    rounds = "3S KD 5H 9C @next 9S 8H KD 2C @next 4D 5D 4C 5C @next 7H 7D KH JD"
+    app = DealerConsole(events=table_events(rounds))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_misdeal_banner(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S ??"))
+    assert snap_compare(app, terminal_size=SIZE)
