@@ -58,7 +58,7 @@ InputCallback = Callable[[DealerInput], None]
 
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RESOLUTION_KEYS: Final = {"burn": "b", "void": "v", "use": "u", "manual": "m", "exposed": "e",
-                          "next": "n", "shoe": "s"}
+                          "next": "n", "shoe": "s", "close": "c"}
 ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
                         "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL"}
 """Large-type labels of the core's instruction actions (the full sentence is shown below them)."""
@@ -252,6 +252,7 @@ class TableScreen(Screen[None]):
         Binding("u", "dealer('use')", "Use"),
         Binding("m", "manual", "Manual entry"),
         Binding("s", "new_shoe", "New shoe"),
+        Binding("c", "dealer('close')", "Close shoe"),
     ]
 
     def compose(self) -> ComposeResult:

@@ -10,6 +10,7 @@ type                       input
 ``e`` or ``exposed``       the last card dealt was exposed in error
 ``u`` or ``use``           resolve: keep the exposed card
 ``m XX`` or ``manual XX``  enter card XX by hand (unreadable card)
+``c`` or ``close``         close the shoe early, between rounds
 =========================  =====================================
 """
 
@@ -25,9 +26,10 @@ KEYS: dict[str, InputKind] = {
     "v": InputKind.VOID, "void": InputKind.VOID,
     "e": InputKind.EXPOSED, "exposed": InputKind.EXPOSED,
     "u": InputKind.USE, "use": InputKind.USE,
+    "c": InputKind.CLOSE, "close": InputKind.CLOSE,
 }
 MANUAL_WORDS = ("m", "manual")
-HELP = "n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card"
+HELP = "n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe"
 
 
 def parse_dealer_line(line: str) -> Input | None:
