@@ -60,6 +60,7 @@ SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RESOLUTION_KEYS: Final = {"burn": "b", "void": "v", "use": "u", "manual": "m", "exposed": "e",
                           "next": "n", "shoe": "s", "close": "c"}
 ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
+                        "approval": "SUPERVISOR", "sign_in": "SIGN IN",
                         "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL"}
 """Large-type labels of the core's instruction actions (the full sentence is shown below them)."""
 WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
@@ -392,6 +393,8 @@ class DealerConsole(App[None]):
     def next_action(self) -> tuple[str, str]:
         """The (large, detail) texts of what the dealer does next."""
         view = self.view
+        if view.approval is not None and view.instruction:
+            return "SUPERVISOR", view.instruction
         if view.misdeal is not None:
             instruction = str(view.misdeal.get("instruction") or "Stop: misdeal")
             return "MISDEAL", instruction
@@ -479,6 +482,10 @@ class DealerConsole(App[None]):
                  f"Burned: {shoe.burned}"]
         if shoe.closed:
             parts.append("SHOE CLOSED")
+        if view.dealer is not None:
+            parts.insert(0, f"Dealer: {view.dealer}")
+        if view.approval is not None:
+            parts.append(f"Awaiting supervisor: {view.approval}")
         self._set_text("#shoe", "  ".join(parts))
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))

@@ -92,6 +92,10 @@ class TableView:
         self.instruction_action: str | None = None
         self.rejected: str | None = None
         self.reader: str = "unknown"
+        self.dealer: str | None = None
+        """The signed-in dealer's name, when badges are on."""
+        self.approval: str | None = None
+        """The action waiting for a supervisor's badge, if any."""
         self.shoe = ShoeCounters()
         self.voided: int | None = None
         self.history = ResultHistory()
@@ -134,6 +138,8 @@ class TableView:
             if isinstance(decks, int):
                 self.shoe.cards_left = 52 * decks
         history_changed = self.history.apply(event)
+        if kind in ("card", "burn") and self.reader == "unknown":
+            self.reader = "online"  # a card was just read: the reader works
         if kind == "rejected":
             say = event.get("say") or event.get("reason")
             self.rejected = str(say) if say else "input not accepted"
@@ -184,6 +190,14 @@ class TableView:
                 self.prompt = None
         elif kind == "reader":
             self.reader = str(event.get("status", "unknown"))
+        elif kind == "dealer_signed_in":
+            self.dealer = str(event.get("name", "?"))
+        elif kind == "dealer_signed_out":
+            self.dealer = None
+        elif kind == "approval_required":
+            self.approval = str(event.get("action", "?"))
+        elif kind in ("approval", "resolved", "shoe_closing"):
+            self.approval = None
         elif kind == "round_voided":
             self.misdeal = None
             if round_number is None or round_number == self.round:

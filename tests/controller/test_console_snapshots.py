@@ -43,3 +43,27 @@ def test_result_with_roads_after_several_rounds(snap_compare: Any) -> None:
 def test_misdeal_banner(snap_compare: Any) -> None:
     app = DealerConsole(events=table_events("3S ??"))
     assert snap_compare(app, terminal_size=SIZE)
+
+
+AUTH = """
+[shoe]
+burn = "none"
+[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+[auth.badges.04A1B2C3D4E5F6]
+name = "Alice Martin"
+role = "dealer"
+"""
+
+
+def test_awaiting_a_supervisor_with_the_dealer_shown(snap_compare: Any, tmp_path: Any) -> None:
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH, encoding="utf-8")
+    table = Table(load_config(path, environ={}))
+    events = table.start()
+    for item in parse_tokens("@badge 04A1B2C3D4E5F6 @shoe 3S @double @void"):
+        events += table.handle(item)
+    assert events[-1]["action"] == "approval"
+    app = DealerConsole(events=events)
+    assert snap_compare(app, terminal_size=SIZE)
