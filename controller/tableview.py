@@ -103,9 +103,7 @@ class TableView:
 
     # ------------------------------------------------------------------ folding
 
-    def _start_round(self, round_number: int | None) -> None:
-        if round_number is None or round_number == self.round:
-            return
+    def _clear_round(self, round_number: int | None) -> None:
         self.round = round_number
         self.slots = {}
         self.prompt = None
@@ -114,15 +112,13 @@ class TableView:
         self.misdeal = None
         self.voided = None
 
+    def _start_round(self, round_number: int | None) -> None:
+        if round_number is not None and round_number != self.round:
+            self._clear_round(round_number)
+
     def _new_shoe(self) -> None:
         self.shoe = ShoeCounters()
-        self.round = None
-        self.slots = {}
-        self.prompt = None
-        self.result = None
-        self.settlement = None
-        self.misdeal = None
-        self.voided = None
+        self._clear_round(None)
 
     def apply(self, event: Mapping[str, Any]) -> bool:
         """Fold one event in; True when anything a view shows may have changed."""

@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from controller.commands.argtypes import rate, seconds, whole_number
-from controller.exceptions import CroupierError, DriverError
+from controller.exceptions import DriverError
 from controller.inputs import Input
 from controller.shoe import DEFAULT_CUT_FROM_END
 from drivers.emulator import (
@@ -130,17 +130,9 @@ def shoe_emulator(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run ``shoe-emulator`` alone (``python -m controller.commands.shoe_emulator ...``)."""
-    parser = argparse.ArgumentParser(prog="croupier")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(["shoe-emulator", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        status: int = args.handler(args)
-    except CroupierError as error:
-        print(f"croupier shoe-emulator: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-    return status
+    from controller.cli import main as croupier
+
+    return croupier(["shoe-emulator", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
