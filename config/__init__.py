@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.exceptions import ConfigError
+from controller.shoe import max_cut_from_end
 
 
 def _choice(*options: str) -> dict[str, Any]:
@@ -172,6 +173,11 @@ def _merge(layers: list[tuple[str, dict[str, Any], bool]]) -> Settings:
                     )
                 values[section][key] = _coerce(where, fields[key], value, from_text)
     sections = {name: SECTIONS[name](**given) for name, given in values.items()}
+    deepest = max_cut_from_end(sections["table"].decks)
+    if sections["shoe"].cut_card_from_end > deepest:
+        raise ConfigError(
+            f"[shoe] cut_card_from_end: expected at most {deepest} for a {sections['table'].decks}-deck shoe "
+            f"(the back half), got {sections['shoe'].cut_card_from_end}")
     source = " > ".join(reversed([source for source, data, _ in layers if data])) or "built-in defaults"
     return Settings(**sections, extra=extra, source=source)
 

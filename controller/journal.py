@@ -826,6 +826,8 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
         reader.seek(*found.position)
         for _ in range(found.new_shoes):
             reader.indicate("new_shoe")
+        if table.model.state is State.SHOE_CLOSED and found.position[0] > table.shoe_number:
+            runner.new_shoe_asked = table.shoe_number  # the source already holds the next shoe
     if notice is not None:
         notice(f"resumed from journal {journal.path}: {found.inputs} inputs replayed, "
                f"shoe {table.shoe_number} round {table.round}")

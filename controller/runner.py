@@ -45,8 +45,8 @@ class Runner:
     """Sign the dealer out after this many seconds without an input (0: never); needs ``poll``."""
     clock: Callable[[], float] = time.monotonic
     _last_activity: float = field(default=0.0, init=False, repr=False)
-    _new_shoe_asked: int = field(default=0, init=False, repr=False)
-    """The closed shoe whose successor the source was already asked to load."""
+    new_shoe_asked: int = field(default=0, init=False)
+    """The closed shoe whose successor the source was already asked to load (a resumed journal sets it)."""
 
     @property
     def rounds_played(self) -> int:
@@ -79,12 +79,13 @@ class Runner:
         round started only once the next card is known to exist, so a script
         that ends after a result ends at a round boundary.
         """
+        self._last_activity = self.clock()
         while not self.stopped and not self._done():
             if self.table.model.state is State.SHOE_CLOSED:
                 if not self.new_shoes:
                     break
-                if self._new_shoe_asked != self.table.shoe_number:
-                    self._new_shoe_asked = self.table.shoe_number
+                if self.new_shoe_asked != self.table.shoe_number:
+                    self.new_shoe_asked = self.table.shoe_number
                     self.source.indicate("new_shoe")
             item = self.received = self.source.recv(self.poll)
             if item is None:

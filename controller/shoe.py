@@ -7,6 +7,13 @@ import random
 from controller.cards import full_deck
 
 DEFAULT_CUT_FROM_END = 16
+MIN_CUT_FROM_END = 12
+"""Enough cards below the cut card to finish a round and play one more (at most 11 cards)."""
+
+
+def max_cut_from_end(decks: int) -> int:
+    """The deepest cut card allowed: in the back half of the shoe, and at most 100 cards from the bottom."""
+    return min(100, 26 * decks)
 
 
 def shuffled_shoe(seed: int, decks: int, shoe_index: int = 0) -> list[str]:

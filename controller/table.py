@@ -45,9 +45,16 @@ SAY_RESOLUTION = {
 }
 
 
+SHOE_CARD = "shoe"
+UNIDENTIFIED = "unidentified"
+FOREIGN = "foreign"
+Held = tuple[str, str]
+"""A card out of the shoe and set aside while halted: (what was read, SHOE_CARD/UNIDENTIFIED/FOREIGN)."""
+
+
 @dataclass
 class Misdeal:
-    """A pending misdeal: what happened and how it may be resolved."""
+    """A pending misdeal: what happened, how it may be resolved, and the cards set aside meanwhile."""
 
     kind: str
     round: int
@@ -55,10 +62,15 @@ class Misdeal:
     detail: str
     instruction: str
     resolutions: list[str]
-    cards: list[str] = field(default_factory=list)
     supervisor: list[str] = field(default_factory=list)
     """The resolutions that need a supervisor's approval."""
-    """Offending cards physically out of the shoe, to be burned or removed."""
+    held: list[Held] = field(default_factory=list)
+    """Cards out of the shoe while halted, to be burned or removed by the resolution."""
+    replaces_due_card: bool = False
+    """The misdeal is about the due card itself (unreadable, unknown): a manual entry stands in for it."""
+    exposed: Card | None = None
+    """An exposed card taken back from its slot (``use`` puts it back)."""
+    exposed_manual: bool = False
 
     def event(self) -> Event:
         return {
@@ -96,21 +108,26 @@ class Table:
         self.monitor = ShuffleMonitor(self.decks)
         self.burned: list[str] = []
         self.discarded: list[str] = []
+        self.dealt = 0
+        """Cards placed in slots this shoe (voided rounds included; exposed cards taken back are not)."""
+        self.unidentified = 0
+        """Cards of this shoe that left it and were set aside without ever being identified."""
         self.foreign: list[str] = []
         self.manual_slots: set[State] = set()
         self.cut_out = False
         self.reader_online = True
         self.misdeal: Misdeal | None = None
-        self.exposed_card: Card | None = None
         self.rounds_dealt = 0
+        self.results: list[Event] = []
+        """This shoe's result events, in order (cleared when the next shoe starts)."""
         self.rounds_voided = 0
         self.shoe_stats: Counter[str] = Counter()
-        self.results: list[Event] = []
         auth = settings_from_dict(self.settings.extra.get("auth"))
         self.authority: Authority | None = Authority(auth, clock=lambda: 0.0) if auth.enabled else None
         """Badges and approvals, when ``[auth] enabled``; idle sign-out arrives as a SIGN_OUT input."""
-        self.pending_approval: tuple[Input, str] | None = None
-        """A dealer input waiting for a supervisor's badge, and the action it needs approved."""
+        self.pending_approval: tuple[Input, str, Misdeal | None] | None = None
+        """A dealer input waiting for a supervisor's badge, the action it needs approved, and the
+        misdeal it resolves (None for closing the shoe); it lapses when that misdeal does."""
 
     # -- public view ---------------------------------------------------------
     @property
@@ -151,7 +168,8 @@ class Table:
 
     @property
     def cards_seen(self) -> int:
-        return self.seen_total
+        """Cards of this shoe that have left it: identified ones plus those set aside unread."""
+        return self.seen_total + self.unidentified
 
     @property
     def cards_left(self) -> int:
@@ -174,6 +192,11 @@ class Table:
             self._handle_halted(item, events)
         else:
             self._handle_running(item, events)
+        if self.pending_approval is not None and self.pending_approval[2] is not self.misdeal:
+            _, action, _ = self.pending_approval
+            self.pending_approval = None
+            events.append({"event": "approval_cancelled", "action": action,
+                           "reason": "the misdeal it was for is no longer pending"})
         if self.authority is not None:
             self._stamp_dealer(events)
         if not self.reader_online and self.model.state is not State.HALTED:
@@ -215,11 +238,13 @@ class Table:
         try:
             card = parse_card(text)
         except CardCodeError as error:
-            if not self._card_due():
-                self._not_due(text, events)
+            if self.model.state is State.BURNING:
+                self._burn_unidentified(text, events)
+            elif not self._card_due():
+                self._not_due(text, UNIDENTIFIED, events)
             else:
-                self._raise_misdeal(events, "unknown_card", text, str(error),
-                                    ["manual", "burn", "void"])
+                self._raise_misdeal(events, "unknown_card", text, str(error), ["manual", "burn", "void"],
+                                    held=[(text, UNIDENTIFIED)], replaces_due_card=True)
             return
         if self._is_foreign(card):
             self.foreign.append(card.code)
@@ -227,12 +252,12 @@ class Table:
                 events, "foreign_card", card.code,
                 f"{card.code} would be copy {self.inventory[card.code] + 1} of {card.code} "
                 f"in a {self.decks}-deck shoe, which holds {self.decks}",
-                ["void"],
+                ["void"], held=[(card.code, FOREIGN)],
             )
             return
         self._count(card, events)
         if not self._card_due():
-            self._not_due(card.code, events)
+            self._not_due(card.code, SHOE_CARD, events)
             return
         self._place(card, events)
 
@@ -257,29 +282,40 @@ class Table:
     def _is_foreign(self, card: Card) -> bool:
         return self.inventory[card.code] >= self.decks
 
-    def _not_due(self, code: str | None, events: list[Event]) -> None:
+    def _not_due(self, code: str | None, status: str, events: list[Event]) -> None:
+        held = [(code or "??", status)]
         if self.state is State.SHOE_CLOSED:
             self._raise_misdeal(events, "card_after_shoe_closed", code,
                                 f"shoe {self.shoe_number} is closed; no card may be dealt from it",
-                                ["burn"])
+                                ["burn"], held=held)
             return
         why = {
             State.ROUND_OVER: f"round {self.round} is over and the next round has not been started",
             State.NEW_SHOE: f"shoe {self.shoe_number} has not been confirmed as shuffled and cut",
         }.get(self.state, "no card is due")
-        order = [self.settings.procedures.extra_card, "void"] if self.state is State.ROUND_OVER else ["burn"]
-        if self.state is State.ROUND_OVER and self.round == 0:
-            order = ["burn"]
+        order = [self.settings.procedures.extra_card, "burn", "void"]
         self._raise_misdeal(events, "extra_card", code, f"a card was read but {why}",
-                            list(dict.fromkeys(order)))
+                            list(dict.fromkeys(order)), held=held)
 
     def _unreadable(self, events: list[Event]) -> None:
-        if not self._card_due():
-            self._not_due(None, events)
-            return
-        self._raise_misdeal(events, "unreadable_card", None,
-                            f"the reader could not read the card for {self._due_name()}",
-                            ["manual", "burn", "void"])
+        if self.model.state is State.BURNING:
+            self._burn_unidentified("??", events)
+        elif not self._card_due():
+            self._not_due(None, UNIDENTIFIED, events)
+        else:
+            self._raise_misdeal(events, "unreadable_card", None,
+                                f"the reader could not read the card for {self._due_name()}",
+                                ["manual", "burn", "void"], held=[("??", UNIDENTIFIED)], replaces_due_card=True)
+
+    def _burn_unidentified(self, text: str, events: list[Event]) -> None:
+        """A burn card the reader could not identify: it is burned all the same (it is never dealt)."""
+        self.unidentified += 1
+        self.model.burn_remaining -= 1
+        self.burned.append("??")
+        events.append({"event": "burn", "card": None, "read": text})
+        self.model.card()
+        if self.state is State.P1:
+            self._start_round(events)
 
     def _place(self, card: Card, events: list[Event], manual: bool = False) -> None:
         """Put ``card`` where the rules expect it and advance the machine."""
@@ -290,6 +326,7 @@ class Table:
             return
         slot, side, _ = PROMPTS[state]
         (model.player if side == "player" else model.banker).append(card)
+        self.dealt += 1
         event: Event = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
         if manual:
             event["manual"] = True
@@ -363,8 +400,8 @@ class Table:
             "variant": self.variant,
             "bets": {bet: outcome.to_dict() for bet, outcome in outcomes.items()},
         })
-        self.results.append(result)
         self.rounds_dealt += 1
+        self.results.append(result)
         self.shoe_stats[winner] += 1
         self.shoe_stats["natural"] += natural
         self.shoe_stats["player_pair"] += player_pair
@@ -421,7 +458,10 @@ class Table:
         self.monitor = ShuffleMonitor(self.decks)
         self.burned = []
         self.discarded = []
+        self.dealt = 0
+        self.unidentified = 0
         self.foreign = []
+        self.results = []
         self.cut_out = False
         self.model.last_round = None
         self.shoe_stats = Counter()
@@ -459,7 +499,9 @@ class Table:
             "cards_seen": seen,
             "cards_remaining": total - seen,
             "burned": len(self.burned),
+            "dealt": self.dealt,
             "discarded": len(self.discarded),
+            "unidentified": self.unidentified,
             "foreign": list(self.foreign),
             "inventory": dict(sorted(self.inventory.items())),
         })
@@ -476,34 +518,45 @@ class Table:
             return
         hand = model.player if SLOT_SIDE[previous] == "player" else model.banker
         card = hand.pop()
+        self.dealt -= 1
+        was_manual = previous in self.manual_slots
         self.manual_slots.discard(previous)
-        self.exposed_card = card
         order = [self.settings.procedures.exposed_card, "burn", "use", "void"]
         self._raise_misdeal(events, "exposed_card", card.code,
                             f"{card.code} dealt to {previous.value} was exposed in error",
                             list(dict.fromkeys(order)), resume=previous)
+        assert self.misdeal is not None
+        self.misdeal.exposed = card
+        self.misdeal.exposed_manual = was_manual
 
     # -- misdeals ------------------------------------------------------------
+    def _misdeal_round(self) -> int:
+        """The round a misdeal belongs to: the one in play, or the next one between rounds."""
+        state = self.state
+        if state in SLOTS or state is State.SHOE_CLOSED:
+            return self.round
+        return self.round + 1
+
     def _raise_misdeal(self, events: list[Event], kind: str, card: str | None, detail: str,
-                       resolutions: list[str], resume: State | None = None) -> None:
+                       resolutions: list[str], resume: State | None = None,
+                       held: list[Held] | None = None, replaces_due_card: bool = False) -> None:
         if self.state is State.HALTED:
             assert self.misdeal is not None
-            if card is not None:
-                self.misdeal.cards.append(card)
-            extra = Misdeal(kind, self.round, card, detail + " (while halted)",
+            self.misdeal.held.extend(held or [])
+            extra = Misdeal(kind, self.misdeal.round, card, detail + " (while halted)",
                             self.misdeal.instruction, self.misdeal.resolutions, supervisor=self.misdeal.supervisor)
             events.append(extra.event())
             self.shoe_stats["misdeal"] += 1
             return
-        if not self.in_round or self.round == 0:
+        voidable = self.in_round or (kind == "extra_card" and self.state is State.ROUND_OVER)
+        if not voidable:
             resolutions = [r for r in resolutions if r != "void"] or ["burn"]
         instruction = "Halt. " + "; or ".join(
             f"{SAY_RESOLUTION[r]} (@{r})" for r in resolutions
         )
-        misdeal = Misdeal(kind, self.round, card, detail, instruction, resolutions,
-                          supervisor=[r for r in resolutions if self.needs_supervisor(r, kind)])
-        if card is not None and kind not in ("exposed_card",):
-            misdeal.cards.append(card)
+        misdeal = Misdeal(kind, self._misdeal_round(), card, detail, instruction, resolutions,
+                          supervisor=[r for r in resolutions if self.needs_supervisor(r, kind)],
+                          held=list(held or []), replaces_due_card=replaces_due_card)
         self.misdeal = misdeal
         self.model.resume_state = resume or self.state
         self.model.halt()
@@ -529,8 +582,12 @@ class Table:
             self._reader_card(item.card or "", events)
             return
         if kind is InputKind.UNREADABLE:
-            misdeal.cards.append("??")
-            self._raise_misdeal(events, "unreadable_card", None, "another card came out", [])
+            self._raise_misdeal(events, "unreadable_card", None, "another card came out unread", [],
+                                held=[("??", UNIDENTIFIED)])
+            return
+        if kind is InputKind.DOUBLE:
+            self._raise_misdeal(events, "two_cards", None, "two more cards left the shoe together", [],
+                                held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
             return
         resolution = RESOLUTION_INPUTS.get(kind)
         if resolution is None or resolution not in misdeal.resolutions:
@@ -547,27 +604,38 @@ class Table:
             self._resolved(item, "online", events)
             self.model.resume()
         elif resolution == "use":
-            card = self.exposed_card
+            card = misdeal.exposed
             assert card is not None
-            self.exposed_card = None
+            manual = misdeal.exposed_manual
+            misdeal.exposed = None
             self._resolved(item, "use", events)
             self.model.resume()
-            self._place(card, events)
+            self._place(card, events, manual=manual)
         else:
-            self.discarded.extend(c for c in misdeal.cards if c != "??")
-            if self.exposed_card is not None:
-                self.discarded.append(self.exposed_card.code)
-                self.exposed_card = None
             self._resolved(item, "burn", events)
             self.model.resume()
 
-    def _resolved(self, item: Input, resolution: str, events: list[Event]) -> None:
+    def _set_aside(self, held: list[Held]) -> list[str]:
+        """Put held cards aside for good: shoe cards to the discards, unread ones counted, foreign ones kept
+        apart (they are already listed in :attr:`foreign`). Returns what was read of each."""
+        for text, status in held:
+            if status == SHOE_CARD:
+                self.discarded.append(text)
+            elif status == UNIDENTIFIED:
+                self.discarded.append("??")
+                self.unidentified += 1
+        return [text for text, _ in held]
+
+    def _resolved(self, item: Input, resolution: str, events: list[Event], keep: int = 0) -> None:
+        """Emit the resolution and set aside the held cards, after the first ``keep`` of them
+        (those a manual entry stands in for)."""
         misdeal = self.misdeal
         assert misdeal is not None
-        cards = list(misdeal.cards)
-        if self.exposed_card is not None and resolution != "use":
-            cards.append(self.exposed_card.code)
-        event: Event = {"event": "resolved", "round": self.round, "kind": misdeal.kind,
+        cards = self._set_aside(misdeal.held[keep:])
+        if misdeal.exposed is not None:
+            self.discarded.append(misdeal.exposed.code)
+            cards.append(misdeal.exposed.code)
+        event: Event = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
                         "resolution": resolution, "cards": cards}
         if item.approver:
             event["approved_by"] = item.approver
@@ -575,6 +643,8 @@ class Table:
         self.misdeal = None
 
     def _resolve_manual(self, item: Input, events: list[Event]) -> None:
+        misdeal = self.misdeal
+        assert misdeal is not None
         text = item.card or ""
         try:
             card = parse_card(text)
@@ -586,7 +656,7 @@ class Table:
                 item, f"{card.code}: all {self.decks} copies were already seen in this shoe; check the card"))
             return
         self._count(card, events)
-        self._resolved(item, "manual", events)
+        self._resolved(item, "manual", events, keep=1 if misdeal.replaces_due_card else 0)
         self.model.resume()
         self._place(card, events, manual=True)
 
@@ -594,23 +664,22 @@ class Table:
         model = self.model
         misdeal = self.misdeal
         assert misdeal is not None
-        cards = [c.code for c in model.player + model.banker]
-        self.discarded.extend(c for c in misdeal.cards if c != "??")
-        if self.exposed_card is not None:
-            cards.append(self.exposed_card.code)
-            self.exposed_card = None
-        self.discarded.extend(cards)
+        upcoming = model.resume_state is State.ROUND_OVER
+        cards = [] if upcoming else [c.code for c in model.player + model.banker]
         self._resolved(item, "void", events)
-        if model.void_round():
-            events.append({"event": "round_voided", "round": model.round_number,
-                           "cards": cards, "bets": "returned"})
-            self.shoe_stats["voided"] += 1
-            self.rounds_voided += 1
-            model.player = []
-            model.banker = []
-            self._end_round(events)
-        else:
+        if upcoming:
             model.resume()
+            model.round_number += 1
+        elif not model.void_round():
+            model.resume()
+            return
+        events.append({"event": "round_voided", "round": model.round_number,
+                       "cards": cards, "bets": "returned"})
+        self.shoe_stats["voided"] += 1
+        self.rounds_voided += 1
+        model.player = []
+        model.banker = []
+        self._end_round(events)
 
     # -- instructions ----------------------------------------------------------
     def _due_name(self) -> str:
@@ -631,7 +700,7 @@ class Table:
         model = self.model
         if self.authority is not None:
             if self.pending_approval is not None:
-                _, action = self.pending_approval
+                _, action, _ = self.pending_approval
                 return self._say("approval", f"Supervisor: present your badge to approve {action}")
             if self.authority.dealer is None and state is not State.HALTED:
                 return self._say("sign_in", "Dealer: present your badge to sign in")
@@ -676,7 +745,7 @@ class Table:
         if kind is InputKind.BADGE:
             uid = item.card or ""
             if self.pending_approval is not None:
-                pending, action = self.pending_approval
+                pending, action, _ = self.pending_approval
                 approved, auth_events = authority.approve(uid, action)
                 events.extend(auth_events)
                 if approved:
@@ -712,7 +781,7 @@ class Table:
         self.pending_approval = None
         needed = self._supervisor_action(item)
         if needed is not None and item.approver is None:
-            self.pending_approval = (item, needed)
+            self.pending_approval = (item, needed, self.misdeal)
             events.append({"event": "approval_required", "round": self.round, "action": needed,
                            "input": item.token(),
                            "say": f"{item.token()} needs a supervisor: present a supervisor badge"})
@@ -734,15 +803,20 @@ class Table:
 
     def _reader_card_without_dealer(self, item: Input, events: list[Event]) -> None:
         code = item.card if item.kind is InputKind.CARD else None
+        held: list[Held] = [("??", UNIDENTIFIED)] * (2 if item.kind is InputKind.DOUBLE else 1)
         if code is not None:
             try:
                 card = parse_card(code)
             except CardCodeError:
-                card = None
-            if card is not None and not self._is_foreign(card):
+                held = [(code, UNIDENTIFIED)]
+            else:
+                if self._is_foreign(card):
+                    self._reader_card(code, events)
+                    return
                 self._count(card, events)
+                held = [(card.code, SHOE_CARD)]
         self._raise_misdeal(events, "no_dealer", code, "a card came out of the shoe with no dealer signed in",
-                            ["burn", "void"])
+                            ["burn", "void"], held=held)
 
     def _stamp_dealer(self, events: list[Event]) -> None:
         """Results and misdeals carry the signed-in dealer's identity."""
@@ -750,7 +824,7 @@ class Table:
         identity = self.authority.identity()
         for event in events:
             if event["event"] in ("result", "misdeal", "round_voided", "resolved"):
-                event["dealer"] = identity
+                event["dealer"] = dict(identity) if identity is not None else None
 
     # -- closing a shoe early -------------------------------------------------------
     def _close_early(self, item: Input, events: list[Event]) -> None:

@@ -116,7 +116,7 @@ class MergedSource(CardSource):
 
     def indicate(self, what: str) -> None:
         if self.hold_when_idle:
-            self._holding = what == "hold"
+            self._holding = what in ("hold", "new_shoe")
         self.primary.indicate(what)
 
     def _close(self) -> None:

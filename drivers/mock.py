@@ -14,13 +14,11 @@ from typing import ClassVar
 
 from controller.exceptions import DriverURLError, ScriptError
 from controller.inputs import Input, InputKind, parse_tokens
-from controller.shoe import DEFAULT_CUT_FROM_END, shoe_with_cut_card
+from controller.shoe import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end, shoe_with_cut_card
 from drivers.base import CardSource
 
 DEFAULT_SEED = 0
 CUT = Input(InputKind.CUT)
-MIN_CUT_FROM_END = 12
-"""Enough cards below the cut card to finish a round and play one more (at most 11 cards)."""
 
 
 def read_script(path: str | Path) -> list[Input]:
@@ -57,7 +55,8 @@ class MockShoe(CardSource):
         _, values = self.parse_query(url)
         self.seed = self.int_option(url, values, "seed", DEFAULT_SEED, 0, 2**63 - 1)
         self.decks = self.int_option(url, values, "decks", 8, 1, 8)
-        self.cut_from_end = self.int_option(url, values, "cut", DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, 100)
+        self.cut_from_end = self.int_option(url, values, "cut", min(DEFAULT_CUT_FROM_END, 26 * self.decks),
+                                            MIN_CUT_FROM_END, max_cut_from_end(self.decks))
         self.shoe_index = self.int_option(url, values, "shoe", 1, 1, 1_000_000) - 1
         self.scripted = inputs is not None or "script" in values
         if inputs is not None and "script" in values:

@@ -55,7 +55,7 @@ class DealerDisplay(Transcript):
 
 
 def run(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
+    settings = settings_from_args(args, rounds_in_settings=False)
     url = args.driver or settings.driver.url
     primary = open_source(url)
 

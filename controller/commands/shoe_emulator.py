@@ -17,9 +17,9 @@ import sys
 from typing import Any
 
 from controller.commands.argtypes import rate, seconds, whole_number
-from controller.exceptions import DriverError
+from controller.exceptions import CroupierError, DriverError
 from controller.inputs import Input
-from controller.shoe import DEFAULT_CUT_FROM_END
+from controller.shoe import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
 from drivers.emulator import (
     EmulatorOptions,
     Endpoint,
@@ -31,7 +31,6 @@ from drivers.emulator import (
     seeded_shoes,
 )
 from drivers.framing import TERMINATORS
-from drivers.mock import MIN_CUT_FROM_END
 from drivers.mock import read_script as read_mock_script
 
 
@@ -106,6 +105,9 @@ def shoe_emulator(args: argparse.Namespace) -> int:
         shoes = scripted_shoe(read_script(args.script))
         seed = 0
     else:
+        if args.cut > max_cut_from_end(args.decks):
+            raise CroupierError(f"--cut {args.cut}: expected at most {max_cut_from_end(args.decks)} cards "
+                                f"from the bottom of a {args.decks}-deck shoe (the back half)")
         shoes = seeded_shoes(args.seed, args.decks, args.cut)
         seed = args.seed
     options = EmulatorOptions(

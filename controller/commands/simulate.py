@@ -60,13 +60,15 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=simulate)
 
 
-def settings_from_args(args: argparse.Namespace) -> Settings:
+def settings_from_args(args: argparse.Namespace, rounds_in_settings: bool = True) -> Settings:
+    """Settings from ``--config`` and the options; ``rounds_in_settings=False`` keeps ``--rounds`` out of them
+    (for ``run``, where it limits one session and is not part of what the table is)."""
     overrides: dict[str, dict[str, Any]] = {"table": {}, "shoe": {}, "simulation": {}}
     if args.decks is not None:
         overrides["table"]["decks"] = args.decks
     if args.no_burn:
         overrides["shoe"]["burn"] = "none"
-    if getattr(args, "rounds", None) is not None:
+    if rounds_in_settings and getattr(args, "rounds", None) is not None:
         overrides["simulation"]["rounds"] = args.rounds
     if getattr(args, "manual_next", False) or getattr(args, "interactive", False):
         overrides["simulation"]["auto_next"] = False

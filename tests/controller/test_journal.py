@@ -556,7 +556,7 @@ def test_history_csv_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert [row["outcome"] for row in rows][-1] == "void"
     assert len(rows) == len(table.results) + 1
     assert rows[0]["player_cards"] == "9H 2S KH"
-    assert rows[0]["misdeals"] == "unreadable_card" and rows[0]["resolutions"] == "unreadable_card:burn"
+    assert rows[0]["misdeals"] == "unreadable_card" and rows[0]["resolutions"] == "unreadable_card:burn[??]"
     assert "approved by Bob Stone" in rows[-1]["resolutions"]
     assert cli.main(["history", str(path)]) == 0
     text = capsys.readouterr().out

@@ -49,7 +49,8 @@ def test_extra_card_after_round_halts_until_burned() -> None:
     misdeal = kinds(events, "misdeal")[-1]
     assert misdeal["kind"] == "extra_card"
     assert misdeal["card"] == "5H"
-    assert misdeal["round"] == 1
+    assert misdeal["round"] == 2, "a card before the next round started belongs to that round"
+    assert misdeal["resolutions"] == ["burn", "void"]
     assert "burn" in misdeal["instruction"]
     assert t.state is State.HALTED
     rejected = t.handle(Input(InputKind.NEXT))
@@ -57,7 +58,7 @@ def test_extra_card_after_round_halts_until_burned() -> None:
     assert "@burn" in rejected[0]["reason"]
     assert t.state is State.HALTED
     resolved = t.handle(Input(InputKind.BURN))
-    assert resolved[0] == {"event": "resolved", "round": 1, "kind": "extra_card", "resolution": "burn",
+    assert resolved[0] == {"event": "resolved", "round": 2, "kind": "extra_card", "resolution": "burn",
                            "cards": ["5H"]}
     assert t.state is State.ROUND_OVER
     assert t.handle(Input(InputKind.NEXT))[-1]["slot"] == "P1"
@@ -128,8 +129,9 @@ def test_card_while_halted_is_recorded_not_dropped() -> None:
     assert kinds(events, "misdeal")[0]["kind"] == "extra_card"
     assert t.state is State.HALTED
     events = t.handle(Input(InputKind.BURN))
-    assert kinds(events, "resolved")[0]["cards"] == ["4H"]
+    assert kinds(events, "resolved")[0]["cards"] == ["??", "4H"]
     assert events[-1]["slot"] == "B1"
+    assert t.discarded == ["??", "4H"] and t.unidentified == 1
 
 
 def test_exposed_card_burned_reopens_its_slot() -> None:
@@ -233,8 +235,10 @@ def test_shoe_report_accounts_for_every_card() -> None:
     events = play(t, "7D " + NATURAL + " @next 3S @cut ?? @burn 5H 4H 2D")
     report = kinds(events, "shoe_closed")[0]
     assert report["burned"] == 1
-    assert report["cards_seen"] == 1 + 4 + 4
-    assert report["cards_remaining"] == 52 - 9
+    assert report["cards_seen"] == 1 + 4 + 1 + 4, "the unreadable card burned left the shoe too"
+    assert report["cards_remaining"] == 52 - 10
+    assert report["unidentified"] == 1
+    assert report["burned"] + report["dealt"] + report["discarded"] == report["cards_seen"]
     assert report["misdeals"] == 1
     assert report["rounds"] == 2
 
