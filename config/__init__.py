@@ -159,6 +159,12 @@ def _merge(layers: list[tuple[str, dict[str, Any], bool]]) -> Settings:
                 extra.setdefault(section, {}).update(table)
                 continue
             cls = SECTIONS.get(section)
+            if cls is None and not isinstance(table, dict):
+                owner = next((name for name, kind in SECTIONS.items()
+                              if section in {f.name for f in dataclasses.fields(kind)}), None)
+                hint = f"; it belongs in [{owner}]" if owner else ""
+                raise ConfigError(f"{source}: key {section!r} is outside any section{hint}; "
+                                  f"write it under a [section] header, see docs/config.md")
             if cls is None:
                 known = ", ".join(f"[{name}]" for name in [*SECTIONS, *sorted(EXTRA_SECTIONS)])
                 raise ConfigError(f"{source}: unknown section [{section}]; expected one of {known}")

@@ -84,12 +84,17 @@ CREATE TABLE IF NOT EXISTS delivered (
 
 
 class JournalTamperedError(JournalError):
-    """The hash chain is broken: a record was edited, deleted, inserted or reordered."""
+    """The journal was changed: a record edited, deleted, inserted or reordered, or its metadata."""
 
-    def __init__(self, path: str, seq: int, problem: str) -> None:
-        super().__init__(f"{path}: record {seq} {problem}")
+    def __init__(self, message: str, seq: int = 0, problem: str = "") -> None:
+        super().__init__(message)
         self.seq = seq
         self.problem = problem
+
+    @classmethod
+    def at(cls, path: str, seq: int, problem: str) -> JournalTamperedError:
+        """Record ``seq`` of ``path`` is wrong: ``problem``."""
+        return cls(f"{path}: record {seq} {problem}", seq, problem)
 
 
 class Record(NamedTuple):
@@ -247,11 +252,14 @@ class Journal:
             raise JournalError(f"{self.path}: not a Croupier journal (an SQLite database without "
                                "the journal tables)")
         meta = dict(self.connection.execute("SELECT key, value FROM journal_meta").fetchall())
+        marked = self.connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
         if meta.get("format") != FORMAT:
-            raise JournalError(f"{self.path}: not a Croupier journal (format {meta.get('format')!r})")
+            error = JournalTamperedError if marked else JournalError
+            raise error(f"{self.path}: not a Croupier journal (format {meta.get('format')!r})")
         if meta.get("version") != str(VERSION):
-            raise JournalError(f"{self.path}: journal format version {meta.get('version')} is not "
-                               f"supported; this Croupier reads version {VERSION}")
+            raise (JournalTamperedError if marked else JournalError)(
+                f"{self.path}: journal format version {meta.get('version')} is not "
+                f"supported; this Croupier reads version {VERSION}")
         row = self.connection.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
         if row is not None:
             self.last_seq, self.last_hash = int(row[0]), str(row[1])
@@ -410,7 +418,7 @@ def verify(journal: Journal) -> Verified:
         rows = list(journal.records())
         acknowledged = journal.delivered()
     if not rows:
-        raise JournalError(f"{path}: the journal has no records (not a Croupier journal, or it was emptied)")
+        raise JournalTamperedError(f"{path}: the journal has no records: it was emptied")
     by_hash = {row.hash: index for index, row in enumerate(rows)}
     expected_prev = GENESIS
     header: dict[str, Any] = {}
@@ -420,53 +428,53 @@ def verify(journal: Journal) -> Verified:
         seq = index + 1
         if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
                 and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
-            raise JournalTamperedError(path, seq, "is damaged or was edited: a field is missing or has the "
+            raise JournalTamperedError.at(path, seq, "is damaged or was edited: a field is missing or has the "
                                        "wrong type")
         if row.seq != seq:
             if index == 0 and row.seq < 1:
-                raise JournalTamperedError(path, row.seq, "was inserted before record 1 "
+                raise JournalTamperedError.at(path, row.seq, "was inserted before record 1 "
                                            "(records are numbered from 1)")
             if row.seq > seq:
                 gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
-                raise JournalTamperedError(path, seq, f"is missing: record(s) {gap} were deleted "
+                raise JournalTamperedError.at(path, seq, f"is missing: record(s) {gap} were deleted "
                                            f"(the next record is {row.seq})")
         if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
-            raise JournalTamperedError(path, row.seq, "was edited: a field has the wrong form")
+            raise JournalTamperedError.at(path, row.seq, "was edited: a field has the wrong form")
         if not _holds_entry(row, row.seq):
-            raise JournalTamperedError(path, *_why_mismatch(rows, index, by_hash))
+            raise JournalTamperedError.at(path, *_why_mismatch(rows, index, by_hash))
         if row.prev != expected_prev:
             origin = by_hash.get(row.prev)
             if origin is not None and origin < index - 1:
-                raise JournalTamperedError(path, row.seq, f"does not follow record {row.seq - 1}: "
+                raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: "
                                            f"it was written after record {rows[origin].seq}, so the "
                                            "records between were deleted or reordered")
-            raise JournalTamperedError(path, row.seq, f"does not follow record {row.seq - 1}: a record "
+            raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: a record "
                                        "before it was inserted, deleted, edited or reordered")
         if row.kind not in KINDS:
-            raise JournalTamperedError(path, row.seq, f"was edited: unknown record kind {row.kind!r}")
+            raise JournalTamperedError.at(path, row.seq, f"was edited: unknown record kind {row.kind!r}")
         try:
             body = json.loads(row.body)
         except ValueError:
-            raise JournalTamperedError(path, row.seq, "was edited: its body is not JSON") from None
+            raise JournalTamperedError.at(path, row.seq, "was edited: its body is not JSON") from None
         if not isinstance(body, dict):
-            raise JournalTamperedError(path, row.seq, "was edited: its body is not a JSON object")
+            raise JournalTamperedError.at(path, row.seq, "was edited: its body is not a JSON object")
         if (index == 0) != (row.kind == "header"):
-            raise JournalTamperedError(path, row.seq, "is out of place: the header must be record 1, "
+            raise JournalTamperedError.at(path, row.seq, "is out of place: the header must be record 1, "
                                        "and only record 1")
         if row.kind == "header":
             if body.get("format") != FORMAT:
-                raise JournalTamperedError(path, row.seq, "is not a Croupier journal header")
+                raise JournalTamperedError.at(path, row.seq, "is not a Croupier journal header")
             header = body
         elif row.kind == "input":
             inputs += 1
         elif row.kind == "events":
             if previous_kind != "input":
-                raise JournalTamperedError(path, row.seq, "is out of place: events must follow their input")
+                raise JournalTamperedError.at(path, row.seq, "is out of place: events must follow their input")
             events += 1
         previous_kind = row.kind
         expected_prev = row.hash
     if acknowledged > rows[-1].seq:
-        raise JournalTamperedError(path, rows[-1].seq + 1, f"is missing: records {rows[-1].seq + 1}-"
+        raise JournalTamperedError.at(path, rows[-1].seq + 1, f"is missing: records {rows[-1].seq + 1}-"
                                    f"{acknowledged} were written and shown, then deleted from the end")
     return Verified(len(rows), rows[-1].hash, inputs, events, header)
 

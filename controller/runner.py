@@ -38,6 +38,8 @@ class Runner:
     """Stop after this many rounds (results and voided rounds); 0 = stop when the shoe closes."""
     new_shoes: bool = False
     """After a shoe closes, load the next one (seeded sources) instead of stopping."""
+    deliver_all: bool = False
+    """A script: deliver every input, even after the shoe closes (a card then is a misdeal)."""
     record: Callable[[Input], None] | None = None
     poll: float | None = None
     stopped: bool = field(default=False, init=False)
@@ -70,7 +72,7 @@ class Runner:
             State.ROUND_OVER, State.SHOE_CLOSED
         ):
             return True
-        return state is State.SHOE_CLOSED and not self.new_shoes and not self.rounds
+        return state is State.SHOE_CLOSED and not self.new_shoes and not self.rounds and not self.deliver_all
 
     def run(self) -> int:
         """Run until done; returns the exit status (0 boundary, 3 mid-round, 4 halted).
@@ -81,12 +83,10 @@ class Runner:
         """
         self._last_activity = self.clock()
         while not self.stopped and not self._done():
-            if self.table.model.state is State.SHOE_CLOSED:
-                if not self.new_shoes:
-                    break
-                if self.new_shoe_asked != self.table.shoe_number:
-                    self.new_shoe_asked = self.table.shoe_number
-                    self.source.indicate("new_shoe")
+            table = self.table
+            if table.model.state is State.SHOE_CLOSED and self.new_shoes and self.new_shoe_asked != table.shoe_number:
+                self.new_shoe_asked = table.shoe_number
+                self.source.indicate("new_shoe")
             item = self.received = self.source.recv(self.poll)
             if item is None:
                 if self.source.exhausted:
@@ -112,7 +112,7 @@ class Runner:
         if authority is not None and authority.dealer is None:
             return
         state = self.table.model.state
-        if state in (State.NEW_SHOE, State.SHOE_CLOSED) and self.auto_shoe:
+        if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
             self.feed(Input(InputKind.SHOE))
         elif state is State.ROUND_OVER and self.auto_next and self.table.round > 0:
             self.feed(Input(InputKind.NEXT))

@@ -479,7 +479,7 @@ class Table:
         self.model.last_round = current + (1 if one_more else 0)
         plan = (f"finish round {current} and play one more" if one_more
                 else f"round {current} is the last of this shoe")
-        events.append({"event": "cut_card", "round": self.round, "last_round": self.model.last_round,
+        events.append({"event": "cut_card", "round": current, "last_round": self.model.last_round,
                        "detail": f"Cut card out: {plan}"})
         if self.state is State.ROUND_OVER:
             self._end_round(events)
@@ -688,8 +688,9 @@ class Table:
             return "no slot"
         return f"{slot} (card to {SLOT_SIDE[State(slot)].upper()})"
 
-    def _say(self, action: str, text: str) -> Event:
-        return {"event": "instruction", "round": self.round, "action": action, "say": text}
+    def _say(self, action: str, text: str, round_number: int | None = None) -> Event:
+        return {"event": "instruction", "round": self.round if round_number is None else round_number,
+                "action": action, "say": text}
 
     def _rejected(self, item: Input, why: str) -> Event:
         return {"event": "rejected", "input": item.token(), "reason": why,
@@ -710,7 +711,7 @@ class Table:
             return {"event": "prompt", "round": model.round_number, "slot": slot, "to": side, "say": say}
         if state is State.HALTED:
             assert self.misdeal is not None
-            return self._say("resolve", self.misdeal.instruction)
+            return self._say("resolve", self.misdeal.instruction, self.misdeal.round)
         if state is State.BURN_TURN:
             return self._say("burn", "Turn the first card for the burn")
         if state is State.BURNING:

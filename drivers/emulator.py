@@ -383,11 +383,23 @@ class ShoeEmulator:
 
     # -- receiving ----------------------------------------------------------------
     def _on_bytes(self, data: bytes) -> None:
+        if not self.session.ready:
+            self._warn_on_framing_mismatch(data)
         self._rx += data
         used, frames = self.framer.decode_all(self._rx)
         self._rx = self._rx[used:]
         for frame in frames:
             self._on_frame(frame)
+
+    def _warn_on_framing_mismatch(self, data: bytes) -> None:
+        """Say so when the controller's hello is the other framing's: otherwise both sides wait in silence."""
+        stx = self.options.framing == "stx"
+        other = (b"R\r" in data or b"R\n" in data or b"R,A" in data) if stx else bytes([fr.ENQ]) in data
+        if other and not getattr(self, "_mismatch_warned", False):
+            self._mismatch_warned = True
+            theirs, ours = ("line", "stx") if stx else ("stx", "line")
+            LOG.warning("the controller greets in %s framing but this emulator speaks %s: start it with "
+                        "--framing %s, or give the controller ?framing=%s", theirs, ours, theirs, ours)
 
     def _on_frame(self, frame: fr.Frame) -> None:
         session = self.session

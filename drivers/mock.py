@@ -52,7 +52,10 @@ class MockShoe(CardSource):
 
     def __init__(self, url: str = "mock://", inputs: list[Input] | None = None) -> None:
         super().__init__(url)
-        _, values = self.parse_query(url)
+        location, values = self.parse_query(url)
+        if location:
+            raise DriverURLError(f"{url}: mock:// takes no host or path ({location!r}); "
+                                 f"expected {self.expected_form()}")
         self.seed = self.int_option(url, values, "seed", DEFAULT_SEED, 0, 2**63 - 1)
         self.decks = self.int_option(url, values, "decks", 8, 1, 8)
         self.cut_from_end = self.int_option(url, values, "cut", min(DEFAULT_CUT_FROM_END, 26 * self.decks),

@@ -96,6 +96,11 @@ class SerialShoe(CardSource):
             self._local = True
         else:
             self._local = False
+            if scheme == "socket":
+                host, _, port = location.rpartition(":")
+                if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                    raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
+                                         f"e.g. socket://127.0.0.1:4001")
             self.port_name = f"{scheme}://{location}"
         self.baudrate = self.int_option(url, values, "baudrate", 9600, 50, 4_000_000)
         self.framing = values.get("framing", "line")

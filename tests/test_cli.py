@@ -113,6 +113,10 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["simulate", "--config", "/nonexistent.toml"], "no such config file"),
     (["odds", "--decks", "0"], "argument --decks: expected 1-8, got 0"),
     (["simulate", "--rounds", "-1"], "--rounds"),
+    (["simulate", "--seed", "99999999999999999999999"], "argument --seed: expected 0-9223372036854775807"),
+    (["run", "--driver", "socket://"], "expected socket://HOST:PORT"),
+    (["run", "--driver", "mock:x"], "mock:// takes no host or path"),
+    (["run", "--driver", ""], "--driver '': expected a driver URL"),
 ])
 def test_bad_arguments_exit_2_with_a_clear_message(args: list[str], fragment: str) -> None:
     run = croupier(*args)
@@ -152,3 +156,28 @@ def test_odds_json_contract() -> None:
 def test_diagram_checked_in_is_current() -> None:
     run = croupier("diagram", "--check", "--out", str(ROOT / "docs"))
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_script_is_delivered_whole_even_after_the_shoe_closes() -> None:
+    run = croupier("simulate", "--no-burn", "--json", "--cards",
+                   "3S KD 5H 9C @cut 3S KD 5H 9C 3S KD 5H 9C 4D")
+    stream = events(run.stdout)
+    assert [e["event"] for e in stream].count("shoe_closed") == 1
+    misdeal = [e for e in stream if e["event"] == "misdeal"]
+    assert misdeal and misdeal[0]["kind"] == "card_after_shoe_closed" and misdeal[0]["card"] == "4D"
+    assert run.returncode == 4
+
+
+def test_a_new_shoe_in_a_script_needs_the_dealers_confirmation() -> None:
+    run = croupier("simulate", "--no-burn", "--json", "--cards",
+                   "3S KD 5H 9C @cut 3S KD 5H 9C 3S KD 5H 9C @shoe 4D")
+    stream = events(run.stdout)
+    assert [e for e in stream if e["event"] == "card"][-1] == {"event": "card", "round": 4, "slot": "P1",
+                                                               "card": "4D"}
+    assert run.returncode == 3
+
+
+def test_cut_card_event_names_the_round_it_affects() -> None:
+    run = croupier("simulate", "--no-burn", "--json", "--manual-next", "--cards", "3S KD 5H 9C @cut")
+    cut = next(e for e in events(run.stdout) if e["event"] == "cut_card")
+    assert cut["round"] == 2 and cut["last_round"] == 3

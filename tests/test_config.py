@@ -43,6 +43,8 @@ def test_precedence_command_line_over_environment_over_file(tmp_path: Path) -> N
     ("[shoe]\nburn = true\n", ["[shoe] burn", "one of", "True"]),
     ("[tables]\ndecks = 8\n", ["unknown section [tables]", "[table]"]),
     ("[table\n", ["not valid TOML"]),
+    ("decks = 8\n", ["key 'decks' is outside any section", "it belongs in [table]"]),
+    ("[table]\ndecks = 1\n[shoe]\ncut_card_from_end = 60\n", ["[shoe] cut_card_from_end", "at most 26"]),
 ])
 def test_bad_file_names_file_key_and_expected_value(tmp_path: Path, text: str, fragments: list[str]) -> None:
     path = write(tmp_path, text)

@@ -115,3 +115,26 @@ def test_run_through_the_shoe_emulator_matches_simulate_across_shoes() -> None:
     live_events = picked(stream(live.stdout))
     assert live_events == picked(stream(simulated.stdout))
     assert len([e for e in stream(live.stdout) if e["event"] == "shoe_closed"]) == 1
+
+
+def test_emulator_says_when_the_controller_greets_in_the_other_framing() -> None:
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "7", "--framing", "stx"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None and emulator.stderr is not None
+        pty = emulator.stdout.readline().split()[1]
+        controller = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--driver", f"serial://{pty}", "--json",
+             "--auto-next", "--rounds", "1", "--no-keyboard"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            warning = emulator.stderr.readline()
+        finally:
+            controller.kill()
+            controller.wait(timeout=10)
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert "greets in line framing but this emulator speaks stx" in warning
+    assert "--framing line" in warning and "?framing=stx" in warning

@@ -48,6 +48,9 @@ def audit_verify(args: argparse.Namespace) -> int:
     path: str = args.path
     try:
         journal = Journal.open_existing(path)
+    except JournalTamperedError as error:
+        print(f"TAMPERED: {error}")
+        return EXIT_TAMPERED
     except JournalError as error:
         print(f"croupier audit verify: {error}", file=sys.stderr)
         return EXIT_NOT_A_JOURNAL
@@ -56,8 +59,9 @@ def audit_verify(args: argparse.Namespace) -> int:
             verified = verify(journal)
         except JournalTamperedError as error:
             print(f"TAMPERED: {error}")
-            print(f"{error.seq - 1} record(s) before it are intact." if error.seq > 1 else
-                  "No record before it.")
+            if error.seq:
+                print(f"{error.seq - 1} record(s) before it are intact." if error.seq > 1 else
+                      "No record before it.")
             return EXIT_TAMPERED
         except JournalError as error:
             print(f"croupier audit verify: {error}", file=sys.stderr)

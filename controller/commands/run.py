@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from controller.bigtext import can_render, render_big
 from controller.commands.simulate import add_table_options, fan_out, settings_from_args
+from controller.exceptions import DriverURLError
 from controller.keyboard import HELP, parse_dealer_line
 from controller.output import JsonLines, Summary, Transcript
 from controller.runner import Runner
@@ -56,8 +57,15 @@ class DealerDisplay(Transcript):
 
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, rounds_in_settings=False)
+    if args.driver is not None and not args.driver.strip():
+        raise DriverURLError("--driver '': expected a driver URL, e.g. serial:///dev/ttyUSB0 or mock://?seed=1")
     url = args.driver or settings.driver.url
-    primary = open_source(url)
+    try:
+        primary = open_source(url)
+    except DriverURLError as error:
+        if args.driver is None:
+            raise DriverURLError(f"{settings.source}: [driver] url: {error}") from None
+        raise
 
     def complain(message: str) -> None:
         print(f"croupier run: {message}", file=sys.stderr, flush=True)

@@ -46,7 +46,8 @@ def register(subparsers: Any) -> None:
                     "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config.",
     )
     add_table_options(parser)
-    parser.add_argument("--seed", type=whole_number(0), metavar="N", help="shuffle seed (default: random)")
+    parser.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N",
+                        help="shuffle seed (default: random)")
     parser.add_argument("--cards", metavar="TOKENS",
                         help='deliver exactly these reader events, e.g. "5H 2C ?? @next @burn"')
     parser.add_argument("--script", metavar="FILE", help="deliver the reader events of a shoe script file")
@@ -104,6 +105,9 @@ def simulate(args: argparse.Namespace) -> int:
     if args.cards is not None and args.script is not None:
         print("croupier simulate: give --cards or --script, not both", file=sys.stderr)
         return 2
+    if scripted and args.seed is not None:
+        print("croupier simulate: note: --seed is not used when the cards are given (--cards/--script)",
+              file=sys.stderr)
     seed = args.seed
     if seed is None and args.journal and not scripted:
         from controller.journal import journal_seed
@@ -150,7 +154,8 @@ def simulate(args: argparse.Namespace) -> int:
                                if interactive or pace else source)
     table = Table(settings)
     runner = Runner(table, card_source, emit, auto_next=settings.simulation.auto_next, rounds=rounds,
-                    new_shoes=not scripted and (rounds > 0 or interactive), auto_shoe=not interactive)
+                    new_shoes=not scripted and (rounds > 0 or interactive), auto_shoe=not interactive,
+                    deliver_all=scripted)
     header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
                             "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
     journal = None
