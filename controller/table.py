@@ -15,7 +15,7 @@ from typing import Any
 
 from config import Settings
 from controller import rules
-from controller.auth import Authority, settings_from_dict
+from controller.auth import DEFAULT_SUPERVISOR_ONLY, Authority, settings_from_dict
 from controller.cards import Card, hand_total, parse_card
 from controller.exceptions import CardCodeError
 from controller.inputs import Input, InputKind
@@ -25,8 +25,6 @@ from controller.shuffle_check import ALERT_PROBABILITY, ShuffleMonitor
 
 Event = dict[str, Any]
 
-SUPERVISOR_RESOLUTIONS = frozenset({"void", "manual"})
-"""Resolutions a supervisor must approve (the badge work enforces it)."""
 
 RESOLUTION_INPUTS = {
     InputKind.BURN: "burn",
@@ -87,10 +85,6 @@ class Misdeal:
 
 PROMPTS = {state: (state.value, side, f"Card to {side.upper()}") for state, side in SLOT_SIDE.items()}
 """Each slot's prompt: (slot name, side, what the dealer is told)."""
-
-
-def side_of(state: State) -> str:
-    return SLOT_SIDE[state]
 
 
 class Table:
@@ -729,7 +723,7 @@ class Table:
         action = self.approval_action(resolution, kind)
         if self.authority is not None:
             return self.authority.needs_supervisor(action)
-        return action in SUPERVISOR_RESOLUTIONS or action == "foreign_card"
+        return action in DEFAULT_SUPERVISOR_ONLY
 
     @staticmethod
     def approval_action(resolution: str, kind: str | None) -> str:
