@@ -10,7 +10,10 @@
      |    +-- DriverURLError     a driver URL is malformed or names unknown options
      |    +-- ReaderOfflineError the reader went away (unplugged, daemon stopped)
      +-- JournalError         the journal cannot be written or read
+     |    +-- JournalTamperedError  a record or the metadata was changed
      +-- AuthError            a badge or approval is refused
+     +-- RoadsInputError      a result history for the roads cannot be understood
+     +-- ScoreboardError      the web scoreboard cannot start
 
 Each message names the input, what was expected and what to do.
 """
@@ -50,5 +53,27 @@ class JournalError(CroupierError):
     """The journal cannot be written, read or verified."""
 
 
+class JournalTamperedError(JournalError):
+    """The journal was changed: a record edited, deleted, inserted or reordered, or its metadata."""
+
+    def __init__(self, message: str, seq: int = 0, problem: str = "") -> None:
+        super().__init__(message)
+        self.seq = seq
+        self.problem = problem
+
+    @classmethod
+    def at(cls, path: str, seq: int, problem: str) -> JournalTamperedError:
+        """Record ``seq`` of ``path`` is wrong: ``problem``."""
+        return cls(f"{path}: record {seq} {problem}", seq, problem)
+
+
 class AuthError(CroupierError):
     """A badge is unknown or lacks the role an approval needs."""
+
+
+class RoadsInputError(CroupierError, ValueError):
+    """A result history for the roads cannot be understood (a bad letter or event)."""
+
+
+class ScoreboardError(CroupierError):
+    """The scoreboard cannot start (address in use, bad host) or is used after close."""

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from config import Settings, load_config
-from controller.exceptions import ConfigError, JournalError
+from controller.exceptions import ConfigError, JournalError, JournalTamperedError
 from controller.inputs import Input, InputKind
 from controller.machine import State
 from controller.table import Event, Table
@@ -81,20 +81,6 @@ CREATE TABLE IF NOT EXISTS delivered (
     seq INTEGER NOT NULL
 );
 """
-
-
-class JournalTamperedError(JournalError):
-    """The journal was changed: a record edited, deleted, inserted or reordered, or its metadata."""
-
-    def __init__(self, message: str, seq: int = 0, problem: str = "") -> None:
-        super().__init__(message)
-        self.seq = seq
-        self.problem = problem
-
-    @classmethod
-    def at(cls, path: str, seq: int, problem: str) -> JournalTamperedError:
-        """Record ``seq`` of ``path`` is wrong: ``problem``."""
-        return cls(f"{path}: record {seq} {problem}", seq, problem)
 
 
 class Record(NamedTuple):

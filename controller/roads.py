@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from controller.exceptions import CroupierError
+from controller.exceptions import RoadsInputError
 
 ROWS: Final = 6
 """Rows of every road grid."""
@@ -48,10 +48,6 @@ _EVENT_WINNERS: Final = {"banker": BANKER, "player": PLAYER, "tie": TIE,
                          "b": BANKER, "p": PLAYER, "t": TIE}
 
 Colour = Literal["red", "blue"]
-
-
-class RoadsInputError(CroupierError, ValueError):
-    """A result history for the roads cannot be understood (a bad letter or event)."""
 
 
 @dataclass(frozen=True, slots=True)

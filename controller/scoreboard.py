@@ -32,7 +32,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from controller.exceptions import CroupierError
+from controller.exceptions import CroupierError, ScoreboardError
 from controller.scoreboard_page import PAGE_HTML
 from controller.tableview import TableView
 
@@ -43,10 +43,6 @@ START_TIMEOUT = 10.0
 
 CLOSE_TIMEOUT = 1.0
 """Seconds a closing connection (or the whole server, on close) may take."""
-
-
-class ScoreboardError(CroupierError):
-    """The scoreboard cannot start (address in use, bad host) or is used after close."""
 
 
 def parse_address(text: str) -> tuple[str, int]:

@@ -15,8 +15,8 @@ import argparse
 import sys
 from typing import Any
 
-from controller.exceptions import JournalError
-from controller.journal import Journal, JournalTamperedError, replay, settings_from_header, verify
+from controller.exceptions import JournalError, JournalTamperedError
+from controller.journal import Journal, replay, settings_from_header, verify
 from controller.table import Table
 
 EXIT_OK = 0

@@ -25,8 +25,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from controller.exceptions import JournalError
-from controller.journal import Journal, JournalTamperedError, journaled_events, verify
+from controller.exceptions import JournalError, JournalTamperedError
+from controller.journal import Journal, journaled_events, verify
 from controller.table import Event
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.roads import RoadsInputError, render_text, roads_from_events, roads_from_results
+from controller.exceptions import RoadsInputError
+from controller.roads import render_text, roads_from_events, roads_from_results
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from controller.exceptions import ScoreboardError
 from controller.roads import roads_from_results
-from controller.scoreboard import Scoreboard, ScoreboardError, parse_address, start_scoreboard
+from controller.scoreboard import Scoreboard, parse_address, start_scoreboard
 
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
 
