@@ -256,6 +256,9 @@ class EmulatorOptions:
     checksum: bool = True
     interval: float = 0.0
     key: bool = False
+    follow_table: bool = False
+    """Deal like a dealer who watches the table: no card while the controller indicates ``hold``
+    (needs the controller's ``indicator=1``)."""
     heartbeat: float = 1.0
     ack_timeout: float = 1.0
     garbage: float = 0.0
@@ -309,6 +312,8 @@ class ShoeEmulator:
         self.unplugged_at: float | None = None
         self.out_since: float | None = None
         self.indications: list[str] = []
+        self.table_holds = options.follow_table
+        """With ``follow_table``: the controller's last indication was ``hold`` (a new table holds too)."""
         self.stopped = False
         self.transmissions = 0
         self.retransmissions = 0
@@ -414,6 +419,7 @@ class ShoeEmulator:
         if frame.kind == fr.INDICATE:
             self.indications.append(frame.data)
             LOG.info("indicator: %s", frame.data)
+            self.table_holds = frame.data in ("hold", "new_shoe")
             if frame.data == "new_shoe":
                 self._new_shoe()
             return
@@ -454,6 +460,8 @@ class ShoeEmulator:
     # -- the loop -----------------------------------------------------------------
     def _may_send_token(self, now: float) -> bool:
         if not self.tokens or not self.session.ready or self.outstanding is not None:
+            return False
+        if self.options.follow_table and self.table_holds:
             return False
         if self.options.key:
             return self.presses > 0

@@ -138,3 +138,38 @@ def test_emulator_says_when_the_controller_greets_in_the_other_framing() -> None
         emulator.wait(timeout=10)
     assert "greets in line framing but this emulator speaks stx" in warning
     assert "--framing line" in warning and "?framing=stx" in warning
+
+
+def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
+    """The emulator deals only while the table shows a slot; the dealer confirms the shoe and starts rounds."""
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "3", "--interval", "0",
+         "--follow-table"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        pty = emulator.stdout.readline().split()[1]
+        controller = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "run", "--driver", f"serial://{pty}?indicator=1", "--json",
+             "--console", "plain", "--rounds", "2"],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert controller.stdin is not None and controller.stdout is not None
+        seen: list[dict[str, Any]] = []
+        try:
+            for answer in ("s", "n"):
+                for line in controller.stdout:
+                    seen.append(json.loads(line))
+                    action = seen[-1].get("action")
+                    if seen[-1]["event"] == "instruction" and action in ("confirm_shoe", "next_round"):
+                        break
+                controller.stdin.write(answer + "\n")
+                controller.stdin.flush()
+            out, _ = controller.communicate(timeout=60)
+        finally:
+            controller.kill()
+        seen += stream(out)
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert not [e for e in seen if e["event"] == "misdeal"], "no card came out before the dealer was ready"
+    assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2]
+    assert controller.returncode == 0

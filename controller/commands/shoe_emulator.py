@@ -71,6 +71,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--interval", type=seconds, default=0.0, metavar="SECONDS",
                         help="seconds between cards; 0 (default): each as soon as the previous is acknowledged")
     parser.add_argument("--key", action="store_true", help="send one card per Enter pressed on stdin")
+    parser.add_argument("--follow-table", action="store_true",
+                        help="deal only while the controller shows a slot or a burn (give the controller "
+                             "?indicator=1): a dealer who waits for the table; for manual dealing")
     parser.add_argument("--tcp", type=_host_port, metavar="HOST:PORT",
                         help="serve on a TCP port (socket://HOST:PORT) instead of a pseudo-terminal")
     parser.add_argument("--link", metavar="PATH",
@@ -112,7 +115,8 @@ def shoe_emulator(args: argparse.Namespace) -> int:
         seed = args.seed
     options = EmulatorOptions(
         framing=args.framing, terminator=TERMINATORS[args.terminator], checksum=not args.no_checksum,
-        interval=args.interval, key=args.key, heartbeat=args.heartbeat, ack_timeout=args.ack_timeout,
+        interval=args.interval, key=args.key, follow_table=args.follow_table, heartbeat=args.heartbeat,
+        ack_timeout=args.ack_timeout,
         garbage=args.garbage, bad_checksum=args.bad_checksum, unplug_after=args.unplug_after,
         replug_after=args.replug_after, linger=args.linger, fault_seed=seed,
     )
