@@ -242,6 +242,9 @@ class Journal:
         if meta.get("format") != FORMAT:
             error = JournalTamperedError if marked else JournalError
             raise error(f"{self.path}: not a Croupier journal (format {meta.get('format')!r})")
+        if marked and set(meta) != {"format", "version"}:
+            raise JournalTamperedError(f"{self.path}: the journal's metadata was changed "
+                                       f"(keys {sorted(meta)}; a journal has format and version only)")
         if meta.get("version") != str(VERSION):
             raise (JournalTamperedError if marked else JournalError)(
                 f"{self.path}: journal format version {meta.get('version')} is not "

@@ -216,7 +216,8 @@ class Table:
             events.append({"event": "reader", "status": "online"})
         elif kind is InputKind.DOUBLE:
             self._raise_misdeal(events, "two_cards", None,
-                                "two cards left the shoe together", ["void"])
+                                "two cards left the shoe together", ["void"],
+                                held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
         elif kind is InputKind.NEXT:
             self._next_round(events)
         elif kind is InputKind.SHOE:
@@ -297,13 +298,17 @@ class Table:
         elif not self._card_due():
             self._not_due(None, UNIDENTIFIED, events)
         else:
-            self._raise_misdeal(events, "unreadable_card", None,
-                                f"the reader could not read the card for {self._due_name()}",
+            what = "the turned burn card" if self.model.state is State.BURN_TURN else \
+                f"the card for {self._due_name()}"
+            self._raise_misdeal(events, "unreadable_card", None, f"the reader could not read {what}",
                                 ["manual", "burn", "void"], held=[("??", UNIDENTIFIED)], replaces_due_card=True)
 
     def _burn_unidentified(self, text: str, events: list[Event]) -> None:
         """A burn card the reader could not identify: it is burned all the same (it is never dealt)."""
-        self.unidentified += 1
+        if self.cards_seen >= 52 * self.decks:
+            self.foreign.append(text)
+        else:
+            self.unidentified += 1
         self.model.burn_remaining -= 1
         self.burned.append("??")
         events.append({"event": "burn", "card": None, "read": text})
@@ -604,6 +609,7 @@ class Table:
             misdeal.exposed = None
             self._resolved(item, "use", events)
             self.model.resume()
+            events.append(self._next_instruction())
             self._place(card, events, manual=manual)
         else:
             self._resolved(item, "burn", events)
@@ -615,6 +621,8 @@ class Table:
         for text, status in held:
             if status == SHOE_CARD:
                 self.discarded.append(text)
+            elif status == UNIDENTIFIED and self.cards_seen >= 52 * self.decks:
+                self.foreign.append(text)  # every card of the shoe is already accounted for
             elif status == UNIDENTIFIED:
                 self.discarded.append("??")
                 self.unidentified += 1
@@ -652,6 +660,7 @@ class Table:
         self._count(card, events)
         self._resolved(item, "manual", events, keep=1 if misdeal.replaces_due_card else 0)
         self.model.resume()
+        events.append(self._next_instruction())
         self._place(card, events, manual=True)
 
     def _resolve_void(self, item: Input, events: list[Event]) -> None:

@@ -160,3 +160,40 @@ def test_foreign_card_with_no_dealer_is_a_foreign_card(tmp_path: Path) -> None:
     events = feed(t, "AS")
     assert next(e for e in events if e["event"] == "misdeal")["kind"] == "foreign_card"
     assert t.foreign == ["AS"]
+
+
+def test_two_cards_that_halt_the_table_are_counted() -> None:
+    t = table(decks=1)
+    feed(t, "@shoe 3S KD")
+    events = feed(t, "@double @void")
+    assert next(e for e in events if e["event"] == "resolved")["cards"] == ["??", "??"]
+    assert t.unidentified == 2 and t.cards_seen == 4
+
+
+def test_an_unread_card_beyond_the_shoes_size_is_not_the_shoes() -> None:
+    t = table(decks=1)
+    codes = [f"{rank}{suit}" for suit in "SHDC" for rank in "A23456789TJQK"]
+    t.handle(Input(InputKind.SHOE))
+    for code in codes:
+        t.handle(Input(InputKind.CARD, code))
+        if t.state is State.ROUND_OVER:
+            t.handle(Input(InputKind.NEXT))
+    assert t.cards_seen == 52
+    feed(t, "?? @burn")
+    assert t.cards_seen == 52 and t.cards_left == 0
+    assert t.foreign == ["??"]
+
+
+def test_an_unreadable_turned_burn_card_is_named_as_such() -> None:
+    t = table(decks=8, burn="first_card")
+    events = feed(t, "@shoe ??")
+    assert next(e for e in events if e["event"] == "misdeal")["detail"] == \
+        "the reader could not read the turned burn card"
+
+
+def test_a_card_placed_by_a_resolution_is_prompted_again() -> None:
+    for tokens in ("2C ?? @manual 3C", "2C 3C @exposed @use"):
+        t = table(decks=8)
+        events = feed(t, "@shoe " + tokens)
+        card = max(i for i, e in enumerate(events) if e["event"] == "card")
+        assert events[card - 1]["event"] == "prompt" and events[card - 1]["slot"] == events[card]["slot"]
