@@ -1,9 +1,11 @@
-"""What simulate and run show besides the event stream: the web scoreboard and the dealer console."""
+"""What simulate and run share around the runner: the sinks, the web scoreboard, the dealer console,
+the journal, and running the table to its end."""
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.runner import Runner
@@ -13,13 +15,70 @@ from drivers.merged import MergedSource
 Sink = Callable[[list[Event]], None]
 
 
-def start_scoreboard_sink(address: str) -> tuple[Sink, Callable[[], None], str]:
-    """Start the web scoreboard at ``HOST:PORT``; returns (sink, close, url)."""
-    from controller.scoreboard import parse_address, start_scoreboard
+def fan_out(sinks: list[Sink], events: list[Event]) -> None:
+    """Give ``events`` to every sink."""
+    for sink in sinks:
+        sink(events)
 
-    host, port = parse_address(address)
-    board = start_scoreboard(host, port)
-    return board.publish_many, board.close, board.url
+
+@dataclass
+class Outputs:
+    """Where a table's events go, and what must be closed when it stops.
+
+    ``replay`` are the sinks that must also see the events a resumed journal
+    replays (they were printed before, so the stream itself does not get them).
+    """
+
+    notice: Callable[[str], None]
+    sinks: list[Sink] = field(default_factory=list)
+    replay: list[Sink] = field(default_factory=list)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def add(self, sink: Sink, replayed: bool = True) -> None:
+        self.sinks.append(sink)
+        if replayed:
+            self.replay.append(sink)
+
+    def emit(self, events: list[Event]) -> None:
+        fan_out(self.sinks, events)
+
+    def add_scoreboard(self, address: str) -> None:
+        """Serve the web scoreboard at ``HOST:PORT`` and feed it."""
+        from controller.scoreboard import parse_address, start_scoreboard
+
+        host, port = parse_address(address)
+        board = start_scoreboard(host, port)
+        self.add(board.publish_many)
+        self.closers.append(board.close)
+        self.notice(f"scoreboard at {board.url}")
+
+
+def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,
+         console_history: list[Event] | None = None) -> int:
+    """Start the table (or resume it from ``journal_path``), run it to its end, close everything.
+
+    With ``console_history`` the Textual dealer console shows the table (the
+    runner's source must then be a :class:`MergedSource`). Returns the exit status.
+    """
+    try:
+        if journal_path:
+            from controller.journal import attach_journal
+
+            journal = attach_journal(runner, journal_path, argv_key=journal_key, header_events=header,
+                                     replayed=lambda events: fan_out(outputs.replay, events),
+                                     notice=outputs.notice)
+            outputs.closers.append(journal.close)
+        else:
+            outputs.emit(header)
+            outputs.emit(runner.table.start())
+        with runner.source:
+            if console_history is None:
+                return runner.run()
+            assert isinstance(runner.source, MergedSource)
+            return run_with_console(runner, runner.source, console_history)
+    finally:
+        for close in outputs.closers:
+            close()
 
 
 def run_with_console(runner: Runner, source: MergedSource, history: list[Event]) -> int:

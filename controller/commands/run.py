@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import Any, TextIO
 
 from controller.bigtext import can_render, render_big
-from controller.commands.simulate import add_table_options, fan_out, settings_from_args
+from controller.commands.simulate import add_table_options, settings_from_args
 from controller.exceptions import DriverURLError
+from controller.frontends import Outputs, play
 from controller.keyboard import HELP, parse_dealer_line
 from controller.output import JsonLines, Summary, Transcript
 from controller.runner import Runner
@@ -79,63 +79,31 @@ def run(args: argparse.Namespace) -> int:
     summary = Summary()
     display = JsonLines() if args.json else (None if args.quiet or use_console else
                                              DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
-    history: list[Event] = []
-    sinks: list[Callable[[list[Event]], None]] = [summary]
+    outputs = Outputs(notice=complain)
+    outputs.add(summary)
     if display is not None:
-        sinks.append(display)
+        outputs.add(display, replayed=False)
+    history: list[Event] = []
     if use_console:
-        sinks.append(history.extend)
-    closers: list[Callable[[], None]] = []
+        outputs.add(history.extend)
     if args.scoreboard:
-        from controller.frontends import start_scoreboard_sink
-
-        board_sink, close_board, board_url = start_scoreboard_sink(args.scoreboard)
-        sinks.append(board_sink)
-        closers.append(close_board)
-        complain(f"scoreboard at {board_url}")
-
-    def emit(events: list[Event]) -> None:
-        for sink in sinks:
-            sink(events)
+        outputs.add_scoreboard(args.scoreboard)
 
     table = Table(settings)
-    rounds = args.rounds or 0
-    runner = Runner(table, source, emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
-                    rounds=rounds, new_shoes=True)
+    runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
+                    rounds=args.rounds or 0, new_shoes=True)
     auth_section = settings.extra.get("auth")
     if auth_section and auth_section.get("enabled"):
         from controller.auth import settings_from_dict
         from controller.frontends import start_badge_feed
 
-        closers.append(start_badge_feed(auth_section, source, complain))
+        outputs.closers.append(start_badge_feed(auth_section, source, complain))
         runner.poll = 0.5
         runner.idle_signout = settings_from_dict(auth_section).idle_signout_seconds
     header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
                             "driver": url, "seed": None, "mode": "live"}]
-    replay_sinks = [sink for sink in sinks if sink is not display]
-    journal_path = args.journal or settings.journal.path
-    journal = None
-    if journal_path:
-        from controller.journal import attach_journal
-
-        journal = attach_journal(runner, journal_path, argv_key={"command": "run", "driver": url},
-                                 header_events=header, replayed=lambda events: fan_out(replay_sinks, events),
-                                 notice=complain)
-        closers.append(journal.close)
-    else:
-        emit(header)
-        emit(table.start())
-    try:
-        with source:
-            if use_console:
-                from controller.frontends import run_with_console
-
-                status = run_with_console(runner, source, history)
-            else:
-                status = runner.run()
-    finally:
-        for close in closers:
-            close()
+    status = play(runner, outputs, header, args.journal or settings.journal.path,
+                  {"command": "run", "driver": url}, history if use_console else None)
     if not args.json:
         print(summary.text())
     message = runner.ending_message()

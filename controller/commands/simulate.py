@@ -12,6 +12,7 @@ from typing import Any
 
 from config import Settings, load_config
 from controller.commands.argtypes import seconds, whole_number
+from controller.frontends import Outputs, play
 from controller.inputs import parse_tokens
 from controller.output import JsonLines, Progress, Summary, Transcript
 from controller.runner import Runner
@@ -92,12 +93,6 @@ def build_sinks(args: argparse.Namespace, rounds: int) -> tuple[list[Callable[[l
     return sinks, summary, progress
 
 
-def fan_out(sinks: list[Callable[[list[Event]], None]], events: list[Event]) -> None:
-    """Give ``events`` to every sink."""
-    for sink in sinks:
-        sink(events)
-
-
 def simulate(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     decks = settings.table.decks
@@ -130,66 +125,31 @@ def simulate(args: argparse.Namespace) -> int:
     if interactive:
         args.quiet = True
     sinks, summary, progress = build_sinks(args, rounds)
+    outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
+    for sink in sinks:
+        outputs.add(sink, replayed=sink is summary)
     history: list[Event] = []
-    closers: list[Callable[[], None]] = []
-    replay_sinks: list[Callable[[list[Event]], None]] = [summary]
-    """Who must also see the events a journal replays on resume (they were printed before)."""
     if interactive:
-        sinks.append(history.extend)
-        replay_sinks.append(history.extend)
+        outputs.add(history.extend)
     if args.scoreboard:
-        from controller.frontends import start_scoreboard_sink
-
-        board_sink, close_board, board_url = start_scoreboard_sink(args.scoreboard)
-        sinks.append(board_sink)
-        replay_sinks.append(board_sink)
-        closers.append(close_board)
-        print(f"croupier simulate: scoreboard at {board_url}", file=sys.stderr, flush=True)
-
-    def emit(events: list[Event]) -> None:
-        fan_out(sinks, events)
-
+        outputs.add_scoreboard(args.scoreboard)
+    if progress is not None:
+        outputs.closers.append(progress.finish)
     pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)
     card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive and not scripted)
                                if interactive or pace else source)
-    table = Table(settings)
-    runner = Runner(table, card_source, emit, auto_next=settings.simulation.auto_next, rounds=rounds,
-                    new_shoes=not scripted and (rounds > 0 or interactive), auto_shoe=not interactive,
-                    deliver_all=scripted)
+    runner = Runner(Table(settings), card_source, outputs.emit, auto_next=settings.simulation.auto_next,
+                    rounds=rounds, new_shoes=not scripted and (rounds > 0 or interactive),
+                    auto_shoe=not interactive, deliver_all=scripted)
     header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
                             "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
-    journal = None
-    try:
-        if args.journal:
-            from controller.journal import attach_journal
-
-            journal = attach_journal(runner, args.journal, argv_key=_journal_key(args, url),
-                                     header_events=header,
-                                     replayed=lambda events: fan_out(replay_sinks, events),
-                                     notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr))
-        else:
-            emit(header)
-            emit(table.start())
-        with card_source:
-            if interactive:
-                from controller.frontends import run_with_console
-
-                assert isinstance(card_source, MergedSource)
-                status = run_with_console(runner, card_source, history)
-            else:
-                status = runner.run()
-    finally:
-        if journal is not None:
-            journal.close()
-        for close in closers:
-            close()
-    if progress is not None:
-        progress.finish()
+    status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,
+                  history if interactive else None)
     if not args.json:
         print(summary.text())
     message = runner.ending_message()
     if message:
-        print(f"croupier simulate: {message}", file=sys.stderr)
+        outputs.notice(message)
     return status
 
 
