@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.exceptions import ConfigError
-from controller.shoe import max_cut_from_end
+from controller.shoe import MIN_CUT_FROM_END, max_cut_from_end
 
 
 def _choice(*options: str) -> dict[str, Any]:
@@ -51,7 +51,7 @@ class ShoeSettings:
     burn: str = field(default="first_card", metadata=_choice("first_card", "fixed", "none"))
     burn_cards: int = field(default=3, metadata=_range(1, 8))
     cut_card: str = field(default="one_more", metadata=_choice("one_more", "this_round"))
-    cut_card_from_end: int = field(default=16, metadata=_range(12, 100))
+    cut_card_from_end: int = field(default=16, metadata=_range(MIN_CUT_FROM_END, 100))
 
 
 @dataclass(frozen=True)

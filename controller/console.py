@@ -43,6 +43,7 @@ from controller.cards import parse_card
 from controller.exceptions import CardCodeError, CroupierError
 from controller.inputs import Input as DealerInput
 from controller.inputs import InputKind
+from controller.keyboard import KEYS, MANUAL_WORDS
 from controller.roads import (
     DERIVED_ROADS,
     RED,
@@ -57,8 +58,11 @@ from controller.tableview import BANKER_SLOTS, PLAYER_SLOTS, WINNER_NAMES, Table
 InputCallback = Callable[[DealerInput], None]
 
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-RESOLUTION_KEYS: Final = {"burn": "b", "void": "v", "use": "u", "manual": "m", "exposed": "e",
-                          "next": "n", "shoe": "s", "close": "c"}
+RESOLUTION_KEYS: Final = {
+    **{kind.value: key for key, kind in KEYS.items() if len(key) == 1},
+    **{"manual": MANUAL_WORDS[0]},
+}
+"""The key for each dealer input, as the typed commands have it (controller.keyboard)."""
 ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
                         "approval": "SUPERVISOR", "sign_in": "SIGN IN",
                         "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL"}
