@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import glob
 import hashlib
 import json
 import os
@@ -141,31 +142,59 @@ class Journal:
         self.failed: str | None = None
         """Set when a write failed: the journal then refuses every further write."""
         self._lock_fd: int | None = None
+        self._draft: str | None = None
+        """The temporary file a new journal is written to until :meth:`begin` publishes it."""
 
     # -- opening ----------------------------------------------------------------
     @classmethod
     def create_or_open(cls, path: str | os.PathLike[str]) -> Journal:
-        """Open ``path`` for writing, creating an empty journal if there is no file."""
+        """Open ``path`` for writing; a path with no file is a new journal.
+
+        An existing file is first checked read-only, so a file that is not a
+        journal, or a journal that was emptied, is refused without being touched.
+        A new journal is written under a temporary name and appears at ``path``
+        only once its first records are on disk (see :meth:`begin`).
+        """
         name = os.fspath(path)
         target = Path(name)
         if target.is_dir():
             raise JournalError(f"{name}: is a directory; give the path of a journal file")
+        if os.path.lexists(name):
+            cls._check_existing(name)
+            return cls._open_for_writing(name)
         parent = target.parent
         if not parent.is_dir():
             raise JournalError(f"{name}: cannot create the journal: directory {str(parent)!r} "
                                "does not exist; create it or give another --journal path")
+        return cls._create(name)
+
+    @classmethod
+    def _check_existing(cls, name: str) -> None:
+        if not Path(name).is_file():
+            raise JournalError(f"{name}: not a regular file; give the path of a journal file")
+        if os.stat(name).st_size == 0:
+            raise JournalError(f"{name}: the file is empty (0 bytes), and a journal never is: a truncated "
+                               "journal? Keep it for the audit; delete it only if it is not a journal, or "
+                               "give another --journal path")
+        probe = cls.open_existing(name)
+        try:
+            if probe.empty:
+                raise JournalTamperedError(f"{name}: the journal has no records: it was emptied; keep it "
+                                           "for the audit and give a new --journal path")
+        finally:
+            probe.close()
+
+    @classmethod
+    def _open_for_writing(cls, name: str) -> Journal:
         try:
             connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:
             raise JournalError(f"{name}: cannot open the journal for writing ({_describe(error)})") from None
         journal = cls(name, connection)
         try:
-            journal._lock()
-            journal._check_format(allow_empty=True)  # before WAL mode: never convert another database
-            mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise JournalError(f"{name}: cannot put the journal in WAL mode (got {mode!r})")
-            connection.execute("PRAGMA synchronous=FULL")
+            journal._lock(name)
+            journal._check_format()
+            journal._use_wal()
         except sqlite3.Error as error:
             journal.close()
             raise journal._open_error(error) from None
@@ -175,36 +204,109 @@ class Journal:
         return journal
 
     @classmethod
+    def _create(cls, name: str) -> Journal:
+        target = Path(name)
+        _remove_stale_drafts(target)
+        draft = str(target.parent / f".{target.name}.{os.getpid()}{DRAFT_SUFFIX}")
+        _remove_draft(draft)
+        try:
+            connection = sqlite3.connect(draft, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"{name}: cannot create the journal ({_describe(error)}); check the "
+                               "directory's permissions or give another --journal path") from None
+        journal = cls(name, connection)
+        journal._draft = draft
+        try:
+            journal._lock(draft)
+            journal._use_wal()
+        except sqlite3.Error as error:
+            journal.close()
+            raise journal._open_error(error) from None
+        except JournalError:
+            journal.close()
+            raise
+        return journal
+
+    def _use_wal(self) -> None:
+        mode = self.connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise JournalError(f"{self.path}: cannot put the journal in WAL mode (got {mode!r})")
+        self.connection.execute("PRAGMA synchronous=FULL")
+
+    def _publish(self) -> None:
+        """Give the draft of a new journal, its first records on disk, its real name."""
+        draft = self._draft
+        assert draft is not None
+        old = self.connection
+        busy, _, _ = old.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        limit = old.execute("PRAGMA max_page_count").fetchone()[0]
+        if busy:
+            raise sqlite3.OperationalError("the new journal could not be checkpointed")
+        old.close()
+        if os.path.exists(draft + "-wal") and os.path.getsize(draft + "-wal"):
+            raise sqlite3.OperationalError("the new journal's WAL was not checkpointed")
+        try:
+            os.link(draft, self.path)
+        except FileExistsError:
+            raise JournalError(f"{self.path}: another croupier created this journal at the same moment; "
+                               "stop that one first, or give another --journal path") from None
+        _remove_draft(draft)
+        self._draft = None
+        directory = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+        self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._use_wal()
+        self.connection.execute(f"PRAGMA max_page_count={int(limit)}")
+
+    @classmethod
     def open_existing(cls, path: str | os.PathLike[str]) -> Journal:
-        """Open an existing journal read-only (for audit and history)."""
+        """Open an existing journal read-only (for audit and history).
+
+        Nothing is written, and the directory is left as it was: a journal whose
+        controller closed it (no ``-wal``/``-shm`` beside it) is read as an
+        immutable file, so it may be read-only to the user, on a read-only mount,
+        or in a directory the user cannot write.
+        """
         name = os.fspath(path)
         target = Path(name)
-        if not target.exists():
+        if not os.path.lexists(name):
             raise JournalError(f"{name}: no such journal file; give the path of a Croupier journal")
         if target.is_dir():
             raise JournalError(f"{name}: is a directory; give the path of a journal file")
+        if not target.is_file():
+            raise JournalError(f"{name}: not a regular file; give the path of a journal file")
+        in_use = any(os.path.lexists(name + suffix) for suffix in ("-wal", "-shm"))
+        query = "mode=ro" if in_use else "mode=ro&immutable=1"
         try:
-            connection = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro", uri=True,
+            connection = sqlite3.connect(f"{target.resolve().as_uri()}?{query}", uri=True,
                                          isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:
             raise JournalError(f"{name}: cannot open the journal ({_describe(error)})") from None
         journal = cls(name, connection)
         try:
-            journal._check_format(allow_empty=False)
+            journal._check_format()
         except sqlite3.Error as error:
             connection.close()
+            if in_use and isinstance(error, sqlite3.OperationalError) and (
+                    "readonly" in str(error) or "unable to open" in str(error)):
+                raise JournalError(f"{name}: cannot read the journal ({_describe(error)}): its -wal and -shm "
+                                   "files (a controller has it open, or stopped without closing it) must be "
+                                   "writable to read it; read it as the journal's owner") from None
             raise journal._open_error(error) from None
         except JournalError:
             connection.close()
             raise
         return journal
 
-    def _lock(self) -> None:
+    def _lock(self, name: str) -> None:
         """Hold an exclusive ``flock`` on the file while it is open for writing: one controller
         per journal. (SQLite's own locks are POSIX locks, independent of this; readers such as
         ``audit`` and ``history`` take none. A killed controller's lock goes with it.)"""
         try:
-            fd = os.open(self.path, os.O_RDONLY)
+            fd = os.open(name, os.O_RDONLY)
         except OSError as error:
             raise JournalError(f"{self.path}: cannot open the journal ({error.strerror})") from None
         try:
@@ -227,12 +329,10 @@ class Journal:
                                 "and its permissions")
         return JournalError(f"{self.path}: cannot use the journal ({text})")
 
-    def _check_format(self, allow_empty: bool) -> None:
+    def _check_format(self) -> None:
         tables = {row[0] for row in self.connection.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not tables:
-            if allow_empty:
-                return
             raise JournalError(f"{self.path}: not a Croupier journal (an empty database)")
         if not {"journal_meta", "records"} <= tables:
             raise JournalError(f"{self.path}: not a Croupier journal (an SQLite database without "
@@ -287,7 +387,13 @@ class Journal:
             row = self.connection.execute("SELECT seq FROM delivered WHERE id = 1").fetchone()
         except sqlite3.Error:
             return 0
-        return int(row[0]) if row is not None else 0
+        if row is None:
+            return 0
+        mark = row[0]
+        if not isinstance(mark, int) or mark < 0:
+            raise JournalTamperedError(f"{self.path}: the delivered mark was edited: {mark!r} is not a "
+                                       "record number; keep the journal for the audit")
+        return mark
 
     # -- writing ----------------------------------------------------------------
     def _write(self, rows: list[tuple[str, Any]], setup: bool = False) -> int:
@@ -339,7 +445,14 @@ class Journal:
         header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "identity": dict(identity)}
         if extra:
             header["extra"] = json.loads(canonical(extra))
-        return self._write([("header", header), ("start", {"events": start_events})], setup=True)
+        seq = self._write([("header", header), ("start", {"events": start_events})], setup=True)
+        if self._draft is not None:
+            try:
+                self._publish()
+            except sqlite3.Error as error:
+                self.failed = f"{self.path}: cannot create the journal ({_describe(error)})"
+                raise JournalError(self.failed) from None
+        return seq
 
     def append_input(self, item: Input, from_source: bool, position: tuple[int, int] | None) -> int:
         """Durably append one input; returns its seq."""
@@ -373,8 +486,39 @@ class Journal:
         """Close the database (a clean close checkpoints the WAL). Idempotent."""
         with contextlib.suppress(sqlite3.Error):
             self.connection.close()
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            _remove_draft(draft)
         fd, self._lock_fd = self._lock_fd, None
         if fd is not None:
+            os.close(fd)
+
+
+DRAFT_SUFFIX = ".new-journal"
+
+
+def _remove_draft(draft: str) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.lexists(draft + suffix):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(draft + suffix)
+
+
+def _remove_stale_drafts(target: Path) -> None:
+    """Remove drafts of ``target`` that a killed controller left; refuse while a live one holds one."""
+    for draft in target.parent.glob(f".{glob.escape(target.name)}.*{DRAFT_SUFFIX}"):
+        try:
+            fd = os.open(draft, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise JournalError(f"{target}: the journal is in use by another running croupier (it is creating "
+                               "it); stop that one first, or give another --journal path") from None
+        else:
+            _remove_draft(str(draft))
+        finally:
             os.close(fd)
 
 
