@@ -181,3 +181,22 @@ def test_cut_card_event_names_the_round_it_affects() -> None:
     run = croupier("simulate", "--no-burn", "--json", "--manual-next", "--cards", "3S KD 5H 9C @cut")
     cut = next(e for e in events(run.stdout) if e["event"] == "cut_card")
     assert cut["round"] == 2 and cut["last_round"] == 3
+
+
+# -- error paths: one clear line, never a traceback ----------------------------------------------------
+
+
+def one_line_error(run: subprocess.CompletedProcess[str], status: int = 2) -> str:
+    assert run.returncode == status, run
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    return lines[0]
+
+
+def test_roads_events_that_are_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b'{"event": "result"}\n\xff\xfe not text\n')
+    line = one_line_error(croupier("roads", "--events", str(path)))
+    assert line == (f"croupier roads: {path}: not UTF-8 text (byte 20 is 0xff): expected table events, "
+                    "one JSON object a line")

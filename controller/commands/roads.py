@@ -41,13 +41,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _read_events(path: str) -> list[dict[str, Any]]:
-    if path == "-":
-        lines = sys.stdin.read().splitlines()
-    else:
-        try:
-            lines = Path(path).read_text(encoding="utf-8").splitlines()
-        except OSError as error:
-            raise RoadsInputError(f"cannot read events file {path!r}: {error.strerror}") from error
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as error:
+        raise RoadsInputError(f"cannot read events file {path!r}: {error.strerror}") from error
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as error:
+        raise RoadsInputError(f"{path}: not UTF-8 text (byte {error.start} is 0x{data[error.start]:02x}): "
+                              "expected table events, one JSON object a line") from None
     events: list[dict[str, Any]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
