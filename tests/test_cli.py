@@ -200,3 +200,21 @@ def test_roads_events_that_are_not_utf8(tmp_path: Path) -> None:
     line = one_line_error(croupier("roads", "--events", str(path)))
     assert line == (f"croupier roads: {path}: not UTF-8 text (byte 20 is 0xff): expected table events, "
                     "one JSON object a line")
+
+
+def test_diagram_out_on_an_existing_file(tmp_path: Path) -> None:
+    path = tmp_path / "diagram.png"
+    path.write_bytes(b"x")
+    for check in ([], ["--check"]):
+        line = one_line_error(croupier("diagram", "--out", str(path), *check))
+        assert line == (f"croupier diagram: --out {path}: is a file; expected a directory to write "
+                        "state-machine.mmd and state-machine.md to")
+    assert path.read_bytes() == b"x"
+
+
+def test_diagram_check_from_another_directory(tmp_path: Path) -> None:
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "diagram", "--check"], capture_output=True,
+                         text=True, cwd=tmp_path, timeout=120)
+    assert run.returncode == 0, run
+    assert run.stdout.strip() == f"croupier diagram: {ROOT / 'docs'} is up to date"
+    assert list(tmp_path.iterdir()) == []

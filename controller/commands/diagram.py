@@ -8,9 +8,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from controller.exceptions import CroupierError
 from controller.machine import RoundModel, State, build_machine, mermaid
 
-DEFAULT_DIR = Path("docs")
+REPOSITORY_DOCS = Path(__file__).resolve().parents[2] / "docs"
+"""The repository's docs/ (where the checked-in diagram lives), found from the package itself."""
 MERMAID_NAME = "state-machine.mmd"
 MARKDOWN_NAME = "state-machine.md"
 
@@ -20,8 +22,9 @@ def register(subparsers: Any) -> None:
         "diagram", help="write the round state machine as Mermaid (and PNG with Graphviz)",
         description="Generate the state diagram from the transitions machine itself.",
     )
-    parser.add_argument("--out", type=Path, default=DEFAULT_DIR, metavar="DIR",
-                        help="directory to write to (default docs/)")
+    parser.add_argument("--out", type=Path, default=None, metavar="DIR",
+                        help="directory to write to (default: the repository's docs/, found from the "
+                             "installed package, wherever croupier is run from)")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if the files in DIR are not what the machine gives")
     parser.set_defaults(handler=diagram)
@@ -45,10 +48,22 @@ def dot(machine_text: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def default_dir() -> Path:
+    """The repository's docs/; refuses (one clear line) when the package is not in a checkout."""
+    if not REPOSITORY_DOCS.is_dir():
+        raise CroupierError(f"cannot find the repository's docs directory ({REPOSITORY_DOCS} does not exist: "
+                            "croupier is not run from a checkout); give --out DIR")
+    return REPOSITORY_DOCS
+
+
 def diagram(args: argparse.Namespace) -> int:
+    """Write (or with ``--check`` compare) the diagram files; returns the exit status."""
     text = mermaid(build_machine(RoundModel(), State.NEW_SHOE))
     files = {MERMAID_NAME: text, MARKDOWN_NAME: markdown(text)}
-    out: Path = args.out
+    out: Path = args.out if args.out is not None else default_dir()
+    if out.exists() and not out.is_dir():
+        raise CroupierError(f"--out {out}: is a file; expected a directory to write {MERMAID_NAME} and "
+                            f"{MARKDOWN_NAME} to")
     if args.check:
         stale = [name for name, content in files.items()
                  if not (out / name).exists() or (out / name).read_text(encoding="utf-8") != content]
@@ -57,7 +72,11 @@ def diagram(args: argparse.Namespace) -> int:
             return 1
         print(f"croupier diagram: {out} is up to date")
         return 0
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CroupierError(f"--out {out}: cannot create the directory ({error.strerror}); "
+                            "give another --out DIR") from None
     for name, content in files.items():
         (out / name).write_text(content, encoding="utf-8")
         print(f"wrote {out / name}")
