@@ -218,3 +218,10 @@ def test_diagram_check_from_another_directory(tmp_path: Path) -> None:
     assert run.returncode == 0, run
     assert run.stdout.strip() == f"croupier diagram: {ROOT / 'docs'} is up to date"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_shoe_emulator_link_in_a_missing_directory(tmp_path: Path) -> None:
+    link = tmp_path / "missing" / "shoe"
+    line = one_line_error(croupier("shoe-emulator", "--seed", "1", "--link", str(link)))
+    assert line == (f"croupier shoe-emulator: --link {link}: directory {str(link.parent)!r} does not exist; "
+                    "create it or give another --link path")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from typing import Any
 
@@ -120,6 +121,11 @@ def shoe_emulator(args: argparse.Namespace) -> int:
         garbage=args.garbage, bad_checksum=args.bad_checksum, unplug_after=args.unplug_after,
         replug_after=args.replug_after, linger=args.linger, fault_seed=seed,
     )
+    if args.link and not args.tcp:
+        directory = os.path.dirname(args.link) or "."
+        if not os.path.isdir(directory):
+            raise CroupierError(f"--link {args.link}: directory {directory!r} does not exist; create it or "
+                                "give another --link path")
     endpoint: Endpoint
     try:
         endpoint = TcpEndpoint(_announce, *args.tcp) if args.tcp else PtyEndpoint(_announce, args.link)
