@@ -770,6 +770,10 @@ class Table:
                 events.extend(authority.sign_out("badge removed"))
             return True
         if kind is InputKind.SIGN_OUT:
+            if self.pending_approval is not None:
+                _, action, _ = self.pending_approval
+                events.append({"event": "approval_cancelled", "action": action,
+                               "reason": "the dealer signed out"})
             self.pending_approval = None
             events.extend(authority.sign_out(item.card or "signed out"))
             return True

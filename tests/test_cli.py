@@ -225,3 +225,26 @@ def test_shoe_emulator_link_in_a_missing_directory(tmp_path: Path) -> None:
     line = one_line_error(croupier("shoe-emulator", "--seed", "1", "--link", str(link)))
     assert line == (f"croupier shoe-emulator: --link {link}: directory {str(link.parent)!r} does not exist; "
                     "create it or give another --link path")
+
+
+def test_signing_out_cancels_a_pending_approval(tmp_path: Path) -> None:
+    from config import load_config
+    from controller.inputs import Input, InputKind, parse_tokens
+    from controller.table import Table
+
+    config = tmp_path / "auth.toml"
+    config.write_text('[shoe]\nburn = "none"\n\n[auth]\nenabled = true\n'
+                      'reader = "pcsc://?reader=Virtual PCD 00 01"\n\n'
+                      '[auth.badges.04A1B2C3D4E5F6]\nname = "Alice Martin"\nrole = "dealer"\n',
+                      encoding="utf-8")
+    table = Table(load_config(config, environ={}))
+    table.start()
+    for item in parse_tokens("@badge 04A1B2C3D4E5F6 @shoe 3S @double @void"):
+        events = table.handle(item)
+    assert [e["action"] for e in events if e["event"] == "approval_required"] == ["void"]
+    events = table.handle(Input(InputKind.SIGN_OUT, "signed out"))
+    names = [e["event"] for e in events]
+    assert names.index("approval_cancelled") < names.index("dealer_signed_out")
+    cancelled = next(e for e in events if e["event"] == "approval_cancelled")
+    assert cancelled["action"] == "void" and cancelled["reason"] == "the dealer signed out"
+    assert table.pending_approval is None
