@@ -149,6 +149,11 @@ _AUTH_KEYS = {
     "two_person": "true or false (true: the dealer signed in cannot approve their own input)",
     "badges": "a table of badges keyed by UID, each with name and role",
 }
+AUTH_VALUE_KINDS: dict[str, str] = {
+    "enabled": "bool", "reader": "str", "identify": "str", "select_apdu": "str", "read_apdu": "str",
+    "idle_signout_seconds": "number", "supervisor_only": "list", "two_person": "bool", "badges": "table",
+}
+"""The kind of each ``[auth]`` value, for reading it from environment text (``badges``: not settable there)."""
 _BADGE_KEYS = {
     "name": "a non-empty string",
     "role": '"dealer" or "supervisor"',
