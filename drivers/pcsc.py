@@ -50,7 +50,8 @@ log = logging.getLogger(__name__)
 
 PYSCARD_MISSING = (
     "the pcsc:// driver needs pyscard, which is not installed; install it with "
-    "pip install 'croupier[pcsc]' (it builds from source: needs libpcsclite-dev and gcc)"
+    "pip install 'croupier[pcsc]' (it builds from source: needs libpcsclite-dev, gcc and Python's headers, "
+    "python3-dev for Debian's python3; .ci/setup --test installs them all)"
 )
 PCSCD_DOWN = "pcscd is not running (start it: sudo systemctl start pcscd.socket, or pcscd -f)"
 
