@@ -1,7 +1,8 @@
 """The one config loader: command line > environment > file > defaults, validated into dataclasses.
 
 The embedded default is ``config/default.toml`` (shipped with the package).
-Environment variables are ``CROUPIER_<SECTION>_<KEY>`` (``CROUPIER_TABLE_DECKS=6``).
+Environment variables are ``CROUPIER_<SECTION>_<KEY>`` (``CROUPIER_TABLE_DECKS=6``), for every
+section; any other ``CROUPIER_*`` variable is refused unless it is in :data:`NON_CONFIG_VARIABLES`.
 Every problem raises :class:`ConfigError` naming the source, the key, the
 expected value and what was given.
 """
@@ -16,7 +17,9 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
 
+from controller.auth import AUTH_VALUE_KINDS
 from controller.exceptions import ConfigError
 from controller.shoe import MIN_CUT_FROM_END, max_cut_from_end
 
@@ -78,6 +81,21 @@ class JournalSettings:
 
 
 @dataclass(frozen=True)
+class SerialSettings:
+    """``[serial]``: defaults for the options a ``serial://``, ``socket://`` or ``loop://`` URL leaves out."""
+
+    baudrate: int = field(default=9600, metadata=_range(50, 4_000_000))
+    framing: str = field(default="line", metadata=_choice("line", "stx"))
+
+
+@dataclass(frozen=True)
+class ScoreboardSettings:
+    """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
+
+    address: str = ""
+
+
+@dataclass(frozen=True)
 class Settings:
     """All configuration, validated."""
 
@@ -87,6 +105,8 @@ class Settings:
     procedures: ProcedureSettings = field(default_factory=ProcedureSettings)
     simulation: SimulationSettings = field(default_factory=SimulationSettings)
     journal: JournalSettings = field(default_factory=JournalSettings)
+    serial: SerialSettings = field(default_factory=SerialSettings)
+    scoreboard: ScoreboardSettings = field(default_factory=ScoreboardSettings)
     extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Sections owned by optional parts (``[auth]``), validated by them."""
     source: str = "built-in defaults"
@@ -99,9 +119,19 @@ SECTIONS: dict[str, type[Any]] = {
     "procedures": ProcedureSettings,
     "simulation": SimulationSettings,
     "journal": JournalSettings,
+    "serial": SerialSettings,
+    "scoreboard": ScoreboardSettings,
 }
-EXTRA_SECTIONS = frozenset({"auth", "serial", "scoreboard"})
+EXTRA_SECTIONS = frozenset({"auth"})
+"""Sections validated by the part that owns them (``[auth]``: :mod:`controller.auth`)."""
 ENV_PREFIX = "CROUPIER_"
+NON_CONFIG_VARIABLES: dict[str, str] = {
+    "CROUPIER_PCSCD_PIDFILE": "the PID file of the pcscd that .ci/test started, for the PC/SC tests",
+    "CROUPIER_REQUIRE_PCSC": "1: the PC/SC tests fail instead of skipping when PC/SC is missing",
+}
+"""``CROUPIER_*`` variables that are not config (documented in docs/config.md); every other one must name
+a section and key."""
+SERIAL_SCHEMES = ("serial", "socket", "loop")
 
 
 def default_config_text() -> str:
@@ -150,6 +180,7 @@ def _coerce(where: str, field_: dataclasses.Field[Any], value: Any, from_text: b
 
 def _merge(layers: list[tuple[str, dict[str, Any], bool]]) -> Settings:
     values: dict[str, dict[str, Any]] = {name: {} for name in SECTIONS}
+    origin: dict[tuple[str, str], str] = {}
     extra: dict[str, dict[str, Any]] = {}
     for source, data, from_text in layers:
         for section, table in data.items():
@@ -178,12 +209,17 @@ def _merge(layers: list[tuple[str, dict[str, Any], bool]]) -> Settings:
                         f"{where}: unknown key; expected one of {', '.join(fields)}"
                     )
                 values[section][key] = _coerce(where, fields[key], value, from_text)
+                origin[section, key] = source
     sections = {name: SECTIONS[name](**given) for name, given in values.items()}
-    deepest = max_cut_from_end(sections["table"].decks)
-    if sections["shoe"].cut_card_from_end > deepest:
+    decks, cut = sections["table"].decks, sections["shoe"].cut_card_from_end
+    deepest = max_cut_from_end(decks)
+    if cut > deepest:
+        cut_from = origin.get(("shoe", "cut_card_from_end"), "built-in defaults")
+        decks_from = origin.get(("table", "decks"), "built-in defaults")
         raise ConfigError(
-            f"[shoe] cut_card_from_end: expected at most {deepest} for a {sections['table'].decks}-deck shoe "
-            f"(the back half), got {sections['shoe'].cut_card_from_end}")
+            f"{cut_from}: [shoe] cut_card_from_end: expected at most {deepest} for a {decks}-deck shoe "
+            f"(the back half; [table] decks = {decks} from {decks_from}), got {cut}; "
+            f"lower it or use more decks")
     source = " > ".join(reversed([source for source, data, _ in layers if data])) or "built-in defaults"
     return Settings(**sections, extra=extra, source=source)
 
@@ -208,18 +244,71 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
         raise ConfigError(f"{name}: not valid TOML ({error}); fix the file or see docs/config.md") from None
 
 
+def _auth_value(name: str, key: str, text: str) -> Any:
+    """An ``[auth]`` value given as environment text, in the type the TOML file would give."""
+    kind = AUTH_VALUE_KINDS.get(key)
+    where = f"environment: [auth] {key} ({name})"
+    if kind is None:
+        settable = ", ".join(k for k, v in AUTH_VALUE_KINDS.items() if v != "table")
+        raise ConfigError(f"environment: [auth] {key}: unknown key ({name}); expected one of {settable}")
+    if kind == "table":
+        raise ConfigError(f"{where}: cannot be set from the environment; enrol badges in the config file")
+    lowered = text.strip().lower()
+    if kind == "bool":
+        if lowered not in ("true", "false", "1", "0", "yes", "no"):
+            raise ConfigError(f"{where}: expected true or false, got {text!r}")
+        return lowered in ("true", "1", "yes")
+    if kind == "number":
+        try:
+            return float(text)
+        except ValueError:
+            raise ConfigError(f"{where}: expected a number of seconds >= 0, got {text!r}") from None
+    if kind == "list":
+        return [item.strip() for item in text.split(",") if item.strip()]
+    return text
+
+
 def environment_layer(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-    """``CROUPIER_<SECTION>_<KEY>`` variables as a config layer (values stay text)."""
+    """``CROUPIER_<SECTION>_<KEY>`` variables as a config layer, for every section.
+
+    Values stay text except ``[auth]``'s, which are converted here (comma-separated lists). A
+    ``CROUPIER_*`` variable that names no section and is not in :data:`NON_CONFIG_VARIABLES` is refused.
+    """
     layer: dict[str, dict[str, Any]] = {}
-    for name, value in environ.items():
-        if not name.startswith(ENV_PREFIX):
+    sections = sorted([*SECTIONS, *EXTRA_SECTIONS], key=len, reverse=True)
+    for name, value in sorted(environ.items()):
+        if not name.startswith(ENV_PREFIX) or name in NON_CONFIG_VARIABLES:
             continue
         rest = name[len(ENV_PREFIX):].lower()
-        section = next((s for s in SECTIONS if rest.startswith(s + "_")), None)
+        section = next((s for s in sections if rest.startswith(s + "_") and len(rest) > len(s) + 1), None)
         if section is None:
-            continue
-        layer.setdefault(section, {})[rest[len(section) + 1:]] = value
+            known = ", ".join(sorted([*SECTIONS, *EXTRA_SECTIONS]))
+            others = ", ".join(NON_CONFIG_VARIABLES)
+            raise ConfigError(
+                f"environment: {name}: not a Croupier setting; expected CROUPIER_<SECTION>_<KEY> with a "
+                f"section of {known} (or one of {others}); fix its name or unset it, see docs/config.md")
+        key = rest[len(section) + 1:]
+        layer.setdefault(section, {})[key] = _auth_value(name, key, value) if section == "auth" else value
     return layer
+
+
+def serial_url(url: str, serial: SerialSettings) -> str:
+    """``url`` with the ``[serial]`` defaults for the options it leaves out (other schemes: unchanged).
+
+    Only options whose configured value differs from the driver's own default are added.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in SERIAL_SCHEMES:
+        return url
+    given = parse_qs(parts.query, keep_blank_values=True)
+    defaults = SerialSettings()
+    missing = {key: getattr(serial, key) for key in ("baudrate", "framing")
+               if key not in given and getattr(serial, key) != getattr(defaults, key)}
+    if not missing:
+        return url
+    base, hash_, fragment = url.partition("#")
+    joiner = "" if base.endswith(("?", "&")) else "&" if "?" in base else "?"
+    return f"{base}{joiner}{urlencode(missing)}{hash_}{fragment}"
 
 
 def load_config(
@@ -239,6 +328,7 @@ def load_config(
 
 
 __all__ = [
-    "DriverSettings", "JournalSettings", "ProcedureSettings", "Settings", "ShoeSettings",
-    "SimulationSettings", "TableSettings", "default_config_text", "load_config",
+    "NON_CONFIG_VARIABLES", "DriverSettings", "JournalSettings", "ProcedureSettings", "ScoreboardSettings",
+    "SerialSettings", "Settings", "ShoeSettings", "SimulationSettings", "TableSettings", "default_config_text",
+    "load_config", "serial_url",
 ]

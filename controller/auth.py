@@ -14,6 +14,7 @@ Config (``[auth]`` in TOML), see docs/pcsc.md::
     read_apdu = "00CA010000"
     idle_signout_seconds = 900            # 0 = never
     supervisor_only = ["void", "manual", "foreign_card", "close_shoe"]
+    two_person = true                     # the dealer signed in never approves their own input
 
     [auth.badges.04A1B2C3D4E5F6]
     name = "Alice Martin"
@@ -26,6 +27,7 @@ Events are plain dicts, ready for the journal::
     {"event": "sign_in_refused", "uid": ..., "reason": "unknown badge"}
     {"event": "approval", "action": "void", "by": "Bob Stone", "uid": ..., "role": "supervisor"}
     {"event": "approval_refused", "action": "void", "uid": ..., "reason": "role dealer cannot approve void"}
+    {"event": "approval_refused", "action": "void", "uid": ..., "rule": "two_person", "reason": "..."}
 """
 
 from __future__ import annotations
@@ -120,6 +122,7 @@ class AuthSettings:
     read_apdu: str | None = None
     idle_signout_seconds: float = DEFAULT_IDLE_SIGNOUT_SECONDS
     supervisor_only: list[str] = field(default_factory=lambda: list(DEFAULT_SUPERVISOR_ONLY))
+    two_person: bool = True
     badges: dict[str, Badge] = field(default_factory=dict)
 
     @property
@@ -143,8 +146,14 @@ _AUTH_KEYS = {
     "read_apdu": 'an APDU in hex, e.g. "00CA010000"',
     "idle_signout_seconds": "a number of seconds >= 0 (0 = never)",
     "supervisor_only": 'a list of action names, e.g. ["void", "manual"]',
+    "two_person": "true or false (true: the dealer signed in cannot approve their own input)",
     "badges": "a table of badges keyed by UID, each with name and role",
 }
+AUTH_VALUE_KINDS: dict[str, str] = {
+    "enabled": "bool", "reader": "str", "identify": "str", "select_apdu": "str", "read_apdu": "str",
+    "idle_signout_seconds": "number", "supervisor_only": "list", "two_person": "bool", "badges": "table",
+}
+"""The kind of each ``[auth]`` value, for reading it from environment text (``badges``: not settable there)."""
 _BADGE_KEYS = {
     "name": "a non-empty string",
     "role": '"dealer" or "supervisor"',
@@ -218,6 +227,10 @@ def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") ->
             raise _bad(section, f"supervisor_only[{index}]", "an action name in lower case, e.g. \"void\"",
                        action)
 
+    two_person = data.get("two_person", True)
+    if not isinstance(two_person, bool):
+        raise _bad(section, "two_person", _AUTH_KEYS["two_person"], two_person)
+
     badges = _badges_from(data.get("badges", {}), section)
     return AuthSettings(
         enabled=enabled,
@@ -227,6 +240,7 @@ def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") ->
         read_apdu=apdus["read_apdu"],
         idle_signout_seconds=float(idle),
         supervisor_only=list(supervisor_only),
+        two_person=two_person,
         badges=badges,
     )
 
@@ -371,8 +385,10 @@ class Authority:
     def approve(self, uid: str, action: str) -> tuple[bool, list[Event]]:
         """May the badge ``uid`` approve ``action``? Returns (approved, events).
 
-        Refused when the badge is unknown, or when ``action`` is supervisor-only
-        and the badge's role is dealer. Approval does not change who is dealing.
+        Refused when the badge is unknown, when ``action`` is supervisor-only
+        and the badge's role is dealer, or (``two_person``) when the badge is the
+        dealer's own: the refusal then has ``rule: "two_person"``. Approval does
+        not change who is dealing.
         """
         badge = self.badge(uid)
         shown = _shown_uid(uid)
@@ -382,6 +398,10 @@ class Authority:
         if not badge.can_approve(action, self.settings.supervisor_only):
             return False, [{"event": "approval_refused", "action": action, "uid": badge.uid,
                             "reason": f"role {badge.role} cannot approve {action}"}]
+        if self.settings.two_person and self._dealer is not None and self._dealer.uid == badge.uid:
+            return False, [{"event": "approval_refused", "action": action, "uid": badge.uid, "rule": "two_person",
+                            "reason": f"{badge.name} is the dealer signed in and cannot approve their own "
+                                      f"{action}; a second person's badge must approve it"}]
         self.touch()
         return True, [{"event": "approval", "action": action, "by": badge.name, "uid": badge.uid,
                        "role": badge.role}]

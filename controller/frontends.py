@@ -94,7 +94,10 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event])
     except ImportError as error:  # pragma: no cover - depends on the optional extra
         from controller.exceptions import CroupierError
 
-        raise CroupierError(f"the dealer console needs Textual ({error}); pip install 'croupier[console]'") from None
+        raise CroupierError(
+            f"the dealer console needs Textual ({error}); install it with .ci/setup in a Croupier checkout "
+            f"(or pip install 'croupier[console]' where croupier came from a package), or use --console plain"
+        ) from None
     console = DealerConsole(on_input=source.put, events=history)
     previous_sink = runner.sink
 

@@ -243,12 +243,13 @@ class Table:
             return
         if self._is_foreign(card):
             self.foreign.append(card.code)
-            self._raise_misdeal(
-                events, "foreign_card", card.code,
-                f"{card.code} would be copy {self.inventory[card.code] + 1} of {card.code} "
-                f"in a {self.decks}-deck shoe, which holds {self.decks}",
-                ["void"], held=[(card.code, FOREIGN)],
-            )
+            if self.inventory[card.code] >= self.decks:
+                detail = (f"{card.code} would be copy {self.inventory[card.code] + 1} of {card.code} "
+                          f"in a {self.decks}-deck shoe, which holds {self.decks}")
+            else:
+                detail = (f"all {52 * self.decks} cards of the {self.decks}-deck shoe have already left it "
+                          f"(read or not), so {card.code} is not one of them")
+            self._raise_misdeal(events, "foreign_card", card.code, detail, ["void"], held=[(card.code, FOREIGN)])
             return
         self._count(card, events)
         if not self._card_due():
@@ -274,8 +275,19 @@ class Table:
         state = self.model.state
         return state in SLOTS or state in BURN_STATES
 
-    def _is_foreign(self, card: Card) -> bool:
-        return self.inventory[card.code] >= self.decks
+    def _is_foreign(self, card: Card, stands_for_held: bool = False) -> bool:
+        """No copy of ``card`` can still be in the shoe: all its copies were seen, or every card has left.
+
+        ``stands_for_held``: the card is the unread one held first in the pending misdeal (a manual entry).
+        """
+        return self.inventory[card.code] >= self.decks or self._cards_out(stands_for_held) >= 52 * self.decks
+
+    def _cards_out(self, stands_for_held: bool = False) -> int:
+        """Cards of this shoe out of it, counting unread ones still held by the pending misdeal."""
+        held = [status for _, status in self.misdeal.held] if self.misdeal is not None else []
+        if stands_for_held and held and held[0] == UNIDENTIFIED:
+            held = held[1:]
+        return self.cards_seen + held.count(UNIDENTIFIED)
 
     def _not_due(self, code: str | None, status: str, events: list[Event]) -> None:
         held = [(code or "??", status)]
@@ -305,7 +317,7 @@ class Table:
 
     def _burn_unidentified(self, text: str, events: list[Event]) -> None:
         """A burn card the reader could not identify: it is burned all the same (it is never dealt)."""
-        if self.cards_seen >= 52 * self.decks:
+        if self._cards_out() >= 52 * self.decks:
             self.foreign.append(text)
         else:
             self.unidentified += 1
@@ -653,9 +665,11 @@ class Table:
         except CardCodeError as error:
             events.append(self._rejected(item, f"{error}; enter the card again"))
             return
-        if self._is_foreign(card):
-            events.append(self._rejected(
-                item, f"{card.code}: all {self.decks} copies were already seen in this shoe; check the card"))
+        if self._is_foreign(card, stands_for_held=misdeal.replaces_due_card):
+            reason = (f"all {self.decks} copies were already seen in this shoe"
+                      if self.inventory[card.code] >= self.decks
+                      else f"all {52 * self.decks} cards of the shoe have already left it")
+            events.append(self._rejected(item, f"{card.code}: {reason}; check the card"))
             return
         self._count(card, events)
         self._resolved(item, "manual", events, keep=1 if misdeal.replaces_due_card else 0)

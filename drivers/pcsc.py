@@ -31,9 +31,11 @@ pyscard is imported only when a source is opened; without it the error says
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import threading
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -48,7 +50,8 @@ log = logging.getLogger(__name__)
 
 PYSCARD_MISSING = (
     "the pcsc:// driver needs pyscard, which is not installed; install it with "
-    "pip install 'croupier[pcsc]' (it builds from source: needs libpcsclite-dev and gcc)"
+    "pip install 'croupier[pcsc]' (it builds from source: needs libpcsclite-dev, gcc and Python's headers, "
+    "python3-dev for Debian's python3; .ci/setup --test installs them all)"
 )
 PCSCD_DOWN = "pcscd is not running (start it: sudo systemctl start pcscd.socket, or pcscd -f)"
 
@@ -111,6 +114,9 @@ class ReaderWatch:
         self._online = False
         self._pending: collections.deque[WatchEvent] = collections.deque()
         self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._in_calls = 0
+        """Threads inside a PC/SC call on the context; the last to leave after :meth:`close` releases it."""
         self.reader = self._connect()
         self._online = True
 
@@ -212,14 +218,37 @@ class ReaderWatch:
                 self._stop.wait(wait)
                 log.debug("%s", error)
                 return None
+            with self._lock:
+                if self._stop.is_set():  # closed while reconnecting
+                    self._release()
+                    return None
             self._online = True
             return WatchEvent("online", f"{self.label}: reader {self.reader!r} is back")
         return self._status_change(timeout)
 
+    @contextlib.contextmanager
+    def _using_context(self) -> Iterator[Any]:
+        """The context, for one PC/SC call; :meth:`close` cancels the call instead of releasing under it."""
+        with self._lock:
+            if self._stop.is_set() or self._context is None:
+                yield None
+                return
+            self._in_calls += 1
+        try:
+            yield self._context
+        finally:
+            with self._lock:
+                self._in_calls -= 1
+                if self._stop.is_set() and self._in_calls == 0:
+                    self._release()
+
     def _status_change(self, timeout: float | None) -> WatchEvent | None:
         s = self.scard
         limit = 1.0 if timeout is None else min(timeout, 1.0)
-        code, states = s.SCardGetStatusChange(self._context, int(limit * 1000), [(self.reader, self._state)])
+        with self._using_context() as context:
+            if context is None:
+                return None
+            code, states = s.SCardGetStatusChange(context, int(limit * 1000), [(self.reader, self._state)])
         code = _u32(code)
         if self._stop.is_set() or code in (_u32(s.SCARD_E_TIMEOUT), _u32(s.SCARD_E_CANCELLED)):
             return None
@@ -264,11 +293,16 @@ class ReaderWatch:
 
         Raises :class:`ReadFailed` with the reason on any failure.
         """
+        with self._using_context() as context:
+            if context is None:
+                raise ReadFailed(f"reader {self.reader!r} is offline" if not self._stop.is_set()
+                                 else f"reader {self.reader!r} is closed")
+            return self._transmit(context, apdus)
+
+    def _transmit(self, context: Any, apdus: list[bytes]) -> list[bytes]:
         s = self.scard
-        if self._context is None:
-            raise ReadFailed(f"reader {self.reader!r} is offline")
         code, card, protocol = s.SCardConnect(
-            self._context, self.reader, s.SCARD_SHARE_SHARED, s.SCARD_PROTOCOL_T0 | s.SCARD_PROTOCOL_T1
+            context, self.reader, s.SCARD_SHARE_SHARED, s.SCARD_PROTOCOL_T0 | s.SCARD_PROTOCOL_T1
         )
         if code != s.SCARD_S_SUCCESS:
             raise ReadFailed(f"cannot connect to the card: {self._why(code)}")
@@ -288,12 +322,19 @@ class ReaderWatch:
         return answers
 
     def close(self) -> None:
-        """Stop watching and release the PC/SC context. Safe from another thread."""
-        self._stop.set()
-        context = self._context
-        if context is not None:
-            self.scard.SCardCancel(context)
-        self._release()
+        """Stop watching and release the PC/SC context. Safe from another thread.
+
+        A thread blocked in a PC/SC call on the context is cancelled, and releases the context itself
+        when the call returns: releasing it under the waiting call could leave that thread stuck.
+        """
+        with self._lock:
+            self._stop.set()
+            if self._context is None:
+                return
+            if self._in_calls:
+                self.scard.SCardCancel(self._context)
+            else:
+                self._release()
 
 
 def load_card_map(path: str, label: str = "map") -> dict[str, str]:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from config import serial_url
 from controller.bigtext import can_render, render_big
 from controller.commands.simulate import add_table_options, settings_from_args
 from controller.exceptions import DriverURLError
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         raise DriverURLError("--driver '': expected a driver URL, e.g. serial:///dev/ttyUSB0 or mock://?seed=1")
     url = args.driver or settings.driver.url
     try:
-        primary = open_source(url)
+        primary = open_source(serial_url(url, settings.serial))
     except DriverURLError as error:
         if args.driver is None:
             raise DriverURLError(f"{settings.source}: [driver] url: {error}") from None
@@ -86,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
     history: list[Event] = []
     if use_console:
         outputs.add(history.extend)
-    if args.scoreboard:
-        outputs.add_scoreboard(args.scoreboard)
+    if args.scoreboard or settings.scoreboard.address:
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
 
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,

@@ -35,7 +35,7 @@ def add_table_options(parser: argparse.ArgumentParser,
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
     parser.add_argument("--scoreboard", metavar="HOST:PORT",
-                        help="serve the live web scoreboard here (e.g. 127.0.0.1:8080)")
+                        help="serve the live web scoreboard here (e.g. 127.0.0.1:8080; default: [scoreboard] address)")
 
 
 def register(subparsers: Any) -> None:
@@ -131,8 +131,8 @@ def simulate(args: argparse.Namespace) -> int:
     history: list[Event] = []
     if interactive:
         outputs.add(history.extend)
-    if args.scoreboard:
-        outputs.add_scoreboard(args.scoreboard)
+    if args.scoreboard or settings.scoreboard.address:
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
     if progress is not None:
         outputs.closers.append(progress.finish)
     pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)

@@ -197,6 +197,26 @@ def test_approvals() -> None:
     assert authority.dealer is None  # approving does not sign anyone in
 
 
+def test_the_dealer_signed_in_cannot_approve_their_own_input() -> None:
+    authority = Authority(settings(), FakeClock())
+    authority.sign_in(BOB)
+    assert authority.approve(BOB, "void") == (
+        False, [{"event": "approval_refused", "action": "void", "uid": BOB, "rule": "two_person",
+                 "reason": "Bob Stone is the dealer signed in and cannot approve their own void; "
+                           "a second person's badge must approve it"}]
+    )
+    assert authority.approve(ALICE, "burn")[0] is True
+    alone = Authority(settings(two_person=False), FakeClock())
+    alone.sign_in(BOB)
+    assert alone.approve(BOB, "void")[0] is True
+
+
+def test_two_person_must_be_true_or_false() -> None:
+    assert settings_from_dict({}).two_person is True
+    with pytest.raises(ConfigError, match=r"^auth\.two_person: expected true or false .*, got 'yes'$"):
+        settings_from_dict({"two_person": "yes"})
+
+
 def test_supervisor_only_is_configurable() -> None:
     authority = Authority(settings(supervisor_only=["close_shoe"]), FakeClock())
     assert authority.approve(ALICE, "void")[0] is True
@@ -227,9 +247,12 @@ def test_authority_invariants(steps: list[tuple[str, str, str, float]]) -> None:
             authority.sign_out("badge")
             assert authority.dealer is None
         elif op == "approve":
+            own = authority.dealer is not None and authority.dealer.uid == uid
             approved, events = authority.approve(uid, action)
             assert len(events) == 1
-            assert approved == (uid == BOB or (uid == ALICE and action == "burn"))
+            assert approved == (not own and (uid == BOB or (uid == ALICE and action == "burn")))
+            if own and uid == BOB:
+                assert events[0]["rule"] == "two_person"
             assert events[0]["event"] == ("approval" if approved else "approval_refused")
         elif op == "touch":
             authority.touch()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -197,3 +200,47 @@ def test_a_card_placed_by_a_resolution_is_prompted_again() -> None:
         events = feed(t, "@shoe " + tokens)
         card = max(i for i, e in enumerate(events) if e["event"] == "card")
         assert events[card - 1]["event"] == "prompt" and events[card - 1]["slot"] == events[card]["slot"]
+
+
+ONE_DECK_IN_ROUNDS = (
+    "AS 2S 3S 4S 5S @next 6S 7S 8S 9S TS @next JS QS KS AH 2H 3H @next 4H 5H 6H 7H 8H 9H @next "
+    "TH JH QH KH AD 2D @next 3D 4D 5D 6D @next 7D 8D 9D TD @next JD QD KD AC 2C 3C @next "
+    "4C 5C 6C 7C 8C 9C @next TC JC QC KC"
+)
+"""All 52 cards of one deck, with ``@next`` wherever a round is over (no burn, nothing unread)."""
+
+
+def simulate_one_deck(cards: str) -> list[dict[str, Any]]:
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "simulate", "--decks", "1", "--no-burn", "--manual-next",
+         "--json", "--cards", cards],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode in (0, 3, 4), done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_no_card_is_dealt_once_every_card_has_left_the_shoe_read_or_not() -> None:
+    for unread, last_of_shoe, after in (("?? @burn", "QC", "KC"), ("@double @void @next", "JC", "QC")):
+        cards = ONE_DECK_IN_ROUNDS[:ONE_DECK_IN_ROUNDS.index(after) + 2]
+        events = simulate_one_deck(f"{unread} {cards} @void @close")
+        placed = [e["card"] for e in events if e["event"] == "card"]
+        assert placed[-1] == last_of_shoe, unread
+        misdeal = [e for e in events if e["event"] == "misdeal"][-1]
+        assert (misdeal["kind"], misdeal["card"]) == ("foreign_card", after), unread
+        assert after not in [c for e in events if e["event"] == "result"
+                             for c in e["player"]["cards"] + e["banker"]["cards"]], unread
+        report = next(e for e in events if e["event"] == "shoe_closed")
+        assert (report["cards_seen"], report["cards_remaining"], report["foreign"]) == (52, 0, [after]), unread
+        assert all(e["cards_remaining"] >= 0 for e in events if "cards_remaining" in e), unread
+
+
+def test_a_hand_entered_card_is_refused_once_every_card_has_left_the_shoe() -> None:
+    t = table(decks=1)
+    feed(t, "@shoe ?? @burn " + ONE_DECK_IN_ROUNDS.rsplit(" ", 1)[0])
+    assert t.cards_seen == 52
+    events = feed(t, "?? @manual KC")
+    assert [e["event"] for e in events if e["event"] == "rejected"] == ["rejected"]
+    assert "all 52 cards of the shoe have already left it" in str(events)
+    feed(t, "@burn")
+    assert t.cards_seen == 52 and t.foreign == ["??"]

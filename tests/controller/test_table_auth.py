@@ -166,3 +166,33 @@ def test_taking_a_supervisor_badge_off_keeps_the_dealer_signed_in(table: Table) 
     assert table.authority is not None and table.authority.dealer is not None
     events = table.handle(Input(InputKind.BADGE_REMOVED, DEALER))
     assert named(events, "dealer_signed_out")[0]["name"] == "Alice Martin"
+
+
+def test_a_supervisor_dealing_cannot_approve_their_own_void(tmp_path: Path) -> None:
+    second = "04C0C0C0C0C0C0"
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH_CONFIG + f'\n[auth.badges.{second}]\nname = "Carol Reed"\nrole = "supervisor"\n',
+                    encoding="utf-8")
+    table = Table(load_config(path, environ={}))
+    table.start()
+    feed(table, f"@badge {SUPERVISOR} @shoe 3S ?? @void")
+    assert table.pending_approval is not None
+    events = feed(table, f"@badge {SUPERVISOR}")
+    refused = named(events, "approval_refused")[0]
+    assert refused["rule"] == "two_person" and refused["action"] == "void"
+    assert "Bob Stone is the dealer signed in and cannot approve their own void" in refused["reason"]
+    assert not named(events, "approval") and not named(events, "round_voided")
+    assert table.state is State.HALTED and table.pending_approval is not None
+    assert events[-1]["action"] == "approval"
+    events = feed(table, f"@badge {second}")
+    assert named(events, "resolved")[0]["approved_by"] == "Carol Reed"
+    assert named(events, "round_voided") and table.state is State.ROUND_OVER
+
+
+def test_two_person_false_lets_the_dealer_approve(tmp_path: Path) -> None:
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH_CONFIG.replace("[auth]\n", "[auth]\ntwo_person = false\n"), encoding="utf-8")
+    table = Table(load_config(path, environ={}))
+    table.start()
+    events = feed(table, f"@badge {SUPERVISOR} @shoe 3S ?? @void @badge {SUPERVISOR}")
+    assert named(events, "resolved")[0]["approved_by"] == "Bob Stone"

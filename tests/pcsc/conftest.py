@@ -84,6 +84,8 @@ class Pcscd:
             "CROUPIER_PCSCD_PIDFILE") else None
         """The PID file .ci/test stops pcscd by; kept current across :meth:`restart`."""
         self._process: subprocess.Popen[bytes] | None = None
+        self.failure: str | None = None
+        """Why pcscd did not get ready this session; later tests fail with it at once instead of waiting again."""
 
     # -- state ------------------------------------------------------------------
     def readers(self) -> list[str] | None:
@@ -103,19 +105,42 @@ class Pcscd:
         return readers is not None and READER_A in readers and READER_B in readers
 
     def wait_ready(self, timeout: float = READY_SECONDS) -> None:
-        """Poll SCardListReaders until both vpcd readers show, or fail at the deadline."""
+        """Poll SCardListReaders until both vpcd readers show, or fail at the deadline.
+
+        A failure names what pcscd answered and shows its log; it is remembered, so the session's
+        later tests fail with it at once (see :meth:`ensure_running`).
+        """
+        if self.failure is not None:
+            pytest.fail(self.failure, pytrace=False)
         deadline = time.monotonic() + timeout
         while not self.ready():
             if self._process is not None and self._process.poll() is not None:
-                raise RuntimeError(f"pcscd exited with {self._process.returncode}; log:\n{self._log()}")
+                self._fail(f"pcscd exited with status {self._process.returncode}")
             if time.monotonic() > deadline:
-                raise RuntimeError(f"pcscd showed no vpcd readers within {timeout} s; log:\n{self._log()}")
+                readers = self.readers()
+                seen = "pcscd does not answer" if readers is None else f"pcscd shows readers {readers}"
+                self._fail(f"pcscd showed no vpcd readers {READER_A!r} and {READER_B!r} within {timeout} s "
+                           f"({seen}; vpcd config {VPCD_CONFIG})")
             time.sleep(0.02)
 
+    def _fail(self, why: str) -> None:
+        self.failure = f"{why}; {self._log()}"
+        pytest.fail(self.failure, pytrace=False)
+
+    def log_paths(self) -> list[Path]:
+        """Where pcscd's output may be: this session's log, or the log .ci/test keeps next to its PID file."""
+        paths = [self.log_path]
+        if self.pidfile is not None:
+            paths.append(self.pidfile.with_name(self.pidfile.name + ".log"))
+        return paths
+
     def _log(self) -> str:
-        with contextlib.suppress(OSError):
-            return self.log_path.read_text(errors="replace")[-3000:]
-        return "(no log)"
+        for path in self.log_paths():
+            with contextlib.suppress(OSError):
+                return f"pcscd log {path}:\n" + path.read_text(errors="replace")[-3000:]
+        tried = ", ".join(str(path) for path in self.log_paths())
+        return (f"no pcscd log here ({tried}): pcscd was started elsewhere; "
+                f"see its own log, e.g. journalctl -u pcscd")
 
     def wait_card(self, reader: str, present: bool, timeout: float = 10.0) -> None:
         """Block on SCardGetStatusChange until pcscd sees a card on ``reader`` (or none)."""
@@ -145,6 +170,8 @@ class Pcscd:
                 self._process is None or self._process.poll() is None):
             self.wait_ready()
             return
+        if self.failure is not None:
+            pytest.fail(self.failure, pytrace=False)
         # Ours (or the one adopted) is gone: another test session stopped the one it had started.
         self.pid, self._process, self.owned = None, None, False
         if self.pidfile is not None:  # .ci/test started one; it may still be starting up
@@ -161,6 +188,7 @@ class Pcscd:
     def start(self) -> None:
         """Start ``pcscd -f -i`` and wait for the vpcd readers."""
         binary = shutil.which("pcscd") or "/usr/sbin/pcscd"
+        self.failure = None
         log = self.log_path.open("ab")
         self._process = subprocess.Popen([binary, "-f", "-i"], stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL)

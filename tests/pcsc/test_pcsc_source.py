@@ -203,6 +203,55 @@ def test_close_from_another_thread_ends_a_blocked_recv(reader_a: str) -> None:
         source.recv(0)
 
 
+class _Recording:
+    """Wraps pyscard's scard: records whether a context is released while a call still waits on it."""
+
+    def __init__(self, scard: Any) -> None:
+        self._scard = scard
+        self.waiting = threading.Event()
+        self.returned = threading.Event()
+        self.released_under_a_waiting_call = False
+        self.released_by: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scard, name)
+
+    def SCardGetStatusChange(self, context: Any, timeout: int, states: Any) -> Any:
+        self.returned.clear()
+        self.waiting.set()
+        try:
+            return self._scard.SCardGetStatusChange(context, timeout, states)
+        finally:
+            self.waiting.clear()
+            self.returned.set()
+
+    def SCardReleaseContext(self, context: Any) -> Any:
+        if self.waiting.is_set():
+            self.released_under_a_waiting_call = True
+        self.released_by.append(threading.current_thread().name)
+        return self._scard.SCardReleaseContext(context)
+
+
+def test_close_cancels_a_waiting_call_and_the_waiting_thread_releases(reader_a: str) -> None:
+    from smartcard import scard
+
+    from drivers.pcsc import ReaderWatch
+
+    recording = _Recording(scard)
+    watch = ReaderWatch(reader_a, scard=recording)
+    got: list[Any] = []
+    thread = threading.Thread(target=lambda: got.append(watch.wait(60)), name="waiter", daemon=True)
+    thread.start()
+    assert recording.waiting.wait(30), "the watch never called SCardGetStatusChange"
+    watch.close()
+    thread.join(30)
+    assert not thread.is_alive(), "the waiting thread is still in SCardGetStatusChange after close()"
+    assert got == [None]
+    assert not recording.released_under_a_waiting_call
+    assert recording.released_by == ["waiter"]
+    assert watch.wait(0) is None
+
+
 class _Unplugged:
     """Wraps pyscard's scard: the reader vanishes from pcscd until ``replug`` is set."""
 
