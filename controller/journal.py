@@ -654,8 +654,15 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
 
 
 def replay_extra(table: Table) -> dict[str, Any]:
-    """Settings outside the identity that the table's behaviour depends on (``[auth]``)."""
-    return {name: dict(table.settings.extra[name]) for name in REPLAY_EXTRA if name in table.settings.extra}
+    """Settings outside the identity that the table's behaviour depends on (``[auth]``).
+
+    ``two_person`` is stored as it was in force, so that a journal written before the key
+    existed (when the dealer could approve their own input) replays as it was dealt.
+    """
+    extra = {name: dict(table.settings.extra[name]) for name in REPLAY_EXTRA if name in table.settings.extra}
+    if "auth" in extra and table.authority is not None:
+        extra["auth"]["two_person"] = table.authority.settings.two_person
+    return extra
 
 
 def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
@@ -713,6 +720,8 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     extra = header.get("extra")
     if isinstance(extra, dict):
         layers.update({k: v for k, v in extra.items() if isinstance(v, dict)})
+    if isinstance(layers.get("auth"), dict) and "two_person" not in layers["auth"]:
+        layers["auth"] = {**layers["auth"], "two_person": False}  # written before approvals needed two people
     try:
         return load_config(None, environ={}, overrides=layers)
     except ConfigError as error:

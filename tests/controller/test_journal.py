@@ -21,6 +21,7 @@ from controller.journal import (
     Journal,
     JournalTamperedError,
     attach_journal,
+    canonical,
     record_hash,
     verify,
 )
@@ -687,3 +688,28 @@ def test_damaged_field(journal_path: Path, capsys: pytest.CaptureFixture[str]) -
     status, out = _verify(journal_path, capsys)
     assert status == 1
     assert "record 5 is damaged or was edited" in out
+
+
+def test_a_journal_from_before_two_person_replays_as_it_was_dealt(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Journals written before ``[auth] two_person`` existed let the dealer approve their own void;
+    an independent replay of one must follow those rules, not today's default."""
+    config = tmp_path / "auth.toml"
+    config.write_text(AUTH_CONFIG + "\n", encoding="utf-8")
+    text = config.read_text(encoding="utf-8").replace("enabled = true", "enabled = true\ntwo_person = false")
+    config.write_text(text, encoding="utf-8")
+    path = tmp_path / "old.db"
+    cards = f"@badge {SUPERVISOR} 5H 2C 3D 4S 6H 7C 9H 8D 2S 3C KH 4D AS 2D ?? @void @badge {SUPERVISOR} 7S 6D TH 9C QS"
+    status, events, _ = run_cli(capsys, "simulate", "--config", str(config), "--cards", cards, "--json",
+                                "--journal", str(path))
+    assert status == 0
+    assert any(e["event"] == "approval" for e in events), "the self-approval was refused"
+    connection = sqlite3.connect(path)
+    body = connection.execute("SELECT body FROM records WHERE kind = 'header'").fetchone()[0]
+    connection.close()
+    header = json.loads(body)
+    assert header["extra"]["auth"]["two_person"] is False
+    del header["extra"]["auth"]["two_person"]
+    _forge(path, 1, canonical(header))
+    assert cli.main(["audit", "verify", str(path), "--replay"]) == 0
+    assert "same events" in capsys.readouterr().out
