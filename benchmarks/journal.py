@@ -18,10 +18,10 @@ import time
 from pathlib import Path
 
 from benchmarks.report import write_section
-from config import load_config
-from controller.journal import attach_journal
-from controller.runner import Runner
-from controller.table import Event, Table
+from config.loader import load_config
+from controller.app.runner import Runner
+from controller.core.table import Event, Table
+from controller.journal.replay import attach_journal
 from drivers.mock import MockShoe
 
 SEED = 2026
@@ -81,7 +81,7 @@ def recover(path: Path, rounds: int = 0) -> float:
 
 def resume_process(path: Path) -> float:
     """Seconds for ``croupier simulate`` to resume a finished one-shoe journal, interpreter included."""
-    command = [sys.executable, "-m", "controller.cli", "simulate", "--seed", str(SEED), "--json",
+    command = [sys.executable, "-m", "controller.cli.main", "simulate", "--seed", str(SEED), "--json",
                "--journal", str(path)]
     started = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         long_path = Path(scratch) / "ten-shoes.db"
         _, long_cards, long_inputs = deal(long_path, LONG_ROUNDS)
         long_recovery = statistics.median(recover(long_path, LONG_ROUNDS) for _ in range(args.repeat))
-        simulate = [sys.executable, "-m", "controller.cli", "simulate", "--seed", str(SEED), "--json"]
+        simulate = [sys.executable, "-m", "controller.cli.main", "simulate", "--seed", str(SEED), "--json"]
         started = time.perf_counter()
         subprocess.run(simulate, check=True, capture_output=True)
         baseline = time.perf_counter() - started

@@ -15,10 +15,10 @@ import time
 import tracemalloc
 
 from benchmarks.report import write_section
-from config import load_config
-from controller.odds import compute_odds
-from controller.runner import Runner
-from controller.table import Event, Table
+from config.loader import load_config
+from controller.app.runner import Runner
+from controller.core.odds import compute_odds
+from controller.core.table import Event, Table
 from drivers.mock import MockShoe
 
 
@@ -55,7 +55,7 @@ def odds_seconds() -> float:
 def odds_command_seconds() -> float:
     """Wall time of the whole command, interpreter start-up included."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "controller.cli", "odds", "--decks", "8"], check=True,
+    subprocess.run([sys.executable, "-m", "controller.cli.main", "odds", "--decks", "8"], check=True,
                    stdout=subprocess.DEVNULL)
     return time.perf_counter() - start
 

@@ -6,7 +6,7 @@ A shoe process owns the pty's master and sends ``--cards`` cards, one at a
 time (stop-and-wait on the driver's acknowledgement), timing the moment it
 writes each frame's last byte. The controller process reads them with
 ``SerialShoe`` and times (1) ``recv()`` returning the card and (2) the table
-core (``controller.table.Table``) returning the events of that card, which hold
+core (``controller.core.table.Table``) returning the events of that card, which hold
 the next prompt for the dealer. Both processes read CLOCK_MONOTONIC
 (``time.perf_counter_ns``), so the times compare across them.
 """
@@ -23,10 +23,10 @@ import tty
 from multiprocessing.connection import Connection
 from typing import Any
 
-from controller.inputs import Input, InputKind
-from controller.shoe import shoe_with_cut_card
-from drivers.framing import ACK, ENQ, Frame, LineFramer, StxFramer
-from drivers.serial import SerialShoe
+from controller.core.inputs import Input, InputKind
+from controller.core.shoe import shoe_with_cut_card
+from drivers.serial.driver import SerialShoe
+from drivers.serial.framing import ACK, ENQ, Frame, LineFramer, StxFramer
 
 SEED = 2026
 
@@ -83,8 +83,8 @@ class TableFeed:
     """The table core, with the dealer's inputs between cards supplied as the runner's auto mode does."""
 
     def __init__(self) -> None:
-        from controller.machine import State
-        from controller.table import Table
+        from controller.core.machine import State
+        from controller.core.table import Table
 
         self._table_class = Table
         self._state = State
@@ -158,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="write the section of docs/performance.md")
     args = parser.parse_args(argv)
     try:
-        import controller.table  # noqa: F401
+        import controller.core.table  # noqa: F401
         with_table = True
     except ImportError:
         with_table = False

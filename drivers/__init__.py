@@ -11,15 +11,15 @@ from __future__ import annotations
 import importlib
 from urllib.parse import urlsplit
 
-from controller.exceptions import DriverURLError
+from controller.core.exceptions import DriverURLError
 from drivers.base import CardSource
 
 DRIVERS: dict[str, tuple[str, str]] = {
     "mock": ("drivers.mock", "MockShoe"),
-    "serial": ("drivers.serial", "SerialShoe"),
-    "socket": ("drivers.serial", "SerialShoe"),
-    "loop": ("drivers.serial", "SerialShoe"),
-    "pcsc": ("drivers.pcsc", "PcscCardSource"),
+    "serial": ("drivers.serial.driver", "SerialShoe"),
+    "socket": ("drivers.serial.driver", "SerialShoe"),
+    "loop": ("drivers.serial.driver", "SerialShoe"),
+    "pcsc": ("drivers.pcsc.source", "PcscCardSource"),
 }
 """scheme -> (module, class name)."""
 

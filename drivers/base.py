@@ -13,8 +13,8 @@ from types import TracebackType
 from typing import ClassVar
 from urllib.parse import parse_qs, urlsplit
 
-from controller.exceptions import DriverError, DriverURLError
-from controller.inputs import Input
+from controller.core.exceptions import DriverError, DriverURLError
+from controller.core.inputs import Input
 
 
 class CardSource(ABC):

@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import ClassVar
 
-from controller.exceptions import CroupierError
-from controller.inputs import Input, InputKind
+from controller.core.exceptions import CroupierError
+from controller.core.inputs import Input, InputKind
 from drivers.base import CardSource
 
 POLL_SECONDS = 0.05

@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from controller.exceptions import DriverURLError, ScriptError
-from controller.inputs import Input, InputKind, parse_tokens
-from controller.shoe import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end, shoe_with_cut_card
+from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
+from controller.core.exceptions import DriverURLError, ScriptError
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.shoe import shoe_with_cut_card
 from drivers.base import CardSource
 
 DEFAULT_SEED = 0

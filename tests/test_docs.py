@@ -5,14 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from config import SECTIONS
-from controller.clidoc import CLI_DOC, render
+from config.schema import SECTIONS
+from controller.cli.clidoc import CLI_DOC, render
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_cli_reference_is_current() -> None:
-    assert CLI_DOC.read_text(encoding="utf-8") == render(), "run: python -m controller.clidoc"
+    assert CLI_DOC.read_text(encoding="utf-8") == render(), "run: python -m controller.cli.clidoc"
 
 
 def test_every_config_key_is_documented() -> None:
@@ -24,7 +24,7 @@ def test_every_config_key_is_documented() -> None:
 
 
 def test_every_misdeal_kind_is_documented() -> None:
-    table_source = (ROOT / "controller" / "table.py").read_text(encoding="utf-8")
+    table_source = (ROOT / "controller" / "core" / "table.py").read_text(encoding="utf-8")
     kinds = set(re.findall(r'_raise_misdeal\(\s*events, "([a-z_]+)"', table_source))
     kinds |= set(re.findall(r'_raise_misdeal\(events, "([a-z_]+)"', table_source))
     assert {"extra_card", "unreadable_card", "unknown_card", "foreign_card"} <= kinds

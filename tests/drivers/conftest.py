@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-EMULATOR = [sys.executable, "-m", "controller.commands.shoe_emulator"]
+EMULATOR = [sys.executable, "-m", "controller.cli.shoe_emulator"]
 
 
 def read_line(stream: Any, timeout: float) -> str:

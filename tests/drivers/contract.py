@@ -17,7 +17,7 @@ Import it as ``tests.drivers.contract`` from any test module::
                 source.close()
 
 ``tokens`` are script tokens (``AS``, ``10H``, ``??``, ``@cut``, ``@double``,
-``@next``), see :mod:`controller.inputs`. The source may take a while to start
+``@next``), see :mod:`controller.core.inputs`. The source may take a while to start
 delivering (a real line), so reads use generous timeouts; a test that waits
 fails after :attr:`CardSourceContract.patience` seconds instead of hanging.
 """
@@ -30,8 +30,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from controller.exceptions import DriverError, DriverURLError
-from controller.inputs import Input, InputKind, parse_tokens
+from controller.core.exceptions import DriverError, DriverURLError
+from controller.core.inputs import Input, InputKind, parse_tokens
 from drivers.base import CardSource
 
 MakeSource = Callable[[list[str]], CardSource]

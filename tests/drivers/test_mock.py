@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.exceptions import DriverURLError, ScriptError
-from controller.inputs import Input, InputKind
-from controller.shoe import shoe_with_cut_card
+from controller.core.exceptions import DriverURLError, ScriptError
+from controller.core.inputs import Input, InputKind
+from controller.core.shoe import shoe_with_cut_card
 from drivers import driver_class, open_source
 from drivers.base import CardSource
 from drivers.mock import MockShoe

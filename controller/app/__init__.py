@@ -1,0 +1,1 @@
+"""The application: the runner that joins a card source, the core and the consumers."""

@@ -1,0 +1,139 @@
+"""The loop that joins a card source, the table core and the event consumers.
+
+Used by ``croupier simulate`` (mock shoe) and ``croupier run`` (a live reader).
+It plays the simulated dealer's part where asked: confirming each new shoe and
+starting each next round. Every input passes through ``record`` (the journal)
+before the core sees it, so nothing is shown that was not recorded first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from controller.core.inputs import Input, InputKind
+from controller.core.machine import BURN_STATES, SLOTS, State
+from controller.core.table import Event, Table
+from drivers.base import CardSource
+
+EXIT_OK = 0
+EXIT_MID_ROUND = 3
+EXIT_HALTED = 4
+
+Sink = Callable[[list[Event]], None]
+DEALT_KINDS = frozenset({InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE})
+
+
+@dataclass
+class Runner:
+    """Drive ``table`` from ``source`` until the source ends or ``rounds`` rounds are played."""
+
+    table: Table
+    source: CardSource
+    sink: Sink
+    auto_next: bool = True
+    auto_shoe: bool = True
+    rounds: int = 0
+    """Stop after this many rounds (results and voided rounds); 0 = stop when the shoe closes."""
+    new_shoes: bool = False
+    """After a shoe closes, load the next one (seeded sources) instead of stopping."""
+    deliver_all: bool = False
+    """A script: deliver every input, even after the shoe closes (a card then is a misdeal)."""
+    record: Callable[[Input], None] | None = None
+    poll: float | None = None
+    stopped: bool = field(default=False, init=False)
+    idle_signout: float = 0.0
+    """Sign the dealer out after this many seconds without an input (0: never); needs ``poll``."""
+    clock: Callable[[], float] = time.monotonic
+    _last_activity: float = field(default=0.0, init=False, repr=False)
+    new_shoe_asked: int = field(default=0, init=False)
+    """The closed shoe whose successor the source was already asked to load (a resumed journal sets it)."""
+
+    @property
+    def rounds_played(self) -> int:
+        """Rounds that ended (with a result or voided) on this table."""
+        return self.table.rounds_dealt + self.table.rounds_voided
+    received: Input | None = field(default=None, init=False)
+    """The input the source delivered last (the journal tells it from the dealer's own inputs)."""
+
+    def feed(self, item: Input) -> list[Event]:
+        """Record ``item``, apply it, pass the events on and to the source's indicator."""
+        if self.record is not None:
+            self.record(item)
+        events = self.table.handle(item)
+        self.sink(events)
+        self.source.indicate(self.table.expecting)
+        return events
+
+    def _done(self) -> bool:
+        state = self.table.model.state
+        if self.rounds and self.rounds_played >= self.rounds and state in (
+            State.ROUND_OVER, State.SHOE_CLOSED
+        ):
+            return True
+        return state is State.SHOE_CLOSED and not self.new_shoes and not self.rounds and not self.deliver_all
+
+    def run(self) -> int:
+        """Run until done; returns the exit status (0 boundary, 3 mid-round, 4 halted).
+
+        The simulated dealer acts lazily: a new shoe is confirmed and the next
+        round started only once the next card is known to exist, so a script
+        that ends after a result ends at a round boundary.
+        """
+        self._last_activity = self.clock()
+        while not self.stopped and not self._done():
+            table = self.table
+            if table.model.state is State.SHOE_CLOSED and self.new_shoes and self.new_shoe_asked != table.shoe_number:
+                self.new_shoe_asked = table.shoe_number
+                self.source.indicate("new_shoe")
+            item = self.received = self.source.recv(self.poll)
+            if item is None:
+                if self.source.exhausted:
+                    break
+                self._check_idle()
+                continue
+            self._last_activity = self.clock()
+            self._act_before(item)
+            self.feed(item)
+        return self.exit_status()
+
+    def _check_idle(self) -> None:
+        authority = self.table.authority
+        if (self.idle_signout > 0 and authority is not None and authority.dealer is not None
+                and self.clock() - self._last_activity >= self.idle_signout):
+            self.feed(Input(InputKind.SIGN_OUT, "idle"))
+
+    def _act_before(self, item: Input) -> None:
+        """The simulated dealer's inputs that must precede ``item`` (only ever before a card)."""
+        if item.kind not in DEALT_KINDS:
+            return
+        authority = self.table.authority
+        if authority is not None and authority.dealer is None:
+            return
+        state = self.table.model.state
+        if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
+            self.feed(Input(InputKind.SHOE))
+        elif state is State.ROUND_OVER and self.auto_next and self.table.round > 0:
+            self.feed(Input(InputKind.NEXT))
+
+    def exit_status(self) -> int:
+        state = self.table.state
+        if state is State.HALTED:
+            return EXIT_HALTED
+        if state in SLOTS or state in BURN_STATES:
+            return EXIT_MID_ROUND
+        return EXIT_OK
+
+    def ending_message(self) -> str | None:
+        """Why the run ended where it did, when that is not a round boundary."""
+        table = self.table
+        if table.state is State.HALTED and table.misdeal is not None:
+            misdeal = table.misdeal
+            return (f"the events ended with the table halted on {misdeal.kind} in round {misdeal.round}: "
+                    f"{misdeal.instruction}")
+        if table.state in SLOTS:
+            return f"the events ended in the middle of round {table.round}: {table.due_slot} is still due"
+        if table.state in BURN_STATES:
+            return "the events ended in the middle of the burn: burn cards are still due"
+        return None

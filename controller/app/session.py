@@ -1,0 +1,163 @@
+"""What simulate and run share around the runner: the sinks, the web scoreboard, the dealer console,
+the journal, and running the table to its end."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.app.runner import Runner
+from controller.core.table import Event
+from drivers.merged import MergedSource
+
+Sink = Callable[[list[Event]], None]
+
+
+def fan_out(sinks: list[Sink], events: list[Event]) -> None:
+    """Give ``events`` to every sink."""
+    for sink in sinks:
+        sink(events)
+
+
+@dataclass
+class Outputs:
+    """Where a table's events go, and what must be closed when it stops.
+
+    ``replay`` are the sinks that must also see the events a resumed journal
+    replays (they were printed before, so the stream itself does not get them).
+    """
+
+    notice: Callable[[str], None]
+    sinks: list[Sink] = field(default_factory=list)
+    replay: list[Sink] = field(default_factory=list)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def add(self, sink: Sink, replayed: bool = True) -> None:
+        self.sinks.append(sink)
+        if replayed:
+            self.replay.append(sink)
+
+    def emit(self, events: list[Event]) -> None:
+        fan_out(self.sinks, events)
+
+    def add_scoreboard(self, address: str) -> None:
+        """Serve the web scoreboard at ``HOST:PORT`` and feed it."""
+        from controller.ui.scoreboard import parse_address, start_scoreboard
+
+        host, port = parse_address(address)
+        board = start_scoreboard(host, port)
+        self.add(board.publish_many)
+        self.closers.append(board.close)
+        self.notice(f"scoreboard at {board.url}")
+
+
+def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,
+         console_history: list[Event] | None = None) -> int:
+    """Start the table (or resume it from ``journal_path``), run it to its end, close everything.
+
+    With ``console_history`` the Textual dealer console shows the table (the
+    runner's source must then be a :class:`MergedSource`). Returns the exit status.
+    """
+    try:
+        if journal_path:
+            from controller.journal.replay import attach_journal
+
+            journal = attach_journal(runner, journal_path, argv_key=journal_key, header_events=header,
+                                     replayed=lambda events: fan_out(outputs.replay, events),
+                                     notice=outputs.notice)
+            outputs.closers.append(journal.close)
+        else:
+            outputs.emit(header)
+            outputs.emit(runner.table.start())
+        with runner.source:
+            if console_history is None:
+                return runner.run()
+            assert isinstance(runner.source, MergedSource)
+            return run_with_console(runner, runner.source, console_history)
+    finally:
+        for close in outputs.closers:
+            close()
+
+
+def run_with_console(runner: Runner, source: MergedSource, history: list[Event]) -> int:
+    """Run ``runner`` in a thread while the Textual dealer console owns the terminal.
+
+    The console shows every event; its key bindings send dealer inputs to
+    ``source``. The run ends when the dealer quits the console (Ctrl+Q); the
+    console stays up after the last round so the dealer can read it. Returns
+    the runner's exit status.
+    """
+    try:
+        from controller.ui.console import DealerConsole
+    except ImportError as error:  # pragma: no cover - depends on the optional extra
+        from controller.core.exceptions import CroupierError
+
+        raise CroupierError(
+            f"the dealer console needs Textual ({error}); install it with .ci/setup in a Croupier checkout "
+            f"(or pip install 'croupier[console]' where croupier came from a package), or use --console plain"
+        ) from None
+    console = DealerConsole(on_input=source.put, events=history)
+    previous_sink = runner.sink
+
+    def sink(events: list[Event]) -> None:
+        previous_sink(events)
+        for event in events:
+            console.apply(event)
+
+    runner.sink = sink
+    source.keep_open = True
+    runner.poll = 0.1
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["status"] = runner.run()
+        except BaseException as error:  # reported after the console closes
+            outcome["error"] = error
+            if console.is_running:
+                console.call_from_thread(console.exit)
+
+    thread = threading.Thread(target=work, name="croupier-runner", daemon=True)
+    thread.start()
+    console.run()
+    runner.stopped = True
+    source.keep_open = False
+    thread.join(timeout=5)
+    if "error" in outcome:
+        raise outcome["error"]
+    status: int = outcome.get("status", runner.exit_status())
+    return status
+
+
+def start_badge_feed(auth_section: Any, source: MergedSource,
+                     complain: Callable[[str], None]) -> Callable[[], None]:
+    """Watch the ``[auth]`` badge reader and send its badges to the table as inputs.
+
+    A presented badge becomes a BADGE input, a removed one BADGE_REMOVED; an
+    unreadable badge or a reader outage is reported (an outage also counts as
+    the badge being removed, so nobody stays signed in on a dead reader).
+    Returns the function that stops watching.
+    """
+    from controller.core.auth import settings_from_dict
+    from controller.core.inputs import Input, InputKind
+    from drivers.pcsc.badges import BadgeReader
+
+    settings = settings_from_dict(auth_section)
+    reader = BadgeReader.from_settings(settings)
+
+    def pump() -> None:
+        for event in reader.events():
+            if event.kind == "presented":
+                source.put(Input(InputKind.BADGE, event.uid))
+            elif event.kind == "removed":
+                source.put(Input(InputKind.BADGE_REMOVED, event.uid))
+            elif event.kind == "offline":
+                complain(event.message or f"badge reader {event.reader} offline")
+                source.put(Input(InputKind.BADGE_REMOVED, event.uid))
+            else:
+                complain(event.message or f"badge reader {event.reader}: {event.kind}")
+
+    threading.Thread(target=pump, name="croupier-badges", daemon=True).start()
+    return reader.close

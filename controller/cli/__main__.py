@@ -1,0 +1,5 @@
+"""``python -m controller.cli``: the croupier command."""
+
+from controller.cli.main import main
+
+raise SystemExit(main())

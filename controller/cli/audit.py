@@ -1,0 +1,86 @@
+"""``croupier audit verify PATH``: check a journal's hash chain.
+
+::
+
+    croupier audit verify table.journal            # exit 0: "OK: 1234 records checked"
+    croupier audit verify table.journal --replay   # also replay the inputs and compare the events
+
+Exit status: 0 the journal is intact, 1 a record was edited, deleted, inserted
+or reordered (the first one is named), 2 the file is missing or not a journal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.core.table import Table
+from controller.journal.replay import replay, settings_from_header
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+
+EXIT_OK = 0
+EXIT_TAMPERED = 1
+EXIT_NOT_A_JOURNAL = 2
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``audit`` subcommand and its ``verify`` action."""
+    parser = subparsers.add_parser(
+        "audit", help="check a journal for tampering",
+        description="Audit a Croupier journal. Exit status: 0 intact, 1 tampered (the first edited, "
+                    "deleted, inserted or reordered record is named), 2 missing or not a journal.",
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "verify", help="verify the hash chain of a journal",
+        description="Recompute every record's SHA-256 and check that each names the record before it.",
+    )
+    check.add_argument("path", metavar="PATH", help="the journal file")
+    check.add_argument("--replay", action="store_true",
+                       help="also replay the journaled inputs into a fresh table and check that it gives "
+                            "the journaled events")
+    check.set_defaults(handler=audit_verify)
+
+
+def audit_verify(args: argparse.Namespace) -> int:
+    """Verify ``args.path``; print the outcome; return the exit status."""
+    path: str = args.path
+    try:
+        journal = Journal.open_existing(path)
+    except JournalTamperedError as error:
+        print(f"TAMPERED: {error}")
+        return EXIT_TAMPERED
+    except JournalError as error:
+        print(f"croupier audit verify: {error}", file=sys.stderr)
+        return EXIT_NOT_A_JOURNAL
+    try:
+        try:
+            verified = verify(journal)
+        except JournalTamperedError as error:
+            print(f"TAMPERED: {error}")
+            if error.seq:
+                print(f"{error.seq - 1} record(s) before it are intact." if error.seq > 1 else
+                      "No record before it.")
+            return EXIT_TAMPERED
+        except JournalError as error:
+            print(f"croupier audit verify: {error}", file=sys.stderr)
+            return EXIT_NOT_A_JOURNAL
+        if args.replay:
+            try:
+                table = Table(settings_from_header(path, verified.header))
+                found = replay(journal, table)
+            except JournalError as error:
+                print(f"TAMPERED: {error}")
+                return EXIT_TAMPERED
+            replayed = f"; replayed {found.inputs} inputs into a fresh table: same events"
+        else:
+            replayed = ""
+        print(f"OK: {verified.records} records checked ({verified.inputs} inputs, "
+              f"{verified.events} event records){replayed}")
+        print(f"head: record {verified.records} sha256 {verified.head}")
+        return EXIT_OK
+    finally:
+        journal.close()

@@ -1,0 +1,252 @@
+"""``croupier history PATH [--json | --csv]``: the rounds a journal holds.
+
+::
+
+    croupier history table.journal           # readable: each round's cards, result, settlement
+    croupier history table.journal --json    # the events, exactly as the table emitted them
+    croupier history table.journal --csv     # one row per round (results and voided rounds)
+
+``--json`` prints one line per ``result`` event (each round exactly once, in
+the shape of the event stream) with the ``shoe``, ``settlement``, ``misdeal``,
+``resolved`` (approved resolutions carry ``approved_by``), ``approval``,
+``approval_refused``, ``dealer_signed_in``/``out``, ``round_voided`` and ``shoe_closed``
+events around them. The journal's hash chain is checked
+first; a broken chain is reported on stderr and the history is still shown,
+up to the end of the file, so the damage can be seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.core.table import Event
+from controller.journal.replay import journaled_events
+from controller.journal.store import Journal
+from controller.journal.verify import verify
+
+HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
+                            "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
+                            "dealer_signed_out"})
+BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
+CSV_COLUMNS = ["shoe", "round", "outcome", "player_cards", "player_total", "banker_cards", "banker_total",
+               "natural", "player_pair", "banker_pair", "manual",
+               *(f"net_{bet}" for bet in BETS), "misdeals", "resolutions", "approvals", "dealer"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``history`` subcommand."""
+    parser = subparsers.add_parser(
+        "history", help="print the rounds of a journal: cards, results, settlement, misdeals, approvals",
+        description="Print the rounds a journal holds. --json gives the table's own events, one per "
+                    "line (each round's result exactly once); --csv one row per round. Exit status: 0, "
+                    "1 the journal failed verification (shown anyway), 2 missing or not a journal.",
+    )
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="one JSON event per line")
+    form.add_argument("--csv", action="store_true", help="one CSV row per round")
+    parser.add_argument("path", metavar="PATH", help="the journal file")
+    parser.set_defaults(handler=history)
+
+
+@dataclass
+class Round:
+    """One round as the history shows it."""
+
+    shoe: int
+    number: int
+    result: Event | None = None
+    settlement: Event | None = None
+    voided: Event | None = None
+    misdeals: list[Event] = field(default_factory=list)
+    resolutions: list[Event] = field(default_factory=list)
+    approvals: list[Event] = field(default_factory=list)
+
+
+def all_events(journal: Journal) -> list[Event]:
+    """Every event ``journal`` holds, in order."""
+    return [event for _, events in journaled_events(journal) for event in events]
+
+
+def history_events(events: list[Event]) -> list[Event]:
+    """The history events among ``events``, in order (see the module doc)."""
+    return [event for event in events
+            if event.get("event") in HISTORY_EVENTS and not (
+                event["event"] == "shoe" and event.get("status") != "new")]
+
+
+def rounds_of(events: list[Event]) -> list[Round]:
+    """Group events into rounds (misdeals go with the round they name, approvals with the
+    round in progress)."""
+    rounds: dict[tuple[int, int], Round] = {}
+    shoe = 1
+    current = 0
+
+    def at(number: int) -> Round:
+        key = (shoe, number)
+        if key not in rounds:
+            rounds[key] = Round(shoe, number)
+        return rounds[key]
+
+    for event in events:
+        name = event["event"]
+        if name == "shoe":
+            shoe = int(event["shoe"])
+        elif name == "round":
+            current = int(event["round"])
+        elif name in ("approval", "approval_refused"):
+            at(current).approvals.append(event)
+        elif name == "result":
+            shoe = int(event.get("shoe", shoe))
+            at(int(event["round"])).result = event
+        elif name == "settlement":
+            at(int(event["round"])).settlement = event
+        elif name == "round_voided":
+            at(int(event["round"])).voided = event
+        elif name == "misdeal":
+            at(int(event["round"])).misdeals.append(event)
+        elif name == "resolved":
+            at(int(event["round"])).resolutions.append(event)
+    return list(rounds.values())
+
+
+def _resolution_text(event: Event) -> str:
+    text = f"{event['kind']}:{event['resolution']}"
+    if event.get("cards"):
+        text += f"[{' '.join(event['cards'])}]"
+    if event.get("approved_by"):
+        text += f" approved by {event['approved_by']}"
+    return text
+
+
+def _approval_text(event: Event) -> str:
+    if event["event"] == "approval":
+        return f"{event.get('action')} approved by {event.get('by')}"
+    return f"{event.get('action')} refused ({event.get('reason')})"
+
+
+def _dealer_of(identity: Any) -> str:
+    if isinstance(identity, dict):
+        return str(identity.get("name") or identity.get("uid") or "")
+    return "" if identity is None else str(identity)
+
+
+def _flags(result: Event) -> str:
+    return ", ".join(flag.replace("_", " ") for flag in ("natural", "player_pair", "banker_pair")
+                     if result.get(flag))
+
+
+def write_json(events: list[Event], stream: TextIO) -> None:
+    """The events, one per line, as the JSON stream prints them."""
+    for event in events:
+        stream.write(json.dumps(event, separators=(", ", ": ")) + "\n")
+
+
+def write_csv(rounds: list[Round], stream: TextIO) -> None:
+    """One row per round that ended (a result or voided)."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for entry in rounds:
+        result = entry.result
+        if result is None and entry.voided is None:
+            continue
+        bets = entry.settlement["bets"] if entry.settlement else {}
+        row: list[Any] = [entry.shoe, entry.number]
+        if result is not None:
+            row += [result["winner"], " ".join(result["player"]["cards"]), result["player"]["total"],
+                    " ".join(result["banker"]["cards"]), result["banker"]["total"],
+                    int(result["natural"]), int(result["player_pair"]), int(result["banker_pair"]),
+                    " ".join(result.get("manual", []))]
+        else:
+            row += ["void", "", "", "", "", "", "", "", ""]
+        row += [bets.get(bet, {}).get("net", "0" if result is None else "") for bet in BETS]
+        row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m.get("card") else "")
+                             for m in entry.misdeals))
+        row.append("; ".join(_resolution_text(r) for r in entry.resolutions))
+        row.append("; ".join(_approval_text(a) for a in entry.approvals))
+        row.append(_dealer_of((result or entry.voided or {}).get("dealer")))
+        writer.writerow(row)
+
+
+def write_text(rounds: list[Round], stream: TextIO) -> None:
+    """A readable history."""
+    shoe = 0
+    for entry in rounds:
+        if entry.shoe != shoe:
+            shoe = entry.shoe
+            stream.write(f"Shoe {shoe}\n")
+        result = entry.result
+        if result is not None:
+            player, banker = result["player"], result["banker"]
+            flags = _flags(result)
+            stream.write(f"  Round {entry.number:>3}  {result['winner']:<6}  "
+                         f"player {' '.join(player['cards']):<9} = {player['total']}  "
+                         f"banker {' '.join(banker['cards']):<9} = {banker['total']}"
+                         + (f"  [{flags}]" if flags else "")
+                         + (f"  (by hand: {' '.join(result['manual'])})" if result.get("manual") else "")
+                         + "\n")
+            if entry.settlement is not None:
+                nets = ", ".join(f"{bet.replace('_', ' ')} {outcome['net']}"
+                                 for bet, outcome in entry.settlement["bets"].items())
+                stream.write(f"             pays per unit: {nets}\n")
+        elif entry.voided is not None:
+            stream.write(f"  Round {entry.number:>3}  VOID    cards {' '.join(entry.voided['cards'])}, "
+                         "bets returned\n")
+        elif not entry.misdeals and not entry.approvals:
+            continue
+        else:
+            stream.write(f"  Round {entry.number:>3}  (not finished)\n")
+        for misdeal in entry.misdeals:
+            card = f" ({misdeal['card']})" if misdeal.get("card") else ""
+            stream.write(f"             misdeal {misdeal['kind']}{card}: {misdeal['detail']}\n")
+        for resolution in entry.resolutions:
+            stream.write(f"             resolved {_resolution_text(resolution)}\n")
+        for approval in entry.approvals:
+            stream.write(f"             {_approval_text(approval)}\n")
+
+
+def history(args: argparse.Namespace) -> int:
+    """Print the history of ``args.path``; returns the exit status."""
+    try:
+        journal = Journal.open_existing(args.path)
+    except JournalError as error:
+        print(f"croupier history: {error}", file=sys.stderr)
+        return 2
+    status = 0
+    try:
+        try:
+            verify(journal)
+        except JournalTamperedError as error:
+            print(f"croupier history: WARNING: the journal failed verification: {error}; "
+                  "showing it anyway", file=sys.stderr)
+            status = 1
+        events = all_events(journal)
+    except JournalError as error:
+        print(f"croupier history: {error}", file=sys.stderr)
+        return 2
+    finally:
+        journal.close()
+    output = io.StringIO()
+    try:
+        if args.json:
+            write_json(history_events(events), output)
+        elif args.csv:
+            write_csv(rounds_of(events), output)
+        else:
+            rounds = rounds_of(events)
+            write_text(rounds, output)
+            finished = sum(1 for entry in rounds if entry.result is not None)
+            output.write(f"{finished} round(s) with a result, "
+                         f"{sum(1 for entry in rounds if entry.voided is not None)} voided\n")
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        print(f"croupier history: {args.path}: the journal holds events the table does not emit "
+              f"({type(error).__name__}: {error}); run croupier audit verify --replay", file=sys.stderr)
+        return 2
+    sys.stdout.write(output.getvalue())
+    return status

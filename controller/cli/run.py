@@ -1,0 +1,113 @@
+"""``croupier run``: the live table, from a card reader (or any driver URL)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from config.loader import serial_url
+from controller.app.runner import Runner
+from controller.app.session import Outputs, play
+from controller.cli.simulate import add_table_options, settings_from_args
+from controller.core.exceptions import DriverURLError
+from controller.core.table import Event, Table
+from controller.ui.bigtext import can_render, render_big
+from controller.ui.keyboard import HELP, parse_dealer_line
+from controller.ui.transcript import JsonLines, Summary, Transcript
+from drivers import open_source
+from drivers.merged import MergedSource
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run", help="run the live table from a card reader",
+        description="Read cards from the driver, tell the dealer what to do next, take the dealer's "
+                    f"inputs from the keyboard ({HELP}). Exit status: 0 at a round boundary, "
+                    "3 mid-round, 4 halted on a misdeal, 2 bad arguments or config.",
+    )
+    add_table_options(parser, rounds_help="exit 0 after N rounds (default: run until stopped)")
+    parser.add_argument("--driver", metavar="URL",
+                        help="card source, e.g. serial:///dev/ttyUSB0?baudrate=9600 (default: [driver] url)")
+    parser.add_argument("--auto-next", action="store_true",
+                        help="start each next round and confirm each new shoe without a dealer input")
+    parser.add_argument("--journal", metavar="PATH", help="journal here (default: [journal] path)")
+    parser.add_argument("--no-keyboard", action="store_true", help="do not read dealer inputs from stdin")
+    parser.add_argument("--console", choices=("auto", "textual", "plain"), default="auto",
+                        help="dealer display: the Textual console, plain lines, or auto (the console on a "
+                             "terminal, plain otherwise)")
+    parser.set_defaults(handler=run)
+
+
+class DealerDisplay(Transcript):
+    """The transcript with the next action in large type on a terminal."""
+
+    def __init__(self, stream: TextIO, large: bool) -> None:
+        super().__init__(stream, show_next=True)
+        self.large = large
+
+    def render(self, event: Event) -> None:
+        super().render(event)
+        if self.large and event["event"] in ("prompt", "instruction", "result"):
+            text = event["say"].upper()
+            if event["event"] == "prompt":
+                text = f"{event['to'].upper()} {event['slot']}"
+            if can_render(text) and len(text) <= 24:
+                self.line("\n".join(render_big(text)))
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args, rounds_in_settings=False)
+    if args.driver is not None and not args.driver.strip():
+        raise DriverURLError("--driver '': expected a driver URL, e.g. serial:///dev/ttyUSB0 or mock://?seed=1")
+    url = args.driver or settings.driver.url
+    try:
+        primary = open_source(serial_url(url, settings.serial))
+    except DriverURLError as error:
+        if args.driver is None:
+            raise DriverURLError(f"{settings.source}: [driver] url: {error}") from None
+        raise
+
+    def complain(message: str) -> None:
+        print(f"croupier run: {message}", file=sys.stderr, flush=True)
+
+    use_console = not args.json and not args.quiet and (
+        args.console == "textual"
+        or (args.console == "auto" and sys.stdout.isatty() and sys.stdin is not None and sys.stdin.isatty()))
+    keyboard = (None if use_console or args.no_keyboard or sys.stdin is None or sys.stdin.closed
+                else sys.stdin)
+    source = MergedSource(primary, keyboard, parse_dealer_line, complain)
+    summary = Summary()
+    display = JsonLines() if args.json else (None if args.quiet or use_console else
+                                             DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
+    outputs = Outputs(notice=complain)
+    outputs.add(summary)
+    if display is not None:
+        outputs.add(display, replayed=False)
+    history: list[Event] = []
+    if use_console:
+        outputs.add(history.extend)
+    if args.scoreboard or settings.scoreboard.address:
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
+
+    table = Table(settings)
+    runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
+                    rounds=args.rounds or 0, new_shoes=True)
+    auth_section = settings.extra.get("auth")
+    if auth_section and auth_section.get("enabled"):
+        from controller.app.session import start_badge_feed
+        from controller.core.auth import settings_from_dict
+
+        outputs.closers.append(start_badge_feed(auth_section, source, complain))
+        runner.poll = 0.5
+        runner.idle_signout = settings_from_dict(auth_section).idle_signout_seconds
+    header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
+                            "driver": url, "seed": None, "mode": "live"}]
+    status = play(runner, outputs, header, args.journal or settings.journal.path,
+                  {"command": "run", "driver": url}, history if use_console else None)
+    if not args.json:
+        print(summary.text())
+    message = runner.ending_message()
+    if message:
+        complain(message)
+    return status

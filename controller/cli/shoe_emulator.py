@@ -1,0 +1,151 @@
+"""``croupier shoe-emulator``: play a card-reading shoe on a pseudo-terminal or a TCP port.
+
+Usage contract::
+
+    croupier shoe-emulator --seed N [--decks D] [--framing line|stx] [--interval SECONDS]
+
+prints ``PTY <path>`` as the first line of stdout, then serves until the shoe is
+out or it is killed. Point the controller at ``serial://<path>?framing=...``.
+The protocol and the handshake are in ``docs/serial-protocol.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from typing import Any
+
+from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
+from controller.cli.argtypes import rate, seconds, whole_number
+from controller.core.exceptions import CroupierError, DriverError
+from controller.core.inputs import Input
+from drivers.mock import read_script as read_mock_script
+from drivers.serial.emulator import (
+    EmulatorOptions,
+    Endpoint,
+    PtyEndpoint,
+    ShoeEmulator,
+    TcpEndpoint,
+    check_script,
+    scripted_shoe,
+    seeded_shoes,
+)
+from drivers.serial.framing import TERMINATORS
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), got {text!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def read_script(path: str) -> list[Input]:
+    """Reader tokens of a shoe script file (see docs/scripts.md), checked for the emulator."""
+    return check_script(read_mock_script(path), path)
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``shoe-emulator`` subcommand."""
+    parser = subparsers.add_parser(
+        "shoe-emulator",
+        help="play a card-reading shoe on a pseudo-terminal or TCP port",
+        description="Play the shoe side of the serial protocol on a new pseudo-terminal (prints "
+                    "'PTY <path>' first) or a TCP port (prints 'TCP host:port'), dealing a seeded shoe "
+                    "(the same cards as mock:// with the same seed) or a script. Waits for the "
+                    "controller's hello before sending. Serves until the shoe is out or it is killed.",
+    )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N", help="shuffle seed")
+    source.add_argument("--script", metavar="FILE", help="send the reader tokens of a shoe script instead")
+    parser.add_argument("--decks", type=whole_number(1, 8), default=8, metavar="D", help="decks (1-8, default 8)")
+    parser.add_argument("--shoe", type=whole_number(1, 1_000_000), default=1, metavar="N",
+                        help="first shoe number, from 1 (as mock://?shoe=N)")
+    parser.add_argument("--cut", type=whole_number(MIN_CUT_FROM_END, 100), default=DEFAULT_CUT_FROM_END, metavar="N",
+                        help=f"cards below the cut card (default {DEFAULT_CUT_FROM_END})")
+    parser.add_argument("--framing", choices=("line", "stx"), default="line", help="framing (default line)")
+    parser.add_argument("--terminator", choices=sorted(TERMINATORS), default="crlf",
+                        help="line terminator (default crlf)")
+    parser.add_argument("--no-checksum", action="store_true", help="line framing: send no *XX checksum")
+    parser.add_argument("--interval", type=seconds, default=0.0, metavar="SECONDS",
+                        help="seconds between cards; 0 (default): each as soon as the previous is acknowledged")
+    parser.add_argument("--key", action="store_true", help="send one card per Enter pressed on stdin")
+    parser.add_argument("--follow-table", action="store_true",
+                        help="deal only while the controller shows a slot or a burn (give the controller "
+                             "?indicator=1): a dealer who waits for the table; for manual dealing")
+    parser.add_argument("--tcp", type=_host_port, metavar="HOST:PORT",
+                        help="serve on a TCP port (socket://HOST:PORT) instead of a pseudo-terminal")
+    parser.add_argument("--link", metavar="PATH",
+                        help="keep a symlink PATH to the current pty (it survives --unplug-after)")
+    parser.add_argument("--heartbeat", type=seconds, default=1.0, metavar="SECONDS",
+                        help="send H when idle this long (default 1; 0: never)")
+    parser.add_argument("--ack-timeout", type=seconds, default=1.0, metavar="SECONDS",
+                        help="retransmit an unacknowledged message after this long (default 1)")
+    parser.add_argument("--garbage", type=rate, default=0.0, metavar="RATE",
+                        help="fault: send noise before this fraction of messages")
+    parser.add_argument("--bad-checksum", type=rate, default=0.0, metavar="RATE",
+                        help="fault: corrupt the checksum of this fraction of messages")
+    parser.add_argument("--unplug-after", type=whole_number(0, 10_000), default=0, metavar="N",
+                        help="fault: pull the plug right after sending the Nth card")
+    parser.add_argument("--replug-after", type=seconds, default=1.0, metavar="SECONDS",
+                        help="seconds an unplug lasts (default 1)")
+    parser.add_argument("--linger", type=seconds, default=0.0, metavar="SECONDS",
+                        help="after the shoe is out, keep serving this long (for a new_shoe indication)")
+    parser.add_argument("--verbose", "-v", action="count", default=0, help="log to stderr (-vv: every frame)")
+    parser.set_defaults(handler=shoe_emulator)
+
+
+def _announce(line: str) -> None:
+    print(line, flush=True)
+
+
+def shoe_emulator(args: argparse.Namespace) -> int:
+    """Run the emulator; returns the exit status."""
+    level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, stream=sys.stderr, format="shoe-emulator: %(message)s")
+    if args.script is not None:
+        shoes = scripted_shoe(read_script(args.script))
+        seed = 0
+    else:
+        if args.cut > max_cut_from_end(args.decks):
+            raise CroupierError(f"--cut {args.cut}: expected at most {max_cut_from_end(args.decks)} cards "
+                                f"from the bottom of a {args.decks}-deck shoe (the back half)")
+        shoes = seeded_shoes(args.seed, args.decks, args.cut)
+        seed = args.seed
+    options = EmulatorOptions(
+        framing=args.framing, terminator=TERMINATORS[args.terminator], checksum=not args.no_checksum,
+        interval=args.interval, key=args.key, follow_table=args.follow_table, heartbeat=args.heartbeat,
+        ack_timeout=args.ack_timeout,
+        garbage=args.garbage, bad_checksum=args.bad_checksum, unplug_after=args.unplug_after,
+        replug_after=args.replug_after, linger=args.linger, fault_seed=seed,
+    )
+    if args.link and not args.tcp:
+        directory = os.path.dirname(args.link) or "."
+        if not os.path.isdir(directory):
+            raise CroupierError(f"--link {args.link}: directory {directory!r} does not exist; create it or "
+                                "give another --link path")
+    endpoint: Endpoint
+    try:
+        endpoint = TcpEndpoint(_announce, *args.tcp) if args.tcp else PtyEndpoint(_announce, args.link)
+    except OSError as error:
+        where = f"TCP {args.tcp[0]}:{args.tcp[1]}" if args.tcp else f"a pseudo-terminal (link {args.link})"
+        raise DriverError(f"cannot serve on {where}: {error}") from None
+    emulator = ShoeEmulator(endpoint, shoes, options, shoe_index=args.shoe - 1,
+                            keys=sys.stdin if args.key else None)
+    try:
+        return emulator.run()
+    finally:
+        emulator.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``shoe-emulator`` alone (``python -m controller.cli.shoe_emulator ...``)."""
+    from controller.cli.main import main as croupier
+
+    return croupier(["shoe-emulator", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""``croupier simulate``: a simulated table on the mock shoe."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from config.loader import load_config
+from config.schema import Settings
+from controller.app.runner import Runner
+from controller.app.session import Outputs, play
+from controller.cli.argtypes import seconds, whole_number
+from controller.core.inputs import parse_tokens
+from controller.core.table import Event, Table
+from controller.ui.transcript import JsonLines, Progress, Summary, Transcript
+from drivers.base import CardSource
+from drivers.merged import MergedSource
+from drivers.mock import MockShoe, read_script
+
+TRANSCRIPT_LIMIT = 200
+"""Above this many rounds the transcript gives way to a progress bar and the summary."""
+
+
+def add_table_options(parser: argparse.ArgumentParser,
+                      rounds_help: str = "stop after N rounds (default: deal one shoe to the cut card)") -> None:
+    """Options shared by ``simulate`` and ``run``."""
+    parser.add_argument("--config", metavar="FILE", help="TOML config file (default: the embedded default)")
+    parser.add_argument("--decks", type=whole_number(1, 8), metavar="N", help="decks in the shoe (1-8)")
+    parser.add_argument("--rounds", type=whole_number(0), metavar="N", help=rounds_help)
+    parser.add_argument("--no-burn", action="store_true", help="start dealing at once, with no burn")
+    parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    parser.add_argument("--quiet", action="store_true", help="print only the final summary")
+    parser.add_argument("--scoreboard", metavar="HOST:PORT",
+                        help="serve the live web scoreboard here (e.g. 127.0.0.1:8080; default: [scoreboard] address)")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate",
+        help="run a simulated table on the mock shoe",
+        description="Deal a simulated table from a seeded mock shoe or a script, printing every "
+                    "instruction a dealer would get. Exit status: 0 the events ended at a round boundary, "
+                    "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config.",
+    )
+    add_table_options(parser)
+    parser.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N",
+                        help="shuffle seed (default: random)")
+    parser.add_argument("--cards", metavar="TOKENS",
+                        help='deliver exactly these reader events, e.g. "5H 2C ?? @next @burn"')
+    parser.add_argument("--script", metavar="FILE", help="deliver the reader events of a shoe script file")
+    parser.add_argument("--manual-next", action="store_true",
+                        help="wait for @next instead of starting each round automatically")
+    parser.add_argument("--journal", metavar="PATH", help="journal every input here, and resume from it")
+    parser.add_argument("--interactive", action="store_true",
+                        help="show the dealer console (Textual) and take the dealer's keys; implies --manual-next")
+    parser.add_argument("--pace", type=seconds, metavar="SECONDS",
+                        help="seconds between cards from the mock shoe (default 0; 1 with --interactive)")
+    parser.set_defaults(handler=simulate)
+
+
+def settings_from_args(args: argparse.Namespace, rounds_in_settings: bool = True) -> Settings:
+    """Settings from ``--config`` and the options; ``rounds_in_settings=False`` keeps ``--rounds`` out of them
+    (for ``run``, where it limits one session and is not part of what the table is)."""
+    overrides: dict[str, dict[str, Any]] = {"table": {}, "shoe": {}, "simulation": {}}
+    if args.decks is not None:
+        overrides["table"]["decks"] = args.decks
+    if args.no_burn:
+        overrides["shoe"]["burn"] = "none"
+    if rounds_in_settings and getattr(args, "rounds", None) is not None:
+        overrides["simulation"]["rounds"] = args.rounds
+    if getattr(args, "manual_next", False) or getattr(args, "interactive", False):
+        overrides["simulation"]["auto_next"] = False
+    return load_config(args.config, overrides=overrides)
+
+
+def build_sinks(args: argparse.Namespace, rounds: int) -> tuple[list[Callable[[list[Event]], None]],
+                                                                 Summary, Progress | None]:
+    summary = Summary()
+    sinks: list[Callable[[list[Event]], None]] = [summary]
+    progress: Progress | None = None
+    if args.json:
+        sinks.append(JsonLines())
+    elif not args.quiet:
+        if rounds > TRANSCRIPT_LIMIT:
+            progress = Progress(rounds)
+            sinks.append(progress)
+        else:
+            sinks.append(Transcript(show_next=not getattr(args, "auto_next", True)))
+    return sinks, summary, progress
+
+
+def simulate(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    decks = settings.table.decks
+    scripted = args.cards is not None or args.script is not None
+    if args.cards is not None and args.script is not None:
+        print("croupier simulate: give --cards or --script, not both", file=sys.stderr)
+        return 2
+    if scripted and args.seed is not None:
+        print("croupier simulate: note: --seed is not used when the cards are given (--cards/--script)",
+              file=sys.stderr)
+    seed = args.seed
+    if seed is None and args.journal and not scripted:
+        from controller.journal.replay import journal_seed
+
+        seed = journal_seed(args.journal)  # resuming without --seed: the journal's seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    url = f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}"
+    if args.cards is not None:
+        source = MockShoe(url, inputs=parse_tokens(args.cards))
+        url = "mock:// (--cards)"
+    elif args.script is not None:
+        source = MockShoe(url, inputs=read_script(args.script))
+        url = f"mock://?script={args.script}"
+    else:
+        source = MockShoe(url)
+    rounds = settings.simulation.rounds
+    args.auto_next = settings.simulation.auto_next
+    interactive = bool(getattr(args, "interactive", False))
+    if interactive:
+        args.quiet = True
+    sinks, summary, progress = build_sinks(args, rounds)
+    outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
+    for sink in sinks:
+        outputs.add(sink, replayed=sink is summary)
+    history: list[Event] = []
+    if interactive:
+        outputs.add(history.extend)
+    if args.scoreboard or settings.scoreboard.address:
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
+    if progress is not None:
+        outputs.closers.append(progress.finish)
+    pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)
+    card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive and not scripted)
+                               if interactive or pace else source)
+    runner = Runner(Table(settings), card_source, outputs.emit, auto_next=settings.simulation.auto_next,
+                    rounds=rounds, new_shoes=not scripted and (rounds > 0 or interactive),
+                    auto_shoe=not interactive, deliver_all=scripted)
+    header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
+                            "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
+    status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,
+                  history if interactive else None)
+    if not args.json:
+        print(summary.text())
+    message = runner.ending_message()
+    if message:
+        outputs.notice(message)
+    return status
+
+
+def _journal_key(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    """What a journal is tied to besides the settings: the card source and its arguments."""
+    key: dict[str, Any] = {"command": "simulate", "driver": url, "cards": args.cards, "script": args.script}
+    if args.script is not None:
+        key["script_sha256"] = hashlib.sha256(Path(args.script).read_bytes()).hexdigest()
+    return key

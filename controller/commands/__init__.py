@@ -1,1 +1,0 @@
-"""One module per ``croupier`` subcommand; each exposes ``register(subparsers)``."""

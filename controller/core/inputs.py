@@ -1,0 +1,155 @@
+"""Inputs to the table core: what the reader saw and what people pressed.
+
+An :class:`Input` is plain data. The journal stores inputs, and the core's
+state is a replay of them. Shoe scripts and ``--cards`` write inputs as tokens:
+
+======================  ===========================================================
+token                   input
+======================  ===========================================================
+``AS`` ``10h`` ...      the reader read this card (any text that is not a token
+                        below is passed on as a card code; a bad one is a misdeal)
+``??``                  the reader saw a card it could not read
+``@cut``                the reader saw the cut card
+``@double``             the reader saw two cards leave the shoe together
+``@offline``            the reader went offline
+``@online``             the reader came back
+``@next``               the dealer starts the next round
+``@shoe``               the dealer confirms a new shoe is shuffled, cut and loaded
+``@burn``               resolve a halt: burn the offending card(s) and continue
+``@void``               resolve a halt: void the round, bets returned
+``@exposed``            the dealer reports the last card read was exposed in error
+``@use``                resolve an exposed card: keep it where it was dealt
+``@manual XX``          a hand-entered card (for an unreadable one)
+``@close``              the supervisor closes the shoe early, between rounds
+``@badge UID``          a staff badge was presented at the badge reader
+``@badge_removed``      the badge was taken off the badge reader
+``@sign_out``           the dealer signs out (also given when the idle time passes)
+======================  ===========================================================
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from controller.core.exceptions import ScriptError
+
+
+class InputKind(enum.Enum):
+    """What an input is."""
+
+    CARD = "card"
+    UNREADABLE = "unreadable"
+    CUT = "cut"
+    DOUBLE = "double"
+    OFFLINE = "offline"
+    ONLINE = "online"
+    NEXT = "next"
+    SHOE = "shoe"
+    BURN = "burn"
+    VOID = "void"
+    EXPOSED = "exposed"
+    USE = "use"
+    MANUAL = "manual"
+    CLOSE = "close"
+    BADGE = "badge"
+    BADGE_REMOVED = "badge_removed"
+    SIGN_OUT = "sign_out"
+
+
+READER_KINDS = frozenset(
+    {InputKind.CARD, InputKind.UNREADABLE, InputKind.CUT, InputKind.DOUBLE,
+     InputKind.OFFLINE, InputKind.ONLINE}
+)
+"""Inputs that come from the card reader; the rest come from people."""
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One input to the table core.
+
+    ``card`` is the raw text the reader (or a person) gave, for CARD and MANUAL;
+    ``approver`` names who approved it, when an approval was needed.
+    """
+
+    kind: InputKind
+    card: str | None = None
+    approver: str | None = None
+
+    @property
+    def from_reader(self) -> bool:
+        return self.kind in READER_KINDS
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind.value}
+        if self.card is not None:
+            data["card"] = self.card
+        if self.approver is not None:
+            data["approver"] = self.approver
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Input:
+        return cls(InputKind(data["kind"]), data.get("card"), data.get("approver"))
+
+    def token(self) -> str:
+        """The script token that gives this input."""
+        if self.kind is InputKind.CARD:
+            return str(self.card)
+        if self.kind is InputKind.UNREADABLE:
+            return "??"
+        if self.kind in (InputKind.MANUAL, InputKind.BADGE):
+            return f"@{self.kind.value} {self.card}"
+        return "@" + str(self.kind.value)
+
+
+def card_read(code: str) -> Input:
+    """The reader read ``code``."""
+    return Input(InputKind.CARD, code)
+
+
+_SIMPLE_TOKENS = {
+    "@" + kind.value: kind
+    for kind in InputKind
+    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.MANUAL, InputKind.BADGE)
+}
+ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
+                   "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'")}
+TOKEN_FORM = (
+    "a card code (AS, 10H), ??, @manual XX, @badge UID, or one of "
+    + ", ".join(sorted(_SIMPLE_TOKENS))
+)
+
+
+def parse_tokens(text: str, source: str = "--cards") -> list[Input]:
+    """Parse a space-separated token string (see the module doc) into inputs.
+
+    Card codes are not validated here: a reader can send anything, and a bad
+    code is the core's ``unknown_card`` misdeal. Unknown ``@`` words and a
+    ``@manual`` without a card raise :class:`ScriptError` naming the token.
+    """
+    inputs: list[Input] = []
+    words = text.split()
+    index = 0
+    while index < len(words):
+        word = words[index]
+        lowered = word.lower()
+        position = f"{source} token {index + 1} {word!r}"
+        if lowered == "??":
+            inputs.append(Input(InputKind.UNREADABLE))
+        elif lowered in ARGUMENT_TOKENS:
+            argument_kind, what, example = ARGUMENT_TOKENS[lowered]
+            if index + 1 >= len(words):
+                raise ScriptError(f"{position}: expected {what} after {lowered}, e.g. {example}")
+            index += 1
+            inputs.append(Input(argument_kind, words[index]))
+        elif lowered.startswith("@"):
+            simple_kind = _SIMPLE_TOKENS.get(lowered)
+            if simple_kind is None:
+                raise ScriptError(f"{position} is not a token: expected {TOKEN_FORM}")
+            inputs.append(Input(simple_kind))
+        else:
+            inputs.append(Input(InputKind.CARD, word))
+        index += 1
+    return inputs

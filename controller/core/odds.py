@@ -1,0 +1,148 @@
+"""Exact odds: every deal of a fresh N-deck shoe enumerated through the rules table.
+
+Cards are grouped by baccarat value (10 classes: 16N zeros, 4N of each of 1-9);
+each sequence of up to six cards is weighted by how many ways it can be drawn
+without replacement. All arithmetic is integer and the results are exact
+fractions. The drawing decisions come from :mod:`controller.core.rules`, the same
+table the round machine uses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from controller.core import rules
+from controller.core.settlement import PAYS, banker_pays
+
+VALUES = range(10)
+
+
+def value_counts(decks: int) -> list[int]:
+    """Cards of each baccarat value 0-9 in a fresh shoe."""
+    return [16 * decks] + [4 * decks] * 9
+
+
+@dataclass(frozen=True)
+class Odds:
+    """Exact probabilities of one fresh shoe's first round."""
+
+    decks: int
+    banker: Fraction
+    player: Fraction
+    tie: Fraction
+    banker_wins_with_six: Fraction
+    player_draws: Fraction
+    banker_draws: Fraction
+    natural: Fraction
+    player_pair: Fraction
+    banker_pair: Fraction
+
+    def house_edge(self, bet: str, variant: str = "commission") -> Fraction:
+        """The house edge of ``bet`` (player, banker, tie, player_pair, banker_pair)."""
+        if bet == "player":
+            return self.banker - self.player
+        if bet == "banker":
+            if variant == "commission":
+                return self.player - self.banker * Fraction(banker_pays(variant, 0))
+            win_other = self.banker - self.banker_wins_with_six
+            return (self.player - win_other * Fraction(banker_pays(variant, 0))
+                    - self.banker_wins_with_six * Fraction(banker_pays(variant, 6)))
+        if bet == "tie":
+            return (1 - self.tie) - self.tie * Fraction(PAYS["tie"])
+        if bet in ("player_pair", "banker_pair"):
+            pair = self.player_pair
+            return (1 - pair) - pair * Fraction(PAYS["pair"])
+        raise ValueError(f"unknown bet {bet!r}")
+
+
+def compute_odds(decks: int) -> Odds:
+    """Enumerate every deal of a fresh ``decks``-deck shoe exactly."""
+    if not 1 <= decks <= 8:
+        raise ValueError(f"decks {decks}: expected 1-8")
+    counts = value_counts(decks)
+    total = sum(counts)
+    # Every outcome is weighted over the same denominator: all ordered 6-card draws.
+    denominator = total * (total - 1) * (total - 2) * (total - 3) * (total - 4) * (total - 5)
+    after4 = (total - 4) * (total - 5)
+    after5 = total - 5
+    tally = [0, 0, 0, 0]
+    """Weights of: player wins, banker wins, tie, banker wins with 6."""
+    p_draws = b_draws = natural = 0
+    tableau = rules.BANKER_TABLEAU
+
+    def settle(player_total: int, banker_total: int, weight: int) -> None:
+        if player_total > banker_total:
+            tally[0] += weight
+        elif banker_total > player_total:
+            tally[1] += weight
+            if banker_total == 6:
+                tally[3] += weight
+        else:
+            tally[2] += weight
+
+    for p1 in VALUES:
+        w1 = counts[p1]
+        counts[p1] -= 1
+        for b1 in VALUES:
+            w2 = w1 * counts[b1]
+            if not w2:
+                continue
+            counts[b1] -= 1
+            for p2 in VALUES:
+                w3 = w2 * counts[p2]
+                if not w3:
+                    continue
+                counts[p2] -= 1
+                for b2 in VALUES:
+                    w4 = w3 * counts[b2]
+                    if not w4:
+                        continue
+                    counts[b2] -= 1
+                    pt = (p1 + p2) % 10
+                    bt = (b1 + b2) % 10
+                    if rules.is_natural(pt) or rules.is_natural(bt):
+                        natural += w4 * after4
+                        settle(pt, bt, w4 * after4)
+                    elif rules.player_draws(pt, bt):
+                        row = tableau[bt]
+                        p_draws += w4 * after4
+                        for p3 in VALUES:
+                            w5 = w4 * counts[p3]
+                            if not w5:
+                                continue
+                            pf = (pt + p3) % 10
+                            if row[p3]:
+                                counts[p3] -= 1
+                                b_draws += w5 * after5
+                                for b3 in VALUES:
+                                    if counts[b3]:
+                                        settle(pf, (bt + b3) % 10, w5 * counts[b3])
+                                counts[p3] += 1
+                            else:
+                                settle(pf, bt, w5 * after5)
+                    elif rules.banker_draws(bt, None):
+                        b_draws += w4 * after4
+                        for b3 in VALUES:
+                            if counts[b3]:
+                                settle(pt, (bt + b3) % 10, w4 * counts[b3] * after5)
+                    else:
+                        settle(pt, bt, w4 * after4)
+                    counts[b2] += 1
+                counts[p2] += 1
+            counts[b1] += 1
+        counts[p1] += 1
+    player, banker, tie, banker_six = tally
+    pair = Fraction(4 * decks - 1, 52 * decks - 1)
+    return Odds(
+        decks=decks,
+        banker=Fraction(banker, denominator),
+        player=Fraction(player, denominator),
+        tie=Fraction(tie, denominator),
+        banker_wins_with_six=Fraction(banker_six, denominator),
+        player_draws=Fraction(p_draws, denominator),
+        banker_draws=Fraction(b_draws, denominator),
+        natural=Fraction(natural, denominator),
+        player_pair=pair,
+        banker_pair=pair,
+    )

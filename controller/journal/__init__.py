@@ -1,0 +1,1 @@
+"""The journal: hash-chained SQLite store, verification and replay."""

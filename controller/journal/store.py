@@ -1,0 +1,520 @@
+"""The journal: a durable, tamper-evident record of every input and every event.
+
+A journal is an SQLite database (stdlib :mod:`sqlite3`, WAL mode,
+``synchronous=FULL``). It holds one hash-chained table of records:
+
+``header``
+    the first record: the format, and the identity of the arguments and
+    settings the table was started with (a journal refuses other arguments);
+``start``
+    the events shown when the table started (the ``table`` header event and
+    ``Table.start()``);
+``input``
+    one input to the table core (reader event, dealer input, approval), with
+    whether it came from the card source and, when the source can say, its
+    position ``[shoe, offset]`` just after the input was delivered;
+``events``
+    the events the core emitted for the input just before it.
+
+Every record is committed (fsync'd) before anything that follows from it
+happens: the input before the core sees it, its events before they are
+passed on to the screen or the JSON stream. Each record carries the SHA-256
+of the record before it, over a canonical serialization that includes its
+sequence number, so an edited, deleted, inserted or reordered record breaks
+the chain (``croupier audit verify``).
+
+Recovery (:func:`attach_journal` on an existing journal) replays the
+journaled inputs into a fresh :class:`~controller.core.table.Table` silently,
+checks that the replay gives the journaled events, moves the card source back
+to where it was, and shows the current instruction again. See
+``docs/journal.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import glob
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.core.inputs import Input
+from controller.core.table import Event
+
+FORMAT = "croupier-journal"
+VERSION = 1
+APPLICATION_ID = 0x43524A31
+"""``PRAGMA application_id`` of a journal ("CRJ1")."""
+GENESIS = "0" * 64
+"""The ``prev`` hash of the first record."""
+KINDS = ("header", "start", "input", "events")
+IDENTITY_SECTIONS = ("table", "shoe", "procedures", "simulation")
+"""Settings sections that make a table what it is; a journal refuses other values."""
+REPLAY_EXTRA = ("auth",)
+"""Optional sections the core reads: kept in the header for ``audit verify --replay``."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS records (
+    seq  INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    at   TEXT NOT NULL,
+    body TEXT NOT NULL,
+    prev TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS delivered (
+    id  INTEGER PRIMARY KEY CHECK (id = 1),
+    seq INTEGER NOT NULL
+);
+"""
+
+
+class Record(NamedTuple):
+    """One stored record, as read from the database."""
+
+    seq: int
+    kind: str
+    at: str
+    body: str
+    prev: str
+    hash: str
+
+
+def canonical(value: Any) -> str:
+    """The canonical JSON text of ``value``: sorted keys, no spaces, UTF-8."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def compact(value: Any) -> str:
+    """The stored JSON text of a record body: compact, UTF-8, keys in the order given
+    (so events read back exactly as the table emitted them)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
+    """SHA-256 (hex) of a record's canonical serialization.
+
+    The serialization is ``seq`` (decimal), ``kind``, ``at``, ``prev`` (the
+    previous record's hash) and ``body`` (the stored JSON text, byte for byte),
+    joined by newlines, in UTF-8. Only ``body`` may contain a newline (it never
+    does: it is compact JSON), so the serialization is unambiguous.
+    """
+    return hashlib.sha256(f"{seq}\n{kind}\n{at}\n{prev}\n{body}".encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error) or type(error).__name__
+    if isinstance(error, sqlite3.OperationalError) and "disk is full" in text:
+        return "the disk is full"
+    return text
+
+
+# -- the database ---------------------------------------------------------------
+
+
+class Journal:
+    """An open journal database. Use :meth:`create_or_open` or :meth:`open_existing`."""
+
+    def __init__(self, path: str, connection: sqlite3.Connection) -> None:
+        self.path = path
+        self.connection = connection
+        self.last_seq = 0
+        self.last_hash = GENESIS
+        self.failed: str | None = None
+        """Set when a write failed: the journal then refuses every further write."""
+        self._lock_fd: int | None = None
+        self._draft: str | None = None
+        """The temporary file a new journal is written to until :meth:`begin` publishes it."""
+
+    # -- opening ----------------------------------------------------------------
+    @classmethod
+    def create_or_open(cls, path: str | os.PathLike[str]) -> Journal:
+        """Open ``path`` for writing; a path with no file is a new journal.
+
+        An existing file is first checked read-only, so a file that is not a
+        journal, or a journal that was emptied, is refused without being touched.
+        A new journal is written under a temporary name and appears at ``path``
+        only once its first records are on disk (see :meth:`begin`).
+        """
+        name = os.fspath(path)
+        target = Path(name)
+        if target.is_dir():
+            raise JournalError(f"{name}: is a directory; give the path of a journal file")
+        if os.path.lexists(name):
+            cls._check_existing(name)
+            return cls._open_for_writing(name)
+        parent = target.parent
+        if not parent.is_dir():
+            raise JournalError(f"{name}: cannot create the journal: directory {str(parent)!r} "
+                               "does not exist; create it or give another --journal path")
+        return cls._create(name)
+
+    @classmethod
+    def _check_existing(cls, name: str) -> None:
+        if not Path(name).is_file():
+            raise JournalError(f"{name}: not a regular file; give the path of a journal file")
+        if os.stat(name).st_size == 0:
+            raise JournalError(f"{name}: the file is empty (0 bytes), and a journal never is: a truncated "
+                               "journal? Keep it for the audit; delete it only if it is not a journal, or "
+                               "give another --journal path")
+        probe = cls.open_existing(name)
+        try:
+            if probe.empty:
+                raise JournalTamperedError(f"{name}: the journal has no records: it was emptied; keep it "
+                                           "for the audit and give a new --journal path")
+        finally:
+            probe.close()
+
+    @classmethod
+    def _open_for_writing(cls, name: str) -> Journal:
+        try:
+            connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"{name}: cannot open the journal for writing ({_describe(error)})") from None
+        journal = cls(name, connection)
+        try:
+            journal._lock(name)
+            journal._check_format()
+            journal._use_wal()
+        except sqlite3.Error as error:
+            journal.close()
+            raise journal._open_error(error) from None
+        except JournalError:
+            journal.close()
+            raise
+        return journal
+
+    @classmethod
+    def _create(cls, name: str) -> Journal:
+        target = Path(name)
+        _remove_stale_drafts(target)
+        draft = str(target.parent / f".{target.name}.{os.getpid()}{DRAFT_SUFFIX}")
+        _remove_draft(draft)
+        try:
+            connection = sqlite3.connect(draft, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"{name}: cannot create the journal ({_describe(error)}); check the "
+                               "directory's permissions or give another --journal path") from None
+        journal = cls(name, connection)
+        journal._draft = draft
+        try:
+            journal._lock(draft)
+            journal._use_wal()
+        except sqlite3.Error as error:
+            journal.close()
+            raise journal._open_error(error) from None
+        except JournalError:
+            journal.close()
+            raise
+        return journal
+
+    def _use_wal(self) -> None:
+        mode = self.connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise JournalError(f"{self.path}: cannot put the journal in WAL mode (got {mode!r})")
+        self.connection.execute("PRAGMA synchronous=FULL")
+
+    def _publish(self) -> None:
+        """Give the draft of a new journal, its first records on disk, its real name."""
+        draft = self._draft
+        assert draft is not None
+        old = self.connection
+        busy, _, _ = old.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        limit = old.execute("PRAGMA max_page_count").fetchone()[0]
+        if busy:
+            raise sqlite3.OperationalError("the new journal could not be checkpointed")
+        old.close()
+        if os.path.exists(draft + "-wal") and os.path.getsize(draft + "-wal"):
+            raise sqlite3.OperationalError("the new journal's WAL was not checkpointed")
+        try:
+            os.link(draft, self.path)
+        except FileExistsError:
+            raise JournalError(f"{self.path}: another croupier created this journal at the same moment; "
+                               "stop that one first, or give another --journal path") from None
+        _remove_draft(draft)
+        self._draft = None
+        directory = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
+        try:
+            os.fsync(directory)
+        finally:
+            os.close(directory)
+        self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._use_wal()
+        self.connection.execute(f"PRAGMA max_page_count={int(limit)}")
+
+    @classmethod
+    def open_existing(cls, path: str | os.PathLike[str]) -> Journal:
+        """Open an existing journal read-only (for audit and history).
+
+        Nothing is written, and the directory is left as it was: a journal whose
+        controller closed it (no ``-wal``/``-shm`` beside it) is read as an
+        immutable file, so it may be read-only to the user, on a read-only mount,
+        or in a directory the user cannot write.
+        """
+        name = os.fspath(path)
+        target = Path(name)
+        if not os.path.lexists(name):
+            raise JournalError(f"{name}: no such journal file; give the path of a Croupier journal")
+        if target.is_dir():
+            raise JournalError(f"{name}: is a directory; give the path of a journal file")
+        if not target.is_file():
+            raise JournalError(f"{name}: not a regular file; give the path of a journal file")
+        in_use = any(os.path.lexists(name + suffix) for suffix in ("-wal", "-shm"))
+        query = "mode=ro" if in_use else "mode=ro&immutable=1"
+        try:
+            connection = sqlite3.connect(f"{target.resolve().as_uri()}?{query}", uri=True,
+                                         isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as error:
+            raise JournalError(f"{name}: cannot open the journal ({_describe(error)})") from None
+        journal = cls(name, connection)
+        try:
+            journal._check_format()
+        except sqlite3.Error as error:
+            connection.close()
+            if in_use and isinstance(error, sqlite3.OperationalError) and (
+                    "readonly" in str(error) or "unable to open" in str(error)):
+                raise JournalError(f"{name}: cannot read the journal ({_describe(error)}): its -wal and -shm "
+                                   "files (a controller has it open, or stopped without closing it) must be "
+                                   "writable to read it; read it as the journal's owner") from None
+            raise journal._open_error(error) from None
+        except JournalError:
+            connection.close()
+            raise
+        return journal
+
+    def _lock(self, name: str) -> None:
+        """Hold an exclusive ``flock`` on the file while it is open for writing: one controller
+        per journal. (SQLite's own locks are POSIX locks, independent of this; readers such as
+        ``audit`` and ``history`` take none. A killed controller's lock goes with it.)"""
+        try:
+            fd = os.open(name, os.O_RDONLY)
+        except OSError as error:
+            raise JournalError(f"{self.path}: cannot open the journal ({error.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise JournalError(f"{self.path}: the journal is in use by another running croupier; stop "
+                               "that one first, or give another --journal path") from None
+        self._lock_fd = fd
+
+    def _open_error(self, error: sqlite3.Error) -> JournalError:
+        text = _describe(error)
+        if "not a database" in text or "file is encrypted" in text:
+            return JournalError(f"{self.path}: not a Croupier journal (not an SQLite database)")
+        if "malformed" in text or "corrupt" in text:
+            return JournalError(f"{self.path}: the journal file is damaged ({text}); keep it for the "
+                                "audit and start a new journal from a backup")
+        if isinstance(error, sqlite3.OperationalError) and ("readonly" in text or "unable to open" in text):
+            return JournalError(f"{self.path}: cannot write the journal ({text}); check the path "
+                                "and its permissions")
+        return JournalError(f"{self.path}: cannot use the journal ({text})")
+
+    def _check_format(self) -> None:
+        tables = {row[0] for row in self.connection.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            raise JournalError(f"{self.path}: not a Croupier journal (an empty database)")
+        if not {"journal_meta", "records"} <= tables:
+            raise JournalError(f"{self.path}: not a Croupier journal (an SQLite database without "
+                               "the journal tables)")
+        meta = dict(self.connection.execute("SELECT key, value FROM journal_meta").fetchall())
+        marked = self.connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        if meta.get("format") != FORMAT:
+            error = JournalTamperedError if marked else JournalError
+            raise error(f"{self.path}: not a Croupier journal (format {meta.get('format')!r})")
+        if marked and set(meta) != {"format", "version"}:
+            raise JournalTamperedError(f"{self.path}: the journal's metadata was changed "
+                                       f"(keys {sorted(meta)}; a journal has format and version only)")
+        if meta.get("version") != str(VERSION):
+            raise (JournalTamperedError if marked else JournalError)(
+                f"{self.path}: journal format version {meta.get('version')} is not "
+                f"supported; this Croupier reads version {VERSION}")
+        row = self.connection.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        if row is not None:
+            self.last_seq, self.last_hash = int(row[0]), str(row[1])
+
+    @property
+    def empty(self) -> bool:
+        """No record yet (a new journal)."""
+        return self.last_seq == 0
+
+    # -- reading ----------------------------------------------------------------
+    def records(self) -> Iterator[Record]:
+        """Every record in sequence order."""
+        try:
+            cursor = self.connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq")
+            for row in cursor:
+                yield Record(*row)
+        except sqlite3.Error as error:
+            raise self._open_error(error) from None
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Read inside one transaction: a consistent view while a controller keeps writing."""
+        if self.connection.in_transaction:
+            yield
+            return
+        self.connection.execute("BEGIN")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(sqlite3.Error):
+                self.connection.execute("ROLLBACK")
+
+    def delivered(self) -> int:
+        """The last events record known to have been passed on to the consumers (0: none)."""
+        try:
+            row = self.connection.execute("SELECT seq FROM delivered WHERE id = 1").fetchone()
+        except sqlite3.Error:
+            return 0
+        if row is None:
+            return 0
+        mark = row[0]
+        if not isinstance(mark, int) or mark < 0:
+            raise JournalTamperedError(f"{self.path}: the delivered mark was edited: {mark!r} is not a "
+                                       "record number; keep the journal for the audit")
+        return mark
+
+    # -- writing ----------------------------------------------------------------
+    def _write(self, rows: list[tuple[str, Any]], setup: bool = False) -> int:
+        """Append ``rows`` (kind, body) in one durable transaction; returns the last seq."""
+        if self.failed is not None:
+            raise JournalError(self.failed)
+        connection = self.connection
+        seq, prev = self.last_seq, self.last_hash
+        try:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                if setup:
+                    for statement in SCHEMA.strip().split(";"):
+                        if statement.strip():
+                            connection.execute(statement)
+                    connection.execute("INSERT OR REPLACE INTO journal_meta VALUES ('format', ?)", (FORMAT,))
+                    connection.execute("INSERT OR REPLACE INTO journal_meta VALUES ('version', ?)",
+                                       (str(VERSION),))
+                    connection.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                at = _now()
+                for kind, body in rows:
+                    seq += 1
+                    text = compact(body)
+                    digest = record_hash(seq, kind, at, prev, text)
+                    connection.execute("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                                       (seq, kind, at, text, prev, digest))
+                    prev = digest
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as error:
+            self.failed = (f"{self.path}: cannot write the journal ({_describe(error)}); the table is "
+                           "halted because nothing may be shown that is not journaled. Fix the disk or "
+                           "path, then run again with the same arguments to resume")
+            raise JournalError(self.failed) from None
+        self.last_seq, self.last_hash = seq, prev
+        return seq
+
+    def begin(self, identity: Mapping[str, Any], start_events: list[Event],
+              extra: Mapping[str, Any] | None = None) -> int:
+        """Write the header and the start events of a new journal; returns the start record's seq.
+
+        ``extra`` holds settings kept for an independent replay but not compared on
+        resume (``[auth]``: a badge added between two runs does not lock the journal;
+        the replay check still catches any event it would change).
+        """
+        header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "identity": dict(identity)}
+        if extra:
+            header["extra"] = json.loads(canonical(extra))
+        seq = self._write([("header", header), ("start", {"events": start_events})], setup=True)
+        if self._draft is not None:
+            try:
+                self._publish()
+            except sqlite3.Error as error:
+                self.failed = f"{self.path}: cannot create the journal ({_describe(error)})"
+                raise JournalError(self.failed) from None
+        return seq
+
+    def append_input(self, item: Input, from_source: bool, position: tuple[int, int] | None) -> int:
+        """Durably append one input; returns its seq."""
+        body: dict[str, Any] = {"input": item.to_dict(), "source": from_source}
+        if position is not None:
+            body["position"] = list(position)
+        return self._write([("input", body)])
+
+    def append_events(self, events: list[Event]) -> int:
+        """Durably append the events of the input just journaled; returns the record's seq."""
+        return self._write([("events", {"events": events})])
+
+    def mark_delivered(self, seq: int) -> None:
+        """Note that events record ``seq`` reached the consumers.
+
+        Advisory: written without fsync (a lost mark only means the events are
+        shown again on resume), and a failure here is ignored.
+        """
+        if self.failed is not None:
+            return
+        connection = self.connection
+        try:
+            connection.execute("PRAGMA synchronous=OFF")
+            connection.execute("INSERT OR REPLACE INTO delivered VALUES (1, ?)", (seq,))
+            connection.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("PRAGMA synchronous=FULL")
+
+    def close(self) -> None:
+        """Close the database (a clean close checkpoints the WAL). Idempotent."""
+        with contextlib.suppress(sqlite3.Error):
+            self.connection.close()
+        draft, self._draft = self._draft, None
+        if draft is not None:
+            _remove_draft(draft)
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            os.close(fd)
+
+
+DRAFT_SUFFIX = ".new-journal"
+
+
+def _remove_draft(draft: str) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.lexists(draft + suffix):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(draft + suffix)
+
+
+def _remove_stale_drafts(target: Path) -> None:
+    """Remove drafts of ``target`` that a killed controller left; refuse while a live one holds one."""
+    for draft in target.parent.glob(f".{glob.escape(target.name)}.*{DRAFT_SUFFIX}"):
+        try:
+            fd = os.open(draft, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise JournalError(f"{target}: the journal is in use by another running croupier (it is creating "
+                               "it); stop that one first, or give another --journal path") from None
+        else:
+            _remove_draft(str(draft))
+        finally:
+            os.close(fd)
+
+

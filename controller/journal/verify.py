@@ -1,0 +1,129 @@
+"""Verifying a journal: the hash chain, the order of records, the delivered mark (``croupier audit verify``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from controller.core.exceptions import JournalTamperedError
+from controller.journal.store import FORMAT, GENESIS, KINDS, Journal, Record, record_hash
+
+# -- verification ---------------------------------------------------------------
+
+
+@dataclass
+class Verified:
+    """The outcome of a successful verification."""
+
+    records: int
+    head: str
+    inputs: int
+    events: int
+    header: dict[str, Any]
+
+
+def _holds_entry(record: Record, seq: int) -> bool:
+    return record_hash(seq, record.kind, record.at, record.prev, record.body) == record.hash
+
+
+def verify(journal: Journal) -> Verified:
+    """Check the hash chain and the record structure of ``journal``.
+
+    Raises :class:`JournalTamperedError` naming the first record that was
+    edited, deleted, inserted or reordered.
+    """
+    path = journal.path
+    with journal.snapshot():
+        rows = list(journal.records())
+        acknowledged = journal.delivered()
+    if not rows:
+        raise JournalTamperedError(f"{path}: the journal has no records: it was emptied")
+    by_hash = {row.hash: index for index, row in enumerate(rows)}
+    expected_prev = GENESIS
+    header: dict[str, Any] = {}
+    inputs = events = 0
+    previous_kind = ""
+    for index, row in enumerate(rows):
+        seq = index + 1
+        if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
+                and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
+            raise JournalTamperedError.at(path, seq, "is damaged or was edited: a field is missing or has the "
+                                       "wrong type")
+        if row.seq != seq:
+            if index == 0 and row.seq < 1:
+                raise JournalTamperedError.at(path, row.seq, "was inserted before record 1 "
+                                           "(records are numbered from 1)")
+            if row.seq > seq:
+                gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
+                raise JournalTamperedError.at(path, seq, f"is missing: record(s) {gap} were deleted "
+                                           f"(the next record is {row.seq})")
+        if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
+            raise JournalTamperedError.at(path, row.seq, "was edited: a field has the wrong form")
+        if not _holds_entry(row, row.seq):
+            raise JournalTamperedError.at(path, *_why_mismatch(rows, index, by_hash))
+        if row.prev != expected_prev:
+            origin = by_hash.get(row.prev)
+            if origin is not None and origin < index - 1:
+                raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: "
+                                           f"it was written after record {rows[origin].seq}, so the "
+                                           "records between were deleted or reordered")
+            raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: a record "
+                                       "before it was inserted, deleted, edited or reordered")
+        if row.kind not in KINDS:
+            raise JournalTamperedError.at(path, row.seq, f"was edited: unknown record kind {row.kind!r}")
+        try:
+            body = json.loads(row.body)
+        except ValueError:
+            raise JournalTamperedError.at(path, row.seq, "was edited: its body is not JSON") from None
+        if not isinstance(body, dict):
+            raise JournalTamperedError.at(path, row.seq, "was edited: its body is not a JSON object")
+        if (index == 0) != (row.kind == "header"):
+            raise JournalTamperedError.at(path, row.seq, "is out of place: the header must be record 1, "
+                                       "and only record 1")
+        if row.kind == "header":
+            if body.get("format") != FORMAT:
+                raise JournalTamperedError.at(path, row.seq, "is not a Croupier journal header")
+            header = body
+        elif row.kind == "input":
+            inputs += 1
+        elif row.kind == "events":
+            if previous_kind != "input":
+                raise JournalTamperedError.at(path, row.seq, "is out of place: events must follow their input")
+            events += 1
+        previous_kind = row.kind
+        expected_prev = row.hash
+    if acknowledged > rows[-1].seq:
+        raise JournalTamperedError.at(path, rows[-1].seq + 1, f"is missing: records {rows[-1].seq + 1}-"
+                                   f"{acknowledged} were written and shown, then deleted from the end")
+    return Verified(len(rows), rows[-1].hash, inputs, events, header)
+
+
+def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tuple[int, str]:
+    """Say why record ``rows[index]``'s contents do not match its hash: (record to name, problem)."""
+    row = rows[index]
+    seq = row.seq
+    written_as = None
+    if row.prev == GENESIS:
+        written_as = 1 if _holds_entry(row, 1) else None
+    elif row.prev in by_hash:
+        candidate = rows[by_hash[row.prev]].seq + 1
+        written_as = candidate if _holds_entry(row, candidate) else None
+    if written_as is None:
+        for candidate in range(max(1, seq - 8), seq + 9):
+            if candidate != seq and _holds_entry(row, candidate):
+                written_as = candidate
+                break
+    if written_as is None:
+        return seq, "was edited: its contents do not match its hash"
+    if written_as == seq + 1 and index + 1 < len(rows) and _holds_entry(rows[index + 1], seq):
+        return seq, f"was reordered: records {seq} and {seq + 1} were swapped"
+    if written_as > seq:
+        return seq, (f"is missing: it was deleted and the records after it renumbered (record {seq} "
+                     f"holds the entry written as record {written_as})")
+    inserted = f"{written_as}" if written_as == seq - 1 else f"{written_as}-{seq - 1}"
+    return written_as, (f"was inserted: record(s) {inserted} are not in the chain (record {seq} holds "
+                        f"the entry written as record {written_as}, so records were inserted or moved "
+                        "before it)")
+
+

@@ -1,0 +1,1 @@
+"""What people see: the table view, roads, transcript, dealer console and web scoreboard."""

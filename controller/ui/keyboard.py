@@ -1,0 +1,51 @@
+"""Dealer inputs typed at the terminal: one command per line.
+
+=========================  =====================================
+type                       input
+=========================  =====================================
+``n`` or ``next``          start the next round
+``s`` or ``shoe``          the new shoe is shuffled, cut and loaded
+``b`` or ``burn``          resolve: burn the offending card(s)
+``v`` or ``void``          resolve: void the round, bets returned
+``e`` or ``exposed``       the last card dealt was exposed in error
+``u`` or ``use``           resolve: keep the exposed card
+``m XX`` or ``manual XX``  enter card XX by hand (unreadable card)
+``c`` or ``close``         close the shoe early, between rounds
+=========================  =====================================
+"""
+
+from __future__ import annotations
+
+from controller.core.exceptions import ScriptError
+from controller.core.inputs import Input, InputKind
+
+KEYS: dict[str, InputKind] = {
+    "n": InputKind.NEXT, "next": InputKind.NEXT,
+    "s": InputKind.SHOE, "shoe": InputKind.SHOE,
+    "b": InputKind.BURN, "burn": InputKind.BURN,
+    "v": InputKind.VOID, "void": InputKind.VOID,
+    "e": InputKind.EXPOSED, "exposed": InputKind.EXPOSED,
+    "u": InputKind.USE, "use": InputKind.USE,
+    "c": InputKind.CLOSE, "close": InputKind.CLOSE,
+}
+MANUAL_WORDS = ("m", "manual")
+HELP = "n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe"
+
+
+def parse_dealer_line(line: str) -> Input | None:
+    """The input a typed line asks for; None for an empty line.
+
+    Raises :class:`ScriptError` naming the line and the commands that exist.
+    """
+    words = line.strip().lstrip("@").split()
+    if not words:
+        return None
+    word = words[0].lower()
+    if word in MANUAL_WORDS:
+        if len(words) != 2:
+            raise ScriptError(f"{line.strip()!r}: expected 'm XX' with one card code, e.g. 'm 7H'")
+        return Input(InputKind.MANUAL, words[1])
+    kind = KEYS.get(word)
+    if kind is None or len(words) != 1:
+        raise ScriptError(f"{line.strip()!r} is not a dealer command: expected {HELP}")
+    return Input(kind)

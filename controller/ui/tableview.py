@@ -1,0 +1,287 @@
+"""What the table looks like from its event stream: a pure view model.
+
+:class:`TableView` folds table events (dicts with an ``"event"`` key, as the
+table core emits them) into what the dealer console and the scoreboard show:
+the round, the cards in each slot with the totals, the prompt, the result, a
+misdeal, the reader's status, the shoe counters and the result history (from
+which the roads are recomputed). No I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from controller.core.cards import hand_total, parse_card
+from controller.core.exceptions import CardCodeError
+from controller.ui.roads import (
+    RESPONSIBLE_GAMING_LINE,
+    RESPONSIBLE_GAMING_LINE_KO,
+    Result,
+    ResultHistory,
+    Roads,
+)
+
+PLAYER_SLOTS: Final = ("P1", "P2", "P3")
+BANKER_SLOTS: Final = ("B1", "B2", "B3")
+SLOTS: Final = PLAYER_SLOTS + BANKER_SLOTS
+
+WINNER_NAMES: Final = {"B": "BANKER", "P": "PLAYER", "T": "TIE"}
+
+SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"})
+"""Keys of ``shoe`` and ``shoe_closed`` events kept in :attr:`ShoeCounters.details`."""
+
+LAST_RESULTS: Final = 12
+"""How many of the latest results the views list."""
+
+
+@dataclass
+class ShoeCounters:
+    """The shoe's counters as the events told them."""
+
+    cards_left: int | None = None
+    cut_card_out: bool = False
+    closed: bool = False
+    burned: int = 0
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cards_left": self.cards_left, "cut_card_out": self.cut_card_out,
+                "closed": self.closed, "burned": self.burned, **self.details}
+
+
+def _round_of(event: Mapping[str, Any]) -> int | None:
+    value = event.get("round")
+    return value if isinstance(value, int) else None
+
+
+def result_summary(result: Result) -> dict[str, Any]:
+    """One result as the scoreboard lists it."""
+    return {"round": result.round, "winner": result.winner, "player_total": result.player_total,
+            "banker_total": result.banker_total, "natural": result.natural,
+            "player_pair": result.player_pair, "banker_pair": result.banker_pair}
+
+
+class TableView:
+    """The table as the events describe it; feed it with :meth:`apply`.
+
+    Attributes are plain data for the views to read: ``round``, ``slots``
+    (slot → card code), ``prompt`` (the last prompt event of this round),
+    ``result`` (this round's result event), ``settlement``, ``misdeal`` (the
+    open misdeal event, cleared when resolved), ``instruction`` (what the dealer
+    is told to do now), ``reader`` (``"online"``/``"offline"``/``"unknown"``),
+    ``shoe`` (:class:`ShoeCounters`), ``voided`` (the last voided round),
+    ``rejected`` (why the last input was refused, until the table moves on) and
+    ``history`` (:class:`ResultHistory`).
+
+    ``shoe.cards_left`` is counted from the events: 52 x ``decks`` when a
+    ``shoe`` event with ``"status": "new"`` starts a shoe, less one for each
+    ``card`` and ``burn``; a ``shoe`` event's ``cards_left`` or a
+    ``shoe_closed``'s ``cards_remaining`` sets it exactly.
+    """
+
+    def __init__(self) -> None:
+        self.round: int | None = None
+        self.slots: dict[str, str] = {}
+        self.prompt: dict[str, Any] | None = None
+        self.result: dict[str, Any] | None = None
+        self.settlement: dict[str, Any] | None = None
+        self.misdeal: dict[str, Any] | None = None
+        self.instruction: str | None = None
+        self.instruction_action: str | None = None
+        self.rejected: str | None = None
+        self.reader: str = "unknown"
+        self.dealer: str | None = None
+        """The signed-in dealer's name, when badges are on."""
+        self.approval: str | None = None
+        """The action waiting for a supervisor's badge, if any."""
+        self.shoe = ShoeCounters()
+        self.voided: int | None = None
+        self.history = ResultHistory()
+        self.events_seen = 0
+
+    # ------------------------------------------------------------------ folding
+
+    def _clear_round(self, round_number: int | None) -> None:
+        self.round = round_number
+        self.slots = {}
+        self.prompt = None
+        self.result = None
+        self.settlement = None
+        self.misdeal = None
+        self.voided = None
+
+    def _start_round(self, round_number: int | None) -> None:
+        if round_number is not None and round_number != self.round:
+            self._clear_round(round_number)
+
+    def _new_shoe(self) -> None:
+        self.shoe = ShoeCounters()
+        self._clear_round(None)
+
+    def apply(self, event: Mapping[str, Any]) -> bool:
+        """Fold one event in; True when anything a view shows may have changed."""
+        self.events_seen += 1
+        kind = event.get("event")
+        round_number = _round_of(event)
+        if kind in ("new_shoe", "shoe_started") or (
+                kind == "shoe" and event.get("status") == "new") or (
+                kind in ("shoe", "result", "prompt", "round") and self.shoe.closed):
+            self._new_shoe()
+            self.history.clear()
+            decks = event.get("decks")
+            if isinstance(decks, int):
+                self.shoe.cards_left = 52 * decks
+        history_changed = self.history.apply(event)
+        if kind in ("card", "burn") and self.reader == "unknown":
+            self.reader = "online"  # a card was just read: the reader works
+        if kind == "rejected":
+            say = event.get("say") or event.get("reason")
+            self.rejected = str(say) if say else "input not accepted"
+            return True
+        if kind not in ("prompt", "instruction"):
+            self.rejected = None
+        if kind == "prompt":
+            self._start_round(round_number)
+            self.prompt = dict(event)
+            say = event.get("say")
+            self.instruction = str(say) if say else None
+            self.instruction_action = "deal"
+        elif kind == "round":
+            self._start_round(round_number)
+        elif kind == "card":
+            self._start_round(round_number)
+            slot = event.get("slot")
+            card = event.get("card")
+            if isinstance(slot, str) and isinstance(card, str):
+                self.slots[slot] = card
+            self._count_card()
+        elif kind == "burn":
+            self.shoe.burned += 1
+            self._count_card()
+        elif kind == "result":
+            self._start_round(round_number)
+            self.result = dict(event)
+            self.prompt = None
+            self.instruction = None  # the prompt's "Card to ..." is done; the core says what is next
+            self.instruction_action = None
+            self._take_hand_cards(event)
+        elif kind == "settlement":
+            self.settlement = dict(event)
+        elif kind == "misdeal":
+            self._start_round(round_number)
+            self.misdeal = dict(event)
+            instruction = event.get("instruction")
+            if instruction:
+                self.instruction = str(instruction)
+        elif kind == "resolved":
+            self.misdeal = None
+        elif kind == "instruction":
+            say = event.get("say")
+            self.instruction = str(say) if say else None
+            action = event.get("action")
+            self.instruction_action = str(action) if action else None
+            if action not in (None, "deal"):
+                self.prompt = None
+        elif kind == "reader":
+            self.reader = str(event.get("status", "unknown"))
+        elif kind == "dealer_signed_in":
+            self.dealer = str(event.get("name", "?"))
+        elif kind == "dealer_signed_out":
+            self.dealer = None
+        elif kind == "approval_required":
+            self.approval = str(event.get("action", "?"))
+        elif kind in ("approval", "resolved", "shoe_closing"):
+            self.approval = None
+        elif kind == "round_voided":
+            self.misdeal = None
+            if round_number is None or round_number == self.round:
+                self.slots = {}
+                self.result = None
+                self.settlement = None
+                self.prompt = None
+            self.voided = round_number
+        elif kind == "cut_card":
+            self.shoe.cut_card_out = True
+        elif kind == "shoe_closed":
+            self.shoe.closed = True
+            self.prompt = None
+            remaining = event.get("cards_remaining")
+            if isinstance(remaining, int):
+                self.shoe.cards_left = remaining
+            self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
+        elif kind == "shoe":
+            cards_left = event.get("cards_left")
+            if isinstance(cards_left, int):
+                self.shoe.cards_left = cards_left
+            if event.get("cut_card_out"):
+                self.shoe.cut_card_out = True
+            self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
+        else:
+            return history_changed
+        return True
+
+    def _count_card(self) -> None:
+        if self.shoe.cards_left is not None and self.shoe.cards_left > 0:
+            self.shoe.cards_left -= 1
+
+    def _take_hand_cards(self, event: Mapping[str, Any]) -> None:
+        for side, slots in (("player", PLAYER_SLOTS), ("banker", BANKER_SLOTS)):
+            hand = event.get(side)
+            if isinstance(hand, Mapping) and isinstance(hand.get("cards"), list):
+                for slot, card in zip(slots, hand["cards"], strict=False):
+                    self.slots[slot] = str(card)
+
+    # ------------------------------------------------------------------ reading
+
+    def total(self, side: str) -> int | None:
+        """The hand total of ``"player"`` or ``"banker"`` from the cards shown (None if none)."""
+        slots = PLAYER_SLOTS if side == "player" else BANKER_SLOTS
+        if self.result is not None:
+            hand = self.result.get(side)
+            if isinstance(hand, Mapping) and isinstance(hand.get("total"), int):
+                return int(hand["total"])
+        cards = []
+        for slot in slots:
+            code = self.slots.get(slot)
+            if code is None:
+                continue
+            try:
+                cards.append(parse_card(code))
+            except CardCodeError:
+                continue
+        return hand_total(cards) if cards else None
+
+    def roads(self) -> Roads:
+        """The roads of the current shoe's history."""
+        return self.history.roads()
+
+    def last_results(self, count: int = LAST_RESULTS) -> list[Result]:
+        """The latest ``count`` results, oldest first."""
+        return list(self.history.results[-count:]) if count > 0 else []
+
+    def result_text(self) -> str | None:
+        """``"BANKER wins 7 to 5"`` / ``"TIE 6 to 6"`` for this round's result, or None."""
+        if self.result is None:
+            return None
+        winner = str(self.result.get("winner", "")).upper()
+        player, banker = self.total("player"), self.total("banker")
+        natural = " (natural)" if self.result.get("natural") else ""
+        if winner == "TIE":
+            return f"TIE {player} to {banker}{natural}"
+        if winner == "BANKER":
+            return f"BANKER wins {banker} to {player}{natural}"
+        return f"PLAYER wins {player} to {banker}{natural}"
+
+    def scoreboard_state(self) -> dict[str, Any]:
+        """The scoreboard's full state message (everything a page draws)."""
+        roads = self.roads()
+        return {
+            "type": "state",
+            "roads": roads.to_state(),
+            "last_results": [result_summary(result) for result in self.last_results()],
+            "statistics": roads.counts.to_dict(),
+            "shoe": {**self.shoe.to_dict(), "round": self.round},
+            "responsible_gaming": [RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO],
+        }

@@ -1,0 +1,183 @@
+"""Event consumers for the terminal: the JSON stream and the human transcript."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from typing import TextIO
+
+from controller.core.table import Event
+
+
+class JsonLines:
+    """One JSON object per line, flushed per batch."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+
+    def __call__(self, events: list[Event]) -> None:
+        write = self.stream.write
+        for event in events:
+            write(json.dumps(event, separators=(", ", ": ")) + "\n")
+        self.stream.flush()
+
+
+BET_NAMES = {"player": "player", "banker": "banker", "tie": "tie",
+             "player_pair": "P pair", "banker_pair": "B pair"}
+
+
+class Transcript:
+    """A readable transcript: every instruction, card, result and settlement."""
+
+    def __init__(self, stream: TextIO | None = None, show_next: bool = False) -> None:
+        self.stream = stream or sys.stdout
+        self.pending_prompt: Event | None = None
+        self.show_next = show_next
+
+    def line(self, text: str) -> None:
+        self.stream.write(text + "\n")
+
+    def __call__(self, events: list[Event]) -> None:
+        for event in events:
+            self.render(event)
+        self.stream.flush()
+
+    def _flush_prompt(self) -> None:
+        if self.pending_prompt is not None:
+            prompt = self.pending_prompt
+            self.line(f"  {prompt['say']:<16} {prompt['slot']}  ...")
+            self.pending_prompt = None
+
+    def render(self, event: Event) -> None:
+        name = event["event"]
+        if name == "prompt":
+            self._flush_prompt()
+            self.pending_prompt = event
+            return
+        if name == "card":
+            prompt, self.pending_prompt = self.pending_prompt, None
+            say = prompt["say"] if prompt else "Card"
+            mark = "  (entered by hand)" if event.get("manual") else ""
+            self.line(f"  {say:<16} {event['slot']}  {event['card']}{mark}")
+            return
+        self._flush_prompt()
+        if name == "table":
+            mode = "simulated table" if event.get("mode", "simulation") == "simulation" else "live table"
+            self.line(f"Croupier {mode}: {event['decks']} decks, {event['variant']} variant, "
+                      f"driver {event['driver']}")
+        elif name == "shoe":
+            if event["status"] == "new":
+                self.line(f"\nShoe {event['shoe']} ({event['decks']} decks): shuffled and cut.")
+            else:
+                self.line(f"Shoe {event['shoe']} confirmed by the dealer.")
+        elif name == "burn":
+            if event.get("turned"):
+                self.line(f"  Burn: turned {event['card']}, burn {event['burn']} more")
+            else:
+                self.line(f"  Burn: {event['card']}")
+        elif name == "round":
+            self.line(f"\nRound {event['round']}")
+        elif name == "instruction":
+            action = event["action"]
+            if action == "resolve" or (action in ("next_round", "confirm_shoe", "burn") and not self.show_next):
+                return
+            self.line(f"  {event['say']}")
+        elif name == "result":
+            player, banker = event["player"], event["banker"]
+            tags = [tag for tag in ("natural", "player_pair", "banker_pair") if event[tag]]
+            self.line(f"  => {event['say'].upper()}   player {' '.join(player['cards'])} = {player['total']}, "
+                      f"banker {' '.join(banker['cards'])} = {banker['total']}"
+                      + (f"  [{', '.join(t.replace('_', ' ') for t in tags)}]" if tags else ""))
+        elif name == "settlement":
+            bets = ", ".join(f"{BET_NAMES[bet]} {outcome['net']}" for bet, outcome in event["bets"].items())
+            self.line(f"     Pays per unit: {bets}")
+        elif name == "misdeal":
+            self.line(f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event.get("card") else "")
+                      + f": {event['detail']}")
+            self.line(f"     {event['instruction']}")
+        elif name == "resolved":
+            cards = f" [{' '.join(event['cards'])}]" if event["cards"] else ""
+            self.line(f"  Resolved {event['kind']}: {event['resolution']}{cards}")
+        elif name == "round_voided":
+            self.line(f"  Round {event['round']} VOID: bets returned")
+        elif name == "cut_card":
+            self.line(f"  {event['detail']}")
+        elif name == "shoe_closed":
+            results = event["results"]
+            self.line(f"Shoe {event['shoe']} closed after {event['rounds']} rounds "
+                      f"(banker {results['banker']}, player {results['player']}, tie {results['tie']}); "
+                      f"cards seen {event['cards_seen']}, remaining {event['cards_remaining']}, "
+                      f"burned {event['burned']}, misdeals {event['misdeals']}.")
+        elif name == "rejected":
+            self.line(f"  ?? {event['say']}")
+        elif name == "reader":
+            self.line(f"  Reader {event['status']}")
+        elif name == "alert":
+            self.line(f"  !! ALERT {event['kind']}: {event.get('detail', '')}")
+        else:
+            self.line(f"  {event}")
+
+
+class Summary:
+    """Counts for the final summary: results, naturals, pairs, misdeals."""
+
+    def __init__(self) -> None:
+        self.counts: Counter[str] = Counter()
+
+    def __call__(self, events: list[Event]) -> None:
+        counts = self.counts
+        for event in events:
+            name = event["event"]
+            if name == "result":
+                counts["rounds"] += 1
+                counts[event["winner"]] += 1
+                counts["natural"] += event["natural"]
+                counts["player_pair"] += event["player_pair"]
+                counts["banker_pair"] += event["banker_pair"]
+            elif name == "misdeal":
+                counts["misdeal"] += 1
+            elif name == "round_voided":
+                counts["voided"] += 1
+            elif name == "shoe" and event["status"] == "new":
+                counts["shoes"] += 1
+
+    def text(self) -> str:
+        counts = self.counts
+        rounds = counts["rounds"]
+
+        def share(key: str) -> str:
+            return f"{counts[key]} ({100 * counts[key] / rounds:.2f}%)" if rounds else str(counts[key])
+
+        return "\n".join([
+            f"Summary: {rounds} rounds over {counts['shoes']} shoe(s)",
+            f"  banker {share('banker')}   player {share('player')}   tie {share('tie')}",
+            f"  naturals {share('natural')}   player pairs {share('player_pair')}   "
+            f"banker pairs {share('banker_pair')}",
+            f"  misdeals {counts['misdeal']}   voided rounds {counts['voided']}",
+        ])
+
+
+class Progress:
+    """A progress bar on a terminal stream (nothing when it is not a terminal)."""
+
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.stream = stream or sys.stderr
+        self.done = 0
+        self.enabled = total > 0 and self.stream.isatty()
+        self.step = max(1, total // 100)
+
+    def __call__(self, events: list[Event]) -> None:
+        for event in events:
+            if event["event"] in ("result", "round_voided"):
+                self.done += 1
+                if self.enabled and (self.done % self.step == 0 or self.done == self.total):
+                    filled = 40 * self.done // self.total
+                    self.stream.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {self.done}/{self.total} rounds")
+                    self.stream.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,1 @@
+"""PC/SC readers: NFC-tagged cards and staff badges."""

@@ -1,0 +1,1 @@
+"""Serial card shoes: the driver, framing, link layer and the shoe emulator."""

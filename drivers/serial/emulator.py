@@ -1,0 +1,575 @@
+"""The shoe side of the serial protocol, for tests, demos and benchmarks.
+
+:class:`ShoeEmulator` plays a card-reading shoe on a pseudo-terminal
+(:class:`PtyEndpoint`) or a TCP port (:class:`TcpEndpoint`). It deals a seeded
+shoe (:func:`controller.core.shoe.shoe_with_cut_card`, the same cards as ``mock://``
+for the same seed) or a script of reader tokens, paced by an interval, by the
+controller's acknowledgements, or by Enter presses; and it can inject faults:
+garbage, bad checksums and unplugs. The protocol is in ``docs/serial-protocol.md``.
+
+The emulator sends nothing until the controller's hello (``R`` line or ENQ):
+pyserial flushes the input when it opens a port, so anything sent earlier is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import logging
+import os
+import random
+import select
+import socket
+import struct
+import termios
+import time
+import tty
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from config.schema import DEFAULT_CUT_FROM_END
+from controller.core.exceptions import ScriptError
+from controller.core.inputs import Input, InputKind
+from controller.core.shoe import shoe_with_cut_card
+from drivers.serial import framing as fr
+
+LOG = logging.getLogger("croupier.emulator")
+
+_TOKEN_KINDS: dict[InputKind, str] = {
+    InputKind.UNREADABLE: fr.UNREADABLE,
+    InputKind.CUT: fr.CUT,
+    InputKind.DOUBLE: fr.DOUBLE,
+    InputKind.NEXT: fr.BUTTON,
+}
+MAX_EMULATOR_SEQ = 9999
+
+
+def check_script(inputs: list[Input], source: str) -> list[Input]:
+    """Keep only inputs a shoe can send; raise :class:`ScriptError` naming any other."""
+    for index, item in enumerate(inputs):
+        if item.kind is InputKind.CARD or item.kind in _TOKEN_KINDS or item.kind in (
+                InputKind.OFFLINE, InputKind.ONLINE):
+            continue
+        raise ScriptError(
+            f"{source} token {index + 1} {item.token()!r} is a dealer input, not something a shoe sends; "
+            "expected card codes, ??, @cut, @double, @next (shoe button), @offline (unplug) or @online"
+        )
+    return inputs
+
+
+class Endpoint:
+    """Where the emulator talks to the controller: a pty or a TCP connection."""
+
+    def __init__(self, announce: Callable[[str], None]) -> None:
+        self.announce = announce
+
+    def read_fds(self) -> list[int]:
+        """File descriptors to wait on for reading."""
+        raise NotImplementedError
+
+    def on_readable(self, fd: int) -> bytes | None:
+        """Handle ``fd`` being readable: bytes from the controller, b"" for none, None on hang-up."""
+        raise NotImplementedError
+
+    def write(self, data: bytes) -> bool:
+        """Write to the controller; False when it is not connected or not reading."""
+        raise NotImplementedError
+
+    @property
+    def connected(self) -> bool:
+        raise NotImplementedError
+
+    def unplug(self) -> None:
+        """Break the line as pulling the cable would."""
+        raise NotImplementedError
+
+    def replug(self) -> None:
+        """Make the line available again."""
+        raise NotImplementedError
+
+    def pending_output(self) -> int:
+        """Bytes written but not yet read by the controller (0 when unknown)."""
+        return 0
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class PtyEndpoint(Endpoint):
+    """A pseudo-terminal: the controller opens the slave path (or ``link``, a symlink to it).
+
+    An unplug closes the master (the controller's reads fail) and removes the link;
+    a replug opens a new pty, points the link at it and announces ``PTY <path>`` again.
+    """
+
+    def __init__(self, announce: Callable[[str], None], link: str | None = None) -> None:
+        super().__init__(announce)
+        self.link = link
+        self.master = -1
+        self.slave = -1
+        self.path = ""
+        self.replug()
+
+    def replug(self) -> None:
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        self.master, self.slave = master, slave
+        self.path = os.ttyname(slave)
+        shown = self.path
+        if self.link:
+            temporary = f"{self.link}.{os.getpid()}.tmp"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temporary)
+            os.symlink(self.path, temporary)
+            os.replace(temporary, self.link)
+            shown = self.link
+        self.announce(f"PTY {shown}")
+
+    def read_fds(self) -> list[int]:
+        return [self.master] if self.master >= 0 else []
+
+    def on_readable(self, fd: int) -> bytes | None:
+        try:
+            return os.read(self.master, 4096)
+        except OSError as error:
+            if error.errno == errno.EIO:  # no slave open: nothing to read
+                return b""
+            raise
+
+    @property
+    def connected(self) -> bool:
+        return self.master >= 0
+
+    def write(self, data: bytes) -> bool:
+        if self.master < 0:
+            return False
+        view = memoryview(data)
+        deadline = time.monotonic() + 1.0
+        while view:
+            _, ready, _ = select.select([], [self.master], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                LOG.warning("the controller is not reading; dropped %d byte(s)", len(view))
+                return False
+            written = os.write(self.master, view)
+            view = view[written:]
+        return True
+
+    def pending_output(self) -> int:
+        if self.slave < 0:
+            return 0
+        raw = fcntl.ioctl(self.slave, termios.FIONREAD, b"\0\0\0\0")
+        count: int = struct.unpack("i", raw)[0]
+        return count
+
+    def unplug(self) -> None:
+        if self.link:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.link)
+        for fd in (self.master, self.slave):
+            if fd >= 0:
+                os.close(fd)
+        self.master = self.slave = -1
+
+    def close(self) -> None:
+        self.unplug()
+
+
+class TcpEndpoint(Endpoint):
+    """A TCP server for ``socket://host:port``: one controller connection at a time.
+
+    An unplug closes the connection and the listening socket; a replug listens again.
+    """
+
+    def __init__(self, announce: Callable[[str], None], host: str, port: int) -> None:
+        super().__init__(announce)
+        self.host = host
+        self.port = port
+        self.listener: socket.socket | None = None
+        self.client: socket.socket | None = None
+        self.replug()
+
+    def replug(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((self.host, self.port))
+        listener.listen(1)
+        self.port = listener.getsockname()[1]
+        self.listener = listener
+        self.announce(f"TCP {self.host}:{self.port}")
+
+    def read_fds(self) -> list[int]:
+        if self.client is not None:
+            return [self.client.fileno()]
+        return [self.listener.fileno()] if self.listener is not None else []
+
+    def on_readable(self, fd: int) -> bytes | None:
+        if self.client is None:
+            if self.listener is None:
+                return b""
+            self.client, address = self.listener.accept()
+            self.client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            LOG.info("controller connected from %s:%s", *address[:2])
+            return b""
+        try:
+            data = self.client.recv(4096)
+        except OSError:
+            data = b""
+        if not data:
+            LOG.info("controller disconnected")
+            self.client.close()
+            self.client = None
+            return None
+        return data
+
+    @property
+    def connected(self) -> bool:
+        return self.client is not None
+
+    def write(self, data: bytes) -> bool:
+        if self.client is None:
+            return False
+        try:
+            self.client.sendall(data)
+        except OSError as error:
+            LOG.warning("write to the controller failed: %s", error)
+            return False
+        return True
+
+    def unplug(self) -> None:
+        for sock in (self.client, self.listener):
+            if sock is not None:
+                sock.close()
+        self.client = self.listener = None
+
+    def close(self) -> None:
+        self.unplug()
+
+
+@dataclass
+class EmulatorOptions:
+    """How the emulator behaves; see ``croupier shoe-emulator --help``."""
+
+    framing: str = "line"
+    terminator: bytes = b"\r\n"
+    checksum: bool = True
+    interval: float = 0.0
+    key: bool = False
+    follow_table: bool = False
+    """Deal like a dealer who watches the table: no card while the controller indicates ``hold``
+    (needs the controller's ``indicator=1``)."""
+    heartbeat: float = 1.0
+    ack_timeout: float = 1.0
+    garbage: float = 0.0
+    bad_checksum: float = 0.0
+    unplug_after: int = 0
+    replug_after: float = 1.0
+    linger: float = 0.0
+    fault_seed: int = 0
+
+
+@dataclass
+class _Session:
+    """Per-connection state: whether the controller said hello and acknowledges."""
+
+    ready: bool = False
+    acked: bool = False
+    in_flight: deque[int | None] = field(default_factory=deque)
+    """stx: seq of each transmission not yet answered, oldest first (ACK/NAK carry no seq)."""
+
+
+class ShoeEmulator:
+    """Deal reader tokens to a controller over an :class:`Endpoint`, speaking the shoe protocol.
+
+    ``shoes(index)`` gives the tokens of shoe number ``index``; the emulator starts
+    at ``shoe_index`` and moves to the next shoe when the controller indicates
+    ``new_shoe``. ``None`` from ``shoes`` means there is no such shoe.
+    """
+
+    def __init__(self, endpoint: Endpoint, shoes: Callable[[int], list[Input] | None],
+                 options: EmulatorOptions, shoe_index: int = 0, keys: TextIO | None = None) -> None:
+        self.endpoint = endpoint
+        self.shoes = shoes
+        self.options = options
+        self.shoe_index = shoe_index
+        self.keys = keys
+        self.tokens: deque[Input] = deque(shoes(shoe_index) or [])
+        self.framer: fr.Framer
+        if options.framing == "stx":
+            self.framer = fr.StxFramer(controls=True)
+        else:
+            self.framer = fr.LineFramer(options.terminator, checksum_on_encode=options.checksum)
+        self.faults = random.Random(f"croupier-faults:{options.fault_seed}")
+        self.session = _Session()
+        self.seq = 0
+        self.outstanding: fr.Frame | None = None
+        self.sent_at = 0.0
+        self.last_token_at = -1e9
+        self.last_tx = 0.0
+        self.presses = 0
+        self.cards_sent = 0
+        self.unplugged_at: float | None = None
+        self.out_since: float | None = None
+        self.indications: list[str] = []
+        self.table_holds = options.follow_table
+        """With ``follow_table``: the controller's last indication was ``hold`` (a new table holds too)."""
+        self.stopped = False
+        self.transmissions = 0
+        self.retransmissions = 0
+        self._rx = b""
+
+    # -- sending ------------------------------------------------------------------
+    def _next_seq(self) -> int:
+        self.seq = self.seq % MAX_EMULATOR_SEQ + 1
+        return self.seq
+
+    def _encode(self, frame: fr.Frame, corrupt: bool = False) -> bytes:
+        data = self.framer.encode(frame)
+        if not corrupt:
+            return data
+        if self.options.framing == "stx":
+            return data[:-1] + bytes([data[-1] ^ 0x5A])
+        if self.options.checksum:
+            star = data.rindex(b"*")
+            wrong = (int(data[star + 1:star + 3], 16) ^ 0x5A)
+            return data[:star + 1] + b"%02X" % wrong + data[star + 3:]
+        return data  # no checksum to corrupt
+
+    def _garbage(self) -> bytes:
+        size = self.faults.randint(1, 24)
+        forbidden = {fr.STX, 0x0A, 0x0D, ord("*")}
+        noise = bytes(b for b in self.faults.randbytes(size * 2) if b not in forbidden)[:size] or b"?"
+        if self.options.framing == "line":
+            # "~" first: noise such as "U" or " X" alone would be a real message
+            noise = b"~" + noise + self.options.terminator
+        return noise
+
+    def _transmit(self, frame: fr.Frame, faults: bool) -> None:
+        data = b""
+        corrupt = False
+        if faults and self.options.garbage and self.faults.random() < self.options.garbage:
+            data += self._garbage()
+        if faults and self.options.bad_checksum and self.faults.random() < self.options.bad_checksum:
+            corrupt = True
+        data += self._encode(frame, corrupt)
+        if self.endpoint.write(data):
+            self.transmissions += 1
+            self.last_tx = time.monotonic()
+            if self.options.framing == "stx":
+                self.session.in_flight.append(frame.seq)
+            LOG.debug("sent %r", data)
+
+    def _send_token(self, item: Input) -> None:
+        if item.kind is InputKind.OFFLINE:
+            LOG.info("script: unplug")
+            self._unplug()
+            return
+        if item.kind is InputKind.ONLINE:
+            return  # the replug follows the unplug by itself
+        if item.kind is InputKind.CARD:
+            frame = fr.Frame(fr.CARD, self._next_seq(), str(item.card))
+        else:
+            frame = fr.Frame(_TOKEN_KINDS[item.kind], self._next_seq())
+        self.outstanding = frame if self.session.acked else None
+        self.sent_at = time.monotonic()
+        self.last_token_at = self.sent_at
+        self._transmit(frame, faults=True)
+        if frame.kind == fr.CARD:
+            self.cards_sent += 1
+            if self.options.unplug_after and self.cards_sent == self.options.unplug_after:
+                LOG.info("fault: unplug after %d cards", self.cards_sent)
+                self._unplug()
+
+    def _unplug(self) -> None:
+        self.endpoint.unplug()
+        self.session = _Session()
+        self.unplugged_at = time.monotonic()
+
+    # -- receiving ----------------------------------------------------------------
+    def _on_bytes(self, data: bytes) -> None:
+        if not self.session.ready:
+            self._warn_on_framing_mismatch(data)
+        self._rx += data
+        used, frames = self.framer.decode_all(self._rx)
+        self._rx = self._rx[used:]
+        for frame in frames:
+            self._on_frame(frame)
+
+    def _warn_on_framing_mismatch(self, data: bytes) -> None:
+        """Say so when the controller's hello is the other framing's: otherwise both sides wait in silence."""
+        stx = self.options.framing == "stx"
+        other = (b"R\r" in data or b"R\n" in data or b"R,A" in data) if stx else bytes([fr.ENQ]) in data
+        if other and not getattr(self, "_mismatch_warned", False):
+            self._mismatch_warned = True
+            theirs, ours = ("line", "stx") if stx else ("stx", "line")
+            LOG.warning("the controller greets in %s framing but this emulator speaks %s: start it with "
+                        "--framing %s, or give the controller ?framing=%s", theirs, ours, theirs, ours)
+
+    def _on_frame(self, frame: fr.Frame) -> None:
+        session = self.session
+        if frame.kind in (fr.READY, fr.CONTROL_ENQ):
+            session.ready = True
+            session.acked = self.options.framing == "stx" or frame.data == "A"
+            session.in_flight.clear()
+            LOG.info("controller ready (%s)", "acknowledging" if session.acked else "no acks")
+            if self.outstanding is not None and session.acked:
+                self._retransmit("controller (re)started")
+            return
+        if frame.kind == fr.INDICATE:
+            self.indications.append(frame.data)
+            LOG.info("indicator: %s", frame.data)
+            self.table_holds = frame.data in ("hold", "new_shoe")
+            if frame.data == "new_shoe":
+                self._new_shoe()
+            return
+        if frame.kind in (fr.CONTROL_ACK, fr.CONTROL_NAK):
+            seq = session.in_flight.popleft() if session.in_flight else None
+            if self.outstanding is None or seq != self.outstanding.seq:
+                return  # the answer to a heartbeat or an older transmission
+            if frame.kind == fr.CONTROL_ACK:
+                self.outstanding = None
+            else:
+                self._retransmit("NAK")
+            return
+        if frame.kind == fr.ACKNOWLEDGE:
+            if self.outstanding is not None and frame.seq == self.outstanding.seq:
+                self.outstanding = None
+            return
+        if frame.kind == fr.NEGATIVE and self.outstanding is not None:
+            self._retransmit("NAK")
+
+    def _retransmit(self, why: str) -> None:
+        if self.outstanding is None:
+            return
+        LOG.info("retransmit %s (%s)", self.outstanding.body(), why)
+        self.retransmissions += 1
+        self.sent_at = time.monotonic()
+        self._transmit(self.outstanding, faults=True)
+
+    def _new_shoe(self) -> None:
+        tokens = self.shoes(self.shoe_index + 1)
+        if tokens is None:
+            LOG.info("new_shoe indicated, but there is no next shoe (a script); ignored")
+            return
+        self.shoe_index += 1
+        self.tokens = deque(tokens)
+        self.out_since = None
+        LOG.info("new shoe %d: %d tokens", self.shoe_index, len(tokens))
+
+    # -- the loop -----------------------------------------------------------------
+    def _may_send_token(self, now: float) -> bool:
+        if not self.tokens or not self.session.ready or self.outstanding is not None:
+            return False
+        if self.options.follow_table and self.table_holds:
+            return False
+        if self.options.key:
+            return self.presses > 0
+        return now >= self.last_token_at + self.options.interval
+
+    def step(self, timeout: float) -> None:
+        """Wait at most ``timeout`` seconds for something to do, and do it."""
+        now = time.monotonic()
+        if self.unplugged_at is not None:
+            if now >= self.unplugged_at + self.options.replug_after:
+                LOG.info("fault: replug")
+                self.unplugged_at = None
+                self.endpoint.replug()
+            else:
+                timeout = min(timeout, self.unplugged_at + self.options.replug_after - now)
+        if self._may_send_token(now):
+            if self.options.key:
+                self.presses -= 1
+            self._send_token(self.tokens.popleft())
+            return
+        if self.session.ready and self.outstanding is not None:
+            due = self.sent_at + self.options.ack_timeout
+            if now >= due:
+                self._retransmit("no acknowledgement")
+                return
+            timeout = min(timeout, due - now)
+        elif self.session.ready and self.tokens and not self.options.key:
+            timeout = min(timeout, max(0.0, self.last_token_at + self.options.interval - now))
+        if self.session.ready and self.options.heartbeat:
+            due = self.last_tx + self.options.heartbeat
+            if now >= due and self.outstanding is None:
+                self._transmit(fr.Frame(fr.HEARTBEAT), faults=False)
+                return
+            timeout = min(timeout, max(0.0, due - now))
+        fds = list(self.endpoint.read_fds())
+        if self.options.key and self.keys is not None:
+            fds.append(self.keys.fileno())
+        ready, _, _ = select.select(fds, [], [], max(0.0, timeout))
+        for fd in ready:
+            if self.keys is not None and self.options.key and fd == self.keys.fileno():
+                pressed = os.read(fd, 1024)  # not readline: a buffered second line would hide from select
+                if not pressed:
+                    LOG.info("end of key input; stopping")
+                    self.stopped = True
+                self.presses += pressed.count(b"\n")
+                continue
+            data = self.endpoint.on_readable(fd)
+            if data is None:
+                self.session = _Session()  # the controller went away; wait for its next hello
+            elif data:
+                self._on_bytes(data)
+
+    @property
+    def shoe_out(self) -> bool:
+        """True when every token was sent and acknowledged (or sent, without acks)."""
+        return not self.tokens and self.outstanding is None and self.unplugged_at is None
+
+    def run(self) -> int:
+        """Serve until the shoe is out (plus ``linger`` seconds) or :attr:`stopped`; exit status."""
+        while not self.stopped:
+            if self.shoe_out:
+                now = time.monotonic()
+                if self.out_since is None:
+                    self.out_since = now
+                    LOG.info("shoe %d is out", self.shoe_index)
+                if now >= self.out_since + self.options.linger:
+                    break
+                self.step(self.out_since + self.options.linger - now)
+            else:
+                self.step(1.0)
+        self._drain()
+        return 0
+
+    def _drain(self, limit: float = 5.0, quiet: float = 0.2) -> None:
+        """Wait (up to ``limit`` seconds) until the controller read what was written.
+
+        A pty moves written bytes to the reader's queue asynchronously, so an empty
+        queue must stay empty for ``quiet`` seconds; closing the master earlier would
+        flush bytes still on their way (Linux drops them on hang-up).
+        """
+        deadline = time.monotonic() + limit
+        empty_since: float | None = None
+        while self.endpoint.connected and time.monotonic() < deadline:
+            now = time.monotonic()
+            if self.endpoint.pending_output():
+                empty_since = None
+            elif empty_since is None:
+                empty_since = now
+            elif now - empty_since >= quiet:
+                return
+            time.sleep(0.01)
+
+    def close(self) -> None:
+        self.endpoint.close()
+
+
+def seeded_shoes(seed: int, decks: int,
+                 cut_from_end: int = DEFAULT_CUT_FROM_END) -> Callable[[int], list[Input] | None]:
+    """Shoe number ``index`` (0-based) for ``seed``: the same cards, and cut card, as ``mock://``."""
+    def shoe(index: int) -> list[Input] | None:
+        tokens = shoe_with_cut_card(seed, decks, index, cut_from_end)
+        return [Input(InputKind.CUT) if token == "@cut" else Input(InputKind.CARD, token) for token in tokens]
+    return shoe
+
+
+def scripted_shoe(inputs: list[Input]) -> Callable[[int], list[Input] | None]:
+    """A script: shoe 0 is its tokens; there is no next shoe."""
+    def shoe(index: int) -> list[Input] | None:
+        return list(inputs) if index == 0 else None
+    return shoe

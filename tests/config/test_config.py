@@ -1,0 +1,155 @@
+"""The config loader: precedence, validation and clear errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from config.loader import default_config_text, load_config, serial_url
+from controller.core.exceptions import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "table.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_embedded_default_matches_the_issue() -> None:
+    settings = load_config(environ={})
+    assert settings.driver.url.startswith("mock://")
+    assert settings.table.decks == 8
+    assert settings.table.variant == "commission"
+    assert settings.shoe.burn == "first_card"
+    assert settings.shoe.cut_card == "one_more"
+    assert "decks = 8" in default_config_text()
+
+
+def test_precedence_command_line_over_environment_over_file(tmp_path: Path) -> None:
+    path = write(tmp_path, "[table]\ndecks = 6\nvariant = \"no_commission\"\n")
+    assert load_config(path, environ={}).table.decks == 6
+    assert load_config(path, environ={"CROUPIER_TABLE_DECKS": "4"}).table.decks == 4
+    settings = load_config(path, environ={"CROUPIER_TABLE_DECKS": "4"}, overrides={"table": {"decks": 2}})
+    assert settings.table.decks == 2
+    assert settings.table.variant == "no_commission"
+
+
+@pytest.mark.parametrize("text, fragments", [
+    ("[table]\ndeck = 6\n", ["table.toml", "[table] deck", "unknown key", "decks"]),
+    ("[table]\ndecks = \"six\"\n", ["[table] decks", "a whole number from 1 to 8", "'six'"]),
+    ("[table]\ndecks = 9\n", ["[table] decks", "from 1 to 8", "got 9"]),
+    ("[table]\nvariant = \"cheap\"\n", ["[table] variant", '"commission"', "'cheap'"]),
+    ("[shoe]\nburn = true\n", ["[shoe] burn", "one of", "True"]),
+    ("[tables]\ndecks = 8\n", ["unknown section [tables]", "[table]"]),
+    ("[table\n", ["not valid TOML"]),
+    ("decks = 8\n", ["key 'decks' is outside any section", "it belongs in [table]"]),
+    ("[table]\ndecks = 1\n[shoe]\ncut_card_from_end = 60\n", ["[shoe] cut_card_from_end", "at most 26"]),
+])
+def test_bad_file_names_file_key_and_expected_value(tmp_path: Path, text: str, fragments: list[str]) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ={})
+    for fragment in fragments:
+        assert fragment in str(caught.value)
+
+
+def test_bad_environment_value_names_the_variable_source() -> None:
+    with pytest.raises(ConfigError, match=r"environment: \[table\] decks: expected a whole number"):
+        load_config(environ={"CROUPIER_TABLE_DECKS": "eight"})
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_config(tmp_path / "absent.toml", environ={})
+
+
+def test_every_section_takes_the_environment(tmp_path: Path) -> None:
+    settings = load_config(environ={
+        "CROUPIER_AUTH_ENABLED": "true", "CROUPIER_AUTH_READER": "pcsc://?reader=Virtual PCD 00 01",
+        "CROUPIER_AUTH_SUPERVISOR_ONLY": "void, close_shoe", "CROUPIER_AUTH_IDLE_SIGNOUT_SECONDS": "30",
+        "CROUPIER_SERIAL_BAUDRATE": "19200", "CROUPIER_SERIAL_FRAMING": "stx",
+        "CROUPIER_SCOREBOARD_ADDRESS": "127.0.0.1:8080", "CROUPIER_JOURNAL_PATH": "t.journal",
+    })
+    assert settings.extra["auth"] == {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
+                                      "supervisor_only": ["void", "close_shoe"], "idle_signout_seconds": 30.0}
+    assert (settings.serial.baudrate, settings.serial.framing) == (19200, "stx")
+    assert settings.scoreboard.address == "127.0.0.1:8080"
+    assert settings.journal.path == "t.journal"
+
+
+@pytest.mark.parametrize("environ, fragments", [
+    ({"CROUPIER_TABEL_DECKS": "6"}, ["environment: CROUPIER_TABEL_DECKS: not a Croupier setting",
+                                     "CROUPIER_<SECTION>_<KEY>", "table", "CROUPIER_REQUIRE_PCSC"]),
+    ({"CROUPIER_DECKS": "6"}, ["CROUPIER_DECKS: not a Croupier setting"]),
+    ({"CROUPIER_SERIAL_BAUD": "9600"}, ["environment: [serial] baud: unknown key", "baudrate, framing"]),
+    ({"CROUPIER_SERIAL_BAUDRATE": "banana"}, ["environment: [serial] baudrate", "a whole number", "'banana'"]),
+    ({"CROUPIER_SCOREBOARD_PORT": "80"}, ["environment: [scoreboard] port: unknown key", "address"]),
+    ({"CROUPIER_AUTH_ENABLD": "true"}, ["environment: [auth] enabld: unknown key", "CROUPIER_AUTH_ENABLD"]),
+    ({"CROUPIER_AUTH_TWO_PERSON": "maybe"}, ["[auth] two_person (CROUPIER_AUTH_TWO_PERSON)", "true or false",
+                                             "'maybe'"]),
+    ({"CROUPIER_AUTH_BADGES": "x"}, ["[auth] badges", "config file"]),
+])
+def test_bad_environment_is_refused(environ: dict[str, str], fragments: list[str]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ=environ)
+    for fragment in fragments:
+        assert fragment in str(caught.value)
+
+
+def test_the_tests_own_variables_are_not_config() -> None:
+    assert load_config(environ={"CROUPIER_PCSCD_PIDFILE": "/tmp/x", "CROUPIER_REQUIRE_PCSC": "1"}).table.decks == 8
+
+
+@pytest.mark.parametrize("text, fragments", [
+    ('[serial]\nbaudrate = "banana"\n', ["table.toml: [serial] baudrate", "a whole number from 50 to 4000000",
+                                         "'banana'"]),
+    ("[serial]\nparity = 1\n", ["table.toml: [serial] parity: unknown key", "baudrate, framing"]),
+    ('[scoreboard]\nadress = "x"\n', ["table.toml: [scoreboard] adress: unknown key", "address"]),
+])
+def test_serial_and_scoreboard_keys_are_checked(tmp_path: Path, text: str, fragments: list[str]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, text), environ={})
+    for fragment in fragments:
+        assert fragment in str(caught.value)
+
+
+def test_serial_defaults_fill_only_what_the_url_leaves_out(tmp_path: Path) -> None:
+    serial = load_config(write(tmp_path, "[serial]\nbaudrate = 19200\nframing = \"stx\"\n"), environ={}).serial
+    assert serial_url("serial:///dev/ttyUSB0", serial) == "serial:///dev/ttyUSB0?baudrate=19200&framing=stx"
+    assert serial_url("serial:///dev/ttyUSB0?baudrate=9600&indicator=1", serial) == \
+        "serial:///dev/ttyUSB0?baudrate=9600&indicator=1&framing=stx"
+    assert serial_url("mock://?seed=1", serial) == "mock://?seed=1"
+    assert serial_url("serial:///dev/ttyUSB0", load_config(environ={}).serial) == "serial:///dev/ttyUSB0"
+
+
+@pytest.mark.parametrize("where, fragments", [
+    ({"file": "[table]\ndecks = 1\n[shoe]\ncut_card_from_end = 60\n"},
+     ["table.toml: [shoe] cut_card_from_end", "at most 26", "table.toml), got 60"]),
+    ({"file": "[shoe]\ncut_card_from_end = 60\n", "environ": {"CROUPIER_TABLE_DECKS": "1"}},
+     ["table.toml: [shoe] cut_card_from_end", "decks = 1 from environment"]),
+    ({"environ": {"CROUPIER_SHOE_CUT_CARD_FROM_END": "60"}, "overrides": {"table": {"decks": 1}}},
+     ["environment: [shoe] cut_card_from_end", "decks = 1 from command line"]),
+    ({"overrides": {"table": {"decks": 1}, "shoe": {"cut_card_from_end": 60}}},
+     ["command line: [shoe] cut_card_from_end"]),
+])
+def test_cut_card_depth_error_names_where_each_value_came_from(
+        tmp_path: Path, where: dict[str, Any], fragments: list[str]) -> None:
+    path = write(tmp_path, where["file"]) if "file" in where else None
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, environ=where.get("environ", {}), overrides=where.get("overrides"))
+    for fragment in fragments:
+        assert fragment in str(caught.value)
+
+
+def test_a_mistyped_variable_stops_the_cli_with_one_line() -> None:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}, "CROUPIER_TABEL_DECKS": "6"}
+    done = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--rounds", "1", "--quiet"],
+                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [done.stderr.strip()]
+    assert done.stderr.startswith("croupier simulate: environment: CROUPIER_TABEL_DECKS: not a Croupier setting")

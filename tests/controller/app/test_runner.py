@@ -1,0 +1,146 @@
+"""The runner: the simulated dealer, new shoes, idle sign-out and resuming, around the pure core."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, ClassVar
+
+from config.loader import load_config
+from controller.app.runner import Runner
+from controller.core.inputs import Input, InputKind
+from controller.core.machine import State
+from controller.core.shoe import shuffled_shoe
+from controller.core.table import Event, Table
+from controller.journal.replay import attach_journal
+from drivers.base import CardSource
+from drivers.merged import MergedSource
+from drivers.mock import MockShoe
+
+AUTH = {"enabled": True, "reader": "pcsc://?reader=X", "idle_signout_seconds": 900,
+        "badges": {"04A1B2C3": {"name": "Alice", "role": "dealer"}}}
+
+
+class Scripted(CardSource):
+    """Gives its inputs, then nothing for ``idle_polls`` polls, then is exhausted."""
+
+    scheme = "scripted"
+    options: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, items: list[Input], idle_polls: int = 0) -> None:
+        super().__init__("scripted://")
+        self.items = list(items)
+        self.idle_polls = idle_polls
+
+    def _recv(self, timeout: float | None) -> Input | None:
+        if self.items:
+            return self.items.pop(0)
+        self.idle_polls -= 1
+        return None
+
+    @property
+    def exhausted(self) -> bool:
+        return not self.items and self.idle_polls <= 0
+
+
+class Ticking(Scripted):
+    """Each empty poll moves the fake clock on by ``step`` seconds."""
+
+    def __init__(self, clock: list[float], step: float, idle_polls: int) -> None:
+        super().__init__([], idle_polls)
+        self.clock = clock
+        self.step = step
+
+    def _recv(self, timeout: float | None) -> Input | None:
+        self.clock[0] += self.step
+        return super()._recv(timeout)
+
+
+def test_a_restored_dealer_is_not_signed_out_at_once() -> None:
+    """A resumed table has its dealer back from the replay; the idle timer starts now, not at boot."""
+    table = Table(load_config(environ={}, overrides={"auth": AUTH}))
+    table.handle(Input(InputKind.BADGE, "04A1B2C3"))
+    events: list[Event] = []
+    runner = Runner(table, Scripted([], idle_polls=3), events.extend, poll=0.0, idle_signout=900,
+                    clock=lambda: 10_000.0)
+    runner.run()
+    assert not [e for e in events if e["event"] == "dealer_signed_out"]
+
+
+def test_idle_sign_out_after_the_configured_time_without_input() -> None:
+    clock = [10_000.0]
+    table = Table(load_config(environ={}, overrides={"auth": AUTH}))
+    table.handle(Input(InputKind.BADGE, "04A1B2C3"))
+    events: list[Event] = []
+    runner = Runner(table, Ticking(clock, 400.0, idle_polls=4), events.extend, poll=0.0, idle_signout=900,
+                    clock=lambda: clock[0])
+    runner.run()
+    signed_out = [e for e in events if e["event"] == "dealer_signed_out"]
+    assert len(signed_out) == 1 and signed_out[0]["reason"] == "idle"
+    assert clock[0] - 10_000.0 >= 900
+
+
+def test_held_source_waits_through_a_new_shoe_until_the_dealer_confirms() -> None:
+    mock = MockShoe("mock://?seed=3&decks=1&cut=12")
+    source = MergedSource(mock, hold_when_idle=True)
+    assert source.recv(0.01) is None, "a new table waits for the dealer"
+    source.indicate("burn")
+    first = source.recv(0.01)
+    assert first is not None and first.kind is InputKind.CARD
+    source.indicate("new_shoe")
+    assert source.recv(0.01) is None, "after a shoe closes the next shoe waits for the dealer's confirmation"
+    source.put(Input(InputKind.SHOE))
+    assert source.recv(0.01) == Input(InputKind.SHOE)
+    source.indicate("burn")
+    second = source.recv(0.01)
+    assert second is not None and second.card == shuffled_shoe(3, 1, 1)[0]
+
+
+def run_session(path: Path, dealer: Any, stop: Any) -> tuple[Table, MockShoe, list[Event]]:
+    table = Table(load_config(environ={}, overrides={"table": {"decks": 1}, "shoe": {"cut_card_from_end": 12}}))
+    mock = MockShoe("mock://?seed=3&decks=1&cut=12")
+    source = MergedSource(mock)
+    source.keep_open = True
+    out: list[Event] = []
+
+    def sink(events: list[Event]) -> None:
+        out.extend(events)
+        for event in events:
+            dealer(event, source)
+        if stop(events):
+            runner.stopped = True
+
+    runner = Runner(table, source, sink, auto_next=False, auto_shoe=False, new_shoes=True, poll=0.02)
+    journal = attach_journal(runner, path, argv_key={"command": "run", "driver": "mock"}, header_events=[])
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    thread.join(20)
+    runner.stopped = True
+    thread.join(5)
+    journal.close()
+    return table, mock, out
+
+
+def test_resuming_on_a_closed_shoe_deals_the_next_shoe_not_the_one_after(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    typed_after_close: list[int] = []
+
+    def dealer(event: Event, source: MergedSource) -> None:
+        if event["event"] == "instruction" and event["action"] == "next_round":
+            source.put(Input(InputKind.NEXT))
+        if event["event"] == "instruction" and event["action"] in ("confirm_shoe", "new_shoe") \
+                and typed_after_close:
+            source.put(Input(InputKind.SHOE))
+        if event["event"] == "instruction" and event["action"] == "confirm_shoe" and not typed_after_close:
+            source.put(Input(InputKind.SHOE))
+        if event["event"] == "shoe_closed" and not typed_after_close:
+            typed_after_close.append(1)
+            source.put(Input(InputKind.NEXT))  # refused: the shoe is closed; journaled all the same
+
+    table, mock, _ = run_session(path, dealer,
+                                 lambda events: any(e["event"] == "rejected" for e in events))
+    assert table.model.state is State.SHOE_CLOSED
+    assert mock.position[0] == 2, "the runner had already asked the mock for shoe 2"
+    table, mock, out = run_session(path, dealer, lambda events: any(e["event"] == "burn" for e in events))
+    burns = [e["card"] for e in out if e["event"] == "burn"]
+    assert burns[:1] == shuffled_shoe(3, 1, 1)[:1], "shoe 2's first card, not shoe 3's"

@@ -1,0 +1,175 @@
+"""`croupier run`: the live-table command, driven through the mock driver and typed dealer inputs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.core.exceptions import ScriptError
+from controller.core.inputs import Input, InputKind
+from controller.ui.keyboard import parse_dealer_line
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, input=stdin)
+
+
+def stream(output: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in output.splitlines() if line.strip()]
+
+
+def picked(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] in ("card", "result", "misdeal")]
+
+
+def test_run_with_auto_next_matches_simulate_for_the_same_seed() -> None:
+    live = croupier("run", "--driver", "mock://?seed=11&decks=8", "--json", "--auto-next", "--rounds", "100",
+                    "--no-keyboard")
+    assert live.returncode == 0, live.stderr
+    simulated = croupier("simulate", "--seed", "11", "--rounds", "100", "--json")
+    assert picked(stream(live.stdout)) == picked(stream(simulated.stdout))
+    assert len([e for e in stream(live.stdout) if e["event"] == "result"]) == 100
+
+
+def test_typed_inputs_resolve_a_misdeal(tmp_path: Path) -> None:
+    script = tmp_path / "shoe.txt"
+    script.write_text("# a scripted shoe\n3S KD 5H 9C\n??\n", encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "run", "--driver", f"mock://?script={script}", "--json",
+         "--no-burn", "--auto-next"],
+        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdin is not None and process.stdout is not None
+    events: list[dict[str, Any]] = []
+    for line in process.stdout:
+        events.append(json.loads(line))
+        if events[-1]["event"] == "misdeal":
+            break
+    assert events[-1]["kind"] == "unreadable_card"
+    process.stdin.write("m 4D\n")
+    process.stdin.close()
+    assert process.stderr is not None
+    out, err = process.stdout.read(), process.stderr.read()
+    process.wait(timeout=60)
+    events += stream(out)
+    cards = [e for e in events if e["event"] == "card"]
+    assert cards[-1] == {"event": "card", "round": 2, "slot": "P1", "card": "4D", "manual": True}
+    assert process.returncode == 3
+    assert "B1 is still due" in err
+
+
+def test_unknown_typed_command_is_reported_and_nothing_else_changes(tmp_path: Path) -> None:
+    script = tmp_path / "shoe.txt"
+    script.write_text("@shoe 3S KD 5H 9C\n", encoding="utf-8")
+    run = croupier("run", "--driver", f"mock://?script={script}", "--json", "--no-burn", stdin="xyz\n")
+    assert "'xyz' is not a dealer command" in run.stderr
+    assert [e["event"] for e in stream(run.stdout)].count("result") == 1
+    assert run.returncode == 0
+
+
+def test_bad_driver_url_is_exit_2_with_the_expected_form() -> None:
+    run = croupier("run", "--driver", "mock://?sed=1")
+    assert run.returncode == 2
+    assert "unknown option 'sed'" in run.stderr
+    assert "seed" in run.stderr
+    run = croupier("run", "--driver", "carrier-pigeon://x")
+    assert run.returncode == 2
+    assert "unknown driver scheme" in run.stderr
+
+
+def test_parse_dealer_line() -> None:
+    assert parse_dealer_line("n") == Input(InputKind.NEXT)
+    assert parse_dealer_line(" VOID ") == Input(InputKind.VOID)
+    assert parse_dealer_line("m 7h") == Input(InputKind.MANUAL, "7h")
+    assert parse_dealer_line("") is None
+    for bad in ("m", "m 7H 8H", "dance", "n n"):
+        try:
+            parse_dealer_line(bad)
+        except ScriptError as error:
+            assert repr(bad.strip()) in str(error)
+        else:
+            raise AssertionError(f"{bad!r} was accepted")
+
+
+def test_run_through_the_shoe_emulator_matches_simulate_across_shoes() -> None:
+    """The contract: same seed, same cards, results and misdeals, here over more than one shoe."""
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "7", "--interval", "0"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        first = emulator.stdout.readline().split()
+        assert first[0] == "PTY"
+        live = croupier("run", "--driver", f"serial://{first[1]}", "--json", "--auto-next", "--rounds", "120",
+                        "--no-keyboard")
+        assert live.returncode == 0, live.stderr
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    simulated = croupier("simulate", "--seed", "7", "--rounds", "120", "--json")
+    live_events = picked(stream(live.stdout))
+    assert live_events == picked(stream(simulated.stdout))
+    assert len([e for e in stream(live.stdout) if e["event"] == "shoe_closed"]) == 1
+
+
+def test_emulator_says_when_the_controller_greets_in_the_other_framing() -> None:
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "7", "--framing", "stx"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None and emulator.stderr is not None
+        pty = emulator.stdout.readline().split()[1]
+        controller = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.main", "run", "--driver", f"serial://{pty}", "--json",
+             "--auto-next", "--rounds", "1", "--no-keyboard"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            warning = emulator.stderr.readline()
+        finally:
+            controller.kill()
+            controller.wait(timeout=10)
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert "greets in line framing but this emulator speaks stx" in warning
+    assert "--framing line" in warning and "?framing=stx" in warning
+
+
+def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
+    """The emulator deals only while the table shows a slot; the dealer confirms the shoe and starts rounds."""
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "3", "--interval", "0",
+         "--follow-table"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        pty = emulator.stdout.readline().split()[1]
+        controller = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.main", "run", "--driver", f"serial://{pty}?indicator=1", "--json",
+             "--console", "plain", "--rounds", "2"],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert controller.stdin is not None and controller.stdout is not None
+        seen: list[dict[str, Any]] = []
+        try:
+            for answer in ("s", "n"):
+                for line in controller.stdout:
+                    seen.append(json.loads(line))
+                    action = seen[-1].get("action")
+                    if seen[-1]["event"] == "instruction" and action in ("confirm_shoe", "next_round"):
+                        break
+                controller.stdin.write(answer + "\n")
+                controller.stdin.flush()
+            out, _ = controller.communicate(timeout=60)
+        finally:
+            controller.kill()
+        seen += stream(out)
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert not [e for e in seen if e["event"] == "misdeal"], "no card came out before the dealer was ready"
+    assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2]
+    assert controller.returncode == 0

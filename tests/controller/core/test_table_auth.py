@@ -1,0 +1,198 @@
+"""Badges at the table: sign-in, dealer identity on results, supervisor approvals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from config.loader import load_config
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.machine import State
+from controller.core.table import Table
+
+DEALER = "04A1B2C3D4E5F6"
+SUPERVISOR = "04DEADBEEF0001"
+STRANGER = "0411223344"
+
+AUTH_CONFIG = f"""
+[shoe]
+burn = "none"
+
+[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+
+[auth.badges.{DEALER}]
+name = "Alice Martin"
+role = "dealer"
+
+[auth.badges.{SUPERVISOR}]
+name = "Bob Stone"
+role = "supervisor"
+"""
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Table:
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH_CONFIG, encoding="utf-8")
+    t = Table(load_config(path, environ={}))
+    t.start()
+    return t
+
+
+def feed(t: Table, tokens: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    for item in parse_tokens(tokens):
+        events += t.handle(item)
+    return events
+
+
+def named(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["event"] == name]
+
+
+def test_no_dealing_until_a_dealer_signs_in(table: Table) -> None:
+    events = table.handle(Input(InputKind.SHOE))
+    assert events[0]["event"] == "rejected"
+    assert "no dealer is signed in" in events[0]["reason"]
+    assert events[-1]["action"] == "sign_in"
+    events = feed(table, "9S")
+    assert named(events, "misdeal")[0]["kind"] == "no_dealer"
+    assert table.state is State.HALTED
+
+
+def test_signed_in_dealer_is_on_results_and_misdeals(table: Table) -> None:
+    events = feed(table, f"@badge {DEALER} @shoe 3S KD 5H 9C @next 4H ??")
+    assert named(events, "dealer_signed_in")[0]["name"] == "Alice Martin"
+    result = named(events, "result")[0]
+    assert result["dealer"] == {"name": "Alice Martin", "uid": DEALER, "role": "dealer"}
+    assert named(events, "misdeal")[0]["dealer"]["name"] == "Alice Martin"
+
+
+def test_removing_the_badge_signs_out_and_stops_dealing(table: Table) -> None:
+    feed(table, f"@badge {DEALER} @shoe 3S")
+    events = feed(table, "@badge_removed")
+    assert named(events, "dealer_signed_out")[0]["reason"] == "badge removed"
+    assert events[-1]["action"] == "sign_in"
+    events = feed(table, "KD")
+    assert named(events, "misdeal")[0]["kind"] == "no_dealer"
+
+
+def test_idle_sign_out_arrives_as_an_input(table: Table) -> None:
+    feed(table, f"@badge {DEALER}")
+    events = table.handle(Input(InputKind.SIGN_OUT, "idle"))
+    assert named(events, "dealer_signed_out")[0]["reason"] == "idle"
+
+
+def test_void_waits_for_a_supervisor_badge(table: Table) -> None:
+    feed(table, f"@badge {DEALER} @shoe 3S @double")
+    assert table.state is State.HALTED
+    events = feed(table, "@void")
+    required = named(events, "approval_required")[0]
+    assert required["action"] == "void"
+    assert events[-1]["action"] == "approval"
+    assert table.state is State.HALTED
+    events = feed(table, f"@badge {STRANGER}")
+    assert named(events, "approval_refused")[0]["reason"] == "unknown badge"
+    assert table.state is State.HALTED
+    events = feed(table, f"@badge {DEALER}")
+    assert "cannot approve void" in named(events, "approval_refused")[0]["reason"]
+    assert table.state is State.HALTED
+    events = feed(table, f"@badge {SUPERVISOR}")
+    approval = named(events, "approval")[0]
+    assert approval["by"] == "Bob Stone" and approval["action"] == "void"
+    assert named(events, "resolved")[0]["approved_by"] == "Bob Stone"
+    assert named(events, "round_voided")
+    assert table.state is State.ROUND_OVER
+    assert table.authority is not None and table.authority.dealer is not None
+    assert table.authority.dealer.name == "Alice Martin"
+
+
+def test_foreign_card_resumes_only_with_supervisor(tmp_path: Path) -> None:
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH_CONFIG, encoding="utf-8")
+    table = Table(load_config(path, environ={"CROUPIER_TABLE_DECKS": "1"}))
+    table.start()
+    feed(table, f"@badge {DEALER} @shoe AS AS")
+    misdeal = table.misdeal
+    assert misdeal is not None and misdeal.kind == "foreign_card"
+    assert misdeal.supervisor == ["void"]
+    events = feed(table, "@void")
+    assert named(events, "approval_required")[0]["action"] == "foreign_card"
+
+
+def test_burn_needs_no_approval(table: Table) -> None:
+    feed(table, f"@badge {DEALER} @shoe 3S ??")
+    events = feed(table, "@burn")
+    assert named(events, "resolved")[0]["resolution"] == "burn"
+    assert events[-1]["event"] == "prompt"
+
+
+def test_manual_entry_needs_a_supervisor(table: Table) -> None:
+    feed(table, f"@badge {DEALER} @shoe 3S ??")
+    events = feed(table, f"@manual 9C @badge {SUPERVISOR}")
+    card = named(events, "card")[0]
+    assert card["card"] == "9C" and card["manual"] is True
+    assert named(events, "resolved")[0]["approved_by"] == "Bob Stone"
+
+
+def test_closing_the_shoe_early_needs_a_supervisor(table: Table) -> None:
+    feed(table, f"@badge {DEALER} @shoe 3S KD 5H 9C")
+    events = feed(table, "@close")
+    assert named(events, "approval_required")[0]["action"] == "close_shoe"
+    events = feed(table, f"@badge {SUPERVISOR}")
+    assert named(events, "shoe_closing")[0]["approved_by"] == "Bob Stone"
+    assert named(events, "shoe_closed")[0]["rounds"] == 1
+    assert table.state is State.SHOE_CLOSED
+
+
+def test_without_auth_close_is_immediate_and_supervisor_marks_are_default() -> None:
+    t = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
+    t.start()
+    events = feed(t, "@shoe 3S KD 5H 9C @close")
+    assert named(events, "shoe_closed")
+    feed(t, "@shoe 3S ??")
+    assert t.misdeal is not None and t.misdeal.supervisor == ["manual", "void"]
+
+
+def test_taking_a_supervisor_badge_off_keeps_the_dealer_signed_in(table: Table) -> None:
+    feed(table, f"@badge {DEALER} @shoe 3S @double @void @badge {SUPERVISOR}")
+    assert table.state is State.ROUND_OVER
+    events = table.handle(Input(InputKind.BADGE_REMOVED, SUPERVISOR))
+    assert not named(events, "dealer_signed_out")
+    assert table.authority is not None and table.authority.dealer is not None
+    events = table.handle(Input(InputKind.BADGE_REMOVED, DEALER))
+    assert named(events, "dealer_signed_out")[0]["name"] == "Alice Martin"
+
+
+def test_a_supervisor_dealing_cannot_approve_their_own_void(tmp_path: Path) -> None:
+    second = "04C0C0C0C0C0C0"
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH_CONFIG + f'\n[auth.badges.{second}]\nname = "Carol Reed"\nrole = "supervisor"\n',
+                    encoding="utf-8")
+    table = Table(load_config(path, environ={}))
+    table.start()
+    feed(table, f"@badge {SUPERVISOR} @shoe 3S ?? @void")
+    assert table.pending_approval is not None
+    events = feed(table, f"@badge {SUPERVISOR}")
+    refused = named(events, "approval_refused")[0]
+    assert refused["rule"] == "two_person" and refused["action"] == "void"
+    assert "Bob Stone is the dealer signed in and cannot approve their own void" in refused["reason"]
+    assert not named(events, "approval") and not named(events, "round_voided")
+    assert table.state is State.HALTED and table.pending_approval is not None
+    assert events[-1]["action"] == "approval"
+    events = feed(table, f"@badge {second}")
+    assert named(events, "resolved")[0]["approved_by"] == "Carol Reed"
+    assert named(events, "round_voided") and table.state is State.ROUND_OVER
+
+
+def test_two_person_false_lets_the_dealer_approve(tmp_path: Path) -> None:
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH_CONFIG.replace("[auth]\n", "[auth]\ntwo_person = false\n"), encoding="utf-8")
+    table = Table(load_config(path, environ={}))
+    table.start()
+    events = feed(table, f"@badge {SUPERVISOR} @shoe 3S ?? @void @badge {SUPERVISOR}")
+    assert named(events, "resolved")[0]["approved_by"] == "Bob Stone"

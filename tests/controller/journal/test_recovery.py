@@ -1,0 +1,310 @@
+"""Fault tests: kill -9 the controller at hundreds of points, tear the journal's tail, fill the disk.
+
+The contract under test: ``croupier simulate --seed N --rounds R --journal PATH --json`` can be
+killed at any moment and run again with the same arguments; it then continues, and the union of
+the result events it printed across runs equals one uninterrupted run's. The journal itself must
+end up holding exactly the uninterrupted run's events: no card lost or doubled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+CROUPIER = [sys.executable, "-m", "controller.cli.main"]
+KILLS_WANTED = 200
+
+Events = list[dict[str, Any]]
+
+
+def parse(data: bytes) -> Events:
+    """Complete JSON lines only: a line cut short by the kill was never printed."""
+    lines = data.split(b"\n")[:-1]
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def croupier(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*CROUPIER, *args], capture_output=True, cwd=ROOT, timeout=120)
+
+
+@dataclass
+class Killed:
+    returncode: int
+    printed: Events
+    stderr: str
+
+
+def run_and_kill(args: list[str], lines: int | None = None, seconds: float | None = None) -> Killed:
+    """Run croupier; SIGKILL it after it printed ``lines`` lines, or after ``seconds``."""
+    process = subprocess.Popen([*CROUPIER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    assert process.stdout is not None and process.stderr is not None
+    head = b""
+    if lines is not None:
+        for _ in range(lines):
+            line = process.stdout.readline()
+            if not line:
+                break
+            head += line
+        with contextlib.suppress(ProcessLookupError):
+            process.send_signal(signal.SIGKILL)
+    elif seconds is not None:
+        try:
+            process.wait(seconds)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+    rest = process.stdout.read()  # what it printed before it died is still in the pipe
+    stderr = process.stderr.read().decode(errors="replace")
+    process.wait(30)
+    return Killed(process.returncode, parse(head + rest), stderr)
+
+
+def result_lines(events: Events) -> list[str]:
+    return [json.dumps(event, sort_keys=True) for event in events if event["event"] == "result"]
+
+
+def journal_events(path: Path) -> Events:
+    """Every event the journal holds, in order (read through the history API, read-only)."""
+    from controller.journal.replay import journaled_events
+    from controller.journal.store import Journal
+
+    journal = Journal.open_existing(path)
+    try:
+        return [event for _, events in journaled_events(journal) for event in events]
+    finally:
+        journal.close()
+
+
+def remove_journal(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+@dataclass
+class Outcome:
+    kills: int = 0
+    printed: Events = field(default_factory=list)
+    runs: int = 0
+
+
+def kill_until_done(args: list[str], journal: Path, rng: random.Random, *, max_lines: int = 40,
+                    by_time: bool = False, tear: bool = False, limit: int = 400) -> Outcome:
+    """Run ``args --journal journal`` again and again, killing it, until one run ends by itself."""
+    outcome = Outcome()
+    for _ in range(limit):
+        if by_time:
+            run = run_and_kill([*args, "--journal", str(journal)], seconds=rng.uniform(0.05, 0.4))
+        else:
+            run = run_and_kill([*args, "--journal", str(journal)], lines=rng.randint(1, max_lines))
+        outcome.runs += 1
+        outcome.printed += run.printed
+        if run.returncode != -signal.SIGKILL:
+            assert run.returncode == 0, run.stderr
+            assert "Traceback" not in run.stderr
+            return outcome
+        outcome.kills += 1
+        if tear:
+            tear_tail(journal, rng)
+    raise AssertionError(f"no run finished in {limit} attempts")
+
+
+def tear_tail(journal: Path, rng: random.Random) -> None:
+    """A torn write: cut a few bytes, up to a few frames, off the end of the WAL."""
+    wal = Path(f"{journal}-wal")
+    if wal.exists() and wal.stat().st_size > 32 + 4096:
+        size = wal.stat().st_size
+        with wal.open("r+b") as handle:
+            handle.truncate(size - rng.randint(1, min(3 * 4120, size - 32)))
+
+
+def check(args: list[str], journal: Path, outcome: Outcome) -> None:
+    """The killed-and-resumed game is the uninterrupted game."""
+    reference = parse(croupier(*args).stdout)
+    reference_results = result_lines(reference)
+    assert reference_results and len(set(reference_results)) == len(reference_results)
+    # The contract: the union of printed results is the uninterrupted run's.
+    assert set(result_lines(outcome.printed)) == set(reference_results)
+    # The journal holds exactly the uninterrupted run: every card once, in order.
+    assert journal_events(journal) == reference
+    # History gives each round's result once, exactly as emitted.
+    history = croupier("history", str(journal), "--json")
+    assert history.returncode == 0, history.stderr
+    assert [line for line in history.stdout.decode().splitlines() if '"event": "result"' in line] == [
+        json.dumps(event, separators=(", ", ": ")) for event in reference if event["event"] == "result"]
+    audit = croupier("audit", "verify", str(journal), "--replay")
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+SCENARIOS = [
+    # (seed, decks, rounds, kill by) -- whole shoes, shoe changes, burns of every new shoe.
+    (11, 8, 85, "lines"),    # one 8-deck shoe to the cut card and into the next
+    (12, 1, 40, "lines"),    # 1-deck shoes: a shoe change every few rounds
+    (13, 2, 45, "time"),     # random moments, including start-up and replay
+]
+
+
+@pytest.mark.slow
+def test_kill9_at_200_points_and_restart(tmp_path: Path) -> None:
+    rng = random.Random(20261129)
+    kills = 0
+    round_trip = 0
+    while kills < KILLS_WANTED:
+        seed, decks, rounds, how = SCENARIOS[round_trip % len(SCENARIOS)]
+        seed += 100 * (round_trip // len(SCENARIOS))
+        round_trip += 1
+        args = ["simulate", "--seed", str(seed), "--decks", str(decks), "--rounds", str(rounds), "--json"]
+        journal = tmp_path / f"kill-{seed}.db"
+        outcome = kill_until_done(args, journal, rng, max_lines=45 if decks == 8 else 25,
+                                  by_time=how == "time")
+        check(args, journal, outcome)
+        kills += outcome.kills
+        assert round_trip < 20
+    assert kills >= KILLS_WANTED
+    print(f"{kills} kills over {round_trip} games")
+
+
+def test_torn_wal_tail_after_kills(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    args = ["simulate", "--seed", "14", "--decks", "2", "--rounds", "30", "--json"]
+    journal = tmp_path / "torn.db"
+    outcome = kill_until_done(args, journal, rng, max_lines=60, tear=True)
+    assert outcome.kills >= 5
+    check(args, journal, outcome)
+
+
+def test_torn_database_file_is_a_clear_error(tmp_path: Path) -> None:
+    args = ["simulate", "--seed", "15", "--rounds", "20", "--json"]
+    journal = tmp_path / "torn.db"
+    first = croupier(*args, "--journal", str(journal))
+    assert first.returncode == 0
+    assert not Path(f"{journal}-wal").exists()  # a clean exit checkpoints into the database file
+    size = journal.stat().st_size
+    with journal.open("r+b") as handle:
+        handle.truncate(size - 1000)
+    again = croupier(*args, "--journal", str(journal))
+    stderr = again.stderr.decode()
+    assert again.returncode == 2
+    assert str(journal) in stderr and "Traceback" not in stderr
+    assert b'"event": "prompt"' not in again.stdout
+    audit = croupier("audit", "verify", str(journal))
+    assert audit.returncode in (1, 2)
+    assert str(journal).encode() in audit.stdout + audit.stderr and b"Traceback" not in audit.stderr
+
+
+@contextlib.contextmanager
+def tmpfs(where: Path, size: str, read_only: bool = False) -> Iterator[Path]:
+    where.mkdir()
+    options = f"size={size}" + (",ro" if read_only else "")
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(where)],
+                             capture_output=True, timeout=30)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({mounted.stderr.decode().strip() or 'not root'}); "
+                    "tests/controller/journal/test_journal.py covers a full disk with max_page_count")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=30)
+
+
+@pytest.mark.skipif(shutil.which("mount") is None or os.geteuid() != 0, reason="needs root to mount a tmpfs")
+def test_full_disk_halts_and_resumes(tmp_path: Path) -> None:
+    args = ["simulate", "--seed", "16", "--rounds", "150", "--json"]
+    with tmpfs(tmp_path / "small", "160k") as disk:
+        journal = disk / "j.db"
+        full = croupier(*args, "--journal", str(journal))
+        stderr = full.stderr.decode()
+        assert full.returncode == 2, stderr
+        assert "disk is full" in stderr and str(journal) in stderr and "Traceback" not in stderr
+        printed = parse(full.stdout)
+        assert printed == journal_events(journal)  # nothing was shown that is not journaled
+        subprocess.run(["mount", "-o", "remount,size=16m", str(disk)], check=True, timeout=30)
+        resumed = croupier(*args, "--journal", str(journal))
+        assert resumed.returncode == 0, resumed.stderr
+        outcome = Outcome(printed=printed + parse(resumed.stdout))
+        check(args, journal, outcome)
+
+
+@pytest.mark.skipif(shutil.which("mount") is None or os.geteuid() != 0, reason="needs root to mount a tmpfs")
+def test_read_only_journal_path(tmp_path: Path) -> None:
+    args = ["simulate", "--seed", "17", "--rounds", "5", "--json"]
+    with tmpfs(tmp_path / "ro", "1m", read_only=True) as disk:
+        journal = disk / "j.db"
+        run = croupier(*args, "--journal", str(journal))
+        stderr = run.stderr.decode()
+        assert run.returncode == 2
+        assert str(journal) in stderr and "Traceback" not in stderr
+        assert run.stdout == b""
+
+
+# -- through the serial shoe emulator on a pty ---------------------------------------------------------
+
+
+def _emulator(seed: int, decks: int, interval: float) -> tuple[subprocess.Popen[bytes], str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli.shoe_emulator", "--seed", str(seed), "--decks", str(decks),
+         "--linger", "120", "--ack-timeout", "0.2", "--interval", str(interval)],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+    assert process.stdout is not None
+    line = process.stdout.readline().decode().split()
+    assert line and line[0] == "PTY", line
+    return process, line[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["lines", "time"])
+def test_kill9_through_the_serial_emulator(tmp_path: Path, how: str) -> None:
+    """kill -9 ``croupier run`` reading a seeded shoe from the emulator over a pty; restart it.
+
+    Within one shoe (the emulator's shoe changes are its own protocol), the cards the journal
+    holds are the shoe's cards in order: none lost, none doubled, whatever the kill point. This
+    relies on the serial driver acknowledging a card only once it is journaled (``journaled()``)
+    and dropping the retransmission of the last journaled message after a restart (``seek``).
+    """
+    seed, decks, rounds = 18, 8, 60
+    # Killed by time, the shoe deals a card every 10 ms so that the kills land all along the game.
+    emulator, pty = _emulator(seed, decks, 0.0 if how == "lines" else 0.01)
+    try:
+        journal = tmp_path / "serial.db"
+        args = ["run", "--driver", f"serial://{pty}?framing=line&indicator=1", "--auto-next", "--json",
+                "--no-keyboard", "--decks", str(decks), "--rounds", str(rounds)]
+        rng = random.Random(5)
+        printed: Events = []
+        kills = 0
+        for _ in range(200):
+            if how == "lines":
+                run = run_and_kill([*args, "--journal", str(journal)], lines=rng.randint(3, 40))
+            else:
+                run = run_and_kill([*args, "--journal", str(journal)], seconds=rng.uniform(0.1, 0.4))
+            printed += run.printed
+            if run.returncode != -signal.SIGKILL:
+                assert run.returncode == 0, run.stderr
+                break
+            kills += 1
+            time.sleep(0.05)
+        assert kills >= 10
+        print(f"serial emulator ({how}): {kills} kills")
+    finally:
+        emulator.send_signal(signal.SIGTERM)
+        try:
+            emulator.wait(10)
+        except subprocess.TimeoutExpired:
+            emulator.kill()
+    reference = parse(croupier("simulate", "--seed", str(seed), "--decks", str(decks), "--rounds", str(rounds),
+                               "--json").stdout)
+    dealt = [(e["event"], e.get("card")) for e in journal_events(journal) if e["event"] in ("card", "burn")]
+    assert dealt == [(e["event"], e.get("card")) for e in reference if e["event"] in ("card", "burn")]
+    assert set(result_lines(printed)) == set(result_lines(reference))

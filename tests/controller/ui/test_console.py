@@ -1,0 +1,302 @@
+"""The dealer console, headless with Textual's pilot, asserting on what it renders."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+
+pytest.importorskip("textual")
+from textual.geometry import Region
+from textual.widget import Widget
+
+from controller.core.inputs import Input, InputKind
+from controller.ui.bigtext import FONT, big_width, can_render, render_big
+from controller.ui.console import DealerConsole, TableScreen
+from controller.ui.tableview import TableView
+
+SIZE = (120, 50)
+WINNERS = {"B": "banker", "P": "player", "T": "tie"}
+
+
+def rendered(app: DealerConsole, selector: str) -> str:
+    """The text a widget shows on screen, line by line (padding blanks stripped)."""
+    widget = app.screen.query_one(selector, Widget)
+    width, height = widget.outer_size
+    lines = [strip.text.strip() for strip in widget.render_lines(Region(0, 0, width, height))]
+    return "\n".join(lines).strip("\n")
+
+
+def result_event(round_number: int, letter: str, player: tuple[list[str], int] = (["2S", "3H"], 5),
+                 banker: tuple[list[str], int] = (["4D", "3C"], 7), **flags: Any) -> dict[str, Any]:
+    return {"event": "result", "round": round_number, "winner": WINNERS[letter],
+            "player": {"cards": player[0], "total": player[1]},
+            "banker": {"cards": banker[0], "total": banker[1]},
+            "natural": False, "player_pair": False, "banker_pair": False, **flags}
+
+
+Scenario = Callable[[DealerConsole, Any, list[Input]], Awaitable[None]]
+
+
+def run(scenario: Scenario, events: list[dict[str, Any]] | None = None) -> list[Input]:
+    inputs: list[Input] = []
+
+    async def main() -> None:
+        app = DealerConsole(on_input=inputs.append, events=events or [])
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await scenario(app, pilot, inputs)
+
+    asyncio.run(main())
+    return inputs
+
+
+def test_next_action_in_large_type_and_the_layout_fills_in() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        assert "WAITING" in rendered(app, "#next-action-text").upper()
+        app.apply({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"})
+        await pilot.pause()
+        big = rendered(app, "#next-action")
+        assert big.splitlines() == [line.strip() for line in render_big("Card to PLAYER", 2)]
+        assert rendered(app, "#next-action-text") == "Card to PLAYER"
+        assert "← next: P1" in rendered(app, "#player-hand")
+        for slot, card, say in (("P1", "TH", "Card to BANKER"), ("B1", "9S", "Card to PLAYER"),
+                                ("P2", "4D", "Card to BANKER"), ("B2", "KC", None)):
+            app.apply({"event": "card", "round": 1, "slot": slot, "card": card})
+            if say:
+                app.apply({"event": "prompt", "round": 1, "slot": "x", "to": "y", "say": say})
+        await pilot.pause()
+        player = rendered(app, "#player-hand")
+        banker = rendered(app, "#banker-hand")
+        assert "PLAYER   total 4" in player and "P1 10♥" in player and "P2 4♦" in player
+        assert "P3 ··" in player
+        assert "BANKER   total 9" in banker and "B1 9♠" in banker and "B2 K♣" in banker
+        assert rendered(app, "#result") == "Round 1"
+
+    run(scenario)
+
+
+def test_result_roads_and_the_next_round() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        for number, letter in enumerate("BPPT", start=1):
+            app.apply(result_event(number, letter))
+        app.apply(result_event(5, "B", player=(["AS", "7H"], 8), banker=(["9C", "KD"], 9),
+                               natural=True, banker_pair=True))
+        await pilot.pause()
+        assert rendered(app, "#result") == "Round 5: BANKER wins 9 to 8 (natural)  (banker pair)"
+        assert rendered(app, "#next-action-text") == "BANKER wins 9 to 8 (natural). Press n for the next round."
+        assert "PLAYER   total 8" in rendered(app, "#player-hand")
+        assert "B1 9♣" in rendered(app, "#banker-hand")
+        roads = [line.strip("│ ") for line in rendered(app, "#roads").splitlines()[1:]]  # in a border
+        assert "Bead plate" in roads[0] and "Big road" in roads[0]
+        # big road of B P P T B: B | P P(1 tie) | B — row 0 "B  P  B", row 1 "·  P1 ·".
+        big_rows = [line.split("│")[1].strip() for line in roads[1:7]]
+        assert big_rows[0].startswith("B  P  B")
+        assert big_rows[1].startswith("·  P1 ·")
+        assert "Banker 2  Player 2  Tie 1  Banker pairs 1" in rendered(app, "#roads")
+        # A void removes round 5 from the roads and shows the round as void.
+        app.apply({"event": "round_voided", "round": 5})
+        await pilot.pause()
+        assert rendered(app, "#result") == "Round 5: VOID — bets returned"
+        assert "Banker 1  Player 2  Tie 1" in rendered(app, "#roads")
+        # The next round's prompt clears the table.
+        app.apply({"event": "prompt", "round": 6, "slot": "P1", "to": "player", "say": "Card to PLAYER"})
+        await pilot.pause()
+        assert "P1 ··" in rendered(app, "#player-hand") and rendered(app, "#result") == "Round 6"
+
+    run(scenario)
+
+
+def test_misdeal_banner_with_the_instruction_until_resolved() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "card", "round": 3, "slot": "P1", "card": "5C"})
+        app.apply({"event": "misdeal", "round": 3, "kind": "unknown_card", "card": "ZZ",
+                   "detail": "The reader sent ZZ, which is not a card",
+                   "instruction": "Hold the card face down and call the supervisor",
+                   "resolutions": ["burn", "void", "manual"]})
+        await pilot.pause()
+        banner = rendered(app, "#misdeal")
+        assert "MISDEAL: unknown_card — card ZZ" in banner
+        assert "The reader sent ZZ, which is not a card" in banner
+        assert "Do: Hold the card face down and call the supervisor" in banner
+        assert "Resolve with: burn (b), void (v), manual (m)" in banner
+        assert rendered(app, "#next-action-text") == "Hold the card face down and call the supervisor"
+        assert "███" in rendered(app, "#next-action")  # MISDEAL in block letters
+        app.apply({"event": "resolved", "round": 3, "resolution": "burn"})
+        app.apply({"event": "instruction", "say": "Burn it and deal again"})
+        await pilot.pause()
+        assert rendered(app, "#misdeal") == ""
+        assert app.screen.query_one("#misdeal").display is False
+        assert rendered(app, "#next-action-text") == "Burn it and deal again"
+
+    run(scenario)
+
+
+def test_reader_status_and_shoe_counters() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "shoe", "cards_left": 416})
+        app.apply({"event": "reader", "status": "online"})
+        app.apply({"event": "burn", "card": "7S"})
+        app.apply({"event": "card", "round": 1, "slot": "P1", "card": "AS"})
+        await pilot.pause()
+        assert rendered(app, "#reader") == "Reader: ONLINE"
+        shoe = rendered(app, "#shoe")
+        assert "Cards left: 414" in shoe and "Round: 1" in shoe and "Cut card: not yet" in shoe
+        assert "Burned: 1" in shoe
+        app.apply({"event": "reader", "status": "offline"})
+        app.apply({"event": "cut_card"})
+        app.apply({"event": "shoe", "cards_left": 15})
+        await pilot.pause()
+        assert rendered(app, "#reader") == "Reader: OFFLINE"
+        assert app.screen.query_one("#reader").has_class("offline")
+        assert "Cards left: 15" in rendered(app, "#shoe") and "Cut card: OUT" in rendered(app, "#shoe")
+        app.apply({"event": "shoe_closed", "rounds": 70})
+        await pilot.pause()
+        assert "SHOE CLOSED" in rendered(app, "#shoe")
+        assert rendered(app, "#next-action-text") == "Shoe closed: load a new shoe, then press s."
+
+    run(scenario)
+
+
+def test_dealer_keys_give_inputs() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        await pilot.press("n", "b", "v", "e", "u")
+        assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.BURN, InputKind.VOID,
+                                            InputKind.EXPOSED, InputKind.USE]
+        assert rendered(app, "#sent") == "sent @use"
+
+    run(scenario)
+
+
+def test_manual_entry_validates_the_card_code() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        await pilot.press("m")
+        await pilot.pause()
+        assert not isinstance(app.screen, TableScreen)
+        await pilot.press("b", "x", "enter")  # typed into the box, not the burn key
+        await pilot.pause()
+        assert "'bx' is not a card" in rendered(app, "#manual-error")
+        assert inputs == []
+        await pilot.press("backspace", "backspace", "1", "0", "h", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen)
+        assert inputs == [Input(InputKind.MANUAL, "TH")]
+        await pilot.press("m", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen) and len(inputs) == 1
+
+    run(scenario)
+
+
+def test_new_shoe_needs_confirmation() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        await pilot.press("s")
+        await pilot.pause()
+        assert "shuffled, cut and loaded" in rendered(app, "#confirm-text")
+        await pilot.press("b", "v")  # the dealer keys do nothing while the question is open
+        await pilot.press("n")
+        await pilot.pause()
+        assert inputs == [] and isinstance(app.screen, TableScreen)
+        await pilot.press("s", "y")
+        await pilot.pause()
+        assert inputs == [Input(InputKind.SHOE)]
+
+    run(scenario)
+
+
+def test_events_from_another_thread_and_before_the_app_runs() -> None:
+    events = [result_event(1, "P"), result_event(2, "P")]
+
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        assert "Player 2" in rendered(app, "#roads")
+        def feed() -> None:
+            for number in (3, 4, 5):
+                app.apply(result_event(number, "B"))
+
+        worker = threading.Thread(target=feed)
+        worker.start()
+        while worker.is_alive():
+            await pilot.pause(0.05)
+        worker.join()
+        await pilot.pause()
+        assert "Banker 3  Player 2" in rendered(app, "#roads")
+        assert app.view.round == 5
+
+    run(scenario, events)
+
+
+def test_a_bad_event_is_shown_not_raised() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "result", "round": 1, "winner": "dragon"})
+        await pilot.pause()
+        assert "event not understood" in rendered(app, "#sent")
+        app.apply(result_event(1, "B"))
+        await pilot.pause()
+        assert "Banker 1" in rendered(app, "#roads")
+
+    run(scenario)
+
+
+def test_responsible_gaming_line_is_shown() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        text = rendered(app, "#responsible-gaming")
+        assert "Past results do not predict the next one." in text
+        assert "지난 결과는 다음 결과를 예측하지 않습니다." in text
+
+    run(scenario)
+
+
+def test_big_text_font() -> None:
+    assert all(len(rows) == 5 and all(len(row) == 3 for row in rows) for rows in FONT.values())
+    assert can_render("Card to PLAYER: 10!") and not can_render("é")
+    assert render_big("I") == ["▀█▀", " █ ", "▀▀▀"]
+    assert render_big("I", 2) == ["██████", "  ██  ", "  ██  ", "  ██  ", "██████"]
+    assert big_width("AB") == 7 and big_width("AB", 2) == 14 and big_width("") == 0
+
+
+def test_table_view_totals_ignore_unreadable_codes() -> None:
+    view = TableView()
+    view.apply({"event": "card", "round": 1, "slot": "P1", "card": "??"})
+    view.apply({"event": "card", "round": 1, "slot": "P2", "card": "8H"})
+    assert view.total("player") == 8 and view.total("banker") is None
+
+
+def test_a_whole_shoe_from_the_table_core() -> None:
+    from controller.core.inputs import card_read
+    from controller.core.machine import State
+    from controller.core.shoe import shoe_with_cut_card
+    from controller.core.table import Table
+
+    table = Table()
+    tokens = iter(shoe_with_cut_card(5, table.decks))
+
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        for event in [*table.start(), *table.handle(Input(InputKind.SHOE))]:
+            app.apply(event)
+        await pilot.pause()
+        assert rendered(app, "#next-action-text") == "Turn the first card for the burn"
+        # Deal until the first result, pressing n through the console for the next rounds.
+        while len(table.results) < 3:
+            if table.state is State.ROUND_OVER:
+                await pilot.press("n")
+                for event in table.handle(inputs[-1]):
+                    app.apply(event)
+            for event in table.handle(card_read(next(tokens))):
+                app.apply(event)
+        await pilot.pause()
+        last = table.results[-1]
+        assert last["say"].lower() in rendered(app, "#result").lower()
+        assert f"Round: {table.round}" in rendered(app, "#shoe")
+        assert f"Cards left: {table.cards_left}" in rendered(app, "#shoe")
+        assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.NEXT]
+        # A refused input is shown to the dealer.
+        await pilot.press("v")
+        for event in table.handle(inputs[-1]):
+            app.apply(event)
+        await pilot.pause()
+        assert "@void not accepted" in rendered(app, "#sent")
+
+    run(scenario)

@@ -1,0 +1,69 @@
+"""Snapshot tests of the dealer console: the whole screen, rendered headless, compared with the checked-in SVG.
+
+Update after a deliberate change of the console's look:
+``python -m pytest tests/controller/ui/test_console_snapshots.py --snapshot-update`` and review the SVGs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pytest_textual_snapshot")
+
+from config.loader import load_config
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.table import Table
+from controller.ui.console import DealerConsole
+
+SIZE = (120, 48)
+
+
+def table_events(tokens: str, shoe: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The events the real table core gives for these tokens (no burn unless ``shoe`` says)."""
+    table = Table(load_config(environ={}, overrides={"shoe": shoe or {"burn": "none"}}))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for item in parse_tokens(tokens):
+        events += table.handle(item)
+    return events
+
+
+def test_waiting_for_the_players_third_card(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S 9C 2H 4D"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_result_with_roads_after_several_rounds(snap_compare: Any) -> None:
+    rounds = "3S KD 5H 9C @next 9S 8H KD 2C @next 4D 5D 4C 5C @next 7H 7D KH JD"
+    app = DealerConsole(events=table_events(rounds))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_misdeal_banner(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S ??"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+AUTH = """
+[shoe]
+burn = "none"
+[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+[auth.badges.04A1B2C3D4E5F6]
+name = "Alice Martin"
+role = "dealer"
+"""
+
+
+def test_awaiting_a_supervisor_with_the_dealer_shown(snap_compare: Any, tmp_path: Any) -> None:
+    path = tmp_path / "auth.toml"
+    path.write_text(AUTH, encoding="utf-8")
+    table = Table(load_config(path, environ={}))
+    events = table.start()
+    for item in parse_tokens("@badge 04A1B2C3D4E5F6 @shoe 3S @double @void"):
+        events += table.handle(item)
+    assert events[-1]["action"] == "approval"
+    app = DealerConsole(events=events)
+    assert snap_compare(app, terminal_size=SIZE)

@@ -1,0 +1,311 @@
+"""``croupier shoe-emulator`` seen from the controller's side of a real pty (or TCP port)."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import os
+import select
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.core.exceptions import ScriptError
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.shoe import shoe_with_cut_card
+from drivers.serial.emulator import check_script
+from drivers.serial.framing import ACK, ENQ, NAK, Frame, LineFramer, StxFramer, xor_checksum
+from tests.drivers.conftest import EMULATOR, REPO, EmulatorProcess, read_line
+
+Emulator = Callable[..., EmulatorProcess]
+
+
+def line(body: bytes) -> bytes:
+    return body + b"*%02X\r\n" % xor_checksum(body)
+
+
+class Client:
+    """The controller's end of the emulator's pty, byte by byte."""
+
+    def __init__(self, path: str, framing: str = "line") -> None:
+        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+        self.framer = StxFramer() if framing == "stx" else LineFramer()
+        self.buffer = b""
+
+    def write(self, data: bytes) -> None:
+        os.write(self.fd, data)
+
+    def frame(self, timeout: float = 5.0, skip_heartbeats: bool = True) -> Frame | None:
+        """The next frame from the emulator, or None after ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            while self.buffer:
+                used, frame = self.framer.decode(self.buffer)
+                if used == 0:
+                    break
+                self.buffer = self.buffer[used:]
+                if frame is not None and not (skip_heartbeats and frame.kind == "H"):
+                    return frame
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                return None
+            try:
+                data = os.read(self.fd, 4096)
+            except OSError:
+                return None
+            if not data:
+                return None
+            self.buffer += data
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+@pytest.fixture
+def client() -> Iterator[Callable[..., Client]]:
+    opened: list[Client] = []
+
+    def open_client(path: str, framing: str = "line") -> Client:
+        made = Client(path, framing)
+        opened.append(made)
+        return made
+
+    yield open_client
+    for made in opened:
+        made.close()
+
+
+def tokens(seed: int, decks: int, shoe: int = 0, cut: int = 16) -> list[str]:
+    return shoe_with_cut_card(seed, decks, shoe, cut)
+
+
+def as_frame_data(token: str) -> tuple[str, str]:
+    return ("X", "") if token == "@cut" else ("C", token)
+
+
+# -- the usage contract ----------------------------------------------------------------
+@pytest.mark.parametrize("framing", ["line", "stx"])
+def test_usage_contract_prints_pty_first(emulator: Emulator, client: Callable[..., Client], framing: str) -> None:
+    shoe = emulator("--seed", "42", "--decks", "1", "--framing", framing, "--interval", "0")
+    assert shoe.kind == "PTY"
+    assert os.path.exists(shoe.path) and shoe.path.startswith("/dev/")
+    controller = client(shoe.path, framing)
+    controller.write(bytes([ENQ]) if framing == "stx" else line(b"R,A"))
+    first = controller.frame()
+    assert first is not None and (first.kind, first.data) == as_frame_data(tokens(42, 1)[0])
+
+
+def test_registered_in_the_croupier_command(emulator: Emulator) -> None:
+    cli = importlib.import_module("controller.cli.main")
+    if "controller.cli.shoe_emulator" not in cli.COMMAND_MODULES:
+        pytest.skip("controller.cli.main does not list controller.cli.shoe_emulator yet")
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "1"],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert read_line(process.stdout, 10).startswith("PTY /dev/")
+    finally:
+        process.terminate()
+        process.wait(5)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def test_sends_nothing_before_the_hello(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "3", "--decks", "1", "--heartbeat", "0.1")
+    controller = client(shoe.path)
+    assert controller.frame(0.4, skip_heartbeats=False) is None  # waits: pyserial would flush it anyway
+    controller.write(line(b"R"))
+    first = controller.frame()
+    assert first is not None and first.kind in "CX" and first.seq == 1
+
+
+# -- the shoe it deals -----------------------------------------------------------------
+def test_deals_the_seeded_shoe_with_the_cut_card(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "5", "--decks", "1", "--shoe", "2", "--cut", "12")
+    controller = client(shoe.path)
+    controller.write(line(b"R"))  # no acks: the emulator sends as fast as it can
+    got = []
+    for _ in range(53):
+        frame = controller.frame()
+        assert frame is not None
+        got.append((frame.kind, frame.data))
+    assert got == [as_frame_data(token) for token in tokens(5, 1, shoe=1, cut=12)]
+    assert got[-13] == ("X", "")
+    assert shoe.wait(10) == 0  # the shoe is out
+
+
+def test_script_tokens(emulator: Emulator, client: Callable[..., Client], tmp_path: Path) -> None:
+    script = tmp_path / "shoe.txt"
+    script.write_text("# a script\nAS ?? @cut\n@double ZZ  # a bad code is sent as read\n@next\n")
+    shoe = emulator("--script", str(script), "--framing", "stx")
+    controller = client(shoe.path, "stx")
+    controller.write(bytes([ENQ]))
+    got = []
+    for _ in range(6):
+        frame = controller.frame()
+        assert frame is not None
+        got.append((frame.kind, frame.seq, frame.data))
+        controller.write(bytes([ACK]))
+    assert got == [("C", 1, "AS"), ("U", 2, ""), ("X", 3, ""), ("D", 4, ""), ("C", 5, "ZZ"), ("B", 6, "")]
+    assert shoe.wait(10) == 0
+
+
+def test_dealer_tokens_in_a_script_are_refused(tmp_path: Path) -> None:
+    script = tmp_path / "shoe.txt"
+    script.write_text("AS @burn KD\n")
+    result = subprocess.run([*EMULATOR, "--script", str(script)], cwd=REPO, capture_output=True, text=True,
+                            timeout=30)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "token 2 '@burn' is a dealer input" in result.stderr
+    assert "Traceback" not in result.stderr
+    with pytest.raises(ScriptError, match="@manual"):
+        check_script(parse_tokens("@manual 7H"), "x")
+    assert check_script(parse_tokens("AS @offline"), "x") == [Input(InputKind.CARD, "AS"),
+                                                              Input(InputKind.OFFLINE)]
+
+
+def test_missing_script_is_a_clear_error(tmp_path: Path) -> None:
+    result = subprocess.run([*EMULATOR, "--script", str(tmp_path / "nope.txt")], cwd=REPO,
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert "no such script file" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bad_arguments(tmp_path: Path) -> None:
+    result = subprocess.run([*EMULATOR, "--seed", "1", "--garbage", "2"], cwd=REPO, capture_output=True,
+                            text=True, timeout=30)
+    assert result.returncode == 2
+    assert "argument --garbage: expected a rate from 0 to 1, got 2" in result.stderr
+
+
+# -- pacing ----------------------------------------------------------------------------
+def test_interval_zero_waits_for_each_acknowledgement(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "6", "--decks", "1", "--ack-timeout", "30")
+    controller = client(shoe.path)
+    controller.write(line(b"R,A"))
+    first = controller.frame()
+    assert first is not None and first.seq == 1
+    assert controller.frame(0.3) is None  # not acknowledged: nothing more
+    controller.write(line(b"A,1"))
+    second = controller.frame()
+    assert second is not None and second.seq == 2
+
+
+def test_interval_paces_cards(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "6", "--decks", "1", "--interval", "0.15")
+    controller = client(shoe.path)
+    controller.write(line(b"R"))
+    times = []
+    for _ in range(4):
+        assert controller.frame() is not None
+        times.append(time.monotonic())
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert all(gap >= 0.1 for gap in gaps), gaps
+
+
+def test_key_mode_sends_a_card_per_enter(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "8", "--decks", "1", "--key", stdin=subprocess.PIPE)
+    controller = client(shoe.path)
+    controller.write(line(b"R"))
+    assert controller.frame(0.3) is None
+    keys = shoe.process.stdin
+    assert keys is not None
+    keys.write("\n")
+    keys.flush()
+    first = controller.frame()
+    assert first is not None and first.seq == 1
+    assert controller.frame(0.3) is None
+    keys.write("\n\n")
+    keys.flush()
+    assert [getattr(controller.frame(), "seq", None), getattr(controller.frame(), "seq", None)] == [2, 3]
+
+
+def test_heartbeats_when_idle(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "8", "--decks", "1", "--key", "--heartbeat", "0.1", stdin=subprocess.PIPE)
+    controller = client(shoe.path)
+    controller.write(line(b"R"))
+    beat = controller.frame(2, skip_heartbeats=False)
+    assert beat == Frame("H")
+
+
+# -- retransmission --------------------------------------------------------------------
+def test_retransmits_after_the_ack_timeout(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "6", "--decks", "1", "--ack-timeout", "0.2")
+    controller = client(shoe.path)
+    controller.write(line(b"R,A"))
+    first = controller.frame()
+    again = controller.frame()
+    assert first is not None and again == first
+    controller.write(line(b"A,1"))
+    nxt = controller.frame()
+    assert nxt is not None and nxt.seq == 2
+
+
+def test_stx_retransmits_on_nak(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "6", "--decks", "1", "--framing", "stx", "--ack-timeout", "30")
+    controller = client(shoe.path, "stx")
+    controller.write(bytes([ENQ]))
+    first = controller.frame()
+    controller.write(bytes([NAK]))
+    assert controller.frame() == first
+    controller.write(bytes([ACK]))
+    nxt = controller.frame()
+    assert nxt is not None and first is not None and first.seq is not None and nxt.seq == first.seq + 1
+
+
+def test_no_checksum_option(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "6", "--decks", "1", "--no-checksum", "--terminator", "lf")
+    controller = client(shoe.path)
+    controller.write(b"R\n")
+    assert controller.frame() is not None
+    assert b"*" not in controller.buffer and b"\r" not in controller.buffer
+
+
+def test_bad_checksum_fault(emulator: Emulator, client: Callable[..., Client]) -> None:
+    shoe = emulator("--seed", "6", "--decks", "1", "--bad-checksum", "1", "--framing", "stx")
+    controller = client(shoe.path, "stx")
+    controller.write(bytes([ENQ]))
+    assert controller.frame(0.5) is None  # every frame carries a wrong BCC
+    assert controller.framer.bad_checksums >= 1
+
+
+def test_unplug_closes_the_pty_and_replugs_behind_the_link(emulator: Emulator, client: Callable[..., Client],
+                                                           tmp_path: Path) -> None:
+    link = str(tmp_path / "shoe")
+    shoe = emulator("--seed", "6", "--decks", "1", "--unplug-after", "2", "--replug-after", "0.2",
+                    "--link", link)
+    controller = client(link)
+    controller.write(line(b"R,A"))
+    first = controller.frame()
+    assert first is not None and first.seq == 1
+    controller.write(line(b"A,1"))
+    maybe = controller.frame(5)  # card 2 is sent as the plug is pulled: it may get through, or not
+    assert maybe is None or maybe.seq == 2
+    assert controller.frame(5) is None  # the line is dead
+    assert shoe.next_line() == f"PTY {link}\n"
+    again = client(link)
+    again.write(line(b"R,A"))
+    second = again.frame()
+    assert second is not None and second.seq == 2  # the unacknowledged card comes again
+
+
+def test_tcp_endpoint(emulator: Emulator) -> None:
+    shoe = emulator("--seed", "2", "--decks", "1", "--tcp", "127.0.0.1:0")
+    assert shoe.kind == "TCP"
+    host, port = shoe.where.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=5) as connection:
+        connection.sendall(line(b"R"))
+        data = b""
+        while b"\n" not in data:
+            chunk = connection.recv(4096)
+            assert chunk
+            data += chunk
+        frame = LineFramer().decode(data)[1]
+        assert frame is not None and (frame.kind, frame.data) == as_frame_data(tokens(2, 1)[0])

@@ -1,0 +1,493 @@
+"""The serial:// driver over real pseudo-terminals, the shoe side in another process."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.core.exceptions import DriverError, DriverURLError
+from controller.core.inputs import Input, InputKind
+from controller.core.shoe import shoe_with_cut_card
+from drivers import driver_class
+from drivers.base import CardSource
+from drivers.serial.driver import SerialShoe
+from drivers.serial.framing import ACK, ENQ, NAK, Frame, LineFramer, StxFramer, xor_checksum
+from tests.drivers.conftest import EmulatorProcess, RawShoe
+from tests.drivers.contract import CardSourceContract
+
+LINE = LineFramer()
+STX = StxFramer()
+HELLO_ACKED = b"R,A*%02X\r\n" % xor_checksum(b"R,A")
+
+Shoes = Callable[..., RawShoe]
+
+
+def line(body: bytes) -> bytes:
+    return body + b"*%02X\r\n" % xor_checksum(body)
+
+
+def stx(body: bytes) -> bytes:
+    return STX.encode(Frame(body.decode()[0])) if len(body) == 1 else b"\x02" + body + bytes(
+        [0x03, xor_checksum(body) ^ 0x03])
+
+
+def card(code: str) -> Input:
+    return Input(InputKind.CARD, code)
+
+
+OFFLINE = Input(InputKind.OFFLINE)
+ONLINE = Input(InputKind.ONLINE)
+
+
+@pytest.fixture
+def opened() -> Iterator[Callable[[str], SerialShoe]]:
+    sources: list[SerialShoe] = []
+
+    def open_url(url: str) -> SerialShoe:
+        source = SerialShoe(url)
+        sources.append(source)
+        return source
+
+    yield open_url
+    for source in sources:
+        source.close()
+
+
+def connect(raw_shoe: Shoes, opened: Callable[[str], SerialShoe], query: str = "",
+            link: str | None = None) -> tuple[RawShoe, SerialShoe]:
+    """A raw pty shoe and a driver on it, past the hello."""
+    shoe = raw_shoe(link)
+    source = opened(f"serial://{shoe.path}{'?' + query if query else ''}")
+    hello = shoe.read_until(bytes([ENQ]) if "framing=stx" in query else b"\n")
+    assert hello is not None, "the driver sent no hello"
+    return shoe, source
+
+
+# -- URLs ------------------------------------------------------------------------------
+def test_registry_maps_serial_socket_and_loop() -> None:
+    for url in ("serial:///dev/ttyUSB0", "socket://localhost:4001", "loop://"):
+        assert driver_class(url) is SerialShoe
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("serial:///dev/ttyUSB0?parity=E", "unknown option 'parity'"),
+        ("serial:///dev/ttyUSB0?framing=morse", "expected line or stx"),
+        ("serial:///dev/ttyUSB0?baudrate=fast", "not a whole number"),
+        ("serial:///dev/ttyUSB0?heartbeat=-1", "out of range"),
+        ("serial:///dev/ttyUSB0?heartbeat=1&timeout=2", "not both"),
+        ("serial:///dev/ttyUSB0?indicator=yes", "expected 0 or 1"),
+        ("serial:///dev/ttyUSB0?pattern=CARD%20(%5Cw%2B)", "no named group 'card'"),
+        ("serial:///dev/ttyUSB0?pattern=(", "not a regular expression"),
+        ("serial:///dev/ttyUSB0?framing=stx&ack=0", "framing=line only"),
+        ("serial:///dev/ttyUSB0?terminator=crcr", "expected crlf, lf or cr"),
+        ("serial:///dev/ttyUSB0?checksum=maybe", "expected optional or required"),
+        ("serial://", "no device path"),
+    ],
+)
+def test_bad_urls_are_refused_with_the_expected_form(url: str, message: str) -> None:
+    with pytest.raises(DriverURLError, match=message):
+        SerialShoe(url)
+
+
+def test_unknown_option_names_the_expected_form() -> None:
+    with pytest.raises(DriverURLError) as error:
+        SerialShoe("serial:///dev/ttyUSB0?speed=9600")
+    assert "serial:///dev/ttyUSB0?baudrate=...&framing=..." in str(error.value)
+    assert "baudrate (bits per second" in str(error.value)
+
+
+def test_a_missing_device_is_a_clear_driver_error(tmp_path: Path) -> None:
+    with pytest.raises(DriverError, match=r"cannot open .*no-such-tty.*check the cable"):
+        SerialShoe(f"serial://{tmp_path}/no-such-tty")
+
+
+def test_loop_url_ignores_its_own_echo() -> None:
+    with SerialShoe("loop://?framing=line&indicator=1") as source:
+        assert source.port_name == "loop://"
+        source.indicate("banker")
+        assert source.recv(0.2) is None  # the echoed hello and indicator are not shoe messages
+        assert source.garbage_bytes == 0
+
+
+def test_serial_url_strips_scheme_and_options(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe = raw_shoe()
+    source = opened(f"serial://{shoe.path}?baudrate=19200&framing=line")
+    assert source.port_name == shoe.path
+    assert source.baudrate == 19200
+
+
+# -- handshake, messages, acks ---------------------------------------------------------
+def test_line_hello_and_acks(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe = raw_shoe()
+    source = opened(f"serial://{shoe.path}")
+    assert shoe.read_until(b"\n") == HELLO_ACKED
+    shoe.write(line(b"C,17,TH"))
+    assert source.recv(5) == card("TH")
+    assert shoe.read_until(b"\n", 0.2) is None  # not acknowledged while the controller holds it
+    assert source.recv(0) is None  # back for more: it has taken the card
+    assert shoe.read_until(b"\n") == line(b"A,17")
+    shoe.write(line(b"H,18"))  # a heartbeat gives no input: acknowledged at once
+    assert source.recv(0.2) is None
+    assert shoe.read_until(b"\n") == line(b"A,18")
+
+
+def test_journaled_acknowledges_at_once(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,1,AS"))
+    item = source.recv(5)
+    assert item == card("AS")
+    source.journaled(card("AS"))  # not the same input object: ignored
+    assert shoe.read_until(bytes([ACK]), 0.2) is None
+    assert item is not None
+    source.journaled(item)
+    assert shoe.read_until(bytes([ACK])) == bytes([ACK])
+
+
+def test_position_and_seek_drop_a_retransmission_after_a_restart(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx&indicator=1")
+    assert source.position == (1, -1)
+    shoe.write(stx(b"C,41,AS"))
+    assert source.recv(5) == card("AS")
+    assert source.position == (1, 41)
+    source.close()  # the controller dies before acknowledging; a new one resumes from the journal
+    again = opened(f"serial://{shoe.path}?framing=stx&indicator=1")
+    assert shoe.read_until(bytes([ENQ])) is not None
+    again.seek(1, 41)
+    again.indicate("new_shoe")  # replayed by the resume: the shoe had it, not sent again
+    again.indicate("player")
+    shoe.write(stx(b"C,41,AS") + stx(b"C,42,KD"))
+    assert [again.recv(5), again.recv(0.2)] == [card("KD"), None]
+    assert shoe.read_until(b"\x03") == b"\x02I,player\x03"
+
+
+def test_line_without_acks(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe = raw_shoe()
+    source = opened(f"serial://{shoe.path}?ack=0")
+    assert shoe.read_until(b"\n") == line(b"R")
+    shoe.write(b"C,1,AS\r\nC,2,KD\n")
+    assert [source.recv(5), source.recv(5)] == [card("AS"), card("KD")]
+    assert shoe.drain() == b""
+
+
+def test_every_shoe_message(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened)
+    shoe.write(line(b"C,1,AS") + line(b"U,2") + line(b"X,3") + line(b"B,4") + line(b"D,5")
+               + line(b"H,6") + line(b"S,7,LID OPEN") + line(b"C,8,10h") + line(b"C,9,ZZ"))
+    got = [source.recv(5) for _ in range(7)]
+    assert got == [card("AS"), Input(InputKind.UNREADABLE), Input(InputKind.CUT), Input(InputKind.NEXT),
+                   Input(InputKind.DOUBLE), card("10h"), card("ZZ")]  # codes are passed on raw
+    assert source.status == "LID OPEN"
+    assert source.recv(0.1) is None
+
+
+def test_stx_hello_ack(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe = raw_shoe()
+    source = opened(f"serial://{shoe.path}?framing=stx")
+    assert shoe.read_until(bytes([ENQ])) == bytes([ENQ])
+    shoe.write(b"\x02C,17,TH\x03\x5a")
+    assert source.recv(5) == card("TH")
+    assert source.recv(0) is None
+    assert shoe.read_until(bytes([ACK])) == bytes([ACK])
+
+
+def test_vendor_pattern(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, r"pattern=%5ECARD%20(%3FP%3Cseq%3E%5Cd%2B)%20(%3FP%3Ccard%3E%5Cw%2B)")
+    shoe.write(b"CARD 1 QH\r\nCARD 1 QH\r\nCARD 2 7D\r\n")
+    assert [source.recv(5), source.recv(5)] == [card("QH"), card("7D")]
+    assert source.duplicates == 1
+
+
+# -- line problems ---------------------------------------------------------------------
+def test_garbage_is_skipped_counted_and_logged(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    shoe, source = connect(raw_shoe, opened)
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        shoe.write(b"\x00\xff!!noise\r\n" + line(b"C,1,AS"))
+        assert source.recv(5) == card("AS")
+    assert source.garbage_bytes == 11
+    assert any("garbage skipped" in record.getMessage() for record in caplog.records)
+
+
+def test_stx_garbage_between_frames(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(b"zz\x03\x03" + stx(b"C,1,AS") + b"\xfe" + stx(b"C,2,KD"))
+    assert [source.recv(5), source.recv(5)] == [card("AS"), card("KD")]
+    assert source.garbage_bytes == 5
+
+
+def test_partial_frames_wait_for_the_rest(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    frame = stx(b"C,1,9C")
+    shoe.write(frame[:4])
+    assert source.recv(0.2) is None
+    shoe.write(frame[4:])
+    assert source.recv(5) == card("9C")
+
+
+def test_overlong_frames_are_discarded(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                       caplog: pytest.LogCaptureFixture) -> None:
+    shoe, source = connect(raw_shoe, opened)
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        shoe.write(b"C,1," + b"9" * 500)
+        assert source.recv(0.3) is None
+        shoe.write(b"H\r\n" + line(b"C,2,QS"))
+        assert source.recv(5) == card("QS")
+    assert source.overlong == 1
+    assert any("overlong" in record.getMessage() for record in caplog.records)
+
+
+def test_stx_bad_checksum_is_naked_and_gives_no_card(raw_shoe: Shoes,
+                                                     opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,1,AS")[:-1] + b"\x00")
+    assert source.recv(0.3) is None
+    assert shoe.read_until(bytes([NAK])) == bytes([NAK])
+    assert source.bad_checksums == 1
+    shoe.write(stx(b"C,1,AS"))  # the shoe retransmits
+    assert source.recv(5) == card("AS")
+    assert source.recv(0) is None
+    assert shoe.read_until(bytes([ACK])) == bytes([ACK])
+
+
+def test_line_bad_checksum_is_naked_and_gives_no_card(raw_shoe: Shoes,
+                                                      opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened)
+    shoe.write(b"C,1,AS*00\r\n")
+    assert source.recv(0.3) is None
+    assert shoe.read_until(b"\n") == line(b"N")
+    assert source.bad_checksums == 1
+
+
+def test_repeated_seq_is_dropped_but_acknowledged(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,5,AS") + stx(b"C,5,AS") + stx(b"C,6,AS"))
+    assert [source.recv(5), source.recv(5), source.recv(0.2)] == [card("AS"), card("AS"), None]
+    assert source.duplicates == 1
+    assert shoe.read_until(bytes([ACK, ACK, ACK])) is not None  # each copy answered: the shoe stops
+
+
+def test_indicator_write_back(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "indicator=1")
+    for what in ("player", "banker", "hold", "burn", "new_shoe"):
+        source.indicate(what)
+        assert shoe.read_until(b"\n") == line(b"I," + what.encode())
+    source.indicate("sideways")  # unknown: logged, not sent
+    assert shoe.drain() == b""
+
+
+def test_indicator_stx(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx&indicator=1")
+    source.indicate("player")
+    assert shoe.read_until(b"\x03") == b"\x02I,player\x03"
+
+
+def test_no_indicator_without_the_option(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened)
+    source.indicate("player")
+    assert shoe.drain() == b""
+
+
+# -- offline and back ------------------------------------------------------------------
+def test_silent_reader_goes_offline_then_online(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    shoe, source = connect(raw_shoe, opened, "heartbeat=0.3")
+    shoe.write(line(b"H"))
+    assert source.recv(0.1) is None
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        assert source.recv(5) == OFFLINE
+    assert 0.15 <= time.monotonic() - started < 2
+    assert any("heartbeat" in record.getMessage() for record in caplog.records)
+    assert shoe.read_until(HELLO_ACKED, 5) == line(b"A") + HELLO_ACKED  # ack of H, then hello again
+    assert source.recv(0.1) is None  # offline once, not again
+    shoe.write(line(b"H,1") + line(b"C,2,4D"))
+    assert [source.recv(5), source.recv(5)] == [ONLINE, card("4D")]
+    assert source.offline_count == 1
+
+
+def test_unplug_gives_offline_and_replug_online(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                                tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    link = str(tmp_path / "shoe")
+    shoe, source = connect(raw_shoe, opened, "framing=stx", link=link)
+    shoe.write(stx(b"C,7,AS"))
+    assert source.recv(5) == card("AS")
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        shoe.unplug()
+        assert source.recv(5) == OFFLINE
+        assert source.recv(0.3) is None  # no device yet: reconnecting with backoff, quietly
+        shoe.replug()
+        assert source.recv(5) == ONLINE
+    assert any("failed" in record.getMessage() for record in caplog.records)
+    assert shoe.read_until(bytes([ENQ])) == bytes([ENQ])
+    shoe.write(stx(b"C,7,AS") + stx(b"C,8,KD"))  # the shoe missed our ACK and repeats 7
+    assert [source.recv(5), source.recv(0.2)] == [card("KD"), None]
+    assert source.duplicates == 1
+    assert source.reconnects == 1
+
+
+def test_unplug_with_reconnect_off_exhausts(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "reconnect=0")
+    shoe.write(line(b"C,1,2S"))
+    assert source.recv(5) == card("2S")
+    shoe.unplug()  # on Linux, bytes still in the pty when the master closes are flushed: lost
+    assert source.recv(5) == OFFLINE
+    assert source.exhausted
+    started = time.monotonic()
+    assert source.recv(5) is None
+    assert time.monotonic() - started < 1
+
+
+def test_indication_sent_while_offline_is_delivered_on_reconnect(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], tmp_path: Path) -> None:
+    link = str(tmp_path / "shoe")
+    shoe, source = connect(raw_shoe, opened, "indicator=1", link=link)
+    shoe.unplug()
+    assert source.recv(5) == OFFLINE
+    source.indicate("new_shoe")
+    shoe.replug()
+    assert source.recv(5) == ONLINE
+    assert shoe.read_until(line(b"I,new_shoe")) == HELLO_ACKED + line(b"I,new_shoe")
+
+
+# -- against the emulator --------------------------------------------------------------
+def reader_tokens(seed: int, decks: int, shoe: int = 0) -> list[Input]:
+    return [Input(InputKind.CUT) if token == "@cut" else card(token)
+            for token in shoe_with_cut_card(seed, decks, shoe)]
+
+
+def collect(source: SerialShoe, count: int, timeout: float = 30) -> list[Input]:
+    """Inputs until ``count`` reader tokens (not OFFLINE/ONLINE) arrived."""
+    got: list[Input] = []
+    deadline = time.monotonic() + timeout
+    while sum(item.kind not in (InputKind.OFFLINE, InputKind.ONLINE) for item in got) < count:
+        item = source.recv(max(0.0, deadline - time.monotonic()))
+        assert item is not None, f"only {len(got)} inputs in {timeout}s: {got[-5:]}"
+        got.append(item)
+    return got
+
+
+@pytest.mark.parametrize("framing", ["line", "stx"])
+def test_whole_shoe_with_faults_and_an_unplug_loses_and_doubles_nothing(
+        framing: str, emulator: Callable[..., EmulatorProcess], opened: Callable[[str], SerialShoe],
+        tmp_path: Path) -> None:
+    link = str(tmp_path / "shoe")
+    shoe = emulator("--seed", "11", "--decks", "2", "--framing", framing, "--link", link,
+                    "--garbage", "0.2", "--bad-checksum", "0.2", "--unplug-after", "40",
+                    "--replug-after", "0.3", "--ack-timeout", "0.5", "--linger", "60")
+    assert shoe.path == link
+    source = opened(f"serial://{link}?framing={framing}")
+    expected = reader_tokens(11, 2)
+    got = collect(source, len(expected))
+    assert [item for item in got if item.kind not in (InputKind.OFFLINE, InputKind.ONLINE)] == expected
+    assert [item for item in got if item.kind in (InputKind.OFFLINE, InputKind.ONLINE)] == [OFFLINE, ONLINE]
+    assert source.garbage_bytes > 0 and source.bad_checksums > 0
+    assert shoe.next_line() == f"PTY {link}\n"  # announced again on replug
+
+
+def test_emulator_over_tcp(emulator: Callable[..., EmulatorProcess], opened: Callable[[str], SerialShoe]) -> None:
+    shoe = emulator("--seed", "4", "--decks", "1", "--tcp", "127.0.0.1:0", "--framing", "stx")
+    assert shoe.kind == "TCP"
+    source = opened(f"socket://{shoe.where}?framing=stx")
+    assert source.port_name == f"socket://{shoe.where}"
+    expected = reader_tokens(4, 1)
+    assert collect(source, len(expected)) == expected
+
+
+def test_new_shoe_indication_moves_the_emulator_to_the_next_shoe(
+        emulator: Callable[..., EmulatorProcess], opened: Callable[[str], SerialShoe]) -> None:
+    shoe = emulator("--seed", "9", "--decks", "1")
+    source = opened(f"serial://{shoe.path}?indicator=1")
+    assert collect(source, 5) == reader_tokens(9, 1)[:5]
+    source.indicate("new_shoe")
+    # the card in flight when the indication went out may still come from shoe 1
+    got = collect(source, 6)
+    first, second = reader_tokens(9, 1), reader_tokens(9, 1, 1)
+    assert got in ([first[5], *second[:5]], second[:6])
+
+
+# -- the driver contract, over a pty with the emulator playing a script ---------------
+class TestSerialShoeContract(CardSourceContract):
+    """SerialShoe keeps the CardSource contract (line framing, acknowledged)."""
+
+    framing = "line"
+
+    @pytest.fixture
+    def make_source(self, emulator: Callable[..., EmulatorProcess],
+                    tmp_path: Path) -> Iterator[Callable[[list[str]], CardSource]]:
+        opened: list[CardSource] = []
+
+        def make(tokens: list[str]) -> CardSource:
+            script = tmp_path / f"script{len(opened)}.txt"
+            script.write_text(" ".join(tokens) + "\n", encoding="utf-8")
+            shoe = emulator("--script", str(script), "--framing", self.framing, "--linger", "600")
+            source = SerialShoe(f"serial://{shoe.path}?framing={self.framing}")
+            opened.append(source)
+            return source
+
+        yield make
+        for source in opened:
+            source.close()
+
+
+class TestSerialShoeStxContract(TestSerialShoeContract):
+    """SerialShoe keeps the CardSource contract (stx framing)."""
+
+    framing = "stx"
+
+
+def test_tcp_unplug_and_reconnect_lose_nothing(emulator: Callable[..., EmulatorProcess],
+                                               opened: Callable[[str], SerialShoe]) -> None:
+    shoe = emulator("--seed", "12", "--decks", "1", "--tcp", "127.0.0.1:0", "--framing", "stx",
+                    "--unplug-after", "7", "--replug-after", "0.3", "--ack-timeout", "0.3", "--linger", "60")
+    source = opened(f"socket://{shoe.where}?framing=stx")
+    expected = reader_tokens(12, 1)
+    got = collect(source, len(expected))
+    assert [item for item in got if item.kind not in (InputKind.OFFLINE, InputKind.ONLINE)] == expected
+    assert [item for item in got if item.kind in (InputKind.OFFLINE, InputKind.ONLINE)] == [OFFLINE, ONLINE]
+    assert shoe.next_line() == f"TCP {shoe.where}\n"
+
+
+def test_script_offline_token_unplugs_and_nothing_is_lost(emulator: Callable[..., EmulatorProcess],
+                                                          opened: Callable[[str], SerialShoe],
+                                                          tmp_path: Path) -> None:
+    script = tmp_path / "shoe.txt"
+    script.write_text("AS 10H @offline KD @next\n")
+    link = str(tmp_path / "shoe")
+    shoe = emulator("--script", str(script), "--link", link, "--replug-after", "0.2", "--linger", "60")
+    source = opened(f"serial://{link}")
+    assert collect(source, 4) == [card("AS"), card("10H"), OFFLINE, ONLINE, card("KD"), Input(InputKind.NEXT)]
+    assert shoe.next_line() == f"PTY {link}\n"
+
+
+def test_emulator_heartbeats_keep_the_reader_online(emulator: Callable[..., EmulatorProcess],
+                                                    opened: Callable[[str], SerialShoe]) -> None:
+    shoe = emulator("--seed", "1", "--decks", "1", "--key", "--heartbeat", "0.1", stdin=subprocess.PIPE)
+    source = opened(f"serial://{shoe.path}?heartbeat=0.5")
+    assert source.recv(1.5) is None  # idle, but alive: no OFFLINE
+    assert source.online and source.offline_count == 0
+
+
+def test_line_options_terminator_and_required_checksum(raw_shoe: Shoes,
+                                                       opened: Callable[[str], SerialShoe]) -> None:
+    shoe = raw_shoe()
+    source = opened(f"serial://{shoe.path}?terminator=cr&checksum=required")
+    assert shoe.read_until(b"\r") == b"R,A*3F\r"
+    shoe.write(b"C,1,AS\r" + b"C,2,KD*%02X\r" % xor_checksum(b"C,2,KD"))
+    assert [source.recv(5), source.recv(0.2)] == [card("KD"), None]  # the plain line is refused
+    assert source.garbage_bytes == 7
+    assert shoe.read_until(b"\r") == b"A,2*%02X\r" % xor_checksum(b"A,2")
+
+
+def test_a_second_controller_on_the_same_port_is_refused(raw_shoe: Shoes,
+                                                         opened: Callable[[str], SerialShoe]) -> None:
+    shoe, _ = connect(raw_shoe, opened)
+    with pytest.raises(DriverError, match="no other program holds the port"):
+        SerialShoe(f"serial://{shoe.path}")

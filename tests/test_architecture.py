@@ -1,0 +1,16 @@
+"""The layers of the tree hold: import-linter's contracts in pyproject.toml."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_contracts_are_kept() -> None:
+    run = subprocess.run([sys.executable, "-c", "import importlinter.cli as c; raise SystemExit(c.lint_imports())"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "BROKEN" not in run.stdout and "KEPT" in run.stdout, run.stdout
