@@ -39,14 +39,13 @@ from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 from controller.core.exceptions import ConfigError
+from controller.core.misdeals import DEFAULT_SUPERVISOR_ONLY
 
 Role = Literal["dealer", "supervisor"]
 ROLES: tuple[Role, ...] = ("dealer", "supervisor")
 Identify = Literal["uid", "apdu"]
 IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
 
-DEFAULT_SUPERVISOR_ONLY: tuple[str, ...] = ("void", "manual", "foreign_card", "close_shoe")
-"""Actions only a supervisor badge may approve, unless ``supervisor_only`` says otherwise."""
 
 DEFAULT_IDLE_SIGNOUT_SECONDS = 900.0
 DEFAULT_READ_APDU = "00CA010000"

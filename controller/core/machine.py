@@ -104,6 +104,8 @@ class RoundModel:
         def halt(self) -> bool: ...
         def resume(self) -> bool: ...
         def void_round(self) -> bool: ...
+        def may_shoe_ready(self) -> bool: ...
+        def may_next_round(self) -> bool: ...
 
     def __init__(self, burn: str = "first_card") -> None:
         self.burn_mode = burn
@@ -256,12 +258,28 @@ class RoundMachine(Machine):
         return found if found is not None else super().get_state(state)
 
 
-def build_machine(model: RoundModel, initial: State = State.NEW_SHOE) -> Machine:
-    """The round machine for ``model``: one table of rows, no auto transitions."""
+DEALING = frozenset(row["source"] for row in TRANSITIONS if row["trigger"] == "card")
+"""The states in which a card is due (a slot or a burn card): those with a ``card`` transition."""
+
+
+def starts_round(row: dict[str, Any]) -> bool:
+    """The row begins a new round: it enters P1 other than by resuming a halt."""
+    return row["dest"] is State.P1 and row["trigger"] != "resume"
+
+
+def build_machine(model: RoundModel, initial: State = State.NEW_SHOE,
+                  on_round_start: Callable[[], None] | None = None) -> Machine:
+    """The round machine for ``model``: one table of rows, no auto transitions.
+
+    ``on_round_start`` is called after every transition that begins a new round.
+    """
+    rows = TRANSITIONS if on_round_start is None else [
+        {**row, "after": on_round_start} if starts_round(row) else row for row in TRANSITIONS
+    ]
     return RoundMachine(
         model=model,
         states=State,
-        transitions=TRANSITIONS,
+        transitions=rows,
         initial=initial,
         auto_transitions=False,
         ignore_invalid_triggers=False,

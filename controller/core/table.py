@@ -5,123 +5,77 @@ dealer and supervisor inputs) and returns events, plain dicts with an
 ``"event"`` field (see ``docs/events.md``). Every call ends by saying what the
 dealer must do next (a ``prompt`` for a card slot, otherwise an
 ``instruction``). Replaying the same inputs gives the same events and state.
+
+The round machine (:mod:`controller.core.machine`) decides deal order and
+legality; the misdeal policy (:mod:`controller.core.misdeals`) decides how each
+misdeal may be resolved; the shoe's bookkeeping is a
+:class:`~controller.core.ledger.ShoeLedger`; badges and approvals are an
+:class:`~controller.core.approvals.ApprovalGate` in front of the table.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from config.schema import Settings
 from controller.core import rules
-from controller.core.auth import DEFAULT_SUPERVISOR_ONLY, Authority, settings_from_dict
+from controller.core.approvals import ApprovalGate, rejected
+from controller.core.auth import Authority, settings_from_dict
 from controller.core.cards import Card, hand_total, parse_card
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
+from controller.core.ledger import ShoeLedger
+from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
+from controller.core.misdeals import (
+    DEFAULT_SUPERVISOR_ONLY,
+    FOREIGN,
+    POLICIES,
+    RESOLUTION_INPUTS,
+    SAY_RESOLUTION,
+    SHOE_CARD,
+    UNIDENTIFIED,
+    Held,
+    Misdeal,
+    approval_action,
+    instruction,
+    needs_supervisor,
+)
 from controller.core.settlement import settle
-from controller.core.shuffle_check import ALERT_PROBABILITY, ShuffleMonitor
+from controller.core.shuffle_check import ALERT_PROBABILITY
+
+__all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CARD", "UNIDENTIFIED",
+           "Event", "Held", "Misdeal", "Table"]
 
 Event = dict[str, Any]
-
-
-RESOLUTION_INPUTS = {
-    InputKind.BURN: "burn",
-    InputKind.VOID: "void",
-    InputKind.USE: "use",
-    InputKind.MANUAL: "manual",
-    InputKind.ONLINE: "online",
-}
-
-SAY_RESOLUTION = {
-    "burn": "burn the card(s) and continue",
-    "void": "void the round, bets returned",
-    "use": "keep the card where it was dealt",
-    "manual": "enter the card by hand",
-    "online": "reconnect the reader",
-}
-
-
-SHOE_CARD = "shoe"
-UNIDENTIFIED = "unidentified"
-FOREIGN = "foreign"
-Held = tuple[str, str]
-"""A card out of the shoe and set aside while halted: (what was read, SHOE_CARD/UNIDENTIFIED/FOREIGN)."""
-
-
-@dataclass
-class Misdeal:
-    """A pending misdeal: what happened, how it may be resolved, and the cards set aside meanwhile."""
-
-    kind: str
-    round: int
-    card: str | None
-    detail: str
-    instruction: str
-    resolutions: list[str]
-    supervisor: list[str] = field(default_factory=list)
-    """The resolutions that need a supervisor's approval."""
-    held: list[Held] = field(default_factory=list)
-    """Cards out of the shoe while halted, to be burned or removed by the resolution."""
-    replaces_due_card: bool = False
-    """The misdeal is about the due card itself (unreadable, unknown): a manual entry stands in for it."""
-    exposed: Card | None = None
-    """An exposed card taken back from its slot (``use`` puts it back)."""
-    exposed_manual: bool = False
-
-    def event(self) -> Event:
-        return {
-            "event": "misdeal",
-            "round": self.round,
-            "kind": self.kind,
-            "card": self.card,
-            "detail": self.detail,
-            "instruction": self.instruction,
-            "resolutions": list(self.resolutions),
-            "supervisor": list(self.supervisor),
-        }
-
 
 PROMPTS = {state: (state.value, side, f"Card to {side.upper()}") for state, side in SLOT_SIDE.items()}
 """Each slot's prompt: (slot name, side, what the dealer is told)."""
 
 
 class Table:
-    """One Punto Banco table: the round machine plus the shoe's bookkeeping."""
+    """One Punto Banco table: the round flow over the round machine, the shoe's ledger and the gate."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings if settings is not None else Settings()
         self.decks = self.settings.table.decks
         self.variant = self.settings.table.variant
         self.model = RoundModel(self.settings.shoe.burn)
-        self.machine = build_machine(self.model)
+        self.machine = build_machine(self.model, on_round_start=self._round_started)
         self.shoe_number = 1
-        self.inventory: Counter[str] = Counter()
-        self.seen_total = 0
-        self.monitor = ShuffleMonitor(self.decks)
-        self.burned: list[str] = []
-        self.discarded: list[str] = []
-        self.dealt = 0
-        """Cards placed in slots this shoe (voided rounds included; exposed cards taken back are not)."""
-        self.unidentified = 0
-        """Cards of this shoe that left it and were set aside without ever being identified."""
-        self.foreign: list[str] = []
+        self.ledger = ShoeLedger(self.decks)
         self.manual_slots: set[State] = set()
+        self.slots_dealt: list[State] = []
+        """The slots dealt so far in the round in play, in order (an exposed card is taken off the end)."""
         self.cut_out = False
         self.reader_online = True
         self.misdeal: Misdeal | None = None
         self.rounds_dealt = 0
-        self.results: list[Event] = []
-        """This shoe's result events, in order (cleared when the next shoe starts)."""
         self.rounds_voided = 0
-        self.shoe_stats: Counter[str] = Counter()
         auth = settings_from_dict(self.settings.extra.get("auth"))
-        self.authority: Authority | None = Authority(auth, clock=lambda: 0.0) if auth.enabled else None
+        self.gate: ApprovalGate | None = ApprovalGate(Authority(auth, clock=lambda: 0.0)) if auth.enabled else None
         """Badges and approvals, when ``[auth] enabled``; idle sign-out arrives as a SIGN_OUT input."""
-        self.pending_approval: tuple[Input, str, Misdeal | None] | None = None
-        """A dealer input waiting for a supervisor's badge, the action it needs approved, and the
-        misdeal it resolves (None for closing the shoe); it lapses when that misdeal does."""
+        self._events: list[Event] = []
 
     # -- public view ---------------------------------------------------------
     @property
@@ -163,11 +117,64 @@ class Table:
     @property
     def cards_seen(self) -> int:
         """Cards of this shoe that have left it: identified ones plus those set aside unread."""
-        return self.seen_total + self.unidentified
+        return self.ledger.cards_seen
 
     @property
     def cards_left(self) -> int:
         return 52 * self.decks - self.cards_seen
+
+    @property
+    def inventory(self) -> Counter[str]:
+        """Cards of this shoe seen, by code."""
+        return self.ledger.inventory
+
+    @property
+    def foreign(self) -> list[str]:
+        """Cards read this shoe that cannot be of it."""
+        return self.ledger.foreign
+
+    @property
+    def burned(self) -> list[str]:
+        """Cards burned this shoe (``??`` for those not identified)."""
+        return self.ledger.burned
+
+    @property
+    def discarded(self) -> list[str]:
+        """Cards set aside this shoe by misdeal resolutions."""
+        return self.ledger.discarded
+
+    @property
+    def dealt(self) -> int:
+        """Cards placed in slots this shoe (voided rounds included; exposed cards taken back are not)."""
+        return self.ledger.dealt
+
+    @property
+    def unidentified(self) -> int:
+        """Cards of this shoe that left it and were set aside without ever being identified."""
+        return self.ledger.unidentified
+
+    @property
+    def results(self) -> list[Event]:
+        """This shoe's result events, in order (cleared when the next shoe starts)."""
+        return self.ledger.results
+
+    @property
+    def authority(self) -> Authority | None:
+        """Badges and sign-in, when ``[auth] enabled``."""
+        return self.gate.authority if self.gate is not None else None
+
+    @property
+    def pending_approval(self) -> tuple[Input, str, Misdeal | None] | None:
+        """A dealer input waiting for a supervisor's badge (see :attr:`ApprovalGate.pending`)."""
+        return self.gate.pending if self.gate is not None else None
+
+    def needs_supervisor(self, resolution: str, kind: str | None = None) -> bool:
+        """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval?"""
+        if self.gate is not None:
+            return self.gate.needs_supervisor(resolution, kind)
+        return needs_supervisor(resolution, kind, DEFAULT_SUPERVISOR_ONLY)
+
+    approval_action = staticmethod(approval_action)
 
     # -- entry points -------------------------------------------------------
     def start(self) -> list[Event]:
@@ -180,22 +187,27 @@ class Table:
     def handle(self, item: Input) -> list[Event]:
         """Apply one input; return the events it causes, ending with the next instruction."""
         events: list[Event] = []
-        if self.authority is not None and self._auth_gate(item, events):
+        self._events = events
+        gate = self.gate
+        halted = self.model.state is State.HALTED
+        admitted: Input | None = item
+        if gate is not None:
+            if gate.unattended(item, halted):
+                self._reader_card_without_dealer(item, events)
+                admitted = None
+            else:
+                admitted = gate.admit(item, self.misdeal, self.round, events)
+        if admitted is None:
             pass
-        elif self.model.state is State.HALTED:
-            self._handle_halted(item, events)
+        elif halted:
+            self._handle_halted(admitted, events)
         else:
-            self._handle_running(item, events)
-        if self.pending_approval is not None and self.pending_approval[2] is not self.misdeal:
-            _, action, _ = self.pending_approval
-            self.pending_approval = None
-            events.append({"event": "approval_cancelled", "action": action,
-                           "reason": "the misdeal it was for is no longer pending"})
-        if self.authority is not None:
-            self._stamp_dealer(events)
+            self._handle_running(admitted, events)
+        if gate is not None:
+            gate.lapse(self.misdeal, events)
+            gate.stamp(events)
         if not self.reader_online and self.model.state is not State.HALTED:
-            self._raise_misdeal(events, "reader_offline", None,
-                                "the card reader is offline", ["online", "void"])
+            self._raise_misdeal(events, "reader_offline", None, "the card reader is offline")
         events.append(self._next_instruction())
         return events
 
@@ -206,18 +218,11 @@ class Table:
             self._reader_card(item.card or "", events)
         elif kind is InputKind.UNREADABLE:
             self._unreadable(events)
-        elif kind is InputKind.CUT:
-            self._cut_card(events)
-        elif kind is InputKind.OFFLINE:
-            self.reader_online = False
-            events.append({"event": "reader", "status": "offline"})
-        elif kind is InputKind.ONLINE:
-            self.reader_online = True
-            events.append({"event": "reader", "status": "online"})
         elif kind is InputKind.DOUBLE:
-            self._raise_misdeal(events, "two_cards", None,
-                                "two cards left the shoe together", ["void"],
+            self._raise_misdeal(events, "two_cards", None, "two cards left the shoe together",
                                 held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
+        elif kind is InputKind.OFFLINE or kind is InputKind.ONLINE or kind is InputKind.CUT:
+            self._reader_or_cut(kind, events)
         elif kind is InputKind.NEXT:
             self._next_round(events)
         elif kind is InputKind.SHOE:
@@ -227,106 +232,102 @@ class Table:
         elif kind is InputKind.CLOSE:
             self._close_early(item, events)
         else:
-            events.append(self._rejected(item, "there is no misdeal to resolve"))
+            events.append(rejected(item, "there is no misdeal to resolve"))
+
+    def _reader_or_cut(self, kind: InputKind, events: list[Event]) -> None:
+        """The reader went away or came back, or the cut card came out: the same running or halted."""
+        if kind is InputKind.CUT:
+            self._cut_card(events)
+            return
+        self.reader_online = kind is InputKind.ONLINE
+        events.append({"event": "reader", "status": "online" if self.reader_online else "offline"})
 
     def _reader_card(self, text: str, events: list[Event]) -> None:
         try:
             card = parse_card(text)
         except CardCodeError as error:
-            if self.model.state is State.BURNING:
-                self._burn_unidentified(text, events)
-            elif not self._card_due():
-                self._not_due(text, UNIDENTIFIED, events)
-            else:
-                self._raise_misdeal(events, "unknown_card", text, str(error), ["manual", "burn", "void"],
-                                    held=[(text, UNIDENTIFIED)], replaces_due_card=True)
+            self._unknown_code(text, str(error), events)
             return
-        if self._is_foreign(card):
-            self.foreign.append(card.code)
-            if self.inventory[card.code] >= self.decks:
-                detail = (f"{card.code} would be copy {self.inventory[card.code] + 1} of {card.code} "
-                          f"in a {self.decks}-deck shoe, which holds {self.decks}")
-            else:
-                detail = (f"all {52 * self.decks} cards of the {self.decks}-deck shoe have already left it "
-                          f"(read or not), so {card.code} is not one of them")
-            self._raise_misdeal(events, "foreign_card", card.code, detail, ["void"], held=[(card.code, FOREIGN)])
+        ledger = self.ledger
+        if ledger.is_foreign(card, self._unread_held() if self.misdeal is not None else 0):
+            self._foreign(card, events)
             return
         self._count(card, events)
-        if not self._card_due():
+        if self.model.state not in DEALING:
             self._not_due(card.code, SHOE_CARD, events)
             return
         self._place(card, events)
 
+    def _unknown_code(self, text: str, error: str, events: list[Event]) -> None:
+        if self.model.state is State.BURNING:
+            self._burn_unidentified(text, events)
+        elif self.model.state not in DEALING:
+            self._not_due(text, UNIDENTIFIED, events)
+        else:
+            self._raise_misdeal(events, "unknown_card", text, error, held=[(text, UNIDENTIFIED)])
+
+    def _foreign(self, card: Card, events: list[Event]) -> None:
+        inventory = self.ledger.inventory
+        self.ledger.foreign.append(card.code)
+        if inventory[card.code] >= self.decks:
+            detail = (f"{card.code} would be copy {inventory[card.code] + 1} of {card.code} "
+                      f"in a {self.decks}-deck shoe, which holds {self.decks}")
+        else:
+            detail = (f"all {52 * self.decks} cards of the {self.decks}-deck shoe have already left it "
+                      f"(read or not), so {card.code} is not one of them")
+        self._raise_misdeal(events, "foreign_card", card.code, detail, held=[(card.code, FOREIGN)])
+
     def _count(self, card: Card, events: list[Event]) -> None:
         """Count a card seen in the shoe, and score the sequence for the unshuffled-shoe alert."""
-        score = self.monitor.observe(card, self.inventory, self.seen_total)
-        self.inventory[card.code] += 1
-        self.seen_total += 1
+        score = self.ledger.count(card)
         if score is not None:
             events.append({
                 "event": "alert", "kind": "unshuffled_shoe", "shoe": self.shoe_number, "round": self.round,
                 "probability": score, "threshold": ALERT_PROBABILITY,
-                "detail": f"{self.monitor.hits} of the {self.seen_total - 1} card-to-card steps so far are "
-                          f"same-suit rank neighbours; a random shuffle gives this with probability "
+                "detail": f"{self.ledger.monitor.hits} of the {self.ledger.seen_total - 1} card-to-card steps "
+                          f"so far are same-suit rank neighbours; a random shuffle gives this with probability "
                           f"{score:.1e}. Stop and call surveillance: the shoe may not have been shuffled",
             })
 
-    def _card_due(self) -> bool:
-        state = self.model.state
-        return state in SLOTS or state in BURN_STATES
+    def _unread_held(self, stands_for_held: bool = False) -> int:
+        """Unread cards set aside by the pending misdeal (they left the shoe too).
 
-    def _is_foreign(self, card: Card, stands_for_held: bool = False) -> bool:
-        """No copy of ``card`` can still be in the shoe: all its copies were seen, or every card has left.
-
-        ``stands_for_held``: the card is the unread one held first in the pending misdeal (a manual entry).
+        ``stands_for_held``: a manual entry stands for the first of them, which then does not count.
         """
-        return self.inventory[card.code] >= self.decks or self._cards_out(stands_for_held) >= 52 * self.decks
-
-    def _cards_out(self, stands_for_held: bool = False) -> int:
-        """Cards of this shoe out of it, counting unread ones still held by the pending misdeal."""
         held = [status for _, status in self.misdeal.held] if self.misdeal is not None else []
         if stands_for_held and held and held[0] == UNIDENTIFIED:
             held = held[1:]
-        return self.cards_seen + held.count(UNIDENTIFIED)
+        return held.count(UNIDENTIFIED)
 
     def _not_due(self, code: str | None, status: str, events: list[Event]) -> None:
         held = [(code or "??", status)]
         if self.state is State.SHOE_CLOSED:
             self._raise_misdeal(events, "card_after_shoe_closed", code,
-                                f"shoe {self.shoe_number} is closed; no card may be dealt from it",
-                                ["burn"], held=held)
+                                f"shoe {self.shoe_number} is closed; no card may be dealt from it", held=held)
             return
         why = {
             State.ROUND_OVER: f"round {self.round} is over and the next round has not been started",
             State.NEW_SHOE: f"shoe {self.shoe_number} has not been confirmed as shuffled and cut",
         }.get(self.state, "no card is due")
-        order = [self.settings.procedures.extra_card, "burn", "void"]
-        self._raise_misdeal(events, "extra_card", code, f"a card was read but {why}",
-                            list(dict.fromkeys(order)), held=held)
+        self._raise_misdeal(events, "extra_card", code, f"a card was read but {why}", held=held)
 
     def _unreadable(self, events: list[Event]) -> None:
         if self.model.state is State.BURNING:
             self._burn_unidentified("??", events)
-        elif not self._card_due():
+        elif self.model.state not in DEALING:
             self._not_due(None, UNIDENTIFIED, events)
         else:
             what = "the turned burn card" if self.model.state is State.BURN_TURN else \
                 f"the card for {self._due_name()}"
             self._raise_misdeal(events, "unreadable_card", None, f"the reader could not read {what}",
-                                ["manual", "burn", "void"], held=[("??", UNIDENTIFIED)], replaces_due_card=True)
+                                held=[("??", UNIDENTIFIED)])
 
     def _burn_unidentified(self, text: str, events: list[Event]) -> None:
         """A burn card the reader could not identify: it is burned all the same (it is never dealt)."""
-        if self._cards_out() >= 52 * self.decks:
-            self.foreign.append(text)
-        else:
-            self.unidentified += 1
+        self.ledger.burn_unidentified(text, self._unread_held())
         self.model.burn_remaining -= 1
-        self.burned.append("??")
         events.append({"event": "burn", "card": None, "read": text})
         self.model.card()
-        if self.state is State.P1:
-            self._start_round(events)
 
     def _place(self, card: Card, events: list[Event], manual: bool = False) -> None:
         """Put ``card`` where the rules expect it and advance the machine."""
@@ -337,7 +338,8 @@ class Table:
             return
         slot, side, _ = PROMPTS[state]
         (model.player if side == "player" else model.banker).append(card)
-        self.dealt += 1
+        self.slots_dealt.append(state)
+        self.ledger.dealt += 1
         event: Event = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
         if manual:
             event["manual"] = True
@@ -355,10 +357,8 @@ class Table:
         else:
             model.burn_remaining -= 1
             events.append({"event": "burn", "card": card.code})
-        self.burned.append(card.code)
+        self.ledger.burned.append(card.code)
         model.card()
-        if self.state is State.P1:
-            self._start_round(events)
 
     def _after_card(self, dealt: State, events: list[Event]) -> None:
         model = self.model
@@ -377,66 +377,40 @@ class Table:
             self._finish_round(events)
 
     def _finish_round(self, events: list[Event]) -> None:
-        model = self.model
-        player_total = hand_total(model.player)
-        banker_total = hand_total(model.banker)
-        winner = rules.winner(player_total, banker_total)
-        player_pair = model.player[0].rank == model.player[1].rank
-        banker_pair = model.banker[0].rank == model.banker[1].rank
-        natural = model.natural
-        if winner == "tie":
-            say = f"Tie {player_total} to {banker_total}"
-        else:
-            high, low = (player_total, banker_total) if winner == "player" else (banker_total, player_total)
-            say = f"{winner.capitalize()} wins {high} to {low}"
-        result: Event = {
-            "event": "result",
-            "round": model.round_number,
-            "shoe": self.shoe_number,
-            "winner": winner,
-            "player": {"cards": [c.code for c in model.player], "total": player_total},
-            "banker": {"cards": [c.code for c in model.banker], "total": banker_total},
-            "natural": natural,
-            "player_pair": player_pair,
-            "banker_pair": banker_pair,
-            "say": say,
-        }
-        if self.manual_slots:
-            result["manual"] = sorted(slot.value for slot in self.manual_slots)
+        result = round_result(self.model, self.shoe_number, self.manual_slots)
         events.append(result)
+        winner, banker_total = result["winner"], result["banker"]["total"]
+        player_pair, banker_pair = result["player_pair"], result["banker_pair"]
         outcomes = settle(winner, banker_total, player_pair, banker_pair, self.variant)
         events.append({
             "event": "settlement",
-            "round": model.round_number,
+            "round": self.model.round_number,
             "variant": self.variant,
             "bets": {bet: outcome.to_dict() for bet, outcome in outcomes.items()},
         })
         self.rounds_dealt += 1
-        self.results.append(result)
-        self.shoe_stats[winner] += 1
-        self.shoe_stats["natural"] += natural
-        self.shoe_stats["player_pair"] += player_pair
-        self.shoe_stats["banker_pair"] += banker_pair
+        self.ledger.record_result(result, winner, result["natural"], player_pair, banker_pair)
         self._end_round(events)
 
     def _end_round(self, events: list[Event]) -> None:
         if self.cut_out and self.model.close_shoe():
-            self._close_shoe(events)
+            events.append(self.ledger.report(self.shoe_number))
 
-    def _start_round(self, events: list[Event]) -> None:
+    def _round_started(self) -> None:
+        """The machine began a round (its ``on_round_start`` callback)."""
         model = self.model
         model.player = []
         model.banker = []
         self.manual_slots = set()
+        self.slots_dealt = []
         model.round_number += 1
-        events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
+        self._events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
 
     def _next_round(self, events: list[Event]) -> None:
-        if self.state is not State.ROUND_OVER or self.round == 0:
-            events.append(self._rejected(Input(InputKind.NEXT), self._why_not_next()))
+        if not self.model.may_next_round():
+            events.append(rejected(Input(InputKind.NEXT), self._why_not_next()))
             return
         self.model.next_round()
-        self._start_round(events)
 
     def _why_not_next(self) -> str:
         if self.state in SLOTS:
@@ -448,40 +422,29 @@ class Table:
         return "the burn is not finished"
 
     def _shoe_ready(self, events: list[Event]) -> None:
+        if not self.model.may_shoe_ready():
+            events.append(rejected(Input(InputKind.SHOE),
+                                   f"shoe {self.shoe_number} is in play; it can be replaced once it is closed"))
+            return
         if self.state is State.SHOE_CLOSED:
             self._new_shoe(events)
-        elif self.state is not State.NEW_SHOE:
-            events.append(self._rejected(Input(InputKind.SHOE),
-                                         f"shoe {self.shoe_number} is in play; it can be replaced once it is closed"))
-            return
         events.append({"event": "shoe", "shoe": self.shoe_number, "status": "ready"})
         model = self.model
         if self.settings.shoe.burn == "fixed":
             model.burn_remaining = self.settings.shoe.burn_cards
         model.shoe_ready()
-        if self.current_state() is State.P1:
-            self._start_round(events)
 
     def _new_shoe(self, events: list[Event]) -> None:
         self.shoe_number += 1
-        self.inventory = Counter()
-        self.seen_total = 0
-        self.monitor = ShuffleMonitor(self.decks)
-        self.burned = []
-        self.discarded = []
-        self.dealt = 0
-        self.unidentified = 0
-        self.foreign = []
-        self.results = []
+        self.ledger = ShoeLedger(self.decks)
         self.cut_out = False
         self.model.last_round = None
-        self.shoe_stats = Counter()
         events.append({"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks})
 
     # -- cut card and shoe close ---------------------------------------------
     def _cut_card(self, events: list[Event]) -> None:
         if self.cut_out:
-            events.append(self._rejected(Input(InputKind.CUT), "the cut card is already out"))
+            events.append(rejected(Input(InputKind.CUT), "the cut card is already out"))
             return
         self.cut_out = True
         started = self.in_round and (self.model.player or self.model.banker)
@@ -495,47 +458,36 @@ class Table:
         if self.state is State.ROUND_OVER:
             self._end_round(events)
 
-    def _close_shoe(self, events: list[Event]) -> None:
-        total = 52 * self.decks
-        seen = self.cards_seen
-        events.append({
-            "event": "shoe_closed",
-            "shoe": self.shoe_number,
-            "rounds": self.shoe_stats["banker"] + self.shoe_stats["player"] + self.shoe_stats["tie"],
-            "results": {key: self.shoe_stats[key] for key in ("banker", "player", "tie")},
-            "naturals": self.shoe_stats["natural"],
-            "pairs": {"player": self.shoe_stats["player_pair"], "banker": self.shoe_stats["banker_pair"]},
-            "misdeals": self.shoe_stats["misdeal"],
-            "voided": self.shoe_stats["voided"],
-            "cards_seen": seen,
-            "cards_remaining": total - seen,
-            "burned": len(self.burned),
-            "dealt": self.dealt,
-            "discarded": len(self.discarded),
-            "unidentified": self.unidentified,
-            "foreign": list(self.foreign),
-            "inventory": dict(sorted(self.inventory.items())),
-        })
+    def _close_early(self, item: Input, events: list[Event]) -> None:
+        model = self.model
+        if not model.may_next_round():
+            events.append(rejected(item, "a shoe can be closed early only between rounds"))
+            return
+        model.last_round = model.round_number
+        self.cut_out = True
+        event: Event = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
+        if item.approver:
+            event["approved_by"] = item.approver
+        events.append(event)
+        self._end_round(events)
 
     # -- exposed cards -------------------------------------------------------
     def _exposed(self, events: list[Event]) -> None:
-        model = self.model
-        previous = _previous_slot(self.state, model)
-        if previous is None:
-            events.append(self._rejected(
+        if self.model.state not in SLOTS or not self.slots_dealt:
+            events.append(rejected(
                 Input(InputKind.EXPOSED),
                 "no card of a round in progress to take back; a settled round is for the supervisor",
             ))
             return
+        previous = self.slots_dealt.pop()
+        model = self.model
         hand = model.player if SLOT_SIDE[previous] == "player" else model.banker
         card = hand.pop()
-        self.dealt -= 1
+        self.ledger.dealt -= 1
         was_manual = previous in self.manual_slots
         self.manual_slots.discard(previous)
-        order = [self.settings.procedures.exposed_card, "burn", "use", "void"]
         self._raise_misdeal(events, "exposed_card", card.code,
-                            f"{card.code} dealt to {previous.value} was exposed in error",
-                            list(dict.fromkeys(order)), resume=previous)
+                            f"{card.code} dealt to {previous.value} was exposed in error", resume=previous)
         assert self.misdeal is not None
         self.misdeal.exposed = card
         self.misdeal.exposed_manual = was_manual
@@ -549,71 +501,58 @@ class Table:
         return self.round + 1
 
     def _raise_misdeal(self, events: list[Event], kind: str, card: str | None, detail: str,
-                       resolutions: list[str], resume: State | None = None,
-                       held: list[Held] | None = None, replaces_due_card: bool = False) -> None:
+                       resume: State | None = None, held: list[Held] | None = None) -> None:
+        """Halt on a misdeal of ``kind``, resolved as :data:`~controller.core.misdeals.POLICIES` says; while
+        already halted, report it and hold its cards with the pending misdeal."""
         if self.state is State.HALTED:
             assert self.misdeal is not None
             self.misdeal.held.extend(held or [])
             extra = Misdeal(kind, self.misdeal.round, card, detail + " (while halted)",
                             self.misdeal.instruction, self.misdeal.resolutions, supervisor=self.misdeal.supervisor)
             events.append(extra.event())
-            self.shoe_stats["misdeal"] += 1
+            self.ledger.stats["misdeal"] += 1
             return
+        policy = POLICIES[kind]
+        resolutions = policy.resolutions_for(self.settings.procedures)
         voidable = self.in_round or (kind == "extra_card" and self.state is State.ROUND_OVER)
         if not voidable:
             resolutions = [r for r in resolutions if r != "void"] or ["burn"]
-        instruction = "Halt. " + "; or ".join(
-            f"{SAY_RESOLUTION[r]} (@{r})" for r in resolutions
-        )
-        misdeal = Misdeal(kind, self._misdeal_round(), card, detail, instruction, resolutions,
+        misdeal = Misdeal(kind, self._misdeal_round(), card, detail, instruction(resolutions), resolutions,
                           supervisor=[r for r in resolutions if self.needs_supervisor(r, kind)],
-                          held=list(held or []), replaces_due_card=replaces_due_card)
+                          held=list(held or []), replaces_due_card=policy.replaces_due_card)
         self.misdeal = misdeal
         self.model.resume_state = resume or self.state
         self.model.halt()
-        self.shoe_stats["misdeal"] += 1
+        self.ledger.stats["misdeal"] += 1
         events.append(misdeal.event())
 
     def _handle_halted(self, item: Input, events: list[Event]) -> None:
         misdeal = self.misdeal
         assert misdeal is not None
         kind = item.kind
-        if kind is InputKind.OFFLINE:
-            self.reader_online = False
-            events.append({"event": "reader", "status": "offline"})
-            return
-        if kind is InputKind.ONLINE and misdeal.kind != "reader_offline":
-            self.reader_online = True
-            events.append({"event": "reader", "status": "online"})
-            return
-        if kind is InputKind.CUT:
-            self._cut_card(events)
-            return
-        if kind is InputKind.CARD:
+        if kind is InputKind.OFFLINE or kind is InputKind.CUT or (
+                kind is InputKind.ONLINE and misdeal.kind != "reader_offline"):
+            self._reader_or_cut(kind, events)
+        elif kind is InputKind.CARD:
             self._reader_card(item.card or "", events)
-            return
-        if kind is InputKind.UNREADABLE:
-            self._raise_misdeal(events, "unreadable_card", None, "another card came out unread", [],
+        elif kind is InputKind.UNREADABLE:
+            self._raise_misdeal(events, "unreadable_card", None, "another card came out unread",
                                 held=[("??", UNIDENTIFIED)])
-            return
-        if kind is InputKind.DOUBLE:
-            self._raise_misdeal(events, "two_cards", None, "two more cards left the shoe together", [],
+        elif kind is InputKind.DOUBLE:
+            self._raise_misdeal(events, "two_cards", None, "two more cards left the shoe together",
                                 held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
-            return
-        resolution = RESOLUTION_INPUTS.get(kind)
+        else:
+            self._resolve(item, misdeal, events)
+
+    def _resolve(self, item: Input, misdeal: Misdeal, events: list[Event]) -> None:
+        resolution = RESOLUTION_INPUTS.get(item.kind)
         if resolution is None or resolution not in misdeal.resolutions:
             allowed = ", ".join(f"@{r}" for r in misdeal.resolutions)
-            events.append(self._rejected(item, f"the table is halted on {misdeal.kind}; expected {allowed}"))
-            return
-        if resolution == "manual":
+            events.append(rejected(item, f"the table is halted on {misdeal.kind}; expected {allowed}"))
+        elif resolution == "manual":
             self._resolve_manual(item, events)
         elif resolution == "void":
             self._resolve_void(item, events)
-        elif resolution == "online":
-            self.reader_online = True
-            events.append({"event": "reader", "status": "online"})
-            self._resolved(item, "online", events)
-            self.model.resume()
         elif resolution == "use":
             card = misdeal.exposed
             assert card is not None
@@ -624,30 +563,20 @@ class Table:
             events.append(self._next_instruction())
             self._place(card, events, manual=manual)
         else:
-            self._resolved(item, "burn", events)
+            if resolution == "online":
+                self.reader_online = True
+                events.append({"event": "reader", "status": "online"})
+            self._resolved(item, resolution, events)
             self.model.resume()
-
-    def _set_aside(self, held: list[Held]) -> list[str]:
-        """Put held cards aside for good: shoe cards to the discards, unread ones counted, foreign ones kept
-        apart (they are already listed in :attr:`foreign`). Returns what was read of each."""
-        for text, status in held:
-            if status == SHOE_CARD:
-                self.discarded.append(text)
-            elif status == UNIDENTIFIED and self.cards_seen >= 52 * self.decks:
-                self.foreign.append(text)  # every card of the shoe is already accounted for
-            elif status == UNIDENTIFIED:
-                self.discarded.append("??")
-                self.unidentified += 1
-        return [text for text, _ in held]
 
     def _resolved(self, item: Input, resolution: str, events: list[Event], keep: int = 0) -> None:
         """Emit the resolution and set aside the held cards, after the first ``keep`` of them
         (those a manual entry stands in for)."""
         misdeal = self.misdeal
         assert misdeal is not None
-        cards = self._set_aside(misdeal.held[keep:])
+        cards = self.ledger.set_aside(misdeal.held[keep:])
         if misdeal.exposed is not None:
-            self.discarded.append(misdeal.exposed.code)
+            self.ledger.discarded.append(misdeal.exposed.code)
             cards.append(misdeal.exposed.code)
         event: Event = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
                         "resolution": resolution, "cards": cards}
@@ -663,13 +592,13 @@ class Table:
         try:
             card = parse_card(text)
         except CardCodeError as error:
-            events.append(self._rejected(item, f"{error}; enter the card again"))
+            events.append(rejected(item, f"{error}; enter the card again"))
             return
-        if self._is_foreign(card, stands_for_held=misdeal.replaces_due_card):
+        if self.ledger.is_foreign(card, self._unread_held(stands_for_held=misdeal.replaces_due_card)):
             reason = (f"all {self.decks} copies were already seen in this shoe"
-                      if self.inventory[card.code] >= self.decks
+                      if self.ledger.all_copies_seen(card)
                       else f"all {52 * self.decks} cards of the shoe have already left it")
-            events.append(self._rejected(item, f"{card.code}: {reason}; check the card"))
+            events.append(rejected(item, f"{card.code}: {reason}; check the card"))
             return
         self._count(card, events)
         self._resolved(item, "manual", events, keep=1 if misdeal.replaces_due_card else 0)
@@ -692,11 +621,28 @@ class Table:
             return
         events.append({"event": "round_voided", "round": model.round_number,
                        "cards": cards, "bets": "returned"})
-        self.shoe_stats["voided"] += 1
+        self.ledger.stats["voided"] += 1
         self.rounds_voided += 1
         model.player = []
         model.banker = []
         self._end_round(events)
+
+    def _reader_card_without_dealer(self, item: Input, events: list[Event]) -> None:
+        code = item.card if item.kind is InputKind.CARD else None
+        held: list[Held] = [("??", UNIDENTIFIED)] * (2 if item.kind is InputKind.DOUBLE else 1)
+        if code is not None:
+            try:
+                card = parse_card(code)
+            except CardCodeError:
+                held = [(code, UNIDENTIFIED)]
+            else:
+                if self.ledger.is_foreign(card, self._unread_held()):
+                    self._reader_card(code, events)
+                    return
+                self._count(card, events)
+                held = [(card.code, SHOE_CARD)]
+        self._raise_misdeal(events, "no_dealer", code, "a card came out of the shoe with no dealer signed in",
+                            held=held)
 
     # -- instructions ----------------------------------------------------------
     def _due_name(self) -> str:
@@ -709,19 +655,13 @@ class Table:
         return {"event": "instruction", "round": self.round if round_number is None else round_number,
                 "action": action, "say": text}
 
-    def _rejected(self, item: Input, why: str) -> Event:
-        return {"event": "rejected", "input": item.token(), "reason": why,
-                "say": f"{item.token()} not accepted: {why}"}
-
     def _next_instruction(self) -> Event:
         state = self.state
         model = self.model
-        if self.authority is not None:
-            if self.pending_approval is not None:
-                _, action, _ = self.pending_approval
-                return self._say("approval", f"Supervisor: present your badge to approve {action}")
-            if self.authority.dealer is None and state is not State.HALTED:
-                return self._say("sign_in", "Dealer: present your badge to sign in")
+        if self.gate is not None:
+            waiting = self.gate.instruction(state is State.HALTED)
+            if waiting is not None:
+                return self._say(*waiting)
         prompt = PROMPTS.get(state)
         if prompt is not None:
             slot, side, say = prompt
@@ -740,141 +680,32 @@ class Table:
             return self._say("new_shoe", f"Shoe {self.shoe_number} is closed; load a new shoe")
         return self._say("next_round", f"Round {model.round_number} is over; start the next round")
 
-    # -- badges and approvals ---------------------------------------------------
-    def needs_supervisor(self, resolution: str, kind: str | None = None) -> bool:
-        """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval?"""
-        action = self.approval_action(resolution, kind)
-        if self.authority is not None:
-            return self.authority.needs_supervisor(action)
-        return action in DEFAULT_SUPERVISOR_ONLY
 
-    @staticmethod
-    def approval_action(resolution: str, kind: str | None) -> str:
-        """The action name an approval is given for (``void``, ``manual``, ``foreign_card``, ``close_shoe``)."""
-        if kind == "foreign_card" and resolution == "void":
-            return "foreign_card"
-        return resolution
-
-    def _auth_gate(self, item: Input, events: list[Event]) -> bool:
-        """Badges, sign-in and approvals; True when ``item`` was fully handled here."""
-        authority = self.authority
-        assert authority is not None
-        kind = item.kind
-        if kind is InputKind.BADGE:
-            uid = item.card or ""
-            if self.pending_approval is not None:
-                pending, action, _ = self.pending_approval
-                approved, auth_events = authority.approve(uid, action)
-                events.extend(auth_events)
-                if approved:
-                    self.pending_approval = None
-                    name = auth_events[-1]["by"]
-                    approved_input = Input(pending.kind, pending.card, approver=name)
-                    if self.model.state is State.HALTED:
-                        self._handle_halted(approved_input, events)
-                    else:
-                        self._handle_running(approved_input, events)
-                return True
-            events.extend(authority.sign_in(uid))
-            return True
-        if kind is InputKind.BADGE_REMOVED:
-            dealer = authority.dealer
-            removed = authority.badge(item.card) if item.card else dealer
-            if self.pending_approval is None and dealer is not None and removed == dealer:
-                events.extend(authority.sign_out("badge removed"))
-            return True
-        if kind is InputKind.SIGN_OUT:
-            if self.pending_approval is not None:
-                _, action, _ = self.pending_approval
-                events.append({"event": "approval_cancelled", "action": action,
-                               "reason": "the dealer signed out"})
-            self.pending_approval = None
-            events.extend(authority.sign_out(item.card or "signed out"))
-            return True
-        if item.from_reader:
-            if authority.dealer is None and kind in (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE) \
-                    and self.model.state is not State.HALTED:
-                self._reader_card_without_dealer(item, events)
-                return True
-            return False
-        if authority.dealer is None:
-            events.append(self._rejected(item, "no dealer is signed in; present a dealer badge first"))
-            return True
-        self.pending_approval = None
-        needed = self._supervisor_action(item)
-        if needed is not None and item.approver is None:
-            self.pending_approval = (item, needed, self.misdeal)
-            events.append({"event": "approval_required", "round": self.round, "action": needed,
-                           "input": item.token(),
-                           "say": f"{item.token()} needs a supervisor: present a supervisor badge"})
-            return True
-        authority.touch()
-        return False
-
-    def _supervisor_action(self, item: Input) -> str | None:
-        """The approval ``item`` needs before it may take effect, or None."""
-        if item.kind is InputKind.CLOSE:
-            return "close_shoe" if self.needs_supervisor("close_shoe") else None
-        misdeal = self.misdeal
-        resolution = RESOLUTION_INPUTS.get(item.kind)
-        if misdeal is None or resolution is None or resolution not in misdeal.resolutions:
-            return None
-        if self.needs_supervisor(resolution, misdeal.kind):
-            return self.approval_action(resolution, misdeal.kind)
-        return None
-
-    def _reader_card_without_dealer(self, item: Input, events: list[Event]) -> None:
-        code = item.card if item.kind is InputKind.CARD else None
-        held: list[Held] = [("??", UNIDENTIFIED)] * (2 if item.kind is InputKind.DOUBLE else 1)
-        if code is not None:
-            try:
-                card = parse_card(code)
-            except CardCodeError:
-                held = [(code, UNIDENTIFIED)]
-            else:
-                if self._is_foreign(card):
-                    self._reader_card(code, events)
-                    return
-                self._count(card, events)
-                held = [(card.code, SHOE_CARD)]
-        self._raise_misdeal(events, "no_dealer", code, "a card came out of the shoe with no dealer signed in",
-                            ["burn", "void"], held=held)
-
-    def _stamp_dealer(self, events: list[Event]) -> None:
-        """Results and misdeals carry the signed-in dealer's identity."""
-        assert self.authority is not None
-        identity = self.authority.identity()
-        for event in events:
-            if event["event"] in ("result", "misdeal", "round_voided", "resolved"):
-                event["dealer"] = dict(identity) if identity is not None else None
-
-    # -- closing a shoe early -------------------------------------------------------
-    def _close_early(self, item: Input, events: list[Event]) -> None:
-        model = self.model
-        if self.state is not State.ROUND_OVER or self.round == 0:
-            events.append(self._rejected(item, "a shoe can be closed early only between rounds"))
-            return
-        model.last_round = model.round_number
-        self.cut_out = True
-        event: Event = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
-        if item.approver:
-            event["approved_by"] = item.approver
-        events.append(event)
-        self._end_round(events)
-
-
-def _previous_slot(state: State, model: RoundModel) -> State | None:
-    """The slot of the last card dealt in the round in progress, if the round is not over."""
-    if state not in SLOTS:
-        return None
-    dealt = len(model.player) + len(model.banker)
-    if dealt == 0:
-        return None
-    if state is State.B3 and len(model.player) == 3:
-        return State.P3
-    if state is State.B3 and len(model.player) == 2:
-        return State.B2
-    order = (State.P1, State.B1, State.P2, State.B2)
-    if state is State.P3:
-        return State.B2
-    return order[SLOTS.index(state) - 1]
+def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) -> Event:
+    """The ``result`` event of the round just completed on ``model``."""
+    player_total = hand_total(model.player)
+    banker_total = hand_total(model.banker)
+    winner = rules.winner(player_total, banker_total)
+    player_pair = model.player[0].rank == model.player[1].rank
+    banker_pair = model.banker[0].rank == model.banker[1].rank
+    natural = model.natural
+    if winner == "tie":
+        say = f"Tie {player_total} to {banker_total}"
+    else:
+        high, low = (player_total, banker_total) if winner == "player" else (banker_total, player_total)
+        say = f"{winner.capitalize()} wins {high} to {low}"
+    result: Event = {
+        "event": "result",
+        "round": model.round_number,
+        "shoe": shoe_number,
+        "winner": winner,
+        "player": {"cards": [c.code for c in model.player], "total": player_total},
+        "banker": {"cards": [c.code for c in model.banker], "total": banker_total},
+        "natural": natural,
+        "player_pair": player_pair,
+        "banker_pair": banker_pair,
+        "say": say,
+    }
+    if manual_slots:
+        result["manual"] = sorted(slot.value for slot in manual_slots)
+    return result

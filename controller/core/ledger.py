@@ -1,0 +1,115 @@
+"""The shoe's bookkeeping: every card out of the shoe, where it went, and the shoe's counters."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from controller.core.cards import Card
+from controller.core.misdeals import SHOE_CARD, UNIDENTIFIED, Held
+from controller.core.shuffle_check import ShuffleMonitor
+
+Event = dict[str, Any]
+
+
+class ShoeLedger:
+    """One shoe's cards and counters: inventory, burned, discarded, foreign, results, shuffle monitor.
+
+    A new shoe gets a new ledger. Pure bookkeeping: it decides nothing about
+    the round; the table tells it what happened to each card.
+    """
+
+    def __init__(self, decks: int) -> None:
+        self.decks = decks
+        self.total = 52 * decks
+        self.inventory: Counter[str] = Counter()
+        self.seen_total = 0
+        """Cards of this shoe identified as they left it."""
+        self.monitor = ShuffleMonitor(decks)
+        self.burned: list[str] = []
+        self.discarded: list[str] = []
+        self.dealt = 0
+        """Cards placed in slots this shoe (voided rounds included; exposed cards taken back are not)."""
+        self.unidentified = 0
+        """Cards of this shoe that left it and were set aside without ever being identified."""
+        self.foreign: list[str] = []
+        self.results: list[Event] = []
+        """This shoe's result events, in order."""
+        self.stats: Counter[str] = Counter()
+        """Results, naturals, pairs, misdeals and voided rounds of this shoe."""
+
+    @property
+    def cards_seen(self) -> int:
+        """Cards of this shoe that have left it: identified ones plus those set aside unread."""
+        return self.seen_total + self.unidentified
+
+    def count(self, card: Card) -> float | None:
+        """Count a card seen in the shoe; the unshuffled-shoe score when it calls for an alert."""
+        score = self.monitor.observe(card, self.inventory, self.seen_total)
+        self.inventory[card.code] += 1
+        self.seen_total += 1
+        return score
+
+    def is_foreign(self, card: Card, unread_held: int = 0) -> bool:
+        """No copy of ``card`` can still be in the shoe: all its copies were seen, or every card has left
+        (``unread_held``: unread cards set aside by a pending misdeal, which left the shoe too)."""
+        return self.inventory[card.code] >= self.decks or self.cards_seen + unread_held >= self.total
+
+    def all_copies_seen(self, card: Card) -> bool:
+        """Every copy of ``card`` the decks hold has been seen."""
+        return self.inventory[card.code] >= self.decks
+
+    def burn_unidentified(self, text: str, unread_held: int) -> None:
+        """A burn card the reader could not identify is burned all the same."""
+        if self.cards_seen + unread_held >= self.total:
+            self.foreign.append(text)
+        else:
+            self.unidentified += 1
+        self.burned.append("??")
+
+    def set_aside(self, held: list[Held]) -> list[str]:
+        """Put held cards aside for good: shoe cards to the discards, unread ones counted, foreign ones kept
+        apart (they are already listed in :attr:`foreign`). Returns what was read of each."""
+        for text, status in held:
+            if status == SHOE_CARD:
+                self.discarded.append(text)
+            elif status == UNIDENTIFIED and self.cards_seen >= self.total:
+                self.foreign.append(text)  # every card of the shoe is already accounted for
+            elif status == UNIDENTIFIED:
+                self.discarded.append("??")
+                self.unidentified += 1
+        return [text for text, _ in held]
+
+    def record_result(self, result: Event, winner: str, natural: bool, player_pair: bool,
+                      banker_pair: bool) -> None:
+        """A settled round's result and its counters."""
+        self.results.append(result)
+        stats = self.stats
+        stats[winner] += 1
+        stats["natural"] += natural
+        stats["player_pair"] += player_pair
+        stats["banker_pair"] += banker_pair
+
+    def report(self, shoe_number: int) -> Event:
+        """The ``shoe_closed`` event: the whole shoe's accounts."""
+        total = self.total
+        seen = self.cards_seen
+        stats = self.stats
+        return {
+            "event": "shoe_closed",
+            "shoe": shoe_number,
+            "rounds": stats["banker"] + stats["player"] + stats["tie"],
+            "results": {key: stats[key] for key in ("banker", "player", "tie")},
+            "naturals": stats["natural"],
+            "pairs": {"player": stats["player_pair"], "banker": stats["banker_pair"]},
+            "misdeals": stats["misdeal"],
+            "voided": stats["voided"],
+            "cards_seen": seen,
+            "cards_remaining": total - seen,
+            "burned": len(self.burned),
+            "dealt": self.dealt,
+            "discarded": len(self.discarded),
+            "unidentified": self.unidentified,
+            "foreign": list(self.foreign),
+            "inventory": dict(sorted(self.inventory.items())),
+        }

@@ -1,0 +1,136 @@
+"""The misdeal policy: every kind, its resolutions (house default first), who may approve them,
+and what is set aside until the halt is resolved.
+
+:data:`POLICIES` is the one table; the table core raises misdeals from it and
+``docs/procedures.md``'s "Dealing errors" table is checked against it
+(``tests/test_docs.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from config.schema import ProcedureSettings
+from controller.core.cards import Card
+from controller.core.inputs import InputKind
+
+Event = dict[str, Any]
+
+SHOE_CARD = "shoe"
+UNIDENTIFIED = "unidentified"
+FOREIGN = "foreign"
+Held = tuple[str, str]
+"""A card out of the shoe and set aside while halted: (what was read, SHOE_CARD/UNIDENTIFIED/FOREIGN)."""
+
+RESOLUTION_INPUTS = {
+    InputKind.BURN: "burn",
+    InputKind.VOID: "void",
+    InputKind.USE: "use",
+    InputKind.MANUAL: "manual",
+    InputKind.ONLINE: "online",
+}
+"""The dealer input that gives each resolution."""
+
+SAY_RESOLUTION = {
+    "burn": "burn the card(s) and continue",
+    "void": "void the round, bets returned",
+    "use": "keep the card where it was dealt",
+    "manual": "enter the card by hand",
+    "online": "reconnect the reader",
+}
+
+DEFAULT_SUPERVISOR_ONLY: tuple[str, ...] = ("void", "manual", "foreign_card", "close_shoe")
+"""Actions only a supervisor badge may approve, unless ``[auth] supervisor_only`` says otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class MisdealPolicy:
+    """One kind of misdeal: how it may be resolved and what it sets aside."""
+
+    kind: str
+    resolutions: tuple[str, ...]
+    """The resolutions offered, the house default first."""
+    sets_aside: str
+    """What is held while halted, and burned or removed by the resolution."""
+    house_option: str | None = None
+    """The ``[procedures]`` key naming the house's first choice, when the house picks it."""
+    approval_actions: tuple[tuple[str, str], ...] = ()
+    """(resolution, action) pairs whose approval is asked for under another action name."""
+    replaces_due_card: bool = False
+    """The misdeal is about the due card itself: a manual entry stands in for it."""
+
+    def resolutions_for(self, procedures: ProcedureSettings) -> list[str]:
+        """The resolutions offered at this house: the ``house_option`` choice moved first."""
+        if self.house_option is None:
+            return list(self.resolutions)
+        return list(dict.fromkeys([getattr(procedures, self.house_option), *self.resolutions]))
+
+    def approval_action(self, resolution: str) -> str:
+        """The action name an approval of ``resolution`` is given for."""
+        return dict(self.approval_actions).get(resolution, resolution)
+
+
+POLICIES: dict[str, MisdealPolicy] = {policy.kind: policy for policy in (
+    MisdealPolicy("extra_card", ("burn", "void"), "the card read", house_option="extra_card"),
+    MisdealPolicy("exposed_card", ("burn", "use", "void"), "the exposed card, taken back from its slot",
+                  house_option="exposed_card"),
+    MisdealPolicy("unreadable_card", ("manual", "burn", "void"), "the unread card", replaces_due_card=True),
+    MisdealPolicy("unknown_card", ("manual", "burn", "void"), "the code as read", replaces_due_card=True),
+    MisdealPolicy("foreign_card", ("void",), "the foreign card", approval_actions=(("void", "foreign_card"),)),
+    MisdealPolicy("two_cards", ("void",), "both unread cards"),
+    MisdealPolicy("reader_offline", ("online", "void"), "nothing"),
+    MisdealPolicy("card_after_shoe_closed", ("burn",), "the card read"),
+    MisdealPolicy("no_dealer", ("burn", "void"), "the card read, or the unread ones"),
+)}
+"""Every misdeal kind the table raises."""
+
+
+def approval_action(resolution: str, kind: str | None) -> str:
+    """The action name an approval is given for (``void``, ``manual``, ``foreign_card``, ``close_shoe``)."""
+    policy = POLICIES.get(kind) if kind is not None else None
+    return policy.approval_action(resolution) if policy is not None else resolution
+
+
+def needs_supervisor(resolution: str, kind: str | None, supervisor_only: Collection[str]) -> bool:
+    """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval?"""
+    return approval_action(resolution, kind) in supervisor_only
+
+
+def instruction(resolutions: Iterable[str]) -> str:
+    """What the dealer is told when the table halts: each resolution and its input."""
+    return "Halt. " + "; or ".join(f"{SAY_RESOLUTION[r]} (@{r})" for r in resolutions)
+
+
+@dataclass
+class Misdeal:
+    """A pending misdeal: what happened, how it may be resolved, and the cards set aside meanwhile."""
+
+    kind: str
+    round: int
+    card: str | None
+    detail: str
+    instruction: str
+    resolutions: list[str]
+    supervisor: list[str] = field(default_factory=list)
+    """The resolutions that need a supervisor's approval."""
+    held: list[Held] = field(default_factory=list)
+    """Cards out of the shoe while halted, to be burned or removed by the resolution."""
+    replaces_due_card: bool = False
+    """The misdeal is about the due card itself (unreadable, unknown): a manual entry stands in for it."""
+    exposed: Card | None = None
+    """An exposed card taken back from its slot (``use`` puts it back)."""
+    exposed_manual: bool = False
+
+    def event(self) -> Event:
+        return {
+            "event": "misdeal",
+            "round": self.round,
+            "kind": self.kind,
+            "card": self.card,
+            "detail": self.detail,
+            "instruction": self.instruction,
+            "resolutions": list(self.resolutions),
+            "supervisor": list(self.supervisor),
+        }
