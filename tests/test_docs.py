@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from config.schema import SECTIONS
+from config.schema import SECTIONS, ProcedureSettings
 from controller.cli.clidoc import CLI_DOC, render
+from controller.core.misdeals import DEFAULT_SUPERVISOR_ONLY, POLICIES, needs_supervisor
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,14 +25,44 @@ def test_every_config_key_is_documented() -> None:
 
 
 def test_every_misdeal_kind_is_documented() -> None:
-    table_source = (ROOT / "controller" / "core" / "table.py").read_text(encoding="utf-8")
-    kinds = set(re.findall(r'_raise_misdeal\(\s*events, "([a-z_]+)"', table_source))
-    kinds |= set(re.findall(r'_raise_misdeal\(events, "([a-z_]+)"', table_source))
+    kinds = set(POLICIES)
     assert {"extra_card", "unreadable_card", "unknown_card", "foreign_card"} <= kinds
     for doc in ("procedures.md", "events.md"):
         text = (ROOT / "docs" / doc).read_text(encoding="utf-8")
         for kind in kinds:
             assert f"`{kind}`" in text, f"{kind} missing from docs/{doc}"
+
+
+def _dealing_error_rows() -> dict[str, str]:
+    """docs/procedures.md's "Dealing errors" table: kind -> its resolutions column."""
+    text = (ROOT / "docs" / "procedures.md").read_text(encoding="utf-8")
+    section = text.split("## Dealing errors", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| ")]
+    header = [cell.strip() for cell in lines[0].strip("|").split("|")]
+    assert header[:3] == ["misdeal `kind`", "what happened", "resolutions (house default first)"]
+    rows = {}
+    for line in lines[1:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0].strip("`")] = cells[2]
+    return rows
+
+
+def test_procedures_table_matches_the_misdeal_policy() -> None:
+    rows = _dealing_error_rows()
+    assert set(rows) == set(POLICIES), "docs/procedures.md lists other misdeal kinds than misdeals.POLICIES"
+    known = {resolution for policy in POLICIES.values() for resolution in policy.resolutions}
+    for kind, policy in POLICIES.items():
+        column = rows[kind]
+        alias = re.fullmatch(r"as `([a-z_]+)`", column)
+        if alias:
+            assert POLICIES[alias.group(1)].resolutions == policy.resolutions, kind
+            column = rows[alias.group(1)]
+        named = [word for word in re.findall(r"`([a-z_]+)`", column) if word in known]
+        assert tuple(dict.fromkeys(named)) == policy.resolutions, f"{kind}: docs say {named}"
+        supervised = [r for r in policy.resolutions if needs_supervisor(r, kind, DEFAULT_SUPERVISOR_ONLY)]
+        assert column.count("*supervisor*") == len(supervised), f"{kind}: supervisor-only {supervised}"
+        default = getattr(ProcedureSettings(), policy.house_option) if policy.house_option else None
+        assert default in (None, policy.resolutions[0]), f"{kind}: the house default comes first"
 
 
 def test_readme_opens_with_the_two_commands() -> None:
