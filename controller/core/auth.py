@@ -183,49 +183,15 @@ def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") ->
     enabled = data.get("enabled", False)
     if not isinstance(enabled, bool):
         raise _bad(section, "enabled", _AUTH_KEYS["enabled"], enabled)
-
-    reader = data.get("reader")
-    if reader is not None:
-        if not isinstance(reader, str) or urlsplit(reader).scheme != "pcsc" or not reader_from_url(reader):
-            raise _bad(section, "reader", _AUTH_KEYS["reader"], reader)
-    elif enabled:
-        raise ConfigError(
-            f"{section}.reader: expected {_AUTH_KEYS['reader']} when {section}.enabled = true, got nothing"
-        )
-
+    reader = _reader_from(data, section, enabled)
     identify = data.get("identify", "uid")
     if identify not in IDENTIFY_MODES:
         raise _bad(section, "identify", _AUTH_KEYS["identify"], identify)
-
-    apdus: dict[str, str | None] = {}
-    for key in ("select_apdu", "read_apdu"):
-        value = data.get(key)
-        if value is None:
-            apdus[key] = None
-            continue
-        if not isinstance(value, str):
-            raise _bad(section, key, _AUTH_KEYS[key], value)
-        try:
-            apdus[key] = parse_apdu(value).hex().upper()
-        except ValueError as error:
-            raise ConfigError(
-                f"{section}.{key}: expected {_AUTH_KEYS[key]}, got {value!r} ({error})"
-            ) from None
-    if identify == "apdu" and apdus["read_apdu"] is None:
-        apdus["read_apdu"] = DEFAULT_READ_APDU
-
+    apdus = _apdus_from(data, section, identify)
     idle = data.get("idle_signout_seconds", DEFAULT_IDLE_SIGNOUT_SECONDS)
     if isinstance(idle, bool) or not isinstance(idle, int | float) or idle < 0 or idle != idle:
         raise _bad(section, "idle_signout_seconds", _AUTH_KEYS["idle_signout_seconds"], idle)
-
-    supervisor_only = data.get("supervisor_only", list(DEFAULT_SUPERVISOR_ONLY))
-    if not isinstance(supervisor_only, list | tuple):
-        raise _bad(section, "supervisor_only", _AUTH_KEYS["supervisor_only"], supervisor_only)
-    for index, action in enumerate(supervisor_only):
-        if not isinstance(action, str) or not _ACTION_NAME.match(action):
-            raise _bad(section, f"supervisor_only[{index}]", "an action name in lower case, e.g. \"void\"",
-                       action)
-
+    supervisor_only = _supervisor_only_from(data, section)
     two_person = data.get("two_person", True)
     if not isinstance(two_person, bool):
         raise _bad(section, "two_person", _AUTH_KEYS["two_person"], two_person)
@@ -244,9 +210,52 @@ def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") ->
     )
 
 
-def _badges_from(raw: Any, section: str) -> dict[str, Badge]:
-    """``[auth.badges.UID]`` tables, or ``[[auth.badges]]`` entries each with a ``uid``."""
-    entries: list[tuple[str, str, Any]] = []  # (key path, uid text, entry)
+def _reader_from(data: Mapping[str, Any], section: str, enabled: bool) -> str | None:
+    reader = data.get("reader")
+    if reader is not None:
+        if not isinstance(reader, str) or urlsplit(reader).scheme != "pcsc" or not reader_from_url(reader):
+            raise _bad(section, "reader", _AUTH_KEYS["reader"], reader)
+    elif enabled:
+        raise ConfigError(
+            f"{section}.reader: expected {_AUTH_KEYS['reader']} when {section}.enabled = true, got nothing"
+        )
+    return reader
+
+
+def _apdus_from(data: Mapping[str, Any], section: str, identify: str) -> dict[str, str | None]:
+    apdus: dict[str, str | None] = {}
+    for key in ("select_apdu", "read_apdu"):
+        value = data.get(key)
+        if value is None:
+            apdus[key] = None
+            continue
+        if not isinstance(value, str):
+            raise _bad(section, key, _AUTH_KEYS[key], value)
+        try:
+            apdus[key] = parse_apdu(value).hex().upper()
+        except ValueError as error:
+            raise ConfigError(
+                f"{section}.{key}: expected {_AUTH_KEYS[key]}, got {value!r} ({error})"
+            ) from None
+    if identify == "apdu" and apdus["read_apdu"] is None:
+        apdus["read_apdu"] = DEFAULT_READ_APDU
+    return apdus
+
+
+def _supervisor_only_from(data: Mapping[str, Any], section: str) -> list[str]:
+    supervisor_only = data.get("supervisor_only", list(DEFAULT_SUPERVISOR_ONLY))
+    if not isinstance(supervisor_only, list | tuple):
+        raise _bad(section, "supervisor_only", _AUTH_KEYS["supervisor_only"], supervisor_only)
+    for index, action in enumerate(supervisor_only):
+        if not isinstance(action, str) or not _ACTION_NAME.match(action):
+            raise _bad(section, f"supervisor_only[{index}]", "an action name in lower case, e.g. \"void\"",
+                       action)
+    return list(supervisor_only)
+
+
+def _badge_entries(raw: Any, section: str) -> list[tuple[str, str, Any]]:
+    """(key path, uid text, entry) of each badge, from a table keyed by UID or a list with ``uid``."""
+    entries: list[tuple[str, str, Any]] = []
     if isinstance(raw, Mapping):
         for uid_text, entry in raw.items():
             entries.append((f"{section}.badges.{uid_text}", str(uid_text), entry))
@@ -258,7 +267,12 @@ def _badges_from(raw: Any, section: str) -> dict[str, Badge]:
             entries.append((path, entry["uid"], entry))
     else:
         raise _bad(section, "badges", _AUTH_KEYS["badges"], raw)
+    return entries
 
+
+def _badges_from(raw: Any, section: str) -> dict[str, Badge]:
+    """``[auth.badges.UID]`` tables, or ``[[auth.badges]]`` entries each with a ``uid``."""
+    entries = _badge_entries(raw, section)
     badges: dict[str, Badge] = {}
     for path, uid_text, entry in entries:
         if not isinstance(entry, Mapping):
