@@ -53,7 +53,8 @@ class ShoeLedger:
     def is_foreign(self, card: Card, unread_held: int = 0) -> bool:
         """No copy of ``card`` can still be in the shoe: all its copies were seen, or every card has left
         (``unread_held``: unread cards set aside by a pending misdeal, which left the shoe too)."""
-        return self.inventory[card.code] >= self.decks or self.cards_seen + unread_held >= self.total
+        return (self.inventory[card.code] >= self.decks
+                or self.seen_total + self.unidentified + unread_held >= self.total)
 
     def all_copies_seen(self, card: Card) -> bool:
         """Every copy of ``card`` the decks hold has been seen."""

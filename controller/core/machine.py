@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from transitions import Machine, Transition
 from transitions import State as MachineState
+from transitions.core import EventData
 
 from controller.core import rules
 from controller.core.cards import Card, hand_total
@@ -203,6 +204,12 @@ class _QuietState(MachineState):
             super().exit(event_data)
 
 
+def _run_callbacks(machine: Machine, funcs: list[Any], event_data: Any) -> None:
+    """Run ``funcs`` as ``Machine.callbacks`` does, without its per-callback log record."""
+    for func in funcs:
+        machine.callback(func, event_data)
+
+
 class _LeanTransition(Transition):
     """A transition that runs callbacks only when it has some, without per-step debug logs.
 
@@ -212,16 +219,16 @@ class _LeanTransition(Transition):
     def execute(self, event_data: Any) -> bool:
         machine = event_data.machine
         if self.prepare:
-            machine.callbacks(self.prepare, event_data)
+            _run_callbacks(machine, self.prepare, event_data)
         for condition in self.conditions:
             if not condition.check(event_data):
                 return False
         if self.before or machine.before_state_change:
-            machine.callbacks([*machine.before_state_change, *self.before], event_data)
+            _run_callbacks(machine, [*machine.before_state_change, *self.before], event_data)
         if self.dest:
             self._change_state(event_data)
         if self.after or machine.after_state_change:
-            machine.callbacks([*self.after, *machine.after_state_change], event_data)
+            _run_callbacks(machine, [*self.after, *machine.after_state_change], event_data)
         return True
 
     def _change_state(self, event_data: Any) -> None:
@@ -256,6 +263,25 @@ class RoundMachine(Machine):
         """The transitions state object for an Enum member or name (one dict lookup)."""
         found = self._state_lookup.get(state)
         return found if found is not None else super().get_state(state)
+
+    def _can_trigger(self, model: Any, trigger: str, *args: Any, **kwargs: Any) -> bool:
+        """``may_<trigger>``: the guards of the trigger's rows from the model's state, and nothing else
+        (the round machine has no prepare callbacks; with any, transitions' own check runs)."""
+        event = self.events.get(trigger)
+        state = self.get_state(getattr(model, self.model_attribute))
+        rows = event.transitions.get(state.name) if event is not None else None
+        if not rows:
+            return False
+        if self.prepare_event or any(row.prepare for row in rows):
+            return bool(super()._can_trigger(model, trigger, *args, **kwargs))  # type: ignore[misc]
+        if not rows[-1].conditions:
+            return True  # the last row has no guard: the trigger always has somewhere to go
+        event_data = EventData(state, event, self, model, args, kwargs)
+        for row in rows:
+            event_data.transition = row
+            if all(condition.check(event_data) for condition in row.conditions):
+                return True
+        return False
 
 
 DEALING = frozenset(row["source"] for row in TRANSITIONS if row["trigger"] == "card")

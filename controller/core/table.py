@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from transitions import MachineError
+
 from config.schema import Settings
 from controller.core import rules
 from controller.core.approvals import ApprovalGate, rejected
@@ -407,10 +409,10 @@ class Table:
         self._events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
 
     def _next_round(self, events: list[Event]) -> None:
-        if not self.model.may_next_round():
+        try:
+            self.model.next_round()
+        except MachineError:
             events.append(rejected(Input(InputKind.NEXT), self._why_not_next()))
-            return
-        self.model.next_round()
 
     def _why_not_next(self) -> str:
         if self.state in SLOTS:
