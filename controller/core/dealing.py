@@ -1,0 +1,310 @@
+"""The round flow while the table runs: a card read goes to its slot, a burn, or a misdeal; rounds,
+shoes, the cut card and exposed cards. Deal order and legality are the round machine's."""
+
+from __future__ import annotations
+
+from transitions import MachineError
+
+from controller.core import rules
+from controller.core.approvals import rejected
+from controller.core.cards import Card, hand_total, parse_card
+from controller.core.exceptions import CardCodeError
+from controller.core.inputs import Input, InputKind
+from controller.core.ledger import ShoeLedger
+from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State
+from controller.core.misdeals import FOREIGN, SHOE_CARD, UNIDENTIFIED
+from controller.core.settlement import settle
+from controller.core.shuffle_check import ALERT_PROBABILITY
+from controller.core.tablestate import PROMPTS, Event, TableState
+
+
+class Dealing(TableState):
+    """The running table: every input that is not a badge and does not resolve a halt."""
+
+    def _handle_running(self, item: Input, events: list[Event]) -> None:
+        kind = item.kind
+        if kind is InputKind.CARD:
+            self._reader_card(item.card or "", events)
+        elif kind is InputKind.UNREADABLE:
+            self._unreadable(events)
+        elif kind is InputKind.DOUBLE:
+            self._raise_misdeal(events, "two_cards", None, "two cards left the shoe together",
+                                held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
+        elif kind is InputKind.OFFLINE or kind is InputKind.ONLINE or kind is InputKind.CUT:
+            self._reader_or_cut(kind, events)
+        elif kind is InputKind.NEXT:
+            self._next_round(events)
+        elif kind is InputKind.SHOE:
+            self._shoe_ready(events)
+        elif kind is InputKind.EXPOSED:
+            self._exposed(events)
+        elif kind is InputKind.CLOSE:
+            self._close_early(item, events)
+        else:
+            events.append(rejected(item, "there is no misdeal to resolve"))
+
+    def _reader_or_cut(self, kind: InputKind, events: list[Event]) -> None:
+        """The reader went away or came back, or the cut card came out: the same running or halted."""
+        if kind is InputKind.CUT:
+            self._cut_card(events)
+            return
+        self.reader_online = kind is InputKind.ONLINE
+        events.append({"event": "reader", "status": "online" if self.reader_online else "offline"})
+
+    def _reader_card(self, text: str, events: list[Event]) -> None:
+        try:
+            card = parse_card(text)
+        except CardCodeError as error:
+            self._unknown_code(text, str(error), events)
+            return
+        ledger = self.ledger
+        if ledger.is_foreign(card, self._unread_held() if self.misdeal is not None else 0):
+            self._foreign(card, events)
+            return
+        self._count(card, events)
+        if self.model.state not in DEALING:
+            self._not_due(card.code, SHOE_CARD, events)
+            return
+        self._place(card, events)
+
+    def _unknown_code(self, text: str, error: str, events: list[Event]) -> None:
+        if self.model.state is State.BURNING:
+            self._burn_unidentified(text, events)
+        elif self.model.state not in DEALING:
+            self._not_due(text, UNIDENTIFIED, events)
+        else:
+            self._raise_misdeal(events, "unknown_card", text, error, held=[(text, UNIDENTIFIED)])
+
+    def _foreign(self, card: Card, events: list[Event]) -> None:
+        inventory = self.ledger.inventory
+        self.ledger.foreign.append(card.code)
+        if inventory[card.code] >= self.decks:
+            detail = (f"{card.code} would be copy {inventory[card.code] + 1} of {card.code} "
+                      f"in a {self.decks}-deck shoe, which holds {self.decks}")
+        else:
+            detail = (f"all {52 * self.decks} cards of the {self.decks}-deck shoe have already left it "
+                      f"(read or not), so {card.code} is not one of them")
+        self._raise_misdeal(events, "foreign_card", card.code, detail, held=[(card.code, FOREIGN)])
+
+    def _count(self, card: Card, events: list[Event]) -> None:
+        """Count a card seen in the shoe, and score the sequence for the unshuffled-shoe alert."""
+        score = self.ledger.count(card)
+        if score is not None:
+            events.append({
+                "event": "alert", "kind": "unshuffled_shoe", "shoe": self.shoe_number, "round": self.round,
+                "probability": score, "threshold": ALERT_PROBABILITY,
+                "detail": f"{self.ledger.monitor.hits} of the {self.ledger.seen_total - 1} card-to-card steps "
+                          f"so far are same-suit rank neighbours; a random shuffle gives this with probability "
+                          f"{score:.1e}. Stop and call surveillance: the shoe may not have been shuffled",
+            })
+
+    def _not_due(self, code: str | None, status: str, events: list[Event]) -> None:
+        held = [(code or "??", status)]
+        if self.state is State.SHOE_CLOSED:
+            self._raise_misdeal(events, "card_after_shoe_closed", code,
+                                f"shoe {self.shoe_number} is closed; no card may be dealt from it", held=held)
+            return
+        why = {
+            State.ROUND_OVER: f"round {self.round} is over and the next round has not been started",
+            State.NEW_SHOE: f"shoe {self.shoe_number} has not been confirmed as shuffled and cut",
+        }.get(self.state, "no card is due")
+        self._raise_misdeal(events, "extra_card", code, f"a card was read but {why}", held=held)
+
+    def _unreadable(self, events: list[Event]) -> None:
+        if self.model.state is State.BURNING:
+            self._burn_unidentified("??", events)
+        elif self.model.state not in DEALING:
+            self._not_due(None, UNIDENTIFIED, events)
+        else:
+            what = "the turned burn card" if self.model.state is State.BURN_TURN else \
+                f"the card for {self._due_name()}"
+            self._raise_misdeal(events, "unreadable_card", None, f"the reader could not read {what}",
+                                held=[("??", UNIDENTIFIED)])
+
+    def _burn_unidentified(self, text: str, events: list[Event]) -> None:
+        """A burn card the reader could not identify: it is burned all the same (it is never dealt)."""
+        self.ledger.burn_unidentified(text, self._unread_held())
+        self.model.burn_remaining -= 1
+        events.append({"event": "burn", "card": None, "read": text})
+        self.model.card()
+
+    def _place(self, card: Card, events: list[Event], manual: bool = False) -> None:
+        """Put ``card`` where the rules expect it and advance the machine."""
+        model = self.model
+        state = model.state
+        if state in BURN_STATES:
+            self._burn_card(card, events)
+            return
+        slot, side, _ = PROMPTS[state]
+        (model.player if side == "player" else model.banker).append(card)
+        self.slots_dealt.append(state)
+        self.ledger.dealt += 1
+        event: Event = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
+        if manual:
+            event["manual"] = True
+            self.manual_slots.add(state)
+        events.append(event)
+        model.card()
+        self._after_card(state, events)
+
+    def _burn_card(self, card: Card, events: list[Event]) -> None:
+        model = self.model
+        if self.state is State.BURN_TURN:
+            model.burn_remaining = card.value if card.value else 10
+            events.append({"event": "burn", "card": card.code, "turned": True,
+                           "burn": model.burn_remaining})
+        else:
+            model.burn_remaining -= 1
+            events.append({"event": "burn", "card": card.code})
+        self.ledger.burned.append(card.code)
+        model.card()
+
+    def _after_card(self, dealt: State, events: list[Event]) -> None:
+        model = self.model
+        new = self.state
+        if dealt is State.B2:
+            player, banker = model.player_two_card_total, model.banker_two_card_total
+            if model.natural:
+                events.append(self._say("natural", f"Natural: player {player}, banker {banker}; no more cards"))
+            elif new is not State.P3:
+                events.append(self._say("player_stands", f"Player stands on {player}"))
+                if new is not State.B3:
+                    events.append(self._say("banker_stands", f"Banker stands on {banker}"))
+        elif dealt is State.P3 and new is not State.B3:
+            events.append(self._say("banker_stands", f"Banker stands on {model.banker_two_card_total}"))
+        if new is State.ROUND_OVER:
+            self._finish_round(events)
+
+    def _finish_round(self, events: list[Event]) -> None:
+        result = round_result(self.model, self.shoe_number, self.manual_slots)
+        events.append(result)
+        winner, banker_total = result["winner"], result["banker"]["total"]
+        player_pair, banker_pair = result["player_pair"], result["banker_pair"]
+        outcomes = settle(winner, banker_total, player_pair, banker_pair, self.variant)
+        events.append({
+            "event": "settlement",
+            "round": self.model.round_number,
+            "variant": self.variant,
+            "bets": {bet: outcome.to_dict() for bet, outcome in outcomes.items()},
+        })
+        self.rounds_dealt += 1
+        self.ledger.record_result(result, winner, result["natural"], player_pair, banker_pair)
+        self._end_round(events)
+
+    def _end_round(self, events: list[Event]) -> None:
+        if self.cut_out and self.model.close_shoe():
+            events.append(self.ledger.report(self.shoe_number))
+
+    def _next_round(self, events: list[Event]) -> None:
+        try:
+            self.model.next_round()
+        except MachineError:
+            events.append(rejected(Input(InputKind.NEXT), self._why_not_next()))
+
+    def _why_not_next(self) -> str:
+        if self.state in SLOTS:
+            return f"round {self.round} is still being dealt: {self._due_name()} is due"
+        if self.state is State.SHOE_CLOSED:
+            return f"shoe {self.shoe_number} is closed; load and confirm a new shoe (@shoe)"
+        if self.state is State.NEW_SHOE:
+            return "the shoe has not been confirmed yet (@shoe)"
+        return "the burn is not finished"
+
+    def _shoe_ready(self, events: list[Event]) -> None:
+        if not self.model.may_shoe_ready():
+            events.append(rejected(Input(InputKind.SHOE),
+                                   f"shoe {self.shoe_number} is in play; it can be replaced once it is closed"))
+            return
+        if self.state is State.SHOE_CLOSED:
+            self._new_shoe(events)
+        events.append({"event": "shoe", "shoe": self.shoe_number, "status": "ready"})
+        model = self.model
+        if self.settings.shoe.burn == "fixed":
+            model.burn_remaining = self.settings.shoe.burn_cards
+        model.shoe_ready()
+
+    def _new_shoe(self, events: list[Event]) -> None:
+        self.shoe_number += 1
+        self.ledger = ShoeLedger(self.decks)
+        self.cut_out = False
+        self.model.last_round = None
+        events.append({"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks})
+
+    def _cut_card(self, events: list[Event]) -> None:
+        if self.cut_out:
+            events.append(rejected(Input(InputKind.CUT), "the cut card is already out"))
+            return
+        self.cut_out = True
+        started = self.in_round and (self.model.player or self.model.banker)
+        current = self.round if started or self.due_slot == "P1" else self.round + 1
+        one_more = self.settings.shoe.cut_card == "one_more"
+        self.model.last_round = current + (1 if one_more else 0)
+        plan = (f"finish round {current} and play one more" if one_more
+                else f"round {current} is the last of this shoe")
+        events.append({"event": "cut_card", "round": current, "last_round": self.model.last_round,
+                       "detail": f"Cut card out: {plan}"})
+        if self.state is State.ROUND_OVER:
+            self._end_round(events)
+
+    def _close_early(self, item: Input, events: list[Event]) -> None:
+        model = self.model
+        if not model.may_next_round():
+            events.append(rejected(item, "a shoe can be closed early only between rounds"))
+            return
+        model.last_round = model.round_number
+        self.cut_out = True
+        event: Event = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
+        if item.approver:
+            event["approved_by"] = item.approver
+        events.append(event)
+        self._end_round(events)
+
+    def _exposed(self, events: list[Event]) -> None:
+        if self.model.state not in SLOTS or not self.slots_dealt:
+            events.append(rejected(
+                Input(InputKind.EXPOSED),
+                "no card of a round in progress to take back; a settled round is for the supervisor",
+            ))
+            return
+        previous = self.slots_dealt.pop()
+        model = self.model
+        hand = model.player if SLOT_SIDE[previous] == "player" else model.banker
+        card = hand.pop()
+        self.ledger.dealt -= 1
+        was_manual = previous in self.manual_slots
+        self.manual_slots.discard(previous)
+        self._raise_misdeal(events, "exposed_card", card.code,
+                            f"{card.code} dealt to {previous.value} was exposed in error", resume=previous)
+        assert self.misdeal is not None
+        self.misdeal.exposed = card
+        self.misdeal.exposed_manual = was_manual
+
+
+def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) -> Event:
+    """The ``result`` event of the round just completed on ``model``."""
+    player_total = hand_total(model.player)
+    banker_total = hand_total(model.banker)
+    winner = rules.winner(player_total, banker_total)
+    player_pair = model.player[0].rank == model.player[1].rank
+    banker_pair = model.banker[0].rank == model.banker[1].rank
+    natural = model.natural
+    if winner == "tie":
+        say = f"Tie {player_total} to {banker_total}"
+    else:
+        high, low = (player_total, banker_total) if winner == "player" else (banker_total, player_total)
+        say = f"{winner.capitalize()} wins {high} to {low}"
+    result: Event = {
+        "event": "result",
+        "round": model.round_number,
+        "shoe": shoe_number,
+        "winner": winner,
+        "player": {"cards": [c.code for c in model.player], "total": player_total},
+        "banker": {"cards": [c.code for c in model.banker], "total": banker_total},
+        "natural": natural,
+        "player_pair": player_pair,
+        "banker_pair": banker_pair,
+        "say": say,
+    }
+    if manual_slots:
+        result["manual"] = sorted(slot.value for slot in manual_slots)
+    return result
