@@ -56,6 +56,50 @@ class Odds:
         raise ValueError(f"unknown bet {bet!r}")
 
 
+def _settle(tally: list[int], player_total: int, banker_total: int, weight: int) -> None:
+    """Add ``weight`` to the outcome of one finished deal (see ``tally`` in :func:`compute_odds`)."""
+    if player_total > banker_total:
+        tally[0] += weight
+    elif banker_total > player_total:
+        tally[1] += weight
+        if banker_total == 6:
+            tally[3] += weight
+    else:
+        tally[2] += weight
+
+
+def _third_cards(counts: list[int], tally: list[int], pt: int, bt: int, w4: int, after5: int) -> tuple[int, int]:
+    """Settle every ending of a four-card deal (weight ``w4``) with no natural, from its two-card totals
+    ``pt`` and ``bt``; ``after5`` is the number of cards left for the sixth. Returns the weights, over all
+    six cards, it adds to (player draws, banker draws)."""
+    weight = w4 * (after5 + 1) * after5
+    if rules.player_draws(pt, bt):
+        row = rules.BANKER_TABLEAU[bt]
+        banker_drew = 0
+        for p3 in VALUES:
+            w5 = w4 * counts[p3]
+            if not w5:
+                continue
+            pf = (pt + p3) % 10
+            if row[p3]:
+                counts[p3] -= 1
+                banker_drew += w5 * after5
+                for b3 in VALUES:
+                    if counts[b3]:
+                        _settle(tally, pf, (bt + b3) % 10, w5 * counts[b3])
+                counts[p3] += 1
+            else:
+                _settle(tally, pf, bt, w5 * after5)
+        return weight, banker_drew
+    if rules.banker_draws(bt, None):
+        for b3 in VALUES:
+            if counts[b3]:
+                _settle(tally, pt, (bt + b3) % 10, w4 * counts[b3] * after5)
+        return 0, weight
+    _settle(tally, pt, bt, weight)
+    return 0, 0
+
+
 def compute_odds(decks: int) -> Odds:
     """Enumerate every deal of a fresh ``decks``-deck shoe exactly."""
     if not 1 <= decks <= 8:
@@ -69,17 +113,6 @@ def compute_odds(decks: int) -> Odds:
     tally = [0, 0, 0, 0]
     """Weights of: player wins, banker wins, tie, banker wins with 6."""
     p_draws = b_draws = natural = 0
-    tableau = rules.BANKER_TABLEAU
-
-    def settle(player_total: int, banker_total: int, weight: int) -> None:
-        if player_total > banker_total:
-            tally[0] += weight
-        elif banker_total > player_total:
-            tally[1] += weight
-            if banker_total == 6:
-                tally[3] += weight
-        else:
-            tally[2] += weight
 
     for p1 in VALUES:
         w1 = counts[p1]
@@ -103,31 +136,11 @@ def compute_odds(decks: int) -> Odds:
                     bt = (b1 + b2) % 10
                     if rules.is_natural(pt) or rules.is_natural(bt):
                         natural += w4 * after4
-                        settle(pt, bt, w4 * after4)
-                    elif rules.player_draws(pt, bt):
-                        row = tableau[bt]
-                        p_draws += w4 * after4
-                        for p3 in VALUES:
-                            w5 = w4 * counts[p3]
-                            if not w5:
-                                continue
-                            pf = (pt + p3) % 10
-                            if row[p3]:
-                                counts[p3] -= 1
-                                b_draws += w5 * after5
-                                for b3 in VALUES:
-                                    if counts[b3]:
-                                        settle(pf, (bt + b3) % 10, w5 * counts[b3])
-                                counts[p3] += 1
-                            else:
-                                settle(pf, bt, w5 * after5)
-                    elif rules.banker_draws(bt, None):
-                        b_draws += w4 * after4
-                        for b3 in VALUES:
-                            if counts[b3]:
-                                settle(pt, (bt + b3) % 10, w4 * counts[b3] * after5)
+                        _settle(tally, pt, bt, w4 * after4)
                     else:
-                        settle(pt, bt, w4 * after4)
+                        player_draws, banker_draws = _third_cards(counts, tally, pt, bt, w4, after5)
+                        p_draws += player_draws
+                        b_draws += banker_draws
                     counts[b2] += 1
                 counts[p2] += 1
             counts[b1] += 1
