@@ -67,64 +67,77 @@ def test_no_commission_edge_uses_the_banker_six_rule() -> None:
     assert round(float(expected) * 100, 4) == 1.4581
 
 
-def independent_odds(decks: int) -> tuple[Fraction, Fraction, Fraction]:
+def _value(rank: int) -> int:
+    return rank if rank < 10 else 0
+
+
+def _banker_takes(banker: int, third: int | None) -> bool:
+    if third is None:
+        return banker <= 5
+    return {0: True, 1: True, 2: True, 3: third != 8, 4: 2 <= third <= 7, 5: 4 <= third <= 7,
+            6: third in (6, 7), 7: False}[banker]
+
+
+class _RankEnumeration:
     """A second enumerator, written from seed 003's wording, over the 13 ranks rather than values."""
 
-    def value(rank: int) -> int:
-        return rank if rank < 10 else 0
+    def __init__(self, decks: int) -> None:
+        self.counts = {rank: 4 * decks for rank in range(1, 14)}
+        self.wins = {"banker": 0, "player": 0, "tie": 0}
 
-    def banker_takes(banker: int, third: int | None) -> bool:
-        if third is None:
-            return banker <= 5
-        return {0: True, 1: True, 2: True, 3: third != 8, 4: 2 <= third <= 7, 5: 4 <= third <= 7,
-                6: third in (6, 7), 7: False}[banker]
-
-    counts = {rank: 4 * decks for rank in range(1, 14)}
-    wins = {"banker": 0, "player": 0, "tie": 0}
-
-    def draw(depth: int, weight: int, hands: tuple[list[int], list[int]]) -> None:
+    def draw(self, depth: int, weight: int, hands: tuple[list[int], list[int]]) -> None:
+        counts = self.counts
         player, banker = hands
         if depth < 4:
             for rank in range(1, 14):
                 if counts[rank]:
                     w = weight * counts[rank]
                     counts[rank] -= 1
-                    (player if depth % 2 == 0 else banker).append(value(rank))
-                    draw(depth + 1, w, hands)
+                    (player if depth % 2 == 0 else banker).append(_value(rank))
+                    self.draw(depth + 1, w, hands)
                     (player if depth % 2 == 0 else banker).pop()
                     counts[rank] += 1
             return
         p, b = sum(player[:2]) % 10, sum(banker[:2]) % 10
         remaining = sum(counts.values())
         if p >= 8 or b >= 8:
-            finish(p, b, weight * remaining * (remaining - 1))
+            self.finish(p, b, weight * remaining * (remaining - 1))
             return
         if p <= 5:
-            for rank in range(1, 14):
-                if not counts[rank]:
-                    continue
-                third = value(rank)
-                w = weight * counts[rank]
-                counts[rank] -= 1
-                pf = (p + third) % 10
-                if banker_takes(b, third):
-                    for rank2 in range(1, 14):
-                        if counts[rank2]:
-                            finish(pf, (b + value(rank2)) % 10, w * counts[rank2])
-                else:
-                    finish(pf, b, w * (remaining - 1))
-                counts[rank] += 1
-        elif banker_takes(b, None):
+            self.player_draws(p, b, weight, remaining)
+        elif _banker_takes(b, None):
             for rank2 in range(1, 14):
                 if counts[rank2]:
-                    finish(p, (b + value(rank2)) % 10, weight * counts[rank2] * (remaining - 1))
+                    self.finish(p, (b + _value(rank2)) % 10, weight * counts[rank2] * (remaining - 1))
         else:
-            finish(p, b, weight * remaining * (remaining - 1))
+            self.finish(p, b, weight * remaining * (remaining - 1))
 
-    def finish(p: int, b: int, weight: int) -> None:
-        wins["player" if p > b else "banker" if b > p else "tie"] += weight
+    def player_draws(self, p: int, b: int, weight: int, remaining: int) -> None:
+        counts = self.counts
+        for rank in range(1, 14):
+            if not counts[rank]:
+                continue
+            third = _value(rank)
+            w = weight * counts[rank]
+            counts[rank] -= 1
+            pf = (p + third) % 10
+            if _banker_takes(b, third):
+                for rank2 in range(1, 14):
+                    if counts[rank2]:
+                        self.finish(pf, (b + _value(rank2)) % 10, w * counts[rank2])
+            else:
+                self.finish(pf, b, w * (remaining - 1))
+            counts[rank] += 1
 
-    draw(0, 1, ([], []))
+    def finish(self, p: int, b: int, weight: int) -> None:
+        self.wins["player" if p > b else "banker" if b > p else "tie"] += weight
+
+
+def independent_odds(decks: int) -> tuple[Fraction, Fraction, Fraction]:
+    """Banker, player and tie by :class:`_RankEnumeration`."""
+    enumeration = _RankEnumeration(decks)
+    enumeration.draw(0, 1, ([], []))
+    wins = enumeration.wins
     total = perm(52 * decks, 6)
     return Fraction(wins["banker"], total), Fraction(wins["player"], total), Fraction(wins["tie"], total)
 
