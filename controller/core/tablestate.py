@@ -52,6 +52,8 @@ class TableState:
         auth = settings_from_dict(self.settings.extra.get("auth"))
         self.gate: ApprovalGate | None = ApprovalGate(Authority(auth, clock=lambda: 0.0)) if auth.enabled else None
         """Badges and approvals, when ``[auth] enabled``; idle sign-out arrives as a SIGN_OUT input."""
+        self.authority: Authority | None = self.gate.authority if self.gate is not None else None
+        """Badges and sign-in, when ``[auth] enabled`` (the gate's)."""
         self._events: list[Event] = []
 
     @property
@@ -133,11 +135,6 @@ class TableState:
     def results(self) -> list[Event]:
         """This shoe's result events, in order (cleared when the next shoe starts)."""
         return self.ledger.results
-
-    @property
-    def authority(self) -> Authority | None:
-        """Badges and sign-in, when ``[auth] enabled``."""
-        return self.gate.authority if self.gate is not None else None
 
     @property
     def pending_approval(self) -> tuple[Input, str, Misdeal | None] | None:
