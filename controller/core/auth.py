@@ -20,7 +20,7 @@ Config (``[auth]`` in TOML), see docs/pcsc.md::
     name = "Alice Martin"
     role = "dealer"                       # or "supervisor"
 
-Events are plain dicts, ready for the journal::
+Events are the typed dicts of :mod:`controller.core.events`, ready for the journal::
 
     {"event": "dealer_signed_in", "name": "Alice Martin", "uid": "04A1B2C3D4E5F6", "role": "dealer"}
     {"event": "dealer_signed_out", "name": ..., "uid": ..., "reason": "idle"}
@@ -38,9 +38,17 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
+from controller.core.events import (
+    ApprovalEvent,
+    ApprovalRefusedEvent,
+    DealerSignedInEvent,
+    DealerSignedOutEvent,
+    Identity,
+    Role,
+    SignInRefusedEvent,
+)
 from controller.core.exceptions import ConfigError
 
-Role = Literal["dealer", "supervisor"]
 ROLES: tuple[Role, ...] = ("dealer", "supervisor")
 Identify = Literal["uid", "apdu"]
 IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
@@ -53,8 +61,6 @@ DEFAULT_READ_APDU = "00CA010000"
 """GET DATA of the badge ID, used with ``identify = "apdu"`` when no ``read_apdu`` is given."""
 
 UNKNOWN_BADGE = "unknown badge"
-
-Event = dict[str, Any]
 
 _HEX_SEPARATORS = re.compile(r"[\s:\-]")
 _ACTION_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -314,7 +320,7 @@ class Authority:
         """Clock reading when the current dealer signed in."""
         return self._signed_in_at
 
-    def identity(self) -> dict[str, str] | None:
+    def identity(self) -> Identity | None:
         """``{"name", "uid", "role"}`` of the current dealer, for results and misdeals."""
         if self._dealer is None:
             return None
@@ -329,7 +335,7 @@ class Authority:
         return action in self.settings.supervisor_only
 
     # -- sign in / out -----------------------------------------------------------
-    def sign_in(self, uid: str) -> list[Event]:
+    def sign_in(self, uid: str) -> list[DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent]:
         """A badge is presented to sign in as the dealer.
 
         Unknown: ``sign_in_refused``. The same dealer again: no events (the idle
@@ -344,14 +350,15 @@ class Authority:
         if self._dealer is not None and self._dealer.uid == badge.uid:
             self._last_activity = now
             return []
-        events = self.sign_out("replaced")
+        events: list[DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent] = []
+        events.extend(self.sign_out("replaced"))
         self._dealer = badge
         self._signed_in_at = now
         self._last_activity = now
         events.append({"event": "dealer_signed_in", "name": badge.name, "uid": badge.uid, "role": badge.role})
         return events
 
-    def sign_out(self, reason: str) -> list[Event]:
+    def sign_out(self, reason: str) -> list[DealerSignedOutEvent]:
         """Sign the current dealer out (``reason``: badge, idle, replaced, shutdown...)."""
         if self._dealer is None:
             return []
@@ -373,7 +380,7 @@ class Authority:
             return None
         return self._clock() - self._last_activity
 
-    def check_idle(self) -> list[Event]:
+    def check_idle(self) -> list[DealerSignedOutEvent]:
         """Sign the dealer out (reason ``idle``) when the idle limit has passed."""
         limit = self.settings.idle_signout_seconds
         idle = self.idle_seconds()
@@ -382,7 +389,7 @@ class Authority:
         return self.sign_out("idle")
 
     # -- approvals -----------------------------------------------------------------
-    def approve(self, uid: str, action: str) -> tuple[bool, list[Event]]:
+    def approve(self, uid: str, action: str) -> tuple[bool, list[ApprovalEvent | ApprovalRefusedEvent]]:
         """May the badge ``uid`` approve ``action``? Returns (approved, events).
 
         Refused when the badge is unknown, when ``action`` is supervisor-only

@@ -11,20 +11,26 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from config.schema import Settings
 from controller.core import rules
 from controller.core.auth import DEFAULT_SUPERVISOR_ONLY, Authority, settings_from_dict
 from controller.core.cards import Card, hand_total, parse_card
+from controller.core.events import (
+    CardEvent,
+    Event,
+    InstructionEvent,
+    MisdealEvent,
+    RejectedEvent,
+    ResolvedEvent,
+    ResultEvent,
+    ShoeClosingEvent,
+)
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
 from controller.core.settlement import settle
 from controller.core.shuffle_check import ALERT_PROBABILITY, ShuffleMonitor
-
-Event = dict[str, Any]
-
 
 RESOLUTION_INPUTS = {
     InputKind.BURN: "burn",
@@ -70,7 +76,7 @@ class Misdeal:
     """An exposed card taken back from its slot (``use`` puts it back)."""
     exposed_manual: bool = False
 
-    def event(self) -> Event:
+    def event(self) -> MisdealEvent:
         return {
             "event": "misdeal",
             "round": self.round,
@@ -112,7 +118,7 @@ class Table:
         self.reader_online = True
         self.misdeal: Misdeal | None = None
         self.rounds_dealt = 0
-        self.results: list[Event] = []
+        self.results: list[ResultEvent] = []
         """This shoe's result events, in order (cleared when the next shoe starts)."""
         self.rounds_voided = 0
         self.shoe_stats: Counter[str] = Counter()
@@ -338,7 +344,7 @@ class Table:
         slot, side, _ = PROMPTS[state]
         (model.player if side == "player" else model.banker).append(card)
         self.dealt += 1
-        event: Event = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
+        event: CardEvent = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
         if manual:
             event["manual"] = True
             self.manual_slots.add(state)
@@ -389,7 +395,7 @@ class Table:
         else:
             high, low = (player_total, banker_total) if winner == "player" else (banker_total, player_total)
             say = f"{winner.capitalize()} wins {high} to {low}"
-        result: Event = {
+        result: ResultEvent = {
             "event": "result",
             "round": model.round_number,
             "shoe": self.shoe_number,
@@ -502,7 +508,8 @@ class Table:
             "event": "shoe_closed",
             "shoe": self.shoe_number,
             "rounds": self.shoe_stats["banker"] + self.shoe_stats["player"] + self.shoe_stats["tie"],
-            "results": {key: self.shoe_stats[key] for key in ("banker", "player", "tie")},
+            "results": {"banker": self.shoe_stats["banker"], "player": self.shoe_stats["player"],
+                        "tie": self.shoe_stats["tie"]},
             "naturals": self.shoe_stats["natural"],
             "pairs": {"player": self.shoe_stats["player_pair"], "banker": self.shoe_stats["banker_pair"]},
             "misdeals": self.shoe_stats["misdeal"],
@@ -649,7 +656,7 @@ class Table:
         if misdeal.exposed is not None:
             self.discarded.append(misdeal.exposed.code)
             cards.append(misdeal.exposed.code)
-        event: Event = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
+        event: ResolvedEvent = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
                         "resolution": resolution, "cards": cards}
         if item.approver:
             event["approved_by"] = item.approver
@@ -705,11 +712,11 @@ class Table:
             return "no slot"
         return f"{slot} (card to {SLOT_SIDE[State(slot)].upper()})"
 
-    def _say(self, action: str, text: str, round_number: int | None = None) -> Event:
+    def _say(self, action: str, text: str, round_number: int | None = None) -> InstructionEvent:
         return {"event": "instruction", "round": self.round if round_number is None else round_number,
                 "action": action, "say": text}
 
-    def _rejected(self, item: Input, why: str) -> Event:
+    def _rejected(self, item: Input, why: str) -> RejectedEvent:
         return {"event": "rejected", "input": item.token(), "reason": why,
                 "say": f"{item.token()} not accepted: {why}"}
 
@@ -766,9 +773,10 @@ class Table:
                 pending, action, _ = self.pending_approval
                 approved, auth_events = authority.approve(uid, action)
                 events.extend(auth_events)
-                if approved:
+                approval = auth_events[-1]
+                if approved and approval["event"] == "approval":
                     self.pending_approval = None
-                    name = auth_events[-1]["by"]
+                    name = approval["by"]
                     approved_input = Input(pending.kind, pending.card, approver=name)
                     if self.model.state is State.HALTED:
                         self._handle_halted(approved_input, events)
@@ -846,7 +854,7 @@ class Table:
         identity = self.authority.identity()
         for event in events:
             if event["event"] in ("result", "misdeal", "round_voided", "resolved"):
-                event["dealer"] = dict(identity) if identity is not None else None
+                event["dealer"] = identity.copy() if identity is not None else None
 
     # -- closing a shoe early -------------------------------------------------------
     def _close_early(self, item: Input, events: list[Event]) -> None:
@@ -856,7 +864,7 @@ class Table:
             return
         model.last_round = model.round_number
         self.cut_out = True
-        event: Event = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
+        event: ShoeClosingEvent = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
         if item.approver:
             event["approved_by"] = item.approver
         events.append(event)
