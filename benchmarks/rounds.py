@@ -18,7 +18,8 @@ from benchmarks.report import write_section
 from config.loader import load_config
 from controller.app.runner import Runner
 from controller.core.odds import compute_odds
-from controller.core.table import Event, Table
+from controller.core.events import Event
+from controller.core.table import Table
 from drivers.mock import MockShoe
 
 

@@ -12,9 +12,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, SLOTS, State
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from drivers.base import CardSource
 
 EXIT_OK = 0

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.app.runner import Runner
-from controller.core.table import Event
+from controller.core.events import Event
 from drivers.merged import MergedSource
 
 Sink = Callable[[list[Event]], None]

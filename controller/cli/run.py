@@ -10,8 +10,9 @@ from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.simulate import add_table_options, settings_from_args
+from controller.core.events import Event
 from controller.core.exceptions import DriverURLError
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from controller.ui.bigtext import can_render, render_big
 from controller.ui.keyboard import HELP, parse_dealer_line
 from controller.ui.transcript import JsonLines, Summary, Transcript

@@ -15,8 +15,9 @@ from config.schema import Settings
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.argtypes import seconds, whole_number
+from controller.core.events import Event
 from controller.core.inputs import parse_tokens
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from controller.ui.transcript import JsonLines, Progress, Summary, Transcript
 from drivers.base import CardSource
 from drivers.merged import MergedSource

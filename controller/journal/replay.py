@@ -17,10 +17,11 @@ from typing import Any, Protocol
 
 from config.loader import load_config
 from config.schema import Settings
+from controller.core.events import Event, EventShapeError, decode_event
 from controller.core.exceptions import ConfigError, JournalError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import State
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from controller.journal.store import IDENTITY_SECTIONS, REPLAY_EXTRA, Journal, Record, canonical, compact
 from controller.journal.verify import verify
 
@@ -113,17 +114,26 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
 
 
 def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
-    """(seq, events) of every start and events record, in order."""
+    """(seq, events) of every start and events record, in order, each event checked by
+    :func:`~controller.core.events.decode_event`."""
     for record in journal.records():
         if record.kind in ("start", "events"):
             try:
-                events = json.loads(record.body)["events"]
+                raw = json.loads(record.body)["events"]
             except (ValueError, KeyError, TypeError):
-                events = None
-            if not isinstance(events, list) or not all(
-                    isinstance(event, dict) and isinstance(event.get("event"), str) for event in events):
+                raw = None
+            if not isinstance(raw, list):
                 raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
-            yield record.seq, events
+            yield record.seq, _decoded(journal, record, raw)
+
+
+def _decoded(journal: Journal, record: Record, raw: list[object]) -> list[Event]:
+    """The journaled events of ``record``, checked against the event vocabulary."""
+    try:
+        return [decode_event(event) for event in raw]
+    except EventShapeError as error:
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record "
+                           f"({error})") from None
 
 
 # -- replay -----------------------------------------------------------------------
@@ -168,9 +178,9 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
         if record.kind == "header":
             continue
         if record.kind == "start":
-            body = _loads(journal, record)
-            result.events.extend(body["events"])
-            result.last_events = body["events"]
+            start_events = _decoded(journal, record, _loads(journal, record)["events"])
+            result.events.extend(start_events)
+            result.last_events = start_events
             result.last_events_seq = record.seq
             continue
         if record.kind == "input":

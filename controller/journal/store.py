@@ -44,9 +44,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from controller.core.events import Event
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input
-from controller.core.table import Event
 
 FORMAT = "croupier-journal"
 VERSION = 1

@@ -7,7 +7,7 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from controller.core.table import Event
+from controller.core.events import Event, PromptEvent
 
 
 class JsonLines:
@@ -32,7 +32,7 @@ class Transcript:
 
     def __init__(self, stream: TextIO | None = None, show_next: bool = False) -> None:
         self.stream = stream or sys.stdout
-        self.pending_prompt: Event | None = None
+        self.pending_prompt: PromptEvent | None = None
         self.show_next = show_next
 
     def line(self, text: str) -> None:
@@ -50,71 +50,71 @@ class Transcript:
             self.pending_prompt = None
 
     def render(self, event: Event) -> None:
-        name = event["event"]
-        if name == "prompt":
+        if event["event"] == "prompt":
             self._flush_prompt()
             self.pending_prompt = event
             return
-        if name == "card":
+        if event["event"] == "card":
             prompt, self.pending_prompt = self.pending_prompt, None
             say = prompt["say"] if prompt else "Card"
             mark = "  (entered by hand)" if event.get("manual") else ""
             self.line(f"  {say:<16} {event['slot']}  {event['card']}{mark}")
             return
         self._flush_prompt()
-        if name == "table":
-            mode = "simulated table" if event.get("mode", "simulation") == "simulation" else "live table"
+        if event["event"] == "table":
+            mode = "simulated table" if event["mode"] == "simulation" else "live table"
             self.line(f"Croupier {mode}: {event['decks']} decks, {event['variant']} variant, "
                       f"driver {event['driver']}")
-        elif name == "shoe":
+        elif event["event"] == "shoe":
             if event["status"] == "new":
-                self.line(f"\nShoe {event['shoe']} ({event['decks']} decks): shuffled and cut.")
+                self.line(f"\nShoe {event['shoe']} ({event.get('decks')} decks): shuffled and cut.")
             else:
                 self.line(f"Shoe {event['shoe']} confirmed by the dealer.")
-        elif name == "burn":
+        elif event["event"] == "burn":
             if event.get("turned"):
-                self.line(f"  Burn: turned {event['card']}, burn {event['burn']} more")
+                self.line(f"  Burn: turned {event['card']}, burn {event.get('burn')} more")
             else:
                 self.line(f"  Burn: {event['card']}")
-        elif name == "round":
+        elif event["event"] == "round":
             self.line(f"\nRound {event['round']}")
-        elif name == "instruction":
+        elif event["event"] == "instruction":
             action = event["action"]
             if action == "resolve" or (action in ("next_round", "confirm_shoe", "burn") and not self.show_next):
                 return
             self.line(f"  {event['say']}")
-        elif name == "result":
+        elif event["event"] == "result":
             player, banker = event["player"], event["banker"]
-            tags = [tag for tag in ("natural", "player_pair", "banker_pair") if event[tag]]
+            tags = [tag for tag, shown in (("natural", event["natural"]), ("player_pair", event["player_pair"]),
+                                           ("banker_pair", event["banker_pair"])) if shown]
             self.line(f"  => {event['say'].upper()}   player {' '.join(player['cards'])} = {player['total']}, "
                       f"banker {' '.join(banker['cards'])} = {banker['total']}"
                       + (f"  [{', '.join(t.replace('_', ' ') for t in tags)}]" if tags else ""))
-        elif name == "settlement":
+        elif event["event"] == "settlement":
             bets = ", ".join(f"{BET_NAMES[bet]} {outcome['net']}" for bet, outcome in event["bets"].items())
             self.line(f"     Pays per unit: {bets}")
-        elif name == "misdeal":
-            self.line(f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event.get("card") else "")
+        elif event["event"] == "misdeal":
+            self.line(f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event["card"] else "")
                       + f": {event['detail']}")
             self.line(f"     {event['instruction']}")
-        elif name == "resolved":
+        elif event["event"] == "resolved":
             cards = f" [{' '.join(event['cards'])}]" if event["cards"] else ""
             self.line(f"  Resolved {event['kind']}: {event['resolution']}{cards}")
-        elif name == "round_voided":
+        elif event["event"] == "round_voided":
             self.line(f"  Round {event['round']} VOID: bets returned")
-        elif name == "cut_card":
+        elif event["event"] == "cut_card":
             self.line(f"  {event['detail']}")
-        elif name == "shoe_closed":
+        elif event["event"] == "shoe_closed":
             results = event["results"]
             self.line(f"Shoe {event['shoe']} closed after {event['rounds']} rounds "
                       f"(banker {results['banker']}, player {results['player']}, tie {results['tie']}); "
                       f"cards seen {event['cards_seen']}, remaining {event['cards_remaining']}, "
                       f"burned {event['burned']}, misdeals {event['misdeals']}.")
-        elif name == "rejected":
+        elif event["event"] == "rejected":
             self.line(f"  ?? {event['say']}")
-        elif name == "reader":
+        elif event["event"] == "reader":
             self.line(f"  Reader {event['status']}")
-        elif name == "alert":
-            self.line(f"  !! ALERT {event['kind']}: {event.get('detail', '')}")
+        elif event["event"] == "alert":
+            self.line(f"  !! ALERT {event['kind']}: {event['detail']}")
         else:
             self.line(f"  {event}")
 
@@ -128,18 +128,17 @@ class Summary:
     def __call__(self, events: list[Event]) -> None:
         counts = self.counts
         for event in events:
-            name = event["event"]
-            if name == "result":
+            if event["event"] == "result":
                 counts["rounds"] += 1
                 counts[event["winner"]] += 1
                 counts["natural"] += event["natural"]
                 counts["player_pair"] += event["player_pair"]
                 counts["banker_pair"] += event["banker_pair"]
-            elif name == "misdeal":
+            elif event["event"] == "misdeal":
                 counts["misdeal"] += 1
-            elif name == "round_voided":
+            elif event["event"] == "round_voided":
                 counts["voided"] += 1
-            elif name == "shoe" and event["status"] == "new":
+            elif event["event"] == "shoe" and event["status"] == "new":
                 counts["shoes"] += 1
 
     def text(self) -> str:
