@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from controller.core.cards import hand_total, parse_card
+from controller.core.events import Event, MisdealEvent, PromptEvent, ResultEvent, SettlementEvent
 from controller.core.exceptions import CardCodeError
 from controller.ui.roads import (
     RESPONSIBLE_GAMING_LINE,
@@ -34,6 +35,26 @@ SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"
 
 LAST_RESULTS: Final = 12
 """How many of the latest results the views list."""
+
+
+class ShoeCountersEvent(TypedDict):
+    """A ``shoe`` event from another producer that sets the counters exactly (docs/scoreboard.md)."""
+
+    event: Literal["shoe"]
+    cards_left: NotRequired[int]
+    cut_card_out: NotRequired[bool]
+
+
+class NewShoeEvent(TypedDict):
+    """``new_shoe`` / ``shoe_started``: another producer's name for a new shoe (docs/roads.md)."""
+
+    event: Literal["new_shoe", "shoe_started"]
+    decks: NotRequired[int]
+
+
+ViewEvent = Event | ShoeCountersEvent | NewShoeEvent
+"""What the views fold: the table's events, and the documented inputs of other producers.
+The core never emits the last two."""
 
 
 @dataclass
@@ -84,10 +105,10 @@ class TableView:
     def __init__(self) -> None:
         self.round: int | None = None
         self.slots: dict[str, str] = {}
-        self.prompt: dict[str, Any] | None = None
-        self.result: dict[str, Any] | None = None
-        self.settlement: dict[str, Any] | None = None
-        self.misdeal: dict[str, Any] | None = None
+        self.prompt: PromptEvent | None = None
+        self.result: ResultEvent | None = None
+        self.settlement: SettlementEvent | None = None
+        self.misdeal: MisdealEvent | None = None
         self.instruction: str | None = None
         self.instruction_action: str | None = None
         self.rejected: str | None = None
@@ -120,81 +141,80 @@ class TableView:
         self.shoe = ShoeCounters()
         self._clear_round(None)
 
-    def apply(self, event: Mapping[str, Any]) -> bool:
+    def apply(self, event: ViewEvent) -> bool:
         """Fold one event in; True when anything a view shows may have changed."""
         self.events_seen += 1
-        kind = event.get("event")
         round_number = _round_of(event)
-        if kind in ("new_shoe", "shoe_started") or (
-                kind == "shoe" and event.get("status") == "new") or (
-                kind in ("shoe", "result", "prompt", "round") and self.shoe.closed):
+        if event["event"] in ("new_shoe", "shoe_started") or (
+                event["event"] == "shoe" and event.get("status") == "new") or (
+                event["event"] in ("shoe", "result", "prompt", "round") and self.shoe.closed):
             self._new_shoe()
             self.history.clear()
             decks = event.get("decks")
             if isinstance(decks, int):
                 self.shoe.cards_left = 52 * decks
         history_changed = self.history.apply(event)
-        if kind in ("card", "burn") and self.reader == "unknown":
+        if event["event"] in ("card", "burn") and self.reader == "unknown":
             self.reader = "online"  # a card was just read: the reader works
-        if kind == "rejected":
+        if event["event"] == "rejected":
             say = event.get("say") or event.get("reason")
             self.rejected = str(say) if say else "input not accepted"
             return True
-        if kind not in ("prompt", "instruction"):
+        if event["event"] not in ("prompt", "instruction"):
             self.rejected = None
-        if kind == "prompt":
+        if event["event"] == "prompt":
             self._start_round(round_number)
-            self.prompt = dict(event)
+            self.prompt = event.copy()
             say = event.get("say")
             self.instruction = str(say) if say else None
             self.instruction_action = "deal"
-        elif kind == "round":
+        elif event["event"] == "round":
             self._start_round(round_number)
-        elif kind == "card":
+        elif event["event"] == "card":
             self._start_round(round_number)
             slot = event.get("slot")
             card = event.get("card")
             if isinstance(slot, str) and isinstance(card, str):
                 self.slots[slot] = card
             self._count_card()
-        elif kind == "burn":
+        elif event["event"] == "burn":
             self.shoe.burned += 1
             self._count_card()
-        elif kind == "result":
+        elif event["event"] == "result":
             self._start_round(round_number)
-            self.result = dict(event)
+            self.result = event.copy()
             self.prompt = None
             self.instruction = None  # the prompt's "Card to ..." is done; the core says what is next
             self.instruction_action = None
             self._take_hand_cards(event)
-        elif kind == "settlement":
-            self.settlement = dict(event)
-        elif kind == "misdeal":
+        elif event["event"] == "settlement":
+            self.settlement = event.copy()
+        elif event["event"] == "misdeal":
             self._start_round(round_number)
-            self.misdeal = dict(event)
+            self.misdeal = event.copy()
             instruction = event.get("instruction")
             if instruction:
                 self.instruction = str(instruction)
-        elif kind == "resolved":
+        elif event["event"] == "resolved":
             self.misdeal = None
-        elif kind == "instruction":
+        elif event["event"] == "instruction":
             say = event.get("say")
             self.instruction = str(say) if say else None
             action = event.get("action")
             self.instruction_action = str(action) if action else None
             if action not in (None, "deal"):
                 self.prompt = None
-        elif kind == "reader":
+        elif event["event"] == "reader":
             self.reader = str(event.get("status", "unknown"))
-        elif kind == "dealer_signed_in":
+        elif event["event"] == "dealer_signed_in":
             self.dealer = str(event.get("name", "?"))
-        elif kind == "dealer_signed_out":
+        elif event["event"] == "dealer_signed_out":
             self.dealer = None
-        elif kind == "approval_required":
+        elif event["event"] == "approval_required":
             self.approval = str(event.get("action", "?"))
-        elif kind in ("approval", "resolved", "shoe_closing"):
+        elif event["event"] in ("approval", "resolved", "shoe_closing"):
             self.approval = None
-        elif kind == "round_voided":
+        elif event["event"] == "round_voided":
             self.misdeal = None
             if round_number is None or round_number == self.round:
                 self.slots = {}
@@ -202,16 +222,16 @@ class TableView:
                 self.settlement = None
                 self.prompt = None
             self.voided = round_number
-        elif kind == "cut_card":
+        elif event["event"] == "cut_card":
             self.shoe.cut_card_out = True
-        elif kind == "shoe_closed":
+        elif event["event"] == "shoe_closed":
             self.shoe.closed = True
             self.prompt = None
             remaining = event.get("cards_remaining")
             if isinstance(remaining, int):
                 self.shoe.cards_left = remaining
             self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
-        elif kind == "shoe":
+        elif event["event"] == "shoe":
             cards_left = event.get("cards_left")
             if isinstance(cards_left, int):
                 self.shoe.cards_left = cards_left
