@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import whole_number
 from controller.core.auth import AuthSettings, reader_from_url, settings_from_dict
+from controller.core.events import BadgeWatchEvent
 from controller.core.exceptions import ConfigError, DriverError
 
 if TYPE_CHECKING:
@@ -65,12 +66,12 @@ def load_auth_settings(path: str | None) -> AuthSettings:
         raise ConfigError(f"{settings.source}: {error}") from None
 
 
-def event_dict(event: BadgeEvent, settings: AuthSettings) -> dict[str, Any]:
+def event_dict(event: BadgeEvent, settings: AuthSettings) -> BadgeWatchEvent:
     """The JSON form of a badge event."""
     if event.kind in ("presented", "removed"):
         assert event.uid is not None
-        return {"event": f"badge_{event.kind}", "uid": event.uid, "reader": event.reader,
-                "known": settings.badge(event.uid) is not None}
+        return {"event": "badge_presented" if event.kind == "presented" else "badge_removed",
+                "uid": event.uid, "reader": event.reader, "known": settings.badge(event.uid) is not None}
     if event.kind == "unreadable":
         return {"event": "badge_unreadable", "reader": event.reader, "message": event.message}
     if event.kind == "offline":
