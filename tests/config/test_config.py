@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from config.loader import default_config_text, load_config, serial_url
-from config.schema import AuthSettings, Badge
+from config.schema import AuthSettings, Badge, Settings
 from controller.core.exceptions import ConfigError
 
 
@@ -29,6 +29,12 @@ def test_embedded_default_matches_the_issue() -> None:
     assert settings.shoe.burn == "first_card"
     assert settings.shoe.cut_card == "one_more"
     assert "decks = 8" in default_config_text()
+
+
+def test_embedded_default_file_gives_the_built_in_defaults() -> None:
+    from_file = load_config(environ={})
+    assert from_file.source == "embedded config/default.toml"
+    assert from_file.model_dump(exclude={"source"}) == Settings().model_dump(exclude={"source"})
 
 
 def test_precedence_command_line_over_environment_over_file(tmp_path: Path) -> None:
