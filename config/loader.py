@@ -42,7 +42,8 @@ def default_config_text() -> str:
 class Layer:
     """One source of settings: its name, its sections, and for each key set from the environment its variable."""
 
-    def __init__(self, source: str, data: Mapping[str, Any], variables: Mapping[tuple[str, str], str] | None = None):
+    def __init__(self, source: str, data: Mapping[str, Any],
+                 variables: Mapping[tuple[str, str], str] | None = None) -> None:
         self.source = source
         self.data = data
         self.variables = dict(variables or {})
@@ -199,5 +200,5 @@ def load_config(
     ])
 
 
-__all__ = ["NON_CONFIG_VARIABLES", "default_config_text", "environment_layer", "load_config", "read_config_file",
-           "serial_url"]
+__all__ = ["NON_CONFIG_VARIABLES", "Layer", "default_config_text", "environment_layer", "load_config",
+           "read_config_file", "serial_url"]
