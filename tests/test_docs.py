@@ -19,7 +19,7 @@ def test_every_config_key_is_documented() -> None:
     text = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
     for section, cls in SECTIONS.items():
         assert f"`[{section}]`" in text
-        for name in cls.__dataclass_fields__:
+        for name in cls.model_fields:
             assert f"`{name}`" in text, f"[{section}] {name} missing from docs/config.md"
 
 

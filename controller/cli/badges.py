@@ -22,9 +22,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import whole_number
-from controller.core.auth import AuthSettings, reader_from_url, settings_from_dict
+from controller.core.auth import AuthSettings, reader_from_url
 from controller.core.events import BadgeWatchEvent
-from controller.core.exceptions import ConfigError, DriverError
+from controller.core.exceptions import DriverError
 
 if TYPE_CHECKING:
     from drivers.pcsc.badges import BadgeEvent
@@ -59,11 +59,7 @@ def load_auth_settings(path: str | None) -> AuthSettings:
     """``[auth]`` from the config file (the embedded default when ``path`` is None)."""
     from config.loader import load_config
 
-    settings = load_config(path)
-    try:
-        return settings_from_dict(settings.extra.get("auth"))
-    except ConfigError as error:
-        raise ConfigError(f"{settings.source}: {error}") from None
+    return load_config(path).auth
 
 
 def event_dict(event: BadgeEvent, settings: AuthSettings) -> BadgeWatchEvent:

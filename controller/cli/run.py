@@ -94,14 +94,12 @@ def run(args: argparse.Namespace) -> int:
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
                     rounds=args.rounds or 0, new_shoes=True)
-    auth_section = settings.extra.get("auth")
-    if auth_section and auth_section.get("enabled"):
+    if settings.auth.enabled:
         from controller.app.session import start_badge_feed
-        from controller.core.auth import settings_from_dict
 
-        outputs.closers.append(start_badge_feed(auth_section, source, complain))
+        outputs.closers.append(start_badge_feed(settings.auth, source, complain))
         runner.poll = 0.5
-        runner.idle_signout = settings_from_dict(auth_section).idle_signout_seconds
+        runner.idle_signout = settings.auth.idle_signout_seconds
     header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
                             "driver": url, "seed": None, "mode": "live"}]
     status = play(runner, outputs, header, args.journal or settings.journal.path,

@@ -16,9 +16,10 @@ import types
 from collections.abc import Mapping
 from typing import Literal, NotRequired, TypedDict, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
 
+from config.schema import Role
+
 Side = Literal["player", "banker"]
 Winner = Literal["player", "banker", "tie"]
-Role = Literal["dealer", "supervisor"]
 
 
 class Identity(TypedDict):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from config.schema import Settings
 from controller.core import rules
-from controller.core.auth import DEFAULT_SUPERVISOR_ONLY, Authority, settings_from_dict
+from controller.core.auth import DEFAULT_SUPERVISOR_ONLY, Authority
 from controller.core.cards import Card, hand_total, parse_card
 from controller.core.events import (
     CardEvent,
@@ -122,7 +122,7 @@ class Table:
         """This shoe's result events, in order (cleared when the next shoe starts)."""
         self.rounds_voided = 0
         self.shoe_stats: Counter[str] = Counter()
-        auth = settings_from_dict(self.settings.extra.get("auth"))
+        auth = self.settings.auth
         self.authority: Authority | None = Authority(auth, clock=lambda: 0.0) if auth.enabled else None
         """Badges and approvals, when ``[auth] enabled``; idle sign-out arrives as a SIGN_OUT input."""
         self.pending_approval: tuple[Input, str, Misdeal | None] | None = None

@@ -11,7 +11,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,7 +30,7 @@ from controller.journal.verify import verify
 
 def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
     """What a journal is tied to: the arguments key and the game settings."""
-    settings = asdict(table.settings)
+    settings = table.settings.model_dump()
     identity: dict[str, Any] = {
         "arguments": json.loads(canonical(argv_key)),
         "settings": {name: settings[name] for name in IDENTITY_SECTIONS},
@@ -39,15 +39,15 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
 
 
 def replay_extra(table: Table) -> dict[str, Any]:
-    """Settings outside the identity that the table's behaviour depends on (``[auth]``).
+    """Settings outside the identity that the table's behaviour depends on (``[auth]``, when enabled).
 
-    ``two_person`` is stored as it was in force, so that a journal written before the key
-    existed (when the dealer could approve their own input) replays as it was dealt.
+    Every key is stored as it was in force (``two_person`` included), so that a journal written
+    before a key existed replays as it was dealt.
     """
-    extra = {name: dict(table.settings.extra[name]) for name in REPLAY_EXTRA if name in table.settings.extra}
-    if "auth" in extra and table.authority is not None:
-        extra["auth"]["two_person"] = table.authority.settings.two_person
-    return extra
+    if table.authority is None:
+        return {}
+    settings = table.settings.model_dump(mode="json")
+    return {name: settings[name] for name in REPLAY_EXTRA}
 
 
 def _differences(stored: Any, given: Any, where: str = "") -> list[str]:

@@ -102,8 +102,7 @@ def test_usage_contract_prints_pty_first(emulator: Emulator, client: Callable[..
 
 def test_registered_in_the_croupier_command(emulator: Emulator) -> None:
     cli = importlib.import_module("controller.cli.main")
-    if "controller.cli.shoe_emulator" not in cli.COMMAND_MODULES:
-        pytest.skip("controller.cli.main does not list controller.cli.shoe_emulator yet")
+    assert "controller.cli.shoe_emulator" in cli.COMMAND_MODULES
     process = subprocess.Popen([sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "1"],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
