@@ -456,15 +456,16 @@ class SerialShoe(CardSource):
             self._write(held[1])
 
     def journaled(self, item: Input) -> None:
-        """``item`` is durable (the journal committed it): acknowledge it to the shoe now.
+        """``item`` is durable (the journal committed it); its acknowledgement still waits for :meth:`recv`.
 
-        Without a journal the acknowledgement goes out when the controller next
-        calls :meth:`recv`, that is once it has taken the input. Either way a
+        The shoe is answered only when the controller next calls :meth:`recv`, that
+        is once it has journaled the input, applied it to the table and told the shoe
+        what comes next (``I,new_shoe`` after the shoe's last round). Answering
+        earlier would let the shoe send its next card while the table is still
+        closing the shoe, and that card would be taken for the new shoe's. A
         controller that dies holding an input has not acknowledged it, and the
         shoe sends it again.
         """
-        if self._held_ack is not None and self._held_ack[0] is item:
-            self._release_ack()
 
     @property
     def position(self) -> tuple[int, int]:
@@ -490,14 +491,16 @@ class SerialShoe(CardSource):
         indications (player, banker, burn, hold) are written only with ``indicator=1``,
         for shoes with lamps.
         """
-        if self._closed or (not self.indicator and what != "new_shoe"):
+        if self._closed:
             return
         if self._resuming:
             if what == "new_shoe":
                 LOG.info("%s: resuming: the shoe had the new_shoe indication already; not sent again",
                          self.url)
                 return
-            self._resuming = False
+            self._resuming = False  # the resume is over, whether or not this indication is written
+        if not self.indicator and what != "new_shoe":
+            return
         if what not in fr.INDICATIONS:
             LOG.warning("%s: unknown indication %r not sent; expected one of %s",
                         self.url, what, ", ".join(fr.INDICATIONS))

@@ -270,7 +270,7 @@ def test_kill9_through_the_serial_emulator(tmp_path: Path, how: str) -> None:
 
     Within one shoe (the emulator's shoe changes are its own protocol), the cards the journal
     holds are the shoe's cards in order: none lost, none doubled, whatever the kill point. This
-    relies on the serial driver acknowledging a card only once it is journaled (``journaled()``)
+    relies on the serial driver acknowledging a card only once it is journaled (at the next ``recv()``)
     and dropping the retransmission of the last journaled message after a restart (``seek``).
     """
     if not Path(ROOT / "controller" / "commands" / "shoe_emulator.py").exists():

@@ -173,3 +173,60 @@ def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
     assert not [e for e in seen if e["event"] == "misdeal"], "no card came out before the dealer was ready"
     assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2]
     assert controller.returncode == 0
+
+
+def _cards_by_shoe(events: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """The cards each shoe dealt (round cards and burn cards), from an event stream."""
+    by_shoe: dict[int, list[str]] = {}
+    shoe = 1
+    for event in events:
+        if event["event"] in ("shoe", "round"):
+            shoe = event["shoe"]
+        elif event["event"] in ("card", "burn") and event.get("card"):
+            by_shoe.setdefault(shoe, []).append(event["card"])
+    return by_shoe
+
+
+def journaled(path: Path) -> list[dict[str, Any]]:
+    """Every event a journal holds, in order (read-only)."""
+    from controller.journal import Journal, journaled_events
+
+    journal = Journal.open_existing(path)
+    try:
+        return [event for _, events in journaled_events(journal) for event in events]
+    finally:
+        journal.close()
+
+
+def test_serial_run_stopped_and_resumed_deals_on_across_every_shoe_change(tmp_path: Path) -> None:
+    """The acceptance contract: run R rounds with a journal, stop, run again with more rounds.
+
+    Issue 10 items 1 and 2: after a resume the shoe must still be told of each new shoe, and a card
+    that left the shoe before the new shoe was announced must not be dealt into the new shoe.
+    """
+    from controller.shoe import shoe_with_cut_card
+
+    link = tmp_path / "shoe-link"
+    journal = tmp_path / "table.journal"
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "32", "--decks", "1",
+         "--link", str(link)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        assert emulator.stdout.readline().split()[0] == "PTY"
+        base = ["run", "--driver", f"serial://{link}", "--json", "--auto-next", "--no-keyboard", "--no-burn"]
+        first = croupier(*base, "--rounds", "5", "--journal", str(journal))
+        assert first.returncode == 0, first.stderr
+        second = croupier(*base, "--rounds", "30", "--journal", str(journal))
+        assert second.returncode == 0, second.stderr
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    events = journaled(journal)
+    assert not [e for e in events if e["event"] == "misdeal"]
+    assert len([e for e in events if e["event"] == "result"]) == 30
+    dealt = _cards_by_shoe(events)
+    assert len(dealt) >= 3, f"expected at least two shoe changes, dealt shoes {sorted(dealt)}"
+    for shoe, cards in dealt.items():
+        own = [token for token in shoe_with_cut_card(32, 1, shoe - 1) if token != "@cut"]
+        assert cards == own[:len(cards)], f"shoe {shoe} dealt cards that are not its own"

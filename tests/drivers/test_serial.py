@@ -138,16 +138,22 @@ def test_line_hello_and_acks(raw_shoe: Shoes, opened: Callable[[str], SerialShoe
     assert shoe.read_until(b"\n") == line(b"A,18")
 
 
-def test_journaled_acknowledges_at_once(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+def test_journaled_input_is_answered_after_the_tables_indication(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    """Issue 10 item 2: the answer to the shoe's last card comes after ``I,new_shoe``, never before.
+
+    Answered at ``journaled()``, the shoe sent its next (old-shoe) card while the table was still
+    closing the shoe, and that card was dealt into the new shoe.
+    """
     shoe, source = connect(raw_shoe, opened, "framing=stx")
     shoe.write(stx(b"C,1,AS"))
     item = source.recv(5)
-    assert item == card("AS")
-    source.journaled(card("AS"))  # not the same input object: ignored
-    assert shoe.read_until(bytes([ACK]), 0.2) is None
-    assert item is not None
+    assert item is not None and item == card("AS")
     source.journaled(item)
-    assert shoe.read_until(bytes([ACK])) == bytes([ACK])
+    assert shoe.read_until(bytes([ACK]), 0.3) is None  # durable, but the table has not applied it yet
+    source.indicate("new_shoe")
+    assert source.recv(0) is None  # the controller is back for more
+    assert shoe.read_until(bytes([ACK])) == stx(b"I,new_shoe") + bytes([ACK])
 
 
 def test_position_and_seek_drop_a_retransmission_after_a_restart(
