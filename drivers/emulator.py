@@ -254,6 +254,9 @@ class EmulatorOptions:
     framing: str = "line"
     terminator: bytes = b"\r\n"
     checksum: bool = True
+    crc: bool = True
+    """Announce ``V,crc16`` after each hello and protect every message with a CRC-16 (False: an older shoe,
+    XOR checksums only)."""
     interval: float = 0.0
     key: bool = False
     follow_table: bool = False
@@ -300,6 +303,7 @@ class ShoeEmulator:
             self.framer = fr.StxFramer(controls=True)
         else:
             self.framer = fr.LineFramer(options.terminator, checksum_on_encode=options.checksum)
+        self.uses_crc = options.crc and options.checksum
         self.faults = random.Random(f"croupier-faults:{options.fault_seed}")
         self.session = _Session()
         self.seq = 0
@@ -327,6 +331,13 @@ class ShoeEmulator:
     def _encode(self, frame: fr.Frame, corrupt: bool = False) -> bytes:
         data = self.framer.encode(frame)
         if not corrupt:
+            return data
+        if self.framer.crc_on_encode:
+            star = data.rindex(b"*")
+            wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
+            data = data[:star + 1] + b"%04X" % wrong + data[star + 5:]
+            if self.options.framing == "stx":  # a right BCC over the wrong CRC: only the CRC catches it
+                data = data[:-1] + bytes([fr.xor_checksum(data[1:-2]) ^ fr.ETX])
             return data
         if self.options.framing == "stx":
             return data[:-1] + bytes([data[-1] ^ 0x5A])
@@ -413,6 +424,9 @@ class ShoeEmulator:
             session.acked = self.options.framing == "stx" or frame.data == "A"
             session.in_flight.clear()
             LOG.info("controller ready (%s)", "acknowledging" if session.acked else "no acks")
+            if self.uses_crc:
+                self.framer.crc_on_encode = True
+                self._transmit(fr.Frame(fr.FEATURES, None, fr.CRC16), faults=False)
             if self.outstanding is not None and session.acked:
                 self._retransmit("controller (re)started")
             return

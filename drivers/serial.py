@@ -144,6 +144,8 @@ class SerialShoe(CardSource):
         """How many times the port was reopened after a failure."""
         self.status: str | None = None
         """The last status text the shoe sent, if any."""
+        self.features: frozenset[str] = frozenset()
+        """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
         self._buffer = bytearray()
         self._pending: deque[Input] = deque()
         self._online = True
@@ -239,6 +241,7 @@ class SerialShoe(CardSource):
     def _hello(self) -> None:
         """Tell the shoe the controller is ready (its input was flushed on open)."""
         self._last_hello = time.monotonic()
+        self.framer.require_crc = False  # until this shoe (perhaps another one) announces crc16 again
         if self.framing == "stx":
             self._write(bytes([fr.ENQ]))
         else:
@@ -439,6 +442,11 @@ class SerialShoe(CardSource):
                 item = Input(InputKind.CARD, frame.data)
             elif frame.kind in _KIND_INPUTS:
                 item = Input(_KIND_INPUTS[frame.kind])
+            elif frame.kind == fr.FEATURES:
+                self.features = frozenset(frame.data.split("+"))
+                self.framer.require_crc = fr.CRC16 in self.features
+                LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
+                         "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
             elif frame.kind == fr.STATUS:
                 if frame.data != self.status:
                     LOG.info("%s: shoe status: %s", self.url, frame.data)
