@@ -33,6 +33,7 @@ import serial as pyserial
 
 from controller.exceptions import DriverError, DriverURLError
 from controller.inputs import Input, InputKind
+from controller.table import SHOE_RESTARTED
 from drivers import framing as fr
 from drivers.base import CardSource
 
@@ -44,6 +45,8 @@ READ_SLICE = 0.25
 BACKOFF_FIRST = 0.1
 BACKOFF_MAX = 2.0
 WRITE_TIMEOUT = 1.0
+SEQ_WRAP_FROM = 9999
+"""A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
 
 _KIND_INPUTS: dict[str, InputKind] = {
     fr.UNREADABLE: InputKind.UNREADABLE,
@@ -148,6 +151,7 @@ class SerialShoe(CardSource):
         """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
         self._buffer = bytearray()
         self._pending: deque[Input] = deque()
+        self._deferred: deque[fr.Frame] = deque()
         self._online = True
         self._last_seq: int | None = None
         self._last_rx = time.monotonic()
@@ -331,6 +335,11 @@ class SerialShoe(CardSource):
         while True:
             if self._pending:
                 return self._pending.popleft()
+            if self._deferred:
+                item = self._on_frame(self._deferred.popleft())
+                if item is not None:
+                    return item
+                continue
             item = self._decode_buffered()
             if item is not None:
                 return item
@@ -437,6 +446,13 @@ class SerialShoe(CardSource):
             LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
         else:
             if frame.seq is not None:
+                if self._restarted(frame.seq):
+                    LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may "
+                              "report cards already dealt again; halting the table for the supervisor",
+                              self.url, self._last_seq, frame.seq)
+                    self._last_seq = None
+                    self._deferred.append(frame)  # taken once the table has the restart
+                    return Input(InputKind.OFFLINE, SHOE_RESTARTED)
                 self._last_seq = frame.seq
             if frame.kind == fr.CARD:
                 item = Input(InputKind.CARD, frame.data)
@@ -457,6 +473,11 @@ class SerialShoe(CardSource):
         elif answer is not None:
             self._write(answer)
         return item
+
+    def _restarted(self, seq: int) -> bool:
+        """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more?"""
+        last = self._last_seq
+        return last is not None and seq < last and not (last >= SEQ_WRAP_FROM and seq <= 1)
 
     def _release_ack(self) -> None:
         held, self._held_ack = self._held_ack, None

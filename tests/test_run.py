@@ -230,3 +230,41 @@ def test_serial_run_stopped_and_resumed_deals_on_across_every_shoe_change(tmp_pa
     for shoe, cards in dealt.items():
         own = [token for token in shoe_with_cut_card(32, 1, shoe - 1) if token != "@cut"]
         assert cards == own[:len(cards)], f"shoe {shoe} dealt cards that are not its own"
+
+
+def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path) -> None:
+    """Issue 10 item 5: a new emulator on the same link deals the same first cards again; the table halts."""
+    link = tmp_path / "shoe-link"
+
+    def start_emulator() -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "32", "--link", str(link)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert process.stdout is not None and process.stdout.readline().split()[0] == "PTY"
+        return process
+
+    emulator = start_emulator()
+    controller = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--driver", f"serial://{link}", "--json", "--auto-next",
+         "--no-keyboard", "--no-burn", "--rounds", "500"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: list[dict[str, Any]] = []
+    try:
+        assert controller.stdout is not None
+        for text in controller.stdout:
+            seen.append(json.loads(text))
+            if seen[-1]["event"] == "result" and seen[-1]["round"] == 3:
+                emulator.kill()
+                emulator.wait(timeout=10)
+                emulator = start_emulator()
+            if seen[-1]["event"] == "misdeal" and seen[-1]["kind"] != "reader_offline":
+                break  # the unplug itself is a reader_offline misdeal, resolved when the line is back
+    finally:
+        controller.kill()
+        controller.wait(timeout=10)
+        emulator.kill()
+        emulator.wait(timeout=10)
+    misdeals = [e for e in seen if e["event"] == "misdeal" and e["kind"] != "reader_offline"]
+    assert misdeals and misdeals[0]["kind"] == "shoe_restarted", misdeals
+    assert "restarted" in misdeals[0]["detail"] and misdeals[0]["instruction"].startswith("Halt.")
+    assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2, 3]

@@ -555,3 +555,27 @@ def test_emulator_announces_crc_and_no_crc_behaves_like_an_older_shoe(
             assert client.framer.require_crc is crc
         finally:
             client.close()
+
+
+# -- a shoe that restarts from its first message (issue 10 item 5) --------------------------
+def test_a_sequence_number_that_falls_back_reports_a_restarted_shoe(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,57,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(stx(b"C,1,KD"))  # a new shoe process numbering from 1 again
+    assert source.recv(5) == Input(InputKind.OFFLINE, "shoe_restarted")
+    assert shoe.read_until(bytes([ACK]), 0.3) == bytes([ACK])  # the answer to 57, once the table has it
+    assert source.recv(5) == card("KD")  # the restarted shoe's card follows: the table is halted by then
+    assert source.position == (1, 1)
+    shoe.write(stx(b"C,2,QH"))
+    assert source.recv(5) == card("QH")
+
+
+def test_a_sequence_number_that_wraps_after_9999_is_no_restart(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,9999,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(stx(b"C,1,KD"))
+    assert source.recv(5) == card("KD")
