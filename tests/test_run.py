@@ -268,3 +268,22 @@ def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path
     assert misdeals and misdeals[0]["kind"] == "shoe_restarted", misdeals
     assert "restarted" in misdeals[0]["detail"] and misdeals[0]["instruction"].startswith("Halt.")
     assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2, 3]
+
+
+def test_run_on_a_seeded_mock_waits_for_the_dealer() -> None:
+    """Issue 10 item 14: the default mock:// poured its whole shoe out before the dealer confirmed it."""
+    run = croupier("run", "--driver", "mock://?seed=5", "--json", "--no-burn", "--rounds", "1", stdin="s\nn\n")
+    events = stream(run.stdout)
+    assert run.returncode == 0, run.stderr
+    assert not [e for e in events if e["event"] == "misdeal"]
+    assert [e["round"] for e in events if e["event"] == "result"] == [1]
+    simulated = stream(croupier("simulate", "--seed", "5", "--no-burn", "--rounds", "1", "--json").stdout)
+    assert picked(events) == picked(simulated)
+
+
+def test_run_on_a_seeded_mock_with_no_dealer_is_refused() -> None:
+    run = croupier("run", "--json", "--no-keyboard")
+    assert run.returncode == 2
+    assert "mock://" in run.stderr and "--no-keyboard leaves no dealer" in run.stderr
+    assert "simulate --interactive" in run.stderr
+    assert "Traceback" not in run.stderr
