@@ -272,9 +272,26 @@ def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path
 
 def test_run_on_a_seeded_mock_waits_for_the_dealer() -> None:
     """Issue 10 item 14: the default mock:// poured its whole shoe out before the dealer confirmed it."""
-    run = croupier("run", "--driver", "mock://?seed=5", "--json", "--no-burn", "--rounds", "1", stdin="s\nn\n")
-    events = stream(run.stdout)
-    assert run.returncode == 0, run.stderr
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--driver", "mock://?seed=5", "--json", "--no-burn",
+         "--rounds", "1"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    assert process.stdin is not None and process.stdout is not None
+    events: list[dict[str, Any]] = []
+    try:
+        for line in process.stdout:
+            events.append(json.loads(line))
+            if events[-1]["event"] == "instruction" and events[-1]["action"] == "confirm_shoe":
+                break
+        process.stdin.write("s\n")  # the dealer confirms the shoe only once the table asks
+        process.stdin.close()
+        assert process.stderr is not None
+        out, err = process.stdout.read(), process.stderr.read()
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+    events += stream(out)
+    assert process.returncode == 0, err
     assert not [e for e in events if e["event"] == "misdeal"]
     assert [e["round"] for e in events if e["event"] == "result"] == [1]
     simulated = stream(croupier("simulate", "--seed", "5", "--no-burn", "--rounds", "1", "--json").stdout)
