@@ -44,6 +44,8 @@ _TOKEN_KINDS: dict[InputKind, str] = {
     InputKind.NEXT: fr.BUTTON,
 }
 MAX_EMULATOR_SEQ = 9999
+NO_INDICATION_WARNING = 5.0
+"""Seconds --follow-table waits for a first indication before it warns that none may come."""
 
 
 def check_script(inputs: list[Input], source: str) -> list[Input]:
@@ -319,6 +321,8 @@ class ShoeEmulator:
         self.table_holds = options.follow_table
         """With ``follow_table``: the controller's last indication was ``hold`` (a new table holds too)."""
         self.stopped = False
+        self._ready_at: float | None = None
+        self._told_no_indications = False
         self.transmissions = 0
         self.retransmissions = 0
         self._rx = b""
@@ -472,10 +476,25 @@ class ShoeEmulator:
         LOG.info("new shoe %d: %d tokens", self.shoe_index, len(tokens))
 
     # -- the loop -----------------------------------------------------------------
+    def _holding_for_table(self) -> bool:
+        return self.options.follow_table and self.table_holds
+
+    def _warn_when_never_told(self, now: float) -> None:
+        """Say so when the controller has sent no indication for a while: it may not write them."""
+        if self.indications or self._told_no_indications:
+            return
+        if self._ready_at is None:
+            self._ready_at = now
+        elif now - self._ready_at >= NO_INDICATION_WARNING:
+            self._told_no_indications = True
+            LOG.warning("--follow-table: no indication from the controller in %.0fs, so no card is dealt; "
+                        "open the controller with ?indicator=1 (serial://PATH?indicator=1)",
+                        NO_INDICATION_WARNING)
+
     def _may_send_token(self, now: float) -> bool:
         if not self.tokens or not self.session.ready or self.outstanding is not None:
             return False
-        if self.options.follow_table and self.table_holds:
+        if self._holding_for_table():
             return False
         if self.options.key:
             return self.presses > 0
@@ -502,8 +521,10 @@ class ShoeEmulator:
                 self._retransmit("no acknowledgement")
                 return
             timeout = min(timeout, due - now)
-        elif self.session.ready and self.tokens and not self.options.key:
+        elif self.session.ready and self.tokens and not self.options.key and not self._holding_for_table():
             timeout = min(timeout, max(0.0, self.last_token_at + self.options.interval - now))
+        if self.session.ready and self.tokens and self._holding_for_table():
+            self._warn_when_never_told(now)
         if self.session.ready and self.options.heartbeat:
             due = self.last_tx + self.options.heartbeat
             if now >= due and self.outstanding is None:

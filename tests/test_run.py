@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +17,9 @@ from controller.keyboard import parse_dealer_line
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def croupier(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, input=stdin)
+                          cwd=ROOT, timeout=timeout, input=stdin)
 
 
 def stream(output: str) -> list[dict[str, Any]]:
@@ -304,3 +306,54 @@ def test_run_on_a_seeded_mock_with_no_dealer_is_refused() -> None:
     assert "mock://" in run.stderr and "--no-keyboard leaves no dealer" in run.stderr
     assert "simulate --interactive" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_auto_next_deals_from_a_shoe_that_follows_the_table() -> None:
+    """Issue 10 item 0: the README's follow-table emulator and an --auto-next controller waited for each other."""
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "42", "--decks", "1", "--interval",
+         "0", "--follow-table"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        pty = emulator.stdout.readline().split()[1]
+        live = croupier("run", "--driver", f"serial://{pty}?indicator=1", "--json", "--auto-next", "--no-keyboard",
+                        "--rounds", "12", timeout=30)
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert live.returncode == 0, live.stderr
+    events = stream(live.stdout)
+    assert not [e for e in events if e["event"] == "misdeal"]
+    assert len([e for e in events if e["event"] == "result"]) == 12
+    assert [e for e in events if e["event"] == "shoe" and e["status"] == "ready"][-1]["shoe"] >= 2
+    simulated = croupier("simulate", "--seed", "42", "--decks", "1", "--rounds", "12", "--json")
+    assert picked(events) == picked(stream(simulated.stdout))
+
+
+def test_a_shoe_that_follows_the_table_idles_without_spinning_and_says_why_it_waits() -> None:
+    """Issue 10 item 0: held for the table, the emulator spun a CPU core at 100%."""
+    from drivers.serial import SerialShoe
+
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "42", "--follow-table"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None and emulator.stderr is not None
+        pty = emulator.stdout.readline().split()[1]
+        controller = SerialShoe(f"serial://{pty}")  # says hello, never writes an indication
+        try:
+            def cpu_seconds() -> float:
+                fields = Path(f"/proc/{emulator.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+            before = cpu_seconds()
+            ready, _, _ = select.select([emulator.stderr], [], [], 60)  # the warning comes 5 s after the hello
+            warning = emulator.stderr.readline() if ready else "(no warning within 60s)"
+            used = cpu_seconds() - before
+        finally:
+            controller.close()
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert used < 1.0, f"the waiting emulator used {used:.2f}s of CPU in about 5s"
+    assert "no indication from the controller" in warning and "?indicator=1" in warning
