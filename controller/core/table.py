@@ -49,6 +49,9 @@ SAY_RESOLUTION = {
 }
 
 
+SHOE_RESTARTED = "shoe_restarted"
+"""The reason a reader gives with ``OFFLINE`` when the shoe restarted (its sequence numbers fell back)."""
+
 SHOE_CARD = "shoe"
 UNIDENTIFIED = "unidentified"
 FOREIGN = "foreign"
@@ -214,6 +217,8 @@ class Table:
             self._unreadable(events)
         elif kind is InputKind.CUT:
             self._cut_card(events)
+        elif kind is InputKind.OFFLINE and item.card == SHOE_RESTARTED:
+            self._shoe_restarted(events)
         elif kind is InputKind.OFFLINE:
             self.reader_online = False
             events.append({"event": "reader", "status": "offline"})
@@ -581,10 +586,18 @@ class Table:
         self.shoe_stats["misdeal"] += 1
         events.append(misdeal.event())
 
+    def _shoe_restarted(self, events: list[Event]) -> None:
+        self._raise_misdeal(events, SHOE_RESTARTED, None,
+                            "the shoe restarted from its first message (its sequence numbers fell back): "
+                            "cards it already reported may come again", ["void"])
+
     def _handle_halted(self, item: Input, events: list[Event]) -> None:
         misdeal = self.misdeal
         assert misdeal is not None
         kind = item.kind
+        if kind is InputKind.OFFLINE and item.card == SHOE_RESTARTED:
+            self._shoe_restarted(events)
+            return
         if kind is InputKind.OFFLINE:
             self.reader_online = False
             events.append({"event": "reader", "status": "offline"})
