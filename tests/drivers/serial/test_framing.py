@@ -355,8 +355,32 @@ def test_fuzz_line_decoder_with_required_checksums(noise: bytes, seed: int) -> N
 @given(st.binary(max_size=160).map(lambda b: b.replace(b"\n", b"").replace(b"\r", b"")),
        st.integers(0, 2**32 - 1))
 def test_fuzz_line_decoder_without_checksums(noise: bytes, seed: int) -> None:
-    """Plain lines: noise with no line end cannot turn into a card, glued to a frame or not."""
-    _fuzz(LineFramer(checksum_on_encode=False), *_arrange(noise, seed))
+    """Plain lines carry no check: noise with no line end can change only the message it is glued to the
+    front of (``C,`` + ``U`` reads ``C,U``; that is what checksums and the CRC are for). Any card that was
+    never sent must come from such a line, never from a line the noise did not touch."""
+    framer = LineFramer(checksum_on_encode=False)
+    items, cuts = _arrange(noise, seed)
+    stream = b"".join(item if isinstance(item, bytes) else framer.encode(item) for item in items)
+    inserted = {item for item in items if isinstance(item, Frame)}
+    glued: list[bytes] = []
+    pending = b""
+    for item in items:
+        if isinstance(item, bytes):
+            pending += item
+        elif pending:
+            glued.append(pending + framer.encode(item).split(b"\r\n")[0])
+            pending = b""
+    if pending:
+        glued.append(pending)
+    for frame in decode_stream(framer, _chunks(stream, cuts)):
+        if frame.kind == "C" and frame not in inserted:
+            assert any(frame.data.encode() in line for line in glued), f"a card from nowhere: {frame}"
+
+
+def test_noise_glued_to_the_front_of_a_plain_line_changes_that_message_only() -> None:
+    framer = LineFramer(checksum_on_encode=False)
+    stream = b"C," + framer.encode(Frame("U", None)) + framer.encode(Frame("C", 7, "QS"))
+    assert decode_stream(framer, [stream]) == [Frame("C", None, "U"), Frame("C", 7, "QS")]
 
 
 @settings(max_examples=3_000, deadline=None)
