@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.core.exceptions import JournalTamperedError
-from controller.journal.store import FORMAT, GENESIS, KINDS, Journal, Record, record_hash
+from controller.journal.files import FORMAT
+from controller.journal.store import GENESIS, KINDS, Journal, Record, record_hash
 
 # -- verification ---------------------------------------------------------------
 
