@@ -175,64 +175,71 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
     result = Replay()
     pending: tuple[Record, Input, list[Event]] | None = None
     for record in journal.records():
-        if record.kind == "header":
-            continue
         if record.kind == "start":
             start_events = _decoded(journal, record, _loads(journal, record)["events"])
             result.events.extend(start_events)
-            result.last_events = start_events
-            result.last_events_seq = record.seq
-            continue
-        if record.kind == "input":
+            _note_last(result, record, start_events)
+        elif record.kind == "input":
             body = _loads(journal, record)
             if pending is not None:
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
-            invalid = f"{journal.path}: record {record.seq} is not a valid input"
-            try:
-                item = Input.from_dict(body["input"])
-                if not all(isinstance(text, str | None) for text in (item.card, item.approver)):
-                    raise TypeError("card and approver are text")
-                position = body.get("position")
-                if position is not None and not (
-                        isinstance(position, list) and len(position) == 2
-                        and all(isinstance(part, int) for part in position)):
-                    raise TypeError("position is [shoe, offset]")
-            except (KeyError, ValueError, TypeError, AttributeError):
-                raise JournalError(invalid) from None
-            before = table.state
-            try:
-                events = table.handle(item)
-            except Exception as error:  # a damaged input must not crash the controller
-                raise JournalError(f"{invalid}: replaying it fails ({type(error).__name__}: {error})") from None
-            result.inputs += 1
-            if body.get("source"):
-                result.position = (position[0], position[1]) if position else None
-                result.new_shoes = 0
-            elif new_shoes and before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
-                result.new_shoes += 1
-            pending = (record, item, events)
-            continue
-        # events
-        if pending is None:
-            raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
-        _, _, events = pending
-        if compact({"events": events}) != record.body and canonical(events) != canonical(
-                _loads(journal, record).get("events")):
-            raise JournalError(
-                f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
-                "journaled (was it written by another version of Croupier, or with other settings such as "
-                "the [auth] badges?)")
-        _count(result, events)
-        result.last_events = events
-        result.last_events_seq = record.seq
-        pending = None
+            pending = (record, *_replay_input(journal, table, record, body, result, new_shoes))
+        elif record.kind != "header":
+            if pending is None:
+                raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
+            _check_events(journal, record, pending[2])
+            _count(result, pending[2])
+            _note_last(result, record, pending[2])
+            pending = None
     if pending is not None:
-        _, item, events = pending
-        result.unapplied = item
-        result.unapplied_events = events
-        _count(result, events)
+        _, result.unapplied, result.unapplied_events = pending
+        _count(result, result.unapplied_events)
     return result
+
+
+def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str, Any], result: Replay,
+                  new_shoes: bool) -> tuple[Input, list[Event]]:
+    """Hand the input of ``record`` to ``table``; note where the source was. Returns (input, its events)."""
+    invalid = f"{journal.path}: record {record.seq} is not a valid input"
+    try:
+        item = Input.from_dict(body["input"])
+        if not all(isinstance(text, str | None) for text in (item.card, item.approver)):
+            raise TypeError("card and approver are text")
+        position = body.get("position")
+        if position is not None and not (
+                isinstance(position, list) and len(position) == 2
+                and all(isinstance(part, int) for part in position)):
+            raise TypeError("position is [shoe, offset]")
+    except (KeyError, ValueError, TypeError, AttributeError):
+        raise JournalError(invalid) from None
+    before = table.state
+    try:
+        events = table.handle(item)
+    except Exception as error:  # a damaged input must not crash the controller
+        raise JournalError(f"{invalid}: replaying it fails ({type(error).__name__}: {error})") from None
+    result.inputs += 1
+    if body.get("source"):
+        result.position = (position[0], position[1]) if position else None
+        result.new_shoes = 0
+    elif new_shoes and before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
+        result.new_shoes += 1
+    return item, events
+
+
+def _check_events(journal: Journal, record: Record, events: list[Event]) -> None:
+    """The events record holds the events the replayed input gave."""
+    if compact({"events": events}) != record.body and canonical(events) != canonical(
+            _loads(journal, record).get("events")):
+        raise JournalError(
+            f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
+            "journaled (was it written by another version of Croupier, or with other settings such as "
+            "the [auth] badges?)")
+
+
+def _note_last(result: Replay, record: Record, events: list[Event]) -> None:
+    result.last_events = events
+    result.last_events_seq = record.seq
 
 
 def _loads(journal: Journal, record: Record) -> dict[str, Any]:
