@@ -20,7 +20,8 @@ from pathlib import Path
 from benchmarks.report import write_section
 from config.loader import load_config
 from controller.app.runner import Runner
-from controller.core.table import Event, Table
+from controller.core.events import Event
+from controller.core.table import Table
 from controller.journal.replay import attach_journal
 from drivers.mock import MockShoe
 

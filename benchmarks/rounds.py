@@ -17,8 +17,9 @@ import tracemalloc
 from benchmarks.report import write_section
 from config.loader import load_config
 from controller.app.runner import Runner
+from controller.core.events import Event
 from controller.core.odds import compute_odds
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from drivers.mock import MockShoe
 
 

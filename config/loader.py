@@ -1,4 +1,4 @@
-"""The one config loader: command line > environment > file > defaults, validated into dataclasses.
+"""The one config loader: command line > environment > file > defaults, validated into :class:`~config.schema.Settings`.
 
 The embedded default is ``config/default.toml`` (shipped with the package).
 Environment variables are ``CROUPIER_<SECTION>_<KEY>`` (``CROUPIER_TABLE_DECKS=6``), for every
@@ -9,33 +9,29 @@ expected value and what was given.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, get_origin
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from config.schema import (
-    EXTRA_SECTIONS,
-    SECTIONS,
-    SerialSettings,
-    Settings,
-    max_cut_from_end,
-)
-from controller.core.auth import AUTH_VALUE_KINDS
+from pydantic import TypeAdapter, ValidationError
+
+from config.schema import SECTIONS, Problem, Section, SerialSettings, Settings, first_problem, max_cut_from_end
 from controller.core.exceptions import ConfigError
 
 ENV_PREFIX = "CROUPIER_"
 NON_CONFIG_VARIABLES: dict[str, str] = {
     "CROUPIER_PCSCD_PIDFILE": "the PID file of the pcscd that .ci/test started, for the PC/SC tests",
     "CROUPIER_REQUIRE_PCSC": "1: the PC/SC tests fail instead of skipping when PC/SC is missing",
+    "CROUPIER_REQUIRE_CHROMIUM": "1: the scoreboard's browser tests fail instead of skipping without chromium",
 }
 """``CROUPIER_*`` variables that are not config (documented in docs/config.md); every other one must name
 a section and key."""
 SERIAL_SCHEMES = ("serial", "socket", "loop")
+DEFAULTS = "built-in defaults"
 
 
 def default_config_text() -> str:
@@ -43,89 +39,66 @@ def default_config_text() -> str:
     return resources.files("config").joinpath("default.toml").read_text(encoding="utf-8")
 
 
-def _describe(field_: dataclasses.Field[Any]) -> str:
-    meta = field_.metadata
-    if "choices" in meta:
-        return "one of " + ", ".join(f'"{choice}"' for choice in meta["choices"])
-    if "range" in meta:
-        low, high = meta["range"]
-        return f"a whole number from {low} to {high}"
-    kind = field_.type if isinstance(field_.type, str) else field_.type.__name__
-    return {"int": "a whole number", "bool": "true or false", "str": "a string"}.get(kind, kind)
+class Layer:
+    """One source of settings: its name, its sections, and for each key set from the environment its variable."""
+
+    def __init__(self, source: str, data: Mapping[str, Any],
+                 variables: Mapping[tuple[str, str], str] | None = None) -> None:
+        self.source = source
+        self.data = data
+        self.variables = dict(variables or {})
 
 
-def _coerce(where: str, field_: dataclasses.Field[Any], value: Any, from_text: bool) -> Any:
-    """Check (and for environment text, convert) one value against its field."""
-    kind = field_.type if isinstance(field_.type, str) else field_.type.__name__
-    expected = _describe(field_)
-    if from_text and isinstance(value, str):
-        text = value.strip()
-        if kind == "int":
-            try:
-                value = int(text)
-            except ValueError:
-                raise ConfigError(f"{where}: expected {expected}, got {value!r}") from None
-        elif kind == "bool":
-            if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise ConfigError(f"{where}: expected true or false, got {value!r}")
-            value = text.lower() in ("true", "1", "yes")
-    wanted = {"int": int, "bool": bool, "str": str}[kind]
-    if not isinstance(value, wanted) or (wanted is int and isinstance(value, bool)):
-        raise ConfigError(f"{where}: expected {expected}, got {value!r} ({type(value).__name__})")
-    meta = field_.metadata
-    if "choices" in meta and value not in meta["choices"]:
-        raise ConfigError(f"{where}: expected {expected}, got {value!r}")
-    if "range" in meta:
-        low, high = meta["range"]
-        if not low <= value <= high:
-            raise ConfigError(f"{where}: expected {expected}, got {value}")
-    return value
+def _label(problem: Problem, variable: str | None) -> str:
+    """``[table] decks``, or for ``[auth]`` ``auth.badges.04A1.role`` (from the environment: ``[auth] key (VAR)``)."""
+    section, path = problem.section or "", f"{problem.key or ''}{problem.below}"
+    if section != "auth":
+        return f"[{section}] {path}" if path else f"[{section}]"
+    return f"[auth] {path} ({variable})" if variable else f"auth.{path}" if path else "[auth]"
 
 
-def _merge(layers: list[tuple[str, dict[str, Any], bool]]) -> Settings:
-    values: dict[str, dict[str, Any]] = {name: {} for name in SECTIONS}
-    origin: dict[tuple[str, str], str] = {}
-    extra: dict[str, dict[str, Any]] = {}
-    for source, data, from_text in layers:
-        for section, table in data.items():
-            if section in EXTRA_SECTIONS:
-                if not isinstance(table, dict):
-                    raise ConfigError(f"{source}: [{section}] must be a table of keys")
-                extra.setdefault(section, {}).update(table)
-                continue
+def _merge(layers: list[Layer]) -> Settings:
+    merged: dict[str, dict[str, Any]] = {}
+    origin: dict[tuple[str, str], tuple[str, str | None]] = {}
+    for layer in layers:
+        for section, table in layer.data.items():
             cls = SECTIONS.get(section)
             if cls is None and not isinstance(table, dict):
-                owner = next((name for name, kind in SECTIONS.items()
-                              if section in {f.name for f in dataclasses.fields(kind)}), None)
+                owner = next((name for name, kind in SECTIONS.items() if section in kind.model_fields), None)
                 hint = f"; it belongs in [{owner}]" if owner else ""
-                raise ConfigError(f"{source}: key {section!r} is outside any section{hint}; "
+                raise ConfigError(f"{layer.source}: key {section!r} is outside any section{hint}; "
                                   f"write it under a [section] header, see docs/config.md")
             if cls is None:
-                known = ", ".join(f"[{name}]" for name in [*SECTIONS, *sorted(EXTRA_SECTIONS)])
-                raise ConfigError(f"{source}: unknown section [{section}]; expected one of {known}")
+                known = ", ".join(f"[{name}]" for name in SECTIONS)
+                raise ConfigError(f"{layer.source}: unknown section [{section}]; expected one of {known}")
             if not isinstance(table, dict):
-                raise ConfigError(f"{source}: [{section}] must be a table of keys, got {table!r}")
-            fields = {f.name: f for f in dataclasses.fields(cls)}
+                raise ConfigError(f"{layer.source}: [{section}] must be a table of keys, got {table!r}")
             for key, value in table.items():
-                where = f"{source}: [{section}] {key}"
-                if key not in fields:
-                    raise ConfigError(
-                        f"{where}: unknown key; expected one of {', '.join(fields)}"
-                    )
-                values[section][key] = _coerce(where, fields[key], value, from_text)
-                origin[section, key] = source
-    sections = {name: SECTIONS[name](**given) for name, given in values.items()}
-    decks, cut = sections["table"].decks, sections["shoe"].cut_card_from_end
+                merged.setdefault(section, {})[key] = value
+                origin[section, key] = (layer.source, layer.variables.get((section, key)))
+    source = " > ".join(reversed([layer.source for layer in layers if layer.data])) or DEFAULTS
+    try:
+        settings = Settings.model_validate({**merged, "source": source})
+    except ValidationError as error:
+        problem = first_problem(error, Settings)
+        section = problem.section or ""
+        if (section, problem.key or "") in origin:
+            given_in, variable = origin[section, problem.key or ""]
+        else:
+            given_in, variable = origin.get((section, problem.blame or ""), (DEFAULTS, None))[0], None
+        typed = problem.given_type and variable is None and section != "auth"
+        shown = f" ({problem.given_type})" if typed else ""
+        raise ConfigError(f"{given_in}: {_label(problem, variable)}: {problem.message}{shown}") from None
+    decks, cut = settings.table.decks, settings.shoe.cut_card_from_end
     deepest = max_cut_from_end(decks)
     if cut > deepest:
-        cut_from = origin.get(("shoe", "cut_card_from_end"), "built-in defaults")
-        decks_from = origin.get(("table", "decks"), "built-in defaults")
+        cut_from = origin.get(("shoe", "cut_card_from_end"), (DEFAULTS, None))[0]
+        decks_from = origin.get(("table", "decks"), (DEFAULTS, None))[0]
         raise ConfigError(
             f"{cut_from}: [shoe] cut_card_from_end: expected at most {deepest} for a {decks}-deck shoe "
             f"(the back half; [table] decks = {decks} from {decks_from}), got {cut}; "
             f"lower it or use more decks")
-    source = " > ".join(reversed([source for source, data, _ in layers if data])) or "built-in defaults"
-    return Settings(**sections, extra=extra, source=source)
+    return settings
 
 
 def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str, Any]]:
@@ -148,52 +121,50 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
         raise ConfigError(f"{name}: not valid TOML ({error}); fix the file or see docs/config.md") from None
 
 
-def _auth_value(name: str, key: str, text: str) -> Any:
-    """An ``[auth]`` value given as environment text, in the type the TOML file would give."""
-    kind = AUTH_VALUE_KINDS.get(key)
-    where = f"environment: [auth] {key} ({name})"
-    if kind is None:
-        settable = ", ".join(k for k, v in AUTH_VALUE_KINDS.items() if v != "table")
-        raise ConfigError(f"environment: [auth] {key}: unknown key ({name}); expected one of {settable}")
-    if kind == "table":
-        raise ConfigError(f"{where}: cannot be set from the environment; enrol badges in the config file")
-    lowered = text.strip().lower()
-    if kind == "bool":
-        if lowered not in ("true", "false", "1", "0", "yes", "no"):
-            raise ConfigError(f"{where}: expected true or false, got {text!r}")
-        return lowered in ("true", "1", "yes")
-    if kind == "number":
-        try:
-            return float(text)
-        except ValueError:
-            raise ConfigError(f"{where}: expected a number of seconds >= 0, got {text!r}") from None
-    if kind == "list":
+def _from_text(section: type[Section], key: str, text: str) -> Any:
+    """An environment value as the type its key takes (a list: comma-separated); text the type refuses stays
+    text, for validation to report."""
+    annotation: Any = section.model_fields[key].annotation
+    if get_origin(annotation) is list:
         return [item.strip() for item in text.split(",") if item.strip()]
-    return text
+    try:
+        return TypeAdapter(annotation).validate_python(text.strip(), strict=False)
+    except ValidationError:
+        return text
 
 
-def environment_layer(environ: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+def environment_layer(environ: Mapping[str, str]) -> Layer:
     """``CROUPIER_<SECTION>_<KEY>`` variables as a config layer, for every section.
 
-    Values stay text except ``[auth]``'s, which are converted here (comma-separated lists). A
-    ``CROUPIER_*`` variable that names no section and is not in :data:`NON_CONFIG_VARIABLES` is refused.
+    Each value is converted to the type its key takes (a list is comma-separated). A ``CROUPIER_*``
+    variable that names no section and key, or a key only the file may set, and is not in
+    :data:`NON_CONFIG_VARIABLES` is refused.
     """
-    layer: dict[str, dict[str, Any]] = {}
-    sections = sorted([*SECTIONS, *EXTRA_SECTIONS], key=len, reverse=True)
+    data: dict[str, dict[str, Any]] = {}
+    variables: dict[tuple[str, str], str] = {}
+    sections = sorted(SECTIONS, key=len, reverse=True)
     for name, value in sorted(environ.items()):
         if not name.startswith(ENV_PREFIX) or name in NON_CONFIG_VARIABLES:
             continue
         rest = name[len(ENV_PREFIX):].lower()
         section = next((s for s in sections if rest.startswith(s + "_") and len(rest) > len(s) + 1), None)
         if section is None:
-            known = ", ".join(sorted([*SECTIONS, *EXTRA_SECTIONS]))
+            known = ", ".join(sorted(SECTIONS))
             others = ", ".join(NON_CONFIG_VARIABLES)
             raise ConfigError(
                 f"environment: {name}: not a Croupier setting; expected CROUPIER_<SECTION>_<KEY> with a "
                 f"section of {known} (or one of {others}); fix its name or unset it, see docs/config.md")
         key = rest[len(section) + 1:]
-        layer.setdefault(section, {})[key] = _auth_value(name, key, value) if section == "auth" else value
-    return layer
+        cls = SECTIONS[section]
+        if key not in cls.model_fields:
+            settable = ", ".join(k for k in cls.model_fields if k not in cls.FILE_ONLY)
+            raise ConfigError(f"environment: [{section}] {key}: unknown key ({name}); expected one of {settable}")
+        if key in cls.FILE_ONLY:
+            raise ConfigError(f"environment: [{section}] {key} ({name}): cannot be set from the environment; "
+                              f"set it in the config file, see docs/config.md")
+        data.setdefault(section, {})[key] = _from_text(cls, key, value)
+        variables[section, key] = name
+    return Layer("environment", data, variables)
 
 
 def serial_url(url: str, serial: SerialSettings) -> str:
@@ -222,14 +193,12 @@ def load_config(
 ) -> Settings:
     """Load settings: ``overrides`` (command line) > ``environ`` > ``path`` (or the embedded default)."""
     name, data = read_config_file(path)
-    env = environment_layer(os.environ if environ is None else environ)
-    layers: list[tuple[str, dict[str, Any], bool]] = [
-        (name, data, False),
-        ("environment", env, True),
-        ("command line", {k: dict(v) for k, v in (overrides or {}).items() if v}, False),
-    ]
-    return _merge(layers)
+    return _merge([
+        Layer(name, data),
+        environment_layer(os.environ if environ is None else environ),
+        Layer("command line", {k: dict(v) for k, v in (overrides or {}).items() if v}),
+    ])
 
 
-__all__ = ["NON_CONFIG_VARIABLES", "default_config_text", "environment_layer", "load_config", "read_config_file",
-           "serial_url"]
+__all__ = ["NON_CONFIG_VARIABLES", "Layer", "default_config_text", "environment_layer", "load_config",
+           "read_config_file", "serial_url"]

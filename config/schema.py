@@ -1,13 +1,20 @@
-"""Typed settings: one frozen dataclass per config section, the only config module the core imports.
+"""Typed settings: one frozen pydantic model per config section, the only config module the core imports.
 
-The loader (:mod:`config.loader`) reads the file, the environment and the command line into these.
+The loader (:mod:`config.loader`) reads the file, the environment and the command line into
+:class:`Settings`. Values are checked strictly (a TOML file gives them typed); a validator that
+refuses a value raises :class:`Refused`, and :func:`expected` says what a key takes, so that the
+loader's one-line errors name the key, what was expected and what was given.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, get_args, get_origin
+from urllib.parse import parse_qs, urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 DEFAULT_CUT_FROM_END = 16
 MIN_CUT_FROM_END = 12
@@ -19,95 +26,310 @@ def max_cut_from_end(decks: int) -> int:
     return min(100, 26 * decks)
 
 
-def _choice(*options: str) -> dict[str, Any]:
-    return {"choices": options}
+class Refused(ValueError):
+    """A value a validator refuses.
+
+    ``message`` is what to say after the key (``expected ..., got ...``); ``below`` continues the
+    key's path (``[1]``, ``.04A1.role``); ``key`` names the key when a whole section is checked, and
+    ``blame`` the key whose value made it wrong (``enabled`` for a missing ``reader``).
+    """
+
+    def __init__(self, message: str, below: str = "", key: str | None = None, blame: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.below = below
+        self.key = key
+        self.blame = blame
 
 
-def _range(low: int, high: int) -> dict[str, Any]:
-    return {"range": (low, high)}
+class Section(BaseModel):
+    """A config section: frozen, unknown keys refused, every value of exactly its type."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    FILE_ONLY: ClassVar[frozenset[str]] = frozenset()
+    """Keys that only the config file can set (not the environment)."""
 
 
-@dataclass(frozen=True)
-class TableSettings:
+class TableSettings(Section):
     """``[table]``: the game."""
 
-    decks: int = field(default=8, metadata=_range(1, 8))
-    variant: str = field(default="commission", metadata=_choice("commission", "no_commission"))
+    decks: int = Field(default=8, ge=1, le=8)
+    variant: Literal["commission", "no_commission"] = "commission"
 
 
-@dataclass(frozen=True)
-class DriverSettings:
+class DriverSettings(Section):
     """``[driver]``: where cards come from."""
 
     url: str = "mock://"
 
 
-@dataclass(frozen=True)
-class ShoeSettings:
+class ShoeSettings(Section):
     """``[shoe]``: burn and cut-card procedure."""
 
-    burn: str = field(default="first_card", metadata=_choice("first_card", "fixed", "none"))
-    burn_cards: int = field(default=3, metadata=_range(1, 8))
-    cut_card: str = field(default="one_more", metadata=_choice("one_more", "this_round"))
-    cut_card_from_end: int = field(default=DEFAULT_CUT_FROM_END, metadata=_range(MIN_CUT_FROM_END, 100))
+    burn: Literal["first_card", "fixed", "none"] = "first_card"
+    burn_cards: int = Field(default=3, ge=1, le=8)
+    cut_card: Literal["one_more", "this_round"] = "one_more"
+    cut_card_from_end: int = Field(default=DEFAULT_CUT_FROM_END, ge=MIN_CUT_FROM_END, le=100)
 
 
-@dataclass(frozen=True)
-class ProcedureSettings:
+class ProcedureSettings(Section):
     """``[procedures]``: how the house resolves dealing errors."""
 
-    extra_card: str = field(default="burn", metadata=_choice("burn", "void"))
-    exposed_card: str = field(default="burn", metadata=_choice("burn", "use"))
+    extra_card: Literal["burn", "void"] = "burn"
+    exposed_card: Literal["burn", "use"] = "burn"
 
 
-@dataclass(frozen=True)
-class SimulationSettings:
+class SimulationSettings(Section):
     """``[simulation]``: the simulated table."""
 
-    rounds: int = field(default=0, metadata=_range(0, 10_000_000))
+    rounds: int = Field(default=0, ge=0, le=10_000_000)
     auto_next: bool = True
 
 
-@dataclass(frozen=True)
-class JournalSettings:
+class JournalSettings(Section):
     """``[journal]``: where ``croupier run`` journals by default ("" = no journal)."""
 
     path: str = ""
 
 
-@dataclass(frozen=True)
-class SerialSettings:
+class SerialSettings(Section):
     """``[serial]``: defaults for the options a ``serial://``, ``socket://`` or ``loop://`` URL leaves out."""
 
-    baudrate: int = field(default=9600, metadata=_range(50, 4_000_000))
-    framing: str = field(default="line", metadata=_choice("line", "stx"))
+    baudrate: int = Field(default=9600, ge=50, le=4_000_000)
+    framing: Literal["line", "stx"] = "line"
 
 
-@dataclass(frozen=True)
-class ScoreboardSettings:
+class ScoreboardSettings(Section):
     """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
 
     address: str = ""
 
 
-@dataclass(frozen=True)
-class Settings:
-    """All configuration, validated."""
+# -- [auth] ---------------------------------------------------------------------------
 
-    table: TableSettings = field(default_factory=TableSettings)
-    driver: DriverSettings = field(default_factory=DriverSettings)
-    shoe: ShoeSettings = field(default_factory=ShoeSettings)
-    procedures: ProcedureSettings = field(default_factory=ProcedureSettings)
-    simulation: SimulationSettings = field(default_factory=SimulationSettings)
-    journal: JournalSettings = field(default_factory=JournalSettings)
-    serial: SerialSettings = field(default_factory=SerialSettings)
-    scoreboard: ScoreboardSettings = field(default_factory=ScoreboardSettings)
-    extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    """Sections owned by optional parts (``[auth]``), validated by them."""
+Role = Literal["dealer", "supervisor"]
+ROLES: tuple[Role, ...] = ("dealer", "supervisor")
+Identify = Literal["uid", "apdu"]
+IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
+
+DEFAULT_SUPERVISOR_ONLY: tuple[str, ...] = ("void", "manual", "foreign_card", "close_shoe")
+"""Actions only a supervisor badge may approve, unless ``supervisor_only`` says otherwise."""
+
+DEFAULT_IDLE_SIGNOUT_SECONDS = 900.0
+DEFAULT_READ_APDU = "00CA010000"
+"""GET DATA of the badge ID, used with ``identify = "apdu"`` when no ``read_apdu`` is given."""
+
+_HEX_SEPARATORS = re.compile(r"[\s:\-]")
+_ACTION_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_BADGE_KEYS = {"name": "a non-empty string", "role": '"dealer" or "supervisor"', "uid": "the badge UID in hex"}
+
+
+def normalise_uid(text: str) -> str:
+    """A badge UID/ID as upper-case hex without separators (``04:a1:b2`` -> ``04A1B2``).
+
+    Raises :class:`ValueError` when ``text`` is not an even number of hex digits.
+    """
+    compact = _HEX_SEPARATORS.sub("", text).upper()
+    if not compact or len(compact) % 2 or any(char not in "0123456789ABCDEF" for char in compact):
+        raise ValueError(f"{text!r} is not a hex UID")
+    return compact
+
+
+def parse_apdu(text: str) -> bytes:
+    """An APDU given as hex (spaces and colons allowed) as bytes; at least 4 bytes (CLA INS P1 P2).
+
+    Raises :class:`ValueError` naming the text.
+    """
+    compact = _HEX_SEPARATORS.sub("", text)
+    try:
+        data = bytes.fromhex(compact)
+    except ValueError:
+        raise ValueError(f"{text!r} is not hex") from None
+    if len(data) < 4:
+        raise ValueError(f"{text!r} is {len(data)} bytes; an APDU has at least 4 (CLA INS P1 P2)")
+    return data
+
+
+def reader_from_url(url: str) -> str | None:
+    """The reader name in ``pcsc://?reader=NAME`` (None when the URL names none)."""
+    values = parse_qs(urlsplit(url).query, keep_blank_values=True).get("reader")
+    return values[0] if values else None
+
+
+@dataclass(frozen=True, slots=True)
+class Badge:
+    """One enrolled badge: its UID (or application ID, as hex), who holds it and their role."""
+
+    uid: str
+    name: str
+    role: Role
+
+    def can_approve(self, action: str, supervisor_only: Collection[str]) -> bool:
+        """True when this badge's role may approve ``action``."""
+        return self.role == "supervisor" or action not in supervisor_only
+
+
+def _badges_from(raw: Any) -> dict[str, Badge]:
+    """``[auth.badges.UID]`` tables, or ``[[auth.badges]]`` entries each with a ``uid``."""
+    entries: list[tuple[str, Any, Any]] = []  # (path below auth.badges, uid text, entry)
+    if isinstance(raw, Mapping):
+        entries = [(f".{uid_text}", str(uid_text), entry) for uid_text, entry in raw.items()]
+    elif isinstance(raw, list):
+        for index, entry in enumerate(raw):
+            if not isinstance(entry, Mapping) or "uid" not in entry:
+                raise Refused(f"expected a table with uid, name and role, got {entry!r}", f"[{index}]")
+            entries.append((f"[{index}]", entry["uid"], entry))
+    else:
+        raise Refused(f"expected a table of badges keyed by UID, each with name and role, got {raw!r}")
+
+    badges: dict[str, Badge] = {}
+    for below, uid_text, entry in entries:
+        if isinstance(entry, Badge):
+            badges[entry.uid] = entry
+            continue
+        if not isinstance(entry, Mapping):
+            raise Refused(f"expected a table with name and role, got {entry!r}", below)
+        for key in entry:
+            if key not in _BADGE_KEYS:
+                raise Refused("unknown key; expected name and role", f"{below}.{key}")
+        try:
+            uid = normalise_uid(uid_text) if isinstance(uid_text, str) else ""
+        except ValueError:
+            uid = ""
+        if not uid:
+            raise Refused(f"expected the badge UID in hex (e.g. 04A1B2C3D4E5F6), got {uid_text!r}", below)
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise Refused(f"expected {_BADGE_KEYS['name']}, got {name!r}", f"{below}.name")
+        role = entry.get("role")
+        if role not in ROLES:
+            raise Refused(f"expected {_BADGE_KEYS['role']}, got {role!r}", f"{below}.role")
+        if uid in badges:
+            raise Refused(f"badge {uid} is enrolled twice (also as {badges[uid].name!r})", below)
+        badges[uid] = Badge(uid, name.strip(), role)
+    return badges
+
+
+class AuthSettings(Section):
+    """``[auth]``: the badge reader, how badges are identified, and who may approve what.
+
+    ``reader`` is the ``pcsc://?reader=NAME`` URL of the badge reader;
+    ``select_apdu``/``read_apdu`` are normalised upper-case hex (used when
+    ``identify == "apdu"``); ``badges`` maps the normalised UID to the badge.
+    """
+
+    FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"badges"})
+
+    enabled: bool = Field(default=False, description="true or false")
+    reader: str | None = Field(default=None, description="a PC/SC reader URL, pcsc://?reader=NAME")
+    identify: Identify = Field(default="uid", description='"uid" or "apdu"')
+    select_apdu: str | None = Field(default=None, description='an APDU in hex, e.g. "00A4040008F043524F55504945"')
+    read_apdu: str | None = Field(default=None, description='an APDU in hex, e.g. "00CA010000"')
+    idle_signout_seconds: float = Field(default=DEFAULT_IDLE_SIGNOUT_SECONDS,
+                                        description="a number of seconds >= 0 (0 = never)")
+    supervisor_only: list[str] = Field(default_factory=lambda: list(DEFAULT_SUPERVISOR_ONLY),
+                                       description='a list of action names, e.g. ["void", "manual"]')
+    two_person: bool = Field(default=True, description="true or false (true: the dealer signed in cannot "
+                                                       "approve their own input)")
+    badges: dict[str, Badge] = Field(default_factory=dict,
+                                     description="a table of badges keyed by UID, each with name and role")
+
+    @field_validator("reader")
+    @classmethod
+    def _pcsc_url(cls, reader: str | None) -> str | None:
+        if reader is not None and (urlsplit(reader).scheme != "pcsc" or not reader_from_url(reader)):
+            raise Refused(f"expected {expected(cls, 'reader')}, got {reader!r}")
+        return reader
+
+    @field_validator("select_apdu", "read_apdu")
+    @classmethod
+    def _apdu_hex(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None:
+            return None
+        try:
+            return parse_apdu(value).hex().upper()
+        except ValueError as error:
+            raise Refused(f"expected {expected(cls, str(info.field_name))}, got {value!r} ({error})") from None
+
+    @field_validator("idle_signout_seconds")
+    @classmethod
+    def _not_negative(cls, idle: float) -> float:
+        if idle < 0 or idle != idle:
+            raise Refused(f"expected {expected(cls, 'idle_signout_seconds')}, got {idle!r}")
+        return idle
+
+    @field_validator("supervisor_only")
+    @classmethod
+    def _action_names(cls, actions: list[str]) -> list[str]:
+        for index, action in enumerate(actions):
+            if not _ACTION_NAME.match(action):
+                raise Refused(f'expected an action name in lower case, e.g. "void", got {action!r}', f"[{index}]")
+        return actions
+
+    @field_validator("supervisor_only", mode="before")
+    @classmethod
+    def _action_list(cls, actions: Any) -> Any:
+        if isinstance(actions, list):
+            for index, action in enumerate(actions):
+                if not isinstance(action, str):
+                    raise Refused(f'expected an action name in lower case, e.g. "void", got {action!r}',
+                                  f"[{index}]")
+        return actions
+
+    @field_validator("badges", mode="before")
+    @classmethod
+    def _enrolled(cls, raw: Any) -> dict[str, Badge]:
+        return _badges_from(raw)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _apdu_read_default(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and data.get("identify") == "apdu" and data.get("read_apdu") is None:
+            return {**data, "read_apdu": DEFAULT_READ_APDU}
+        return data
+
+    @model_validator(mode="after")
+    def _reader_when_enabled(self) -> AuthSettings:
+        if self.enabled and self.reader is None:
+            raise Refused(f"expected {expected(AuthSettings, 'reader')} when auth.enabled = true, got nothing",
+                          key="reader", blame="enabled")
+        return self
+
+    @property
+    def reader_name(self) -> str | None:
+        """The PC/SC reader name from :attr:`reader` (None: not configured)."""
+        return None if self.reader is None else reader_from_url(self.reader)
+
+    def badge(self, uid: str) -> Badge | None:
+        """The enrolled badge with this UID (any case or separators), or None."""
+        try:
+            return self.badges.get(normalise_uid(uid))
+        except ValueError:
+            return None
+
+
+# -- all of it --------------------------------------------------------------------------
+
+
+class Settings(BaseModel):
+    """All configuration, validated; ``source`` names where it came from (``environment > table.toml``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    table: TableSettings = Field(default_factory=TableSettings)
+    driver: DriverSettings = Field(default_factory=DriverSettings)
+    shoe: ShoeSettings = Field(default_factory=ShoeSettings)
+    procedures: ProcedureSettings = Field(default_factory=ProcedureSettings)
+    simulation: SimulationSettings = Field(default_factory=SimulationSettings)
+    journal: JournalSettings = Field(default_factory=JournalSettings)
+    serial: SerialSettings = Field(default_factory=SerialSettings)
+    scoreboard: ScoreboardSettings = Field(default_factory=ScoreboardSettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+    """``[auth]``: badges and approvals (documented in docs/pcsc.md)."""
     source: str = "built-in defaults"
 
 
-SECTIONS: dict[str, type[Any]] = {
+SECTIONS: dict[str, type[Section]] = {
     "table": TableSettings,
     "driver": DriverSettings,
     "shoe": ShoeSettings,
@@ -116,13 +338,98 @@ SECTIONS: dict[str, type[Any]] = {
     "journal": JournalSettings,
     "serial": SerialSettings,
     "scoreboard": ScoreboardSettings,
+    "auth": AuthSettings,
 }
-EXTRA_SECTIONS = frozenset({"auth"})
-"""Sections validated by the part that owns them (``[auth]``: :mod:`controller.core.auth`)."""
+"""Every config section, in the order of docs/config.md."""
+
+
+def expected(section: type[Section], key: str) -> str:
+    """What ``key`` of ``section`` takes, in words (``a whole number from 1 to 8``)."""
+    field = section.model_fields[key]
+    if field.description:
+        return field.description
+    if get_origin(field.annotation) is Literal:
+        return "one of " + ", ".join(f'"{choice}"' for choice in get_args(field.annotation))
+    bounds = {name: getattr(rule, name) for rule in field.metadata for name in ("ge", "le") if hasattr(rule, name)}
+    if field.annotation is int and len(bounds) == 2:
+        return f"a whole number from {bounds['ge']} to {bounds['le']}"
+    words: dict[Any, str] = {int: "a whole number", bool: "true or false", str: "a string"}
+    return words.get(field.annotation, "a value")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The first thing wrong in a :class:`~pydantic.ValidationError`, in the words of a config error.
+
+    ``key`` is the section's key (None: the whole section), ``below`` the path under it, ``message``
+    what to say (``expected ..., got ...``), ``given_type`` the type of a value of the wrong type, and
+    ``blame`` the key whose value made ``key`` wrong, when that is another key.
+    """
+
+    section: str | None
+    key: str | None
+    below: str
+    message: str
+    given_type: str | None = None
+    blame: str | None = None
+
+
+def first_problem(error: ValidationError, model: type[BaseModel]) -> Problem:
+    """The first error of validating ``model`` (:class:`Settings` or one section), as a :class:`Problem`."""
+    details = error.errors()[0]
+    loc = list(details["loc"])
+    section: str | None = None
+    cls: type[BaseModel] = model
+    if model is Settings and loc and isinstance(loc[0], str) and loc[0] in SECTIONS:
+        section = str(loc.pop(0))
+        cls = SECTIONS[section]
+    elif issubclass(model, Section):
+        section = next((name for name, kind in SECTIONS.items() if kind is model), None)
+    key = str(loc.pop(0)) if loc else None
+    below = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    refused = details.get("ctx", {}).get("error")
+    if isinstance(refused, Refused):
+        return Problem(section, key or refused.key, refused.below + below, refused.message, blame=refused.blame)
+    if details["type"] == "extra_forbidden":
+        known = ", ".join(cls.model_fields)
+        return Problem(section, key, below, f"unknown key; expected one of {known}")
+    given = details["input"]
+    wrong_type = details["type"].endswith("_type") or (details["type"] == "literal_error"
+                                                       and not isinstance(given, str))
+    wanted = expected(cls, key) if key in cls.model_fields and issubclass(cls, Section) else "a valid value"
+    return Problem(section, key, below, f"expected {wanted}, got {given!r}",
+                   type(given).__name__ if wrong_type else None)
 
 
 __all__ = [
-    "DEFAULT_CUT_FROM_END", "EXTRA_SECTIONS", "MIN_CUT_FROM_END", "SECTIONS", "DriverSettings", "JournalSettings",
-    "ProcedureSettings", "ScoreboardSettings", "SerialSettings", "Settings", "ShoeSettings", "SimulationSettings",
-    "TableSettings", "max_cut_from_end",
+    "DEFAULT_CUT_FROM_END",
+    "DEFAULT_IDLE_SIGNOUT_SECONDS",
+    "DEFAULT_READ_APDU",
+    "DEFAULT_SUPERVISOR_ONLY",
+    "IDENTIFY_MODES",
+    "MIN_CUT_FROM_END",
+    "ROLES",
+    "SECTIONS",
+    "AuthSettings",
+    "Badge",
+    "DriverSettings",
+    "Identify",
+    "JournalSettings",
+    "Problem",
+    "ProcedureSettings",
+    "Refused",
+    "Role",
+    "ScoreboardSettings",
+    "Section",
+    "SerialSettings",
+    "Settings",
+    "ShoeSettings",
+    "SimulationSettings",
+    "TableSettings",
+    "expected",
+    "first_problem",
+    "max_cut_from_end",
+    "normalise_uid",
+    "parse_apdu",
+    "reader_from_url",
 ]

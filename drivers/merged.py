@@ -111,7 +111,8 @@ class MergedSource(CardSource):
     def exhausted(self) -> bool:
         with self._lock:
             running = self._running
-        primary_done = self._primary_failed or self.primary.exhausted
+        # a primary held until a dealer's input, with no dealer input left to come, is done too
+        primary_done = self._primary_failed or self.primary.exhausted or self._holding
         return not self.keep_open and primary_done and running == 0 and self._queue.empty()
 
     def indicate(self, what: str) -> None:

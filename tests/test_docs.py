@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from config.schema import SECTIONS, ProcedureSettings
+from config.schema import DEFAULT_SUPERVISOR_ONLY, SECTIONS, ProcedureSettings
 from controller.cli.clidoc import CLI_DOC, render
-from controller.core.misdeals import DEFAULT_SUPERVISOR_ONLY, POLICIES, needs_supervisor
+from controller.core.misdeals import POLICIES, needs_supervisor
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -20,7 +20,7 @@ def test_every_config_key_is_documented() -> None:
     text = (ROOT / "docs" / "config.md").read_text(encoding="utf-8")
     for section, cls in SECTIONS.items():
         assert f"`[{section}]`" in text
-        for name in cls.__dataclass_fields__:
+        for name in cls.model_fields:
             assert f"`{name}`" in text, f"[{section}] {name} missing from docs/config.md"
 
 

@@ -12,9 +12,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, SLOTS, State
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from drivers.base import CardSource
 
 EXIT_OK = 0
@@ -63,8 +64,26 @@ class Runner:
             self.record(item)
         events = self.table.handle(item)
         self.sink(events)
-        self.source.indicate(self.table.expecting)
+        self.source.indicate(self.indication())
         return events
+
+    def indication(self) -> str:
+        """What the shoe's indicator should show, counting the simulated dealer's next act.
+
+        The simulated dealer confirms a shoe and starts a round only once the next
+        card is there, so the table itself still says ``hold``; a shoe that waits for
+        the table (``shoe-emulator --follow-table``) must be told to deal instead.
+        """
+        table = self.table
+        state = table.model.state
+        authority = table.authority
+        if authority is not None and authority.dealer is None:
+            return table.expecting
+        if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
+            return "player" if table.settings.shoe.burn == "none" else "burn"
+        if self.auto_next and state is State.ROUND_OVER and table.round > 0:
+            return "player"
+        return table.expecting
 
     def _done(self) -> bool:
         state = self.table.model.state
@@ -82,11 +101,15 @@ class Runner:
         that ends after a result ends at a round boundary.
         """
         self._last_activity = self.clock()
+        if self.indication() != self.table.expecting:
+            self.source.indicate(self.indication())  # a shoe that waits for the table: the dealer deals now
         while not self.stopped and not self._done():
             table = self.table
             if table.model.state is State.SHOE_CLOSED and self.new_shoes and self.new_shoe_asked != table.shoe_number:
                 self.new_shoe_asked = table.shoe_number
                 self.source.indicate("new_shoe")
+                if self.indication() != "hold":
+                    self.source.indicate(self.indication())  # and the simulated dealer deals on
             item = self.received = self.source.recv(self.poll)
             if item is None:
                 if self.source.exhausted:

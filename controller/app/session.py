@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.app.runner import Runner
-from controller.core.table import Event
+from controller.core.auth import AuthSettings
+from controller.core.events import Event
 from drivers.merged import MergedSource
 
 Sink = Callable[[list[Event]], None]
@@ -131,7 +132,7 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event])
     return status
 
 
-def start_badge_feed(auth_section: Any, source: MergedSource,
+def start_badge_feed(settings: AuthSettings, source: MergedSource,
                      complain: Callable[[str], None]) -> Callable[[], None]:
     """Watch the ``[auth]`` badge reader and send its badges to the table as inputs.
 
@@ -140,11 +141,9 @@ def start_badge_feed(auth_section: Any, source: MergedSource,
     the badge being removed, so nobody stays signed in on a dead reader).
     Returns the function that stops watching.
     """
-    from controller.core.auth import settings_from_dict
     from controller.core.inputs import Input, InputKind
     from drivers.pcsc.badges import BadgeReader
 
-    settings = settings_from_dict(auth_section)
     reader = BadgeReader.from_settings(settings)
 
     def pump() -> None:

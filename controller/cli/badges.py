@@ -22,8 +22,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import whole_number
-from controller.core.auth import AuthSettings, reader_from_url, settings_from_dict
-from controller.core.exceptions import ConfigError, DriverError
+from controller.core.auth import AuthSettings, reader_from_url
+from controller.core.events import BadgeWatchEvent
+from controller.core.exceptions import DriverError
 
 if TYPE_CHECKING:
     from drivers.pcsc.badges import BadgeEvent
@@ -58,19 +59,15 @@ def load_auth_settings(path: str | None) -> AuthSettings:
     """``[auth]`` from the config file (the embedded default when ``path`` is None)."""
     from config.loader import load_config
 
-    settings = load_config(path)
-    try:
-        return settings_from_dict(settings.extra.get("auth"))
-    except ConfigError as error:
-        raise ConfigError(f"{settings.source}: {error}") from None
+    return load_config(path).auth
 
 
-def event_dict(event: BadgeEvent, settings: AuthSettings) -> dict[str, Any]:
+def event_dict(event: BadgeEvent, settings: AuthSettings) -> BadgeWatchEvent:
     """The JSON form of a badge event."""
     if event.kind in ("presented", "removed"):
         assert event.uid is not None
-        return {"event": f"badge_{event.kind}", "uid": event.uid, "reader": event.reader,
-                "known": settings.badge(event.uid) is not None}
+        return {"event": "badge_presented" if event.kind == "presented" else "badge_removed",
+                "uid": event.uid, "reader": event.reader, "known": settings.badge(event.uid) is not None}
     if event.kind == "unreadable":
         return {"event": "badge_unreadable", "reader": event.reader, "message": event.message}
     if event.kind == "offline":

@@ -25,8 +25,18 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from controller.core.events import (
+    ApprovalEvent,
+    ApprovalRefusedEvent,
+    Event,
+    Identity,
+    MisdealEvent,
+    ResolvedEvent,
+    ResultEvent,
+    RoundVoidedEvent,
+    SettlementEvent,
+)
 from controller.core.exceptions import JournalError, JournalTamperedError
-from controller.core.table import Event
 from controller.journal.replay import journaled_events
 from controller.journal.store import Journal
 from controller.journal.verify import verify
@@ -61,12 +71,12 @@ class Round:
 
     shoe: int
     number: int
-    result: Event | None = None
-    settlement: Event | None = None
-    voided: Event | None = None
-    misdeals: list[Event] = field(default_factory=list)
-    resolutions: list[Event] = field(default_factory=list)
-    approvals: list[Event] = field(default_factory=list)
+    result: ResultEvent | None = None
+    settlement: SettlementEvent | None = None
+    voided: RoundVoidedEvent | None = None
+    misdeals: list[MisdealEvent] = field(default_factory=list)
+    resolutions: list[ResolvedEvent] = field(default_factory=list)
+    approvals: list[ApprovalEvent | ApprovalRefusedEvent] = field(default_factory=list)
 
 
 def all_events(journal: Journal) -> list[Event]:
@@ -77,8 +87,8 @@ def all_events(journal: Journal) -> list[Event]:
 def history_events(events: list[Event]) -> list[Event]:
     """The history events among ``events``, in order (see the module doc)."""
     return [event for event in events
-            if event.get("event") in HISTORY_EVENTS and not (
-                event["event"] == "shoe" and event.get("status") != "new")]
+            if event["event"] in HISTORY_EVENTS and not (
+                event["event"] == "shoe" and event["status"] != "new")]
 
 
 def rounds_of(events: list[Event]) -> list[Round]:
@@ -95,51 +105,49 @@ def rounds_of(events: list[Event]) -> list[Round]:
         return rounds[key]
 
     for event in events:
-        name = event["event"]
-        if name == "shoe":
-            shoe = int(event["shoe"])
-        elif name == "round":
-            current = int(event["round"])
-        elif name in ("approval", "approval_refused"):
+        if event["event"] == "shoe":
+            shoe = event["shoe"]
+        elif event["event"] == "round":
+            current = event["round"]
+        elif event["event"] in ("approval", "approval_refused"):
             at(current).approvals.append(event)
-        elif name == "result":
-            shoe = int(event.get("shoe", shoe))
-            at(int(event["round"])).result = event
-        elif name == "settlement":
-            at(int(event["round"])).settlement = event
-        elif name == "round_voided":
-            at(int(event["round"])).voided = event
-        elif name == "misdeal":
-            at(int(event["round"])).misdeals.append(event)
-        elif name == "resolved":
-            at(int(event["round"])).resolutions.append(event)
+        elif event["event"] == "result":
+            shoe = event["shoe"]
+            at(event["round"]).result = event
+        elif event["event"] == "settlement":
+            at(event["round"]).settlement = event
+        elif event["event"] == "round_voided":
+            at(event["round"]).voided = event
+        elif event["event"] == "misdeal":
+            at(event["round"]).misdeals.append(event)
+        elif event["event"] == "resolved":
+            at(event["round"]).resolutions.append(event)
     return list(rounds.values())
 
 
-def _resolution_text(event: Event) -> str:
+def _resolution_text(event: ResolvedEvent) -> str:
     text = f"{event['kind']}:{event['resolution']}"
-    if event.get("cards"):
+    if event["cards"]:
         text += f"[{' '.join(event['cards'])}]"
     if event.get("approved_by"):
         text += f" approved by {event['approved_by']}"
     return text
 
 
-def _approval_text(event: Event) -> str:
+def _approval_text(event: ApprovalEvent | ApprovalRefusedEvent) -> str:
     if event["event"] == "approval":
-        return f"{event.get('action')} approved by {event.get('by')}"
-    return f"{event.get('action')} refused ({event.get('reason')})"
+        return f"{event['action']} approved by {event['by']}"
+    return f"{event['action']} refused ({event['reason']})"
 
 
-def _dealer_of(identity: Any) -> str:
-    if isinstance(identity, dict):
-        return str(identity.get("name") or identity.get("uid") or "")
-    return "" if identity is None else str(identity)
+def _dealer_of(identity: Identity | None) -> str:
+    return "" if identity is None else identity["name"] or identity["uid"]
 
 
-def _flags(result: Event) -> str:
-    return ", ".join(flag.replace("_", " ") for flag in ("natural", "player_pair", "banker_pair")
-                     if result.get(flag))
+def _flags(result: ResultEvent) -> str:
+    return ", ".join(flag.replace("_", " ") for flag, shown in (
+        ("natural", result["natural"]), ("player_pair", result["player_pair"]),
+        ("banker_pair", result["banker_pair"])) if shown)
 
 
 def write_json(events: list[Event], stream: TextIO) -> None:
@@ -157,7 +165,7 @@ def write_csv(rounds: list[Round], stream: TextIO) -> None:
         if result is None and entry.voided is None:
             continue
         bets = entry.settlement["bets"] if entry.settlement else {}
-        row: list[Any] = [entry.shoe, entry.number]
+        row: list[str | int] = [entry.shoe, entry.number]
         if result is not None:
             row += [result["winner"], " ".join(result["player"]["cards"]), result["player"]["total"],
                     " ".join(result["banker"]["cards"]), result["banker"]["total"],
@@ -165,12 +173,13 @@ def write_csv(rounds: list[Round], stream: TextIO) -> None:
                     " ".join(result.get("manual", []))]
         else:
             row += ["void", "", "", "", "", "", "", "", ""]
-        row += [bets.get(bet, {}).get("net", "0" if result is None else "") for bet in BETS]
-        row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m.get("card") else "")
+        row += [bets[bet]["net"] if bet in bets else "0" if result is None else "" for bet in BETS]
+        row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m["card"] else "")
                              for m in entry.misdeals))
         row.append("; ".join(_resolution_text(r) for r in entry.resolutions))
         row.append("; ".join(_approval_text(a) for a in entry.approvals))
-        row.append(_dealer_of((result or entry.voided or {}).get("dealer")))
+        ended = result or entry.voided
+        row.append(_dealer_of(ended.get("dealer") if ended is not None else None))
         writer.writerow(row)
 
 
@@ -203,7 +212,7 @@ def write_text(rounds: list[Round], stream: TextIO) -> None:
         else:
             stream.write(f"  Round {entry.number:>3}  (not finished)\n")
         for misdeal in entry.misdeals:
-            card = f" ({misdeal['card']})" if misdeal.get("card") else ""
+            card = f" ({misdeal['card']})" if misdeal["card"] else ""
             stream.write(f"             misdeal {misdeal['kind']}{card}: {misdeal['detail']}\n")
         for resolution in entry.resolutions:
             stream.write(f"             resolved {_resolution_text(resolution)}\n")

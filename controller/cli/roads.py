@@ -13,7 +13,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from controller.core.exceptions import RoadsInputError
 from controller.ui.roads import render_text, roads_from_events, roads_from_results
@@ -40,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(handler=run)
 
 
-def _read_events(path: str) -> list[dict[str, Any]]:
+def _read_events(path: str) -> list[dict[str, object]]:
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as error:
@@ -50,7 +49,7 @@ def _read_events(path: str) -> list[dict[str, Any]]:
     except UnicodeDecodeError as error:
         raise RoadsInputError(f"{path}: not UTF-8 text (byte {error.start} is 0x{data[error.start]:02x}): "
                               "expected table events, one JSON object a line") from None
-    events: list[dict[str, Any]] = []
+    events: list[dict[str, object]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

@@ -10,13 +10,18 @@ from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.simulate import add_table_options, settings_from_args
-from controller.core.exceptions import DriverURLError
-from controller.core.table import Event, Table
+from controller.core.events import Event
+from controller.core.exceptions import CroupierError, DriverURLError
+from controller.core.table import Table
 from controller.ui.bigtext import can_render, render_big
 from controller.ui.keyboard import HELP, parse_dealer_line
 from controller.ui.transcript import JsonLines, Summary, Transcript
 from drivers import open_source
 from drivers.merged import MergedSource
+from drivers.mock import MockShoe
+
+MOCK_DEALER_PACE = 0.5
+"""Seconds between two cards of a seeded mock shoe dealt without --auto-next."""
 
 
 def register(subparsers: Any) -> None:
@@ -24,7 +29,9 @@ def register(subparsers: Any) -> None:
         "run", help="run the live table from a card reader",
         description="Read cards from the driver, tell the dealer what to do next, take the dealer's "
                     f"inputs from the keyboard ({HELP}). Exit status: 0 at a round boundary, "
-                    "3 mid-round, 4 halted on a misdeal, 2 bad arguments or config.",
+                    "3 mid-round, 4 halted on a misdeal, 2 bad arguments or config. A seeded mock:// "
+                    "without --auto-next deals only while a card is due, one every 0.5 s, and needs the "
+                    "keyboard (or the console) for the dealer.",
     )
     add_table_options(parser, rounds_help="exit 0 after N rounds (default: run until stopped)")
     parser.add_argument("--driver", metavar="URL",
@@ -76,7 +83,16 @@ def run(args: argparse.Namespace) -> int:
         or (args.console == "auto" and sys.stdout.isatty() and sys.stdin is not None and sys.stdin.isatty()))
     keyboard = (None if use_console or args.no_keyboard or sys.stdin is None or sys.stdin.closed
                 else sys.stdin)
-    source = MergedSource(primary, keyboard, parse_dealer_line, complain)
+    dealt_by_hand = isinstance(primary, MockShoe) and not primary.scripted and not args.auto_next
+    if dealt_by_hand and keyboard is None and not use_console:
+        primary.close()
+        raise CroupierError(
+            f"{url}: a seeded mock shoe without --auto-next waits for the dealer to confirm the "
+            "shoe and start each round, but --no-keyboard leaves no dealer; give --auto-next, or use "
+            "croupier simulate --interactive")
+    # A seeded mock is a shoe with no dealer's hand on it: draw only while a card is due, at a dealer's pace.
+    source = MergedSource(primary, keyboard, parse_dealer_line, complain,
+                          pace=MOCK_DEALER_PACE if dealt_by_hand else 0.0, hold_when_idle=dealt_by_hand)
     summary = Summary()
     display = JsonLines() if args.json else (None if args.quiet or use_console else
                                              DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
@@ -93,14 +109,12 @@ def run(args: argparse.Namespace) -> int:
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
                     rounds=args.rounds or 0, new_shoes=True)
-    auth_section = settings.extra.get("auth")
-    if auth_section and auth_section.get("enabled"):
+    if settings.auth.enabled:
         from controller.app.session import start_badge_feed
-        from controller.core.auth import settings_from_dict
 
-        outputs.closers.append(start_badge_feed(auth_section, source, complain))
+        outputs.closers.append(start_badge_feed(settings.auth, source, complain))
         runner.poll = 0.5
-        runner.idle_signout = settings_from_dict(auth_section).idle_signout_seconds
+        runner.idle_signout = settings.auth.idle_signout_seconds
     header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
                             "driver": url, "seed": None, "mode": "live"}]
     status = play(runner, outputs, header, args.journal or settings.journal.path,

@@ -68,7 +68,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--framing", choices=("line", "stx"), default="line", help="framing (default line)")
     parser.add_argument("--terminator", choices=sorted(TERMINATORS), default="crlf",
                         help="line terminator (default crlf)")
-    parser.add_argument("--no-checksum", action="store_true", help="line framing: send no *XX checksum")
+    parser.add_argument("--no-checksum", action="store_true",
+                        help="line framing: send no checksum at all (no *XX, no CRC)")
+    parser.add_argument("--no-crc", action="store_true",
+                        help="behave like a shoe from before CRC: announce no V,crc16, protect messages with "
+                             "the XOR checksum only")
     parser.add_argument("--interval", type=seconds, default=0.0, metavar="SECONDS",
                         help="seconds between cards; 0 (default): each as soon as the previous is acknowledged")
     parser.add_argument("--key", action="store_true", help="send one card per Enter pressed on stdin")
@@ -116,7 +120,8 @@ def shoe_emulator(args: argparse.Namespace) -> int:
         seed = args.seed
     options = EmulatorOptions(
         framing=args.framing, terminator=TERMINATORS[args.terminator], checksum=not args.no_checksum,
-        interval=args.interval, key=args.key, follow_table=args.follow_table, heartbeat=args.heartbeat,
+        crc=not args.no_crc, interval=args.interval, key=args.key, follow_table=args.follow_table,
+        heartbeat=args.heartbeat,
         ack_timeout=args.ack_timeout,
         garbage=args.garbage, bad_checksum=args.bad_checksum, unplug_after=args.unplug_after,
         replug_after=args.replug_after, linger=args.linger, fault_seed=seed,

@@ -15,8 +15,9 @@ from config.schema import Settings
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.argtypes import seconds, whole_number
+from controller.core.events import Event
 from controller.core.inputs import parse_tokens
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from controller.ui.transcript import JsonLines, Progress, Summary, Transcript
 from drivers.base import CardSource
 from drivers.merged import MergedSource
@@ -104,22 +105,8 @@ def simulate(args: argparse.Namespace) -> int:
     if scripted and args.seed is not None:
         print("croupier simulate: note: --seed is not used when the cards are given (--cards/--script)",
               file=sys.stderr)
-    seed = args.seed
-    if seed is None and args.journal and not scripted:
-        from controller.journal.replay import journal_seed
-
-        seed = journal_seed(args.journal)  # resuming without --seed: the journal's seed
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
-    url = f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}"
-    if args.cards is not None:
-        source = MockShoe(url, inputs=parse_tokens(args.cards))
-        url = "mock:// (--cards)"
-    elif args.script is not None:
-        source = MockShoe(url, inputs=read_script(args.script))
-        url = f"mock://?script={args.script}"
-    else:
-        source = MockShoe(url)
+    seed = _seed(args, scripted)
+    source, url = _mock_shoe(args, f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}")
     rounds = settings.simulation.rounds
     args.auto_next = settings.simulation.auto_next
     interactive = bool(getattr(args, "interactive", False))
@@ -152,6 +139,27 @@ def simulate(args: argparse.Namespace) -> int:
     if message:
         outputs.notice(message)
     return status
+
+
+def _seed(args: argparse.Namespace, scripted: bool) -> int:
+    """``--seed``; or, resuming a journal without it, the journal's seed; or a random one."""
+    seed: int | None = args.seed
+    if seed is None and args.journal and not scripted:
+        from controller.journal.replay import journal_seed
+
+        seed = journal_seed(args.journal)  # resuming without --seed: the journal's seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    return seed
+
+
+def _mock_shoe(args: argparse.Namespace, url: str) -> tuple[MockShoe, str]:
+    """The mock shoe dealing ``--cards``, ``--script`` or the seeded shoes of ``url``; and its URL as shown."""
+    if args.cards is not None:
+        return MockShoe(url, inputs=parse_tokens(args.cards)), "mock:// (--cards)"
+    if args.script is not None:
+        return MockShoe(url, inputs=read_script(args.script)), f"mock://?script={args.script}"
+    return MockShoe(url), url
 
 
 def _journal_key(args: argparse.Namespace, url: str) -> dict[str, Any]:

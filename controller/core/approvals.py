@@ -7,17 +7,12 @@ approves it, and is then handed to the table with ``approver`` set.
 
 from __future__ import annotations
 
-from typing import Any
-
 from controller.core.auth import Authority
+from controller.core.events import Event, RejectedEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import RESOLUTION_INPUTS, Misdeal, approval_action
 
-Event = dict[str, Any]
-
 READER_CARD_KINDS = (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE)
-STAMPED_EVENTS = ("result", "misdeal", "round_voided", "resolved")
-"""Events that carry the signed-in dealer's identity."""
 
 
 class ApprovalGate:
@@ -83,11 +78,11 @@ class ApprovalGate:
         pending, action, _ = self.pending
         approved, auth_events = authority.approve(uid, action)
         events.extend(auth_events)
-        if not approved:
+        approval = auth_events[-1]
+        if not approved or approval["event"] != "approval":
             return None
         self.pending = None
-        name = auth_events[-1]["by"]
-        return Input(pending.kind, pending.card, approver=name)
+        return Input(pending.kind, pending.card, approver=approval["by"])
 
     def _supervisor_action(self, item: Input, misdeal: Misdeal | None) -> str | None:
         """The approval ``item`` needs before it may take effect, or None."""
@@ -112,8 +107,8 @@ class ApprovalGate:
         """Results and misdeals carry the signed-in dealer's identity."""
         identity = self.authority.identity()
         for event in events:
-            if event["event"] in STAMPED_EVENTS:
-                event["dealer"] = dict(identity) if identity is not None else None
+            if event["event"] in ("result", "misdeal", "round_voided", "resolved"):
+                event["dealer"] = identity.copy() if identity is not None else None
 
     def instruction(self, halted: bool) -> tuple[str, str] | None:
         """The gate's own instruction (action, say) when it is waiting for a badge, else None."""
@@ -125,7 +120,7 @@ class ApprovalGate:
         return None
 
 
-def rejected(item: Input, why: str) -> Event:
+def rejected(item: Input, why: str) -> RejectedEvent:
     """The event for an input that is not accepted, and why."""
     return {"event": "rejected", "input": item.token(), "reason": why,
             "say": f"{item.token()} not accepted: {why}"}

@@ -8,14 +8,15 @@ from transitions import MachineError
 from controller.core import rules
 from controller.core.approvals import rejected
 from controller.core.cards import Card, hand_total, parse_card
+from controller.core.events import CardEvent, Event, ResultEvent, ShoeClosingEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State
-from controller.core.misdeals import FOREIGN, SHOE_CARD, UNIDENTIFIED
+from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED
 from controller.core.settlement import settle
 from controller.core.shuffle_check import ALERT_PROBABILITY
-from controller.core.tablestate import PROMPTS, Event, TableState
+from controller.core.tablestate import PROMPTS, TableState
 
 
 class Dealing(TableState):
@@ -31,7 +32,7 @@ class Dealing(TableState):
             self._raise_misdeal(events, "two_cards", None, "two cards left the shoe together",
                                 held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
         elif kind is InputKind.OFFLINE or kind is InputKind.ONLINE or kind is InputKind.CUT:
-            self._reader_or_cut(kind, events)
+            self._reader_or_cut(item, events)
         elif kind is InputKind.NEXT:
             self._next_round(events)
         elif kind is InputKind.SHOE:
@@ -43,10 +44,20 @@ class Dealing(TableState):
         else:
             events.append(rejected(item, "there is no misdeal to resolve"))
 
-    def _reader_or_cut(self, kind: InputKind, events: list[Event]) -> None:
-        """The reader went away or came back, or the cut card came out: the same running or halted."""
+    def _reader_or_cut(self, item: Input, events: list[Event]) -> None:
+        """The reader went away or came back, or the cut card came out: the same running or halted.
+
+        A reader that goes away because its shoe restarted (``OFFLINE`` with :data:`SHOE_RESTARTED`)
+        halts the table for the supervisor: the shoe may report cards it already reported.
+        """
+        kind = item.kind
         if kind is InputKind.CUT:
             self._cut_card(events)
+            return
+        if kind is InputKind.OFFLINE and item.card == SHOE_RESTARTED:
+            self._raise_misdeal(events, SHOE_RESTARTED, None,
+                                "the shoe restarted from its first message (its sequence numbers fell back): "
+                                "cards it already reported may come again")
             return
         self.reader_online = kind is InputKind.ONLINE
         events.append({"event": "reader", "status": "online" if self.reader_online else "offline"})
@@ -139,7 +150,7 @@ class Dealing(TableState):
         (model.player if side == "player" else model.banker).append(card)
         self.slots_dealt.append(state)
         self.ledger.dealt += 1
-        event: Event = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
+        event: CardEvent = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
         if manual:
             event["manual"] = True
             self.manual_slots.add(state)
@@ -253,7 +264,7 @@ class Dealing(TableState):
             return
         model.last_round = model.round_number
         self.cut_out = True
-        event: Event = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
+        event: ShoeClosingEvent = {"event": "shoe_closing", "round": self.round, "reason": "closed early"}
         if item.approver:
             event["approved_by"] = item.approver
         events.append(event)
@@ -280,7 +291,7 @@ class Dealing(TableState):
         self.misdeal.exposed_manual = was_manual
 
 
-def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) -> Event:
+def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) -> ResultEvent:
     """The ``result`` event of the round just completed on ``model``."""
     player_total = hand_total(model.player)
     banker_total = hand_total(model.banker)
@@ -293,7 +304,7 @@ def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) 
     else:
         high, low = (player_total, banker_total) if winner == "player" else (banker_total, player_total)
         say = f"{winner.capitalize()} wins {high} to {low}"
-    result: Event = {
+    result: ResultEvent = {
         "event": "result",
         "round": model.round_number,
         "shoe": shoe_number,

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from controller.core.cards import Card
+from controller.core.events import ResultEvent, ShoeClosedEvent
 from controller.core.misdeals import SHOE_CARD, UNIDENTIFIED, Held
 from controller.core.shuffle_check import ShuffleMonitor
-
-Event = dict[str, Any]
 
 
 class ShoeLedger:
@@ -33,7 +31,7 @@ class ShoeLedger:
         self.unidentified = 0
         """Cards of this shoe that left it and were set aside without ever being identified."""
         self.foreign: list[str] = []
-        self.results: list[Event] = []
+        self.results: list[ResultEvent] = []
         """This shoe's result events, in order."""
         self.stats: Counter[str] = Counter()
         """Results, naturals, pairs, misdeals and voided rounds of this shoe."""
@@ -81,7 +79,7 @@ class ShoeLedger:
                 self.unidentified += 1
         return [text for text, _ in held]
 
-    def record_result(self, result: Event, winner: str, natural: bool, player_pair: bool,
+    def record_result(self, result: ResultEvent, winner: str, natural: bool, player_pair: bool,
                       banker_pair: bool) -> None:
         """A settled round's result and its counters."""
         self.results.append(result)
@@ -91,7 +89,7 @@ class ShoeLedger:
         stats["player_pair"] += player_pair
         stats["banker_pair"] += banker_pair
 
-    def report(self, shoe_number: int) -> Event:
+    def report(self, shoe_number: int) -> ShoeClosedEvent:
         """The ``shoe_closed`` event: the whole shoe's accounts."""
         total = self.total
         seen = self.cards_seen
@@ -100,7 +98,7 @@ class ShoeLedger:
             "event": "shoe_closed",
             "shoe": shoe_number,
             "rounds": stats["banker"] + stats["player"] + stats["tie"],
-            "results": {key: stats[key] for key in ("banker", "player", "tie")},
+            "results": {"banker": stats["banker"], "player": stats["player"], "tie": stats["tie"]},
             "naturals": stats["natural"],
             "pairs": {"player": stats["player_pair"], "banker": stats["banker_pair"]},
             "misdeals": stats["misdeal"],

@@ -18,6 +18,7 @@ from transitions.core import EventData
 
 from controller.core import rules
 from controller.core.cards import Card, hand_total
+from controller.core.events import Side
 
 
 class State(enum.Enum):
@@ -47,8 +48,8 @@ class State(enum.Enum):
 
 
 SLOTS = (State.P1, State.B1, State.P2, State.B2, State.P3, State.B3)
-SLOT_SIDE = {State.P1: "player", State.P2: "player", State.P3: "player",
-             State.B1: "banker", State.B2: "banker", State.B3: "banker"}
+SLOT_SIDE: dict[State, Side] = {State.P1: "player", State.P2: "player", State.P3: "player",
+                               State.B1: "banker", State.B2: "banker", State.B3: "banker"}
 BURN_STATES = (State.BURN_TURN, State.BURNING)
 RESUMABLE = tuple(state for state in State if state is not State.HALTED)
 SHUFFLE_STATES = [State.NEW_SHOE, State.SHOE_CLOSED]

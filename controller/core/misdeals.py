@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from config.schema import ProcedureSettings
 from controller.core.cards import Card
+from controller.core.events import MisdealEvent
 from controller.core.inputs import InputKind
 
-Event = dict[str, Any]
+SHOE_RESTARTED = "shoe_restarted"
+"""The reason a reader gives with ``OFFLINE`` when the shoe restarted (its sequence numbers fell back)."""
 
 SHOE_CARD = "shoe"
 UNIDENTIFIED = "unidentified"
@@ -40,10 +41,6 @@ SAY_RESOLUTION = {
     "manual": "enter the card by hand",
     "online": "reconnect the reader",
 }
-
-DEFAULT_SUPERVISOR_ONLY: tuple[str, ...] = ("void", "manual", "foreign_card", "close_shoe")
-"""Actions only a supervisor badge may approve, unless ``[auth] supervisor_only`` says otherwise."""
-
 
 @dataclass(frozen=True, slots=True)
 class MisdealPolicy:
@@ -83,6 +80,7 @@ POLICIES: dict[str, MisdealPolicy] = {policy.kind: policy for policy in (
     MisdealPolicy("reader_offline", ("online", "void"), "nothing"),
     MisdealPolicy("card_after_shoe_closed", ("burn",), "the card read"),
     MisdealPolicy("no_dealer", ("burn", "void"), "the card read, or the unread ones"),
+    MisdealPolicy("shoe_restarted", ("void",), "nothing"),
 )}
 """Every misdeal kind the table raises."""
 
@@ -123,7 +121,7 @@ class Misdeal:
     """An exposed card taken back from its slot (``use`` puts it back)."""
     exposed_manual: bool = False
 
-    def event(self) -> Event:
+    def event(self) -> MisdealEvent:
         return {
             "event": "misdeal",
             "round": self.round,

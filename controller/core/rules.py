@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from controller.core.events import Winner
+
 NATURAL_TOTALS: Final = frozenset({8, 9})
 """A two-card total that ends the round at once, for both hands."""
 
@@ -69,7 +71,7 @@ def banker_draws(banker_total: int, player_third_value: int | None) -> bool:
     return BANKER_TABLEAU[banker_total][column]
 
 
-def winner(player_total: int, banker_total: int) -> str:
+def winner(player_total: int, banker_total: int) -> Winner:
     """``"player"``, ``"banker"`` or ``"tie"``."""
     if player_total > banker_total:
         return "player"

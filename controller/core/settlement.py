@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from controller.core import events
+from controller.core.events import Outcome, Winner
+
 VARIANTS = ("commission", "no_commission")
 
 ONE = Decimal(1)
@@ -25,10 +28,10 @@ BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 class BetOutcome:
     """One bet's outcome: ``win``, ``lose`` or ``push``, and the net per unit staked."""
 
-    outcome: str
+    outcome: Outcome
     net: Decimal
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> events.BetOutcome:
         return {"outcome": self.outcome, "net": _money(self.net)}
 
 
@@ -58,7 +61,7 @@ def banker_pays(variant: str, banker_total: int) -> Decimal:
     return PAYS["banker_no_commission"]
 
 
-def settle(winner: str, banker_total: int, player_pair: bool, banker_pair: bool,
+def settle(winner: Winner, banker_total: int, player_pair: bool, banker_pair: bool,
            variant: str) -> dict[str, BetOutcome]:
     """The outcome of every standard bet for one result.
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from controller.core.approvals import rejected
 from controller.core.cards import parse_card
 from controller.core.dealing import Dealing, round_result
+from controller.core.events import Event, ResolvedEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import State
@@ -30,13 +31,14 @@ from controller.core.misdeals import (
     RESOLUTION_INPUTS,
     SAY_RESOLUTION,
     SHOE_CARD,
+    SHOE_RESTARTED,
     UNIDENTIFIED,
     Held,
     Misdeal,
 )
-from controller.core.tablestate import PROMPTS, Event
+from controller.core.tablestate import PROMPTS
 
-__all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CARD", "UNIDENTIFIED",
+__all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CARD", "SHOE_RESTARTED", "UNIDENTIFIED",
            "Event", "Held", "Misdeal", "Table", "round_result"]
 
 
@@ -84,7 +86,7 @@ class Table(Dealing):
         kind = item.kind
         if kind is InputKind.OFFLINE or kind is InputKind.CUT or (
                 kind is InputKind.ONLINE and misdeal.kind != "reader_offline"):
-            self._reader_or_cut(kind, events)
+            self._reader_or_cut(item, events)
         elif kind is InputKind.CARD:
             self._reader_card(item.card or "", events)
         elif kind is InputKind.UNREADABLE:
@@ -130,7 +132,7 @@ class Table(Dealing):
         if misdeal.exposed is not None:
             self.ledger.discarded.append(misdeal.exposed.code)
             cards.append(misdeal.exposed.code)
-        event: Event = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
+        event: ResolvedEvent = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
                         "resolution": resolution, "cards": cards}
         if item.approver:
             event["approved_by"] = item.approver

@@ -4,16 +4,15 @@ and the instruction for the dealer. :class:`~controller.core.table.Table` builds
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
-from config.schema import Settings
+from config.schema import DEFAULT_SUPERVISOR_ONLY, Settings
 from controller.core.approvals import ApprovalGate
-from controller.core.auth import Authority, settings_from_dict
+from controller.core.auth import Authority
+from controller.core.events import Event, InstructionEvent, ResultEvent
 from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
 from controller.core.misdeals import (
-    DEFAULT_SUPERVISOR_ONLY,
     POLICIES,
     UNIDENTIFIED,
     Held,
@@ -22,8 +21,6 @@ from controller.core.misdeals import (
     instruction,
     needs_supervisor,
 )
-
-Event = dict[str, Any]
 
 PROMPTS = {state: (state.value, side, f"Card to {side.upper()}") for state, side in SLOT_SIDE.items()}
 """Each slot's prompt: (slot name, side, what the dealer is told)."""
@@ -49,7 +46,7 @@ class TableState:
         self.misdeal: Misdeal | None = None
         self.rounds_dealt = 0
         self.rounds_voided = 0
-        auth = settings_from_dict(self.settings.extra.get("auth"))
+        auth = self.settings.auth
         self.gate: ApprovalGate | None = ApprovalGate(Authority(auth, clock=lambda: 0.0)) if auth.enabled else None
         """Badges and approvals, when ``[auth] enabled``; idle sign-out arrives as a SIGN_OUT input."""
         self.authority: Authority | None = self.gate.authority if self.gate is not None else None
@@ -132,7 +129,7 @@ class TableState:
         return self.ledger.unidentified
 
     @property
-    def results(self) -> list[Event]:
+    def results(self) -> list[ResultEvent]:
         """This shoe's result events, in order (cleared when the next shoe starts)."""
         return self.ledger.results
 
@@ -208,7 +205,7 @@ class TableState:
             return "no slot"
         return f"{slot} (card to {SLOT_SIDE[State(slot)].upper()})"
 
-    def _say(self, action: str, text: str, round_number: int | None = None) -> Event:
+    def _say(self, action: str, text: str, round_number: int | None = None) -> InstructionEvent:
         return {"event": "instruction", "round": self.round if round_number is None else round_number,
                 "action": action, "say": text}
 

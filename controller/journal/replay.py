@@ -11,16 +11,17 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from config.loader import load_config
 from config.schema import Settings
+from controller.core.events import Event, EventShapeError, decode_event
 from controller.core.exceptions import ConfigError, JournalError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import State
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from controller.journal.store import IDENTITY_SECTIONS, REPLAY_EXTRA, Journal, Record, canonical, compact
 from controller.journal.verify import verify
 
@@ -29,7 +30,7 @@ from controller.journal.verify import verify
 
 def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
     """What a journal is tied to: the arguments key and the game settings."""
-    settings = asdict(table.settings)
+    settings = table.settings.model_dump()
     identity: dict[str, Any] = {
         "arguments": json.loads(canonical(argv_key)),
         "settings": {name: settings[name] for name in IDENTITY_SECTIONS},
@@ -38,15 +39,15 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
 
 
 def replay_extra(table: Table) -> dict[str, Any]:
-    """Settings outside the identity that the table's behaviour depends on (``[auth]``).
+    """Settings outside the identity that the table's behaviour depends on (``[auth]``, when enabled).
 
-    ``two_person`` is stored as it was in force, so that a journal written before the key
-    existed (when the dealer could approve their own input) replays as it was dealt.
+    Every key is stored as it was in force (``two_person`` included), so that a journal written
+    before a key existed replays as it was dealt.
     """
-    extra = {name: dict(table.settings.extra[name]) for name in REPLAY_EXTRA if name in table.settings.extra}
-    if "auth" in extra and table.authority is not None:
-        extra["auth"]["two_person"] = table.authority.settings.two_person
-    return extra
+    if table.authority is None:
+        return {}
+    settings = table.settings.model_dump(mode="json")
+    return {name: settings[name] for name in REPLAY_EXTRA}
 
 
 def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
@@ -113,17 +114,26 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
 
 
 def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
-    """(seq, events) of every start and events record, in order."""
+    """(seq, events) of every start and events record, in order, each event checked by
+    :func:`~controller.core.events.decode_event`."""
     for record in journal.records():
         if record.kind in ("start", "events"):
             try:
-                events = json.loads(record.body)["events"]
+                raw = json.loads(record.body)["events"]
             except (ValueError, KeyError, TypeError):
-                events = None
-            if not isinstance(events, list) or not all(
-                    isinstance(event, dict) and isinstance(event.get("event"), str) for event in events):
+                raw = None
+            if not isinstance(raw, list):
                 raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
-            yield record.seq, events
+            yield record.seq, _decoded(journal, record, raw)
+
+
+def _decoded(journal: Journal, record: Record, raw: list[object]) -> list[Event]:
+    """The journaled events of ``record``, checked against the event vocabulary."""
+    try:
+        return [decode_event(event) for event in raw]
+    except EventShapeError as error:
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record "
+                           f"({error})") from None
 
 
 # -- replay -----------------------------------------------------------------------
@@ -165,64 +175,71 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
     result = Replay()
     pending: tuple[Record, Input, list[Event]] | None = None
     for record in journal.records():
-        if record.kind == "header":
-            continue
         if record.kind == "start":
-            body = _loads(journal, record)
-            result.events.extend(body["events"])
-            result.last_events = body["events"]
-            result.last_events_seq = record.seq
-            continue
-        if record.kind == "input":
+            start_events = _decoded(journal, record, _loads(journal, record)["events"])
+            result.events.extend(start_events)
+            _note_last(result, record, start_events)
+        elif record.kind == "input":
             body = _loads(journal, record)
             if pending is not None:
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
-            invalid = f"{journal.path}: record {record.seq} is not a valid input"
-            try:
-                item = Input.from_dict(body["input"])
-                if not all(isinstance(text, str | None) for text in (item.card, item.approver)):
-                    raise TypeError("card and approver are text")
-                position = body.get("position")
-                if position is not None and not (
-                        isinstance(position, list) and len(position) == 2
-                        and all(isinstance(part, int) for part in position)):
-                    raise TypeError("position is [shoe, offset]")
-            except (KeyError, ValueError, TypeError, AttributeError):
-                raise JournalError(invalid) from None
-            before = table.state
-            try:
-                events = table.handle(item)
-            except Exception as error:  # a damaged input must not crash the controller
-                raise JournalError(f"{invalid}: replaying it fails ({type(error).__name__}: {error})") from None
-            result.inputs += 1
-            if body.get("source"):
-                result.position = (position[0], position[1]) if position else None
-                result.new_shoes = 0
-            elif new_shoes and before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
-                result.new_shoes += 1
-            pending = (record, item, events)
-            continue
-        # events
-        if pending is None:
-            raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
-        _, _, events = pending
-        if compact({"events": events}) != record.body and canonical(events) != canonical(
-                _loads(journal, record).get("events")):
-            raise JournalError(
-                f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
-                "journaled (was it written by another version of Croupier, or with other settings such as "
-                "the [auth] badges?)")
-        _count(result, events)
-        result.last_events = events
-        result.last_events_seq = record.seq
-        pending = None
+            pending = (record, *_replay_input(journal, table, record, body, result, new_shoes))
+        elif record.kind != "header":
+            if pending is None:
+                raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
+            _check_events(journal, record, pending[2])
+            _count(result, pending[2])
+            _note_last(result, record, pending[2])
+            pending = None
     if pending is not None:
-        _, item, events = pending
-        result.unapplied = item
-        result.unapplied_events = events
-        _count(result, events)
+        _, result.unapplied, result.unapplied_events = pending
+        _count(result, result.unapplied_events)
     return result
+
+
+def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str, Any], result: Replay,
+                  new_shoes: bool) -> tuple[Input, list[Event]]:
+    """Hand the input of ``record`` to ``table``; note where the source was. Returns (input, its events)."""
+    invalid = f"{journal.path}: record {record.seq} is not a valid input"
+    try:
+        item = Input.from_dict(body["input"])
+        if not all(isinstance(text, str | None) for text in (item.card, item.approver)):
+            raise TypeError("card and approver are text")
+        position = body.get("position")
+        if position is not None and not (
+                isinstance(position, list) and len(position) == 2
+                and all(isinstance(part, int) for part in position)):
+            raise TypeError("position is [shoe, offset]")
+    except (KeyError, ValueError, TypeError, AttributeError):
+        raise JournalError(invalid) from None
+    before = table.state
+    try:
+        events = table.handle(item)
+    except Exception as error:  # a damaged input must not crash the controller
+        raise JournalError(f"{invalid}: replaying it fails ({type(error).__name__}: {error})") from None
+    result.inputs += 1
+    if body.get("source"):
+        result.position = (position[0], position[1]) if position else None
+        result.new_shoes = 0
+    elif new_shoes and before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
+        result.new_shoes += 1
+    return item, events
+
+
+def _check_events(journal: Journal, record: Record, events: list[Event]) -> None:
+    """The events record holds the events the replayed input gave."""
+    if compact({"events": events}) != record.body and canonical(events) != canonical(
+            _loads(journal, record).get("events")):
+        raise JournalError(
+            f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
+            "journaled (was it written by another version of Croupier, or with other settings such as "
+            "the [auth] badges?)")
+
+
+def _note_last(result: Replay, record: Record, events: list[Event]) -> None:
+    result.last_events = events
+    result.last_events_seq = record.seq
 
 
 def _loads(journal: Journal, record: Record) -> dict[str, Any]:

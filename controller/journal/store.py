@@ -21,7 +21,8 @@ happens: the input before the core sees it, its events before they are
 passed on to the screen or the JSON stream. Each record carries the SHA-256
 of the record before it, over a canonical serialization that includes its
 sequence number, so an edited, deleted, inserted or reordered record breaks
-the chain (``croupier audit verify``).
+the chain (``croupier audit verify``). Opening the file, its format check and
+a new journal's draft are in :mod:`controller.journal.files`.
 
 Recovery (:func:`attach_journal` on an existing journal) replays the
 journaled inputs into a fresh :class:`~controller.core.table.Table` silently,
@@ -33,8 +34,6 @@ to where it was, and shows the current instruction again. See
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import glob
 import hashlib
 import json
 import os
@@ -44,14 +43,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from controller.core.events import Event
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input
-from controller.core.table import Event
+from controller.journal.files import (
+    APPLICATION_ID,
+    FORMAT,
+    VERSION,
+    Draft,
+    Tail,
+    check_existing,
+    describe_error,
+    open_error,
+    open_for_writing,
+    open_read_only,
+    use_wal,
+)
 
-FORMAT = "croupier-journal"
-VERSION = 1
-APPLICATION_ID = 0x43524A31
-"""``PRAGMA application_id`` of a journal ("CRJ1")."""
 GENESIS = "0" * 64
 """The ``prev`` hash of the first record."""
 KINDS = ("header", "start", "input", "events")
@@ -117,28 +125,20 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def _describe(error: BaseException) -> str:
-    text = str(error) or type(error).__name__
-    if isinstance(error, sqlite3.OperationalError) and "disk is full" in text:
-        return "the disk is full"
-    return text
-
-
 # -- the database ---------------------------------------------------------------
 
 
 class Journal:
     """An open journal database. Use :meth:`create_or_open` or :meth:`open_existing`."""
 
-    def __init__(self, path: str, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: str, connection: sqlite3.Connection, tail: Tail = None) -> None:
         self.path = path
         self.connection = connection
-        self.last_seq = 0
-        self.last_hash = GENESIS
+        self.last_seq, self.last_hash = tail or (0, GENESIS)
         self.failed: str | None = None
         """Set when a write failed: the journal then refuses every further write."""
         self._lock_fd: int | None = None
-        self._draft: str | None = None
+        self._draft: Draft | None = None
         """The temporary file a new journal is written to until :meth:`begin` publishes it."""
 
     # -- opening ----------------------------------------------------------------
@@ -156,106 +156,19 @@ class Journal:
         if target.is_dir():
             raise JournalError(f"{name}: is a directory; give the path of a journal file")
         if os.path.lexists(name):
-            cls._check_existing(name)
-            return cls._open_for_writing(name)
-        parent = target.parent
-        if not parent.is_dir():
-            raise JournalError(f"{name}: cannot create the journal: directory {str(parent)!r} "
-                               "does not exist; create it or give another --journal path")
-        return cls._create(name)
-
-    @classmethod
-    def _check_existing(cls, name: str) -> None:
-        if not Path(name).is_file():
-            raise JournalError(f"{name}: not a regular file; give the path of a journal file")
-        if os.stat(name).st_size == 0:
-            raise JournalError(f"{name}: the file is empty (0 bytes), and a journal never is: a truncated "
-                               "journal? Keep it for the audit; delete it only if it is not a journal, or "
-                               "give another --journal path")
-        probe = cls.open_existing(name)
-        try:
-            if probe.empty:
-                raise JournalTamperedError(f"{name}: the journal has no records: it was emptied; keep it "
-                                           "for the audit and give a new --journal path")
-        finally:
-            probe.close()
-
-    @classmethod
-    def _open_for_writing(cls, name: str) -> Journal:
-        try:
-            connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as error:
-            raise JournalError(f"{name}: cannot open the journal for writing ({_describe(error)})") from None
-        journal = cls(name, connection)
-        try:
-            journal._lock(name)
-            journal._check_format()
-            journal._use_wal()
-        except sqlite3.Error as error:
-            journal.close()
-            raise journal._open_error(error) from None
-        except JournalError:
-            journal.close()
-            raise
+            check_existing(name)
+            connection, lock_fd, tail = open_for_writing(name)
+            journal = cls(name, connection, tail)
+        else:
+            parent = target.parent
+            if not parent.is_dir():
+                raise JournalError(f"{name}: cannot create the journal: directory {str(parent)!r} "
+                                   "does not exist; create it or give another --journal path")
+            draft, connection, lock_fd = Draft.create(name)
+            journal = cls(name, connection)
+            journal._draft = draft
+        journal._lock_fd = lock_fd
         return journal
-
-    @classmethod
-    def _create(cls, name: str) -> Journal:
-        target = Path(name)
-        _remove_stale_drafts(target)
-        draft = str(target.parent / f".{target.name}.{os.getpid()}{DRAFT_SUFFIX}")
-        _remove_draft(draft)
-        try:
-            connection = sqlite3.connect(draft, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as error:
-            raise JournalError(f"{name}: cannot create the journal ({_describe(error)}); check the "
-                               "directory's permissions or give another --journal path") from None
-        journal = cls(name, connection)
-        journal._draft = draft
-        try:
-            journal._lock(draft)
-            journal._use_wal()
-        except sqlite3.Error as error:
-            journal.close()
-            raise journal._open_error(error) from None
-        except JournalError:
-            journal.close()
-            raise
-        return journal
-
-    def _use_wal(self) -> None:
-        mode = self.connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            raise JournalError(f"{self.path}: cannot put the journal in WAL mode (got {mode!r})")
-        self.connection.execute("PRAGMA synchronous=FULL")
-
-    def _publish(self) -> None:
-        """Give the draft of a new journal, its first records on disk, its real name."""
-        draft = self._draft
-        assert draft is not None
-        old = self.connection
-        busy, _, _ = old.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        limit = old.execute("PRAGMA max_page_count").fetchone()[0]
-        if busy:
-            raise sqlite3.OperationalError("the new journal could not be checkpointed")
-        old.close()
-        if os.path.exists(draft + "-wal") and os.path.getsize(draft + "-wal"):
-            raise sqlite3.OperationalError("the new journal's WAL was not checkpointed")
-        try:
-            os.link(draft, self.path)
-        except FileExistsError:
-            raise JournalError(f"{self.path}: another croupier created this journal at the same moment; "
-                               "stop that one first, or give another --journal path") from None
-        _remove_draft(draft)
-        self._draft = None
-        directory = os.open(os.path.dirname(os.path.abspath(self.path)), os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
-        self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._use_wal()
-        self.connection.execute(f"PRAGMA max_page_count={int(limit)}")
 
     @classmethod
     def open_existing(cls, path: str | os.PathLike[str]) -> Journal:
@@ -267,87 +180,19 @@ class Journal:
         or in a directory the user cannot write.
         """
         name = os.fspath(path)
-        target = Path(name)
-        if not os.path.lexists(name):
-            raise JournalError(f"{name}: no such journal file; give the path of a Croupier journal")
-        if target.is_dir():
-            raise JournalError(f"{name}: is a directory; give the path of a journal file")
-        if not target.is_file():
-            raise JournalError(f"{name}: not a regular file; give the path of a journal file")
-        in_use = any(os.path.lexists(name + suffix) for suffix in ("-wal", "-shm"))
-        query = "mode=ro" if in_use else "mode=ro&immutable=1"
-        try:
-            connection = sqlite3.connect(f"{target.resolve().as_uri()}?{query}", uri=True,
-                                         isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as error:
-            raise JournalError(f"{name}: cannot open the journal ({_describe(error)})") from None
-        journal = cls(name, connection)
-        try:
-            journal._check_format()
-        except sqlite3.Error as error:
-            connection.close()
-            if in_use and isinstance(error, sqlite3.OperationalError) and (
-                    "readonly" in str(error) or "unable to open" in str(error)):
-                raise JournalError(f"{name}: cannot read the journal ({_describe(error)}): its -wal and -shm "
-                                   "files (a controller has it open, or stopped without closing it) must be "
-                                   "writable to read it; read it as the journal's owner") from None
-            raise journal._open_error(error) from None
-        except JournalError:
-            connection.close()
-            raise
-        return journal
+        connection, tail = open_read_only(name)
+        return cls(name, connection, tail)
 
-    def _lock(self, name: str) -> None:
-        """Hold an exclusive ``flock`` on the file while it is open for writing: one controller
-        per journal. (SQLite's own locks are POSIX locks, independent of this; readers such as
-        ``audit`` and ``history`` take none. A killed controller's lock goes with it.)"""
-        try:
-            fd = os.open(name, os.O_RDONLY)
-        except OSError as error:
-            raise JournalError(f"{self.path}: cannot open the journal ({error.strerror})") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise JournalError(f"{self.path}: the journal is in use by another running croupier; stop "
-                               "that one first, or give another --journal path") from None
-        self._lock_fd = fd
-
-    def _open_error(self, error: sqlite3.Error) -> JournalError:
-        text = _describe(error)
-        if "not a database" in text or "file is encrypted" in text:
-            return JournalError(f"{self.path}: not a Croupier journal (not an SQLite database)")
-        if "malformed" in text or "corrupt" in text:
-            return JournalError(f"{self.path}: the journal file is damaged ({text}); keep it for the "
-                                "audit and start a new journal from a backup")
-        if isinstance(error, sqlite3.OperationalError) and ("readonly" in text or "unable to open" in text):
-            return JournalError(f"{self.path}: cannot write the journal ({text}); check the path "
-                                "and its permissions")
-        return JournalError(f"{self.path}: cannot use the journal ({text})")
-
-    def _check_format(self) -> None:
-        tables = {row[0] for row in self.connection.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
-            raise JournalError(f"{self.path}: not a Croupier journal (an empty database)")
-        if not {"journal_meta", "records"} <= tables:
-            raise JournalError(f"{self.path}: not a Croupier journal (an SQLite database without "
-                               "the journal tables)")
-        meta = dict(self.connection.execute("SELECT key, value FROM journal_meta").fetchall())
-        marked = self.connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-        if meta.get("format") != FORMAT:
-            error = JournalTamperedError if marked else JournalError
-            raise error(f"{self.path}: not a Croupier journal (format {meta.get('format')!r})")
-        if marked and set(meta) != {"format", "version"}:
-            raise JournalTamperedError(f"{self.path}: the journal's metadata was changed "
-                                       f"(keys {sorted(meta)}; a journal has format and version only)")
-        if meta.get("version") != str(VERSION):
-            raise (JournalTamperedError if marked else JournalError)(
-                f"{self.path}: journal format version {meta.get('version')} is not "
-                f"supported; this Croupier reads version {VERSION}")
-        row = self.connection.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
-        if row is not None:
-            self.last_seq, self.last_hash = int(row[0]), str(row[1])
+    def _publish(self) -> None:
+        """Give the draft of a new journal, its first records on disk, its real name."""
+        draft = self._draft
+        assert draft is not None
+        limit = draft.checkpoint(self.connection)
+        draft.link()
+        self._draft = None
+        self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        use_wal(self.connection, self.path)
+        self.connection.execute(f"PRAGMA max_page_count={limit}")
 
     @property
     def empty(self) -> bool:
@@ -362,7 +207,7 @@ class Journal:
             for row in cursor:
                 yield Record(*row)
         except sqlite3.Error as error:
-            raise self._open_error(error) from None
+            raise open_error(self.path, error) from None
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -423,7 +268,7 @@ class Journal:
                     connection.execute("ROLLBACK")
                 raise
         except sqlite3.Error as error:
-            self.failed = (f"{self.path}: cannot write the journal ({_describe(error)}); the table is "
+            self.failed = (f"{self.path}: cannot write the journal ({describe_error(error)}); the table is "
                            "halted because nothing may be shown that is not journaled. Fix the disk or "
                            "path, then run again with the same arguments to resume")
             raise JournalError(self.failed) from None
@@ -446,7 +291,7 @@ class Journal:
             try:
                 self._publish()
             except sqlite3.Error as error:
-                self.failed = f"{self.path}: cannot create the journal ({_describe(error)})"
+                self.failed = f"{self.path}: cannot create the journal ({describe_error(error)})"
                 raise JournalError(self.failed) from None
         return seq
 
@@ -484,37 +329,7 @@ class Journal:
             self.connection.close()
         draft, self._draft = self._draft, None
         if draft is not None:
-            _remove_draft(draft)
+            draft.remove()
         fd, self._lock_fd = self._lock_fd, None
         if fd is not None:
             os.close(fd)
-
-
-DRAFT_SUFFIX = ".new-journal"
-
-
-def _remove_draft(draft: str) -> None:
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        if os.path.lexists(draft + suffix):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(draft + suffix)
-
-
-def _remove_stale_drafts(target: Path) -> None:
-    """Remove drafts of ``target`` that a killed controller left; refuse while a live one holds one."""
-    for draft in target.parent.glob(f".{glob.escape(target.name)}.*{DRAFT_SUFFIX}"):
-        try:
-            fd = os.open(draft, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise JournalError(f"{target}: the journal is in use by another running croupier (it is creating "
-                               "it); stop that one first, or give another --journal path") from None
-        else:
-            _remove_draft(str(draft))
-        finally:
-            os.close(fd)
-
-

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.core.exceptions import JournalTamperedError
-from controller.journal.store import FORMAT, GENESIS, KINDS, Journal, Record, record_hash
+from controller.journal.files import FORMAT
+from controller.journal.store import GENESIS, KINDS, Journal, Record, record_hash
 
 # -- verification ---------------------------------------------------------------
 
@@ -40,63 +41,77 @@ def verify(journal: Journal) -> Verified:
     if not rows:
         raise JournalTamperedError(f"{path}: the journal has no records: it was emptied")
     by_hash = {row.hash: index for index, row in enumerate(rows)}
-    expected_prev = GENESIS
     header: dict[str, Any] = {}
-    inputs = events = 0
-    previous_kind = ""
     for index, row in enumerate(rows):
-        seq = index + 1
-        if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
-                and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
-            raise JournalTamperedError.at(path, seq, "is damaged or was edited: a field is missing or has the "
-                                       "wrong type")
-        if row.seq != seq:
-            if index == 0 and row.seq < 1:
-                raise JournalTamperedError.at(path, row.seq, "was inserted before record 1 "
-                                           "(records are numbered from 1)")
-            if row.seq > seq:
-                gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
-                raise JournalTamperedError.at(path, seq, f"is missing: record(s) {gap} were deleted "
-                                           f"(the next record is {row.seq})")
-        if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
-            raise JournalTamperedError.at(path, row.seq, "was edited: a field has the wrong form")
-        if not _holds_entry(row, row.seq):
-            raise JournalTamperedError.at(path, *_why_mismatch(rows, index, by_hash))
-        if row.prev != expected_prev:
-            origin = by_hash.get(row.prev)
-            if origin is not None and origin < index - 1:
-                raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: "
-                                           f"it was written after record {rows[origin].seq}, so the "
-                                           "records between were deleted or reordered")
-            raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: a record "
-                                       "before it was inserted, deleted, edited or reordered")
-        if row.kind not in KINDS:
-            raise JournalTamperedError.at(path, row.seq, f"was edited: unknown record kind {row.kind!r}")
-        try:
-            body = json.loads(row.body)
-        except ValueError:
-            raise JournalTamperedError.at(path, row.seq, "was edited: its body is not JSON") from None
-        if not isinstance(body, dict):
-            raise JournalTamperedError.at(path, row.seq, "was edited: its body is not a JSON object")
-        if (index == 0) != (row.kind == "header"):
-            raise JournalTamperedError.at(path, row.seq, "is out of place: the header must be record 1, "
-                                       "and only record 1")
+        _check_form(path, row, index + 1)
+        _check_link(path, rows, index, by_hash)
+        body = _check_body(path, row, index, rows[index - 1].kind if index else "")
         if row.kind == "header":
-            if body.get("format") != FORMAT:
-                raise JournalTamperedError.at(path, row.seq, "is not a Croupier journal header")
             header = body
-        elif row.kind == "input":
-            inputs += 1
-        elif row.kind == "events":
-            if previous_kind != "input":
-                raise JournalTamperedError.at(path, row.seq, "is out of place: events must follow their input")
-            events += 1
-        previous_kind = row.kind
-        expected_prev = row.hash
-    if acknowledged > rows[-1].seq:
-        raise JournalTamperedError.at(path, rows[-1].seq + 1, f"is missing: records {rows[-1].seq + 1}-"
-                                   f"{acknowledged} were written and shown, then deleted from the end")
+    _check_end(path, rows[-1], acknowledged)
+    inputs = sum(1 for row in rows if row.kind == "input")
+    events = sum(1 for row in rows if row.kind == "events")
     return Verified(len(rows), rows[-1].hash, inputs, events, header)
+
+
+def _check_form(path: str, row: Record, seq: int) -> None:
+    """The record's fields have their types and forms, and it is numbered ``seq``."""
+    if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
+            and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
+        raise JournalTamperedError.at(path, seq, "is damaged or was edited: a field is missing or has the "
+                                   "wrong type")
+    if row.seq != seq:
+        if seq == 1 and row.seq < 1:
+            raise JournalTamperedError.at(path, row.seq, "was inserted before record 1 "
+                                       "(records are numbered from 1)")
+        if row.seq > seq:
+            gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
+            raise JournalTamperedError.at(path, seq, f"is missing: record(s) {gap} were deleted "
+                                       f"(the next record is {row.seq})")
+    if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
+        raise JournalTamperedError.at(path, row.seq, "was edited: a field has the wrong form")
+
+
+def _check_link(path: str, rows: list[Record], index: int, by_hash: dict[str, int]) -> None:
+    """Record ``rows[index]`` holds its hash and names the record before it."""
+    row = rows[index]
+    if not _holds_entry(row, row.seq):
+        raise JournalTamperedError.at(path, *_why_mismatch(rows, index, by_hash))
+    if row.prev != (rows[index - 1].hash if index else GENESIS):
+        origin = by_hash.get(row.prev)
+        if origin is not None and origin < index - 1:
+            raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: "
+                                       f"it was written after record {rows[origin].seq}, so the "
+                                       "records between were deleted or reordered")
+        raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: a record "
+                                   "before it was inserted, deleted, edited or reordered")
+
+
+def _check_body(path: str, row: Record, index: int, previous_kind: str) -> dict[str, Any]:
+    """The record is of a known kind, in its place, with a JSON object for a body; returns the body."""
+    if row.kind not in KINDS:
+        raise JournalTamperedError.at(path, row.seq, f"was edited: unknown record kind {row.kind!r}")
+    try:
+        body = json.loads(row.body)
+    except ValueError:
+        raise JournalTamperedError.at(path, row.seq, "was edited: its body is not JSON") from None
+    if not isinstance(body, dict):
+        raise JournalTamperedError.at(path, row.seq, "was edited: its body is not a JSON object")
+    if (index == 0) != (row.kind == "header"):
+        raise JournalTamperedError.at(path, row.seq, "is out of place: the header must be record 1, "
+                                   "and only record 1")
+    if row.kind == "header" and body.get("format") != FORMAT:
+        raise JournalTamperedError.at(path, row.seq, "is not a Croupier journal header")
+    if row.kind == "events" and previous_kind != "input":
+        raise JournalTamperedError.at(path, row.seq, "is out of place: events must follow their input")
+    return body
+
+
+def _check_end(path: str, last: Record, acknowledged: int) -> None:
+    """No record that was shown was deleted from the end."""
+    if acknowledged > last.seq:
+        raise JournalTamperedError.at(path, last.seq + 1, f"is missing: records {last.seq + 1}-"
+                                   f"{acknowledged} were written and shown, then deleted from the end")
 
 
 def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tuple[int, str]:

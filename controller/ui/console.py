@@ -28,7 +28,7 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, Final
+from typing import ClassVar, Final
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -53,7 +53,7 @@ from controller.ui.roads import (
     Roads,
     layout_derived,
 )
-from controller.ui.tableview import BANKER_SLOTS, PLAYER_SLOTS, WINNER_NAMES, TableView
+from controller.ui.tableview import BANKER_SLOTS, PLAYER_SLOTS, WINNER_NAMES, TableView, ViewEvent
 
 InputCallback = Callable[[DealerInput], None]
 
@@ -335,7 +335,7 @@ class DealerConsole(App[None]):
     """
 
     def __init__(self, on_input: InputCallback | None = None,
-                 events: Iterable[Mapping[str, Any]] = ()) -> None:
+                 events: Iterable[ViewEvent] = ()) -> None:
         super().__init__()
         self.on_input = on_input
         self.view = TableView()
@@ -351,14 +351,14 @@ class DealerConsole(App[None]):
 
     # ------------------------------------------------------------------ events in
 
-    def apply(self, event: Mapping[str, Any]) -> None:
+    def apply(self, event: ViewEvent) -> None:
         """Show one table event. Safe from any thread; before the app runs it is just recorded."""
         if self._ui_thread is not None and threading.get_ident() != self._ui_thread:
-            self.call_from_thread(self._apply, dict(event))
+            self.call_from_thread(self._apply, event.copy())
         else:
-            self._apply(dict(event))
+            self._apply(event.copy())
 
-    def _apply(self, event: Mapping[str, Any]) -> None:
+    def _apply(self, event: ViewEvent) -> None:
         try:
             with self._lock:
                 changed = self.view.apply(event)
@@ -503,7 +503,7 @@ def main(argv: list[str] | None = None) -> int:
     line (Textual draws on standard error), so ``> inputs.txt`` keeps them.
     """
     args = sys.argv[1:] if argv is None else argv
-    events: list[dict[str, Any]] = []
+    events: list[ViewEvent] = []
     if args:
         with open(args[0], encoding="utf-8") as handle:
             events = [json.loads(line) for line in handle if line.strip()]

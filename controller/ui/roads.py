@@ -380,7 +380,7 @@ def roads_from_results(text: str) -> Roads:
 # --------------------------------------------------------------------------- events
 
 
-def result_from_event(event: Mapping[str, Any]) -> Result:
+def result_from_event(event: Mapping[str, object]) -> Result:
     """The :class:`Result` of a table ``result`` event.
 
     ``winner`` is ``"banker"``/``"player"``/``"tie"`` (or ``B``/``P``/``T``);
@@ -405,7 +405,7 @@ def result_from_event(event: Mapping[str, Any]) -> Result:
     )
 
 
-def _hand_total(hand: Any) -> int | None:
+def _hand_total(hand: object) -> int | None:
     if isinstance(hand, Mapping):
         total = hand.get("total")
         if isinstance(total, int):
@@ -433,7 +433,7 @@ class ResultHistory:
     def __init__(self) -> None:
         self._results: list[Result] = []
         self._shoe_closed = False
-        self._shoe: Any = None
+        self._shoe: object = None
 
     @property
     def results(self) -> tuple[Result, ...]:
@@ -445,7 +445,7 @@ class ResultHistory:
         self._shoe_closed = False
         self._shoe = None
 
-    def apply(self, event: Mapping[str, Any]) -> bool:
+    def apply(self, event: Mapping[str, object]) -> bool:
         """Apply one table event; True when the history changed."""
         kind = event.get("event")
         if kind == "result":
@@ -484,7 +484,7 @@ class ResultHistory:
         return compute_roads(self._results)
 
 
-def roads_from_events(events: Iterable[Mapping[str, Any]]) -> Roads:
+def roads_from_events(events: Iterable[Mapping[str, object]]) -> Roads:
     """The roads of the current shoe from a stream of table events (see :class:`ResultHistory`)."""
     history = ResultHistory()
     for event in events:

@@ -29,12 +29,12 @@ import http
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
 from controller.core.exceptions import CroupierError, ScoreboardError
-from controller.ui.tableview import TableView
+from controller.ui.tableview import TableView, ViewEvent
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class Scoreboard:
         """The WebSocket's address."""
         return self.url.replace("http://", "ws://", 1) + "ws"
 
-    def publish(self, event: Mapping[str, Any]) -> None:
+    def publish(self, event: ViewEvent) -> None:
         """Feed one table event; thread safe, never blocks on the network.
 
         An event the board cannot understand is logged and skipped: a display
@@ -136,7 +136,7 @@ class Scoreboard:
         with contextlib.suppress(RuntimeError):  # the loop is closing
             loop.call_soon_threadsafe(self._flush)
 
-    def publish_many(self, events: Iterable[Mapping[str, Any]]) -> None:
+    def publish_many(self, events: Iterable[ViewEvent]) -> None:
         """Feed many events (a replayed history)."""
         for event in events:
             self.publish(event)

@@ -11,9 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from controller.core.cards import hand_total, parse_card
+from controller.core.events import (
+    CardEvent,
+    Event,
+    InstructionEvent,
+    MisdealEvent,
+    PromptEvent,
+    ResultEvent,
+    RoundVoidedEvent,
+    SettlementEvent,
+    ShoeClosedEvent,
+    ShoeEvent,
+)
 from controller.core.exceptions import CardCodeError
 from controller.ui.roads import (
     RESPONSIBLE_GAMING_LINE,
@@ -34,6 +46,26 @@ SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"
 
 LAST_RESULTS: Final = 12
 """How many of the latest results the views list."""
+
+
+class ShoeCountersEvent(TypedDict):
+    """A ``shoe`` event from another producer that sets the counters exactly (docs/scoreboard.md)."""
+
+    event: Literal["shoe"]
+    cards_left: NotRequired[int]
+    cut_card_out: NotRequired[bool]
+
+
+class NewShoeEvent(TypedDict):
+    """``new_shoe`` / ``shoe_started``: another producer's name for a new shoe (docs/roads.md)."""
+
+    event: Literal["new_shoe", "shoe_started"]
+    decks: NotRequired[int]
+
+
+ViewEvent = Event | ShoeCountersEvent | NewShoeEvent
+"""What the views fold: the table's events, and the documented inputs of other producers.
+The core never emits the last two."""
 
 
 @dataclass
@@ -84,10 +116,10 @@ class TableView:
     def __init__(self) -> None:
         self.round: int | None = None
         self.slots: dict[str, str] = {}
-        self.prompt: dict[str, Any] | None = None
-        self.result: dict[str, Any] | None = None
-        self.settlement: dict[str, Any] | None = None
-        self.misdeal: dict[str, Any] | None = None
+        self.prompt: PromptEvent | None = None
+        self.result: ResultEvent | None = None
+        self.settlement: SettlementEvent | None = None
+        self.misdeal: MisdealEvent | None = None
         self.instruction: str | None = None
         self.instruction_action: str | None = None
         self.rejected: str | None = None
@@ -120,107 +152,153 @@ class TableView:
         self.shoe = ShoeCounters()
         self._clear_round(None)
 
-    def apply(self, event: Mapping[str, Any]) -> bool:
+    def apply(self, event: ViewEvent) -> bool:
         """Fold one event in; True when anything a view shows may have changed."""
         self.events_seen += 1
-        kind = event.get("event")
-        round_number = _round_of(event)
-        if kind in ("new_shoe", "shoe_started") or (
-                kind == "shoe" and event.get("status") == "new") or (
-                kind in ("shoe", "result", "prompt", "round") and self.shoe.closed):
+        if self._opens_new_shoe(event):
             self._new_shoe()
             self.history.clear()
             decks = event.get("decks")
             if isinstance(decks, int):
                 self.shoe.cards_left = 52 * decks
         history_changed = self.history.apply(event)
-        if kind in ("card", "burn") and self.reader == "unknown":
+        if event["event"] in ("card", "burn") and self.reader == "unknown":
             self.reader = "online"  # a card was just read: the reader works
-        if kind == "rejected":
+        if event["event"] == "rejected":
             say = event.get("say") or event.get("reason")
             self.rejected = str(say) if say else "input not accepted"
             return True
-        if kind not in ("prompt", "instruction"):
+        if event["event"] not in ("prompt", "instruction"):
             self.rejected = None
-        if kind == "prompt":
-            self._start_round(round_number)
-            self.prompt = dict(event)
-            say = event.get("say")
-            self.instruction = str(say) if say else None
-            self.instruction_action = "deal"
-        elif kind == "round":
-            self._start_round(round_number)
-        elif kind == "card":
-            self._start_round(round_number)
-            slot = event.get("slot")
-            card = event.get("card")
-            if isinstance(slot, str) and isinstance(card, str):
-                self.slots[slot] = card
-            self._count_card()
-        elif kind == "burn":
-            self.shoe.burned += 1
-            self._count_card()
-        elif kind == "result":
-            self._start_round(round_number)
-            self.result = dict(event)
-            self.prompt = None
-            self.instruction = None  # the prompt's "Card to ..." is done; the core says what is next
-            self.instruction_action = None
-            self._take_hand_cards(event)
-        elif kind == "settlement":
-            self.settlement = dict(event)
-        elif kind == "misdeal":
-            self._start_round(round_number)
-            self.misdeal = dict(event)
-            instruction = event.get("instruction")
-            if instruction:
-                self.instruction = str(instruction)
-        elif kind == "resolved":
-            self.misdeal = None
-        elif kind == "instruction":
-            say = event.get("say")
-            self.instruction = str(say) if say else None
-            action = event.get("action")
-            self.instruction_action = str(action) if action else None
-            if action not in (None, "deal"):
-                self.prompt = None
-        elif kind == "reader":
-            self.reader = str(event.get("status", "unknown"))
-        elif kind == "dealer_signed_in":
-            self.dealer = str(event.get("name", "?"))
-        elif kind == "dealer_signed_out":
-            self.dealer = None
-        elif kind == "approval_required":
-            self.approval = str(event.get("action", "?"))
-        elif kind in ("approval", "resolved", "shoe_closing"):
-            self.approval = None
-        elif kind == "round_voided":
-            self.misdeal = None
-            if round_number is None or round_number == self.round:
-                self.slots = {}
-                self.result = None
-                self.settlement = None
-                self.prompt = None
-            self.voided = round_number
-        elif kind == "cut_card":
-            self.shoe.cut_card_out = True
-        elif kind == "shoe_closed":
-            self.shoe.closed = True
-            self.prompt = None
-            remaining = event.get("cards_remaining")
-            if isinstance(remaining, int):
-                self.shoe.cards_left = remaining
-            self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
-        elif kind == "shoe":
-            cards_left = event.get("cards_left")
-            if isinstance(cards_left, int):
-                self.shoe.cards_left = cards_left
-            if event.get("cut_card_out"):
-                self.shoe.cut_card_out = True
-            self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
-        else:
-            return history_changed
+        return self._fold_round(event) or self._fold_dealer(event) or self._fold_shoe(event) or history_changed
+
+    def _opens_new_shoe(self, event: ViewEvent) -> bool:
+        """A new shoe's first event, or the first of a round after the shoe closed."""
+        return event["event"] in ("new_shoe", "shoe_started") or (
+            event["event"] == "shoe" and event.get("status") == "new") or (
+            event["event"] in ("shoe", "result", "prompt", "round") and self.shoe.closed)
+
+    def _fold_round(self, event: ViewEvent) -> bool:
+        """The round's events: its prompts, cards, result and settlement, misdeals and voids."""
+        match event["event"]:
+            case "prompt":
+                self._on_prompt(event)
+            case "round":
+                self._start_round(_round_of(event))
+            case "card":
+                self._on_card(event)
+            case "result":
+                self._on_result(event)
+            case "settlement":
+                self.settlement = event.copy()
+            case "misdeal":
+                self._on_misdeal(event)
+            case "resolved":
+                self.misdeal = None
+            case "round_voided":
+                self._on_round_voided(event)
+            case _:
+                return False
         return True
+
+    def _fold_dealer(self, event: ViewEvent) -> bool:
+        """What the dealer is told, the reader's status, sign-in and approvals."""
+        match event["event"]:
+            case "instruction":
+                self._on_instruction(event)
+            case "reader":
+                self.reader = str(event.get("status", "unknown"))
+            case "dealer_signed_in":
+                self.dealer = str(event.get("name", "?"))
+            case "dealer_signed_out":
+                self.dealer = None
+            case "approval_required":
+                self.approval = str(event.get("action", "?"))
+            case "approval" | "shoe_closing":
+                self.approval = None
+            case _:
+                return False
+        return True
+
+    def _fold_shoe(self, event: ViewEvent) -> bool:
+        """The shoe's counters: burned cards, the cut card, its close and other producers' counts."""
+        match event["event"]:
+            case "burn":
+                self.shoe.burned += 1
+                self._count_card()
+            case "cut_card":
+                self.shoe.cut_card_out = True
+            case "shoe_closed":
+                self._on_shoe_closed(event)
+            case "shoe":
+                self._on_shoe(event)
+            case _:
+                return False
+        return True
+
+    def _on_prompt(self, event: PromptEvent) -> None:
+        self._start_round(_round_of(event))
+        self.prompt = event.copy()
+        say = event.get("say")
+        self.instruction = str(say) if say else None
+        self.instruction_action = "deal"
+
+    def _on_card(self, event: CardEvent) -> None:
+        self._start_round(_round_of(event))
+        slot = event.get("slot")
+        card = event.get("card")
+        if isinstance(slot, str) and isinstance(card, str):
+            self.slots[slot] = card
+        self._count_card()
+
+    def _on_result(self, event: ResultEvent) -> None:
+        self._start_round(_round_of(event))
+        self.result = event.copy()
+        self.prompt = None
+        self.instruction = None  # the prompt's "Card to ..." is done; the core says what is next
+        self.instruction_action = None
+        self._take_hand_cards(event)
+
+    def _on_misdeal(self, event: MisdealEvent) -> None:
+        self._start_round(_round_of(event))
+        self.misdeal = event.copy()
+        instruction = event.get("instruction")
+        if instruction:
+            self.instruction = str(instruction)
+
+    def _on_round_voided(self, event: RoundVoidedEvent) -> None:
+        round_number = _round_of(event)
+        self.misdeal = None
+        if round_number is None or round_number == self.round:
+            self.slots = {}
+            self.result = None
+            self.settlement = None
+            self.prompt = None
+        self.voided = round_number
+
+    def _on_instruction(self, event: InstructionEvent) -> None:
+        say = event.get("say")
+        self.instruction = str(say) if say else None
+        action = event.get("action")
+        self.instruction_action = str(action) if action else None
+        if action not in (None, "deal"):
+            self.prompt = None
+
+    def _on_shoe_closed(self, event: ShoeClosedEvent) -> None:
+        self.shoe.closed = True
+        self.prompt = None
+        remaining = event.get("cards_remaining")
+        if isinstance(remaining, int):
+            self.shoe.cards_left = remaining
+        self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
+
+    def _on_shoe(self, event: ShoeEvent | ShoeCountersEvent) -> None:
+        cards_left = event.get("cards_left")
+        if isinstance(cards_left, int):
+            self.shoe.cards_left = cards_left
+        if event.get("cut_card_out"):
+            self.shoe.cut_card_out = True
+        self.shoe.details.update({key: value for key, value in event.items() if key in SHOE_DETAILS})
 
     def _count_card(self) -> None:
         if self.shoe.cards_left is not None and self.shoe.cards_left > 0:

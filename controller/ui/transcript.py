@@ -7,7 +7,25 @@ import sys
 from collections import Counter
 from typing import TextIO
 
-from controller.core.table import Event
+from controller.core.events import (
+    AlertEvent,
+    BurnEvent,
+    CutCardEvent,
+    Event,
+    InstructionEvent,
+    MisdealEvent,
+    PromptEvent,
+    ReaderEvent,
+    RejectedEvent,
+    ResolvedEvent,
+    ResultEvent,
+    RoundEvent,
+    RoundVoidedEvent,
+    SettlementEvent,
+    ShoeClosedEvent,
+    ShoeEvent,
+    TableEvent,
+)
 
 
 class JsonLines:
@@ -32,7 +50,7 @@ class Transcript:
 
     def __init__(self, stream: TextIO | None = None, show_next: bool = False) -> None:
         self.stream = stream or sys.stdout
-        self.pending_prompt: Event | None = None
+        self.pending_prompt: PromptEvent | None = None
         self.show_next = show_next
 
     def line(self, text: str) -> None:
@@ -50,73 +68,96 @@ class Transcript:
             self.pending_prompt = None
 
     def render(self, event: Event) -> None:
-        name = event["event"]
-        if name == "prompt":
-            self._flush_prompt()
-            self.pending_prompt = event
-            return
-        if name == "card":
-            prompt, self.pending_prompt = self.pending_prompt, None
-            say = prompt["say"] if prompt else "Card"
-            mark = "  (entered by hand)" if event.get("manual") else ""
-            self.line(f"  {say:<16} {event['slot']}  {event['card']}{mark}")
-            return
-        self._flush_prompt()
-        if name == "table":
-            mode = "simulated table" if event.get("mode", "simulation") == "simulation" else "live table"
-            self.line(f"Croupier {mode}: {event['decks']} decks, {event['variant']} variant, "
-                      f"driver {event['driver']}")
-        elif name == "shoe":
+        """Write the lines of one event (a prompt waits for its card, to share its line)."""
+        match event["event"]:
+            case "prompt":
+                self._flush_prompt()
+                self.pending_prompt = event
+            case "card":
+                prompt, self.pending_prompt = self.pending_prompt, None
+                say = prompt["say"] if prompt else "Card"
+                mark = "  (entered by hand)" if event.get("manual") else ""
+                self.line(f"  {say:<16} {event['slot']}  {event['card']}{mark}")
+            case _:
+                self._flush_prompt()
+                for text in self._lines(event):
+                    self.line(text)
+
+    def _lines(self, event: Event) -> list[str]:
+        match event["event"]:
+            case "table" | "shoe" | "burn" | "cut_card" | "shoe_closed" | "reader" | "alert":
+                return [_shoe_line(event)]
+            case "round" | "instruction" | "rejected":
+                return self._dealer_lines(event)
+            case "result" | "settlement" | "misdeal" | "resolved" | "round_voided":
+                return _outcome_lines(event)
+        return [f"  {event}"]
+
+    def _dealer_lines(self, event: RoundEvent | InstructionEvent | RejectedEvent) -> list[str]:
+        match event["event"]:
+            case "round":
+                return [f"\nRound {event['round']}"]
+            case "instruction":
+                action = event["action"]
+                if action == "resolve" or (action in ("next_round", "confirm_shoe", "burn") and not self.show_next):
+                    return []
+                return [f"  {event['say']}"]
+            case "rejected":
+                return [f"  ?? {event['say']}"]
+
+
+def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | ReaderEvent
+               | AlertEvent) -> str:
+    """The line of an event about the table, the shoe or the reader."""
+    match event["event"]:
+        case "table":
+            mode = "simulated table" if event["mode"] == "simulation" else "live table"
+            return (f"Croupier {mode}: {event['decks']} decks, {event['variant']} variant, "
+                    f"driver {event['driver']}")
+        case "shoe":
             if event["status"] == "new":
-                self.line(f"\nShoe {event['shoe']} ({event['decks']} decks): shuffled and cut.")
-            else:
-                self.line(f"Shoe {event['shoe']} confirmed by the dealer.")
-        elif name == "burn":
+                return f"\nShoe {event['shoe']} ({event.get('decks')} decks): shuffled and cut."
+            return f"Shoe {event['shoe']} confirmed by the dealer."
+        case "burn":
             if event.get("turned"):
-                self.line(f"  Burn: turned {event['card']}, burn {event['burn']} more")
-            else:
-                self.line(f"  Burn: {event['card']}")
-        elif name == "round":
-            self.line(f"\nRound {event['round']}")
-        elif name == "instruction":
-            action = event["action"]
-            if action == "resolve" or (action in ("next_round", "confirm_shoe", "burn") and not self.show_next):
-                return
-            self.line(f"  {event['say']}")
-        elif name == "result":
-            player, banker = event["player"], event["banker"]
-            tags = [tag for tag in ("natural", "player_pair", "banker_pair") if event[tag]]
-            self.line(f"  => {event['say'].upper()}   player {' '.join(player['cards'])} = {player['total']}, "
-                      f"banker {' '.join(banker['cards'])} = {banker['total']}"
-                      + (f"  [{', '.join(t.replace('_', ' ') for t in tags)}]" if tags else ""))
-        elif name == "settlement":
-            bets = ", ".join(f"{BET_NAMES[bet]} {outcome['net']}" for bet, outcome in event["bets"].items())
-            self.line(f"     Pays per unit: {bets}")
-        elif name == "misdeal":
-            self.line(f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event.get("card") else "")
-                      + f": {event['detail']}")
-            self.line(f"     {event['instruction']}")
-        elif name == "resolved":
-            cards = f" [{' '.join(event['cards'])}]" if event["cards"] else ""
-            self.line(f"  Resolved {event['kind']}: {event['resolution']}{cards}")
-        elif name == "round_voided":
-            self.line(f"  Round {event['round']} VOID: bets returned")
-        elif name == "cut_card":
-            self.line(f"  {event['detail']}")
-        elif name == "shoe_closed":
+                return f"  Burn: turned {event['card']}, burn {event.get('burn')} more"
+            return f"  Burn: {event['card']}"
+        case "cut_card":
+            return f"  {event['detail']}"
+        case "shoe_closed":
             results = event["results"]
-            self.line(f"Shoe {event['shoe']} closed after {event['rounds']} rounds "
-                      f"(banker {results['banker']}, player {results['player']}, tie {results['tie']}); "
-                      f"cards seen {event['cards_seen']}, remaining {event['cards_remaining']}, "
-                      f"burned {event['burned']}, misdeals {event['misdeals']}.")
-        elif name == "rejected":
-            self.line(f"  ?? {event['say']}")
-        elif name == "reader":
-            self.line(f"  Reader {event['status']}")
-        elif name == "alert":
-            self.line(f"  !! ALERT {event['kind']}: {event.get('detail', '')}")
-        else:
-            self.line(f"  {event}")
+            return (f"Shoe {event['shoe']} closed after {event['rounds']} rounds "
+                    f"(banker {results['banker']}, player {results['player']}, tie {results['tie']}); "
+                    f"cards seen {event['cards_seen']}, remaining {event['cards_remaining']}, "
+                    f"burned {event['burned']}, misdeals {event['misdeals']}.")
+        case "reader":
+            return f"  Reader {event['status']}"
+        case "alert":
+            return f"  !! ALERT {event['kind']}: {event['detail']}"
+
+
+def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | ResolvedEvent
+                   | RoundVoidedEvent) -> list[str]:
+    """The lines of a round's result, pays, misdeal, resolution or void."""
+    match event["event"]:
+        case "result":
+            player, banker = event["player"], event["banker"]
+            tags = [tag for tag, shown in (("natural", event["natural"]), ("player_pair", event["player_pair"]),
+                                           ("banker_pair", event["banker_pair"])) if shown]
+            return [f"  => {event['say'].upper()}   player {' '.join(player['cards'])} = {player['total']}, "
+                    f"banker {' '.join(banker['cards'])} = {banker['total']}"
+                    + (f"  [{', '.join(t.replace('_', ' ') for t in tags)}]" if tags else "")]
+        case "settlement":
+            bets = ", ".join(f"{BET_NAMES[bet]} {outcome['net']}" for bet, outcome in event["bets"].items())
+            return [f"     Pays per unit: {bets}"]
+        case "misdeal":
+            return [f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event["card"] else "")
+                    + f": {event['detail']}", f"     {event['instruction']}"]
+        case "resolved":
+            cards = f" [{' '.join(event['cards'])}]" if event["cards"] else ""
+            return [f"  Resolved {event['kind']}: {event['resolution']}{cards}"]
+        case "round_voided":
+            return [f"  Round {event['round']} VOID: bets returned"]
 
 
 class Summary:
@@ -128,18 +169,17 @@ class Summary:
     def __call__(self, events: list[Event]) -> None:
         counts = self.counts
         for event in events:
-            name = event["event"]
-            if name == "result":
+            if event["event"] == "result":
                 counts["rounds"] += 1
                 counts[event["winner"]] += 1
                 counts["natural"] += event["natural"]
                 counts["player_pair"] += event["player_pair"]
                 counts["banker_pair"] += event["banker_pair"]
-            elif name == "misdeal":
+            elif event["event"] == "misdeal":
                 counts["misdeal"] += 1
-            elif name == "round_voided":
+            elif event["event"] == "round_voided":
                 counts["voided"] += 1
-            elif name == "shoe" and event["status"] == "new":
+            elif event["event"] == "shoe" and event["status"] == "new":
                 counts["shoes"] += 1
 
     def text(self) -> str:

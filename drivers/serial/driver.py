@@ -33,6 +33,7 @@ import serial as pyserial
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
+from controller.core.table import SHOE_RESTARTED
 from drivers.base import CardSource
 from drivers.serial import framing as fr
 
@@ -44,6 +45,8 @@ READ_SLICE = 0.25
 BACKOFF_FIRST = 0.1
 BACKOFF_MAX = 2.0
 WRITE_TIMEOUT = 1.0
+SEQ_WRAP_FROM = 9999
+"""A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
 
 _KIND_INPUTS: dict[str, InputKind] = {
     fr.UNREADABLE: InputKind.UNREADABLE,
@@ -144,8 +147,11 @@ class SerialShoe(CardSource):
         """How many times the port was reopened after a failure."""
         self.status: str | None = None
         """The last status text the shoe sent, if any."""
+        self.features: frozenset[str] = frozenset()
+        """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
         self._buffer = bytearray()
         self._pending: deque[Input] = deque()
+        self._deferred: deque[fr.Frame] = deque()
         self._online = True
         self._last_seq: int | None = None
         self._last_rx = time.monotonic()
@@ -239,6 +245,7 @@ class SerialShoe(CardSource):
     def _hello(self) -> None:
         """Tell the shoe the controller is ready (its input was flushed on open)."""
         self._last_hello = time.monotonic()
+        self.framer.require_crc = False  # until this shoe (perhaps another one) announces crc16 again
         if self.framing == "stx":
             self._write(bytes([fr.ENQ]))
         else:
@@ -328,6 +335,11 @@ class SerialShoe(CardSource):
         while True:
             if self._pending:
                 return self._pending.popleft()
+            if self._deferred:
+                item = self._on_frame(self._deferred.popleft())
+                if item is not None:
+                    return item
+                continue
             item = self._decode_buffered()
             if item is not None:
                 return item
@@ -434,11 +446,23 @@ class SerialShoe(CardSource):
             LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
         else:
             if frame.seq is not None:
+                if self._restarted(frame.seq):
+                    LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may "
+                              "report cards already dealt again; halting the table for the supervisor",
+                              self.url, self._last_seq, frame.seq)
+                    self._last_seq = None
+                    self._deferred.append(frame)  # taken once the table has the restart
+                    return Input(InputKind.OFFLINE, SHOE_RESTARTED)
                 self._last_seq = frame.seq
             if frame.kind == fr.CARD:
                 item = Input(InputKind.CARD, frame.data)
             elif frame.kind in _KIND_INPUTS:
                 item = Input(_KIND_INPUTS[frame.kind])
+            elif frame.kind == fr.FEATURES:
+                self.features = frozenset(frame.data.split("+"))
+                self.framer.require_crc = fr.CRC16 in self.features
+                LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
+                         "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
             elif frame.kind == fr.STATUS:
                 if frame.data != self.status:
                     LOG.info("%s: shoe status: %s", self.url, frame.data)
@@ -450,21 +474,27 @@ class SerialShoe(CardSource):
             self._write(answer)
         return item
 
+    def _restarted(self, seq: int) -> bool:
+        """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more?"""
+        last = self._last_seq
+        return last is not None and seq < last and not (last >= SEQ_WRAP_FROM and seq <= 1)
+
     def _release_ack(self) -> None:
         held, self._held_ack = self._held_ack, None
         if held is not None:
             self._write(held[1])
 
     def journaled(self, item: Input) -> None:
-        """``item`` is durable (the journal committed it): acknowledge it to the shoe now.
+        """``item`` is durable (the journal committed it); its acknowledgement still waits for :meth:`recv`.
 
-        Without a journal the acknowledgement goes out when the controller next
-        calls :meth:`recv`, that is once it has taken the input. Either way a
+        The shoe is answered only when the controller next calls :meth:`recv`, that
+        is once it has journaled the input, applied it to the table and told the shoe
+        what comes next (``I,new_shoe`` after the shoe's last round). Answering
+        earlier would let the shoe send its next card while the table is still
+        closing the shoe, and that card would be taken for the new shoe's. A
         controller that dies holding an input has not acknowledged it, and the
         shoe sends it again.
         """
-        if self._held_ack is not None and self._held_ack[0] is item:
-            self._release_ack()
 
     @property
     def position(self) -> tuple[int, int]:
@@ -490,14 +520,16 @@ class SerialShoe(CardSource):
         indications (player, banker, burn, hold) are written only with ``indicator=1``,
         for shoes with lamps.
         """
-        if self._closed or (not self.indicator and what != "new_shoe"):
+        if self._closed:
             return
         if self._resuming:
             if what == "new_shoe":
                 LOG.info("%s: resuming: the shoe had the new_shoe indication already; not sent again",
                          self.url)
                 return
-            self._resuming = False
+            self._resuming = False  # the resume is over, whether or not this indication is written
+        if not self.indicator and what != "new_shoe":
+            return
         if what not in fr.INDICATIONS:
             LOG.warning("%s: unknown indication %r not sent; expected one of %s",
                         self.url, what, ", ".join(fr.INDICATIONS))

@@ -45,6 +45,8 @@ _TOKEN_KINDS: dict[InputKind, str] = {
     InputKind.NEXT: fr.BUTTON,
 }
 MAX_EMULATOR_SEQ = 9999
+NO_INDICATION_WARNING = 5.0
+"""Seconds --follow-table waits for a first indication before it warns that none may come."""
 
 
 def check_script(inputs: list[Input], source: str) -> list[Input]:
@@ -255,6 +257,9 @@ class EmulatorOptions:
     framing: str = "line"
     terminator: bytes = b"\r\n"
     checksum: bool = True
+    crc: bool = True
+    """Announce ``V,crc16`` after each hello and protect every message with a CRC-16 (False: an older shoe,
+    XOR checksums only)."""
     interval: float = 0.0
     key: bool = False
     follow_table: bool = False
@@ -301,6 +306,7 @@ class ShoeEmulator:
             self.framer = fr.StxFramer(controls=True)
         else:
             self.framer = fr.LineFramer(options.terminator, checksum_on_encode=options.checksum)
+        self.uses_crc = options.crc and options.checksum
         self.faults = random.Random(f"croupier-faults:{options.fault_seed}")
         self.session = _Session()
         self.seq = 0
@@ -316,6 +322,8 @@ class ShoeEmulator:
         self.table_holds = options.follow_table
         """With ``follow_table``: the controller's last indication was ``hold`` (a new table holds too)."""
         self.stopped = False
+        self._ready_at: float | None = None
+        self._told_no_indications = False
         self.transmissions = 0
         self.retransmissions = 0
         self._rx = b""
@@ -328,6 +336,13 @@ class ShoeEmulator:
     def _encode(self, frame: fr.Frame, corrupt: bool = False) -> bytes:
         data = self.framer.encode(frame)
         if not corrupt:
+            return data
+        if self.framer.crc_on_encode:
+            star = data.rindex(b"*")
+            wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
+            data = data[:star + 1] + b"%04X" % wrong + data[star + 5:]
+            if self.options.framing == "stx":  # a right BCC over the wrong CRC: only the CRC catches it
+                data = data[:-1] + bytes([fr.xor_checksum(data[1:-2]) ^ fr.ETX])
             return data
         if self.options.framing == "stx":
             return data[:-1] + bytes([data[-1] ^ 0x5A])
@@ -414,6 +429,9 @@ class ShoeEmulator:
             session.acked = self.options.framing == "stx" or frame.data == "A"
             session.in_flight.clear()
             LOG.info("controller ready (%s)", "acknowledging" if session.acked else "no acks")
+            if self.uses_crc:
+                self.framer.crc_on_encode = True
+                self._transmit(fr.Frame(fr.FEATURES, None, fr.CRC16), faults=False)
             if self.outstanding is not None and session.acked:
                 self._retransmit("controller (re)started")
             return
@@ -459,10 +477,25 @@ class ShoeEmulator:
         LOG.info("new shoe %d: %d tokens", self.shoe_index, len(tokens))
 
     # -- the loop -----------------------------------------------------------------
+    def _holding_for_table(self) -> bool:
+        return self.options.follow_table and self.table_holds
+
+    def _warn_when_never_told(self, now: float) -> None:
+        """Say so when the controller has sent no indication for a while: it may not write them."""
+        if self.indications or self._told_no_indications:
+            return
+        if self._ready_at is None:
+            self._ready_at = now
+        elif now - self._ready_at >= NO_INDICATION_WARNING:
+            self._told_no_indications = True
+            LOG.warning("--follow-table: no indication from the controller in %.0fs, so no card is dealt; "
+                        "open the controller with ?indicator=1 (serial://PATH?indicator=1)",
+                        NO_INDICATION_WARNING)
+
     def _may_send_token(self, now: float) -> bool:
         if not self.tokens or not self.session.ready or self.outstanding is not None:
             return False
-        if self.options.follow_table and self.table_holds:
+        if self._holding_for_table():
             return False
         if self.options.key:
             return self.presses > 0
@@ -489,8 +522,10 @@ class ShoeEmulator:
                 self._retransmit("no acknowledgement")
                 return
             timeout = min(timeout, due - now)
-        elif self.session.ready and self.tokens and not self.options.key:
+        elif self.session.ready and self.tokens and not self.options.key and not self._holding_for_table():
             timeout = min(timeout, max(0.0, self.last_token_at + self.options.interval - now))
+        if self.session.ready and self.tokens and self._holding_for_table():
+            self._warn_when_never_told(now)
         if self.session.ready and self.options.heartbeat:
             due = self.last_tx + self.options.heartbeat
             if now >= due and self.outstanding is None:

@@ -13,12 +13,18 @@ A framer turns a byte stream into :class:`Frame` objects and back:
 Two framings exist, described byte by byte in ``docs/serial-protocol.md``:
 
 ``line``
-    ``K[,seq][,data][*XX]`` + terminator, e.g. ``C,17,TH*59\\r\\n``; ``XX`` is the
-    hex XOR of the bytes before ``*``. A configurable regular expression with a
-    named group ``card`` reads a vendor's card lines without code.
+    ``K[,seq][,data][*XX|*XXXX]`` + terminator, e.g. ``C,17,TH*59\\r\\n``; ``XX`` is the
+    hex XOR of the bytes before ``*``, ``XXXX`` their CRC-16/CCITT-FALSE. A
+    configurable regular expression with a named group ``card`` reads a vendor's
+    card lines without code.
 ``stx``
-    ``STX payload ETX BCC``; the payload is the line body without checksum
-    (``C,17,TH``), BCC the XOR of payload and ETX. Answered ACK / NAK.
+    ``STX payload ETX BCC``; the payload is the line body (``C,17,TH``), optionally
+    followed by ``*XXXX`` (its CRC-16), BCC the XOR of payload and ETX. Answered ACK / NAK.
+
+A shoe that sends ``V,crc16`` after the controller's hello protects its
+messages with the CRC; from then on the decoder refuses its card messages
+without one (``require_crc``), so two flipped bits can no longer turn one card
+into another with the same XOR.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ BUTTON: Final = "B"
 DOUBLE: Final = "D"
 HEARTBEAT: Final = "H"
 STATUS: Final = "S"
+FEATURES: Final = "V"
 # Message kinds, controller -> shoe
 READY: Final = "R"
 ACKNOWLEDGE: Final = "A"
@@ -59,13 +66,18 @@ CONTROL_ENQ: Final = "\x05"
 
 NO_DATA_KINDS: Final = frozenset({UNREADABLE, CUT, BUTTON, DOUBLE, HEARTBEAT, ACKNOWLEDGE, NEGATIVE})
 """Kinds whose frames carry no data field."""
-KINDS: Final = frozenset({CARD, STATUS, READY, INDICATE}) | NO_DATA_KINDS
+KINDS: Final = frozenset({CARD, STATUS, READY, INDICATE, FEATURES}) | NO_DATA_KINDS
+
+CRC16: Final = "crc16"
+"""The feature a shoe announces in ``V,crc16``: its messages carry ``*XXXX``, a CRC-16/CCITT-FALSE."""
 
 INDICATIONS: Final = ("player", "banker", "hold", "burn", "new_shoe")
 """What :meth:`CardSource.indicate` may be told, sent as ``I,<what>``."""
 
 _CARD_TEXT = re.compile(r"[!-~]{1,16}")  # printable ASCII, no space
 _SEQ_TEXT = re.compile(r"[0-9]{1,6}")
+_FEATURES_TEXT = re.compile(r"[a-z0-9]+(\+[a-z0-9]+)*")
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +123,30 @@ def xor_checksum(data: bytes) -> int:
     return value
 
 
+def crc16_ccitt_false(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE of ``data``: poly 0x1021, init 0xFFFF, not reflected, xorout 0 (``123456789`` -> 0x29B1)."""
+    crc = 0xFFFF
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+        crc &= 0xFFFF
+    return crc
+
+
+def with_crc(body: bytes) -> bytes:
+    """``body`` followed by ``*XXXX``, its CRC-16 in upper-case hex."""
+    return body + b"*%04X" % crc16_ccitt_false(body)
+
+
+def split_crc(text: str) -> tuple[str, bool | None]:
+    """``(body, crc_ok)`` for ``body*XXXX``; ``(text, None)`` when ``text`` carries no CRC."""
+    body, star, check = text.rpartition("*")
+    if not star or len(check) != 4 or not set(check) <= _HEX:
+        return text, None
+    return body, int(check, 16) == crc16_ccitt_false(body.encode("ascii"))
+
+
 def parse_body(text: str) -> Frame | None:
     """Parse a message text ``K[,seq][,data]`` (no checksum); None when it is not one.
 
@@ -149,7 +185,7 @@ def parse_body(text: str) -> Frame | None:
     elif kind == STATUS:
         if not data.isprintable():
             return None
-    elif kind == READY and data not in ("", "A"):
+    elif (kind == READY and data not in ("", "A")) or (kind == FEATURES and not _FEATURES_TEXT.fullmatch(data)):
         return None
     return Frame(kind, seq, data)
 
@@ -168,6 +204,10 @@ class Framer:
         """Well-framed messages whose text is not a message of the protocol."""
         self.rejected: Rejection | None = None
         """Set by :meth:`decode` when it consumed bytes without a frame; else None."""
+        self.require_crc = False
+        """Refuse card messages without a CRC (set once the shoe announced ``V,crc16``)."""
+        self.crc_on_encode = False
+        """Append ``*XXXX`` (CRC-16) to every message encoded (a shoe that announced ``crc16``)."""
 
     def _reject(self, reason: str, raw: bytes, count: bool = True) -> None:
         self.rejected = Rejection(reason, raw)
@@ -231,7 +271,9 @@ class LineFramer(Framer):
 
     def encode(self, frame: Frame) -> bytes:
         body = frame.body().encode("ascii")
-        if self.checksum_on_encode:
+        if self.crc_on_encode:
+            body = with_crc(body)
+        elif self.checksum_on_encode:
             body += b"*%02X" % xor_checksum(body)
         return body + self.terminator
 
@@ -280,21 +322,27 @@ class LineFramer(Framer):
                 seq = int(seq_text) if seq_text and seq_text.isdigit() else None
                 if card:
                     return consumed, Frame(CARD, seq, card)
-        body, star, check = text.partition("*")
-        if star:
-            if len(check) != 2 or not all(c in "0123456789abcdefABCDEF" for c in check):
-                self._reject("garbage", bytes(buffer[:consumed]))
+        raw = bytes(buffer[:consumed])
+        body, crc_ok = split_crc(text)
+        if crc_ok is None:
+            body, star, check = text.partition("*")
+            if star:
+                if len(check) != 2 or not set(check) <= _HEX:
+                    self._reject("garbage", raw)
+                    return consumed, None
+                if int(check, 16) != xor_checksum(body.encode("ascii")):
+                    frame = parse_body(body)
+                    self._reject("bad_checksum" if frame is not None else "garbage", raw)
+                    return consumed, None
+            elif self.require_checksum:
+                self._reject("garbage", raw)
                 return consumed, None
-            if int(check, 16) != xor_checksum(body.encode("ascii")):
-                frame = parse_body(body)
-                self._reject("bad_checksum" if frame is not None else "garbage", bytes(buffer[:consumed]))
-                return consumed, None
-        elif self.require_checksum:
-            self._reject("garbage", bytes(buffer[:consumed]))
-            return consumed, None
         frame = parse_body(body)
         if frame is None:
-            self._reject("garbage", bytes(buffer[:consumed]))
+            self._reject("garbage", raw)
+            return consumed, None
+        if crc_ok is False or (crc_ok is None and self.require_crc and frame.kind == CARD):
+            self._reject("bad_checksum", raw)
             return consumed, None
         return consumed, frame
 
@@ -315,6 +363,8 @@ class StxFramer(Framer):
         if frame.kind in (CONTROL_ACK, CONTROL_NAK, CONTROL_ENQ):
             return frame.kind.encode("ascii")
         payload = frame.body().encode("ascii")
+        if self.crc_on_encode:
+            payload = with_crc(payload)
         return bytes([STX]) + payload + bytes([ETX, xor_checksum(payload) ^ ETX])
 
     def decode(self, buffer: bytes) -> tuple[int, Frame | None]:
@@ -354,9 +404,13 @@ class StxFramer(Framer):
                     text = payload.decode("ascii")
                 except UnicodeDecodeError:
                     text = ""
-                frame = parse_body(text) if text and "*" not in text else None
+                body, crc_ok = split_crc(text)
+                frame = parse_body(body) if body and "*" not in body else None
                 if frame is None:
                     self._reject("bad_message", raw)
+                    return index + 2, None
+                if crc_ok is False or (crc_ok is None and self.require_crc and frame.kind == CARD):
+                    self._reject("bad_checksum", raw)
                     return index + 2, None
                 return index + 2, frame
         if len(buffer) >= MAX_FRAME + 2:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from config.loader import default_config_text, load_config, serial_url
+from config.schema import AuthSettings, Badge, Settings
 from controller.core.exceptions import ConfigError
 
 
@@ -28,6 +29,12 @@ def test_embedded_default_matches_the_issue() -> None:
     assert settings.shoe.burn == "first_card"
     assert settings.shoe.cut_card == "one_more"
     assert "decks = 8" in default_config_text()
+
+
+def test_embedded_default_file_gives_the_built_in_defaults() -> None:
+    from_file = load_config(environ={})
+    assert from_file.source == "embedded config/default.toml"
+    assert from_file.model_dump(exclude={"source"}) == Settings().model_dump(exclude={"source"})
 
 
 def test_precedence_command_line_over_environment_over_file(tmp_path: Path) -> None:
@@ -75,8 +82,10 @@ def test_every_section_takes_the_environment(tmp_path: Path) -> None:
         "CROUPIER_SERIAL_BAUDRATE": "19200", "CROUPIER_SERIAL_FRAMING": "stx",
         "CROUPIER_SCOREBOARD_ADDRESS": "127.0.0.1:8080", "CROUPIER_JOURNAL_PATH": "t.journal",
     })
-    assert settings.extra["auth"] == {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
-                                      "supervisor_only": ["void", "close_shoe"], "idle_signout_seconds": 30.0}
+    auth = settings.auth
+    assert (auth.enabled, auth.reader, auth.supervisor_only, auth.idle_signout_seconds) == (
+        True, "pcsc://?reader=Virtual PCD 00 01", ["void", "close_shoe"], 30.0)
+    assert auth.model_fields_set == {"enabled", "reader", "supervisor_only", "idle_signout_seconds"}
     assert (settings.serial.baudrate, settings.serial.framing) == (19200, "stx")
     assert settings.scoreboard.address == "127.0.0.1:8080"
     assert settings.journal.path == "t.journal"
@@ -102,7 +111,8 @@ def test_bad_environment_is_refused(environ: dict[str, str], fragments: list[str
 
 
 def test_the_tests_own_variables_are_not_config() -> None:
-    assert load_config(environ={"CROUPIER_PCSCD_PIDFILE": "/tmp/x", "CROUPIER_REQUIRE_PCSC": "1"}).table.decks == 8
+    assert load_config(environ={"CROUPIER_PCSCD_PIDFILE": "/tmp/x", "CROUPIER_REQUIRE_PCSC": "1",
+                                "CROUPIER_REQUIRE_CHROMIUM": "1"}).table.decks == 8
 
 
 @pytest.mark.parametrize("text, fragments", [
@@ -153,3 +163,48 @@ def test_a_mistyped_variable_stops_the_cli_with_one_line() -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith("croupier simulate: environment: CROUPIER_TABEL_DECKS: not a Croupier setting")
+
+
+@pytest.mark.parametrize("text, environ, message", [
+    ("[auth]\ncolour = 1\n", {},
+     "table.toml: auth.colour: unknown key; expected one of enabled, reader, identify, select_apdu, read_apdu, "
+     "idle_signout_seconds, supervisor_only, two_person, badges"),
+    ('[auth.badges.04A1]\nname = "A"\nrole = "boss"\n', {},
+     "table.toml: auth.badges.04A1.role: expected \"dealer\" or \"supervisor\", got 'boss'"),
+    ('[auth]\nsupervisor_only = ["void", 3]\n', {},
+     'table.toml: auth.supervisor_only[1]: expected an action name in lower case, e.g. "void", got 3'),
+    ("[auth]\nenabled = true\n", {},
+     "table.toml: auth.reader: expected a PC/SC reader URL, pcsc://?reader=NAME when auth.enabled = true, "
+     "got nothing"),
+    ("", {"CROUPIER_AUTH_ENABLED": "true"},
+     "environment: auth.reader: expected a PC/SC reader URL, pcsc://?reader=NAME when auth.enabled = true, "
+     "got nothing"),
+    ('[auth]\nreader = "pcsc://?reader=R"\n', {"CROUPIER_AUTH_IDLE_SIGNOUT_SECONDS": "-5"},
+     "environment: [auth] idle_signout_seconds (CROUPIER_AUTH_IDLE_SIGNOUT_SECONDS): expected a number of "
+     "seconds >= 0 (0 = never), got -5.0"),
+])
+def test_auth_is_a_section_of_the_one_config(tmp_path: Path, text: str, environ: dict[str, str],
+                                             message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(write(tmp_path, text), environ=environ)
+    assert str(caught.value).replace(str(tmp_path / "table.toml"), "table.toml") == message
+
+
+def test_auth_layers_merge_key_by_key_into_the_typed_section(tmp_path: Path) -> None:
+    path = write(tmp_path, '[auth]\nenabled = true\nreader = "pcsc://?reader=R"\nidentify = "apdu"\n'
+                           '[auth.badges."04:a1:b2"]\nname = " Alice "\nrole = "dealer"\n')
+    auth = load_config(path, environ={"CROUPIER_AUTH_TWO_PERSON": "false"},
+                       overrides={"auth": {"idle_signout_seconds": 0}}).auth
+    assert (auth.enabled, auth.reader_name, auth.two_person, auth.idle_signout_seconds) == (True, "R", False, 0.0)
+    assert auth.read_apdu == "00CA010000"
+    assert auth.badge("04A1B2") == Badge("04A1B2", "Alice", "dealer")
+    assert load_config(environ={}).auth == AuthSettings()
+
+
+def test_a_section_refuses_assignment_and_the_file_its_types(tmp_path: Path) -> None:
+    settings = load_config(environ={})
+    with pytest.raises(ValueError, match="frozen"):
+        settings.table.decks = 2  # type: ignore[misc]
+    with pytest.raises(ConfigError, match=r"\[table\] decks: expected a whole number from 1 to 8, got '6' \(str\)"):
+        load_config(write(tmp_path, '[table]\ndecks = "6"\n'), environ={})
+    assert load_config(environ={"CROUPIER_TABLE_DECKS": " 6 "}).table.decks == 6

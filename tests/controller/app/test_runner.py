@@ -8,10 +8,11 @@ from typing import Any, ClassVar
 
 from config.loader import load_config
 from controller.app.runner import Runner
+from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import State
 from controller.core.shoe import shuffled_shoe
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from controller.journal.replay import attach_journal
 from drivers.base import CardSource
 from drivers.merged import MergedSource

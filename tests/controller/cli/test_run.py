@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +17,9 @@ from controller.ui.keyboard import parse_dealer_line
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, input=stdin)
+def croupier(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout, input=stdin)
 
 
 def stream(output: str) -> list[dict[str, Any]]:
@@ -173,3 +175,186 @@ def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
     assert not [e for e in seen if e["event"] == "misdeal"], "no card came out before the dealer was ready"
     assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2]
     assert controller.returncode == 0
+
+
+def _cards_by_shoe(events: list[dict[str, Any]]) -> dict[int, list[str]]:
+    """The cards each shoe dealt (round cards and burn cards), from an event stream."""
+    by_shoe: dict[int, list[str]] = {}
+    shoe = 1
+    for event in events:
+        if event["event"] in ("shoe", "round"):
+            shoe = event["shoe"]
+        elif event["event"] in ("card", "burn") and event.get("card"):
+            by_shoe.setdefault(shoe, []).append(event["card"])
+    return by_shoe
+
+
+def journaled(path: Path) -> list[dict[str, Any]]:
+    """Every event a journal holds, in order (read-only)."""
+    from controller.journal.replay import journaled_events
+    from controller.journal.store import Journal
+
+    journal = Journal.open_existing(path)
+    try:
+        return [event for _, events in journaled_events(journal) for event in events]
+    finally:
+        journal.close()
+
+
+def test_serial_run_stopped_and_resumed_deals_on_across_every_shoe_change(tmp_path: Path) -> None:
+    """The acceptance contract: run R rounds with a journal, stop, run again with more rounds.
+
+    Issue 10 items 1 and 2: after a resume the shoe must still be told of each new shoe, and a card
+    that left the shoe before the new shoe was announced must not be dealt into the new shoe.
+    """
+    from controller.core.shoe import shoe_with_cut_card
+
+    link = tmp_path / "shoe-link"
+    journal = tmp_path / "table.journal"
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "32", "--decks", "1",
+         "--link", str(link)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        assert emulator.stdout.readline().split()[0] == "PTY"
+        base = ["run", "--driver", f"serial://{link}", "--json", "--auto-next", "--no-keyboard", "--no-burn"]
+        first = croupier(*base, "--rounds", "5", "--journal", str(journal))
+        assert first.returncode == 0, first.stderr
+        second = croupier(*base, "--rounds", "30", "--journal", str(journal))
+        assert second.returncode == 0, second.stderr
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    events = journaled(journal)
+    assert not [e for e in events if e["event"] == "misdeal"]
+    assert len([e for e in events if e["event"] == "result"]) == 30
+    dealt = _cards_by_shoe(events)
+    assert len(dealt) >= 3, f"expected at least two shoe changes, dealt shoes {sorted(dealt)}"
+    for shoe, cards in dealt.items():
+        own = [token for token in shoe_with_cut_card(32, 1, shoe - 1) if token != "@cut"]
+        assert cards == own[:len(cards)], f"shoe {shoe} dealt cards that are not its own"
+
+
+def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path) -> None:
+    """Issue 10 item 5: a new emulator on the same link deals the same first cards again; the table halts."""
+    link = tmp_path / "shoe-link"
+
+    def start_emulator() -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "32", "--link", str(link)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert process.stdout is not None and process.stdout.readline().split()[0] == "PTY"
+        return process
+
+    emulator = start_emulator()
+    controller = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--driver", f"serial://{link}", "--json", "--auto-next",
+         "--no-keyboard", "--no-burn", "--rounds", "500"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: list[dict[str, Any]] = []
+    try:
+        assert controller.stdout is not None
+        for text in controller.stdout:
+            seen.append(json.loads(text))
+            if seen[-1]["event"] == "result" and seen[-1]["round"] == 3:
+                emulator.kill()
+                emulator.wait(timeout=10)
+                emulator = start_emulator()
+            if seen[-1]["event"] == "misdeal" and seen[-1]["kind"] != "reader_offline":
+                break  # the unplug itself is a reader_offline misdeal, resolved when the line is back
+    finally:
+        controller.kill()
+        controller.wait(timeout=10)
+        emulator.kill()
+        emulator.wait(timeout=10)
+    misdeals = [e for e in seen if e["event"] == "misdeal" and e["kind"] != "reader_offline"]
+    assert misdeals and misdeals[0]["kind"] == "shoe_restarted", misdeals
+    assert "restarted" in misdeals[0]["detail"] and misdeals[0]["instruction"].startswith("Halt.")
+    assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2, 3]
+
+
+def test_run_on_a_seeded_mock_waits_for_the_dealer() -> None:
+    """Issue 10 item 14: the default mock:// poured its whole shoe out before the dealer confirmed it."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--driver", "mock://?seed=5", "--json", "--no-burn",
+         "--rounds", "1"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    assert process.stdin is not None and process.stdout is not None
+    events: list[dict[str, Any]] = []
+    try:
+        for line in process.stdout:
+            events.append(json.loads(line))
+            if events[-1]["event"] == "instruction" and events[-1]["action"] == "confirm_shoe":
+                break
+        process.stdin.write("s\n")  # the dealer confirms the shoe only once the table asks
+        process.stdin.close()
+        assert process.stderr is not None
+        out, err = process.stdout.read(), process.stderr.read()
+        process.wait(timeout=60)
+    finally:
+        process.kill()
+    events += stream(out)
+    assert process.returncode == 0, err
+    assert not [e for e in events if e["event"] == "misdeal"]
+    assert [e["round"] for e in events if e["event"] == "result"] == [1]
+    simulated = stream(croupier("simulate", "--seed", "5", "--no-burn", "--rounds", "1", "--json").stdout)
+    assert picked(events) == picked(simulated)
+
+
+def test_run_on_a_seeded_mock_with_no_dealer_is_refused() -> None:
+    run = croupier("run", "--json", "--no-keyboard")
+    assert run.returncode == 2
+    assert "mock://" in run.stderr and "--no-keyboard leaves no dealer" in run.stderr
+    assert "simulate --interactive" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_auto_next_deals_from_a_shoe_that_follows_the_table() -> None:
+    """Issue 10 item 0: the README's follow-table emulator and an --auto-next controller waited for each other."""
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "42", "--decks", "1", "--interval",
+         "0", "--follow-table"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None
+        pty = emulator.stdout.readline().split()[1]
+        live = croupier("run", "--driver", f"serial://{pty}?indicator=1", "--json", "--auto-next", "--no-keyboard",
+                        "--rounds", "12", timeout=30)
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert live.returncode == 0, live.stderr
+    events = stream(live.stdout)
+    assert not [e for e in events if e["event"] == "misdeal"]
+    assert len([e for e in events if e["event"] == "result"]) == 12
+    assert [e for e in events if e["event"] == "shoe" and e["status"] == "ready"][-1]["shoe"] >= 2
+    simulated = croupier("simulate", "--seed", "42", "--decks", "1", "--rounds", "12", "--json")
+    assert picked(events) == picked(stream(simulated.stdout))
+
+
+def test_a_shoe_that_follows_the_table_idles_without_spinning_and_says_why_it_waits() -> None:
+    """Issue 10 item 0: held for the table, the emulator spun a CPU core at 100%."""
+    from drivers.serial.driver import SerialShoe
+
+    emulator = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "42", "--follow-table"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert emulator.stdout is not None and emulator.stderr is not None
+        pty = emulator.stdout.readline().split()[1]
+        controller = SerialShoe(f"serial://{pty}")  # says hello, never writes an indication
+        try:
+            def cpu_seconds() -> float:
+                fields = Path(f"/proc/{emulator.pid}/stat").read_text().rsplit(")", 1)[1].split()
+                return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+            before = cpu_seconds()
+            ready, _, _ = select.select([emulator.stderr], [], [], 60)  # the warning comes 5 s after the hello
+            warning = emulator.stderr.readline() if ready else "(no warning within 60s)"
+            used = cpu_seconds() - before
+        finally:
+            controller.close()
+    finally:
+        emulator.kill()
+        emulator.wait(timeout=10)
+    assert used < 1.0, f"the waiting emulator used {used:.2f}s of CPU in about 5s"
+    assert "no indication from the controller" in warning and "?indicator=1" in warning

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from config.loader import load_config
-from config.schema import ProcedureSettings
+from config.schema import DEFAULT_SUPERVISOR_ONLY, ProcedureSettings
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
-from controller.core.misdeals import DEFAULT_SUPERVISOR_ONLY, POLICIES, approval_action, needs_supervisor
+from controller.core.misdeals import POLICIES, approval_action, needs_supervisor
 from controller.core.table import Table
 
 

@@ -116,11 +116,17 @@ def shoes(draw: st.DrawFn) -> tuple[int, list[str]]:
 
 
 def check_call(events: list[Event], table: Table) -> None:
-    """A handle() call's events end with what the dealer does next, and only there."""
+    """A handle() call's events end with what the dealer does next. Before that, a prompt appears only
+    where a resolution places a card (docs/events.md: a prompt before every card), and then it is followed
+    at once by that card, in the slot it names."""
     assert events, "handle() returned no events"
     last = events[-1]
     assert last["event"] in ("prompt", "instruction"), events
-    assert all(event["event"] != "prompt" for event in events[:-1]), events
+    for index, event in enumerate(events[:-1]):
+        if event["event"] == "prompt":
+            placed = events[index + 1]
+            assert placed["event"] == "card", events
+            assert (placed["slot"], placed["round"]) == (event["slot"], event["round"]), events
     assert (last["event"] == "prompt") == (table.state in SLOTS)
 
 

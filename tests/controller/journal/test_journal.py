@@ -15,9 +15,10 @@ import pytest
 from controller.app.runner import Runner
 from controller.cli import main as cli
 from controller.cli import simulate as simulate_command
+from controller.core.events import Event
 from controller.core.exceptions import JournalError
 from controller.core.inputs import Input, InputKind, parse_tokens
-from controller.core.table import Event, Table
+from controller.core.table import Table
 from controller.journal.replay import attach_journal
 from controller.journal.store import GENESIS, Journal, JournalTamperedError, canonical, record_hash
 from controller.journal.verify import verify

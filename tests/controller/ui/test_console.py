@@ -7,9 +7,6 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import pytest
-
-pytest.importorskip("textual")
 from textual.geometry import Region
 from textual.widget import Widget
 

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-pytest.importorskip("pytest_textual_snapshot")
+import pytest_textual_snapshot  # noqa: F401  (the snap_compare fixture; installed by the test extra)
 
 from config.loader import load_config
 from controller.core.inputs import Input, InputKind, parse_tokens

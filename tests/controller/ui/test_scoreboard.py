@@ -229,7 +229,11 @@ class DevTools:
 def browser(url: str) -> Iterator[DevTools]:
     binary = chromium_binary()
     if binary is None:
-        pytest.skip("chromium is not installed (.ci/setup --test installs the Debian package)")
+        missing = "chromium is not installed (.ci/setup --test installs the Debian package)"
+        if os.environ.get("CI") or os.environ.get("CROUPIER_REQUIRE_CHROMIUM") == "1":
+            pytest.fail(f"the scoreboard's browser tests must run here (CI or CROUPIER_REQUIRE_CHROMIUM=1) "
+                        f"but {missing}")
+        pytest.skip(missing)
     with tempfile.TemporaryDirectory(prefix="croupier-chromium-") as profile:
         process = subprocess.Popen(
             [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

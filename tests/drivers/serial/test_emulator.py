@@ -36,6 +36,7 @@ class Client:
         self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
         self.framer = StxFramer() if framing == "stx" else LineFramer()
         self.buffer = b""
+        self.features: list[str] = []
 
     def write(self, data: bytes) -> None:
         os.write(self.fd, data)
@@ -49,6 +50,11 @@ class Client:
                 if used == 0:
                     break
                 self.buffer = self.buffer[used:]
+                if frame is not None and frame.kind == "V":
+                    self.features.append(frame.data)  # the shoe's answer to the hello
+                    if isinstance(self.framer, StxFramer):
+                        self.write(bytes([ACK]))  # every stx frame is answered
+                    continue
                 if frame is not None and not (skip_heartbeats and frame.kind == "H"):
                     return frame
             left = deadline - time.monotonic()
@@ -102,8 +108,7 @@ def test_usage_contract_prints_pty_first(emulator: Emulator, client: Callable[..
 
 def test_registered_in_the_croupier_command(emulator: Emulator) -> None:
     cli = importlib.import_module("controller.cli.main")
-    if "controller.cli.shoe_emulator" not in cli.COMMAND_MODULES:
-        pytest.skip("controller.cli.main does not list controller.cli.shoe_emulator yet")
+    assert "controller.cli.shoe_emulator" in cli.COMMAND_MODULES
     process = subprocess.Popen([sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "1"],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -303,9 +308,11 @@ def test_tcp_endpoint(emulator: Emulator) -> None:
     with socket.create_connection((host, int(port)), timeout=5) as connection:
         connection.sendall(line(b"R"))
         data = b""
-        while b"\n" not in data:
+        while data.count(b"\n") < 2:
             chunk = connection.recv(4096)
             assert chunk
             data += chunk
-        frame = LineFramer().decode(data)[1]
+        used, features = LineFramer().decode(data)
+        assert features == Frame("V", None, "crc16")  # the shoe's answer to the hello comes first
+        frame = LineFramer().decode(data[used:])[1]
         assert frame is not None and (frame.kind, frame.data) == as_frame_data(tokens(2, 1)[0])

@@ -355,8 +355,32 @@ def test_fuzz_line_decoder_with_required_checksums(noise: bytes, seed: int) -> N
 @given(st.binary(max_size=160).map(lambda b: b.replace(b"\n", b"").replace(b"\r", b"")),
        st.integers(0, 2**32 - 1))
 def test_fuzz_line_decoder_without_checksums(noise: bytes, seed: int) -> None:
-    """Plain lines: noise with no line end cannot turn into a card, glued to a frame or not."""
-    _fuzz(LineFramer(checksum_on_encode=False), *_arrange(noise, seed))
+    """Plain lines carry no check: noise with no line end can change only the message it is glued to the
+    front of (``C,`` + ``U`` reads ``C,U``; that is what checksums and the CRC are for). Any card that was
+    never sent must come from such a line, never from a line the noise did not touch."""
+    framer = LineFramer(checksum_on_encode=False)
+    items, cuts = _arrange(noise, seed)
+    stream = b"".join(item if isinstance(item, bytes) else framer.encode(item) for item in items)
+    inserted = {item for item in items if isinstance(item, Frame)}
+    glued: list[bytes] = []
+    pending = b""
+    for item in items:
+        if isinstance(item, bytes):
+            pending += item
+        elif pending:
+            glued.append(pending + framer.encode(item).split(b"\r\n")[0])
+            pending = b""
+    if pending:
+        glued.append(pending)
+    for frame in decode_stream(framer, _chunks(stream, cuts)):
+        if frame.kind == "C" and frame not in inserted:
+            assert any(frame.data.encode() in line for line in glued), f"a card from nowhere: {frame}"
+
+
+def test_noise_glued_to_the_front_of_a_plain_line_changes_that_message_only() -> None:
+    framer = LineFramer(checksum_on_encode=False)
+    stream = b"C," + framer.encode(Frame("U", None)) + framer.encode(Frame("C", 7, "QS"))
+    assert decode_stream(framer, [stream]) == [Frame("C", None, "U"), Frame("C", 7, "QS")]
 
 
 @settings(max_examples=3_000, deadline=None)
@@ -365,3 +389,44 @@ def test_fuzz_raw_bytes_never_raise(data: bytes) -> None:
     for framer in (LineFramer(), LineFramer(pattern=r"(?P<seq>\d*)#(?P<card>.+)"), StxFramer(),
                    StxFramer(controls=True)):
         decode_stream(framer, [data[:7], data[7:]])
+
+
+# -- CRC-16/CCITT-FALSE (issue 10 item 4) ----------------------------------------------
+def test_crc16_ccitt_false_check_value() -> None:
+    from drivers.serial.framing import crc16_ccitt_false
+
+    assert crc16_ccitt_false(b"123456789") == 0x29B1
+    assert crc16_ccitt_false(b"") == 0xFFFF
+
+
+def test_crc_byte_vectors() -> None:
+    from drivers.serial.framing import LineFramer as Line
+    from drivers.serial.framing import StxFramer as Stx
+
+    line_framer, stx_framer = Line(), Stx()
+    line_framer.crc_on_encode = stx_framer.crc_on_encode = True
+    assert line_framer.encode(Frame("C", 17, "TH")) == b"C,17,TH*E920\r\n"
+    assert line_framer.encode(Frame("V", None, "crc16")) == b"V,crc16*7E8E\r\n"
+    assert stx_framer.encode(Frame("C", 17, "TH")) == bytes.fromhex("02 43 2C 31 37 2C 54 48 2A 45 39 32 30 03 0E")
+    assert Line().decode(b"C,7,QS*F004\r\n") == (13, Frame("C", 7, "QS"))
+    assert Stx().decode(bytes.fromhex("02 43 2C 31 37 2C 54 48 2A 45 39 32 30 03 0E")) == (15, Frame("C", 17, "TH"))
+
+
+def test_two_flipped_bits_pass_the_xor_but_not_the_crc() -> None:
+    """``C,7,QS*76`` with bit 4 flipped in Q and S reads ``C,7,AC`` with the same XOR."""
+    from drivers.serial.framing import LineFramer as Line
+    from drivers.serial.framing import StxFramer as Stx
+
+    flipped_xor = b"C,7,AC*76\r\n"
+    assert Line(require_checksum=True).decode(flipped_xor)[1] == Frame("C", 7, "AC")  # the XOR's blind spot
+    crc_shoe = Line(require_checksum=True)
+    crc_shoe.require_crc = True  # the shoe announced V,crc16: a card without CRC is refused
+    assert crc_shoe.decode(flipped_xor) == (len(flipped_xor), None)
+    assert crc_shoe.rejected is not None and crc_shoe.rejected.reason == "bad_checksum"
+    flipped_crc = b"C,7,AC*F004\r\n"  # the CRC of C,7,QS over the flipped text
+    plain = Line()
+    assert plain.decode(flipped_crc) == (len(flipped_crc), None) and plain.bad_checksums == 1
+    stx = Stx()
+    payload = b"C,7,AC*F004"
+    assert stx.decode(b"\x02" + payload + bytes([0x03, xor_checksum(payload) ^ 0x03]))[1] is None
+    assert stx.bad_checksums == 1

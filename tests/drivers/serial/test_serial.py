@@ -138,16 +138,22 @@ def test_line_hello_and_acks(raw_shoe: Shoes, opened: Callable[[str], SerialShoe
     assert shoe.read_until(b"\n") == line(b"A,18")
 
 
-def test_journaled_acknowledges_at_once(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+def test_journaled_input_is_answered_after_the_tables_indication(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    """Issue 10 item 2: the answer to the shoe's last card comes after ``I,new_shoe``, never before.
+
+    Answered at ``journaled()``, the shoe sent its next (old-shoe) card while the table was still
+    closing the shoe, and that card was dealt into the new shoe.
+    """
     shoe, source = connect(raw_shoe, opened, "framing=stx")
     shoe.write(stx(b"C,1,AS"))
     item = source.recv(5)
-    assert item == card("AS")
-    source.journaled(card("AS"))  # not the same input object: ignored
-    assert shoe.read_until(bytes([ACK]), 0.2) is None
-    assert item is not None
+    assert item is not None and item == card("AS")
     source.journaled(item)
-    assert shoe.read_until(bytes([ACK])) == bytes([ACK])
+    assert shoe.read_until(bytes([ACK]), 0.3) is None  # durable, but the table has not applied it yet
+    source.indicate("new_shoe")
+    assert source.recv(0) is None  # the controller is back for more
+    assert shoe.read_until(bytes([ACK])) == stx(b"I,new_shoe") + bytes([ACK])
 
 
 def test_position_and_seek_drop_a_retransmission_after_a_restart(
@@ -491,3 +497,85 @@ def test_a_second_controller_on_the_same_port_is_refused(raw_shoe: Shoes,
     shoe, _ = connect(raw_shoe, opened)
     with pytest.raises(DriverError, match="no other program holds the port"):
         SerialShoe(f"serial://{shoe.path}")
+
+
+# -- CRC-16 negotiated after the hello (issue 10 item 4) ------------------------------------
+def test_a_shoe_that_announces_crc_has_a_two_bit_error_refused(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    """Two flips in one bit column keep the XOR; after ``V,crc16`` the driver wants the CRC."""
+    shoe, source = connect(raw_shoe, opened, "checksum=required")
+    shoe.write(b"V,crc16*7E8E\r\n")
+    assert source.recv(0.3) is None
+    assert source.features == frozenset({"crc16"})
+    assert shoe.read_until(b"\n") == line(b"A")
+    shoe.write(b"C,7,AC*76\r\n")  # C,7,QS*76 with bit 4 flipped in Q and S: the XOR still matches
+    assert source.recv(0.3) is None
+    assert source.bad_checksums == 1
+    assert shoe.read_until(b"\n") == line(b"N")
+    shoe.write(b"C,7,AC*F004\r\n")  # the same flips under the CRC of C,7,QS
+    assert source.recv(0.3) is None
+    assert source.bad_checksums == 2
+    shoe.write(b"C,7,QS*F004\r\n")
+    assert source.recv(5) == card("QS")
+
+
+def test_a_shoe_from_before_crc_keeps_its_xor(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "checksum=required")
+    shoe.write(line(b"C,7,QS"))
+    assert source.recv(5) == card("QS")
+    assert source.features == frozenset()
+
+
+def test_a_replugged_line_forgets_the_crc_announcement(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], tmp_path: Path) -> None:
+    """The shoe behind a line that came back may be an older one: it announces again, or it keeps its XOR."""
+    shoe, source = connect(raw_shoe, opened, "framing=stx", link=str(tmp_path / "shoe"))
+    shoe.write(stx(b"V,crc16*7E8E"))
+    assert source.recv(0.3) is None and source.framer.require_crc
+    shoe.write(stx(b"C,1,AS"))  # a card without CRC from a shoe that announced it
+    assert source.recv(0.3) is None and source.bad_checksums == 1
+    shoe.unplug()
+    assert source.recv(5) == OFFLINE
+    shoe.replug()
+    assert source.recv(5) == ONLINE
+    assert shoe.read_until(bytes([ENQ])) == bytes([ENQ])
+    shoe.write(stx(b"C,1,AS"))
+    assert source.recv(5) == card("AS")
+
+
+def test_emulator_announces_crc_and_no_crc_behaves_like_an_older_shoe(
+        emulator: Callable[..., EmulatorProcess]) -> None:
+    for options, crc in (((), True), (("--no-crc",), False)):
+        process = emulator("--seed", "4", "--decks", "1", *options)
+        client = SerialShoe(f"serial://{process.path}?checksum=required")
+        try:
+            first = client.recv(10)
+            assert first is not None and first.kind in (InputKind.CARD, InputKind.CUT)
+            assert client.features == (frozenset({"crc16"}) if crc else frozenset())
+            assert client.framer.require_crc is crc
+        finally:
+            client.close()
+
+
+# -- a shoe that restarts from its first message (issue 10 item 5) --------------------------
+def test_a_sequence_number_that_falls_back_reports_a_restarted_shoe(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,57,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(stx(b"C,1,KD"))  # a new shoe process numbering from 1 again
+    assert source.recv(5) == Input(InputKind.OFFLINE, "shoe_restarted")
+    assert shoe.read_until(bytes([ACK]), 0.3) == bytes([ACK])  # the answer to 57, once the table has it
+    assert source.recv(5) == card("KD")  # the restarted shoe's card follows: the table is halted by then
+    assert source.position == (1, 1)
+    shoe.write(stx(b"C,2,QH"))
+    assert source.recv(5) == card("QH")
+
+
+def test_a_sequence_number_that_wraps_after_9999_is_no_restart(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,9999,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(stx(b"C,1,KD"))
+    assert source.recv(5) == card("KD")

@@ -1,0 +1,170 @@
+"""The event vocabulary (controller/core/events.py) against its documentation and against what runs emit."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Literal, Union, get_args, get_origin, get_type_hints
+
+import pytest
+
+from controller.core.events import BADGE_WATCH_TYPES, BY_NAME, EVENT_TYPES, EventShapeError, decode_event, event_names
+
+ROOT = Path(__file__).resolve().parents[3]
+EVENTS_DOC = (ROOT / "docs" / "events.md").read_text(encoding="utf-8")
+ROW = re.compile(r"^\| `([a-z_]+)` \|(.*)$", re.MULTILINE)
+
+
+def doc_rows() -> dict[str, str]:
+    """Each event row of docs/events.md's tables: name -> the rest of the row."""
+    return {name: rest for name, rest in ROW.findall(EVENTS_DOC)}
+
+
+def fields_of(event_type: type) -> set[str]:
+    return set(get_type_hints(event_type)) - {"event"}
+
+
+def test_every_event_type_has_a_row_naming_each_of_its_fields() -> None:
+    rows = doc_rows()
+    for event_type in EVENT_TYPES:
+        for name in event_names(event_type):
+            assert name in rows, f"docs/events.md has no row for {name} ({event_type.__name__})"
+            missing = [field for field in sorted(fields_of(event_type))
+                       if not re.search(rf"`{field}\b", rows[name])]
+            assert not missing, f"docs/events.md row {name} does not name {', '.join(missing)}"
+
+
+def test_every_documented_event_has_a_type() -> None:
+    rows = doc_rows()
+    assert len(rows) >= 20
+    assert sorted(set(rows) - set(BY_NAME)) == []
+    assert sorted(set(BY_NAME) - set(rows)) == []
+
+
+def test_badge_watch_events_are_those_docs_pcsc_shows() -> None:
+    pcsc = (ROOT / "docs" / "pcsc.md").read_text(encoding="utf-8")
+    for event_type in BADGE_WATCH_TYPES:
+        for name in event_names(event_type):
+            example = re.search(rf'\{{"event": "{name}"[^}}]*\}}', pcsc)
+            assert example is not None, f"docs/pcsc.md shows no {name} event"
+            shown = set(re.findall(r'"([a-z_]+)":', example.group(0))) - {"event"}
+            assert shown == fields_of(event_type), name
+
+
+# -- what runs emit ---------------------------------------------------------------
+
+AUTH_CONFIG = """[shoe]
+burn = "none"
+
+[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+
+[auth.badges.04A1B2C3D4E5F6]
+name = "Alice Martin"
+role = "dealer"
+
+[auth.badges.04B0B0B0B0B0B0]
+name = "Bob Stone"
+role = "supervisor"
+"""
+MISDEALS = ("3S ?? @manual 9C 5H 9D XX @burn 4H 2D @exposed @use 7C 8C 9H @double @void @offline @online "
+            "2H 3H 4S 5S 6S 7S ZZ ?? @void KH KS KC @cut QH QD 2S 3D @next")
+CLOSE_EARLY = "3S 4S 5S 6S @next 7S 8S 9S TS @close @shoe 5H 2C 3C 4C 6C 7C 9S 8H KD 2C"
+BADGES = ("@badge FFFF @badge 04A1B2C3D4E5F6 @shoe 3S ?? @manual 4D @badge 04A1B2C3D4E5F6 "
+          "@badge 04B0B0B0B0B0B0 5H 2D 9C @double @void @badge 04B0B0B0B0B0B0 @next 2S @offline @void @online "
+          "3C 4C 5C 6C @close @badge 04B0B0B0B0B0B0 @badge_removed @badge 04A1B2C3D4E5F6 @sign_out")
+
+
+def simulate(*args: str) -> list[dict[str, object]]:
+    run = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--json", *args],
+                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert run.returncode in (0, 3, 4), run.stderr
+    return [json.loads(line) for line in run.stdout.splitlines()]
+
+
+def fits(value: object, annotation: object) -> bool:
+    """The value's JSON type is the annotation's (TypedDicts and containers by their JSON kind)."""
+    origin = get_origin(annotation)
+    if annotation is type(None):
+        return value is None
+    if origin is Literal:
+        return value in get_args(annotation)
+    if origin in (Union, types.UnionType):
+        return any(fits(value, option) for option in get_args(annotation))
+    if origin is list:
+        return isinstance(value, list)
+    if origin is dict or (isinstance(annotation, type) and issubclass(annotation, dict)):
+        return isinstance(value, dict)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if annotation is float:
+        return isinstance(value, float)
+    assert annotation in (str, bool), annotation
+    return isinstance(value, annotation)  # type: ignore[arg-type]
+
+
+def check_line(event: dict[str, object]) -> None:
+    name = event["event"]
+    assert isinstance(name, str) and name in BY_NAME, f"undeclared event {event}"
+    event_type = BY_NAME[name]
+    required: frozenset[str] = event_type.__required_keys__  # type: ignore[attr-defined]
+    optional: frozenset[str] = event_type.__optional_keys__  # type: ignore[attr-defined]
+    assert required <= event.keys(), f"{name}: missing {sorted(required - event.keys())}"
+    assert event.keys() <= required | optional, f"{name}: undeclared {sorted(event.keys() - required - optional)}"
+    for key, annotation in get_type_hints(event_type).items():
+        if key in event:
+            assert fits(event[key], annotation), f"{name}.{key} = {event[key]!r} is not {annotation}"
+    assert decode_event(event) == event
+
+
+@pytest.fixture(scope="module")
+def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, object]]]:
+    config = tmp_path_factory.mktemp("auth") / "auth.toml"
+    config.write_text(AUTH_CONFIG, encoding="utf-8")
+    return {
+        "seeded": simulate("--seed", "42", "--rounds", "400"),
+        "misdeals": simulate("--no-burn", "--cards", MISDEALS),
+        "close early": simulate("--no-burn", "--manual-next", "--cards", CLOSE_EARLY),
+        "badges": simulate("--config", str(config), "--manual-next", "--cards", BADGES),
+    }
+
+
+def test_every_emitted_line_fits_its_declared_type(emitted: dict[str, list[dict[str, object]]]) -> None:
+    for run, stream in emitted.items():
+        assert stream, run
+        for event in stream:
+            check_line(event)
+
+
+def test_the_runs_cover_most_of_the_vocabulary(emitted: dict[str, list[dict[str, object]]]) -> None:
+    seen = {str(event["event"]) for stream in emitted.values() for event in stream}
+    optional_seen = {(str(event["event"]), key) for stream in emitted.values() for event in stream for key in event}
+    assert set(BY_NAME) - seen <= {"alert"}, sorted(set(BY_NAME) - seen)
+    for key in [("result", "dealer"), ("misdeal", "dealer"), ("resolved", "approved_by"), ("card", "manual"),
+                ("burn", "turned"), ("shoe_closing", "reason"), ("approval", "by")]:
+        assert key in optional_seen, key
+
+
+def test_a_malformed_event_is_refused_naming_the_field() -> None:
+    good = {"event": "card", "round": 1, "slot": "P1", "card": "3S"}
+    assert decode_event(good) == good
+    assert decode_event({**good, "later": 1})["event"] == "card"  # a field a later version adds
+    for bad, words in [
+        ({**good, "card": 3}, "card event: card is 3"),
+        ({**good, "round": True}, "card event: round is True"),
+        ({"event": "card", "slot": "P1", "card": "3S"}, "card event: missing round"),
+        ({"event": "dealt"}, "unknown event 'dealt'"),
+        (["card"], "expected an object"),
+        ({"event": "result", "round": 1, "shoe": 1, "winner": "nobody"}, "result event: missing"),
+        ({"event": "approval_refused", "action": "void", "uid": "04", "reason": "x", "rule": "one_person"},
+         "approval_refused event: rule is 'one_person'"),
+        ({"event": "settlement", "round": 1, "variant": "commission",
+          "bets": {"player": {"outcome": "won", "net": "+1"}}}, "settlement event: bets is"),
+    ]:
+        with pytest.raises(EventShapeError, match=re.escape(words)):
+            decode_event(bad)
