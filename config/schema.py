@@ -169,44 +169,50 @@ class Badge:
         return self.role == "supervisor" or action not in supervisor_only
 
 
+def _badge_entries(raw: Any) -> list[tuple[str, Any, Any]]:
+    """(path below ``auth.badges``, UID text, entry) of each badge, from either form."""
+    if isinstance(raw, Mapping):
+        return [(f".{uid_text}", str(uid_text), entry) for uid_text, entry in raw.items()]
+    if not isinstance(raw, list):
+        raise Refused(f"expected a table of badges keyed by UID, each with name and role, got {raw!r}")
+    entries: list[tuple[str, Any, Any]] = []
+    for index, entry in enumerate(raw):
+        if not isinstance(entry, Mapping) or "uid" not in entry:
+            raise Refused(f"expected a table with uid, name and role, got {entry!r}", f"[{index}]")
+        entries.append((f"[{index}]", entry["uid"], entry))
+    return entries
+
+
+def _badge_from(below: str, uid_text: Any, entry: Any) -> Badge:
+    """One badge entry, checked: its keys, a hex UID, a name and a role."""
+    if not isinstance(entry, Mapping):
+        raise Refused(f"expected a table with name and role, got {entry!r}", below)
+    for key in entry:
+        if key not in _BADGE_KEYS:
+            raise Refused("unknown key; expected name and role", f"{below}.{key}")
+    try:
+        uid = normalise_uid(uid_text) if isinstance(uid_text, str) else ""
+    except ValueError:
+        uid = ""
+    if not uid:
+        raise Refused(f"expected the badge UID in hex (e.g. 04A1B2C3D4E5F6), got {uid_text!r}", below)
+    name = entry.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise Refused(f"expected {_BADGE_KEYS['name']}, got {name!r}", f"{below}.name")
+    role = entry.get("role")
+    if role not in ROLES:
+        raise Refused(f"expected {_BADGE_KEYS['role']}, got {role!r}", f"{below}.role")
+    return Badge(uid, name.strip(), role)
+
+
 def _badges_from(raw: Any) -> dict[str, Badge]:
     """``[auth.badges.UID]`` tables, or ``[[auth.badges]]`` entries each with a ``uid``."""
-    entries: list[tuple[str, Any, Any]] = []  # (path below auth.badges, uid text, entry)
-    if isinstance(raw, Mapping):
-        entries = [(f".{uid_text}", str(uid_text), entry) for uid_text, entry in raw.items()]
-    elif isinstance(raw, list):
-        for index, entry in enumerate(raw):
-            if not isinstance(entry, Mapping) or "uid" not in entry:
-                raise Refused(f"expected a table with uid, name and role, got {entry!r}", f"[{index}]")
-            entries.append((f"[{index}]", entry["uid"], entry))
-    else:
-        raise Refused(f"expected a table of badges keyed by UID, each with name and role, got {raw!r}")
-
     badges: dict[str, Badge] = {}
-    for below, uid_text, entry in entries:
-        if isinstance(entry, Badge):
-            badges[entry.uid] = entry
-            continue
-        if not isinstance(entry, Mapping):
-            raise Refused(f"expected a table with name and role, got {entry!r}", below)
-        for key in entry:
-            if key not in _BADGE_KEYS:
-                raise Refused("unknown key; expected name and role", f"{below}.{key}")
-        try:
-            uid = normalise_uid(uid_text) if isinstance(uid_text, str) else ""
-        except ValueError:
-            uid = ""
-        if not uid:
-            raise Refused(f"expected the badge UID in hex (e.g. 04A1B2C3D4E5F6), got {uid_text!r}", below)
-        name = entry.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise Refused(f"expected {_BADGE_KEYS['name']}, got {name!r}", f"{below}.name")
-        role = entry.get("role")
-        if role not in ROLES:
-            raise Refused(f"expected {_BADGE_KEYS['role']}, got {role!r}", f"{below}.role")
-        if uid in badges:
-            raise Refused(f"badge {uid} is enrolled twice (also as {badges[uid].name!r})", below)
-        badges[uid] = Badge(uid, name.strip(), role)
+    for below, uid_text, entry in _badge_entries(raw):
+        badge = entry if isinstance(entry, Badge) else _badge_from(below, uid_text, entry)
+        if badge.uid in badges and not isinstance(entry, Badge):
+            raise Refused(f"badge {badge.uid} is enrolled twice (also as {badges[badge.uid].name!r})", below)
+        badges[badge.uid] = badge
     return badges
 
 
