@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from config.loader import load_config
 from config.schema import DEFAULT_SUPERVISOR_ONLY, ProcedureSettings
+from controller.core.events import MisdealEvent
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.misdeals import POLICIES, approval_action, needs_supervisor
 from controller.core.table import Table
+from tests.typed_events import expect
 
 
 def test_the_house_option_moves_its_choice_first() -> None:
@@ -40,7 +40,7 @@ def test_every_misdeal_event_offers_what_the_policy_says() -> None:
     t = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
     t.start()
     t.handle(Input(InputKind.SHOE))
-    seen: dict[str, Any] = {}
+    seen: dict[str, MisdealEvent] = {}
     for tokens in ("3S ?? @burn", "4D ZZ @burn", "@double @void @next", "3S @exposed @burn", "@offline @online"):
         for item in parse_tokens(tokens):
             for event in t.handle(item):
@@ -57,10 +57,10 @@ def test_exposed_cards_are_taken_back_last_dealt_first() -> None:
     t.handle(Input(InputKind.SHOE))
     for item in parse_tokens("3S 4D 5H"):
         t.handle(item)
-    first = t.handle(Input(InputKind.EXPOSED))[0]
+    first = expect(t.handle(Input(InputKind.EXPOSED))[0], MisdealEvent)
     assert first["card"] == "5H" and "P2" in first["detail"]
     t.handle(Input(InputKind.BURN))
-    second = t.handle(Input(InputKind.EXPOSED))[0]
+    second = expect(t.handle(Input(InputKind.EXPOSED))[0], MisdealEvent)
     assert second["card"] == "4D" and "B1" in second["detail"]
     t.handle(Input(InputKind.BURN))
     assert t.state is State.B1 and t.discarded == ["5H", "4D"]

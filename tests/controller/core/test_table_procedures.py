@@ -7,11 +7,23 @@ from typing import Any
 import pytest
 
 from config.loader import load_config
+from controller.core.events import (
+    BurnEvent,
+    CardEvent,
+    CutCardEvent,
+    Event,
+    MisdealEvent,
+    PromptEvent,
+    ResolvedEvent,
+    ResultEvent,
+    RoundVoidedEvent,
+    ShoeClosedEvent,
+    ShoeEvent,
+)
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
-
-Event = dict[str, Any]
+from tests.typed_events import every, expect
 
 
 def table(**overrides: dict[str, Any]) -> Table:
@@ -30,10 +42,6 @@ def play(t: Table, tokens: str, confirm: bool = True) -> list[Event]:
     return events
 
 
-def kinds(events: list[Event], name: str) -> list[Event]:
-    return [e for e in events if e["event"] == name]
-
-
 def test_every_call_ends_with_what_the_dealer_does_next() -> None:
     t = table()
     calls = [t.start(), t.handle(Input(InputKind.SHOE))]
@@ -46,7 +54,7 @@ def test_every_call_ends_with_what_the_dealer_does_next() -> None:
 def test_extra_card_after_round_halts_until_burned() -> None:
     t = table(simulation={"auto_next": False})
     events = play(t, "3S KD 5H 9C 5H")
-    misdeal = kinds(events, "misdeal")[-1]
+    misdeal = every(events, MisdealEvent)[-1]
     assert misdeal["kind"] == "extra_card"
     assert misdeal["card"] == "5H"
     assert misdeal["round"] == 2, "a card before the next round started belongs to that round"
@@ -60,29 +68,29 @@ def test_extra_card_after_round_halts_until_burned() -> None:
     resolved = t.handle(Input(InputKind.BURN))
     assert resolved[0] == {"event": "resolved", "round": 2, "kind": "extra_card", "resolution": "burn",
                            "cards": ["5H"]}
-    assert t.state is State.ROUND_OVER
-    assert t.handle(Input(InputKind.NEXT))[-1]["slot"] == "P1"
+    assert t.state is State.ROUND_OVER  # type: ignore[comparison-overlap]  # BURN changed it; mypy keeps the narrowing
+    assert expect(t.handle(Input(InputKind.NEXT))[-1], PromptEvent)["slot"] == "P1"
 
 
 def test_unreadable_card_burn_keeps_the_slot_due() -> None:
     t = table()
     events = play(t, "3S ??")
-    misdeal = kinds(events, "misdeal")[0]
+    misdeal = every(events, MisdealEvent)[0]
     assert misdeal["kind"] == "unreadable_card"
     assert misdeal["card"] is None
     assert "B1" in misdeal["detail"]
     events = t.handle(Input(InputKind.BURN))
     assert events[-1]["event"] == "prompt" and events[-1]["slot"] == "B1"
     events = t.handle(parse_tokens("KD")[0])
-    assert kinds(events, "card")[0]["slot"] == "B1"
+    assert every(events, CardEvent)[0]["slot"] == "B1"
 
 
 def test_unreadable_card_entered_by_hand_is_marked_manual() -> None:
     t = table()
     events = play(t, "3S ?? @manual 9c 5H 9D")
-    card = next(e for e in kinds(events, "card") if e["slot"] == "B1")
+    card = next(e for e in every(events, CardEvent) if e["slot"] == "B1")
     assert card == {"event": "card", "round": 1, "slot": "B1", "card": "9C", "manual": True}
-    result = kinds(events, "result")[0]
+    result = every(events, ResultEvent)[0]
     assert result["manual"] == ["B1"]
     assert result["banker"]["cards"] == ["9C", "9D"]
 
@@ -99,7 +107,7 @@ def test_manual_entry_of_a_non_card_is_rejected_and_the_table_stays_halted() -> 
 def test_unknown_card_code_is_a_misdeal_naming_the_code() -> None:
     t = table()
     events = play(t, "3S 1X")
-    misdeal = kinds(events, "misdeal")[0]
+    misdeal = every(events, MisdealEvent)[0]
     assert misdeal["kind"] == "unknown_card"
     assert misdeal["card"] == "1X"
     assert "'1X' is not a card" in misdeal["detail"]
@@ -108,14 +116,14 @@ def test_unknown_card_code_is_a_misdeal_naming_the_code() -> None:
 def test_foreign_card_only_void_resolves_it_and_bets_are_returned() -> None:
     t = table(table={"decks": 1})
     events = play(t, "AS AS")
-    misdeal = kinds(events, "misdeal")[0]
+    misdeal = every(events, MisdealEvent)[0]
     assert misdeal["kind"] == "foreign_card"
     assert misdeal["resolutions"] == ["void"]
     assert misdeal["supervisor"] == ["void"]
     assert t.handle(Input(InputKind.BURN))[0]["event"] == "rejected"
     events = t.handle(Input(InputKind.VOID))
-    assert kinds(events, "resolved")[0]["resolution"] == "void"
-    voided = kinds(events, "round_voided")[0]
+    assert every(events, ResolvedEvent)[0]["resolution"] == "void"
+    voided = every(events, RoundVoidedEvent)[0]
     assert voided == {"event": "round_voided", "round": 1, "cards": ["AS"], "bets": "returned"}
     assert t.state is State.ROUND_OVER
     assert t.foreign == ["AS"]
@@ -126,24 +134,24 @@ def test_card_while_halted_is_recorded_not_dropped() -> None:
     t = table()
     play(t, "3S ??")
     events = t.handle(parse_tokens("4H")[0])
-    assert kinds(events, "misdeal")[0]["kind"] == "extra_card"
+    assert every(events, MisdealEvent)[0]["kind"] == "extra_card"
     assert t.state is State.HALTED
     events = t.handle(Input(InputKind.BURN))
-    assert kinds(events, "resolved")[0]["cards"] == ["??", "4H"]
-    assert events[-1]["slot"] == "B1"
+    assert every(events, ResolvedEvent)[0]["cards"] == ["??", "4H"]
+    assert expect(events[-1], PromptEvent)["slot"] == "B1"
     assert t.discarded == ["??", "4H"] and t.unidentified == 1
 
 
 def test_exposed_card_burned_reopens_its_slot() -> None:
     t = table()
     events = play(t, "3S 5H @exposed")
-    misdeal = kinds(events, "misdeal")[0]
+    misdeal = every(events, MisdealEvent)[0]
     assert misdeal["kind"] == "exposed_card" and misdeal["card"] == "5H"
     assert misdeal["resolutions"][0] == "burn"
     events = t.handle(Input(InputKind.BURN))
-    assert events[-1]["slot"] == "B1"
+    assert expect(events[-1], PromptEvent)["slot"] == "B1"
     events = t.handle(parse_tokens("KD")[0]) + t.handle(parse_tokens("4C")[0]) + t.handle(parse_tokens("9C")[0])
-    result = kinds(events, "result")[0]
+    result = every(events, ResultEvent)[0]
     assert result["banker"]["cards"] == ["KD", "9C"]
     assert "5H" in t.discarded
 
@@ -151,10 +159,10 @@ def test_exposed_card_burned_reopens_its_slot() -> None:
 def test_exposed_card_used_when_the_house_allows() -> None:
     t = table(procedures={"exposed_card": "use"})
     events = play(t, "3S 5H @exposed")
-    assert kinds(events, "misdeal")[0]["resolutions"][0] == "use"
+    assert every(events, MisdealEvent)[0]["resolutions"][0] == "use"
     events = t.handle(Input(InputKind.USE))
-    assert kinds(events, "card")[0] == {"event": "card", "round": 1, "slot": "B1", "card": "5H"}
-    assert events[-1]["slot"] == "P2"
+    assert every(events, CardEvent)[0] == {"event": "card", "round": 1, "slot": "B1", "card": "5H"}
+    assert expect(events[-1], PromptEvent)["slot"] == "P2"
 
 
 def test_exposed_after_the_round_is_settled_is_refused() -> None:
@@ -168,43 +176,43 @@ def test_exposed_after_the_round_is_settled_is_refused() -> None:
 def test_reader_offline_mid_round_resumes_with_nothing_lost() -> None:
     t = table()
     events = play(t, "3S @offline")
-    assert kinds(events, "misdeal")[0]["kind"] == "reader_offline"
+    assert every(events, MisdealEvent)[0]["kind"] == "reader_offline"
     assert t.handle(Input(InputKind.NEXT))[0]["event"] == "rejected"
     events = t.handle(Input(InputKind.ONLINE))
-    assert events[-1]["slot"] == "B1"
+    assert expect(events[-1], PromptEvent)["slot"] == "B1"
     events = t.handle(parse_tokens("5H")[0])
-    assert kinds(events, "card")[0]["slot"] == "B1"
+    assert every(events, CardEvent)[0]["slot"] == "B1"
 
 
 def test_two_cards_out_together_voids_the_round() -> None:
     t = table()
     events = play(t, "3S @double")
-    misdeal = kinds(events, "misdeal")[0]
+    misdeal = every(events, MisdealEvent)[0]
     assert misdeal["kind"] == "two_cards" and misdeal["resolutions"] == ["void"]
     events = t.handle(Input(InputKind.VOID))
-    assert kinds(events, "round_voided")[0]["cards"] == ["3S"]
+    assert every(events, RoundVoidedEvent)[0]["cards"] == ["3S"]
 
 
 def test_first_card_burn_turns_and_burns_its_value_with_tens_as_ten() -> None:
     t = Table(load_config())
     events = play(t, "KH 2C 3C 4C 5C 6C 7C 8C 9C TC JC 9S")
-    burns = kinds(events, "burn")
+    burns = every(events, BurnEvent)
     assert burns[0] == {"event": "burn", "card": "KH", "turned": True, "burn": 10}
     assert len(burns) == 11
-    assert kinds(events, "card")[0]["slot"] == "P1"
+    assert every(events, CardEvent)[0]["slot"] == "P1"
 
 
 def test_fixed_burn() -> None:
     t = table(shoe={"burn": "fixed", "burn_cards": 2})
     events = play(t, "2C 3C 9S")
-    assert [b["card"] for b in kinds(events, "burn")] == ["2C", "3C"]
-    assert kinds(events, "card")[0] == {"event": "card", "round": 1, "slot": "P1", "card": "9S"}
+    assert [b["card"] for b in every(events, BurnEvent)] == ["2C", "3C"]
+    assert every(events, CardEvent)[0] == {"event": "card", "round": 1, "slot": "P1", "card": "9S"}
 
 
 def test_card_before_shoe_confirmed_is_extra() -> None:
     t = table()
     events = play(t, "9S", confirm=False)
-    assert kinds(events, "misdeal")[0]["kind"] == "extra_card"
+    assert every(events, MisdealEvent)[0]["kind"] == "extra_card"
 
 
 NATURAL = "9S 8H KD 2C"
@@ -214,26 +222,26 @@ NATURAL = "9S 8H KD 2C"
 def test_cut_card_mid_round_finishes_round_then_applies_option(option: str, rounds: int) -> None:
     t = table(shoe={"cut_card": option})
     events = play(t, "9S 8H @cut KD 2C @next " + " @next ".join([NATURAL] * 3))
-    assert len(kinds(events, "cut_card")) == 1
-    assert len(kinds(events, "result")) == rounds
-    closed = kinds(events, "shoe_closed")
+    assert len(every(events, CutCardEvent)) == 1
+    assert len(every(events, ResultEvent)) == rounds
+    closed = every(events, ShoeClosedEvent)
     assert len(closed) == 1 and closed[0]["rounds"] == rounds
-    misdeal = kinds(events, "misdeal")[0]
+    misdeal = every(events, MisdealEvent)[0]
     assert misdeal["kind"] == "card_after_shoe_closed"
 
 
 def test_cut_card_before_first_card_of_a_round_counts_that_round() -> None:
     t = table(shoe={"cut_card": "this_round"})
     events = play(t, NATURAL + " @next @cut " + NATURAL)
-    assert len(kinds(events, "result")) == 2
-    assert len(kinds(events, "shoe_closed")) == 1
+    assert len(every(events, ResultEvent)) == 2
+    assert len(every(events, ShoeClosedEvent)) == 1
 
 
 def test_shoe_report_accounts_for_every_card() -> None:
     t = table(shoe={"cut_card": "this_round", "burn": "fixed", "burn_cards": 1},
               table={"decks": 1})
     events = play(t, "7D " + NATURAL + " @next 3S @cut ?? @burn 5H 4H 2D")
-    report = kinds(events, "shoe_closed")[0]
+    report = every(events, ShoeClosedEvent)[0]
     assert report["burned"] == 1
     assert report["cards_seen"] == 1 + 4 + 1 + 4, "the unreadable card burned left the shoe too"
     assert report["cards_remaining"] == 52 - 10
@@ -248,9 +256,9 @@ def test_new_shoe_after_close_resets_inventory() -> None:
     play(t, "@cut " + NATURAL)
     assert t.state is State.SHOE_CLOSED
     events = t.handle(Input(InputKind.SHOE))
-    assert kinds(events, "shoe")[0]["shoe"] == 2
+    assert every(events, ShoeEvent)[0]["shoe"] == 2
     events = t.handle(parse_tokens("9S")[0])
-    assert kinds(events, "card")[0]["card"] == "9S"
+    assert every(events, CardEvent)[0]["card"] == "9S"
     assert t.inventory["9S"] == 1
 
 
@@ -263,4 +271,4 @@ def test_replaying_inputs_gives_the_same_events() -> None:
 def test_non_ascii_lookalike_is_not_a_card() -> None:
     t = table()
     events = play(t, "Aſ")
-    assert kinds(events, "misdeal")[0]["kind"] == "unknown_card"
+    assert every(events, MisdealEvent)[0]["kind"] == "unknown_card"

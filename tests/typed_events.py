@@ -1,0 +1,41 @@
+"""Typed picks from a list of events, for tests that read fields of one kind of event.
+
+``first(events, MisdealEvent)`` is the first misdeal, typed as a
+:class:`~controller.core.events.MisdealEvent`; a missing event fails the test
+and names the events that were there. The pick checks the ``event`` tag, the
+same test a consumer narrows on, so the one ``cast`` (in :func:`expect`)
+states what was just checked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TypeVar, cast
+
+from controller.core.events import event_names
+
+Picked = TypeVar("Picked", bound=Mapping[str, object])
+
+
+def is_a(event: Mapping[str, object], kind: type[Picked]) -> bool:
+    """Is ``event`` tagged as one of ``kind``'s event names?"""
+    return event.get("event") in event_names(kind)
+
+
+def every(events: Iterable[Mapping[str, object]], kind: type[Picked]) -> list[Picked]:
+    """The events of ``kind``, in order (maybe none)."""
+    return [expect(event, kind) for event in events if is_a(event, kind)]
+
+
+def first(events: Iterable[Mapping[str, object]], kind: type[Picked]) -> Picked:
+    """The first event of ``kind``; fails the test, naming the events seen, if there is none."""
+    seen = list(events)
+    picked = every(seen, kind)
+    assert picked, f"no {'/'.join(event_names(kind))} event among {[event.get('event') for event in seen]}"
+    return picked[0]
+
+
+def expect(event: Mapping[str, object], kind: type[Picked]) -> Picked:
+    """``event`` itself as a ``kind``; fails the test if it is another event."""
+    assert is_a(event, kind), f"expected a {'/'.join(event_names(kind))} event, got {event}"
+    return cast(Picked, event)  # the tag is checked just above
