@@ -12,9 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from config.loader import load_config
+from controller.core.events import CardEvent, Event, PromptEvent, decode_event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import FOREIGN, Table
+from tests.typed_events import expect
 
 
 def table(decks: int = 1, **shoe: Any) -> Table:
@@ -23,8 +25,8 @@ def table(decks: int = 1, **shoe: Any) -> Table:
     return t
 
 
-def feed(t: Table, tokens: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
+def feed(t: Table, tokens: str) -> list[Event]:
+    events: list[Event] = []
     for item in parse_tokens(tokens):
         events += t.handle(item)
     return events
@@ -92,7 +94,8 @@ def test_extra_card_void_voids_the_round_it_was_dealt_for() -> None:
         "event": "round_voided", "round": 2, "cards": [], "bets": "returned"}
     assert t.state is State.ROUND_OVER
     events = feed(t, "@next")
-    assert events[-1]["round"] == 3 and events[-1]["slot"] == "P1"
+    prompt = expect(events[-1], PromptEvent)
+    assert prompt["round"] == 3 and prompt["slot"] == "P1"
     assert "4D" in t.discarded
 
 
@@ -199,7 +202,8 @@ def test_a_card_placed_by_a_resolution_is_prompted_again() -> None:
         t = table(decks=8)
         events = feed(t, "@shoe " + tokens)
         card = max(i for i, e in enumerate(events) if e["event"] == "card")
-        assert events[card - 1]["event"] == "prompt" and events[card - 1]["slot"] == events[card]["slot"]
+        prompt, placed = events[card - 1], expect(events[card], CardEvent)
+        assert prompt["event"] == "prompt" and prompt["slot"] == placed["slot"]
 
 
 ONE_DECK_IN_ROUNDS = (
@@ -210,14 +214,14 @@ ONE_DECK_IN_ROUNDS = (
 """All 52 cards of one deck, with ``@next`` wherever a round is over (no burn, nothing unread)."""
 
 
-def simulate_one_deck(cards: str) -> list[dict[str, Any]]:
+def simulate_one_deck(cards: str) -> list[Event]:
     done = subprocess.run(
         [sys.executable, "-m", "controller.cli.main", "simulate", "--decks", "1", "--no-burn", "--manual-next",
          "--json", "--cards", cards],
         capture_output=True, text=True, timeout=120, check=False,
     )
     assert done.returncode in (0, 3, 4), done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    return [decode_event(json.loads(line)) for line in done.stdout.splitlines()]
 
 
 def test_no_card_is_dealt_once_every_card_has_left_the_shoe_read_or_not() -> None:
@@ -232,7 +236,8 @@ def test_no_card_is_dealt_once_every_card_has_left_the_shoe_read_or_not() -> Non
                              for c in e["player"]["cards"] + e["banker"]["cards"]], unread
         report = next(e for e in events if e["event"] == "shoe_closed")
         assert (report["cards_seen"], report["cards_remaining"], report["foreign"]) == (52, 0, [after]), unread
-        assert all(e["cards_remaining"] >= 0 for e in events if "cards_remaining" in e), unread
+        remaining = [value for e in events for key, value in e.items() if key == "cards_remaining"]
+        assert all(isinstance(count, int) and count >= 0 for count in remaining), unread
 
 
 def test_a_hand_entered_card_is_refused_once_every_card_has_left_the_shoe() -> None:

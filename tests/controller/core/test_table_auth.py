@@ -3,14 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from config.loader import load_config
+from controller.core.events import (
+    ApprovalEvent,
+    ApprovalRefusedEvent,
+    ApprovalRequiredEvent,
+    CardEvent,
+    DealerSignedInEvent,
+    DealerSignedOutEvent,
+    Event,
+    InstructionEvent,
+    MisdealEvent,
+    ResolvedEvent,
+    ResultEvent,
+    RoundVoidedEvent,
+    ShoeClosedEvent,
+    ShoeClosingEvent,
+)
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
+from tests.typed_events import every, expect
 
 DEALER = "04A1B2C3D4E5F6"
 SUPERVISOR = "04DEADBEEF0001"
@@ -43,70 +59,67 @@ def table(tmp_path: Path) -> Table:
     return t
 
 
-def feed(t: Table, tokens: str) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
+def feed(t: Table, tokens: str) -> list[Event]:
+    events: list[Event] = []
     for item in parse_tokens(tokens):
         events += t.handle(item)
     return events
-
-
-def named(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
-    return [e for e in events if e["event"] == name]
 
 
 def test_no_dealing_until_a_dealer_signs_in(table: Table) -> None:
     events = table.handle(Input(InputKind.SHOE))
     assert events[0]["event"] == "rejected"
     assert "no dealer is signed in" in events[0]["reason"]
-    assert events[-1]["action"] == "sign_in"
+    assert expect(events[-1], InstructionEvent)["action"] == "sign_in"
     events = feed(table, "9S")
-    assert named(events, "misdeal")[0]["kind"] == "no_dealer"
+    assert every(events, MisdealEvent)[0]["kind"] == "no_dealer"
     assert table.state is State.HALTED
 
 
 def test_signed_in_dealer_is_on_results_and_misdeals(table: Table) -> None:
     events = feed(table, f"@badge {DEALER} @shoe 3S KD 5H 9C @next 4H ??")
-    assert named(events, "dealer_signed_in")[0]["name"] == "Alice Martin"
-    result = named(events, "result")[0]
+    assert every(events, DealerSignedInEvent)[0]["name"] == "Alice Martin"
+    result = every(events, ResultEvent)[0]
     assert result["dealer"] == {"name": "Alice Martin", "uid": DEALER, "role": "dealer"}
-    assert named(events, "misdeal")[0]["dealer"]["name"] == "Alice Martin"
+    misdeal_dealer = every(events, MisdealEvent)[0]["dealer"]
+    assert misdeal_dealer is not None and misdeal_dealer["name"] == "Alice Martin"
 
 
 def test_removing_the_badge_signs_out_and_stops_dealing(table: Table) -> None:
     feed(table, f"@badge {DEALER} @shoe 3S")
     events = feed(table, "@badge_removed")
-    assert named(events, "dealer_signed_out")[0]["reason"] == "badge removed"
-    assert events[-1]["action"] == "sign_in"
+    assert every(events, DealerSignedOutEvent)[0]["reason"] == "badge removed"
+    assert expect(events[-1], InstructionEvent)["action"] == "sign_in"
     events = feed(table, "KD")
-    assert named(events, "misdeal")[0]["kind"] == "no_dealer"
+    assert every(events, MisdealEvent)[0]["kind"] == "no_dealer"
 
 
 def test_idle_sign_out_arrives_as_an_input(table: Table) -> None:
     feed(table, f"@badge {DEALER}")
     events = table.handle(Input(InputKind.SIGN_OUT, "idle"))
-    assert named(events, "dealer_signed_out")[0]["reason"] == "idle"
+    assert every(events, DealerSignedOutEvent)[0]["reason"] == "idle"
 
 
 def test_void_waits_for_a_supervisor_badge(table: Table) -> None:
     feed(table, f"@badge {DEALER} @shoe 3S @double")
     assert table.state is State.HALTED
     events = feed(table, "@void")
-    required = named(events, "approval_required")[0]
+    required = every(events, ApprovalRequiredEvent)[0]
     assert required["action"] == "void"
-    assert events[-1]["action"] == "approval"
+    assert expect(events[-1], InstructionEvent)["action"] == "approval"
     assert table.state is State.HALTED
     events = feed(table, f"@badge {STRANGER}")
-    assert named(events, "approval_refused")[0]["reason"] == "unknown badge"
+    assert every(events, ApprovalRefusedEvent)[0]["reason"] == "unknown badge"
     assert table.state is State.HALTED
     events = feed(table, f"@badge {DEALER}")
-    assert "cannot approve void" in named(events, "approval_refused")[0]["reason"]
+    assert "cannot approve void" in every(events, ApprovalRefusedEvent)[0]["reason"]
     assert table.state is State.HALTED
     events = feed(table, f"@badge {SUPERVISOR}")
-    approval = named(events, "approval")[0]
+    approval = every(events, ApprovalEvent)[0]
     assert approval["by"] == "Bob Stone" and approval["action"] == "void"
-    assert named(events, "resolved")[0]["approved_by"] == "Bob Stone"
-    assert named(events, "round_voided")
-    assert table.state is State.ROUND_OVER
+    assert every(events, ResolvedEvent)[0]["approved_by"] == "Bob Stone"
+    assert every(events, RoundVoidedEvent)
+    assert table.state is State.ROUND_OVER  # type: ignore[comparison-overlap]  # mypy keeps "is HALTED" past feed()
     assert table.authority is not None and table.authority.dealer is not None
     assert table.authority.dealer.name == "Alice Martin"
 
@@ -121,31 +134,31 @@ def test_foreign_card_resumes_only_with_supervisor(tmp_path: Path) -> None:
     assert misdeal is not None and misdeal.kind == "foreign_card"
     assert misdeal.supervisor == ["void"]
     events = feed(table, "@void")
-    assert named(events, "approval_required")[0]["action"] == "foreign_card"
+    assert every(events, ApprovalRequiredEvent)[0]["action"] == "foreign_card"
 
 
 def test_burn_needs_no_approval(table: Table) -> None:
     feed(table, f"@badge {DEALER} @shoe 3S ??")
     events = feed(table, "@burn")
-    assert named(events, "resolved")[0]["resolution"] == "burn"
+    assert every(events, ResolvedEvent)[0]["resolution"] == "burn"
     assert events[-1]["event"] == "prompt"
 
 
 def test_manual_entry_needs_a_supervisor(table: Table) -> None:
     feed(table, f"@badge {DEALER} @shoe 3S ??")
     events = feed(table, f"@manual 9C @badge {SUPERVISOR}")
-    card = named(events, "card")[0]
+    card = every(events, CardEvent)[0]
     assert card["card"] == "9C" and card["manual"] is True
-    assert named(events, "resolved")[0]["approved_by"] == "Bob Stone"
+    assert every(events, ResolvedEvent)[0]["approved_by"] == "Bob Stone"
 
 
 def test_closing_the_shoe_early_needs_a_supervisor(table: Table) -> None:
     feed(table, f"@badge {DEALER} @shoe 3S KD 5H 9C")
     events = feed(table, "@close")
-    assert named(events, "approval_required")[0]["action"] == "close_shoe"
+    assert every(events, ApprovalRequiredEvent)[0]["action"] == "close_shoe"
     events = feed(table, f"@badge {SUPERVISOR}")
-    assert named(events, "shoe_closing")[0]["approved_by"] == "Bob Stone"
-    assert named(events, "shoe_closed")[0]["rounds"] == 1
+    assert every(events, ShoeClosingEvent)[0]["approved_by"] == "Bob Stone"
+    assert every(events, ShoeClosedEvent)[0]["rounds"] == 1
     assert table.state is State.SHOE_CLOSED
 
 
@@ -153,7 +166,7 @@ def test_without_auth_close_is_immediate_and_supervisor_marks_are_default() -> N
     t = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
     t.start()
     events = feed(t, "@shoe 3S KD 5H 9C @close")
-    assert named(events, "shoe_closed")
+    assert every(events, ShoeClosedEvent)
     feed(t, "@shoe 3S ??")
     assert t.misdeal is not None and t.misdeal.supervisor == ["manual", "void"]
 
@@ -162,10 +175,10 @@ def test_taking_a_supervisor_badge_off_keeps_the_dealer_signed_in(table: Table) 
     feed(table, f"@badge {DEALER} @shoe 3S @double @void @badge {SUPERVISOR}")
     assert table.state is State.ROUND_OVER
     events = table.handle(Input(InputKind.BADGE_REMOVED, SUPERVISOR))
-    assert not named(events, "dealer_signed_out")
+    assert not every(events, DealerSignedOutEvent)
     assert table.authority is not None and table.authority.dealer is not None
     events = table.handle(Input(InputKind.BADGE_REMOVED, DEALER))
-    assert named(events, "dealer_signed_out")[0]["name"] == "Alice Martin"
+    assert every(events, DealerSignedOutEvent)[0]["name"] == "Alice Martin"
 
 
 def test_a_supervisor_dealing_cannot_approve_their_own_void(tmp_path: Path) -> None:
@@ -178,15 +191,16 @@ def test_a_supervisor_dealing_cannot_approve_their_own_void(tmp_path: Path) -> N
     feed(table, f"@badge {SUPERVISOR} @shoe 3S ?? @void")
     assert table.pending_approval is not None
     events = feed(table, f"@badge {SUPERVISOR}")
-    refused = named(events, "approval_refused")[0]
+    refused = every(events, ApprovalRefusedEvent)[0]
     assert refused["rule"] == "two_person" and refused["action"] == "void"
     assert "Bob Stone is the dealer signed in and cannot approve their own void" in refused["reason"]
-    assert not named(events, "approval") and not named(events, "round_voided")
+    assert not every(events, ApprovalEvent) and not every(events, RoundVoidedEvent)
     assert table.state is State.HALTED and table.pending_approval is not None
-    assert events[-1]["action"] == "approval"
+    assert expect(events[-1], InstructionEvent)["action"] == "approval"
     events = feed(table, f"@badge {second}")
-    assert named(events, "resolved")[0]["approved_by"] == "Carol Reed"
-    assert named(events, "round_voided") and table.state is State.ROUND_OVER
+    assert every(events, ResolvedEvent)[0]["approved_by"] == "Carol Reed"
+    assert every(events, RoundVoidedEvent)
+    assert table.state is State.ROUND_OVER  # type: ignore[comparison-overlap]  # mypy keeps "is HALTED" past feed()
 
 
 def test_two_person_false_lets_the_dealer_approve(tmp_path: Path) -> None:
@@ -195,4 +209,4 @@ def test_two_person_false_lets_the_dealer_approve(tmp_path: Path) -> None:
     table = Table(load_config(path, environ={}))
     table.start()
     events = feed(table, f"@badge {SUPERVISOR} @shoe 3S ?? @void @badge {SUPERVISOR}")
-    assert named(events, "resolved")[0]["approved_by"] == "Bob Stone"
+    assert every(events, ResolvedEvent)[0]["approved_by"] == "Bob Stone"

@@ -68,7 +68,7 @@ def test_extra_card_after_round_halts_until_burned() -> None:
     resolved = t.handle(Input(InputKind.BURN))
     assert resolved[0] == {"event": "resolved", "round": 2, "kind": "extra_card", "resolution": "burn",
                            "cards": ["5H"]}
-    assert t.state is State.ROUND_OVER  # type: ignore[comparison-overlap]  # BURN changed it; mypy keeps the narrowing
+    assert t.state is State.ROUND_OVER  # type: ignore[comparison-overlap]  # mypy keeps "is HALTED" past handle()
     assert expect(t.handle(Input(InputKind.NEXT))[-1], PromptEvent)["slot"] == "P1"
 
 
