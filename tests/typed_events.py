@@ -3,8 +3,9 @@
 ``first(events, MisdealEvent)`` is the first misdeal, typed as a
 :class:`~controller.core.events.MisdealEvent`; a missing event fails the test
 and names the events that were there. The pick checks the ``event`` tag, the
-same test a consumer narrows on, so the one ``cast`` (in :func:`expect`)
-states what was just checked.
+same test a consumer narrows on, so the ``cast`` in :func:`expect` states
+what was just checked. :func:`untyped_event` is the other way round: a test
+that feeds a view a partial or unknown event on purpose says so with it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import TypeVar, cast
 
 from controller.core.events import event_names
+from controller.ui.tableview import ViewEvent
 
 Picked = TypeVar("Picked", bound=Mapping[str, object])
 
@@ -39,3 +41,13 @@ def expect(event: Mapping[str, object], kind: type[Picked]) -> Picked:
     """``event`` itself as a ``kind``; fails the test if it is another event."""
     assert is_a(event, kind), f"expected a {'/'.join(event_names(kind))} event, got {event}"
     return cast(Picked, event)  # the tag is checked just above
+
+
+def untyped_event(raw: Mapping[str, object]) -> ViewEvent:
+    """``raw`` passed to a view as it may arrive from elsewhere: partial, or of a kind no view knows.
+
+    The views read every field with care and skip what they cannot use ("a display must never stop
+    the table", :meth:`~controller.ui.scoreboard.Scoreboard.publish`); the tests that prove it feed
+    such events on purpose, and say so with this call.
+    """
+    return cast(ViewEvent, raw)  # deliberately unchecked: that is what the caller tests

@@ -13,7 +13,8 @@ from textual.widget import Widget
 from controller.core.inputs import Input, InputKind
 from controller.ui.bigtext import FONT, big_width, can_render, render_big
 from controller.ui.console import DealerConsole, TableScreen
-from controller.ui.tableview import TableView
+from controller.ui.tableview import TableView, ViewEvent
+from tests.typed_events import untyped_event
 
 SIZE = (120, 50)
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
@@ -28,17 +29,18 @@ def rendered(app: DealerConsole, selector: str) -> str:
 
 
 def result_event(round_number: int, letter: str, player: tuple[list[str], int] = (["2S", "3H"], 5),
-                 banker: tuple[list[str], int] = (["4D", "3C"], 7), **flags: Any) -> dict[str, Any]:
-    return {"event": "result", "round": round_number, "winner": WINNERS[letter],
-            "player": {"cards": player[0], "total": player[1]},
-            "banker": {"cards": banker[0], "total": banker[1]},
-            "natural": False, "player_pair": False, "banker_pair": False, **flags}
+                 banker: tuple[list[str], int] = (["4D", "3C"], 7), **flags: bool) -> ViewEvent:
+    """A result as another producer may send it: without the ``shoe`` and ``say`` fields."""
+    return untyped_event({"event": "result", "round": round_number, "winner": WINNERS[letter],
+                          "player": {"cards": player[0], "total": player[1]},
+                          "banker": {"cards": banker[0], "total": banker[1]},
+                          "natural": False, "player_pair": False, "banker_pair": False, **flags})
 
 
 Scenario = Callable[[DealerConsole, Any, list[Input]], Awaitable[None]]
 
 
-def run(scenario: Scenario, events: list[dict[str, Any]] | None = None) -> list[Input]:
+def run(scenario: Scenario, events: list[ViewEvent] | None = None) -> list[Input]:
     inputs: list[Input] = []
 
     async def main() -> None:
@@ -64,7 +66,7 @@ def test_next_action_in_large_type_and_the_layout_fills_in() -> None:
                                 ("P2", "4D", "Card to BANKER"), ("B2", "KC", None)):
             app.apply({"event": "card", "round": 1, "slot": slot, "card": card})
             if say:
-                app.apply({"event": "prompt", "round": 1, "slot": "x", "to": "y", "say": say})
+                app.apply(untyped_event({"event": "prompt", "round": 1, "slot": "x", "to": "y", "say": say}))
         await pilot.pause()
         player = rendered(app, "#player-hand")
         banker = rendered(app, "#banker-hand")
@@ -95,7 +97,7 @@ def test_result_roads_and_the_next_round() -> None:
         assert big_rows[1].startswith("·  P1 ·")
         assert "Banker 2  Player 2  Tie 1  Banker pairs 1" in rendered(app, "#roads")
         # A void removes round 5 from the roads and shows the round as void.
-        app.apply({"event": "round_voided", "round": 5})
+        app.apply(untyped_event({"event": "round_voided", "round": 5}))
         await pilot.pause()
         assert rendered(app, "#result") == "Round 5: VOID — bets returned"
         assert "Banker 1  Player 2  Tie 1" in rendered(app, "#roads")
@@ -110,10 +112,10 @@ def test_result_roads_and_the_next_round() -> None:
 def test_misdeal_banner_with_the_instruction_until_resolved() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply({"event": "card", "round": 3, "slot": "P1", "card": "5C"})
-        app.apply({"event": "misdeal", "round": 3, "kind": "unknown_card", "card": "ZZ",
-                   "detail": "The reader sent ZZ, which is not a card",
-                   "instruction": "Hold the card face down and call the supervisor",
-                   "resolutions": ["burn", "void", "manual"]})
+        app.apply(untyped_event({"event": "misdeal", "round": 3, "kind": "unknown_card", "card": "ZZ",
+                                 "detail": "The reader sent ZZ, which is not a card",
+                                 "instruction": "Hold the card face down and call the supervisor",
+                                 "resolutions": ["burn", "void", "manual"]}))
         await pilot.pause()
         banner = rendered(app, "#misdeal")
         assert "MISDEAL: unknown_card — card ZZ" in banner
@@ -122,8 +124,8 @@ def test_misdeal_banner_with_the_instruction_until_resolved() -> None:
         assert "Resolve with: burn (b), void (v), manual (m)" in banner
         assert rendered(app, "#next-action-text") == "Hold the card face down and call the supervisor"
         assert "███" in rendered(app, "#next-action")  # MISDEAL in block letters
-        app.apply({"event": "resolved", "round": 3, "resolution": "burn"})
-        app.apply({"event": "instruction", "say": "Burn it and deal again"})
+        app.apply(untyped_event({"event": "resolved", "round": 3, "resolution": "burn"}))
+        app.apply(untyped_event({"event": "instruction", "say": "Burn it and deal again"}))
         await pilot.pause()
         assert rendered(app, "#misdeal") == ""
         assert app.screen.query_one("#misdeal").display is False
@@ -144,13 +146,13 @@ def test_reader_status_and_shoe_counters() -> None:
         assert "Cards left: 414" in shoe and "Round: 1" in shoe and "Cut card: not yet" in shoe
         assert "Burned: 1" in shoe
         app.apply({"event": "reader", "status": "offline"})
-        app.apply({"event": "cut_card"})
+        app.apply(untyped_event({"event": "cut_card"}))
         app.apply({"event": "shoe", "cards_left": 15})
         await pilot.pause()
         assert rendered(app, "#reader") == "Reader: OFFLINE"
         assert app.screen.query_one("#reader").has_class("offline")
         assert "Cards left: 15" in rendered(app, "#shoe") and "Cut card: OUT" in rendered(app, "#shoe")
-        app.apply({"event": "shoe_closed", "rounds": 70})
+        app.apply(untyped_event({"event": "shoe_closed", "rounds": 70}))
         await pilot.pause()
         assert "SHOE CLOSED" in rendered(app, "#shoe")
         assert rendered(app, "#next-action-text") == "Shoe closed: load a new shoe, then press s."
@@ -227,7 +229,7 @@ def test_events_from_another_thread_and_before_the_app_runs() -> None:
 
 def test_a_bad_event_is_shown_not_raised() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply({"event": "result", "round": 1, "winner": "dragon"})
+        app.apply(untyped_event({"event": "result", "round": 1, "winner": "dragon"}))
         await pilot.pause()
         assert "event not understood" in rendered(app, "#sent")
         app.apply(result_event(1, "B"))

@@ -6,19 +6,22 @@ Update after a deliberate change of the console's look:
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest_textual_snapshot  # noqa: F401  (the snap_compare fixture; installed by the test extra)
 
 from config.loader import load_config
+from controller.core.events import Event, InstructionEvent
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.table import Table
 from controller.ui.console import DealerConsole
+from tests.typed_events import expect
 
 SIZE = (120, 48)
 
 
-def table_events(tokens: str, shoe: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def table_events(tokens: str, shoe: dict[str, Any] | None = None) -> list[Event]:
     """The events the real table core gives for these tokens (no burn unless ``shoe`` says)."""
     table = Table(load_config(environ={}, overrides={"shoe": shoe or {"burn": "none"}}))
     events = table.start() + table.handle(Input(InputKind.SHOE))
@@ -55,13 +58,13 @@ role = "dealer"
 """
 
 
-def test_awaiting_a_supervisor_with_the_dealer_shown(snap_compare: Any, tmp_path: Any) -> None:
+def test_awaiting_a_supervisor_with_the_dealer_shown(snap_compare: Any, tmp_path: Path) -> None:
     path = tmp_path / "auth.toml"
     path.write_text(AUTH, encoding="utf-8")
     table = Table(load_config(path, environ={}))
     events = table.start()
     for item in parse_tokens("@badge 04A1B2C3D4E5F6 @shoe 3S @double @void"):
         events += table.handle(item)
-    assert events[-1]["action"] == "approval"
+    assert expect(events[-1], InstructionEvent)["action"] == "approval"
     app = DealerConsole(events=events)
     assert snap_compare(app, terminal_size=SIZE)
