@@ -13,20 +13,19 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cli import roads as roads_command
-from controller.core.exceptions import CroupierError
+from controller.core.exceptions import CroupierError, RoadsInputError
 from controller.ui.roads import (
     BLUE,
     RED,
     Result,
     ResultHistory,
-    RoadsInputError,
     compute_roads,
     derived_road,
     layout_derived,
@@ -37,6 +36,10 @@ from controller.ui.roads import (
     roads_from_results,
     run_lengths,
 )
+
+if TYPE_CHECKING:
+    from controller.core.events import Event
+    from controller.core.table import Table
 
 R, b = RED, BLUE
 
@@ -431,7 +434,7 @@ def test_croupier_roads_bad_letter_exits_2(capsys: pytest.CaptureFixture[str]) -
 # --------------------------------------------------------------------------- with the real table core
 
 
-def play_shoe(seed: int, void_at: int | None = None) -> tuple[Any, list[dict[str, Any]]]:
+def play_shoe(seed: int, void_at: int | None = None) -> tuple[Table, list[Event]]:
     """Deal a seeded shoe through the table core; with ``void_at``, void that round mid-deal."""
     from controller.core.inputs import Input, InputKind, card_read
     from controller.core.machine import State
@@ -471,6 +474,7 @@ def test_roads_from_the_table_cores_events() -> None:
 
 
 def test_table_view_counts_the_shoe_like_the_core() -> None:
+    from controller.core.events import ShoeEvent
     from controller.ui.tableview import TableView
 
     table, events = play_shoe(11)
@@ -482,5 +486,6 @@ def test_table_view_counts_the_shoe_like_the_core() -> None:
         view.apply(event)
     assert view.shoe.closed and view.round == table.round
     # The next shoe starts new roads.
-    view.apply({"event": "shoe", "shoe": 2, "status": "new", "decks": 8})
+    next_shoe: ShoeEvent = {"event": "shoe", "shoe": 2, "status": "new", "decks": 8}
+    view.apply(next_shoe)
     assert view.roads().results == () and view.shoe.cards_left == 416 and not view.shoe.closed

@@ -22,17 +22,20 @@ from websockets.sync.client import ClientConnection, connect
 from controller.core.exceptions import ScoreboardError
 from controller.ui.roads import roads_from_results
 from controller.ui.scoreboard import Scoreboard, parse_address, start_scoreboard
+from controller.ui.tableview import ViewEvent
+from tests.typed_events import untyped_event
 
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
 
 
-def result_event(round_number: int, letter: str, **flags: Any) -> dict[str, Any]:
-    return {"event": "result", "round": round_number, "winner": WINNERS[letter],
-            "player": {"cards": ["2S", "3H"], "total": 5}, "banker": {"cards": ["4D", "3C"], "total": 7},
-            "natural": False, "player_pair": False, "banker_pair": False, **flags}
+def result_event(round_number: int, letter: str, **flags: object) -> ViewEvent:
+    """A result as another producer may send it: without the ``shoe`` and ``say`` fields."""
+    return untyped_event({"event": "result", "round": round_number, "winner": WINNERS[letter],
+                          "player": {"cards": ["2S", "3H"], "total": 5}, "banker": {"cards": ["4D", "3C"], "total": 7},
+                          "natural": False, "player_pair": False, "banker_pair": False, **flags})
 
 
-def results(letters: str, first_round: int = 1) -> list[dict[str, Any]]:
+def results(letters: str, first_round: int = 1) -> list[ViewEvent]:
     return [result_event(first_round + i, letter) for i, letter in enumerate(letters)]
 
 
@@ -82,7 +85,7 @@ def test_state_on_connect_and_after_each_change(board: Scoreboard) -> None:
         board.publish_many(results("BPPTB"))
         board.publish({"event": "shoe", "cards_left": 300})
         board.publish({"event": "card", "round": 6, "slot": "P1", "card": "9H"})
-        board.publish({"event": "cut_card"})
+        board.publish(untyped_event({"event": "cut_card"}))
         state = receive_until(ws, lambda m: m["shoe"]["cut_card_out"])
         assert big_road_of(state) == expected_big_road("BPPTB")
         assert state["roads"]["big_eye_boy"][0]["colour"] == "blue"
@@ -94,11 +97,11 @@ def test_state_on_connect_and_after_each_change(board: Scoreboard) -> None:
                                              "banker_total": 7, "natural": False,
                                              "player_pair": False, "banker_pair": False}
         # A void is exact: round 5's B disappears from every road.
-        board.publish({"event": "round_voided", "round": 5})
+        board.publish(untyped_event({"event": "round_voided", "round": 5}))
         state = receive_until(ws, lambda m: m["statistics"]["rounds"] == 4)
         assert big_road_of(state) == expected_big_road("BPPT")
         # Events that change nothing send nothing.
-        board.publish({"event": "settlement_unknown_kind"})
+        board.publish(untyped_event({"event": "settlement_unknown_kind"}))
         with pytest.raises(TimeoutError):
             ws.recv(timeout=0.3)
 
@@ -119,7 +122,7 @@ def test_reload_and_second_page_get_the_same_full_state(board: Scoreboard) -> No
 
 
 def test_a_restarted_controller_that_republishes_its_history_shows_the_same_board() -> None:
-    history = [*results("BPBBPT"), {"event": "round_voided", "round": 2}, result_event(7, "P")]
+    history = [*results("BPBBPT"), untyped_event({"event": "round_voided", "round": 2}), result_event(7, "P")]
     first = start_scoreboard("127.0.0.1", 0)
     try:
         first.publish_many(history)
@@ -298,7 +301,7 @@ def test_chromium_draws_the_roads_live_and_after_a_reload(board: Scoreboard) -> 
             "[...document.querySelectorAll('#big-road .ring')].slice(-2).map(n => n.dataset.col + ','"
             " + n.dataset.row + '@' + n.dataset.logical).join(' ')") == "4,5@4,5 5,5@4,6"
         # A void while the page is open, then a reload: the same exact board.
-        board.publish({"event": "round_voided", "round": 13})
+        board.publish(untyped_event({"event": "round_voided", "round": 13}))
         page.wait_for("document.querySelectorAll('#big-road .ring').length === 11")
         before = page.evaluate("document.getElementById('big-road').innerHTML")
         page.call("Page.reload", ignoreCache=True)
@@ -338,7 +341,7 @@ def test_a_whole_shoe_from_the_table_core(board: Scoreboard) -> None:
 
 
 def test_a_bad_event_is_skipped_not_raised(board: Scoreboard) -> None:
-    board.publish({"event": "result", "round": 1, "winner": "dragon"})
-    board.publish({"event": "result", "round": None, "winner": None})
+    board.publish(untyped_event({"event": "result", "round": 1, "winner": "dragon"}))
+    board.publish(untyped_event({"event": "result", "round": None, "winner": None}))
     board.publish(result_event(2, "P"))
     assert [r["winner"] for r in board.state()["last_results"]] == ["P"]
