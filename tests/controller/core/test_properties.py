@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from config.loader import load_config
 from config.schema import Settings
+from controller.core.events import Event, ResultEvent, SettlementEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import SLOTS, State
 from controller.core.table import Table
@@ -25,7 +25,6 @@ from controller.core.table import Table
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 VALUE = {"A": 1, "T": 0, "J": 0, "Q": 0, "K": 0, **{str(n): n for n in range(2, 10)}}
-Event = dict[str, Any]
 
 
 def total(cards: list[str]) -> int:
@@ -140,8 +139,8 @@ def test_any_shoe_is_dealt_by_the_rules(shoe: tuple[int, list[str]], variant: st
     events = table.handle(Input(InputKind.SHOE))
     check_call(events, table)
     dealt: list[tuple[str, str]] = []
-    results: list[Event] = []
-    settlements: list[Event] = []
+    results: list[ResultEvent] = []
+    settlements: list[SettlementEvent] = []
     due = events[-1].get("slot")
     for card in cards:
         if table.state is State.ROUND_OVER:

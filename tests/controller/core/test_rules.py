@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _pytest.mark import ParameterSet  # the type pytest.param returns
 
 from controller.core import rules
 from controller.core.rules import BANKER_TABLEAU, banker_draws, is_natural, player_draws
@@ -86,11 +87,11 @@ def seed000_rule(text: str) -> set[int]:
 SEED000 = load_seed000()
 
 
-def _seed000_cells() -> list[pytest.param]:
+def _seed000_cells() -> list[ParameterSet]:
     return [pytest.param(p, b, *SEED000[p, b], id=f"p{p}-b{b}") for p, b in sorted(SEED000)]
 
 
-def _seed000_banker_cells() -> list[pytest.param]:
+def _seed000_banker_cells() -> list[ParameterSet]:
     """One test per (player, banker[, player's third card]) cell of the banker column."""
     cells = []
     for (p, b), (player_action, banker_action, text) in sorted(SEED000.items()):
@@ -224,6 +225,7 @@ SEED002_GRID = load_seed002()
                           for (b, c), m in SEED002_GRID.items()])
 def test_seed002_banker_grid(banker: int, column: str | int, mark: str) -> None:
     third = None if column == "stood" else column
+    assert third is None or isinstance(third, int), column
     assert banker_draws(banker, third) is (mark == "받")
 
 

@@ -17,14 +17,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.mark import ParameterSet  # the type pytest.param returns
 
 from config.loader import load_config
+from controller.core.events import CardEvent, Event, InstructionEvent, PromptEvent, ResultEvent, SettlementEvent
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
+from tests.typed_events import Picked, every
 
 SEEDS = Path(__file__).resolve().parents[2] / "fixtures" / "seeds"
-Event = dict[str, Any]
 
 NO_BURN = {"shoe": {"burn": "none"}}
 SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
@@ -32,8 +34,9 @@ SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 
 def load_examples(name: str) -> list[dict[str, Any]]:
     data = json.loads((SEEDS / name).read_text(encoding="utf-8"))
-    assert len(data["examples"]) == data["count"]
-    return data["examples"]
+    examples: list[dict[str, Any]] = data["examples"]
+    assert len(examples) == data["count"]
+    return examples
 
 
 SEED000 = {e["id"]: e for e in load_examples("seed000_examples.json")}
@@ -52,24 +55,24 @@ class Run:
     def events(self) -> list[Event]:
         return [event for call in self.calls for event in call]
 
-    def of(self, kind: str) -> list[Event]:
-        return [event for event in self.events if event["event"] == kind]
+    def of(self, kind: type[Picked]) -> list[Picked]:
+        return every(self.events, kind)
 
     @property
     def prompts(self) -> list[str]:
-        return [event["slot"] for event in self.of("prompt")]
+        return [event["slot"] for event in self.of(PromptEvent)]
 
     @property
     def card_slots(self) -> list[tuple[str, str]]:
-        return [(event["slot"], event["card"]) for event in self.of("card")]
+        return [(event["slot"], event["card"]) for event in self.of(CardEvent)]
 
     @property
     def instructions(self) -> list[tuple[str, str]]:
-        return [(event["action"], event["say"]) for event in self.of("instruction")]
+        return [(event["action"], event["say"]) for event in self.of(InstructionEvent)]
 
     @property
-    def result(self) -> Event:
-        (result,) = self.of("result")
+    def result(self) -> ResultEvent:
+        (result,) = self.of(ResultEvent)
         return result
 
 
@@ -162,7 +165,7 @@ def test_seed000_example(example_id: str) -> None:
     assert run.prompts == slots
     assert run.card_slots == list(zip(slots, deal_order(player, banker), strict=True))
     assert run.instructions == SEED000_EXPECTED[example_id]
-    assert len(run.of("card")) == len(player) + len(banker)
+    assert len(run.of(CardEvent)) == len(player) + len(banker)
     result = run.result
     assert result["winner"] == example["winner"]
     assert result["player"] == {"cards": player, "total": example["player_total"]}
@@ -210,14 +213,14 @@ def test_seed002_round(example_id: str) -> None:
     assert run.prompts == slots
     assert run.card_slots == list(zip(slots, map(normal, order), strict=True))
     assert run.instructions == SEED002_EXPECTED[example_id]
-    assert len(run.of("card")) == n_player + n_banker
+    assert len(run.of(CardEvent)) == n_player + n_banker
     result = run.result
     assert result["winner"] == example["winner"]
     assert result["natural"] is example["natural"]
     assert result["player"] == {"cards": player, "total": example["player_total"]}
     assert result["banker"] == {"cards": banker, "total": example["banker_total"]}
     assert result["say"] == SEED002_SAY[example_id]
-    bets = run.of("settlement")[0]["bets"]
+    bets = run.of(SettlementEvent)[0]["bets"]
     if example["winner"] == "tie":
         # "플레이어·뱅커에 건 돈은 돌려받아요" and the tie pays 8:1
         assert bets["player"] == {"outcome": "push", "net": "0"}
@@ -245,7 +248,7 @@ def test_seed002_calculator_stops_at_the_player_third_card() -> None:
     assert run.prompts == ["P1", "B1", "P2", "B2", "P3"]
     assert run.card_slots == [("P1", "2S"), ("B1", "6H"), ("P2", "3H"), ("B2", "KD")]
     assert run.instructions == []
-    assert run.of("result") == []
+    assert run.of(ResultEvent) == []
     last = run.calls[-1][-1]
     assert last == {"event": "prompt", "round": 1, "slot": "P3", "to": "player", "say": "Card to PLAYER"}
     assert run.table.state is State.P3
@@ -265,8 +268,8 @@ def test_seed003_banker_reads_the_third_card_round_incomplete() -> None:
     assert run.prompts == ["P1", "B1", "P2", "B2", "P3", "B3"]
     assert run.card_slots == [("P1", "6S"), ("B1", "2H"), ("P2", "8D"), ("B2", "4C"), ("P3", "7S")]
     assert run.instructions == []  # nobody stands
-    assert len(run.of("card")) == 5
-    assert run.of("result") == []  # "최종 승패는 알 수 없습니다"
+    assert len(run.of(CardEvent)) == 5
+    assert run.of(ResultEvent) == []  # "최종 승패는 알 수 없습니다"
     assert run.calls[-1][-1] == {"event": "prompt", "round": 1, "slot": "B3", "to": "banker",
                                  "say": "Card to BANKER"}
     table = run.table
@@ -288,7 +291,7 @@ def test_seed003_natural_first_banker_5_does_not_draw() -> None:
     assert run.prompts == ["P1", "B1", "P2", "B2"]
     assert run.card_slots == [("P1", "4S"), ("B1", "2H"), ("P2", "4D"), ("B2", "3C")]
     assert run.instructions == [("natural", "Natural: player 8, banker 5; no more cards"), NEXT_ROUND]
-    assert len(run.of("card")) == 4
+    assert len(run.of(CardEvent)) == 4
     result = run.result
     assert result["natural"] is True
     assert result["winner"] == "player"
@@ -370,15 +373,15 @@ def test_seed004_game(case_id: str) -> None:
     run = play(" ".join(order))
     count = len(case.player) + len(case.banker)
     assert count in GAMES[case.game]
-    assert len(run.of("card")) == count
+    assert len(run.of(CardEvent)) == count
     assert run.prompts == slots_for(case.player, case.banker)
     # "플레이어 - 뱅커 - 플레이어 - 뱅커 순으로"
-    assert [e["to"] for e in run.of("prompt")][:4] == ["player", "banker", "player", "banker"]
+    assert [e["to"] for e in run.of(PromptEvent)][:4] == ["player", "banker", "player", "banker"]
     assert [action for action, _ in run.instructions] == [*case.instructions, "next_round"]
     assert run.result["natural"] is (case.game == "natural")
 
 
-def _draw_game_cases() -> list[pytest.param]:
+def _draw_game_cases() -> list[ParameterSet]:
     cases = []
     for banker in (3, 4, 5, 6):
         for third in range(10):
@@ -394,7 +397,7 @@ def test_seed004_draw_game_ends_after_5_or_6_cards(banker_total: int, third: int
     banker = two_cards(banker_total) + (["5"] if count == 6 else [])
     run = play(" ".join(with_suits(deal_order(player, banker))))
     assert count in GAMES["draw"]
-    assert len(run.of("card")) == count
+    assert len(run.of(CardEvent)) == count
     assert run.prompts == slots_for(player, banker)
     expected = [] if count == 6 else [("banker_stands", f"Banker stands on {banker_total}")]
     assert run.instructions == [*expected, NEXT_ROUND]
@@ -408,7 +411,7 @@ def test_seed004_both_sides_draw_6_cards(banker_total: int, third: int) -> None:
     player = ["2", "3", RANK_OF_VALUE[third]]  # player 5 draws
     banker = [*two_cards(banker_total), "4"]
     run = play(" ".join(with_suits(deal_order(player, banker))))
-    assert len(run.of("card")) == 6 and 6 in GAMES["both_draw"]
+    assert len(run.of(CardEvent)) == 6 and 6 in GAMES["both_draw"]
     assert run.prompts == ["P1", "B1", "P2", "B2", "P3", "B3"]
     assert run.instructions == [NEXT_ROUND]
     assert run.result["banker"]["total"] == banker_total + 4
@@ -417,9 +420,9 @@ def test_seed004_both_sides_draw_6_cards(banker_total: int, third: int) -> None:
 def test_seed004_banker_6_draws_only_when_player_drew() -> None:
     # TIP: banker 6 stands when the player stood; with the player drawing a 6 it draws.
     stood = play(" ".join(with_suits(deal_order(["6", "K"], ["6", "Q"]))))
-    assert len(stood.of("card")) == 4
+    assert len(stood.of(CardEvent)) == 4
     assert stood.instructions == [("player_stands", "Player stands on 6"),
                                   ("banker_stands", "Banker stands on 6"), NEXT_ROUND]
     drew = play(" ".join(with_suits(deal_order(["A", "K", "6"], ["6", "Q", "2"]))))
-    assert len(drew.of("card")) == 6
+    assert len(drew.of(CardEvent)) == 6
     assert drew.instructions == [NEXT_ROUND]
