@@ -18,7 +18,9 @@ from controller.core.auth import (
     parse_apdu,
     settings_from_dict,
 )
+from controller.core.events import ApprovalRefusedEvent
 from controller.core.exceptions import ConfigError
+from tests.typed_events import expect
 
 ALICE = "04A1B2C3D4E5F6"
 BOB = "04B0B0B0B0B0B0"
@@ -248,12 +250,12 @@ def test_authority_invariants(steps: list[tuple[str, str, str, float]]) -> None:
             assert authority.dealer is None
         elif op == "approve":
             own = authority.dealer is not None and authority.dealer.uid == uid
-            approved, events = authority.approve(uid, action)
-            assert len(events) == 1
+            approved, answer = authority.approve(uid, action)
+            assert len(answer) == 1
             assert approved == (not own and (uid == BOB or (uid == ALICE and action == "burn")))
             if own and uid == BOB:
-                assert events[0]["rule"] == "two_person"
-            assert events[0]["event"] == ("approval" if approved else "approval_refused")
+                assert expect(answer[0], ApprovalRefusedEvent)["rule"] == "two_person"
+            assert answer[0]["event"] == ("approval" if approved else "approval_refused")
         elif op == "touch":
             authority.touch()
         else:

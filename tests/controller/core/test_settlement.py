@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 
 from config.loader import load_config
+from controller.core.events import BetOutcome as BetOutcomeField
+from controller.core.events import Outcome, ResultEvent, Winner
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.settlement import BetOutcome, settle
 from controller.core.table import Table
@@ -69,7 +71,7 @@ def test_tie_pays_8_and_pushes_player_and_banker(variant: str, total: int) -> No
 @pytest.mark.parametrize("winner", ["player", "banker", "tie"])
 @pytest.mark.parametrize(("player_pair", "banker_pair"), [(False, False), (True, False), (False, True),
                                                           (True, True)])
-def test_pairs_pay_11_whatever_the_winner(variant: str, winner: str, player_pair: bool,
+def test_pairs_pay_11_whatever_the_winner(variant: str, winner: Winner, player_pair: bool,
                                           banker_pair: bool) -> None:
     bets = settle(winner, 5, player_pair, banker_pair, variant)
     assert outcome(bets["player_pair"]) == (("win", Decimal(11)) if player_pair else LOSE)
@@ -81,7 +83,7 @@ def test_pairs_pay_11_whatever_the_winner(variant: str, winner: str, player_pair
     (Decimal(11), "+11"), (Decimal(-1), "-1"), (Decimal(0), "0"),
 ])
 def test_net_is_printed_exactly_with_its_sign(net: Decimal, text: str) -> None:
-    kind = "win" if net > 0 else "lose" if net < 0 else "push"
+    kind: Outcome = "win" if net > 0 else "lose" if net < 0 else "push"
     assert BetOutcome(kind, net).to_dict() == {"outcome": kind, "net": text}
 
 
@@ -102,7 +104,7 @@ def test_unknown_variant_is_refused() -> None:
 
 
 # --------------------------------------------------------------------------- through the Table
-def deal(tokens: str, variant: str = "commission") -> tuple[dict[str, Any], dict[str, Any]]:
+def deal(tokens: str, variant: str = "commission") -> tuple[ResultEvent, dict[str, BetOutcomeField]]:
     """Deal one round on a no-burn table; return its result and settlement events."""
     settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "table": {"variant": variant}})
     table = Table(settings)
@@ -128,7 +130,7 @@ def assert_no_float(value: Any) -> None:
             assert_no_float(item)
 
 
-def nets(bets: dict[str, dict[str, str]]) -> dict[str, str]:
+def nets(bets: dict[str, BetOutcomeField]) -> dict[str, str]:
     for bet in bets.values():
         Decimal(bet["net"])  # every net is an exact decimal string
     return {name: bet["net"] for name, bet in bets.items()}

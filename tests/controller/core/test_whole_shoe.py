@@ -11,15 +11,16 @@ from hypothesis import strategies as st
 from config.loader import load_config
 from controller.app.runner import Runner
 from controller.core.cards import full_deck
+from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
 from drivers.mock import MockShoe
 
 
-def deal_shoe(order: list[str], cut_from_end: int, **shoe: Any) -> list[dict[str, Any]]:
+def deal_shoe(order: list[str], cut_from_end: int, **shoe: Any) -> list[Event]:
     position = len(order) - cut_from_end
     tokens = [*order[:position], "@cut", *order[position:]]
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     table = Table(load_config(environ={}, overrides={"shoe": shoe}))
     source = MockShoe("mock://", inputs=parse_tokens(" ".join(tokens)))
     runner = Runner(table, source, events.extend)
@@ -44,11 +45,12 @@ def test_burn_plus_dealt_plus_remaining_is_416(order: list[str], cut_from_end: i
     assert report["burned"] == len(burned)
     assert report["cards_seen"] == len(burned) + len(dealt)
     # the cards taken are exactly the top of the shoe, in order: nothing skipped, doubled or reordered
-    assert burned + dealt == order[:len(burned) + len(dealt)]
-    counts = Counter(burned + dealt)
+    assert [*burned, *dealt] == order[:len(burned) + len(dealt)]
+    counts = Counter([*burned, *dealt])
     assert max(counts.values()) <= 8
     assert report["inventory"] == dict(sorted(counts.items()))
     turned = burned[0]
+    assert turned is not None, "every card of this shoe is readable"
     value = {"A": 1, "T": 10, "J": 10, "Q": 10, "K": 10}.get(turned[0]) or int(turned[0])
     assert len(burned) == 1 + value
     results = [e for e in events if e["event"] == "result"]
@@ -58,7 +60,7 @@ def test_burn_plus_dealt_plus_remaining_is_416(order: list[str], cut_from_end: i
 
 
 def test_seeded_mock_whole_shoe_and_next_shoe_continue() -> None:
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     table = Table(load_config(environ={}))
     source = MockShoe("mock://?seed=9&decks=8")
     runner = Runner(table, source, events.extend, rounds=150, new_shoes=True)
