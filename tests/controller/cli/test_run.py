@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from controller.core.events import Event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
 from controller.ui.keyboard import parse_dealer_line
@@ -177,19 +178,19 @@ def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
     assert controller.returncode == 0
 
 
-def _cards_by_shoe(events: list[dict[str, Any]]) -> dict[int, list[str]]:
+def _cards_by_shoe(events: list[Event]) -> dict[int, list[str]]:
     """The cards each shoe dealt (round cards and burn cards), from an event stream."""
     by_shoe: dict[int, list[str]] = {}
     shoe = 1
     for event in events:
         if event["event"] in ("shoe", "round"):
             shoe = event["shoe"]
-        elif event["event"] in ("card", "burn") and event.get("card"):
-            by_shoe.setdefault(shoe, []).append(event["card"])
+        elif event["event"] in ("card", "burn") and (card := event["card"]):
+            by_shoe.setdefault(shoe, []).append(card)
     return by_shoe
 
 
-def journaled(path: Path) -> list[dict[str, Any]]:
+def journaled(path: Path) -> list[Event]:
     """Every event a journal holds, in order (read-only)."""
     from controller.journal.replay import journaled_events
     from controller.journal.store import Journal

@@ -15,12 +15,12 @@ import pytest
 from controller.app.runner import Runner
 from controller.cli import main as cli
 from controller.cli import simulate as simulate_command
-from controller.core.events import Event
-from controller.core.exceptions import JournalError
+from controller.core.events import Event, decode_event
+from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.table import Table
 from controller.journal.replay import attach_journal
-from controller.journal.store import GENESIS, Journal, JournalTamperedError, canonical, record_hash
+from controller.journal.store import GENESIS, Journal, canonical, record_hash
 from controller.journal.verify import verify
 from controller.ui.transcript import JsonLines
 from drivers.mock import MockShoe
@@ -530,7 +530,7 @@ def test_history_json_is_each_result_once_as_emitted(tmp_path: Path, capsys: pyt
     out = capsys.readouterr().out
     assert status == 0
     stream_lines = io.StringIO()
-    JsonLines(stream_lines)(reference)
+    JsonLines(stream_lines)([decode_event(event) for event in reference])
     reference_results = [line for line in stream_lines.getvalue().splitlines() if '"event": "result"' in line]
     history_results = [line for line in out.splitlines() if json.loads(line)["event"] == "result"]
     assert history_results == reference_results  # the same text, once each, in order

@@ -20,13 +20,16 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 KILLS_WANTED = 200
+
+if TYPE_CHECKING:
+    from controller.core.events import Event
 
 Events = list[dict[str, Any]]
 
@@ -107,7 +110,7 @@ def result_lines(events: Events) -> list[str]:
     return [json.dumps(event, sort_keys=True) for event in events if event["event"] == "result"]
 
 
-def journal_events(path: Path) -> Events:
+def journal_events(path: Path) -> list[Event]:
     """Every event the journal holds, in order (read through the history API, read-only)."""
     from controller.journal.replay import journaled_events
     from controller.journal.store import Journal
