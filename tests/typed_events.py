@@ -1,10 +1,10 @@
 """Typed picks from a list of events, for tests that read fields of one kind of event.
 
-``first(events, MisdealEvent)`` is the first misdeal, typed as a
-:class:`~controller.core.events.MisdealEvent`; a missing event fails the test
-and names the events that were there. The pick checks the ``event`` tag, the
-same test a consumer narrows on, so the ``cast`` in :func:`expect` states
-what was just checked. :func:`untyped_event` is the other way round: a test
+``every(events, MisdealEvent)`` is the misdeals, each typed as a
+:class:`~controller.core.events.MisdealEvent`; ``expect(events[-1], PromptEvent)``
+is that event as a prompt, or a failed test naming what it was. The picks check
+the ``event`` tag, the same test a consumer narrows on, so the ``cast`` in
+:func:`expect` states what was just checked. :func:`untyped_event` is the other way round: a test
 that feeds a view a partial or unknown event on purpose says so with it.
 """
 
@@ -27,14 +27,6 @@ def is_a(event: Mapping[str, object], kind: type[Picked]) -> bool:
 def every(events: Iterable[Mapping[str, object]], kind: type[Picked]) -> list[Picked]:
     """The events of ``kind``, in order (maybe none)."""
     return [expect(event, kind) for event in events if is_a(event, kind)]
-
-
-def first(events: Iterable[Mapping[str, object]], kind: type[Picked]) -> Picked:
-    """The first event of ``kind``; fails the test, naming the events seen, if there is none."""
-    seen = list(events)
-    picked = every(seen, kind)
-    assert picked, f"no {'/'.join(event_names(kind))} event among {[event.get('event') for event in seen]}"
-    return picked[0]
 
 
 def expect(event: Mapping[str, object], kind: type[Picked]) -> Picked:
