@@ -26,6 +26,7 @@ import os
 import re
 import time
 from collections import deque
+from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
@@ -34,8 +35,9 @@ import serial as pyserial
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
 from controller.core.table import SHOE_RESTARTED
-from drivers.base import CardSource
+from drivers.base import Indication, Option, Resumable
 from drivers.serial import framing as fr
+from drivers.serial.link import CONTROLLER_KINDS, FRAMINGS, Link, input_of
 
 LOG = logging.getLogger("croupier.serial")
 
@@ -47,17 +49,11 @@ BACKOFF_MAX = 2.0
 WRITE_TIMEOUT = 1.0
 SEQ_WRAP_FROM = 9999
 """A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
-
-_KIND_INPUTS: dict[str, InputKind] = {
-    fr.UNREADABLE: InputKind.UNREADABLE,
-    fr.CUT: InputKind.CUT,
-    fr.BUTTON: InputKind.NEXT,
-    fr.DOUBLE: InputKind.DOUBLE,
-}
-_CONTROLLER_KINDS = frozenset({fr.READY, fr.ACKNOWLEDGE, fr.NEGATIVE, fr.INDICATE})
+LINE_ONLY_OPTIONS = ("pattern", "terminator", "checksum", "ack")
+"""Options that apply to ``framing=line`` only."""
 
 
-class SerialShoe(CardSource):
+class SerialShoe(Resumable):
     """A card-reading shoe on a serial line (or a TCP serial server, or pyserial's loop).
 
     Counters, for monitoring: :attr:`garbage_bytes`, :attr:`bad_checksums`,
@@ -66,18 +62,21 @@ class SerialShoe(CardSource):
     status text the shoe sent (``S`` message).
     """
 
-    scheme: ClassVar[str] = "serial"
-    options: ClassVar[dict[str, str]] = {
-        "baudrate": "bits per second, default 9600",
-        "framing": "line (default) or stx",
-        "heartbeat": "seconds of silence after which the reader counts as offline; 0 = never (default)",
-        "timeout": "same as heartbeat",
-        "pattern": "regular expression with a named group 'card' that reads a vendor's card lines",
-        "checksum": "line framing: optional (default) or required",
-        "terminator": "line framing: crlf (default; a bare lf is accepted too), lf or cr",
-        "ack": "line framing: 1 = answer each message A,<seq> (default), 0 = never write acks",
-        "indicator": "1 = write the next slot to the shoe (I,player ...); 0 = do not (default)",
-        "reconnect": "1 = reopen a failed line with backoff (default); 0 = stay offline",
+    schemes = SCHEMES
+    options: ClassVar[Mapping[str, Option]] = {
+        "baudrate": Option("bits per second, default 9600", int, 9600, (50, 4_000_000)),
+        "framing": Option("line (default) or stx", str, "line", choices=FRAMINGS),
+        "heartbeat": Option("seconds of silence after which the reader counts as offline; 0 = never (default)",
+                            float, 0.0, (0, 3600), unit="seconds"),
+        "timeout": Option("same as heartbeat", float, 0.0, (0, 3600), unit="seconds"),
+        "pattern": Option("regular expression with a named group 'card' that reads a vendor's card lines"),
+        "checksum": Option("line framing: optional (default) or required", str, "optional",
+                           choices=("optional", "required")),
+        "terminator": Option("line framing: crlf (default; a bare lf is accepted too), lf or cr", str, "crlf",
+                             choices=tuple(fr.TERMINATORS)),
+        "ack": Option("line framing: 1 = answer each message A,<seq> (default), 0 = never write acks", bool, True),
+        "indicator": Option("1 = write the next slot to the shoe (I,player ...); 0 = do not (default)", bool, False),
+        "reconnect": Option("1 = reopen a failed line with backoff (default); 0 = stay offline", bool, True),
     }
 
     @classmethod
@@ -88,57 +87,18 @@ class SerialShoe(CardSource):
     def __init__(self, url: str) -> None:
         super().__init__(url)
         self._port: Any = None
-        scheme = urlsplit(url).scheme
-        if scheme not in SCHEMES:
-            raise DriverURLError(f"{url}: not a serial URL; expected {self.expected_form()}")
         location, values = self.parse_query(url)
-        if scheme == "serial":
-            if not location:
-                raise DriverURLError(f"{url}: no device path; expected {self.expected_form()}")
-            self.port_name = location
-            self._local = True
-        else:
-            self._local = False
-            if scheme == "socket":
-                host, _, port = location.rpartition(":")
-                if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                    raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
-                                         f"e.g. socket://127.0.0.1:4001")
-            self.port_name = f"{scheme}://{location}"
-        self.baudrate = self.int_option(url, values, "baudrate", 9600, 50, 4_000_000)
-        self.framing = values.get("framing", "line")
-        if self.framing not in ("line", "stx"):
-            raise DriverURLError(f"{url}: option framing={self.framing!r} is unknown; expected line or stx")
+        self.port_name, self._local = self._port_name(url, location)
+        self.baudrate: int = self.option_value(url, values, "baudrate")
+        self.framing: str = self.option_value(url, values, "framing")
         if "heartbeat" in values and "timeout" in values:
             raise DriverURLError(f"{url}: give heartbeat or timeout, not both (they are the same option)")
-        self.heartbeat = self._float_option(url, values, "heartbeat" if "heartbeat" in values else "timeout")
-        self.indicator = self._flag(url, values, "indicator", False)
-        self.reconnect = self._flag(url, values, "reconnect", True)
-        self.ack = self._flag(url, values, "ack", True) if self.framing == "line" else True
-        terminator_name = values.get("terminator", "crlf")
-        if terminator_name not in fr.TERMINATORS:
-            raise DriverURLError(f"{url}: option terminator={terminator_name!r} is unknown; expected crlf, lf or cr")
-        checksum = values.get("checksum", "optional")
-        if checksum not in ("optional", "required"):
-            raise DriverURLError(f"{url}: option checksum={checksum!r} is unknown; expected optional or required")
-        pattern: re.Pattern[str] | None = None
-        if "pattern" in values:
-            try:
-                pattern = re.compile(values["pattern"])
-            except re.error as error:
-                raise DriverURLError(f"{url}: option pattern is not a regular expression ({error})") from None
-            if "card" not in pattern.groupindex:
-                raise DriverURLError(
-                    f"{url}: option pattern={values['pattern']!r} has no named group 'card'; "
-                    "expected e.g. pattern=CARD%20(%3FP<card>%5Cw%2B)"
-                )
-        if self.framing == "stx" and ({"pattern", "terminator", "checksum", "ack"} & values.keys()):
-            given = sorted({"pattern", "terminator", "checksum", "ack"} & values.keys())
-            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing=line only")
-        self.framer: fr.Framer = fr.make_framer(
-            self.framing, terminator=fr.TERMINATORS[terminator_name], pattern=pattern,
-            require_checksum=checksum == "required",
-        )
+        self.heartbeat: float = self.option_value(url, values, "timeout" if "timeout" in values else "heartbeat")
+        self.indicator: bool = self.option_value(url, values, "indicator")
+        self.reconnect: bool = self.option_value(url, values, "reconnect")
+        self.framer: fr.Framer = self._framer(url, values)
+        self.ack: bool = self.option_value(url, values, "ack") if self.framing == "line" else True
+        self.link = Link(self.framing, self.framer, self.ack)
         self.duplicates = 0
         """Messages dropped because they repeated the previous sequence number."""
         self.offline_count = 0
@@ -159,7 +119,7 @@ class SerialShoe(CardSource):
         self._reconnect_at = 0.0
         self._backoff = BACKOFF_FIRST
         self._failures = 0
-        self._unsent_indication: str | None = None
+        self._unsent_indication: Indication | None = None
         self._failed = False
         self._held_ack: tuple[Input, bytes] | None = None
         self._resuming = False
@@ -174,30 +134,47 @@ class SerialShoe(CardSource):
         LOG.info("%s: opened %s (%s framing)", self.url, self.port_name, self.framing)
         self._hello()
 
-    def __enter__(self) -> SerialShoe:
-        return self
-
     # -- options ------------------------------------------------------------------
-    @staticmethod
-    def _float_option(url: str, values: dict[str, str], name: str) -> float:
-        text = values.get(name, "0")
-        try:
-            number = float(text)
-        except ValueError:
-            raise DriverURLError(f"{url}: option {name}={text!r} is not a number of seconds; expected e.g. 3") \
-                from None
-        if not 0 <= number <= 3600:
-            raise DriverURLError(f"{url}: option {name}={number} is out of range; expected 0-3600 seconds")
-        return number
+    @classmethod
+    def _port_name(cls, url: str, location: str) -> tuple[str, bool]:
+        """The name pyserial opens, and whether it is a local device."""
+        scheme = urlsplit(url).scheme
+        if scheme not in SCHEMES:
+            raise DriverURLError(f"{url}: not a serial URL; expected {cls.expected_form()}")
+        if scheme == "serial":
+            if not location:
+                raise DriverURLError(f"{url}: no device path; expected {cls.expected_form()}")
+            return location, True
+        if scheme == "socket":
+            host, _, port = location.rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
+                                     f"e.g. socket://127.0.0.1:4001")
+        return f"{scheme}://{location}", False
+
+    def _framer(self, url: str, values: Mapping[str, str]) -> fr.Framer:
+        """The framer the options describe."""
+        terminator: str = self.option_value(url, values, "terminator")
+        checksum: str = self.option_value(url, values, "checksum")
+        pattern = self._pattern(url, values["pattern"]) if "pattern" in values else None
+        given = sorted(set(LINE_ONLY_OPTIONS) & values.keys())
+        if self.framing == "stx" and given:
+            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing=line only")
+        return fr.make_framer(self.framing, terminator=fr.TERMINATORS[terminator], pattern=pattern,
+                              require_checksum=checksum == "required")
 
     @staticmethod
-    def _flag(url: str, values: dict[str, str], name: str, default: bool) -> bool:
-        if name not in values:
-            return default
-        text = values[name]
-        if text not in ("0", "1"):
-            raise DriverURLError(f"{url}: option {name}={text!r} is not a flag; expected 0 or 1")
-        return text == "1"
+    def _pattern(url: str, text: str) -> re.Pattern[str]:
+        try:
+            pattern = re.compile(text)
+        except re.error as error:
+            raise DriverURLError(f"{url}: option pattern is not a regular expression ({error})") from None
+        if "card" not in pattern.groupindex:
+            raise DriverURLError(
+                f"{url}: option pattern={text!r} has no named group 'card'; "
+                "expected e.g. pattern=CARD%20(%3FP<card>%5Cw%2B)"
+            )
+        return pattern
 
     # -- counters -----------------------------------------------------------------
     @property
@@ -246,10 +223,7 @@ class SerialShoe(CardSource):
         """Tell the shoe the controller is ready (its input was flushed on open)."""
         self._last_hello = time.monotonic()
         self.framer.require_crc = False  # until this shoe (perhaps another one) announces crc16 again
-        if self.framing == "stx":
-            self._write(bytes([fr.ENQ]))
-        else:
-            self._write(self.framer.encode(fr.Frame(fr.READY, None, "A" if self.ack else "")))
+        self._write(self.link.hello())
 
     def _write(self, data: bytes) -> bool:
         if self._port is None:
@@ -314,7 +288,7 @@ class SerialShoe(CardSource):
             return  # the hello write failed: _line_failed already rescheduled
         self._go_online()
         if self._unsent_indication is not None:
-            self.indicate(self._unsent_indication)
+            self._indicate(self._unsent_indication)
 
     def _read(self, wait: float) -> bytes:
         port = self._port
@@ -333,65 +307,92 @@ class SerialShoe(CardSource):
         self._release_ack()  # the controller is back for more: it has taken the last input
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            if self._pending:
-                return self._pending.popleft()
-            if self._deferred:
-                item = self._on_frame(self._deferred.popleft())
-                if item is not None:
-                    return item
-                continue
-            item = self._decode_buffered()
+            item = self._received()
             if item is not None:
                 return item
             if self._failed:
-                self._failed = False
-                if self._buffer:
-                    LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
-                                self.url, len(self._buffer), bytes(self._buffer[:40]))
-                    self._buffer.clear()
-                self._go_offline()
+                self._report_failure()
                 continue
             now = time.monotonic()
             remaining = READ_SLICE if deadline is None else max(0.0, deadline - now)
             if self._port is None:
-                if not self.reconnect:
-                    return None
-                if now >= self._reconnect_at:
-                    self._try_reconnect()
+                if self._wait_for_reconnect(now, remaining):
                     continue
-                pause = min(remaining, self._reconnect_at - now)
-                if pause <= 0:
-                    return None
-                time.sleep(pause)
-                continue
-            if self.heartbeat:
-                silent = now - self._last_rx
-                if self._online and silent >= self.heartbeat:
-                    LOG.warning("%s: nothing from the shoe for %.1fs (heartbeat %.1fs); reader offline",
-                                self.url, silent, self.heartbeat)
-                    self._go_offline()
-                    self._hello()
-                    continue
-                if not self._online and now - self._last_hello >= self.heartbeat:
-                    self._hello()  # a shoe that restarted waits for this
-                    continue
-                remaining = min(remaining, max(0.0, self.heartbeat - silent) if self._online
-                                else self._last_hello + self.heartbeat - now)
-            wait = min(READ_SLICE, max(0.0, remaining))
-            try:
-                data = self._read(wait)
-            except (pyserial.SerialException, OSError) as error:
-                self._line_failed(error)
-                continue
-            if data:
-                self._last_rx = time.monotonic()
-                self._buffer += data
-                if not self._online:
-                    LOG.warning("%s: the shoe is talking again; reader online", self.url)
-                    self._go_online()
+                return None
+            wait = self._watch_heartbeat(now, remaining)
+            if wait is None or self._read_into_buffer(min(READ_SLICE, max(0.0, wait))):
                 continue
             if deadline is not None and time.monotonic() >= deadline:
                 return None
+
+    def _received(self) -> Input | None:
+        """The next input already received: pending news, a deferred frame, or the receive buffer's."""
+        while True:
+            if self._pending:
+                return self._pending.popleft()
+            if not self._deferred:
+                return self._decode_buffered()
+            item = self._on_frame(self._deferred.popleft())
+            if item is not None:
+                return item
+
+    def _report_failure(self) -> None:
+        """The frames received before the line failed are out: give its OFFLINE."""
+        self._failed = False
+        if self._buffer:
+            LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
+                        self.url, len(self._buffer), bytes(self._buffer[:40]))
+            self._buffer.clear()
+        self._go_offline()
+
+    def _wait_for_reconnect(self, now: float, remaining: float) -> bool:
+        """With the line down: reconnect when due, or wait for it; False when the caller's time is up."""
+        if not self.reconnect:
+            return False
+        if now >= self._reconnect_at:
+            self._try_reconnect()
+            return True
+        pause = min(remaining, self._reconnect_at - now)
+        if pause <= 0:
+            return False
+        time.sleep(pause)
+        return True
+
+    def _watch_heartbeat(self, now: float, remaining: float) -> float | None:
+        """Go offline after ``heartbeat`` seconds of silence and greet again while offline.
+
+        None when it acted (look at the news first); else how long the next read may wait.
+        """
+        if not self.heartbeat:
+            return remaining
+        silent = now - self._last_rx
+        if self._online and silent >= self.heartbeat:
+            LOG.warning("%s: nothing from the shoe for %.1fs (heartbeat %.1fs); reader offline",
+                        self.url, silent, self.heartbeat)
+            self._go_offline()
+            self._hello()
+            return None
+        if not self._online and now - self._last_hello >= self.heartbeat:
+            self._hello()  # a shoe that restarted waits for this
+            return None
+        return min(remaining, max(0.0, self.heartbeat - silent) if self._online
+                   else self._last_hello + self.heartbeat - now)
+
+    def _read_into_buffer(self, wait: float) -> bool:
+        """Read what the port has within ``wait`` seconds; True when something happened."""
+        try:
+            data = self._read(wait)
+        except (pyserial.SerialException, OSError) as error:
+            self._line_failed(error)
+            return True
+        if not data:
+            return False
+        self._last_rx = time.monotonic()
+        self._buffer += data
+        if not self._online:
+            LOG.warning("%s: the shoe is talking again; reader online", self.url)
+            self._go_online()
+        return True
 
     def _decode_buffered(self) -> Input | None:
         """Decode frames from the receive buffer until one gives an input."""
@@ -413,33 +414,25 @@ class SerialShoe(CardSource):
         if rejected.reason == "bad_checksum":
             LOG.warning("%s: bad checksum, message dropped%s: %s", self.url,
                         " and NAKed" if self.ack else "", rejected.describe())
-            if self.framing == "stx":
-                self._write(bytes([fr.NAK]))
-            elif self.ack:
-                self._write(self.framer.encode(fr.Frame(fr.NEGATIVE)))
+            nak = self.link.nak()
+            if nak is not None:
+                self._write(nak)
         elif rejected.reason == "bad_message":
             LOG.warning("%s: well-framed but unknown message, acknowledged and dropped: %s",
                         self.url, rejected.describe())
-            if self.framing == "stx":
-                self._write(bytes([fr.ACK]))
+            answer = self.link.bad_message_answer()
+            if answer is not None:
+                self._write(answer)
         elif rejected.reason == "overlong":
             LOG.warning("%s: overlong frame discarded: %s", self.url, rejected.describe())
         else:
             LOG.warning("%s: garbage skipped: %s", self.url, rejected.describe())
 
-    def _answer(self, frame: fr.Frame) -> bytes | None:
-        """The acknowledgement ``frame`` gets, if any."""
-        if self.framing == "stx":
-            return bytes([fr.ACK])
-        if self.ack:
-            return self.framer.encode(fr.Frame(fr.ACKNOWLEDGE, frame.seq))
-        return None
-
     def _on_frame(self, frame: fr.Frame) -> Input | None:
-        if frame.kind in _CONTROLLER_KINDS:
+        if frame.kind in CONTROLLER_KINDS:
             LOG.debug("%s: ignored a controller message from the line (an echo?): %s", self.url, frame)
             return None
-        answer = self._answer(frame)
+        answer = self.link.ack(frame)
         item: Input | None = None
         if frame.seq is not None and frame.seq == self._last_seq:
             self.duplicates += 1
@@ -454,25 +447,27 @@ class SerialShoe(CardSource):
                     self._deferred.append(frame)  # taken once the table has the restart
                     return Input(InputKind.OFFLINE, SHOE_RESTARTED)
                 self._last_seq = frame.seq
-            if frame.kind == fr.CARD:
-                item = Input(InputKind.CARD, frame.data)
-            elif frame.kind in _KIND_INPUTS:
-                item = Input(_KIND_INPUTS[frame.kind])
-            elif frame.kind == fr.FEATURES:
-                self.features = frozenset(frame.data.split("+"))
-                self.framer.require_crc = fr.CRC16 in self.features
-                LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
-                         "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
-            elif frame.kind == fr.STATUS:
-                if frame.data != self.status:
-                    LOG.info("%s: shoe status: %s", self.url, frame.data)
-                self.status = frame.data
+            item = input_of(frame)
+            if item is None:
+                self._on_news(frame)
         if item is not None and answer is not None:
             # acknowledged once the controller has it for good: see journaled() and _recv()
             self._held_ack = (item, answer)
         elif answer is not None:
             self._write(answer)
         return item
+
+    def _on_news(self, frame: fr.Frame) -> None:
+        """A message that is no reader input: the shoe's features or status (a heartbeat says only 'here')."""
+        if frame.kind == fr.FEATURES:
+            self.features = frozenset(frame.data.split("+"))
+            self.framer.require_crc = fr.CRC16 in self.features
+            LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
+                     "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
+        elif frame.kind == fr.STATUS:
+            if frame.data != self.status:
+                LOG.info("%s: shoe status: %s", self.url, frame.data)
+            self.status = frame.data
 
     def _restarted(self, seq: int) -> bool:
         """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more?"""
@@ -512,7 +507,7 @@ class SerialShoe(CardSource):
         LOG.info("%s: resuming after sequence number %s", self.url, offset if offset >= 0 else "(none)")
 
     # -- write-back ---------------------------------------------------------------
-    def indicate(self, what: str) -> None:
+    def _indicate(self, what: Indication) -> None:
         """Tell the shoe what the table expects next (``I,<what>``).
 
         ``new_shoe`` is always written: it is the shoe's cue that the table has
@@ -523,21 +518,17 @@ class SerialShoe(CardSource):
         if self._closed:
             return
         if self._resuming:
-            if what == "new_shoe":
+            if what is Indication.NEW_SHOE:
                 LOG.info("%s: resuming: the shoe had the new_shoe indication already; not sent again",
                          self.url)
                 return
             self._resuming = False  # the resume is over, whether or not this indication is written
-        if not self.indicator and what != "new_shoe":
+        if not self.indicator and what is not Indication.NEW_SHOE:
             return
-        if what not in fr.INDICATIONS:
-            LOG.warning("%s: unknown indication %r not sent; expected one of %s",
-                        self.url, what, ", ".join(fr.INDICATIONS))
-            return
-        if self._write(self.framer.encode(fr.Frame(fr.INDICATE, None, what))):
+        if self._write(self.link.indication(what)):
             self._unsent_indication = None
         else:
-            LOG.info("%s: indication %r not delivered; will send it when the line is back", self.url, what)
+            LOG.info("%s: indication %r not delivered; will send it when the line is back", self.url, what.value)
             self._unsent_indication = what
 
     def _close(self) -> None:

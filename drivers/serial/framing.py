@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from drivers.base import Indication
+
 STX: Final = 0x02
 ETX: Final = 0x03
 ENQ: Final = 0x05
@@ -71,7 +73,7 @@ KINDS: Final = frozenset({CARD, STATUS, READY, INDICATE, FEATURES}) | NO_DATA_KI
 CRC16: Final = "crc16"
 """The feature a shoe announces in ``V,crc16``: its messages carry ``*XXXX``, a CRC-16/CCITT-FALSE."""
 
-INDICATIONS: Final = ("player", "banker", "hold", "burn", "new_shoe")
+INDICATIONS: Final = tuple(indication.value for indication in Indication)
 """What :meth:`CardSource.indicate` may be told, sent as ``I,<what>``."""
 
 _CARD_TEXT = re.compile(r"[!-~]{1,16}")  # printable ASCII, no space
