@@ -35,15 +35,10 @@ from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
 from controller.core.shoe import shoe_with_cut_card
 from drivers.serial import framing as fr
+from drivers.serial.link import INPUT_KINDS, Link, frame_of
 
 LOG = logging.getLogger("croupier.emulator")
 
-_TOKEN_KINDS: dict[InputKind, str] = {
-    InputKind.UNREADABLE: fr.UNREADABLE,
-    InputKind.CUT: fr.CUT,
-    InputKind.DOUBLE: fr.DOUBLE,
-    InputKind.NEXT: fr.BUTTON,
-}
 MAX_EMULATOR_SEQ = 9999
 NO_INDICATION_WARNING = 5.0
 """Seconds --follow-table waits for a first indication before it warns that none may come."""
@@ -52,7 +47,7 @@ NO_INDICATION_WARNING = 5.0
 def check_script(inputs: list[Input], source: str) -> list[Input]:
     """Keep only inputs a shoe can send; raise :class:`ScriptError` naming any other."""
     for index, item in enumerate(inputs):
-        if item.kind is InputKind.CARD or item.kind in _TOKEN_KINDS or item.kind in (
+        if item.kind is InputKind.CARD or item.kind in INPUT_KINDS or item.kind in (
                 InputKind.OFFLINE, InputKind.ONLINE):
             continue
         raise ScriptError(
@@ -306,6 +301,7 @@ class ShoeEmulator:
             self.framer = fr.StxFramer(controls=True)
         else:
             self.framer = fr.LineFramer(options.terminator, checksum_on_encode=options.checksum)
+        self.link = Link(options.framing, self.framer)
         self.uses_crc = options.crc and options.checksum
         self.faults = random.Random(f"croupier-faults:{options.fault_seed}")
         self.session = _Session()
@@ -327,6 +323,7 @@ class ShoeEmulator:
         self.transmissions = 0
         self.retransmissions = 0
         self._rx = b""
+        self._mismatch_warned = False
 
     # -- sending ------------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -383,10 +380,7 @@ class ShoeEmulator:
             return
         if item.kind is InputKind.ONLINE:
             return  # the replug follows the unplug by itself
-        if item.kind is InputKind.CARD:
-            frame = fr.Frame(fr.CARD, self._next_seq(), str(item.card))
-        else:
-            frame = fr.Frame(_TOKEN_KINDS[item.kind], self._next_seq())
+        frame = frame_of(item, self._next_seq())
         self.outstanding = frame if self.session.acked else None
         self.sent_at = time.monotonic()
         self.last_token_at = self.sent_at
@@ -414,19 +408,17 @@ class ShoeEmulator:
 
     def _warn_on_framing_mismatch(self, data: bytes) -> None:
         """Say so when the controller's hello is the other framing's: otherwise both sides wait in silence."""
-        stx = self.options.framing == "stx"
-        other = (b"R\r" in data or b"R\n" in data or b"R,A" in data) if stx else bytes([fr.ENQ]) in data
-        if other and not getattr(self, "_mismatch_warned", False):
+        if self.link.other_framing_hello(data) and not self._mismatch_warned:
             self._mismatch_warned = True
-            theirs, ours = ("line", "stx") if stx else ("stx", "line")
+            theirs, ours = ("line", "stx") if self.link.stx else ("stx", "line")
             LOG.warning("the controller greets in %s framing but this emulator speaks %s: start it with "
                         "--framing %s, or give the controller ?framing=%s", theirs, ours, theirs, ours)
 
     def _on_frame(self, frame: fr.Frame) -> None:
         session = self.session
-        if frame.kind in (fr.READY, fr.CONTROL_ENQ):
+        if self.link.is_hello(frame):
             session.ready = True
-            session.acked = self.options.framing == "stx" or frame.data == "A"
+            session.acked = self.link.hello_wants_acks(frame)
             session.in_flight.clear()
             LOG.info("controller ready (%s)", "acknowledging" if session.acked else "no acks")
             if self.uses_crc:
@@ -504,51 +496,71 @@ class ShoeEmulator:
     def step(self, timeout: float) -> None:
         """Wait at most ``timeout`` seconds for something to do, and do it."""
         now = time.monotonic()
-        if self.unplugged_at is not None:
-            if now >= self.unplugged_at + self.options.replug_after:
-                LOG.info("fault: replug")
-                self.unplugged_at = None
-                self.endpoint.replug()
-            else:
-                timeout = min(timeout, self.unplugged_at + self.options.replug_after - now)
+        timeout = self._replug_when_due(now, timeout)
         if self._may_send_token(now):
             if self.options.key:
                 self.presses -= 1
             self._send_token(self.tokens.popleft())
             return
-        if self.session.ready and self.outstanding is not None:
+        wait = self._send_what_is_due(now, timeout)
+        if wait is not None:
+            self._wait_and_read(wait)
+
+    def _replug_when_due(self, now: float, timeout: float) -> float:
+        """After an unplug: replug once ``replug_after`` has passed; the time left to wait."""
+        if self.unplugged_at is None:
+            return timeout
+        if now >= self.unplugged_at + self.options.replug_after:
+            LOG.info("fault: replug")
+            self.unplugged_at = None
+            self.endpoint.replug()
+            return timeout
+        return min(timeout, self.unplugged_at + self.options.replug_after - now)
+
+    def _send_what_is_due(self, now: float, timeout: float) -> float | None:
+        """A retransmission or a heartbeat when due (None: sent one); else how long to wait."""
+        session = self.session
+        if session.ready and self.outstanding is not None:
             due = self.sent_at + self.options.ack_timeout
             if now >= due:
                 self._retransmit("no acknowledgement")
-                return
+                return None
             timeout = min(timeout, due - now)
-        elif self.session.ready and self.tokens and not self.options.key and not self._holding_for_table():
+        elif session.ready and self.tokens and not self.options.key and not self._holding_for_table():
             timeout = min(timeout, max(0.0, self.last_token_at + self.options.interval - now))
-        if self.session.ready and self.tokens and self._holding_for_table():
+        if session.ready and self.tokens and self._holding_for_table():
             self._warn_when_never_told(now)
-        if self.session.ready and self.options.heartbeat:
+        if session.ready and self.options.heartbeat:
             due = self.last_tx + self.options.heartbeat
             if now >= due and self.outstanding is None:
                 self._transmit(fr.Frame(fr.HEARTBEAT), faults=False)
-                return
+                return None
             timeout = min(timeout, max(0.0, due - now))
+        return timeout
+
+    def _wait_and_read(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the controller (or a key press) and take what came."""
+        keys = self.keys.fileno() if self.options.key and self.keys is not None else None
         fds = list(self.endpoint.read_fds())
-        if self.options.key and self.keys is not None:
-            fds.append(self.keys.fileno())
+        if keys is not None:
+            fds.append(keys)
         ready, _, _ = select.select(fds, [], [], max(0.0, timeout))
         for fd in ready:
-            if self.keys is not None and self.options.key and fd == self.keys.fileno():
-                pressed = os.read(fd, 1024)  # not readline: a buffered second line would hide from select
-                if not pressed:
-                    LOG.info("end of key input; stopping")
-                    self.stopped = True
-                self.presses += pressed.count(b"\n")
+            if fd == keys:
+                self._on_key_press(fd)
                 continue
             data = self.endpoint.on_readable(fd)
             if data is None:
                 self.session = _Session()  # the controller went away; wait for its next hello
             elif data:
                 self._on_bytes(data)
+
+    def _on_key_press(self, fd: int) -> None:
+        pressed = os.read(fd, 1024)  # not readline: a buffered second line would hide from select
+        if not pressed:
+            LOG.info("end of key input; stopping")
+            self.stopped = True
+        self.presses += pressed.count(b"\n")
 
     @property
     def shoe_out(self) -> bool:
