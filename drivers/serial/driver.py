@@ -20,17 +20,13 @@ logger and counted (:attr:`SerialShoe.garbage_bytes`, :attr:`~SerialShoe.bad_che
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import re
 import time
 from collections import deque
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 from urllib.parse import urlsplit
-
-import serial as pyserial
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
@@ -38,15 +34,13 @@ from controller.core.table import SHOE_RESTARTED
 from drivers.base import Indication, Option, Resumable
 from drivers.serial import framing as fr
 from drivers.serial.link import CONTROLLER_KINDS, FRAMINGS, Link, input_of
+from drivers.serial.port import LINE_ERRORS, OPEN_ERRORS, Port
 
 LOG = logging.getLogger("croupier.serial")
 
 SCHEMES = ("serial", "socket", "loop")
 READ_SLICE = 0.25
 """Longest single wait on the port, so heartbeat and reconnect timers are looked at."""
-BACKOFF_FIRST = 0.1
-BACKOFF_MAX = 2.0
-WRITE_TIMEOUT = 1.0
 SEQ_WRAP_FROM = 9999
 """A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
 LINE_ONLY_OPTIONS = ("pattern", "terminator", "checksum", "ack")
@@ -86,10 +80,10 @@ class SerialShoe(Resumable):
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
-        self._port: Any = None
         location, values = self.parse_query(url)
-        self.port_name, self._local = self._port_name(url, location)
+        self.port_name, local = self._port_name(url, location)
         self.baudrate: int = self.option_value(url, values, "baudrate")
+        self.port = Port(url, self.port_name, self.baudrate, local)
         self.framing: str = self.option_value(url, values, "framing")
         if "heartbeat" in values and "timeout" in values:
             raise DriverURLError(f"{url}: give heartbeat or timeout, not both (they are the same option)")
@@ -103,8 +97,6 @@ class SerialShoe(Resumable):
         """Messages dropped because they repeated the previous sequence number."""
         self.offline_count = 0
         """How many times the reader went offline."""
-        self.reconnects = 0
-        """How many times the port was reopened after a failure."""
         self.status: str | None = None
         """The last status text the shoe sent, if any."""
         self.features: frozenset[str] = frozenset()
@@ -116,17 +108,13 @@ class SerialShoe(Resumable):
         self._last_seq: int | None = None
         self._last_rx = time.monotonic()
         self._last_hello = self._last_rx
-        self._reconnect_at = 0.0
-        self._backoff = BACKOFF_FIRST
-        self._failures = 0
         self._unsent_indication: Indication | None = None
         self._failed = False
         self._held_ack: tuple[Input, bytes] | None = None
         self._resuming = False
-        self._port_timeout: float | None = -1.0
         try:
-            self._port = self._open_port()
-        except (pyserial.SerialException, OSError, ValueError) as error:
+            self.port.open()
+        except OPEN_ERRORS as error:
             raise DriverError(
                 f"{url}: cannot open {self.port_name} ({error}); check the cable, the device path "
                 "and its permissions, and that no other program holds the port"
@@ -198,6 +186,11 @@ class SerialShoe(Resumable):
         return self.framer.bad_messages
 
     @property
+    def reconnects(self) -> int:
+        """How many times the port was reopened after a failure."""
+        return self.port.reconnects
+
+    @property
     def online(self) -> bool:
         """False between an OFFLINE input and the next ONLINE input."""
         return self._online
@@ -205,20 +198,9 @@ class SerialShoe(Resumable):
     @property
     def exhausted(self) -> bool:
         """True only when the line failed and ``reconnect=0``: nothing more will come."""
-        return self._port is None and not self.reconnect
+        return not self.port.is_open and not self.reconnect
 
     # -- port ---------------------------------------------------------------------
-    def _open_port(self) -> Any:
-        port = pyserial.serial_for_url(self.port_name, do_not_open=True)
-        port.baudrate = self.baudrate
-        port.timeout = 0
-        port.write_timeout = WRITE_TIMEOUT
-        if self._local and os.name == "posix":
-            port.exclusive = True  # a second controller on the same shoe is refused, not interleaved
-        port.open()
-        self._port_timeout = 0
-        return port
-
     def _hello(self) -> None:
         """Tell the shoe the controller is ready (its input was flushed on open)."""
         self._last_hello = time.monotonic()
@@ -226,36 +208,17 @@ class SerialShoe(Resumable):
         self._write(self.link.hello())
 
     def _write(self, data: bytes) -> bool:
-        if self._port is None:
-            return False
         try:
-            self._port.write(data)
-        except pyserial.SerialTimeoutException:
-            LOG.warning("%s: the shoe is not reading; could not write %r within %.1fs, dropped it",
-                        self.url, data, WRITE_TIMEOUT)
-            return False
-        except (pyserial.SerialException, OSError) as error:
+            return self.port.write(data)
+        except LINE_ERRORS as error:
             self._line_failed(error)
             return False
-        return True
 
     def _line_failed(self, error: BaseException) -> None:
         """The line died: close it, give one OFFLINE, schedule a reconnect."""
-        port, self._port = self._port, None
-        if port is not None:
-            with contextlib.suppress(pyserial.SerialException, OSError):
-                port.close()
+        self.port.failed(error, self.reconnect)
         self._failed = True  # reported (OFFLINE) once the frames already received are out
         self._held_ack = None  # the shoe resends it on the new line
-        self._reconnect_at = time.monotonic() + BACKOFF_FIRST
-        self._backoff = BACKOFF_FIRST
-        self._failures = 0
-        if self.reconnect:
-            LOG.warning("%s: line to %s failed (%s); reader offline, reconnecting with backoff",
-                        self.url, self.port_name, error)
-        else:
-            LOG.error("%s: line to %s failed (%s); reader offline, reconnect=0 so giving up",
-                      self.url, self.port_name, error)
 
     def _go_offline(self) -> None:
         if self._online:
@@ -269,38 +232,15 @@ class SerialShoe(Resumable):
             self._pending.append(Input(InputKind.ONLINE))
 
     def _try_reconnect(self) -> None:
-        try:
-            self._port = self._open_port()
-        except (pyserial.SerialException, OSError, ValueError) as error:
-            self._failures += 1
-            log = LOG.warning if self._failures in (1, 10) or self._failures % 100 == 0 else LOG.debug
-            log("%s: reconnect attempt %d to %s failed (%s); retrying in %.1fs",
-                self.url, self._failures, self.port_name, error, self._backoff)
-            self._reconnect_at = time.monotonic() + self._backoff
-            self._backoff = min(BACKOFF_MAX, self._backoff * 2)
+        if not self.port.reopen():
             return
-        self.reconnects += 1
         self._last_rx = time.monotonic()
-        LOG.warning("%s: reopened %s after %d failed attempt(s); reader online",
-                    self.url, self.port_name, self._failures)
         self._hello()
-        if self._port is None:
+        if not self.port.is_open:
             return  # the hello write failed: _line_failed already rescheduled
         self._go_online()
         if self._unsent_indication is not None:
             self._indicate(self._unsent_indication)
-
-    def _read(self, wait: float) -> bytes:
-        port = self._port
-        if self._port_timeout != wait:
-            port.timeout = wait
-            self._port_timeout = wait
-        data: bytes = port.read(1)
-        if data:
-            waiting = port.in_waiting
-            if waiting:
-                data += port.read(waiting)
-        return data
 
     # -- the template method ------------------------------------------------------
     def _recv(self, timeout: float | None) -> Input | None:
@@ -315,7 +255,7 @@ class SerialShoe(Resumable):
                 continue
             now = time.monotonic()
             remaining = READ_SLICE if deadline is None else max(0.0, deadline - now)
-            if self._port is None:
+            if not self.port.is_open:
                 if self._wait_for_reconnect(now, remaining):
                     continue
                 return None
@@ -349,10 +289,10 @@ class SerialShoe(Resumable):
         """With the line down: reconnect when due, or wait for it; False when the caller's time is up."""
         if not self.reconnect:
             return False
-        if now >= self._reconnect_at:
+        if now >= self.port.reopen_at:
             self._try_reconnect()
             return True
-        pause = min(remaining, self._reconnect_at - now)
+        pause = min(remaining, self.port.reopen_at - now)
         if pause <= 0:
             return False
         time.sleep(pause)
@@ -381,8 +321,8 @@ class SerialShoe(Resumable):
     def _read_into_buffer(self, wait: float) -> bool:
         """Read what the port has within ``wait`` seconds; True when something happened."""
         try:
-            data = self._read(wait)
-        except (pyserial.SerialException, OSError) as error:
+            data = self.port.read(wait)
+        except LINE_ERRORS as error:
             self._line_failed(error)
             return True
         if not data:
@@ -532,8 +472,5 @@ class SerialShoe(Resumable):
             self._unsent_indication = what
 
     def _close(self) -> None:
-        port, self._port = self._port, None
-        if port is not None:
-            with contextlib.suppress(pyserial.SerialException, OSError):
-                port.close()
+        self.port.close()
         LOG.info("%s: closed", self.url)
