@@ -30,10 +30,10 @@ from urllib.parse import urlsplit
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
-from controller.core.table import SHOE_RESTARTED
 from drivers.base import Indication, Option, Resumable
 from drivers.serial import framing as fr
-from drivers.serial.link import CONTROLLER_KINDS, FRAMINGS, Link, input_of
+from drivers.serial.inbox import Inbox
+from drivers.serial.link import FRAMINGS, Link
 from drivers.serial.port import LINE_ERRORS, OPEN_ERRORS, Port
 
 LOG = logging.getLogger("croupier.serial")
@@ -41,8 +41,6 @@ LOG = logging.getLogger("croupier.serial")
 SCHEMES = ("serial", "socket", "loop")
 READ_SLICE = 0.25
 """Longest single wait on the port, so heartbeat and reconnect timers are looked at."""
-SEQ_WRAP_FROM = 9999
-"""A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
 LINE_ONLY_OPTIONS = ("pattern", "terminator", "checksum", "ack")
 """Options that apply to ``framing=line`` only."""
 
@@ -93,24 +91,15 @@ class SerialShoe(Resumable):
         self.framer: fr.Framer = self._framer(url, values)
         self.ack: bool = self.option_value(url, values, "ack") if self.framing == "line" else True
         self.link = Link(self.framing, self.framer, self.ack)
-        self.duplicates = 0
-        """Messages dropped because they repeated the previous sequence number."""
         self.offline_count = 0
         """How many times the reader went offline."""
-        self.status: str | None = None
-        """The last status text the shoe sent, if any."""
-        self.features: frozenset[str] = frozenset()
-        """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
-        self._buffer = bytearray()
+        self.inbox = Inbox(url, self.link, self._write)
         self._pending: deque[Input] = deque()
-        self._deferred: deque[fr.Frame] = deque()
         self._online = True
-        self._last_seq: int | None = None
         self._last_rx = time.monotonic()
         self._last_hello = self._last_rx
         self._unsent_indication: Indication | None = None
         self._failed = False
-        self._held_ack: tuple[Input, bytes] | None = None
         self._resuming = False
         try:
             self.port.open()
@@ -186,6 +175,21 @@ class SerialShoe(Resumable):
         return self.framer.bad_messages
 
     @property
+    def duplicates(self) -> int:
+        """Messages dropped because they repeated the previous sequence number."""
+        return self.inbox.duplicates
+
+    @property
+    def status(self) -> str | None:
+        """The last status text the shoe sent, if any."""
+        return self.inbox.status
+
+    @property
+    def features(self) -> frozenset[str]:
+        """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
+        return self.inbox.features
+
+    @property
     def reconnects(self) -> int:
         """How many times the port was reopened after a failure."""
         return self.port.reconnects
@@ -218,7 +222,7 @@ class SerialShoe(Resumable):
         """The line died: close it, give one OFFLINE, schedule a reconnect."""
         self.port.failed(error, self.reconnect)
         self._failed = True  # reported (OFFLINE) once the frames already received are out
-        self._held_ack = None  # the shoe resends it on the new line
+        self.inbox.forget_ack()  # the shoe resends it on the new line
 
     def _go_offline(self) -> None:
         if self._online:
@@ -244,7 +248,7 @@ class SerialShoe(Resumable):
 
     # -- the template method ------------------------------------------------------
     def _recv(self, timeout: float | None) -> Input | None:
-        self._release_ack()  # the controller is back for more: it has taken the last input
+        self.inbox.release_ack()  # the controller is back for more: it has taken the last input
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             item = self._received()
@@ -270,19 +274,12 @@ class SerialShoe(Resumable):
         while True:
             if self._pending:
                 return self._pending.popleft()
-            if not self._deferred:
-                return self._decode_buffered()
-            item = self._on_frame(self._deferred.popleft())
-            if item is not None:
-                return item
+            return self.inbox.next_input()
 
     def _report_failure(self) -> None:
         """The frames received before the line failed are out: give its OFFLINE."""
         self._failed = False
-        if self._buffer:
-            LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
-                        self.url, len(self._buffer), bytes(self._buffer[:40]))
-            self._buffer.clear()
+        self.inbox.drop_unfinished()
         self._go_offline()
 
     def _wait_for_reconnect(self, now: float, remaining: float) -> bool:
@@ -328,96 +325,11 @@ class SerialShoe(Resumable):
         if not data:
             return False
         self._last_rx = time.monotonic()
-        self._buffer += data
+        self.inbox.feed(data)
         if not self._online:
             LOG.warning("%s: the shoe is talking again; reader online", self.url)
             self._go_online()
         return True
-
-    def _decode_buffered(self) -> Input | None:
-        """Decode frames from the receive buffer until one gives an input."""
-        while self._buffer:
-            used, frame = self.framer.decode(bytes(self._buffer))
-            if used == 0:
-                return None
-            rejected = self.framer.rejected
-            del self._buffer[:used]
-            if rejected is not None:
-                self._on_rejected(rejected)
-            if frame is not None:
-                item = self._on_frame(frame)
-                if item is not None:
-                    return item
-        return None
-
-    def _on_rejected(self, rejected: fr.Rejection) -> None:
-        if rejected.reason == "bad_checksum":
-            LOG.warning("%s: bad checksum, message dropped%s: %s", self.url,
-                        " and NAKed" if self.ack else "", rejected.describe())
-            nak = self.link.nak()
-            if nak is not None:
-                self._write(nak)
-        elif rejected.reason == "bad_message":
-            LOG.warning("%s: well-framed but unknown message, acknowledged and dropped: %s",
-                        self.url, rejected.describe())
-            answer = self.link.bad_message_answer()
-            if answer is not None:
-                self._write(answer)
-        elif rejected.reason == "overlong":
-            LOG.warning("%s: overlong frame discarded: %s", self.url, rejected.describe())
-        else:
-            LOG.warning("%s: garbage skipped: %s", self.url, rejected.describe())
-
-    def _on_frame(self, frame: fr.Frame) -> Input | None:
-        if frame.kind in CONTROLLER_KINDS:
-            LOG.debug("%s: ignored a controller message from the line (an echo?): %s", self.url, frame)
-            return None
-        answer = self.link.ack(frame)
-        item: Input | None = None
-        if frame.seq is not None and frame.seq == self._last_seq:
-            self.duplicates += 1
-            LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
-        else:
-            if frame.seq is not None:
-                if self._restarted(frame.seq):
-                    LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may "
-                              "report cards already dealt again; halting the table for the supervisor",
-                              self.url, self._last_seq, frame.seq)
-                    self._last_seq = None
-                    self._deferred.append(frame)  # taken once the table has the restart
-                    return Input(InputKind.OFFLINE, SHOE_RESTARTED)
-                self._last_seq = frame.seq
-            item = input_of(frame)
-            if item is None:
-                self._on_news(frame)
-        if item is not None and answer is not None:
-            # acknowledged once the controller has it for good: see journaled() and _recv()
-            self._held_ack = (item, answer)
-        elif answer is not None:
-            self._write(answer)
-        return item
-
-    def _on_news(self, frame: fr.Frame) -> None:
-        """A message that is no reader input: the shoe's features or status (a heartbeat says only 'here')."""
-        if frame.kind == fr.FEATURES:
-            self.features = frozenset(frame.data.split("+"))
-            self.framer.require_crc = fr.CRC16 in self.features
-            LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
-                     "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
-        elif frame.kind == fr.STATUS:
-            if frame.data != self.status:
-                LOG.info("%s: shoe status: %s", self.url, frame.data)
-            self.status = frame.data
-
-    def _restarted(self, seq: int) -> bool:
-        """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more?"""
-        last = self._last_seq
-        return last is not None and seq < last and not (last >= SEQ_WRAP_FROM and seq <= 1)
-
-    def _release_ack(self) -> None:
-        held, self._held_ack = self._held_ack, None
-        if held is not None:
-            self._write(held[1])
 
     def journaled(self, item: Input) -> None:
         """``item`` is durable (the journal committed it); its acknowledgement still waits for :meth:`recv`.
@@ -434,7 +346,8 @@ class SerialShoe(Resumable):
     @property
     def position(self) -> tuple[int, int]:
         """``(1, last sequence number)``, -1 for none: where a restarted controller resumes."""
-        return (1, -1 if self._last_seq is None else self._last_seq)
+        last = self.inbox.last_seq
+        return (1, -1 if last is None else last)
 
     def seek(self, shoe: int, offset: int) -> None:
         """Resume after a restart: drop a retransmission of the last journaled message.
@@ -442,7 +355,7 @@ class SerialShoe(Resumable):
         The shoe keeps its own place (it resends what was not acknowledged), so the
         ``new_shoe`` indications a resume replays are not sent again: the shoe had them.
         """
-        self._last_seq = None if offset < 0 else offset
+        self.inbox.last_seq = None if offset < 0 else offset
         self._resuming = True
         LOG.info("%s: resuming after sequence number %s", self.url, offset if offset >= 0 else "(none)")
 
