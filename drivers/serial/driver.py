@@ -79,7 +79,7 @@ class SerialShoe(Resumable):
     def __init__(self, url: str) -> None:
         super().__init__(url)
         location, values = self.parse_query(url)
-        self.port_name, local = self._port_name(url, location)
+        self.port_name, local = port_name_of(url, location)
         self.baudrate: int = self.option_value(url, values, "baudrate")
         self.port = Port(url, self.port_name, self.baudrate, local)
         self.framing: str = self.option_value(url, values, "framing")
@@ -112,46 +112,16 @@ class SerialShoe(Resumable):
         self._hello()
 
     # -- options ------------------------------------------------------------------
-    @classmethod
-    def _port_name(cls, url: str, location: str) -> tuple[str, bool]:
-        """The name pyserial opens, and whether it is a local device."""
-        scheme = urlsplit(url).scheme
-        if scheme not in SCHEMES:
-            raise DriverURLError(f"{url}: not a serial URL; expected {cls.expected_form()}")
-        if scheme == "serial":
-            if not location:
-                raise DriverURLError(f"{url}: no device path; expected {cls.expected_form()}")
-            return location, True
-        if scheme == "socket":
-            host, _, port = location.rpartition(":")
-            if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
-                                     f"e.g. socket://127.0.0.1:4001")
-        return f"{scheme}://{location}", False
-
     def _framer(self, url: str, values: Mapping[str, str]) -> fr.Framer:
         """The framer the options describe."""
         terminator: str = self.option_value(url, values, "terminator")
         checksum: str = self.option_value(url, values, "checksum")
-        pattern = self._pattern(url, values["pattern"]) if "pattern" in values else None
+        pattern = card_pattern(url, values["pattern"]) if "pattern" in values else None
         given = sorted(set(LINE_ONLY_OPTIONS) & values.keys())
         if self.framing == "stx" and given:
             raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing=line only")
         return fr.make_framer(self.framing, terminator=fr.TERMINATORS[terminator], pattern=pattern,
                               require_checksum=checksum == "required")
-
-    @staticmethod
-    def _pattern(url: str, text: str) -> re.Pattern[str]:
-        try:
-            pattern = re.compile(text)
-        except re.error as error:
-            raise DriverURLError(f"{url}: option pattern is not a regular expression ({error})") from None
-        if "card" not in pattern.groupindex:
-            raise DriverURLError(
-                f"{url}: option pattern={text!r} has no named group 'card'; "
-                "expected e.g. pattern=CARD%20(%3FP<card>%5Cw%2B)"
-            )
-        return pattern
 
     # -- counters -----------------------------------------------------------------
     @property
@@ -387,3 +357,34 @@ class SerialShoe(Resumable):
     def _close(self) -> None:
         self.port.close()
         LOG.info("%s: closed", self.url)
+
+
+def port_name_of(url: str, location: str) -> tuple[str, bool]:
+    """The name pyserial opens, and whether it is a local device."""
+    scheme = urlsplit(url).scheme
+    if scheme not in SCHEMES:
+        raise DriverURLError(f"{url}: not a serial URL; expected {SerialShoe.expected_form()}")
+    if scheme == "serial":
+        if not location:
+            raise DriverURLError(f"{url}: no device path; expected {SerialShoe.expected_form()}")
+        return location, True
+    if scheme == "socket":
+        host, _, port = location.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
+                                 f"e.g. socket://127.0.0.1:4001")
+    return f"{scheme}://{location}", False
+
+
+def card_pattern(url: str, text: str) -> re.Pattern[str]:
+    """Option ``pattern``: a regular expression with a named group ``card``."""
+    try:
+        pattern = re.compile(text)
+    except re.error as error:
+        raise DriverURLError(f"{url}: option pattern is not a regular expression ({error})") from None
+    if "card" not in pattern.groupindex:
+        raise DriverURLError(
+            f"{url}: option pattern={text!r} has no named group 'card'; "
+            "expected e.g. pattern=CARD%20(%3FP<card>%5Cw%2B)"
+        )
+    return pattern

@@ -270,6 +270,52 @@ class EmulatorOptions:
     fault_seed: int = 0
 
 
+class LineFaults:
+    """The line faults an emulator injects on purpose, seeded: noise before a message, a wrong checksum."""
+
+    def __init__(self, options: EmulatorOptions, framer: fr.Framer) -> None:
+        self.options = options
+        self.framer = framer
+        self.random = random.Random(f"croupier-faults:{options.fault_seed}")
+
+    def encode(self, frame: fr.Frame) -> bytes:
+        """``frame``'s bytes, perhaps after noise and perhaps with a wrong checksum, as the options' odds say."""
+        data = b""
+        if self.options.garbage and self.random.random() < self.options.garbage:
+            data += self.noise()
+        corrupt = bool(self.options.bad_checksum) and self.random.random() < self.options.bad_checksum
+        return data + (self.corrupted(frame) if corrupt else self.framer.encode(frame))
+
+    def corrupted(self, frame: fr.Frame) -> bytes:
+        """``frame`` with a checksum that does not match (its CRC-16, else its XOR or BCC)."""
+        data = self.framer.encode(frame)
+        stx = self.options.framing == "stx"
+        if self.framer.crc_on_encode:
+            star = data.rindex(b"*")
+            wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
+            data = data[:star + 1] + b"%04X" % wrong + data[star + 5:]
+            if stx:  # a right BCC over the wrong CRC: only the CRC catches it
+                data = data[:-1] + bytes([fr.xor_checksum(data[1:-2]) ^ fr.ETX])
+            return data
+        if stx:
+            return data[:-1] + bytes([data[-1] ^ 0x5A])
+        if self.options.checksum:
+            star = data.rindex(b"*")
+            wrong = (int(data[star + 1:star + 3], 16) ^ 0x5A)
+            return data[:star + 1] + b"%02X" % wrong + data[star + 3:]
+        return data  # no checksum to corrupt
+
+    def noise(self) -> bytes:
+        """A few random bytes that are no message (a line of them, in line framing)."""
+        size = self.random.randint(1, 24)
+        forbidden = {fr.STX, 0x0A, 0x0D, ord("*")}
+        noise = bytes(b for b in self.random.randbytes(size * 2) if b not in forbidden)[:size] or b"?"
+        if self.options.framing == "line":
+            # "~" first: noise such as "U" or " X" alone would be a real message
+            noise = b"~" + noise + self.options.terminator
+        return noise
+
+
 @dataclass
 class _Session:
     """Per-connection state: whether the controller said hello and acknowledges."""
@@ -303,7 +349,7 @@ class ShoeEmulator:
             self.framer = fr.LineFramer(options.terminator, checksum_on_encode=options.checksum)
         self.link = Link(options.framing, self.framer)
         self.uses_crc = options.crc and options.checksum
-        self.faults = random.Random(f"croupier-faults:{options.fault_seed}")
+        self.faults = LineFaults(options, self.framer)
         self.session = _Session()
         self.seq = 0
         self.outstanding: fr.Frame | None = None
@@ -330,42 +376,8 @@ class ShoeEmulator:
         self.seq = self.seq % MAX_EMULATOR_SEQ + 1
         return self.seq
 
-    def _encode(self, frame: fr.Frame, corrupt: bool = False) -> bytes:
-        data = self.framer.encode(frame)
-        if not corrupt:
-            return data
-        if self.framer.crc_on_encode:
-            star = data.rindex(b"*")
-            wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
-            data = data[:star + 1] + b"%04X" % wrong + data[star + 5:]
-            if self.options.framing == "stx":  # a right BCC over the wrong CRC: only the CRC catches it
-                data = data[:-1] + bytes([fr.xor_checksum(data[1:-2]) ^ fr.ETX])
-            return data
-        if self.options.framing == "stx":
-            return data[:-1] + bytes([data[-1] ^ 0x5A])
-        if self.options.checksum:
-            star = data.rindex(b"*")
-            wrong = (int(data[star + 1:star + 3], 16) ^ 0x5A)
-            return data[:star + 1] + b"%02X" % wrong + data[star + 3:]
-        return data  # no checksum to corrupt
-
-    def _garbage(self) -> bytes:
-        size = self.faults.randint(1, 24)
-        forbidden = {fr.STX, 0x0A, 0x0D, ord("*")}
-        noise = bytes(b for b in self.faults.randbytes(size * 2) if b not in forbidden)[:size] or b"?"
-        if self.options.framing == "line":
-            # "~" first: noise such as "U" or " X" alone would be a real message
-            noise = b"~" + noise + self.options.terminator
-        return noise
-
     def _transmit(self, frame: fr.Frame, faults: bool) -> None:
-        data = b""
-        corrupt = False
-        if faults and self.options.garbage and self.faults.random() < self.options.garbage:
-            data += self._garbage()
-        if faults and self.options.bad_checksum and self.faults.random() < self.options.bad_checksum:
-            corrupt = True
-        data += self._encode(frame, corrupt)
+        data = self.faults.encode(frame) if faults else self.framer.encode(frame)
         if self.endpoint.write(data):
             self.transmissions += 1
             self.last_tx = time.monotonic()
