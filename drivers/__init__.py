@@ -4,15 +4,33 @@
 ``pcsc://?reader=...``. The registry maps a scheme to the module that serves
 it and imports that module only when a URL asks for it, so optional
 dependencies (pyscard) are needed only by those who use them.
+
+A vendor's driver plugs in without editing Croupier, as a python-can
+interface does: its package declares an entry point in the group
+``croupier.drivers`` whose name is the URL scheme and whose value is the
+:class:`~drivers.base.CardSource` subclass serving it::
+
+    [project.entry-points."croupier.drivers"]
+    vendor = "vendor_shoe:VendorShoe"
+
+The built-in schemes cannot be taken over by a plugin.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
+import logging
+from importlib.metadata import EntryPoint, entry_points
 from urllib.parse import urlsplit
 
 from controller.core.exceptions import DriverURLError
-from drivers.base import CardSource
+from drivers.base import CardSource, Indication, Option, Resumable
+
+LOG = logging.getLogger("croupier.drivers")
+
+ENTRY_POINT_GROUP = "croupier.drivers"
+"""The entry-point group a package declares its drivers in: name = scheme, value = ``module:Class``."""
 
 DRIVERS: dict[str, tuple[str, str]] = {
     "mock": ("drivers.mock", "MockShoe"),
@@ -21,15 +39,40 @@ DRIVERS: dict[str, tuple[str, str]] = {
     "loop": ("drivers.serial.driver", "SerialShoe"),
     "pcsc": ("drivers.pcsc.source", "PcscCardSource"),
 }
-"""scheme -> (module, class name)."""
+"""The built-in drivers: scheme -> (module, class name)."""
+
+
+@functools.cache
+def plugins() -> dict[str, EntryPoint]:
+    """The installed plugin drivers: scheme -> entry point (not loaded)."""
+    found: dict[str, EntryPoint] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in DRIVERS:
+            LOG.warning("the %s:// driver of %s is ignored: %s:// is built in",
+                        entry.name, entry.value, entry.name)
+        else:
+            found[entry.name] = entry
+    return found
+
+
+def schemes() -> list[str]:
+    """Every scheme a URL may name: the built-in ones, then the plugins'."""
+    return [*DRIVERS, *sorted(plugins())]
 
 
 def driver_class(url: str) -> type[CardSource]:
     """The class that serves ``url``, importing its module on first use."""
     scheme = urlsplit(url).scheme
-    if not scheme or scheme not in DRIVERS:
-        known = ", ".join(f"{name}://" for name in DRIVERS)
+    if scheme in DRIVERS:
+        return _builtin(url, scheme)
+    entry = plugins().get(scheme) if scheme else None
+    if entry is None:
+        known = ", ".join(f"{name}://" for name in schemes())
         raise DriverURLError(f"{url!r}: unknown driver scheme {scheme!r}; expected one of {known}")
+    return _plugin(url, scheme, entry)
+
+
+def _builtin(url: str, scheme: str) -> type[CardSource]:
     module_name, class_name = DRIVERS[scheme]
     try:
         module = importlib.import_module(module_name)
@@ -42,9 +85,26 @@ def driver_class(url: str) -> type[CardSource]:
     return cls
 
 
+def _plugin(url: str, scheme: str, entry: EntryPoint) -> type[CardSource]:
+    package = entry.dist.name if entry.dist is not None else entry.value
+    try:
+        loaded = entry.load()
+    except Exception as error:  # a plugin's import may fail in any way: name it, with the package
+        raise DriverURLError(f"{url!r}: the {scheme}:// driver {entry.value} of package {package} "
+                             f"cannot be loaded ({type(error).__name__}: {error}); reinstall or fix it") from None
+    if not (isinstance(loaded, type) and issubclass(loaded, CardSource)):
+        raise DriverURLError(f"{url!r}: the {scheme}:// entry point {entry.value} of package {package} "
+                             "is not a CardSource subclass; expected a class deriving from drivers.base.CardSource")
+    if scheme not in loaded.schemes:
+        raise DriverURLError(f"{url!r}: {entry.value} of package {package} does not declare the {scheme}:// "
+                             f"scheme it is registered for (its schemes: {', '.join(loaded.schemes) or 'none'})")
+    return loaded
+
+
 def open_source(url: str) -> CardSource:
     """Open the card source a URL names."""
     return driver_class(url)(url)
 
 
-__all__ = ["DRIVERS", "CardSource", "driver_class", "open_source"]
+__all__ = ["DRIVERS", "ENTRY_POINT_GROUP", "CardSource", "Indication", "Option", "Resumable", "driver_class",
+           "open_source", "plugins", "schemes"]

@@ -1,20 +1,93 @@
-"""The card-source base class: a template method in the style of python-can's BusABC.
+"""The card-source contract: a template method in the style of python-can's BusABC.
 
-A driver implements only :meth:`CardSource._recv` (one raw read, with a time
-limit) and, if it holds resources, :meth:`CardSource._close`. The base owns the
-timeout loop, the context manager and an idempotent :meth:`close`.
+A driver declares the URL schemes it serves (:attr:`CardSource.schemes`) and
+its URL options (:attr:`CardSource.options`, one :class:`Option` each), and
+implements :meth:`CardSource._recv` (one raw read, with a time limit) and, if
+it holds resources, :meth:`CardSource._close` and :meth:`CardSource._indicate`.
+The base owns the timeout loop, option validation, the context manager and an
+idempotent :meth:`close`. A source that keeps its place for journal recovery
+says so by also deriving from :class:`Resumable`.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 from types import TracebackType
-from typing import ClassVar
+from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, urlsplit
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input
+
+LOG = logging.getLogger("croupier.drivers")
+
+class Indication(StrEnum):
+    """What the table expects next; the value is what a shoe is sent (``I,<value>``)."""
+
+    PLAYER = "player"
+    BANKER = "banker"
+    HOLD = "hold"
+    BURN = "burn"
+    NEW_SHOE = "new_shoe"
+
+
+def _one_of(words: tuple[str, ...]) -> str:
+    """``a, b or c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One URL query option of a driver: its type, default, range or choices, and help.
+
+    ``type`` is ``int``, ``float``, ``bool`` (a flag written ``0`` or ``1``) or
+    ``str``; a ``str`` option with ``choices`` accepts only those words. ``range``
+    bounds a number (inclusive); ``unit`` names what a float counts (``seconds``).
+    """
+
+    help: str
+    type: type[int] | type[float] | type[bool] | type[str] = str
+    default: Any = None
+    range: tuple[int, int] | None = None
+    choices: tuple[str, ...] = ()
+    unit: str = ""
+
+    def parse(self, url: str, name: str, text: str, *, high: int | None = None) -> Any:
+        """The value of ``name=text`` in ``url``; :class:`DriverURLError` saying what was expected.
+
+        ``high`` lowers the declared upper bound (a bound that depends on another option).
+        """
+        if self.type is bool:
+            if text not in ("0", "1"):
+                raise DriverURLError(f"{url}: option {name}={text!r} is not a flag; expected 0 or 1")
+            return text == "1"
+        if self.type is str:
+            if self.choices and text not in self.choices:
+                raise DriverURLError(f"{url}: option {name}={text!r} is unknown; expected {_one_of(self.choices)}")
+            return text
+        return self._number(url, name, text, high)
+
+    def _number(self, url: str, name: str, text: str, high: int | None) -> int | float:
+        low, top = self.range if self.range is not None else (None, None)
+        if high is not None:
+            top = high
+        bounds = f"{low}-{top}" if low is not None and top is not None else ""
+        unit = f" {self.unit}" if self.unit else ""
+        number: int | float
+        try:
+            number = int(text) if self.type is int else float(text)
+        except ValueError:
+            what = "a whole number" if self.type is int else f"a number{' of ' + self.unit if self.unit else ''}"
+            expected = bounds if self.type is int else "e.g. 3"
+            raise DriverURLError(f"{url}: option {name}={text!r} is not {what}; expected {expected}") from None
+        if (low is not None and number < low) or (top is not None and number > top):
+            raise DriverURLError(f"{url}: option {name}={number} is out of range; expected {bounds}{unit}")
+        return number
 
 
 class CardSource(ABC):
@@ -23,11 +96,19 @@ class CardSource(ABC):
     Use as a context manager, or call :meth:`close` (safe to call twice).
     """
 
-    scheme: ClassVar[str] = ""
-    """URL scheme this driver serves (``mock``, ``serial``, ``pcsc``)."""
+    schemes: ClassVar[tuple[str, ...]] = ()
+    """URL schemes this driver serves (``("serial", "socket", "loop")``); the first is its own."""
 
-    options: ClassVar[dict[str, str]] = {}
-    """Query options this driver accepts, each with a one-line description."""
+    scheme: ClassVar[str] = ""
+    """The first of :attr:`schemes` (set for each subclass that declares them)."""
+
+    options: ClassVar[Mapping[str, Option]] = {}
+    """Query options this driver accepts, each declared once."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "schemes" in cls.__dict__ and cls.schemes:
+            cls.scheme = cls.schemes[0]
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -61,13 +142,27 @@ class CardSource(ABC):
         """True when the source will never give another input (a script ran out)."""
         return False
 
-    def indicate(self, what: str) -> None:
-        """Tell the source what the table expects next.
+    def indicate(self, what: Indication | str) -> None:
+        """Tell the source what the table expects next (an :class:`Indication` or its value).
 
-        ``what`` is ``player``, ``banker``, ``burn``, ``hold`` or ``new_shoe``. Shoes
-        with lights show it; the mock and the emulator start the next shoe on
-        ``new_shoe``. The default does nothing.
+        Shoes with lights show it; the mock and the emulator start the next shoe on
+        ``new_shoe``. A word that is no indication is logged and not passed on.
         """
+        try:
+            indication = Indication(what)
+        except ValueError:
+            LOG.warning("%s: unknown indication %r not sent; expected one of %s",
+                        self.url, what, ", ".join(Indication))
+            return
+        self._indicate(indication)
+
+    def _indicate(self, what: Indication) -> None:
+        """Act on an indication; the default does nothing."""
+
+    @property
+    def resumable(self) -> Resumable | None:
+        """The source that keeps the reader's place for the journal: this one, a wrapped one, or None."""
+        return self if isinstance(self, Resumable) else None
 
     # -- lifecycle ----------------------------------------------------------
     def close(self) -> None:
@@ -82,9 +177,10 @@ class CardSource(ABC):
 
     @property
     def closed(self) -> bool:
+        """True once :meth:`close` was called."""
         return self._closed
 
-    def __enter__(self) -> CardSource:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -95,21 +191,22 @@ class CardSource(ABC):
     ) -> None:
         self.close()
 
-    # -- URL helpers for drivers --------------------------------------------
+    # -- URL options ----------------------------------------------------------
     @classmethod
     def expected_form(cls) -> str:
+        """The URL form, with every option, that error messages show."""
         opts = "&".join(f"{name}=..." for name in cls.options)
         return f"{cls.scheme}://...?{opts}" if opts else f"{cls.scheme}://"
 
     @classmethod
     def parse_query(cls, url: str) -> tuple[str, dict[str, str]]:
-        """Split ``url`` into its location and query options, rejecting unknown ones."""
+        """Split ``url`` into its location and query options, rejecting unknown and repeated ones."""
         parts = urlsplit(url)
         query = parse_qs(parts.query, keep_blank_values=True)
         values: dict[str, str] = {}
         for name, given in query.items():
             if name not in cls.options:
-                known = ", ".join(f"{key} ({text})" for key, text in cls.options.items())
+                known = ", ".join(f"{key} ({option.help})" for key, option in cls.options.items())
                 raise DriverURLError(
                     f"{url}: unknown option {name!r} for {cls.scheme}://; "
                     f"expected {cls.expected_form()} with options: {known or 'none'}"
@@ -121,18 +218,45 @@ class CardSource(ABC):
         return location, values
 
     @classmethod
+    def option_value(cls, url: str, values: Mapping[str, str], name: str, *,
+                     default: Any = None, high: int | None = None) -> Any:
+        """Option ``name`` as its declared type: its default when not given (``default`` overrides it).
+
+        ``high`` lowers the declared upper bound, for a bound that depends on another option.
+        """
+        option = cls.options[name]
+        if name not in values:
+            return option.default if default is None else default
+        return option.parse(url, name, values[name], high=high)
+
+    @classmethod
     def int_option(cls, url: str, values: dict[str, str], name: str, default: int,
                    low: int, high: int) -> int:
         """Read an integer option in ``[low, high]``, naming the URL on error."""
-        if name not in values:
-            return default
-        text = values[name]
-        try:
-            number = int(text)
-        except ValueError:
-            raise DriverURLError(
-                f"{url}: option {name}={text!r} is not a whole number; expected {low}-{high}"
-            ) from None
-        if not low <= number <= high:
-            raise DriverURLError(f"{url}: option {name}={number} is out of range; expected {low}-{high}")
+        number: int = Option("", int, default, (low, high)).parse(url, name, values[name]) \
+            if name in values else default
         return number
+
+
+class Resumable(CardSource):
+    """A card source that keeps its place, so a restarted controller resumes where the journal ends.
+
+    The journal records :attr:`position` with each input the source gave, calls
+    :meth:`journaled` once that input is durable, and on recovery calls
+    :meth:`seek` with the last position it recorded.
+    """
+
+    @property
+    @abstractmethod
+    def position(self) -> tuple[int, int]:
+        """``(shoe, offset)``: where the source is, as :meth:`seek` takes it."""
+
+    @abstractmethod
+    def seek(self, shoe: int, offset: int) -> None:
+        """Continue from a :attr:`position` recorded earlier."""
+
+    def journaled(self, item: Input) -> None:
+        """``item``, which this source gave, is durable in the journal. The default does nothing."""
+
+
+__all__ = ["CardSource", "Indication", "Option", "Resumable"]

@@ -11,12 +11,12 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import ClassVar
 
 from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input, InputKind
-from drivers.base import CardSource
+from drivers.base import CardSource, Indication, Option, Resumable
 
 POLL_SECONDS = 0.05
 
@@ -24,8 +24,8 @@ POLL_SECONDS = 0.05
 class MergedSource(CardSource):
     """Inputs from ``primary`` (the reader) and from ``lines`` (typed dealer inputs)."""
 
-    scheme = "merged"
-    options: ClassVar[dict[str, str]] = {}
+    schemes = ("merged",)
+    options: ClassVar[Mapping[str, Option]] = {}
 
     def __init__(self, primary: CardSource, lines: Iterable[str] | None = None,
                  parse: Callable[[str], Input | None] | None = None,
@@ -115,10 +115,15 @@ class MergedSource(CardSource):
         primary_done = self._primary_failed or self.primary.exhausted or self._holding
         return not self.keep_open and primary_done and running == 0 and self._queue.empty()
 
-    def indicate(self, what: str) -> None:
+    def _indicate(self, what: Indication) -> None:
         if self.hold_when_idle:
-            self._holding = what in ("hold", "new_shoe")
+            self._holding = what in (Indication.HOLD, Indication.NEW_SHOE)
         self.primary.indicate(what)
+
+    @property
+    def resumable(self) -> Resumable | None:
+        """The reader's: the typed lines have no place to keep."""
+        return self.primary.resumable
 
     def _close(self) -> None:
         self._stop.set()

@@ -9,6 +9,7 @@ exactly as written, then is exhausted. It is a driver users run, not a stub.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
@@ -16,7 +17,7 @@ from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_e
 from controller.core.exceptions import DriverURLError, ScriptError
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.shoe import shoe_with_cut_card
-from drivers.base import CardSource
+from drivers.base import Indication, Option, Resumable
 
 DEFAULT_SEED = 0
 CUT = Input(InputKind.CUT)
@@ -39,16 +40,16 @@ def read_script(path: str | Path) -> list[Input]:
     return inputs
 
 
-class MockShoe(CardSource):
+class MockShoe(Resumable):
     """A card source that deals a seeded shoe or replays a script."""
 
-    scheme = "mock"
-    options: ClassVar[dict[str, str]] = {
-        "seed": "whole number; the same seed gives the same shoes",
-        "decks": "1-8",
-        "cut": "cards below the cut card, 12-100",
-        "shoe": "first shoe number to deal, from 1",
-        "script": "path of a shoe script file",
+    schemes = ("mock",)
+    options: ClassVar[Mapping[str, Option]] = {
+        "seed": Option("whole number; the same seed gives the same shoes", int, DEFAULT_SEED, (0, 2**63 - 1)),
+        "decks": Option("1-8", int, 8, (1, 8)),
+        "cut": Option("cards below the cut card, 12-100", int, DEFAULT_CUT_FROM_END, (MIN_CUT_FROM_END, 100)),
+        "shoe": Option("first shoe number to deal, from 1", int, 1, (1, 1_000_000)),
+        "script": Option("path of a shoe script file"),
     }
 
     def __init__(self, url: str = "mock://", inputs: list[Input] | None = None) -> None:
@@ -57,11 +58,12 @@ class MockShoe(CardSource):
         if location:
             raise DriverURLError(f"{url}: mock:// takes no host or path ({location!r}); "
                                  f"expected {self.expected_form()}")
-        self.seed = self.int_option(url, values, "seed", DEFAULT_SEED, 0, 2**63 - 1)
-        self.decks = self.int_option(url, values, "decks", 8, 1, 8)
-        self.cut_from_end = self.int_option(url, values, "cut", min(DEFAULT_CUT_FROM_END, 26 * self.decks),
-                                            MIN_CUT_FROM_END, max_cut_from_end(self.decks))
-        self.shoe_index = self.int_option(url, values, "shoe", 1, 1, 1_000_000) - 1
+        self.seed: int = self.option_value(url, values, "seed")
+        self.decks: int = self.option_value(url, values, "decks")
+        self.cut_from_end: int = self.option_value(url, values, "cut",
+                                                   default=min(DEFAULT_CUT_FROM_END, 26 * self.decks),
+                                                   high=max_cut_from_end(self.decks))
+        self.shoe_index: int = self.option_value(url, values, "shoe") - 1
         self.scripted = inputs is not None or "script" in values
         if inputs is not None and "script" in values:
             raise DriverURLError(f"{url}: give either a script or --cards, not both")
@@ -97,8 +99,8 @@ class MockShoe(CardSource):
             self._queue = self._seeded_shoe()
         self.offset = offset
 
-    def indicate(self, what: str) -> None:
-        if what == "new_shoe" and not self.scripted:
+    def _indicate(self, what: Indication) -> None:
+        if what is Indication.NEW_SHOE and not self.scripted:
             self.shoe_index += 1
             self._queue = self._seeded_shoe()
             self.offset = 0

@@ -24,6 +24,7 @@ from controller.core.machine import State
 from controller.core.table import Table
 from controller.journal.store import IDENTITY_SECTIONS, REPLAY_EXTRA, Journal, Record, canonical, compact
 from controller.journal.verify import verify
+from drivers.base import CardSource, Indication, Resumable
 
 # -- identity -------------------------------------------------------------------
 
@@ -305,14 +306,13 @@ def attach_journal(
         raise
 
     reader = reader_of(source)
-    journaled = getattr(reader, "journaled", None)
 
     def record(item: Input) -> None:
         from_source = item is getattr(runner, "received", None)
-        position = _position_of(reader) if from_source else None
+        position = reader.position if from_source and reader is not None else None
         journal.append_input(item, from_source, position)
-        if from_source and callable(journaled):
-            journaled(item)  # a shoe may acknowledge the card only now that it is durable
+        if from_source and reader is not None:
+            reader.journaled(item)  # a shoe may acknowledge the card only now that it is durable
 
     def journaled_sink(events: list[Event]) -> None:
         seq = journal.append_events(events)
@@ -324,27 +324,13 @@ def attach_journal(
     return journal
 
 
-def reader_of(source: Any) -> Any:
-    """The source that knows its place: ``source``, or the reader a merged source wraps.
+def reader_of(source: CardSource) -> Resumable | None:
+    """The source that knows its place: ``source``, or the reader a merged source wraps; None for none.
 
-    A source that wraps another (``primary``, e.g. the reader plus the dealer's
-    keyboard) and has no ``position``/``seek``/``journaled`` of its own is looked
-    through, so the journal still positions and acknowledges the reader.
+    A source declares it by deriving from :class:`drivers.base.Resumable`; a source that
+    wraps another (the reader plus the dealer's keyboard) names the wrapped one's.
     """
-    seen = 0
-    while (not any(hasattr(source, name) for name in ("position", "seek", "journaled"))
-           and hasattr(source, "primary") and seen < 8):
-        source = source.primary
-        seen += 1
-    return source
-
-
-def _position_of(source: Any) -> tuple[int, int] | None:
-    position = getattr(source, "position", None)
-    if (isinstance(position, tuple) and len(position) == 2
-            and all(isinstance(part, int) for part in position)):
-        return (position[0], position[1])
-    return None
+    return source.resumable
 
 
 def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, Any],
@@ -370,13 +356,13 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
         runner.rounds_played = found.rounds  # a runner that counts rounds itself
     source = runner.source
     reader = reader_of(source)
-    if found.position is not None and hasattr(reader, "seek"):
+    if found.position is not None and reader is not None:
         # A seekable source goes back to just after the last journaled source input,
         # then is told of the new shoes the dealer confirmed since (the mock loads them;
         # a live shoe, which keeps its own place, knows it is resuming and ignores them).
         reader.seek(*found.position)
         for _ in range(found.new_shoes):
-            reader.indicate("new_shoe")
+            reader.indicate(Indication.NEW_SHOE)
         if table.model.state is State.SHOE_CLOSED and found.position[0] > table.shoe_number:
             runner.new_shoe_asked = table.shoe_number  # the source already holds the next shoe
     if notice is not None:

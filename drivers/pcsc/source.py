@@ -35,7 +35,7 @@ import contextlib
 import logging
 import threading
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -44,7 +44,7 @@ from controller.core.auth import normalise_uid, parse_apdu
 from controller.core.cards import is_card_code
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
-from drivers.base import CardSource
+from drivers.base import CardSource, Option
 
 log = logging.getLogger(__name__)
 
@@ -386,12 +386,13 @@ def load_card_map(path: str, label: str = "map") -> dict[str, str]:
 class PcscCardSource(CardSource):
     """Playing cards with NFC tags, read through pcscd (see the module doc for the URL)."""
 
-    scheme: ClassVar[str] = "pcsc"
-    options: ClassVar[dict[str, str]] = {
-        "reader": "PC/SC reader name, or a unique part of it",
-        "apdu": "hex APDU reading the card code stored in the tag (default FFB0000404)",
-        "map": "file mapping tag UIDs to card codes (TOML or 'UID CODE' lines)",
-        "poll": "milliseconds between retries while the reader is gone (default 200)",
+    schemes = ("pcsc",)
+    options: ClassVar[Mapping[str, Option]] = {
+        "reader": Option("PC/SC reader name, or a unique part of it"),
+        "apdu": Option("hex APDU reading the card code stored in the tag (default FFB0000404)",
+                       default=DEFAULT_CODE_APDU.hex().upper()),
+        "map": Option("file mapping tag UIDs to card codes (TOML or 'UID CODE' lines)"),
+        "poll": Option("milliseconds between retries while the reader is gone (default 200)", int, 200, (10, 10_000)),
     }
 
     def __init__(self, url: str, *, scard: Any = None) -> None:
@@ -411,7 +412,7 @@ class PcscCardSource(CardSource):
             except ValueError as error:
                 raise DriverURLError(f"{url}: option apdu: expected an APDU in hex, e.g. FFB0000404; "
                                      f"{error}") from None
-        poll_ms = self.int_option(url, values, "poll", 200, 10, 10_000)
+        poll_ms: int = self.option_value(url, values, "poll")
         reader = values.get("reader") or None
         self.last_problem: str | None = None
         """Why the last UNREADABLE or OFFLINE happened."""

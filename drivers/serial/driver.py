@@ -20,44 +20,32 @@ logger and counted (:attr:`SerialShoe.garbage_bytes`, :attr:`~SerialShoe.bad_che
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import re
 import time
 from collections import deque
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import ClassVar
 from urllib.parse import urlsplit
-
-import serial as pyserial
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
-from controller.core.table import SHOE_RESTARTED
-from drivers.base import CardSource
+from drivers.base import Indication, Option, Resumable
 from drivers.serial import framing as fr
+from drivers.serial.inbox import Inbox
+from drivers.serial.link import FRAMINGS, Link
+from drivers.serial.port import LINE_ERRORS, OPEN_ERRORS, Port
 
 LOG = logging.getLogger("croupier.serial")
 
 SCHEMES = ("serial", "socket", "loop")
 READ_SLICE = 0.25
 """Longest single wait on the port, so heartbeat and reconnect timers are looked at."""
-BACKOFF_FIRST = 0.1
-BACKOFF_MAX = 2.0
-WRITE_TIMEOUT = 1.0
-SEQ_WRAP_FROM = 9999
-"""A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
-
-_KIND_INPUTS: dict[str, InputKind] = {
-    fr.UNREADABLE: InputKind.UNREADABLE,
-    fr.CUT: InputKind.CUT,
-    fr.BUTTON: InputKind.NEXT,
-    fr.DOUBLE: InputKind.DOUBLE,
-}
-_CONTROLLER_KINDS = frozenset({fr.READY, fr.ACKNOWLEDGE, fr.NEGATIVE, fr.INDICATE})
+LINE_ONLY_OPTIONS = ("pattern", "terminator", "checksum", "ack")
+"""Options that apply to ``framing=line`` only."""
 
 
-class SerialShoe(CardSource):
+class SerialShoe(Resumable):
     """A card-reading shoe on a serial line (or a TCP serial server, or pyserial's loop).
 
     Counters, for monitoring: :attr:`garbage_bytes`, :attr:`bad_checksums`,
@@ -66,18 +54,21 @@ class SerialShoe(CardSource):
     status text the shoe sent (``S`` message).
     """
 
-    scheme: ClassVar[str] = "serial"
-    options: ClassVar[dict[str, str]] = {
-        "baudrate": "bits per second, default 9600",
-        "framing": "line (default) or stx",
-        "heartbeat": "seconds of silence after which the reader counts as offline; 0 = never (default)",
-        "timeout": "same as heartbeat",
-        "pattern": "regular expression with a named group 'card' that reads a vendor's card lines",
-        "checksum": "line framing: optional (default) or required",
-        "terminator": "line framing: crlf (default; a bare lf is accepted too), lf or cr",
-        "ack": "line framing: 1 = answer each message A,<seq> (default), 0 = never write acks",
-        "indicator": "1 = write the next slot to the shoe (I,player ...); 0 = do not (default)",
-        "reconnect": "1 = reopen a failed line with backoff (default); 0 = stay offline",
+    schemes = SCHEMES
+    options: ClassVar[Mapping[str, Option]] = {
+        "baudrate": Option("bits per second, default 9600", int, 9600, (50, 4_000_000)),
+        "framing": Option("line (default) or stx", str, "line", choices=FRAMINGS),
+        "heartbeat": Option("seconds of silence after which the reader counts as offline; 0 = never (default)",
+                            float, 0.0, (0, 3600), unit="seconds"),
+        "timeout": Option("same as heartbeat", float, 0.0, (0, 3600), unit="seconds"),
+        "pattern": Option("regular expression with a named group 'card' that reads a vendor's card lines"),
+        "checksum": Option("line framing: optional (default) or required", str, "optional",
+                           choices=("optional", "required")),
+        "terminator": Option("line framing: crlf (default; a bare lf is accepted too), lf or cr", str, "crlf",
+                             choices=tuple(fr.TERMINATORS)),
+        "ack": Option("line framing: 1 = answer each message A,<seq> (default), 0 = never write acks", bool, True),
+        "indicator": Option("1 = write the next slot to the shoe (I,player ...); 0 = do not (default)", bool, False),
+        "reconnect": Option("1 = reopen a failed line with backoff (default); 0 = stay offline", bool, True),
     }
 
     @classmethod
@@ -87,86 +78,32 @@ class SerialShoe(CardSource):
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
-        self._port: Any = None
-        scheme = urlsplit(url).scheme
-        if scheme not in SCHEMES:
-            raise DriverURLError(f"{url}: not a serial URL; expected {self.expected_form()}")
         location, values = self.parse_query(url)
-        if scheme == "serial":
-            if not location:
-                raise DriverURLError(f"{url}: no device path; expected {self.expected_form()}")
-            self.port_name = location
-            self._local = True
-        else:
-            self._local = False
-            if scheme == "socket":
-                host, _, port = location.rpartition(":")
-                if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                    raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
-                                         f"e.g. socket://127.0.0.1:4001")
-            self.port_name = f"{scheme}://{location}"
-        self.baudrate = self.int_option(url, values, "baudrate", 9600, 50, 4_000_000)
-        self.framing = values.get("framing", "line")
-        if self.framing not in ("line", "stx"):
-            raise DriverURLError(f"{url}: option framing={self.framing!r} is unknown; expected line or stx")
+        self.port_name, local = port_name_of(url, location)
+        self.baudrate: int = self.option_value(url, values, "baudrate")
+        self.port = Port(url, self.port_name, self.baudrate, local)
+        self.framing: str = self.option_value(url, values, "framing")
         if "heartbeat" in values and "timeout" in values:
             raise DriverURLError(f"{url}: give heartbeat or timeout, not both (they are the same option)")
-        self.heartbeat = self._float_option(url, values, "heartbeat" if "heartbeat" in values else "timeout")
-        self.indicator = self._flag(url, values, "indicator", False)
-        self.reconnect = self._flag(url, values, "reconnect", True)
-        self.ack = self._flag(url, values, "ack", True) if self.framing == "line" else True
-        terminator_name = values.get("terminator", "crlf")
-        if terminator_name not in fr.TERMINATORS:
-            raise DriverURLError(f"{url}: option terminator={terminator_name!r} is unknown; expected crlf, lf or cr")
-        checksum = values.get("checksum", "optional")
-        if checksum not in ("optional", "required"):
-            raise DriverURLError(f"{url}: option checksum={checksum!r} is unknown; expected optional or required")
-        pattern: re.Pattern[str] | None = None
-        if "pattern" in values:
-            try:
-                pattern = re.compile(values["pattern"])
-            except re.error as error:
-                raise DriverURLError(f"{url}: option pattern is not a regular expression ({error})") from None
-            if "card" not in pattern.groupindex:
-                raise DriverURLError(
-                    f"{url}: option pattern={values['pattern']!r} has no named group 'card'; "
-                    "expected e.g. pattern=CARD%20(%3FP<card>%5Cw%2B)"
-                )
-        if self.framing == "stx" and ({"pattern", "terminator", "checksum", "ack"} & values.keys()):
-            given = sorted({"pattern", "terminator", "checksum", "ack"} & values.keys())
-            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing=line only")
-        self.framer: fr.Framer = fr.make_framer(
-            self.framing, terminator=fr.TERMINATORS[terminator_name], pattern=pattern,
-            require_checksum=checksum == "required",
-        )
-        self.duplicates = 0
-        """Messages dropped because they repeated the previous sequence number."""
+        self.heartbeat: float = self.option_value(url, values, "timeout" if "timeout" in values else "heartbeat")
+        self.indicator: bool = self.option_value(url, values, "indicator")
+        self.reconnect: bool = self.option_value(url, values, "reconnect")
+        self.framer: fr.Framer = self._framer(url, values)
+        self.ack: bool = self.option_value(url, values, "ack") if self.framing == "line" else True
+        self.link = Link(self.framing, self.framer, self.ack)
         self.offline_count = 0
         """How many times the reader went offline."""
-        self.reconnects = 0
-        """How many times the port was reopened after a failure."""
-        self.status: str | None = None
-        """The last status text the shoe sent, if any."""
-        self.features: frozenset[str] = frozenset()
-        """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
-        self._buffer = bytearray()
+        self.inbox = Inbox(url, self.link, self._write)
         self._pending: deque[Input] = deque()
-        self._deferred: deque[fr.Frame] = deque()
         self._online = True
-        self._last_seq: int | None = None
         self._last_rx = time.monotonic()
         self._last_hello = self._last_rx
-        self._reconnect_at = 0.0
-        self._backoff = BACKOFF_FIRST
-        self._failures = 0
-        self._unsent_indication: str | None = None
+        self._unsent_indication: Indication | None = None
         self._failed = False
-        self._held_ack: tuple[Input, bytes] | None = None
         self._resuming = False
-        self._port_timeout: float | None = -1.0
         try:
-            self._port = self._open_port()
-        except (pyserial.SerialException, OSError, ValueError) as error:
+            self.port.open()
+        except OPEN_ERRORS as error:
             raise DriverError(
                 f"{url}: cannot open {self.port_name} ({error}); check the cable, the device path "
                 "and its permissions, and that no other program holds the port"
@@ -174,30 +111,17 @@ class SerialShoe(CardSource):
         LOG.info("%s: opened %s (%s framing)", self.url, self.port_name, self.framing)
         self._hello()
 
-    def __enter__(self) -> SerialShoe:
-        return self
-
     # -- options ------------------------------------------------------------------
-    @staticmethod
-    def _float_option(url: str, values: dict[str, str], name: str) -> float:
-        text = values.get(name, "0")
-        try:
-            number = float(text)
-        except ValueError:
-            raise DriverURLError(f"{url}: option {name}={text!r} is not a number of seconds; expected e.g. 3") \
-                from None
-        if not 0 <= number <= 3600:
-            raise DriverURLError(f"{url}: option {name}={number} is out of range; expected 0-3600 seconds")
-        return number
-
-    @staticmethod
-    def _flag(url: str, values: dict[str, str], name: str, default: bool) -> bool:
-        if name not in values:
-            return default
-        text = values[name]
-        if text not in ("0", "1"):
-            raise DriverURLError(f"{url}: option {name}={text!r} is not a flag; expected 0 or 1")
-        return text == "1"
+    def _framer(self, url: str, values: Mapping[str, str]) -> fr.Framer:
+        """The framer the options describe."""
+        terminator: str = self.option_value(url, values, "terminator")
+        checksum: str = self.option_value(url, values, "checksum")
+        pattern = card_pattern(url, values["pattern"]) if "pattern" in values else None
+        given = sorted(set(LINE_ONLY_OPTIONS) & values.keys())
+        if self.framing == "stx" and given:
+            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing=line only")
+        return fr.make_framer(self.framing, terminator=fr.TERMINATORS[terminator], pattern=pattern,
+                              require_checksum=checksum == "required")
 
     # -- counters -----------------------------------------------------------------
     @property
@@ -221,6 +145,26 @@ class SerialShoe(CardSource):
         return self.framer.bad_messages
 
     @property
+    def duplicates(self) -> int:
+        """Messages dropped because they repeated the previous sequence number."""
+        return self.inbox.duplicates
+
+    @property
+    def status(self) -> str | None:
+        """The last status text the shoe sent, if any."""
+        return self.inbox.status
+
+    @property
+    def features(self) -> frozenset[str]:
+        """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
+        return self.inbox.features
+
+    @property
+    def reconnects(self) -> int:
+        """How many times the port was reopened after a failure."""
+        return self.port.reconnects
+
+    @property
     def online(self) -> bool:
         """False between an OFFLINE input and the next ONLINE input."""
         return self._online
@@ -228,60 +172,27 @@ class SerialShoe(CardSource):
     @property
     def exhausted(self) -> bool:
         """True only when the line failed and ``reconnect=0``: nothing more will come."""
-        return self._port is None and not self.reconnect
+        return not self.port.is_open and not self.reconnect
 
     # -- port ---------------------------------------------------------------------
-    def _open_port(self) -> Any:
-        port = pyserial.serial_for_url(self.port_name, do_not_open=True)
-        port.baudrate = self.baudrate
-        port.timeout = 0
-        port.write_timeout = WRITE_TIMEOUT
-        if self._local and os.name == "posix":
-            port.exclusive = True  # a second controller on the same shoe is refused, not interleaved
-        port.open()
-        self._port_timeout = 0
-        return port
-
     def _hello(self) -> None:
         """Tell the shoe the controller is ready (its input was flushed on open)."""
         self._last_hello = time.monotonic()
         self.framer.require_crc = False  # until this shoe (perhaps another one) announces crc16 again
-        if self.framing == "stx":
-            self._write(bytes([fr.ENQ]))
-        else:
-            self._write(self.framer.encode(fr.Frame(fr.READY, None, "A" if self.ack else "")))
+        self._write(self.link.hello())
 
     def _write(self, data: bytes) -> bool:
-        if self._port is None:
-            return False
         try:
-            self._port.write(data)
-        except pyserial.SerialTimeoutException:
-            LOG.warning("%s: the shoe is not reading; could not write %r within %.1fs, dropped it",
-                        self.url, data, WRITE_TIMEOUT)
-            return False
-        except (pyserial.SerialException, OSError) as error:
+            return self.port.write(data)
+        except LINE_ERRORS as error:
             self._line_failed(error)
             return False
-        return True
 
     def _line_failed(self, error: BaseException) -> None:
         """The line died: close it, give one OFFLINE, schedule a reconnect."""
-        port, self._port = self._port, None
-        if port is not None:
-            with contextlib.suppress(pyserial.SerialException, OSError):
-                port.close()
+        self.port.failed(error, self.reconnect)
         self._failed = True  # reported (OFFLINE) once the frames already received are out
-        self._held_ack = None  # the shoe resends it on the new line
-        self._reconnect_at = time.monotonic() + BACKOFF_FIRST
-        self._backoff = BACKOFF_FIRST
-        self._failures = 0
-        if self.reconnect:
-            LOG.warning("%s: line to %s failed (%s); reader offline, reconnecting with backoff",
-                        self.url, self.port_name, error)
-        else:
-            LOG.error("%s: line to %s failed (%s); reader offline, reconnect=0 so giving up",
-                      self.url, self.port_name, error)
+        self.inbox.forget_ack()  # the shoe resends it on the new line
 
     def _go_offline(self) -> None:
         if self._online:
@@ -295,194 +206,100 @@ class SerialShoe(CardSource):
             self._pending.append(Input(InputKind.ONLINE))
 
     def _try_reconnect(self) -> None:
-        try:
-            self._port = self._open_port()
-        except (pyserial.SerialException, OSError, ValueError) as error:
-            self._failures += 1
-            log = LOG.warning if self._failures in (1, 10) or self._failures % 100 == 0 else LOG.debug
-            log("%s: reconnect attempt %d to %s failed (%s); retrying in %.1fs",
-                self.url, self._failures, self.port_name, error, self._backoff)
-            self._reconnect_at = time.monotonic() + self._backoff
-            self._backoff = min(BACKOFF_MAX, self._backoff * 2)
+        if not self.port.reopen():
             return
-        self.reconnects += 1
         self._last_rx = time.monotonic()
-        LOG.warning("%s: reopened %s after %d failed attempt(s); reader online",
-                    self.url, self.port_name, self._failures)
         self._hello()
-        if self._port is None:
+        if not self.port.is_open:
             return  # the hello write failed: _line_failed already rescheduled
         self._go_online()
         if self._unsent_indication is not None:
-            self.indicate(self._unsent_indication)
-
-    def _read(self, wait: float) -> bytes:
-        port = self._port
-        if self._port_timeout != wait:
-            port.timeout = wait
-            self._port_timeout = wait
-        data: bytes = port.read(1)
-        if data:
-            waiting = port.in_waiting
-            if waiting:
-                data += port.read(waiting)
-        return data
+            self._indicate(self._unsent_indication)
 
     # -- the template method ------------------------------------------------------
     def _recv(self, timeout: float | None) -> Input | None:
-        self._release_ack()  # the controller is back for more: it has taken the last input
+        self.inbox.release_ack()  # the controller is back for more: it has taken the last input
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            if self._pending:
-                return self._pending.popleft()
-            if self._deferred:
-                item = self._on_frame(self._deferred.popleft())
-                if item is not None:
-                    return item
-                continue
-            item = self._decode_buffered()
+            item = self._received()
             if item is not None:
                 return item
             if self._failed:
-                self._failed = False
-                if self._buffer:
-                    LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
-                                self.url, len(self._buffer), bytes(self._buffer[:40]))
-                    self._buffer.clear()
-                self._go_offline()
+                self._report_failure()
                 continue
             now = time.monotonic()
             remaining = READ_SLICE if deadline is None else max(0.0, deadline - now)
-            if self._port is None:
-                if not self.reconnect:
-                    return None
-                if now >= self._reconnect_at:
-                    self._try_reconnect()
+            if not self.port.is_open:
+                if self._wait_for_reconnect(now, remaining):
                     continue
-                pause = min(remaining, self._reconnect_at - now)
-                if pause <= 0:
-                    return None
-                time.sleep(pause)
-                continue
-            if self.heartbeat:
-                silent = now - self._last_rx
-                if self._online and silent >= self.heartbeat:
-                    LOG.warning("%s: nothing from the shoe for %.1fs (heartbeat %.1fs); reader offline",
-                                self.url, silent, self.heartbeat)
-                    self._go_offline()
-                    self._hello()
-                    continue
-                if not self._online and now - self._last_hello >= self.heartbeat:
-                    self._hello()  # a shoe that restarted waits for this
-                    continue
-                remaining = min(remaining, max(0.0, self.heartbeat - silent) if self._online
-                                else self._last_hello + self.heartbeat - now)
-            wait = min(READ_SLICE, max(0.0, remaining))
-            try:
-                data = self._read(wait)
-            except (pyserial.SerialException, OSError) as error:
-                self._line_failed(error)
-                continue
-            if data:
-                self._last_rx = time.monotonic()
-                self._buffer += data
-                if not self._online:
-                    LOG.warning("%s: the shoe is talking again; reader online", self.url)
-                    self._go_online()
+                return None
+            wait = self._watch_heartbeat(now, remaining)
+            if wait is None or self._read_into_buffer(min(READ_SLICE, max(0.0, wait))):
                 continue
             if deadline is not None and time.monotonic() >= deadline:
                 return None
 
-    def _decode_buffered(self) -> Input | None:
-        """Decode frames from the receive buffer until one gives an input."""
-        while self._buffer:
-            used, frame = self.framer.decode(bytes(self._buffer))
-            if used == 0:
-                return None
-            rejected = self.framer.rejected
-            del self._buffer[:used]
-            if rejected is not None:
-                self._on_rejected(rejected)
-            if frame is not None:
-                item = self._on_frame(frame)
-                if item is not None:
-                    return item
-        return None
+    def _received(self) -> Input | None:
+        """The next input already received: pending news, a deferred frame, or the receive buffer's."""
+        while True:
+            if self._pending:
+                return self._pending.popleft()
+            return self.inbox.next_input()
 
-    def _on_rejected(self, rejected: fr.Rejection) -> None:
-        if rejected.reason == "bad_checksum":
-            LOG.warning("%s: bad checksum, message dropped%s: %s", self.url,
-                        " and NAKed" if self.ack else "", rejected.describe())
-            if self.framing == "stx":
-                self._write(bytes([fr.NAK]))
-            elif self.ack:
-                self._write(self.framer.encode(fr.Frame(fr.NEGATIVE)))
-        elif rejected.reason == "bad_message":
-            LOG.warning("%s: well-framed but unknown message, acknowledged and dropped: %s",
-                        self.url, rejected.describe())
-            if self.framing == "stx":
-                self._write(bytes([fr.ACK]))
-        elif rejected.reason == "overlong":
-            LOG.warning("%s: overlong frame discarded: %s", self.url, rejected.describe())
-        else:
-            LOG.warning("%s: garbage skipped: %s", self.url, rejected.describe())
+    def _report_failure(self) -> None:
+        """The frames received before the line failed are out: give its OFFLINE."""
+        self._failed = False
+        self.inbox.drop_unfinished()
+        self._go_offline()
 
-    def _answer(self, frame: fr.Frame) -> bytes | None:
-        """The acknowledgement ``frame`` gets, if any."""
-        if self.framing == "stx":
-            return bytes([fr.ACK])
-        if self.ack:
-            return self.framer.encode(fr.Frame(fr.ACKNOWLEDGE, frame.seq))
-        return None
+    def _wait_for_reconnect(self, now: float, remaining: float) -> bool:
+        """With the line down: reconnect when due, or wait for it; False when the caller's time is up."""
+        if not self.reconnect:
+            return False
+        if now >= self.port.reopen_at:
+            self._try_reconnect()
+            return True
+        pause = min(remaining, self.port.reopen_at - now)
+        if pause <= 0:
+            return False
+        time.sleep(pause)
+        return True
 
-    def _on_frame(self, frame: fr.Frame) -> Input | None:
-        if frame.kind in _CONTROLLER_KINDS:
-            LOG.debug("%s: ignored a controller message from the line (an echo?): %s", self.url, frame)
+    def _watch_heartbeat(self, now: float, remaining: float) -> float | None:
+        """Go offline after ``heartbeat`` seconds of silence and greet again while offline.
+
+        None when it acted (look at the news first); else how long the next read may wait.
+        """
+        if not self.heartbeat:
+            return remaining
+        silent = now - self._last_rx
+        if self._online and silent >= self.heartbeat:
+            LOG.warning("%s: nothing from the shoe for %.1fs (heartbeat %.1fs); reader offline",
+                        self.url, silent, self.heartbeat)
+            self._go_offline()
+            self._hello()
             return None
-        answer = self._answer(frame)
-        item: Input | None = None
-        if frame.seq is not None and frame.seq == self._last_seq:
-            self.duplicates += 1
-            LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
-        else:
-            if frame.seq is not None:
-                if self._restarted(frame.seq):
-                    LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may "
-                              "report cards already dealt again; halting the table for the supervisor",
-                              self.url, self._last_seq, frame.seq)
-                    self._last_seq = None
-                    self._deferred.append(frame)  # taken once the table has the restart
-                    return Input(InputKind.OFFLINE, SHOE_RESTARTED)
-                self._last_seq = frame.seq
-            if frame.kind == fr.CARD:
-                item = Input(InputKind.CARD, frame.data)
-            elif frame.kind in _KIND_INPUTS:
-                item = Input(_KIND_INPUTS[frame.kind])
-            elif frame.kind == fr.FEATURES:
-                self.features = frozenset(frame.data.split("+"))
-                self.framer.require_crc = fr.CRC16 in self.features
-                LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
-                         "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
-            elif frame.kind == fr.STATUS:
-                if frame.data != self.status:
-                    LOG.info("%s: shoe status: %s", self.url, frame.data)
-                self.status = frame.data
-        if item is not None and answer is not None:
-            # acknowledged once the controller has it for good: see journaled() and _recv()
-            self._held_ack = (item, answer)
-        elif answer is not None:
-            self._write(answer)
-        return item
+        if not self._online and now - self._last_hello >= self.heartbeat:
+            self._hello()  # a shoe that restarted waits for this
+            return None
+        return min(remaining, max(0.0, self.heartbeat - silent) if self._online
+                   else self._last_hello + self.heartbeat - now)
 
-    def _restarted(self, seq: int) -> bool:
-        """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more?"""
-        last = self._last_seq
-        return last is not None and seq < last and not (last >= SEQ_WRAP_FROM and seq <= 1)
-
-    def _release_ack(self) -> None:
-        held, self._held_ack = self._held_ack, None
-        if held is not None:
-            self._write(held[1])
+    def _read_into_buffer(self, wait: float) -> bool:
+        """Read what the port has within ``wait`` seconds; True when something happened."""
+        try:
+            data = self.port.read(wait)
+        except LINE_ERRORS as error:
+            self._line_failed(error)
+            return True
+        if not data:
+            return False
+        self._last_rx = time.monotonic()
+        self.inbox.feed(data)
+        if not self._online:
+            LOG.warning("%s: the shoe is talking again; reader online", self.url)
+            self._go_online()
+        return True
 
     def journaled(self, item: Input) -> None:
         """``item`` is durable (the journal committed it); its acknowledgement still waits for :meth:`recv`.
@@ -499,7 +316,8 @@ class SerialShoe(CardSource):
     @property
     def position(self) -> tuple[int, int]:
         """``(1, last sequence number)``, -1 for none: where a restarted controller resumes."""
-        return (1, -1 if self._last_seq is None else self._last_seq)
+        last = self.inbox.last_seq
+        return (1, -1 if last is None else last)
 
     def seek(self, shoe: int, offset: int) -> None:
         """Resume after a restart: drop a retransmission of the last journaled message.
@@ -507,12 +325,12 @@ class SerialShoe(CardSource):
         The shoe keeps its own place (it resends what was not acknowledged), so the
         ``new_shoe`` indications a resume replays are not sent again: the shoe had them.
         """
-        self._last_seq = None if offset < 0 else offset
+        self.inbox.last_seq = None if offset < 0 else offset
         self._resuming = True
         LOG.info("%s: resuming after sequence number %s", self.url, offset if offset >= 0 else "(none)")
 
     # -- write-back ---------------------------------------------------------------
-    def indicate(self, what: str) -> None:
+    def _indicate(self, what: Indication) -> None:
         """Tell the shoe what the table expects next (``I,<what>``).
 
         ``new_shoe`` is always written: it is the shoe's cue that the table has
@@ -523,26 +341,50 @@ class SerialShoe(CardSource):
         if self._closed:
             return
         if self._resuming:
-            if what == "new_shoe":
+            if what is Indication.NEW_SHOE:
                 LOG.info("%s: resuming: the shoe had the new_shoe indication already; not sent again",
                          self.url)
                 return
             self._resuming = False  # the resume is over, whether or not this indication is written
-        if not self.indicator and what != "new_shoe":
+        if not self.indicator and what is not Indication.NEW_SHOE:
             return
-        if what not in fr.INDICATIONS:
-            LOG.warning("%s: unknown indication %r not sent; expected one of %s",
-                        self.url, what, ", ".join(fr.INDICATIONS))
-            return
-        if self._write(self.framer.encode(fr.Frame(fr.INDICATE, None, what))):
+        if self._write(self.link.indication(what)):
             self._unsent_indication = None
         else:
-            LOG.info("%s: indication %r not delivered; will send it when the line is back", self.url, what)
+            LOG.info("%s: indication %r not delivered; will send it when the line is back", self.url, what.value)
             self._unsent_indication = what
 
     def _close(self) -> None:
-        port, self._port = self._port, None
-        if port is not None:
-            with contextlib.suppress(pyserial.SerialException, OSError):
-                port.close()
+        self.port.close()
         LOG.info("%s: closed", self.url)
+
+
+def port_name_of(url: str, location: str) -> tuple[str, bool]:
+    """The name pyserial opens, and whether it is a local device."""
+    scheme = urlsplit(url).scheme
+    if scheme not in SCHEMES:
+        raise DriverURLError(f"{url}: not a serial URL; expected {SerialShoe.expected_form()}")
+    if scheme == "serial":
+        if not location:
+            raise DriverURLError(f"{url}: no device path; expected {SerialShoe.expected_form()}")
+        return location, True
+    if scheme == "socket":
+        host, _, port = location.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
+                                 f"e.g. socket://127.0.0.1:4001")
+    return f"{scheme}://{location}", False
+
+
+def card_pattern(url: str, text: str) -> re.Pattern[str]:
+    """Option ``pattern``: a regular expression with a named group ``card``."""
+    try:
+        pattern = re.compile(text)
+    except re.error as error:
+        raise DriverURLError(f"{url}: option pattern is not a regular expression ({error})") from None
+    if "card" not in pattern.groupindex:
+        raise DriverURLError(
+            f"{url}: option pattern={text!r} has no named group 'card'; "
+            "expected e.g. pattern=CARD%20(%3FP<card>%5Cw%2B)"
+        )
+    return pattern

@@ -35,15 +35,10 @@ from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
 from controller.core.shoe import shoe_with_cut_card
 from drivers.serial import framing as fr
+from drivers.serial.link import INPUT_KINDS, Link, frame_of
 
 LOG = logging.getLogger("croupier.emulator")
 
-_TOKEN_KINDS: dict[InputKind, str] = {
-    InputKind.UNREADABLE: fr.UNREADABLE,
-    InputKind.CUT: fr.CUT,
-    InputKind.DOUBLE: fr.DOUBLE,
-    InputKind.NEXT: fr.BUTTON,
-}
 MAX_EMULATOR_SEQ = 9999
 NO_INDICATION_WARNING = 5.0
 """Seconds --follow-table waits for a first indication before it warns that none may come."""
@@ -52,7 +47,7 @@ NO_INDICATION_WARNING = 5.0
 def check_script(inputs: list[Input], source: str) -> list[Input]:
     """Keep only inputs a shoe can send; raise :class:`ScriptError` naming any other."""
     for index, item in enumerate(inputs):
-        if item.kind is InputKind.CARD or item.kind in _TOKEN_KINDS or item.kind in (
+        if item.kind is InputKind.CARD or item.kind in INPUT_KINDS or item.kind in (
                 InputKind.OFFLINE, InputKind.ONLINE):
             continue
         raise ScriptError(
@@ -275,6 +270,52 @@ class EmulatorOptions:
     fault_seed: int = 0
 
 
+class LineFaults:
+    """The line faults an emulator injects on purpose, seeded: noise before a message, a wrong checksum."""
+
+    def __init__(self, options: EmulatorOptions, framer: fr.Framer) -> None:
+        self.options = options
+        self.framer = framer
+        self.random = random.Random(f"croupier-faults:{options.fault_seed}")
+
+    def encode(self, frame: fr.Frame) -> bytes:
+        """``frame``'s bytes, perhaps after noise and perhaps with a wrong checksum, as the options' odds say."""
+        data = b""
+        if self.options.garbage and self.random.random() < self.options.garbage:
+            data += self.noise()
+        corrupt = bool(self.options.bad_checksum) and self.random.random() < self.options.bad_checksum
+        return data + (self.corrupted(frame) if corrupt else self.framer.encode(frame))
+
+    def corrupted(self, frame: fr.Frame) -> bytes:
+        """``frame`` with a checksum that does not match (its CRC-16, else its XOR or BCC)."""
+        data = self.framer.encode(frame)
+        stx = self.options.framing == "stx"
+        if self.framer.crc_on_encode:
+            star = data.rindex(b"*")
+            wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
+            data = data[:star + 1] + b"%04X" % wrong + data[star + 5:]
+            if stx:  # a right BCC over the wrong CRC: only the CRC catches it
+                data = data[:-1] + bytes([fr.xor_checksum(data[1:-2]) ^ fr.ETX])
+            return data
+        if stx:
+            return data[:-1] + bytes([data[-1] ^ 0x5A])
+        if self.options.checksum:
+            star = data.rindex(b"*")
+            wrong = (int(data[star + 1:star + 3], 16) ^ 0x5A)
+            return data[:star + 1] + b"%02X" % wrong + data[star + 3:]
+        return data  # no checksum to corrupt
+
+    def noise(self) -> bytes:
+        """A few random bytes that are no message (a line of them, in line framing)."""
+        size = self.random.randint(1, 24)
+        forbidden = {fr.STX, 0x0A, 0x0D, ord("*")}
+        noise = bytes(b for b in self.random.randbytes(size * 2) if b not in forbidden)[:size] or b"?"
+        if self.options.framing == "line":
+            # "~" first: noise such as "U" or " X" alone would be a real message
+            noise = b"~" + noise + self.options.terminator
+        return noise
+
+
 @dataclass
 class _Session:
     """Per-connection state: whether the controller said hello and acknowledges."""
@@ -306,8 +347,9 @@ class ShoeEmulator:
             self.framer = fr.StxFramer(controls=True)
         else:
             self.framer = fr.LineFramer(options.terminator, checksum_on_encode=options.checksum)
+        self.link = Link(options.framing, self.framer)
         self.uses_crc = options.crc and options.checksum
-        self.faults = random.Random(f"croupier-faults:{options.fault_seed}")
+        self.faults = LineFaults(options, self.framer)
         self.session = _Session()
         self.seq = 0
         self.outstanding: fr.Frame | None = None
@@ -327,48 +369,15 @@ class ShoeEmulator:
         self.transmissions = 0
         self.retransmissions = 0
         self._rx = b""
+        self._mismatch_warned = False
 
     # -- sending ------------------------------------------------------------------
     def _next_seq(self) -> int:
         self.seq = self.seq % MAX_EMULATOR_SEQ + 1
         return self.seq
 
-    def _encode(self, frame: fr.Frame, corrupt: bool = False) -> bytes:
-        data = self.framer.encode(frame)
-        if not corrupt:
-            return data
-        if self.framer.crc_on_encode:
-            star = data.rindex(b"*")
-            wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
-            data = data[:star + 1] + b"%04X" % wrong + data[star + 5:]
-            if self.options.framing == "stx":  # a right BCC over the wrong CRC: only the CRC catches it
-                data = data[:-1] + bytes([fr.xor_checksum(data[1:-2]) ^ fr.ETX])
-            return data
-        if self.options.framing == "stx":
-            return data[:-1] + bytes([data[-1] ^ 0x5A])
-        if self.options.checksum:
-            star = data.rindex(b"*")
-            wrong = (int(data[star + 1:star + 3], 16) ^ 0x5A)
-            return data[:star + 1] + b"%02X" % wrong + data[star + 3:]
-        return data  # no checksum to corrupt
-
-    def _garbage(self) -> bytes:
-        size = self.faults.randint(1, 24)
-        forbidden = {fr.STX, 0x0A, 0x0D, ord("*")}
-        noise = bytes(b for b in self.faults.randbytes(size * 2) if b not in forbidden)[:size] or b"?"
-        if self.options.framing == "line":
-            # "~" first: noise such as "U" or " X" alone would be a real message
-            noise = b"~" + noise + self.options.terminator
-        return noise
-
     def _transmit(self, frame: fr.Frame, faults: bool) -> None:
-        data = b""
-        corrupt = False
-        if faults and self.options.garbage and self.faults.random() < self.options.garbage:
-            data += self._garbage()
-        if faults and self.options.bad_checksum and self.faults.random() < self.options.bad_checksum:
-            corrupt = True
-        data += self._encode(frame, corrupt)
+        data = self.faults.encode(frame) if faults else self.framer.encode(frame)
         if self.endpoint.write(data):
             self.transmissions += 1
             self.last_tx = time.monotonic()
@@ -383,10 +392,7 @@ class ShoeEmulator:
             return
         if item.kind is InputKind.ONLINE:
             return  # the replug follows the unplug by itself
-        if item.kind is InputKind.CARD:
-            frame = fr.Frame(fr.CARD, self._next_seq(), str(item.card))
-        else:
-            frame = fr.Frame(_TOKEN_KINDS[item.kind], self._next_seq())
+        frame = frame_of(item, self._next_seq())
         self.outstanding = frame if self.session.acked else None
         self.sent_at = time.monotonic()
         self.last_token_at = self.sent_at
@@ -414,19 +420,17 @@ class ShoeEmulator:
 
     def _warn_on_framing_mismatch(self, data: bytes) -> None:
         """Say so when the controller's hello is the other framing's: otherwise both sides wait in silence."""
-        stx = self.options.framing == "stx"
-        other = (b"R\r" in data or b"R\n" in data or b"R,A" in data) if stx else bytes([fr.ENQ]) in data
-        if other and not getattr(self, "_mismatch_warned", False):
+        if self.link.other_framing_hello(data) and not self._mismatch_warned:
             self._mismatch_warned = True
-            theirs, ours = ("line", "stx") if stx else ("stx", "line")
+            theirs, ours = ("line", "stx") if self.link.stx else ("stx", "line")
             LOG.warning("the controller greets in %s framing but this emulator speaks %s: start it with "
                         "--framing %s, or give the controller ?framing=%s", theirs, ours, theirs, ours)
 
     def _on_frame(self, frame: fr.Frame) -> None:
         session = self.session
-        if frame.kind in (fr.READY, fr.CONTROL_ENQ):
+        if self.link.is_hello(frame):
             session.ready = True
-            session.acked = self.options.framing == "stx" or frame.data == "A"
+            session.acked = self.link.hello_wants_acks(frame)
             session.in_flight.clear()
             LOG.info("controller ready (%s)", "acknowledging" if session.acked else "no acks")
             if self.uses_crc:
@@ -504,51 +508,71 @@ class ShoeEmulator:
     def step(self, timeout: float) -> None:
         """Wait at most ``timeout`` seconds for something to do, and do it."""
         now = time.monotonic()
-        if self.unplugged_at is not None:
-            if now >= self.unplugged_at + self.options.replug_after:
-                LOG.info("fault: replug")
-                self.unplugged_at = None
-                self.endpoint.replug()
-            else:
-                timeout = min(timeout, self.unplugged_at + self.options.replug_after - now)
+        timeout = self._replug_when_due(now, timeout)
         if self._may_send_token(now):
             if self.options.key:
                 self.presses -= 1
             self._send_token(self.tokens.popleft())
             return
-        if self.session.ready and self.outstanding is not None:
+        wait = self._send_what_is_due(now, timeout)
+        if wait is not None:
+            self._wait_and_read(wait)
+
+    def _replug_when_due(self, now: float, timeout: float) -> float:
+        """After an unplug: replug once ``replug_after`` has passed; the time left to wait."""
+        if self.unplugged_at is None:
+            return timeout
+        if now >= self.unplugged_at + self.options.replug_after:
+            LOG.info("fault: replug")
+            self.unplugged_at = None
+            self.endpoint.replug()
+            return timeout
+        return min(timeout, self.unplugged_at + self.options.replug_after - now)
+
+    def _send_what_is_due(self, now: float, timeout: float) -> float | None:
+        """A retransmission or a heartbeat when due (None: sent one); else how long to wait."""
+        session = self.session
+        if session.ready and self.outstanding is not None:
             due = self.sent_at + self.options.ack_timeout
             if now >= due:
                 self._retransmit("no acknowledgement")
-                return
+                return None
             timeout = min(timeout, due - now)
-        elif self.session.ready and self.tokens and not self.options.key and not self._holding_for_table():
+        elif session.ready and self.tokens and not self.options.key and not self._holding_for_table():
             timeout = min(timeout, max(0.0, self.last_token_at + self.options.interval - now))
-        if self.session.ready and self.tokens and self._holding_for_table():
+        if session.ready and self.tokens and self._holding_for_table():
             self._warn_when_never_told(now)
-        if self.session.ready and self.options.heartbeat:
+        if session.ready and self.options.heartbeat:
             due = self.last_tx + self.options.heartbeat
             if now >= due and self.outstanding is None:
                 self._transmit(fr.Frame(fr.HEARTBEAT), faults=False)
-                return
+                return None
             timeout = min(timeout, max(0.0, due - now))
+        return timeout
+
+    def _wait_and_read(self, timeout: float) -> None:
+        """Wait up to ``timeout`` seconds for the controller (or a key press) and take what came."""
+        keys = self.keys.fileno() if self.options.key and self.keys is not None else None
         fds = list(self.endpoint.read_fds())
-        if self.options.key and self.keys is not None:
-            fds.append(self.keys.fileno())
+        if keys is not None:
+            fds.append(keys)
         ready, _, _ = select.select(fds, [], [], max(0.0, timeout))
         for fd in ready:
-            if self.keys is not None and self.options.key and fd == self.keys.fileno():
-                pressed = os.read(fd, 1024)  # not readline: a buffered second line would hide from select
-                if not pressed:
-                    LOG.info("end of key input; stopping")
-                    self.stopped = True
-                self.presses += pressed.count(b"\n")
+            if fd == keys:
+                self._on_key_press(fd)
                 continue
             data = self.endpoint.on_readable(fd)
             if data is None:
                 self.session = _Session()  # the controller went away; wait for its next hello
             elif data:
                 self._on_bytes(data)
+
+    def _on_key_press(self, fd: int) -> None:
+        pressed = os.read(fd, 1024)  # not readline: a buffered second line would hide from select
+        if not pressed:
+            LOG.info("end of key input; stopping")
+            self.stopped = True
+        self.presses += pressed.count(b"\n")
 
     @property
     def shoe_out(self) -> bool:

@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
+from drivers.base import Indication
+
 STX: Final = 0x02
 ETX: Final = 0x03
 ENQ: Final = 0x05
@@ -71,7 +73,7 @@ KINDS: Final = frozenset({CARD, STATUS, READY, INDICATE, FEATURES}) | NO_DATA_KI
 CRC16: Final = "crc16"
 """The feature a shoe announces in ``V,crc16``: its messages carry ``*XXXX``, a CRC-16/CCITT-FALSE."""
 
-INDICATIONS: Final = ("player", "banker", "hold", "burn", "new_shoe")
+INDICATIONS: Final = tuple(indication.value for indication in Indication)
 """What :meth:`CardSource.indicate` may be told, sent as ``I,<what>``."""
 
 _CARD_TEXT = re.compile(r"[!-~]{1,16}")  # printable ASCII, no space
@@ -158,36 +160,37 @@ def parse_body(text: str) -> Frame | None:
     kind, sep, rest = text.partition(",")
     if kind not in KINDS:
         return None
-    seq: int | None = None
-    data = ""
-    if sep:
-        first, more, remainder = rest.partition(",")
-        if _SEQ_TEXT.fullmatch(first):
-            seq = int(first)
-            data = remainder
-            if more and not data:
-                return None  # "C,17," : a trailing comma
-        elif first == "":
-            if not remainder:
-                return None  # "K," or "K,,"
-            data = remainder  # "K,,data": no seq, data that looks like a number
-        else:
-            data = rest
-    if kind in NO_DATA_KINDS:
-        if data:
-            return None
-    elif kind == CARD:
-        if not _CARD_TEXT.fullmatch(data) or "," in data:
-            return None
-    elif kind == INDICATE:
-        if data not in INDICATIONS:
-            return None
-    elif kind == STATUS:
-        if not data.isprintable():
-            return None
-    elif (kind == READY and data not in ("", "A")) or (kind == FEATURES and not _FEATURES_TEXT.fullmatch(data)):
+    fields = _seq_and_data(rest) if sep else (None, "")
+    if fields is None or not _data_fits(kind, fields[1]):
         return None
-    return Frame(kind, seq, data)
+    return Frame(kind, *fields)
+
+
+def _seq_and_data(rest: str) -> tuple[int | None, str] | None:
+    """The sequence number and data of the fields after the kind; None when they are malformed."""
+    first, more, remainder = rest.partition(",")
+    if _SEQ_TEXT.fullmatch(first):
+        if more and not remainder:
+            return None  # "C,17," : a trailing comma
+        return int(first), remainder
+    if first == "":
+        return (None, remainder) if remainder else None  # "K,,data": no seq, data that looks like a number
+    return None, rest
+
+
+def _data_fits(kind: str, data: str) -> bool:
+    """Is ``data`` what a message of ``kind`` may carry?"""
+    if kind in NO_DATA_KINDS:
+        return not data
+    if kind == CARD:
+        return _CARD_TEXT.fullmatch(data) is not None and "," not in data
+    if kind == INDICATE:
+        return data in INDICATIONS
+    if kind == STATUS:
+        return data.isprintable()
+    if kind == READY:
+        return data in ("", "A")
+    return kind != FEATURES or _FEATURES_TEXT.fullmatch(data) is not None
 
 
 class Framer:
@@ -220,6 +223,13 @@ class Framer:
             self.overlong += 1
         elif reason == "bad_message":
             self.bad_messages += 1
+
+    def _crc_checked(self, frame: Frame, crc_ok: bool | None, raw: bytes) -> Frame | None:
+        """``frame``, unless its CRC-16 is wrong or missing where one is required (then rejected)."""
+        if crc_ok is False or (crc_ok is None and self.require_crc and frame.kind == CARD):
+            self._reject("bad_checksum", raw)
+            return None
+        return frame
 
     def decode(self, buffer: bytes) -> tuple[int, Frame | None]:  # pragma: no cover - abstract
         """Decode from the start of ``buffer``: ``(bytes consumed, frame or None)``."""
@@ -303,48 +313,65 @@ class LineFramer(Framer):
                 return len(buffer), None
             return 0, None
         consumed = index + 1
-        line = bytes(buffer[:index]).strip(b"\r\n\t ")
-        if not line:
-            return consumed, None  # an empty line (e.g. the \n of a \r\n split oddly): ignore
-        if len(line) > MAX_FRAME:
-            self._reject("overlong", bytes(buffer[:consumed]))
-            return consumed, None
-        try:
-            text = line.decode("ascii")
-        except UnicodeDecodeError:
-            self._reject("garbage", bytes(buffer[:consumed]))
-            return consumed, None
-        if self.pattern is not None:
-            match = self.pattern.fullmatch(text)
-            if match is not None:
-                card = match.group("card")
-                seq_text = match.groupdict().get("seq")
-                seq = int(seq_text) if seq_text and seq_text.isdigit() else None
-                if card:
-                    return consumed, Frame(CARD, seq, card)
         raw = bytes(buffer[:consumed])
+        text = self._line_text(bytes(buffer[:index]), raw)
+        return consumed, None if text is None else self._frame_of_line(text, raw)
+
+    def _line_text(self, line: bytes, raw: bytes) -> str | None:
+        """The text of a line; None for an empty line or one rejected (overlong, not ASCII)."""
+        line = line.strip(b"\r\n\t ")
+        if not line:
+            return None  # an empty line (e.g. the \n of a \r\n split oddly): ignore
+        if len(line) > MAX_FRAME:
+            self._reject("overlong", raw)
+            return None
+        try:
+            return line.decode("ascii")
+        except UnicodeDecodeError:
+            self._reject("garbage", raw)
+            return None
+
+    def _frame_of_line(self, text: str, raw: bytes) -> Frame | None:
+        if self.pattern is not None:
+            card = self._vendor_card(self.pattern, text)
+            if card is not None:
+                return card
         body, crc_ok = split_crc(text)
         if crc_ok is None:
-            body, star, check = text.partition("*")
-            if star:
-                if len(check) != 2 or not set(check) <= _HEX:
-                    self._reject("garbage", raw)
-                    return consumed, None
-                if int(check, 16) != xor_checksum(body.encode("ascii")):
-                    frame = parse_body(body)
-                    self._reject("bad_checksum" if frame is not None else "garbage", raw)
-                    return consumed, None
-            elif self.require_checksum:
-                self._reject("garbage", raw)
-                return consumed, None
+            unchecked = self._xor_checked(text, raw)
+            if unchecked is None:
+                return None
+            body = unchecked
         frame = parse_body(body)
         if frame is None:
             self._reject("garbage", raw)
-            return consumed, None
-        if crc_ok is False or (crc_ok is None and self.require_crc and frame.kind == CARD):
-            self._reject("bad_checksum", raw)
-            return consumed, None
-        return consumed, frame
+            return None
+        return self._crc_checked(frame, crc_ok, raw)
+
+    @staticmethod
+    def _vendor_card(pattern: re.Pattern[str], text: str) -> Frame | None:
+        """A card from a vendor's line that ``pattern`` matches in full."""
+        match = pattern.fullmatch(text)
+        if match is None or not match.group("card"):
+            return None
+        seq_text = match.groupdict().get("seq")
+        seq = int(seq_text) if seq_text and seq_text.isdigit() else None
+        return Frame(CARD, seq, match.group("card"))
+
+    def _xor_checked(self, text: str, raw: bytes) -> str | None:
+        """The body of ``body[*XX]`` when its XOR checksum is right (or absent and not required)."""
+        body, star, check = text.partition("*")
+        if star:
+            if len(check) != 2 or not set(check) <= _HEX:
+                self._reject("garbage", raw)
+                return None
+            if int(check, 16) != xor_checksum(body.encode("ascii")):
+                self._reject("bad_checksum" if parse_body(body) is not None else "garbage", raw)
+                return None
+        elif self.require_checksum:
+            self._reject("garbage", raw)
+            return None
+        return body
 
 
 class StxFramer(Framer):
@@ -371,19 +398,8 @@ class StxFramer(Framer):
         self.rejected = None
         if not buffer:
             return 0, None
-        first = buffer[0]
-        if first != STX:
-            if self.controls and first in (ACK, NAK, ENQ):
-                return 1, Frame(chr(first))
-            # skip up to the next STX (or control byte, on the shoe side)
-            index = 1
-            while index < len(buffer):
-                byte = buffer[index]
-                if byte == STX or (self.controls and byte in (ACK, NAK, ENQ)):
-                    break
-                index += 1
-            self._reject("garbage", bytes(buffer[:index]))
-            return index, None
+        if buffer[0] != STX:
+            return self._between_frames(buffer)
         # buffer[0] is STX: look for ETX before another STX
         limit = min(len(buffer), MAX_FRAME + 2)
         for index in range(1, limit):
@@ -394,25 +410,7 @@ class StxFramer(Framer):
             if byte == ETX:
                 if index + 1 >= len(buffer):
                     return 0, None  # BCC not here yet
-                payload = bytes(buffer[1:index])
-                bcc = buffer[index + 1]
-                raw = bytes(buffer[:index + 2])
-                if bcc != xor_checksum(payload) ^ ETX:
-                    self._reject("bad_checksum", raw)
-                    return index + 2, None
-                try:
-                    text = payload.decode("ascii")
-                except UnicodeDecodeError:
-                    text = ""
-                body, crc_ok = split_crc(text)
-                frame = parse_body(body) if body and "*" not in body else None
-                if frame is None:
-                    self._reject("bad_message", raw)
-                    return index + 2, None
-                if crc_ok is False or (crc_ok is None and self.require_crc and frame.kind == CARD):
-                    self._reject("bad_checksum", raw)
-                    return index + 2, None
-                return index + 2, frame
+                return index + 2, self._frame_up_to(buffer, index)
         if len(buffer) >= MAX_FRAME + 2:
             # no ETX within the longest frame: drop this STX and what follows up to the next STX
             index = 1
@@ -421,6 +419,38 @@ class StxFramer(Framer):
             self._reject("overlong", bytes(buffer[:index]))
             return index, None
         return 0, None
+
+    def _between_frames(self, buffer: bytes) -> tuple[int, Frame | None]:
+        """Bytes before an STX: a control byte (shoe side), else garbage up to the next STX."""
+        first = buffer[0]
+        if self.controls and first in (ACK, NAK, ENQ):
+            return 1, Frame(chr(first))
+        index = 1
+        while index < len(buffer):
+            byte = buffer[index]
+            if byte == STX or (self.controls and byte in (ACK, NAK, ENQ)):
+                break
+            index += 1
+        self._reject("garbage", bytes(buffer[:index]))
+        return index, None
+
+    def _frame_up_to(self, buffer: bytes, etx: int) -> Frame | None:
+        """The frame from the STX at 0 to the ETX at ``etx`` and its BCC; None when rejected."""
+        payload = bytes(buffer[1:etx])
+        raw = bytes(buffer[:etx + 2])
+        if buffer[etx + 1] != xor_checksum(payload) ^ ETX:
+            self._reject("bad_checksum", raw)
+            return None
+        try:
+            text = payload.decode("ascii")
+        except UnicodeDecodeError:
+            text = ""
+        body, crc_ok = split_crc(text)
+        frame = parse_body(body) if body and "*" not in body else None
+        if frame is None:
+            self._reject("bad_message", raw)
+            return None
+        return self._crc_checked(frame, crc_ok, raw)
 
 
 def make_framer(framing: str, *, terminator: bytes = b"\r\n", pattern: str | re.Pattern[str] | None = None,

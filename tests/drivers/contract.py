@@ -24,6 +24,7 @@ fails after :attr:`CardSourceContract.patience` seconds instead of hanging.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from urllib.parse import urlsplit, urlunsplit
@@ -32,7 +33,8 @@ import pytest
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind, parse_tokens
-from drivers.base import CardSource
+from drivers import driver_class
+from drivers.base import CardSource, Indication, Option, Resumable
 
 MakeSource = Callable[[list[str]], CardSource]
 LINK_KINDS = (InputKind.OFFLINE, InputKind.ONLINE)
@@ -140,5 +142,45 @@ class CardSourceContract:
         with make_source([]) as source:
             cls = type(source)
             assert cls.scheme
-            assert all(isinstance(text, str) and text for text in cls.options.values())
+            assert cls.schemes and cls.scheme == cls.schemes[0]
+            assert all(isinstance(option, Option) and isinstance(option.help, str) and option.help
+                       for option in cls.options.values())
             assert cls.expected_form()
+            for scheme in cls.schemes:
+                assert driver_class(f"{scheme}://") is cls, f"{scheme}:// does not open {cls.__name__}"
+
+    def test_declared_defaults_are_valid_values(self, make_source: MakeSource) -> None:
+        with make_source([]) as source:
+            cls = type(source)
+        for name, option in cls.options.items():
+            if option.default is not None:
+                text = str(int(option.default)) if option.type is bool else str(option.default)
+                assert option.parse(source.url, name, text) == option.default, name
+
+    def test_indications_are_the_enum_or_its_values(self, make_source: MakeSource,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+        with make_source(["AS"]) as source:
+            for what in Indication:
+                if what is not Indication.NEW_SHOE:
+                    source.indicate(what)
+            source.indicate(Indication.PLAYER.value)
+            with caplog.at_level(logging.WARNING, logger="croupier.drivers"):
+                source.indicate("dealer")
+            assert "unknown indication 'dealer' not sent; expected one of player, banker" in caplog.text
+            assert self.read(source, 1) == [Input(InputKind.CARD, "AS")]
+
+    def test_a_resumable_source_resumes_from_its_position(self, make_source: MakeSource) -> None:
+        with make_source(["AS", "KD", "QS"]) as source:
+            resumable = source.resumable
+            if resumable is None:
+                assert not isinstance(source, Resumable)
+                return
+            assert resumable is source
+            assert self.read(source, 1) == [Input(InputKind.CARD, "AS")]
+            position = resumable.position
+            assert isinstance(position, tuple) and len(position) == 2
+            assert all(isinstance(part, int) for part in position)
+            resumable.journaled(Input(InputKind.CARD, "AS"))
+            resumable.seek(*position)
+            assert resumable.position == position
+            assert self.read(source, 1) == [Input(InputKind.CARD, "KD")]

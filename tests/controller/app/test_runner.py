@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from config.loader import load_config
 from controller.app.runner import Runner
@@ -25,8 +25,7 @@ AUTH = {"enabled": True, "reader": "pcsc://?reader=X", "idle_signout_seconds": 9
 class Scripted(CardSource):
     """Gives its inputs, then nothing for ``idle_polls`` polls, then is exhausted."""
 
-    scheme = "scripted"
-    options: ClassVar[dict[str, str]] = {}
+    schemes = ("scripted",)
 
     def __init__(self, items: list[Input], idle_polls: int = 0) -> None:
         super().__init__("scripted://")

@@ -1,0 +1,155 @@
+"""The controller's inbox on a serial line: the shoe's messages turned into reader inputs, and answered.
+
+:class:`Inbox` decodes the receive buffer with the link's framer, answers
+rejected frames (NAK) and messages (ACK) as :class:`~drivers.serial.link.Link`
+says, drops retransmissions by sequence number and notices a shoe that
+restarted. The acknowledgement of an input is held until the controller comes
+back for more (it has then journaled the input): see
+:meth:`drivers.serial.driver.SerialShoe.journaled`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+
+from controller.core.inputs import Input, InputKind
+from controller.core.table import SHOE_RESTARTED
+from drivers.serial import framing as fr
+from drivers.serial.link import CONTROLLER_KINDS, Link, input_of
+
+LOG = logging.getLogger("croupier.serial")
+
+SEQ_WRAP_FROM = 9999
+"""A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
+
+
+class Inbox:
+    """Bytes from the shoe in, reader inputs out; ``write`` sends the answers."""
+
+    def __init__(self, url: str, link: Link, write: Callable[[bytes], bool]) -> None:
+        self.url = url
+        self.link = link
+        self.framer = link.framer
+        self._write = write
+        self.duplicates = 0
+        """Messages dropped because they repeated the previous sequence number."""
+        self.status: str | None = None
+        """The last status text the shoe sent, if any."""
+        self.features: frozenset[str] = frozenset()
+        """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
+        self.last_seq: int | None = None
+        """The sequence number of the shoe's last message taken (None: none yet, or the shoe restarted)."""
+        self._buffer = bytearray()
+        self._deferred: deque[fr.Frame] = deque()
+        self._held_ack: bytes | None = None
+
+    def feed(self, data: bytes) -> None:
+        """Bytes read from the line."""
+        self._buffer += data
+
+    def next_input(self) -> Input | None:
+        """The next input in what was received, or None until more bytes come."""
+        while self._deferred:
+            item = self._on_frame(self._deferred.popleft())
+            if item is not None:
+                return item
+        return self._decode_buffered()
+
+    def forget_ack(self) -> None:
+        """The line failed: the held acknowledgement is not sent (the shoe resends its message)."""
+        self._held_ack = None
+
+    def drop_unfinished(self) -> None:
+        """The line failed and every whole frame received before is out: drop the rest."""
+        if self._buffer:
+            LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
+                        self.url, len(self._buffer), bytes(self._buffer[:40]))
+            self._buffer.clear()
+
+    def release_ack(self) -> None:
+        """Send the acknowledgement held for the last input: the controller has it for good."""
+        held, self._held_ack = self._held_ack, None
+        if held is not None:
+            self._write(held)
+
+    def _decode_buffered(self) -> Input | None:
+        """Decode frames from the receive buffer until one gives an input."""
+        while self._buffer:
+            used, frame = self.framer.decode(bytes(self._buffer))
+            if used == 0:
+                return None
+            rejected = self.framer.rejected
+            del self._buffer[:used]
+            if rejected is not None:
+                self._on_rejected(rejected)
+            if frame is not None:
+                item = self._on_frame(frame)
+                if item is not None:
+                    return item
+        return None
+
+    def _on_rejected(self, rejected: fr.Rejection) -> None:
+        if rejected.reason == "bad_checksum":
+            LOG.warning("%s: bad checksum, message dropped%s: %s", self.url,
+                        " and NAKed" if self.link.acks else "", rejected.describe())
+            nak = self.link.nak()
+            if nak is not None:
+                self._write(nak)
+        elif rejected.reason == "bad_message":
+            LOG.warning("%s: well-framed but unknown message, acknowledged and dropped: %s",
+                        self.url, rejected.describe())
+            answer = self.link.bad_message_answer()
+            if answer is not None:
+                self._write(answer)
+        elif rejected.reason == "overlong":
+            LOG.warning("%s: overlong frame discarded: %s", self.url, rejected.describe())
+        else:
+            LOG.warning("%s: garbage skipped: %s", self.url, rejected.describe())
+
+    def _on_frame(self, frame: fr.Frame) -> Input | None:
+        if frame.kind in CONTROLLER_KINDS:
+            LOG.debug("%s: ignored a controller message from the line (an echo?): %s", self.url, frame)
+            return None
+        answer = self.link.ack(frame)
+        item: Input | None = None
+        if frame.seq is not None and frame.seq == self.last_seq:
+            self.duplicates += 1
+            LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
+        else:
+            if frame.seq is not None:
+                if self._restarted(frame.seq):
+                    LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may "
+                              "report cards already dealt again; halting the table for the supervisor",
+                              self.url, self.last_seq, frame.seq)
+                    self.last_seq = None
+                    self._deferred.append(frame)  # taken once the table has the restart
+                    return Input(InputKind.OFFLINE, SHOE_RESTARTED)
+                self.last_seq = frame.seq
+            item = input_of(frame)
+            if item is None:
+                self._on_news(frame)
+        if item is not None and answer is not None:
+            # acknowledged once the controller has it for good: see journaled() and _recv()
+            self._held_ack = answer
+        elif answer is not None:
+            self._write(answer)
+        return item
+
+    def _on_news(self, frame: fr.Frame) -> None:
+        """A message that is no reader input: the shoe's features or status (a heartbeat says only 'here')."""
+        if frame.kind == fr.FEATURES:
+            self.features = frozenset(frame.data.split("+"))
+            self.framer.require_crc = fr.CRC16 in self.features
+            LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
+                     "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
+        elif frame.kind == fr.STATUS:
+            if frame.data != self.status:
+                LOG.info("%s: shoe status: %s", self.url, frame.data)
+            self.status = frame.data
+
+    def _restarted(self, seq: int) -> bool:
+        """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more?"""
+        last = self.last_seq
+        return last is not None and seq < last and not (last >= SEQ_WRAP_FROM and seq <= 1)
