@@ -104,55 +104,72 @@ def _open_pty(link: str | None) -> tuple[int, int, str]:
     return master, slave, link or path
 
 
+class _RawShoeSide:
+    """The shoe's end of a raw pty, run in a child process and driven by commands over a pipe."""
+
+    def __init__(self, link: str | None) -> None:
+        self.link = link
+        self.master, self.slave, self.path = _open_pty(link)
+        self.pending = b""
+
+    def read_until(self, until: bytes, timeout: float) -> bytes | None:
+        deadline = time.monotonic() + timeout
+        while until not in self.pending:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.master], [], [], max(0.0, left)) if self.master >= 0 else ([], [], [])
+            if not ready:
+                break
+            try:
+                self.pending += os.read(self.master, 4096)
+            except OSError:
+                break
+        if until not in self.pending:
+            return None
+        index = self.pending.index(until) + len(until)
+        data, self.pending = self.pending[:index], self.pending[index:]
+        return data
+
+    def drain(self, quiet: float) -> bytes:
+        data, self.pending = self.pending, b""
+        if self.master >= 0:
+            while select.select([self.master], [], [], quiet)[0]:
+                try:
+                    data += os.read(self.master, 4096)
+                except OSError:
+                    break
+        return data
+
+    def unplug(self) -> None:
+        if self.link:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.link)
+        os.close(self.master)
+        os.close(self.slave)
+        self.master = self.slave = -1
+        self.pending = b""
+
+    def replug(self) -> str:
+        self.master, self.slave, self.path = _open_pty(self.link)
+        return self.path
+
+
 def _raw_shoe_main(conn: Connection, link: str | None) -> None:
-    master, slave, path = _open_pty(link)
-    conn.send(path)
-    pending = b""
+    shoe = _RawShoeSide(link)
+    conn.send(shoe.path)
     while True:
         command, *args = conn.recv()
         if command == "write":
-            os.write(master, args[0])
+            os.write(shoe.master, args[0])
             conn.send(None)
         elif command == "read":
-            until, timeout = args
-            deadline = time.monotonic() + timeout
-            while until not in pending:
-                left = deadline - time.monotonic()
-                ready, _, _ = select.select([master], [], [], max(0.0, left)) if master >= 0 else ([], [], [])
-                if not ready:
-                    break
-                try:
-                    pending += os.read(master, 4096)
-                except OSError:
-                    break
-            if until in pending:
-                index = pending.index(until) + len(until)
-                conn.send(pending[:index])
-                pending = pending[index:]
-            else:
-                conn.send(None)
+            conn.send(shoe.read_until(*args))
         elif command == "drain":
-            data, pending = pending, b""
-            if master >= 0:
-                while select.select([master], [], [], args[0])[0]:
-                    try:
-                        chunk = os.read(master, 4096)
-                    except OSError:
-                        break
-                    data += chunk
-            conn.send(data)
+            conn.send(shoe.drain(args[0]))
         elif command == "unplug":
-            if link:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(link)
-            os.close(master)
-            os.close(slave)
-            master = slave = -1
-            pending = b""
+            shoe.unplug()
             conn.send(None)
         elif command == "replug":
-            master, slave, path = _open_pty(link)
-            conn.send(path)
+            conn.send(shoe.replug())
         elif command == "stop":
             conn.send(None)
             return

@@ -209,39 +209,42 @@ class VirtualCard:
         """The response (data + SW) to one command APDU."""
         if len(apdu) < 4:
             return SW_WRONG_LENGTH
-        cla, ins, p1, p2 = apdu[0], apdu[1], apdu[2], apdu[3]
+        cla, ins = apdu[0], apdu[1]
         if self.fail_reads and ins in (0xB0, 0xCA):
             return SW_FAILURE
         if cla == 0xFF:
-            if ins == 0xCA:
-                if p1 == 0x00 and p2 == 0x00:
-                    return self.uid + SW_OK
-                return SW_WRONG_P1P2
-            if ins == 0xB0:
-                length = apdu[4] if len(apdu) > 4 else 16
-                start = p2 * 4
-                memory = self.memory
-                if start + length > len(memory):
-                    return SW_WRONG_P1P2
-                return memory[start:start + length] + SW_OK
-            return SW_INS_NOT_SUPPORTED
+            return self._answer_reader_command(apdu)
         if cla != 0x00:
             return SW_CLA_NOT_SUPPORTED
+        return self._answer_application(apdu)
+
+    def _answer_reader_command(self, apdu: bytes) -> bytes:
+        """The PC/SC pseudo-APDUs (CLA FF): GET DATA of the UID, READ BINARY of the tag's memory."""
+        ins, p1, p2 = apdu[1], apdu[2], apdu[3]
+        if ins == 0xCA:
+            return self.uid + SW_OK if (p1, p2) == (0x00, 0x00) else SW_WRONG_P1P2
+        if ins != 0xB0:
+            return SW_INS_NOT_SUPPORTED
+        length = apdu[4] if len(apdu) > 4 else 16
+        start = p2 * 4
+        if start + length > len(self.memory):
+            return SW_WRONG_P1P2
+        return self.memory[start:start + length] + SW_OK
+
+    def _answer_application(self, apdu: bytes) -> bytes:
+        """The badge application (CLA 00): SELECT by AID, then read the badge ID."""
+        ins, p1, p2 = apdu[1], apdu[2], apdu[3]
         if ins == 0xA4 and p1 == 0x04:
             lc = apdu[4] if len(apdu) > 4 else 0
-            aid = apdu[5:5 + lc]
-            if self.badge_id is not None and aid == self.aid:
-                self._selected = True
-                return SW_OK
-            self._selected = False
-            return SW_NOT_FOUND
-        if ins in (0xB0, 0xCA):
-            if not self._selected or self.badge_id is None:
-                return SW_NOT_ALLOWED
-            if ins == 0xCA and (p1, p2) != (0x01, 0x00):
-                return SW_WRONG_P1P2
-            return self.badge_id + SW_OK
-        return SW_INS_NOT_SUPPORTED
+            self._selected = self.badge_id is not None and apdu[5:5 + lc] == self.aid
+            return SW_OK if self._selected else SW_NOT_FOUND
+        if ins not in (0xB0, 0xCA):
+            return SW_INS_NOT_SUPPORTED
+        if not self._selected or self.badge_id is None:
+            return SW_NOT_ALLOWED
+        if ins == 0xCA and (p1, p2) != (0x01, 0x00):
+            return SW_WRONG_P1P2
+        return self.badge_id + SW_OK
 
 
 def _recv_exactly(sock: socket.socket, size: int) -> bytes | None:
