@@ -8,6 +8,7 @@ tests skip, except under CI (``CI`` set) where they fail.
 from __future__ import annotations
 
 import contextlib
+import getpass
 import json
 import os
 import shutil
@@ -66,7 +67,8 @@ class Mosquitto:
         self.config = directory / "mosquitto.conf"
         (directory / "data").mkdir(parents=True, exist_ok=True)
         self.config.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-                               f"persistence_location {directory / 'data'}/\nlog_dest stderr\n{extra}")
+                               f"persistence_location {directory / 'data'}/\nlog_dest stderr\n"
+                               f"user {getpass.getuser()}\n{extra}")  # as root it would drop to "mosquitto"
         self.process: subprocess.Popen[bytes] | None = None
         self.log = directory / "mosquitto.log"
 

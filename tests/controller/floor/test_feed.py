@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, Subscriber, read_retained, wait_for
+from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, Subscriber, free_port, read_retained, wait_for
 
 CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 ROOT = Path(__file__).resolve().parents[3]
@@ -124,6 +124,7 @@ def test_a_broker_restart_mid_run_loses_nothing(own_broker: Mosquitto, tmp_path:
     try:
         wait_for(lambda: len(subscriber.on("events")) >= 50, "the first events")
         own_broker.stop()
+        assert (own_broker.directory / "data" / "mosquitto.db").is_file(), "the broker persists its sessions"
         time.sleep(2.0)  # the table deals on while the broker is away
         own_broker.start()
         stdout, stderr = table_run.communicate(timeout=240)
@@ -238,3 +239,75 @@ def test_a_bad_feed_url_in_the_environment_names_the_setting(tmp_path: Path) -> 
                     env={"CROUPIER_FEED_URL": "mqtt://127.0.0.1:1883/only-site"})
     assert done.returncode == 2
     assert "[feed] url 'mqtt://127.0.0.1:1883/only-site': the path '/only-site' is not /SITE/TABLE" in done.stderr
+
+
+def _throwaway_ca(directory: Path) -> tuple[Path, Path, Path]:
+    """A CA and a server certificate for 127.0.0.1 signed by it, made by openssl: (ca, cert, key)."""
+    ca_key, ca, key, request, cert = (directory / name for name in ("ca.key", "ca.pem", "server.key",
+                                                                    "server.csr", "server.pem"))
+    extensions = directory / "san.cnf"
+    extensions.write_text("subjectAltName = IP:127.0.0.1\n")
+
+    def openssl(*args: str) -> None:
+        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
+
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Croupier test CA",
+            "-keyout", str(ca_key), "-out", str(ca))
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", str(key),
+            "-out", str(request))
+    openssl("x509", "-req", "-in", str(request), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
+            "-days", "2", "-extfile", str(extensions), "-out", str(cert))
+    return ca, cert, key
+
+
+def test_mqtts_with_a_ca_file_publishes_over_tls(tmp_path: Path) -> None:
+    ca, cert, key = _throwaway_ca(tmp_path)
+    tls_port = free_port()
+    broker = Mosquitto(tmp_path / "mosquitto", extra=f"listener {tls_port} 127.0.0.1\ncafile {ca}\n"
+                                                     f"certfile {cert}\nkeyfile {key}\n")
+    broker.start()
+    site, table = names()
+    try:
+        subscriber = Subscriber(broker.address, f"croupier/{site}/{table}/events")  # the plain listener
+        journal = tmp_path / "t.journal"
+        done = croupier("simulate", "--seed", "19", "--rounds", "5", "--json", "--journal", str(journal),
+                        "--feed", f"mqtts://127.0.0.1:{tls_port}/{site}/{table}",
+                        env={"CROUPIER_FEED_CA_FILE": str(ca)})
+        assert done.returncode == 0, done.stderr
+        printed = lines(done.stdout)
+        wait_for(lambda: len({m["seq"] for m in subscriber.json_on("events")}) >= len(printed), "every event")
+        assert_feed_is_the_stream(subscriber.json_on("events"), printed, site, table)
+        subscriber.close()
+        (tmp_path / "other").mkdir()
+        other, _, _ = _throwaway_ca(tmp_path / "other")  # a CA that did not sign the broker's certificate
+        untrusted = croupier("simulate", "--seed", "19", "--rounds", "1", "--json", "--journal",
+                             str(tmp_path / "u.journal"), "--feed", f"mqtts://127.0.0.1:{tls_port}/{site}/u",
+                             env={"CROUPIER_FEED_CA_FILE": str(other), "CROUPIER_FEED_DRAIN_TIMEOUT": "1"})
+        assert untrusted.returncode == 0, untrusted.stderr  # the table deals on; the journal keeps the records
+        assert "feed: broker mqtts://127.0.0.1" in untrusted.stderr and "go out on the next start" in untrusted.stderr
+    finally:
+        broker.stop()
+
+
+def test_a_missing_ca_file_is_refused(tmp_path: Path) -> None:
+    done = croupier("simulate", "--seed", "1", "--rounds", "1", "--journal", str(tmp_path / "t.journal"),
+                    "--feed", "mqtts://127.0.0.1:8883/s/t", env={"CROUPIER_FEED_CA_FILE": str(tmp_path / "no.pem")})
+    assert done.returncode == 2
+    assert done.stderr.strip().endswith("no such file; give the path of a PEM CA file"), done.stderr
+
+
+def test_audit_verify_names_records_cut_after_the_floor_received_them(broker: str, tmp_path: Path) -> None:
+    site, table = names()
+    journal = tmp_path / "t.journal"
+    done = croupier("simulate", "--seed", "23", "--rounds", "3", "--json", "--journal", str(journal),
+                    "--feed", f"mqtt://{broker}/{site}/{table}")
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(journal) as connection:
+        last = connection.execute("SELECT max(seq) FROM records").fetchone()[0]
+        assert connection.execute("SELECT seq FROM feed_acked").fetchone()[0] == last
+        connection.execute("DELETE FROM records WHERE seq > ?", (last - 2,))
+        connection.execute("UPDATE delivered SET seq = ?", (last - 2,))  # the delivered mark no longer tells
+    verified = croupier("audit", "verify", str(journal))
+    assert verified.returncode == 1, verified.stdout + verified.stderr
+    assert (f"record {last - 1} is missing: records {last - 1}-{last} were published to the floor"
+            in verified.stdout + verified.stderr)
