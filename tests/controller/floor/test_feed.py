@@ -124,6 +124,7 @@ def test_a_broker_restart_mid_run_loses_nothing(own_broker: Mosquitto, tmp_path:
     try:
         wait_for(lambda: len(subscriber.on("events")) >= 50, "the first events")
         own_broker.stop()
+        assert table_run.poll() is None, "the broker must stop while the table deals"
         assert (own_broker.directory / "data" / "mosquitto.db").is_file(), "the broker persists its sessions"
         time.sleep(2.0)  # the table deals on while the broker is away
         own_broker.start()
@@ -162,6 +163,7 @@ def test_kill_9_and_restart_resume_the_feed_from_the_acknowledged_record(broker:
         time.sleep(0.5)  # let the mark be written
         first.send_signal(signal.SIGKILL)
         first.communicate(timeout=DEADLINE)
+        assert first.returncode == -signal.SIGKILL, "killed mid-run"
         acknowledged = _acked_events(journal)
         assert acknowledged > 0, "the broker's acknowledgements are kept in the journal"
         second = croupier(*arguments)
