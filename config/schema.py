@@ -105,6 +105,21 @@ class ScoreboardSettings(Section):
     address: str = ""
 
 
+class FeedSettings(Section):
+    """``[feed]``: where ``croupier run``/``simulate`` publish the journal without ``--feed`` (docs/floor.md)."""
+
+    url: str = Field(default="", description='an MQTT URL, mqtt://[USER:PASSWORD@]HOST:PORT[/SITE/TABLE] '
+                                              'or mqtts://..., "" = no feed')
+    site: str = Field(default="", description="a name of letters, digits, '-', '_' or '.' (used when the url "
+                                              "gives no /SITE/TABLE)")
+    table: str = Field(default="", description="a name of letters, digits, '-', '_' or '.' (used when the url "
+                                               "gives no /SITE/TABLE)")
+    ca_file: str = Field(default="", description='the path of a PEM CA file for mqtts:// ("" = the system CAs)')
+    will_delay: int = Field(default=10, ge=0, le=86_400)
+    drain_timeout: float = Field(default=10.0, ge=0, le=3600,
+                                 description="a number of seconds from 0 to 3600")
+
+
 # -- [auth] ---------------------------------------------------------------------------
 
 Role = Literal["dealer", "supervisor"]
@@ -330,6 +345,7 @@ class Settings(BaseModel):
     journal: JournalSettings = Field(default_factory=JournalSettings)
     serial: SerialSettings = Field(default_factory=SerialSettings)
     scoreboard: ScoreboardSettings = Field(default_factory=ScoreboardSettings)
+    feed: FeedSettings = Field(default_factory=FeedSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     """``[auth]``: badges and approvals (documented in docs/pcsc.md)."""
     source: str = "built-in defaults"
@@ -344,6 +360,7 @@ SECTIONS: dict[str, type[Section]] = {
     "journal": JournalSettings,
     "serial": SerialSettings,
     "scoreboard": ScoreboardSettings,
+    "feed": FeedSettings,
     "auth": AuthSettings,
 }
 """Every config section, in the order of docs/config.md."""

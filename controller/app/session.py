@@ -6,12 +6,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.app.runner import Runner
 from controller.core.auth import AuthSettings
 from controller.core.events import Event
 from drivers.merged import MergedSource
+
+if TYPE_CHECKING:
+    from controller.floor.feed import TableFeed
 
 Sink = Callable[[list[Event]], None]
 
@@ -55,11 +58,14 @@ class Outputs:
 
 
 def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,
-         console_history: list[Event] | None = None) -> int:
+         console_history: list[Event] | None = None, feed: TableFeed | None = None) -> int:
     """Start the table (or resume it from ``journal_path``), run it to its end, close everything.
 
     With ``console_history`` the Textual dealer console shows the table (the
-    runner's source must then be a :class:`MergedSource`). Returns the exit status.
+    runner's source must then be a :class:`MergedSource`). With ``feed`` (which
+    needs the journal) the journal is published to the floor's broker; it is
+    started once the journal is open and closed (drained) before it.
+    Returns the exit status.
     """
     try:
         if journal_path:
@@ -69,6 +75,10 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
                                      replayed=lambda events: fan_out(outputs.replay, events),
                                      notice=outputs.notice)
             outputs.closers.append(journal.close)
+            if feed is not None:
+                feed.start()
+                outputs.closers.insert(0, feed.close)
+                outputs.add(feed.wake, replayed=False)
         else:
             outputs.emit(header)
             outputs.emit(runner.table.start())

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
+from controller.cli.feedargs import feed_from_args
 from controller.cli.simulate import add_table_options, settings_from_args
 from controller.core.events import Event
 from controller.core.exceptions import CroupierError, DriverURLError
@@ -68,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
     if args.driver is not None and not args.driver.strip():
         raise DriverURLError("--driver '': expected a driver URL, e.g. serial:///dev/ttyUSB0 or mock://?seed=1")
     url = args.driver or settings.driver.url
+    journal_path = args.journal or settings.journal.path
+    feed = feed_from_args(args, settings, journal_path, lambda text: print(f"croupier run: {text}", file=sys.stderr,
+                                                                         flush=True))
     try:
         primary = open_source(serial_url(url, settings.serial))
     except DriverURLError as error:
@@ -117,8 +121,8 @@ def run(args: argparse.Namespace) -> int:
         runner.idle_signout = settings.auth.idle_signout_seconds
     header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
                             "driver": url, "seed": None, "mode": "live"}]
-    status = play(runner, outputs, header, args.journal or settings.journal.path,
-                  {"command": "run", "driver": url}, history if use_console else None)
+    status = play(runner, outputs, header, journal_path,
+                  {"command": "run", "driver": url}, history if use_console else None, feed=feed)
     if not args.json:
         print(summary.text())
     message = runner.ending_message()

@@ -15,6 +15,7 @@ from config.schema import Settings
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.argtypes import seconds, whole_number
+from controller.cli.feedargs import add_feed_option, feed_from_args
 from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
@@ -38,6 +39,7 @@ def add_table_options(parser: argparse.ArgumentParser,
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
     parser.add_argument("--scoreboard", metavar="HOST:PORT",
                         help="serve the live web scoreboard here (e.g. 127.0.0.1:8080; default: [scoreboard] address)")
+    add_feed_option(parser)
 
 
 def register(subparsers: Any) -> None:
@@ -114,6 +116,7 @@ def simulate(args: argparse.Namespace) -> int:
         args.quiet = True
     sinks, summary, progress = build_sinks(args, rounds)
     outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
+    feed = feed_from_args(args, settings, args.journal, outputs.notice)
     for sink in sinks:
         outputs.add(sink, replayed=sink is summary)
     history: list[Event] = []
@@ -132,7 +135,7 @@ def simulate(args: argparse.Namespace) -> int:
     header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
                             "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
     status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,
-                  history if interactive else None)
+                  history if interactive else None, feed=feed)
     if not args.json:
         print(summary.text())
     message = runner.ending_message()

@@ -9,6 +9,7 @@
      +-- DriverError          a card source cannot be opened or read
      |    +-- DriverURLError     a driver URL is malformed or names unknown options
      |    +-- ReaderOfflineError the reader went away (unplugged, daemon stopped)
+     +-- FeedError            a feed URL or the [feed] settings are wrong
      +-- JournalError         the journal cannot be written or read
      |    +-- JournalTamperedError  a record or the metadata was changed
      +-- AuthError            a badge or approval is refused
@@ -47,6 +48,10 @@ class DriverURLError(DriverError):
 
 class ReaderOfflineError(DriverError):
     """The reader is gone: unplugged, powered off, or its daemon stopped."""
+
+
+class FeedError(CroupierError):
+    """A feed URL, or the feed's settings, are wrong (``--feed``, ``[feed]``)."""
 
 
 class JournalError(CroupierError):

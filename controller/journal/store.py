@@ -86,6 +86,8 @@ CREATE TABLE IF NOT EXISTS delivered (
     seq INTEGER NOT NULL
 );
 """
+# The feed's table ``feed_acked`` (the last record a broker acknowledged) is created by the feed's own
+# connection when a table publishes (controller/journal/outbox.py); a journal without a feed has none.
 
 
 class Record(NamedTuple):
@@ -234,6 +236,20 @@ class Journal:
         if not isinstance(mark, int) or mark < 0:
             raise JournalTamperedError(f"{self.path}: the delivered mark was edited: {mark!r} is not a "
                                        "record number; keep the journal for the audit")
+        return mark
+
+    def feed_acked(self) -> int:
+        """The last record the table's feed had acknowledged by its broker (0: none, or no feed)."""
+        try:
+            row = self.connection.execute("SELECT seq FROM feed_acked WHERE id = 1").fetchone()
+        except sqlite3.Error:
+            return 0
+        if row is None:
+            return 0
+        mark = row[0]
+        if not isinstance(mark, int) or mark < 0:
+            raise JournalTamperedError(f"{self.path}: the feed's acknowledged mark was edited: {mark!r} is not "
+                                       "a record number; keep the journal for the audit")
         return mark
 
     # -- writing ----------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Verifying a journal: the hash chain, the order of records, the delivered mark (``croupier audit verify``)."""
+"""Verifying a journal: the hash chain, the order of records, the delivered and feed marks (``audit verify``)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def verify(journal: Journal) -> Verified:
     with journal.snapshot():
         rows = list(journal.records())
         acknowledged = journal.delivered()
+        published = journal.feed_acked()
     if not rows:
         raise JournalTamperedError(f"{path}: the journal has no records: it was emptied")
     by_hash = {row.hash: index for index, row in enumerate(rows)}
@@ -49,6 +50,7 @@ def verify(journal: Journal) -> Verified:
         if row.kind == "header":
             header = body
     _check_end(path, rows[-1], acknowledged)
+    _check_published(path, rows[-1], published)
     inputs = sum(1 for row in rows if row.kind == "input")
     events = sum(1 for row in rows if row.kind == "events")
     return Verified(len(rows), rows[-1].hash, inputs, events, header)
@@ -112,6 +114,14 @@ def _check_end(path: str, last: Record, acknowledged: int) -> None:
     if acknowledged > last.seq:
         raise JournalTamperedError.at(path, last.seq + 1, f"is missing: records {last.seq + 1}-"
                                    f"{acknowledged} were written and shown, then deleted from the end")
+
+
+def _check_published(path: str, last: Record, published: int) -> None:
+    """No record that the table's feed had delivered to the floor was deleted from the end."""
+    if published > last.seq:
+        raise JournalTamperedError.at(path, last.seq + 1, f"is missing: records {last.seq + 1}-{published} "
+                                   "were published to the floor (the broker acknowledged them), then deleted "
+                                   "from the end")
 
 
 def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tuple[int, str]:

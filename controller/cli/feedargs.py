@@ -1,0 +1,45 @@
+"""``--feed`` for ``croupier run`` and ``croupier simulate``: the table's journal published to the floor."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from config.schema import Settings
+from controller.core.exceptions import FeedError
+from controller.floor.urls import parse_feed
+
+if TYPE_CHECKING:
+    from controller.floor.feed import TableFeed
+
+FEED_HELP = ("publish the journal to an MQTT 5 broker: mqtt://[USER:PASSWORD@]HOST:PORT/SITE/TABLE or mqtts://... "
+             "(needs --journal; default: [feed] url; docs/floor.md)")
+
+
+def add_feed_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--feed URL``."""
+    parser.add_argument("--feed", metavar="URL", help=FEED_HELP)
+
+
+def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | None,
+                   notice: Callable[[str], None]) -> TableFeed | None:
+    """The table's feed from ``--feed`` or ``[feed] url`` (None: no feed). Raises :class:`FeedError`
+    for a bad URL or a feed without a journal (the journal is the feed's outbox)."""
+    given = getattr(args, "feed", None)
+    section = settings.feed
+    if given is None and not section.url:
+        return None
+    label = "--feed" if given is not None else f"{settings.source}: [feed] url"
+    target = parse_feed(given if given is not None else section.url, section.site, section.table,
+                        section.ca_file, label=label)
+    if not journal:
+        raise FeedError(f"{label}: a feed needs a journal (the journal is its outbox: nothing is lost while the "
+                        "broker is away); give --journal PATH (or [journal] path for croupier run)")
+    try:
+        from controller.floor.feed import TableFeed
+    except ImportError as error:  # pragma: no cover - depends on the optional extra
+        raise FeedError(f"{label}: the feed needs paho-mqtt ({error}); install it with .ci/setup in a Croupier "
+                        "checkout (or pip install 'croupier[floor]')") from None
+    return TableFeed(target, journal, will_delay=section.will_delay, drain_timeout=section.drain_timeout,
+                     notice=notice)

@@ -1,0 +1,1 @@
+"""The casino floor: a table's journal published over MQTT (docs/floor.md)."""

@@ -1,0 +1,307 @@
+"""A table's feed: its journal published to an MQTT 5 broker, store and forward (docs/floor.md).
+
+The journal is the outbox. A worker thread reads the journal's records on a connection of its own
+and publishes each one (QoS 1) on ``journal``, its events on ``events`` (numbered 1, 2, 3 ... per
+table, derived from the journal, so a restart continues the numbering), then the retained ``state``.
+The table's loop only wakes the worker (:meth:`TableFeed.wake`): publishing never blocks it.
+
+While the broker is away nothing new is handed to the client (the records wait in the journal);
+what was in flight is sent again by paho-mqtt on reconnection, in order. The last record whose
+messages the broker all acknowledged is kept in the journal (``feed_acked``), so a table killed
+and restarted publishes again from there: receivers may see a message twice, never a gap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import ssl
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from controller.core.exceptions import FeedError
+from controller.floor.messages import TableState, event_message, journal_message, record_events
+from controller.floor.urls import FeedTarget
+from controller.journal.outbox import Outbox
+from controller.journal.store import Record
+
+QOS = 1
+WINDOW = 1000
+"""At most this many messages handed to the client and not yet acknowledged."""
+BATCH = 200
+"""Records read from the journal at a time."""
+MARK_INTERVAL = 0.2
+"""Seconds between two writes of the acknowledged mark (and on every stop)."""
+IDLE_WAIT = 0.5
+"""Seconds the worker sleeps when there is nothing to do (the table wakes it sooner)."""
+KEEPALIVE = 15
+OFFLINE_WAIT = 2.0
+"""Seconds a clean stop waits for the broker to take the ``offline`` status (within the drain time)."""
+
+
+class Acks:
+    """Which records the broker has acknowledged in full, in order."""
+
+    def __init__(self, acked: int) -> None:
+        self.acked = acked
+        self.waiting: OrderedDict[int, set[int]] = OrderedDict()
+        """Record seq -> the message ids of it not yet acknowledged."""
+        self.record_of: dict[int, int] = {}
+        self.inflight = 0
+
+    def sent(self, seq: int, mids: list[int]) -> None:
+        """Record ``seq`` was handed to the client as messages ``mids``."""
+        self.waiting[seq] = set(mids)
+        for mid in mids:
+            self.record_of[mid] = seq
+        self.inflight += len(mids)
+        self._advance()
+
+    def extra(self, mid: int) -> None:
+        """A message outside any record (``state``, ``status``) is in flight."""
+        self.record_of[mid] = 0
+        self.inflight += 1
+
+    def acknowledged(self, mid: int) -> None:
+        """The broker acknowledged message ``mid``."""
+        seq = self.record_of.pop(mid, None)
+        if seq is None:
+            return
+        self.inflight -= 1
+        if seq:
+            self.waiting.get(seq, set()).discard(mid)
+            self._advance()
+
+    def _advance(self) -> None:
+        while self.waiting:
+            seq, mids = next(iter(self.waiting.items()))
+            if mids:
+                return
+            self.waiting.popitem(last=False)
+            self.acked = seq
+
+    @property
+    def idle(self) -> bool:
+        """Nothing in flight."""
+        return self.inflight == 0 and not self.waiting
+
+
+class TableFeed:
+    """Publish the journal at ``journal_path`` to ``target``'s broker until :meth:`close`."""
+
+    def __init__(self, target: FeedTarget, journal_path: str, *, will_delay: int = 10, drain_timeout: float = 10.0,
+                 notice: Callable[[str], None] = lambda text: None) -> None:
+        self.target = target
+        self.journal_path = journal_path
+        self.will_delay = will_delay
+        self.drain_timeout = drain_timeout
+        self.notice = notice
+        self._wakeup = threading.Event()
+        self._stopping = threading.Event()
+        self._connected = threading.Event()
+        self._acks_in: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._said_unreachable = False
+        self._thread: threading.Thread | None = None
+        self.client = self._client()
+        self.outbox: Outbox | None = None
+        self.state = TableState(target.site, target.table)
+        self.acks = Acks(0)
+        self.cursor = 0
+        self.marked = 0
+        self._marked_at = 0.0
+
+    # -- the client ----------------------------------------------------------------------
+    def _client(self) -> mqtt.Client:
+        target = self.target
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=target.client_id,
+                             protocol=mqtt.MQTTv5)
+        broker = target.broker
+        if broker.username is not None:
+            client.username_pw_set(broker.username, broker.password)
+        if broker.tls:
+            try:
+                client.tls_set(ca_certs=broker.ca_file, cert_reqs=ssl.CERT_REQUIRED)
+            except (ssl.SSLError, OSError) as error:
+                raise FeedError(f"[feed] ca_file {broker.ca_file!r}: not a usable PEM CA file ({error}); give "
+                                "the CA that signed the broker's certificate") from None
+        will = Properties(PacketTypes.WILLMESSAGE)  # type: ignore[no-untyped-call]
+        will.WillDelayInterval = self.will_delay
+        client.will_set(target.topic("status"), "offline", qos=QOS, retain=True, properties=will)
+        client.max_inflight_messages_set(WINDOW)
+        client.reconnect_delay_set(min_delay=1, max_delay=2)
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_connect_fail = self._on_connect_fail
+        client.on_publish = self._on_publish
+        return client
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            self._unreachable(f"the broker refused the table ({reason})")
+            return
+        info = client.publish(self.target.topic("status"), "online", qos=QOS, retain=True)
+        self._acks_in.put(-info.mid)  # the worker counts it in flight
+        self._connected.set()
+        self._said_unreachable = False
+        self.notice(f"feed: connected to {self.target.broker.address} as {self.target.site}/{self.target.table}")
+        self._wakeup.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self._connected.clear()
+        if not self._stopping.is_set():
+            self._unreachable(f"the connection was lost ({reason})")
+
+    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
+        self._unreachable("cannot connect")
+
+    def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        self._acks_in.put(mid)
+        self._wakeup.set()
+
+    def _unreachable(self, why: str) -> None:
+        if not self._said_unreachable:
+            self._said_unreachable = True
+            self.notice(f"feed: broker {self.target.broker.address}: {why}; the table deals on and the journal "
+                        "keeps every record until the broker takes it")
+
+    # -- running -------------------------------------------------------------------------
+    def start(self) -> None:
+        """Open the journal's outbox, follow it to the acknowledged mark, connect and start publishing."""
+        self.outbox = Outbox(self.journal_path)
+        acked = self.outbox.acked()
+        for record in self.outbox.records_upto(acked):
+            self.state.apply_record(record, record_events(record))
+        self.acks = Acks(acked)
+        self.cursor = self.marked = acked
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = max(self.will_delay, 60)
+        broker = self.target.broker
+        self.client.connect_async(broker.host, broker.port, keepalive=KEEPALIVE, clean_start=False,
+                                  properties=properties)
+        self.client.loop_start()
+        self._thread = threading.Thread(target=self._work, name="croupier-feed", daemon=True)
+        self._thread.start()
+
+    def wake(self, events: object = None) -> None:
+        """New records are in the journal (a sink: takes the events and ignores them)."""
+        self._wakeup.set()
+
+    def _work(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                self._step()
+        except Exception as error:  # the table deals on; what is left goes out on the next start
+            self.notice(f"feed: stopped publishing ({type(error).__name__}: {error}); the journal keeps the "
+                        "records, they go out on the next start")
+
+    def _step(self) -> bool:
+        """Take acknowledgements, publish what the window allows, keep the mark; False when idle."""
+        self._take_acks()
+        published = self._publish_some()
+        self._keep_mark()
+        if not published:
+            self._wakeup.wait(IDLE_WAIT)
+            self._wakeup.clear()
+        return published
+
+    def _take_acks(self) -> None:
+        while True:
+            try:
+                mid = self._acks_in.get_nowait()
+            except queue.Empty:
+                return
+            if mid < 0:
+                self.acks.extra(-mid)
+            else:
+                self.acks.acknowledged(mid)
+
+    def _publish_some(self) -> bool:
+        """Hand the next records to the client while connected and within the window."""
+        assert self.outbox is not None
+        if not self._connected.is_set() or self.acks.inflight >= WINDOW:
+            return False
+        records = self.outbox.records_after(self.cursor, BATCH)
+        for record in records:
+            self._publish_record(record)
+            if self.acks.inflight >= WINDOW:
+                break
+        if records:
+            info = self.client.publish(self.target.topic("state"), self.state.message(), qos=QOS, retain=True)
+            self.acks.extra(info.mid)
+        return bool(records)
+
+    def _publish_record(self, record: Record) -> None:
+        events = record_events(record)
+        first = self.state.events + 1
+        self.state.apply_record(record, events)
+        topic = self.target.topic
+        mids = [self.client.publish(topic("journal"), journal_message(record), qos=QOS).mid]
+        for number, event in enumerate(events, start=first):
+            payload = event_message(event, self.target.site, self.target.table, number)
+            mids.append(self.client.publish(topic("events"), payload, qos=QOS).mid)
+        self.acks.sent(record.seq, mids)
+        self.cursor = record.seq
+
+    def _keep_mark(self, now: bool = False) -> None:
+        assert self.outbox is not None
+        acked = self.acks.acked
+        if acked == self.marked:
+            return
+        if (now or time.monotonic() - self._marked_at >= MARK_INTERVAL) and self.outbox.mark_acked(acked):
+            self.marked = acked
+            self._marked_at = time.monotonic()
+
+    # -- stopping ------------------------------------------------------------------------
+    def close(self) -> None:
+        """Deliver what is pending (up to the drain timeout), say ``offline``, disconnect. Idempotent."""
+        if self._thread is None or self.outbox is None:
+            return
+        self._stopping.set()
+        self._wakeup.set()
+        self._thread.join(timeout=5)
+        self._thread = None
+        deadline = time.monotonic() + self.drain_timeout
+        self._drain(deadline)
+        self._say_offline(min(deadline, time.monotonic() + OFFLINE_WAIT) if self.drain_timeout else 0.0)
+        with contextlib.suppress(Exception):
+            self.client.disconnect()
+        self.client.loop_stop()
+        self._take_acks()
+        self._keep_mark(now=True)
+        left = self.outbox.records_after(self.acks.acked, 1)
+        if left:
+            self.notice(f"feed: records from {left[0].seq} on were not acknowledged by {self.target.broker.address} "
+                        "before the drain timeout; the journal keeps them and they go out on the next start")
+        self.outbox.close()
+        self.outbox = None
+
+    def _drain(self, deadline: float) -> None:
+        """Publish and wait for acknowledgements until all records are taken or ``deadline``."""
+        assert self.outbox is not None
+        while time.monotonic() < deadline:
+            self._take_acks()
+            self._publish_some()
+            self._keep_mark()
+            if not self.outbox.records_after(self.acks.acked, 1) and self.acks.idle:
+                return
+            self._wakeup.wait(0.05)
+            self._wakeup.clear()
+
+    def _say_offline(self, deadline: float) -> None:
+        """The clean stop's ``offline`` status and state (the Last Will says it when the table dies)."""
+        if not self._connected.is_set():
+            return
+        self.state.status = "offline"
+        topic = self.target.topic
+        self.client.publish(topic("state"), self.state.message(), qos=QOS, retain=True)
+        info = self.client.publish(topic("status"), "offline", qos=QOS, retain=True)
+        with contextlib.suppress(Exception):
+            info.wait_for_publish(timeout=max(0.0, deadline - time.monotonic()))
