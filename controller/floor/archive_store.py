@@ -153,7 +153,7 @@ class ArchiveStore:
         """Archive ``record`` of table ``site/table`` once, if it chains; see the module's docstring."""
         with self.connection.transaction():
             self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                                    (f"{site}\x00{table}",))
+                                    (f"{site}/{table}",))
             return self._receive_locked(site, table, record, payload)
 
     def _receive_locked(self, site: str, table: str, record: Record, payload: str) -> Handled:
