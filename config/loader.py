@@ -27,7 +27,8 @@ NON_CONFIG_VARIABLES: dict[str, str] = {
     "CROUPIER_PCSCD_PIDFILE": "the PID file of the pcscd that .ci/test started, for the PC/SC tests",
     "CROUPIER_REQUIRE_PCSC": "1: the PC/SC tests fail instead of skipping when PC/SC is missing",
     "CROUPIER_REQUIRE_CHROMIUM": "1: the scoreboard's browser tests fail instead of skipping without chromium",
-    "CROUPIER_TEST_MQTT": "HOST:PORT of the Mosquitto that .ci/test started, for the floor tests",
+    "CROUPIER_TEST_MQTT": "the floor tests: HOST:PORT of the Mosquitto that .ci/test started",
+    "CROUPIER_TEST_POSTGRES": "the floor tests: the postgresql:// URL of the PostgreSQL that .ci/test started",
 }
 """``CROUPIER_*`` variables that are not config (documented in docs/config.md); every other one must name
 a section and key."""

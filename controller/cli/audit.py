@@ -4,9 +4,12 @@
 
     croupier audit verify table.journal            # exit 0: "OK: 1234 records checked"
     croupier audit verify table.journal --replay   # also replay the inputs and compare the events
+    croupier audit verify table.journal --archive postgresql://127.0.0.1/floor   # and its archived copy
 
 Exit status: 0 the journal is intact, 1 a record was edited, deleted, inserted
-or reordered (the first one is named), 2 the file is missing or not a journal.
+or reordered (the first one is named), or it differs from its archived copy
+(edited, cut or rewritten), 2 the file is missing or not a journal, or the
+archive cannot be read.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import argparse
 import sys
 from typing import Any
 
-from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.core.exceptions import CroupierError, JournalError, JournalTamperedError
 from controller.core.table import Table
 from controller.journal.replay import replay, settings_from_header
 from controller.journal.store import Journal
@@ -42,12 +45,25 @@ def register(subparsers: Any) -> None:
     check.add_argument("--replay", action="store_true",
                        help="also replay the journaled inputs into a fresh table and check that it gives "
                             "the journaled events")
+    check.add_argument("--archive", metavar="URL",
+                       help="also compare the journal with its archived copy in this PostgreSQL database "
+                            "(croupier archive): exit 1 if it was edited, cut or rewritten since")
+    check.add_argument("--site", help="the table's site in the archive (default: found by the journal's record 1)")
+    check.add_argument("--table", help="the table's name in the archive (with --site)")
     check.set_defaults(handler=audit_verify)
 
 
 def audit_verify(args: argparse.Namespace) -> int:
     """Verify ``args.path``; print the outcome; return the exit status."""
     path: str = args.path
+    if (args.site is None) != (args.table is None):
+        raise CroupierError("--site and --table name a table in the archive together; give both or neither")
+    if args.site is not None and args.archive is None:
+        raise CroupierError("--site and --table name a table in the archive; give --archive URL too")
+    if args.archive is not None:
+        from controller.floor.urls import check_database_url
+
+        check_database_url(args.archive, "--archive")
     try:
         journal = Journal.open_existing(path)
     except JournalTamperedError as error:
@@ -78,9 +94,28 @@ def audit_verify(args: argparse.Namespace) -> int:
             replayed = f"; replayed {found.inputs} inputs into a fresh table: same events"
         else:
             replayed = ""
+        if args.archive is not None and not _matches_archive(journal, args):
+            return EXIT_TAMPERED
         print(f"OK: {verified.records} records checked ({verified.inputs} inputs, "
               f"{verified.events} event records){replayed}")
         print(f"head: record {verified.records} sha256 {verified.head}")
         return EXIT_OK
     finally:
         journal.close()
+
+
+def _matches_archive(journal: Journal, args: argparse.Namespace) -> bool:
+    """Compare the (verified) journal with its archived copy; print the outcome. Raises on a database error."""
+    try:
+        from controller.floor.archive_check import compare_with_archive
+    except ImportError as error:
+        raise CroupierError(f"--archive needs the floor extra ({error}); install it: pip install "
+                            "'croupier[floor]'") from None
+    with journal.snapshot():
+        records = list(journal.records())
+    comparison = compare_with_archive(records, args.archive, args.site, args.table)
+    first, *rest = comparison.lines
+    print(f"archive: {first}" if comparison.matches else f"TAMPERED: {journal.path}: {first}")
+    for line in rest:
+        print(line)
+    return comparison.matches

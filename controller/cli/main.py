@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "controller.cli.badges",
     "controller.cli.audit",
     "controller.cli.history",
+    "controller.cli.archive",
 ]
 
 EXIT_BAD_INPUT = 2

@@ -9,7 +9,9 @@
      +-- DriverError          a card source cannot be opened or read
      |    +-- DriverURLError     a driver URL is malformed or names unknown options
      |    +-- ReaderOfflineError the reader went away (unplugged, daemon stopped)
-     +-- FeedError            a feed URL or the [feed] settings are wrong
+     +-- FloorError           a floor URL is wrong, or its broker or database cannot be used
+     |    +-- FeedError         a feed URL or the [feed] settings are wrong
+     |    +-- ArchiveError      the archive's broker or database cannot be reached or used
      +-- JournalError         the journal cannot be written or read
      |    +-- JournalTamperedError  a record or the metadata was changed
      +-- AuthError            a badge or approval is refused
@@ -50,8 +52,16 @@ class ReaderOfflineError(DriverError):
     """The reader is gone: unplugged, powered off, or its daemon stopped."""
 
 
-class FeedError(CroupierError):
+class FloorError(CroupierError):
+    """The casino floor: a broker or database URL is wrong, or the broker or database cannot be used."""
+
+
+class FeedError(FloorError):
     """A feed URL, or the feed's settings, are wrong (``--feed``, ``[feed]``)."""
+
+
+class ArchiveError(FloorError):
+    """The archive's broker or database cannot be reached or used (``croupier archive``, ``--archive``)."""
 
 
 class JournalError(CroupierError):

@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from urllib.parse import SplitResult, unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
-from controller.core.exceptions import FeedError
+from controller.core.exceptions import FeedError, FloorError
 
 TOPIC_ROOT = "croupier"
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
@@ -37,6 +37,9 @@ class Broker:
         """The broker as a URL without credentials, for messages."""
         return f"{'mqtts' if self.tls else 'mqtt'}://{self.host}:{self.port}"
 
+    def __str__(self) -> str:
+        return self.address
+
 
 @dataclass(frozen=True)
 class FeedTarget:
@@ -56,8 +59,26 @@ class FeedTarget:
         return f"croupier-table-{self.site}-{self.table}"
 
 
+BROKER_FORM = "mqtt://[USER:PASSWORD@]HOST:PORT (or mqtts:// for TLS)"
+DATABASE_FORM = "postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE"
+
+
+def redacted(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (for messages)."""
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        netloc = f"{parts.username}:***@{host}{port}"
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    except ValueError:
+        return "the URL given"
+
+
 def _bad(label: str, url: str, form: str, problem: str) -> FeedError:
-    return FeedError(f"{label} {url!r}: {problem}; expected {form}")
+    return FeedError(f"{label} {redacted(url)!r}: {problem}; expected {form}")
 
 
 def _port(parts: SplitResult, label: str, url: str, form: str) -> int:
@@ -89,7 +110,7 @@ def parse_broker(url: str, label: str = "--broker", form: str = "mqtt://[USER:PA
         raise _bad(label, url, form, "it names no HOST")
     port = _port(parts, label, url, form)
     if ca_file and parts.scheme != "mqtts":
-        raise FeedError(f"{label} {url!r}: a CA file ([feed] ca_file) is for mqtts:// only; use mqtts:// or "
+        raise FeedError(f"{label} {redacted(url)!r}: a CA file ([feed] ca_file) is for mqtts:// only; use mqtts:// or "
                         "leave ca_file empty")
     if ca_file and not os.path.isfile(ca_file):
         raise FeedError(f"[feed] ca_file {ca_file!r}: no such file; give the path of a PEM CA file")
@@ -117,3 +138,29 @@ def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", lab
         if not NAME.fullmatch(name):
             raise _bad(label, url, FEED_FORM, f"{what} {name!r} is not 1-64 letters, digits, '-', '_' or '.'")
     return FeedTarget(broker, site, table)
+
+
+def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "") -> Broker:
+    """A broker's own address (no /SITE/TABLE): ``mqtt://[USER:PASSWORD@]HOST:PORT`` or ``mqtts://...``."""
+    broker, levels = parse_broker(url, option, BROKER_FORM, ca_file)
+    if levels:
+        raise _bad(option, url, BROKER_FORM, "the broker's address takes no path or query")
+    if broker.username is not None and broker.password is None:
+        raise _bad(option, url, BROKER_FORM, "a user needs a password (USER:PASSWORD@)")
+    return broker
+
+
+def check_database_url(url: str, option: str = "--db") -> str:
+    """``url`` if it is a PostgreSQL URL (``postgresql://`` or ``postgres://`` with a host)."""
+    shown = redacted(url)
+    try:
+        parts = urlsplit(url)
+        _ = parts.port
+    except ValueError as error:
+        raise FloorError(f"{option} {shown!r}: not a valid URL ({error}); expected {DATABASE_FORM}") from None
+    if parts.scheme not in ("postgresql", "postgres"):
+        scheme = parts.scheme + "://" if parts.scheme else "(none)"
+        raise FloorError(f"{option} {shown!r}: unknown scheme {scheme}; expected {DATABASE_FORM}")
+    if not parts.hostname:
+        raise FloorError(f"{option} {shown!r}: no host; expected {DATABASE_FORM}")
+    return url

@@ -112,7 +112,8 @@ def test_bad_environment_is_refused(environ: dict[str, str], fragments: list[str
 
 def test_the_tests_own_variables_are_not_config() -> None:
     assert load_config(environ={"CROUPIER_PCSCD_PIDFILE": "/tmp/x", "CROUPIER_REQUIRE_PCSC": "1",
-                                "CROUPIER_REQUIRE_CHROMIUM": "1"}).table.decks == 8
+                                "CROUPIER_REQUIRE_CHROMIUM": "1", "CROUPIER_TEST_MQTT": "127.0.0.1:1883",
+                                "CROUPIER_TEST_POSTGRES": "postgresql://127.0.0.1/x"}).table.decks == 8
 
 
 @pytest.mark.parametrize("text, fragments", [

@@ -1,37 +1,85 @@
-"""Fixtures of the floor tests: a real Mosquitto (the suite's, from .ci/test, or one of our own)."""
+"""Fixtures for the floor tests: a real broker and a real database (see ``services.py``)."""
 
 from __future__ import annotations
 
 import os
+import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.controller.floor.mosquitto import Mosquitto
+ROOT = Path(__file__).resolve().parents[3]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.controller.floor.services import Mosquitto, Postgres, unavailable  # noqa: E402
+
+
+def _psycopg() -> object:
+    try:
+        import psycopg
+    except ImportError:
+        unavailable("psycopg is not installed (the floor extra: pip install -e '.[floor]')")
+    return psycopg
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server's maintenance database (CROUPIER_TEST_POSTGRES, or our own)."""
+    given = os.environ.get("CROUPIER_TEST_POSTGRES")
+    if given:
+        yield given
+        return
+    server = Postgres()
+    try:
+        server.start()
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def database(postgres_server: str) -> Iterator[str]:
+    """A fresh, empty database of its own for one test; dropped afterwards."""
+    psycopg = _psycopg()
+    name = f"croupier_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:  # type: ignore[attr-defined]
+        admin.execute(f"CREATE DATABASE {name}")
+    base = postgres_server.rsplit("/", 1)[0]
+    yield f"{base}/{name}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:  # type: ignore[attr-defined]
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """HOST:PORT of a running anonymous Mosquitto: ``CROUPIER_TEST_MQTT`` (.ci/test's) or one started here."""
-    shared = os.environ.get("CROUPIER_TEST_MQTT")
-    if shared:
-        yield shared
+    """HOST:PORT of a running Mosquitto (CROUPIER_TEST_MQTT, or our own for the session)."""
+    given = os.environ.get("CROUPIER_TEST_MQTT")
+    if given:
+        yield given
         return
-    own = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
-    own.start()
+    server = Mosquitto(tmp_path_factory.mktemp("mosquitto"))
+    server.start()
     try:
-        yield own.address
+        yield server.address
     finally:
-        own.stop()
+        server.stop()
 
 
 @pytest.fixture
 def own_broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    """A Mosquitto of this test's own, which the test may stop and start again."""
-    own = Mosquitto(tmp_path / "mosquitto")
-    own.start()
+    """A Mosquitto of this test's own, which it may stop and start again."""
+    server = Mosquitto(tmp_path / "mosquitto")
+    server.start()
     try:
-        yield own
+        yield server
     finally:
-        own.stop()
+        server.stop()
+
+
+@pytest.fixture
+def site() -> str:
+    """A site name no other test uses (the broker may be shared)."""
+    return f"site{uuid.uuid4().hex[:8]}"

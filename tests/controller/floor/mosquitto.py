@@ -1,4 +1,4 @@
-"""A real Mosquitto broker for the floor tests, started on a free port and stopped by PID, and a subscriber.
+"""A subscriber and retained-message reader for the floor tests; the broker itself is :mod:`services`'s.
 
 ``.ci/test`` starts one broker for the suite and exports ``CROUPIER_TEST_MQTT=127.0.0.1:PORT``;
 tests that stop and restart the broker start their own (:class:`Mosquitto`). Without Mosquitto the
@@ -8,44 +8,23 @@ tests skip, except under CI (``CI`` set) where they fail.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
 import threading
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
-import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from tests.controller.floor.services import Mosquitto, free_port
+
+__all__ = ["DEADLINE", "Mosquitto", "Subscriber", "free_port", "read_retained", "wait_for"]
+
 DEADLINE = 60.0
 """Generous: the tests must pass on a loaded machine."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def need_mosquitto() -> str:
-    """The mosquitto binary; skips (fails under CI) without one."""
-    binary = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if os.path.exists("/usr/sbin/mosquitto") else None)
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("mosquitto is missing (apt-get install -y mosquitto; .ci/setup --test installs it)")
-        pytest.skip("mosquitto is not installed (apt-get install -y mosquitto)")
-    return binary
 
 
 def wait_for(predicate: Any, what: str, deadline: float = DEADLINE) -> None:
@@ -56,50 +35,6 @@ def wait_for(predicate: Any, what: str, deadline: float = DEADLINE) -> None:
             return
         time.sleep(0.05)
     raise AssertionError(f"timed out after {deadline} s waiting for {what}")
-
-
-class Mosquitto:
-    """A Mosquitto of our own: persistent, on a free port (kept across restarts), stopped by PID."""
-
-    def __init__(self, directory: Path, extra: str = "", port: int | None = None) -> None:
-        self.directory = directory
-        self.port = port or free_port()
-        self.config = directory / "mosquitto.conf"
-        (directory / "data").mkdir(parents=True, exist_ok=True)
-        self.config.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
-                               f"persistence_location {directory / 'data'}/\nlog_dest stderr\n"
-                               f"user {getpass.getuser()}\n{extra}")  # as root it would drop to "mosquitto"
-        self.process: subprocess.Popen[bytes] | None = None
-        self.log = directory / "mosquitto.log"
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        binary = need_mosquitto()
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen([binary, "-c", str(self.config)], stdout=log, stderr=log)
-        wait_for(self._listening, f"mosquitto on port {self.port} (log {self.log})")
-
-    def _listening(self) -> bool:
-        assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"mosquitto exited: {self.log.read_text(errors='replace')[-2000:]}")
-        with socket.socket() as probe:
-            return probe.connect_ex(("127.0.0.1", self.port)) == 0
-
-    def stop(self) -> None:
-        """SIGTERM (Mosquitto saves its persistence file) and wait for it to exit."""
-        process, self.process = self.process, None
-        if process is None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
 
 
 class Subscriber:

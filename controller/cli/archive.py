@@ -1,0 +1,102 @@
+"""``croupier archive --broker mqtt://... --db postgresql://...``: every table's journal into PostgreSQL.
+
+::
+
+    croupier archive --broker mqtt://127.0.0.1:1883 --db postgresql://archive@127.0.0.1/floor
+    croupier archive --broker mqtts://archive:SECRET@broker:8883 --ca-file ca.pem --db ... --client-id archive-2
+
+Subscribes to ``croupier/+/+/journal`` (shared in ``--group``), checks each table's hash chain as it goes
+and stores each record once in ``journal_records``; a record that does not chain goes to
+``journal_rejects`` and is reported (``REJECTED SITE/TABLE record N: why``). Runs until SIGTERM or
+Ctrl+C. Exit status: 0 stopped, 2 a bad URL, the broker or the database cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import socket
+import sys
+from types import FrameType
+from typing import Any
+
+from controller.cli.argtypes import whole_number
+from controller.core.exceptions import CroupierError
+
+EXIT_STOPPED = 0
+EXIT_FAILED = 2
+DEFAULT_GROUP = "croupier-archive"
+DEFAULT_SESSION_EXPIRY = 86400
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``archive`` subcommand."""
+    parser = subparsers.add_parser(
+        "archive", help="store every table's journal from the MQTT broker in PostgreSQL",
+        description="Subscribe to every table's croupier/SITE/TABLE/journal topic and store each record once in "
+                    "PostgreSQL (table journal_records, key site, table_id, seq), checking each table's hash "
+                    "chain; a record that does not chain is kept apart (journal_rejects) and reported. Runs "
+                    "until SIGTERM or Ctrl+C. Exit status: 0 stopped, 2 bad URL, broker or database unusable.",
+    )
+    parser.add_argument("--broker", required=True, metavar="URL",
+                        help="the MQTT 5 broker: mqtt://[USER:PASSWORD@]HOST:PORT, or mqtts:// for TLS")
+    parser.add_argument("--db", required=True, metavar="URL",
+                        help="the PostgreSQL database: postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE "
+                             "(the archive's tables are created when missing)")
+    parser.add_argument("--ca-file", metavar="PATH", help="the CA certificate that signed the broker's (mqtts://)")
+    parser.add_argument("--group", default=DEFAULT_GROUP, metavar="NAME",
+                        help="the shared-subscription group: archive processes in one group split the "
+                             f"messages (default {DEFAULT_GROUP})")
+    parser.add_argument("--client-id", metavar="ID",
+                        help="this process's MQTT client id, one per archive process: the broker keeps its "
+                             "session (what it has not acknowledged) while it is down (default "
+                             "croupier-archive-HOSTNAME)")
+    parser.add_argument("--session-expiry", type=whole_number(1), default=DEFAULT_SESSION_EXPIRY, metavar="SECONDS",
+                        help=f"how long the broker keeps the session while the archive is down "
+                             f"(default {DEFAULT_SESSION_EXPIRY})")
+    parser.set_defaults(handler=archive)
+
+
+def archive(args: argparse.Namespace) -> int:
+    """Run the archive until a signal stops it; returns the exit status."""
+    from controller.floor.urls import check_database_url, parse_broker_url
+
+    broker = parse_broker_url(args.broker)
+    database = check_database_url(args.db)
+    if args.ca_file is not None and not broker.tls:
+        raise CroupierError("--ca-file is for an mqtts:// broker; use mqtts:// or leave --ca-file out")
+    try:
+        from controller.floor.archive import Archiver
+        from controller.floor.archive_store import ArchiveStore, connect, create_schema
+    except ImportError as error:
+        raise CroupierError(f"the archive needs the floor extra ({error}); install it: pip install "
+                            "'croupier[floor]'") from None
+    store = ArchiveStore(connect(database))
+    try:
+        create_schema(store)
+        archiver = Archiver(store, broker, client_id=args.client_id or f"croupier-archive-{socket.gethostname()}",
+                            group=args.group, session_expiry=args.session_expiry, ca_file=args.ca_file)
+        return _run(archiver)
+    finally:
+        store.close()
+
+
+def _run(archiver: Any) -> int:
+    def stop(signum: int, frame: FrameType | None) -> None:
+        archiver.stop()
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        archiver.start()
+        archiver.wait()
+    finally:
+        archiver.close()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    counts = archiver.counts
+    print(f"stopped: {counts.stored} records stored, {counts.duplicates} duplicates, {counts.pending} waiting "
+          f"for their predecessor, {counts.rejected} rejected", flush=True)
+    if archiver.failure is not None:
+        print(f"croupier archive: {archiver.failure}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_STOPPED

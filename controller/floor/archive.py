@@ -1,0 +1,205 @@
+"""``croupier archive``'s subscriber: every table's ``journal`` topic into the PostgreSQL archive.
+
+The archive subscribes with QoS 1 to ``$share/GROUP/croupier/+/+/journal`` (an MQTT 5 shared
+subscription: several archive processes in one group split the messages between them) in a
+persistent session, and acknowledges a message only once its record is committed in the database
+(or kept apart as a reject), so a message in flight when the archive stops is sent again.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import psycopg
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.subscribeoptions import SubscribeOptions
+
+from controller.core.exceptions import ArchiveError
+from controller.floor.archive_store import (
+    ArchiveStore,
+    Handled,
+    Outcome,
+    Rejection,
+    database_failure,
+)
+from controller.floor.urls import Broker
+from controller.journal.store import Record
+
+JOURNAL_TOPIC = "croupier/+/+/journal"
+FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
+CONNECT_TIMEOUT = 30.0
+SESSION_TAKEN_OVER = 142
+
+
+def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Rejection:
+    """(site, table, record) of a ``croupier/SITE/TABLE/journal`` message, or why it is not one."""
+    parts = topic.split("/")
+    if len(parts) != 4 or parts[0] != "croupier" or parts[3] != "journal" or not all(parts[1:3]):
+        return Rejection(None, None, None, f"topic {topic!r} is not croupier/SITE/TABLE/journal")
+    site, table = parts[1], parts[2]
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return Rejection(site, table, None, "the message is not JSON")
+    if not isinstance(data, dict):
+        return Rejection(site, table, None, "the message is not a JSON object")
+    seq = data.get("seq")
+    number = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1 else None
+    if set(data) != set(FIELDS):
+        return Rejection(site, table, number, f"a journal record has the fields {', '.join(FIELDS)} "
+                                              f"(got {', '.join(sorted(data))})")
+    if number is None or not all(isinstance(data[name], str) for name in FIELDS[1:]):
+        return Rejection(site, table, number, "seq is a record number and kind, at, body, prev, hash are text")
+    return site, table, Record(number, data["kind"], data["at"], data["body"], data["prev"], data["hash"])
+
+
+@dataclass
+class Counts:
+    """What the archive did since it started."""
+
+    stored: int = 0
+    duplicates: int = 0
+    pending: int = 0
+    rejected: int = 0
+
+
+class Archiver:
+    """One archive process: a paho MQTT 5 client feeding an :class:`ArchiveStore`."""
+
+    def __init__(self, store: ArchiveStore, broker: Broker, *, client_id: str, group: str,
+                 session_expiry: int, ca_file: str | None = None,
+                 report: Callable[[str], None] | None = None) -> None:
+        self.store = store
+        self.broker = broker
+        self.group = group
+        self.session_expiry = session_expiry
+        self.counts = Counts()
+        self.report = report or (lambda line: print(line, flush=True))
+        self.failure: str | None = None
+        """Set when the archive must stop (the database failed, the session was taken over)."""
+        self.stopped = threading.Event()
+        self._connected = threading.Event()
+        self._subscribed = threading.Event()
+        self._lock = threading.Lock()
+        self.client = self._client(client_id, ca_file)
+
+    @property
+    def topic(self) -> str:
+        """The shared subscription of this archive's group."""
+        return f"$share/{self.group}/{JOURNAL_TOPIC}"
+
+    def _client(self, client_id: str, ca_file: str | None) -> mqtt.Client:
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+                             protocol=mqtt.MQTTv5, manual_ack=True)
+        if self.broker.username is not None:
+            client.username_pw_set(self.broker.username, self.broker.password)
+        if self.broker.tls:
+            client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
+        client.reconnect_delay_set(min_delay=1, max_delay=10)
+        client.on_connect = self._on_connect
+        client.on_subscribe = self._on_subscribe
+        client.on_message = self._on_message
+        client.on_disconnect = self._on_disconnect
+        return client
+
+    # -- running -------------------------------------------------------------------
+    def start(self) -> None:
+        """Connect and subscribe; raises :class:`ArchiveError` when the broker cannot be used."""
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = self.session_expiry
+        try:
+            self.client.connect(self.broker.host, self.broker.port, keepalive=30, clean_start=False,
+                                properties=properties)
+        except (OSError, ssl.SSLError, ValueError) as error:
+            raise ArchiveError(f"--broker {self.broker}: cannot connect to the broker ({error}); check that "
+                               "it runs there and the URL") from None
+        self.client.loop_start()
+        if not self._subscribed.wait(CONNECT_TIMEOUT) and self.failure is None:
+            self.failure = f"--broker {self.broker}: no subscription within {CONNECT_TIMEOUT:.0f} s"
+        if self.failure is not None:
+            self.close()
+            raise ArchiveError(self.failure)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until :meth:`stop` is called or the archive fails."""
+        self.stopped.wait(timeout)
+
+    def stop(self) -> None:
+        """Ask the archive to stop (e.g. from a signal handler)."""
+        self.stopped.set()
+
+    def close(self) -> None:
+        """Disconnect from the broker (the session keeps what is not acknowledged)."""
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # -- callbacks (the paho network thread) -----------------------------------------
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            self._fail(f"--broker {self.broker}: the broker refused the connection ({reason}); check the "
+                       "user, the password and the ACL")
+            return
+        self._connected.set()
+        client.subscribe(self.topic, options=SubscribeOptions(qos=1))
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any],
+                      properties: Any) -> None:
+        refused = [reason for reason in reasons if reason.is_failure]
+        if refused:
+            self._fail(f"--broker {self.broker}: the broker refused the subscription to {self.topic} "
+                       f"({refused[0]}); check the archive's ACL")
+            return
+        if not self._subscribed.is_set():
+            self.report(f"archiving {self.topic} from {self.broker}")
+        self._subscribed.set()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
+                       properties: Any) -> None:
+        if getattr(reason, "value", 0) == SESSION_TAKEN_OVER:
+            self._fail(f"another archive connected with the same --client-id {client._client_id.decode()!r}; "
+                       "give each archive process its own")
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if self.failure is not None:
+            return
+        try:
+            handled = self._handle(message.topic, bytes(message.payload))
+        except psycopg.Error as error:
+            self._fail(str(database_failure(error)))
+            return
+        except ArchiveError as error:
+            self._fail(str(error))
+            return
+        client.ack(message.mid, message.qos)
+        self._count(handled)
+
+    def _handle(self, topic: str, payload: bytes) -> Handled:
+        decoded = decode_message(topic, payload)
+        text = payload.decode("utf-8", errors="replace")
+        if isinstance(decoded, Rejection):
+            return self.store.reject(decoded, text)
+        return self.store.receive(*decoded, text)
+
+    def _count(self, handled: Handled) -> None:
+        with self._lock:
+            counts = self.counts
+            counts.stored += handled.stored
+            counts.duplicates += handled.outcome is Outcome.DUPLICATE
+            counts.pending += handled.outcome is Outcome.PENDING
+            counts.rejected += len(handled.rejections)
+        for rejection in handled.rejections:
+            self.report(f"REJECTED {rejection}")
+
+    def _fail(self, message: str) -> None:
+        if self.failure is None:
+            self.failure = message
+        self._subscribed.set()
+        self.stopped.set()

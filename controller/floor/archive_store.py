@@ -1,0 +1,263 @@
+"""The archive's PostgreSQL store: every table's journal records, chain-checked, each stored once.
+
+Tables (created when missing, see ``docs/floor.md``):
+
+``journal_records``
+    the archived records, key ``(site, table_id, seq)``: only records that chain (their own hash holds,
+    and ``prev`` is the hash of the archived ``seq - 1``, or 64 zeros for record 1), so a table's rows
+    are always a gap-free verified prefix of its journal;
+``journal_pending``
+    records that arrived before their predecessor (several archive processes share the load, so a
+    record may be handled before the one before it); each is checked and moved into
+    ``journal_records`` as soon as its predecessor is archived;
+``journal_rejects``
+    records that do not chain, or whose content differs from the archived record of the same seq,
+    or that are not journal records at all, with the reason: kept apart, never stored as good.
+
+Work on one table is serialized across archive processes by a transaction-scoped advisory lock.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+import psycopg
+
+from controller.core.exceptions import ArchiveError
+from controller.floor.urls import redacted
+from controller.journal.store import GENESIS, Record, record_hash
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal_records (
+    site        TEXT NOT NULL,
+    table_id    TEXT NOT NULL,
+    seq         BIGINT NOT NULL,
+    kind        TEXT NOT NULL,
+    at          TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    prev        TEXT NOT NULL,
+    hash        TEXT NOT NULL,
+    archived_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (site, table_id, seq)
+);
+CREATE INDEX IF NOT EXISTS journal_records_by_hash ON journal_records (hash);
+CREATE TABLE IF NOT EXISTS journal_pending (
+    site        TEXT NOT NULL,
+    table_id    TEXT NOT NULL,
+    seq         BIGINT NOT NULL,
+    kind        TEXT NOT NULL,
+    at          TEXT NOT NULL,
+    body        TEXT NOT NULL,
+    prev        TEXT NOT NULL,
+    hash        TEXT NOT NULL,
+    received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (site, table_id, seq, hash)
+);
+CREATE TABLE IF NOT EXISTS journal_rejects (
+    id          BIGSERIAL PRIMARY KEY,
+    site        TEXT,
+    table_id    TEXT,
+    seq         BIGINT,
+    reason      TEXT NOT NULL,
+    payload     TEXT NOT NULL,
+    received_at TIMESTAMPTZ NOT NULL DEFAULT now()
+)
+"""
+SCHEMA_LOCK = 0x43524A31  # one archive creates the schema at a time ("CRJ1")
+COLUMNS = "seq, kind, at, body, prev, hash"
+
+
+class Outcome(Enum):
+    """What became of one received record."""
+
+    STORED = "stored"
+    DUPLICATE = "duplicate"
+    PENDING = "pending"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A record kept apart: which table and record, and why."""
+
+    site: str | None
+    table: str | None
+    seq: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = f"{self.site}/{self.table}" if self.site is not None else "an unknown table"
+        record = f" record {self.seq}" if self.seq is not None else ""
+        return f"{where}{record}: {self.reason}"
+
+
+@dataclass
+class Handled:
+    """The outcome of one received record, and of the pending records it let through."""
+
+    outcome: Outcome
+    stored: int = 0
+    """Records moved into ``journal_records`` (this one and any pending ones after it)."""
+    rejections: tuple[Rejection, ...] = ()
+
+
+def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
+    """A connection to the database at ``url``; raises :class:`ArchiveError` when it cannot be reached."""
+    try:
+        return psycopg.connect(url, connect_timeout=10)
+    except psycopg.Error as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ArchiveError(f"{option} {redacted(url)!r}: cannot connect to the database ({first}); "
+                           "check that PostgreSQL runs there and the URL's user, password and database") from None
+
+
+def database_failure(error: psycopg.Error) -> ArchiveError:
+    """A database error during the run, as one line."""
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return ArchiveError(f"the archive database failed ({first}); what was not committed is not "
+                        "acknowledged, so the broker sends it again on the next start")
+
+
+class ArchiveStore:
+    """The archive tables of one PostgreSQL database (one connection, used from one thread)."""
+
+    def __init__(self, connection: psycopg.Connection[Any]) -> None:
+        self.connection = connection
+
+    def create_schema(self) -> None:
+        """Create the archive's tables when they are missing (safe with several archives starting)."""
+        with self.connection.transaction():
+            self.connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
+            for statement in SCHEMA.strip().split(";"):
+                self.connection.execute(statement)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.connection.close()
+
+    # -- receiving -----------------------------------------------------------------
+    def reject(self, rejection: Rejection, payload: str) -> Handled:
+        """Keep a message that is not a journal record apart, with the reason."""
+        with self.connection.transaction():
+            self._insert_reject(rejection, payload)
+        return Handled(Outcome.REJECTED, rejections=(rejection,))
+
+    def receive(self, site: str, table: str, record: Record, payload: str) -> Handled:
+        """Archive ``record`` of table ``site/table`` once, if it chains; see the module's docstring."""
+        with self.connection.transaction():
+            self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                    (f"{site}/{table}",))
+            return self._receive_locked(site, table, record, payload)
+
+    def _receive_locked(self, site: str, table: str, record: Record, payload: str) -> Handled:
+        archived = self._archived_hash(site, table, record.seq)
+        if archived == record.hash:
+            return Handled(Outcome.DUPLICATE)
+        problem = self._problem(record, archived)
+        if problem is None and record.seq > 1 and self._archived_hash(site, table, record.seq - 1) is None:
+            self._insert(site, table, record, "journal_pending")
+            return Handled(Outcome.PENDING)
+        if problem is None:
+            problem = self._chain_problem(site, table, record)
+        if problem is not None:
+            rejection = Rejection(site, table, record.seq, problem)
+            self._insert_reject(rejection, payload)
+            return Handled(Outcome.REJECTED, rejections=(rejection,))
+        self._insert(site, table, record, "journal_records")
+        stored, rejections = self._release_pending(site, table, record.seq + 1)
+        return Handled(Outcome.STORED, 1 + stored, rejections)
+
+    @staticmethod
+    def _problem(record: Record, archived: str | None) -> str | None:
+        """Why ``record`` cannot be archived on its own merits (None: it may be)."""
+        if record_hash(record.seq, record.kind, record.at, record.prev, record.body) != record.hash:
+            return "its hash does not match its contents (edited or forged)"
+        if archived is not None:
+            return (f"differs from the archived record {record.seq} (hash {record.hash[:16]}..., archived "
+                    f"{archived[:16]}...): a forged or rewritten record")
+        if record.seq == 1 and record.prev != GENESIS:
+            return "record 1 must follow no record (prev 64 zeros)"
+        return None
+
+    def _chain_problem(self, site: str, table: str, record: Record) -> str | None:
+        """Why ``record`` does not follow the archived record before it (None: it does)."""
+        if record.seq == 1:
+            return None
+        before = self._archived_hash(site, table, record.seq - 1)
+        if before == record.prev:
+            return None
+        return (f"does not chain: its prev {record.prev[:16]}... is not the hash of the archived record "
+                f"{record.seq - 1} ({str(before)[:16]}...)")
+
+    def _release_pending(self, site: str, table: str, seq: int) -> tuple[int, tuple[Rejection, ...]]:
+        """Move the pending records that now chain, from ``seq`` on, into ``journal_records``."""
+        stored = 0
+        rejections: list[Rejection] = []
+        while True:
+            rows = self.connection.execute(
+                f"DELETE FROM journal_pending WHERE site = %s AND table_id = %s AND seq = %s RETURNING {COLUMNS}",
+                (site, table, seq)).fetchall()
+            if not rows:
+                return stored, tuple(rejections)
+            chained = [Record(*row) for row in rows if self._chain_problem(site, table, Record(*row)) is None]
+            for row in rows:
+                record = Record(*row)
+                if not chained or record != chained[0]:
+                    problem = self._chain_problem(site, table, record) or "another record with this seq chains"
+                    rejection = Rejection(site, table, record.seq, problem)
+                    self._insert_reject(rejection, record_payload(record))
+                    rejections.append(rejection)
+            if not chained:
+                return stored, tuple(rejections)
+            self._insert(site, table, chained[0], "journal_records")
+            stored += 1
+            seq += 1
+
+    def _archived_hash(self, site: str, table: str, seq: int) -> str | None:
+        row = self.connection.execute(
+            "SELECT hash FROM journal_records WHERE site = %s AND table_id = %s AND seq = %s",
+            (site, table, seq)).fetchone()
+        return str(row[0]) if row is not None else None
+
+    def _insert(self, site: str, table: str, record: Record, into: str) -> None:
+        self.connection.execute(
+            f"INSERT INTO {into} (site, table_id, {COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING", (site, table, *record))
+
+    def _insert_reject(self, rejection: Rejection, payload: str) -> None:
+        self.connection.execute(
+            "INSERT INTO journal_rejects (site, table_id, seq, reason, payload) VALUES (%s, %s, %s, %s, %s)",
+            (rejection.site, rejection.table, rejection.seq, rejection.reason, payload))
+
+    # -- reading -------------------------------------------------------------------
+    def archived(self, site: str, table: str) -> list[Record]:
+        """The archived records of ``site/table``, in order."""
+        rows = self.connection.execute(
+            f"SELECT {COLUMNS} FROM journal_records WHERE site = %s AND table_id = %s ORDER BY seq",
+            (site, table)).fetchall()
+        return [Record(*row) for row in rows]
+
+    def tables_holding(self, seq: int, hash_: str) -> list[tuple[str, str]]:
+        """The (site, table) whose archived record ``seq`` has hash ``hash_``."""
+        rows = self.connection.execute(
+            "SELECT site, table_id FROM journal_records WHERE seq = %s AND hash = %s ORDER BY site, table_id",
+            (seq, hash_)).fetchall()
+        return [(str(site), str(table)) for site, table in rows]
+
+
+def record_payload(record: Record) -> str:
+    """The JSON text of a record as published on ``croupier/SITE/TABLE/journal``."""
+    return json.dumps(record._asdict(), separators=(",", ":"), ensure_ascii=False)
+
+
+def create_schema(store: ArchiveStore, option: str = "--db") -> None:
+    """:meth:`ArchiveStore.create_schema`, a database error said in one line."""
+    try:
+        store.create_schema()
+    except psycopg.Error as error:
+        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        raise ArchiveError(f"{option}: cannot create the archive's tables ({first}); give the archive's "
+                           "user the right to create tables in that database") from None

@@ -1,0 +1,141 @@
+"""Helpers for the archive tests: real journals, a publisher that plays a table's feed, the archive process."""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+import psycopg
+from paho.mqtt.enums import CallbackAPIVersion
+
+ROOT = Path(__file__).resolve().parents[3]
+DEADLINE = 90.0
+FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
+
+
+def croupier(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    """Run ``croupier ARGS`` to its end."""
+    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=timeout)
+
+
+def make_journal(path: Path, seed: int, rounds: int) -> Path:
+    """A real journal: ``croupier simulate --seed SEED --rounds ROUNDS --journal PATH``."""
+    run = croupier("simulate", "--seed", str(seed), "--rounds", str(rounds), "--quiet", "--journal", str(path))
+    assert run.returncode == 0, run.stderr
+    return path
+
+
+def journal_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a journal exactly as stored in its SQLite ``records`` table."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute(f"SELECT {', '.join(FIELDS)} FROM records ORDER BY seq").fetchall()
+    return [dict(zip(FIELDS, row, strict=True)) for row in rows]
+
+
+def publish(broker: str, site: str, table: str, records: list[dict[str, Any]], *,
+            raw: list[bytes] | None = None) -> None:
+    """Publish ``records`` (then any ``raw`` payloads) on croupier/SITE/TABLE/journal, QoS 1, as a table would."""
+    host, port = broker.rsplit(":", 1)
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"test-publisher-{uuid.uuid4().hex[:8]}",
+                         protocol=mqtt.MQTTv5)
+    client.connect(host, int(port))
+    client.loop_start()
+    try:
+        topic = f"croupier/{site}/{table}/journal"
+        payloads = [json.dumps(record).encode() for record in records] + list(raw or [])
+        infos = [client.publish(topic, payload, qos=1) for payload in payloads]
+        for info in infos:
+            info.wait_for_publish(timeout=DEADLINE)
+            assert info.is_published(), "the broker did not acknowledge a record"
+    finally:
+        client.disconnect()
+        client.loop_stop()
+
+
+def archived(database: str, site: str, table: str) -> list[dict[str, Any]]:
+    """The archive's journal_records rows of one table, in order."""
+    with psycopg.connect(database) as connection:
+        rows = connection.execute(f"SELECT {', '.join(FIELDS)} FROM journal_records WHERE site = %s AND "
+                                  "table_id = %s ORDER BY seq", (site, table)).fetchall()
+    return [dict(zip(FIELDS, row, strict=True)) for row in rows]
+
+
+def rejects(database: str, site: str) -> list[tuple[str, int | None, str]]:
+    """(table, seq, reason) of the archive's rejected records of one site."""
+    with psycopg.connect(database) as connection:
+        rows = connection.execute("SELECT table_id, seq, reason FROM journal_rejects WHERE site = %s ORDER BY id",
+                                  (site,)).fetchall()
+    return [(str(table), seq, str(reason)) for table, seq, reason in rows]
+
+
+def wait_for(condition: Any, what: str, seconds: float = DEADLINE) -> None:
+    """Poll ``condition()`` until it is true; fail naming ``what`` after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
+
+
+class Archive:
+    """A ``croupier archive`` process; its output lines are collected as they come."""
+
+    def __init__(self, broker: str, database: str, *extra: str, client_id: str | None = None,
+                 group: str | None = None) -> None:
+        self.client_id = client_id or f"test-archive-{uuid.uuid4().hex[:8]}"
+        # A group of its own: a stopped archive's session stays in its group and is given its share.
+        self.group = group or f"test-group-{uuid.uuid4().hex[:8]}"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.main", "archive", "--broker", f"mqtt://{broker}",
+             "--db", database, "--client-id", self.client_id, "--session-expiry", "600", "--group", self.group, *extra],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.output: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        self.wait_line("archiving ")
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_line(self, prefix: str, seconds: float = DEADLINE) -> str:
+        """The next output line that starts with ``prefix``."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=0.2)
+            except queue.Empty:
+                if self.process.poll() is not None and self.lines.empty():
+                    stderr = self.process.stderr.read() if self.process.stderr else ""
+                    raise AssertionError(f"the archive exited ({self.process.returncode}): {stderr}") from None
+                continue
+            self.output.append(line)
+            if line.startswith(prefix):
+                return line
+        raise AssertionError(f"no line {prefix!r} from the archive within {seconds:.0f} s: {self.output}")
+
+    def stop(self, sig: int = signal.SIGTERM) -> tuple[int, str, str]:
+        """Stop the archive with ``sig``; returns (exit status, the rest of stdout, stderr)."""
+        self.process.send_signal(sig)
+        self.process.wait(timeout=DEADLINE)
+        self._reader.join(timeout=DEADLINE)
+        rest = []
+        while not self.lines.empty():
+            rest.append(self.lines.get())
+        self.output.extend(rest)
+        stderr = self.process.stderr.read() if self.process.stderr else ""
+        return self.process.returncode, "\n".join(rest), stderr
