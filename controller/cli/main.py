@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "controller.cli.audit",
     "controller.cli.history",
     "controller.cli.archive",
+    "controller.cli.floor",
 ]
 
 EXIT_BAD_INPUT = 2

@@ -1,0 +1,116 @@
+"""The dashboard's MQTT 5 client: every table's retained ``state`` and ``status`` into a :class:`FloorBoard`.
+
+It subscribes (QoS 1, a clean session: the retained messages are the whole story) to
+``croupier/+/+/state`` and ``croupier/+/+/status``; on every (re)connection the broker sends each
+table's retained messages again, so the board rebuilds itself after a restart of either side.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import ssl
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.core.exceptions import FloorError
+from controller.floor.board import FloorBoard
+from controller.floor.urls import Broker
+
+TOPICS = ("croupier/+/+/state", "croupier/+/+/status")
+CONNECT_TIMEOUT = 30.0
+KEEPALIVE = 15
+
+
+class FloorWatcher:
+    """Follow the floor on ``broker`` into ``board`` until :meth:`close`."""
+
+    def __init__(self, board: FloorBoard, broker: Broker, *, report: Callable[[str], None] = lambda line: None) -> None:
+        self.board = board
+        self.broker = broker
+        self.report = report
+        self.failure: str | None = None
+        self._subscribed = threading.Event()
+        self._said_lost = False
+        self._closing = False
+        self.client = self._client()
+
+    def _client(self) -> mqtt.Client:
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"croupier-floor-{socket.gethostname()}-"
+                                                                    f"{os.getpid()}", protocol=mqtt.MQTTv5)
+        if self.broker.username is not None:
+            client.username_pw_set(self.broker.username, self.broker.password)
+        if self.broker.tls:
+            try:
+                client.tls_set(ca_certs=self.broker.ca_file, cert_reqs=ssl.CERT_REQUIRED)
+            except (ssl.SSLError, OSError) as error:
+                raise FloorError(f"--ca-file {self.broker.ca_file!r}: not a usable PEM CA file ({error}); give "
+                                 "the CA that signed the broker's certificate") from None
+        client.reconnect_delay_set(min_delay=1, max_delay=5)
+        client.on_connect = self._on_connect
+        client.on_subscribe = self._on_subscribe
+        client.on_message = self._on_message
+        client.on_disconnect = self._on_disconnect
+        return client
+
+    def start(self) -> None:
+        """Connect and subscribe; raises :class:`FloorError` when the broker cannot be used."""
+        try:
+            self.client.connect(self.broker.host, self.broker.port, keepalive=KEEPALIVE, clean_start=True)
+        except (OSError, ssl.SSLError, ValueError) as error:
+            raise FloorError(f"--broker {self.broker}: cannot connect to the broker ({error}); check that it runs "
+                             "there and the URL") from None
+        self.client.loop_start()
+        if not self._subscribed.wait(CONNECT_TIMEOUT) and self.failure is None:
+            self.failure = f"--broker {self.broker}: no subscription within {CONNECT_TIMEOUT:.0f} s"
+        if self.failure is not None:
+            self.close()
+            raise FloorError(self.failure)
+
+    def close(self) -> None:
+        """Disconnect from the broker."""
+        self._closing = True
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # -- callbacks (paho's network thread) ---------------------------------------------------
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            self._refused(f"--broker {self.broker}: the broker refused the connection ({reason}); check the user, "
+                          "the password and the ACL")
+            return
+        client.subscribe([(topic, 1) for topic in TOPICS])
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any],
+                      properties: Any) -> None:
+        refused = [reason for reason in reasons if reason.is_failure]
+        if refused:
+            self._refused(f"--broker {self.broker}: the broker refused the subscription to {', '.join(TOPICS)} "
+                          f"({refused[0]}); check the floor's ACL")
+            return
+        if self._said_lost:
+            self.report(f"floor: connected to {self.broker} again")
+        self._said_lost = False
+        self.board.set_connected(True)
+        self._subscribed.set()
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.board.receive(message.topic, bytes(message.payload))
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        self.board.set_connected(False)
+        if self._subscribed.is_set() and not self._said_lost and not self._closing:
+            self._said_lost = True
+            self.report(f"floor: lost the broker {self.broker} ({reason}); the page shows the last known state "
+                        "and the dashboard reconnects by itself")
+
+    def _refused(self, message: str) -> None:
+        if not self._subscribed.is_set():
+            self.failure = message
+            self._subscribed.set()
+        else:
+            self.report(f"floor: {message}")
