@@ -45,7 +45,8 @@ def register(subparsers: Any) -> None:
                         help=f"where to serve the page (default {DEFAULT_LISTEN}; port 0: any free port)")
     parser.add_argument("--ca-file", metavar="PATH", help="the CA certificate that signed the broker's (mqtts://)")
     parser.set_defaults(handler=floor)
-    subcommands = parser.add_subparsers(dest="floor_command", required=False, metavar="SUBCOMMAND")
+    subcommands = parser.add_subparsers(dest="floor_command", required=False, metavar="[SUBCOMMAND]",
+                                        help="a floor tool (none: serve the dashboard)")
     register_floor_subcommands(subcommands)
 
 

@@ -44,10 +44,10 @@ def page_html() -> bytes:
     It opens a WebSocket to ``/ws`` on its own host, draws every snapshot it gets (an older one than it
     shows is ignored), ticks the time since each table's last card every second and reconnects by
     itself. What the tests read: ``body[data-seq]`` (the snapshot shown), ``#connection``, ``#counts``,
-    one ``.tile`` per table with ``data-site``, ``data-table``, ``data-status``, ``data-head``, ``data-updated`` (the ``updated_at`` shown) and the
-    class ``attention`` when halted or offline; in a tile ``.status``, ``.misdeal``, ``.shoe``,
-    ``.round``, ``.results`` (one ``.result`` per winner), ``.last-result``, ``.dealer``, ``.alerts``,
-    ``.cards-left`` and ``.since-card``.
+    one ``.tile`` per table with ``data-site``, ``data-table``, ``data-status``, ``data-head``,
+    ``data-updated`` (the ``updated_at`` shown) and the class ``attention`` when halted or offline;
+    in a tile ``.status``, ``.misdeal``, ``.shoe``, ``.round``, ``.slot-due``, ``.results`` (one
+    ``.result`` per winner), ``.last-result``, ``.dealer``, ``.alerts``, ``.cards-left`` and ``.since-card``.
     """
     return resources.files("controller.floor").joinpath("static", "floor.html").read_bytes()
 
