@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -261,3 +262,35 @@ def test_a_bad_line_in_the_tables_file_is_named(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert f"--tables {str(tables)!r} line 2: TABLE 't 2' is not 1-64 letters" in run.stderr, run.stderr
     assert len(run.stderr.strip().splitlines()) == 1
+
+
+def _acked_mark(journal: Path) -> int:
+    with sqlite3.connect(journal) as connection:
+        row = connection.execute("SELECT seq FROM feed_acked WHERE id = 1").fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_a_table_refused_by_the_acl_keeps_its_records_for_the_next_start(
+        floor: tuple[Mosquitto, dict[str, str]], site: str, tmp_path: Path) -> None:
+    broker, passwords = floor
+    archive = _sign_in(broker, passwords, "archive")
+    try:
+        archive.subscribe("croupier/+/+/#")
+        journal = tmp_path / "b.journal"
+        as_a = f"mqtt://{site}-A:{passwords[f'{site}-A']}@{broker.address}/{site}/B"  # A's user at B's place
+        refused = _simulate(as_a, journal, env={"CROUPIER_FEED_DRAIN_TIMEOUT": "1"})
+        assert refused.returncode == 0, refused.stderr  # the table deals on
+        assert f"refused the table's messages on croupier/{site}/B/ (Not authorized)" in refused.stderr
+        assert "records from 1 on were not acknowledged" in refused.stderr
+        assert _acked_mark(journal) == 0  # a refused record is not a delivered one
+        records = journal_records(journal)
+        as_b = f"mqtt://{site}-B:{passwords[f'{site}-B']}@{broker.address}/{site}/B"
+        again = _simulate(as_b, journal)  # the right credentials: the next start sends what was refused
+        assert again.returncode == 0, again.stderr
+        wait_for(lambda: len({json.loads(payload)["seq"] for topic, payload in archive.received()
+                              if topic == f"croupier/{site}/B/journal"}) >= len(records), "B's records")
+        got = {json.loads(payload)["seq"]: json.loads(payload) for topic, payload in archive.received()
+               if topic == f"croupier/{site}/B/journal"}
+        assert [got[seq] for seq in sorted(got)][:len(records)] == records
+    finally:
+        archive.close()
