@@ -54,8 +54,11 @@ def register_floor_subcommands(subparsers: Any) -> None:
     """The hook for ``croupier floor SUBCOMMAND``: register each subcommand's parser here.
 
     A subcommand sets its own ``handler`` with ``set_defaults``; without one, ``croupier floor`` serves
-    the dashboard. (``croupier floor acl`` goes here.)
+    the dashboard.
     """
+    from controller.cli import floor_acl
+
+    floor_acl.register(subparsers)
 
 
 def floor(args: argparse.Namespace) -> int:

@@ -46,13 +46,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``croupier``; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    command = " ".join(name for name in (args.command, getattr(args, "floor_command", None)) if name)
     try:
         status: int = args.handler(args)
     except CroupierError as error:
-        print(f"croupier {args.command}: {error}", file=sys.stderr)
+        print(f"croupier {command}: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"croupier {args.command}: interrupted", file=sys.stderr)
+        print(f"croupier {command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

@@ -109,6 +109,7 @@ class TableFeed:
         self._connected = threading.Event()
         self._acks_in: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._said_unreachable = False
+        self._said_refused = False
         self._thread: threading.Thread | None = None
         self.client = self._client()
         self.outbox: Outbox | None = None
@@ -163,8 +164,18 @@ class TableFeed:
         self._unreachable("cannot connect")
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        if getattr(reason, "is_failure", False):  # e.g. "Not authorized": the ACL does not let it publish there
+            self._refused(reason)
+            return  # never counted as delivered: the mark stays before it, the next start sends it again
         self._acks_in.put(mid)
         self._wakeup.set()
+
+    def _refused(self, reason: Any) -> None:
+        if not self._said_refused:
+            self._said_refused = True
+            self.notice(f"feed: broker {self.target.broker.address} refused the table's messages on "
+                        f"{self.target.topic('')} ({reason}); check that the table's broker user may publish there "
+                        "(croupier floor acl); the journal keeps every record until the broker takes it")
 
     def _unreachable(self, why: str) -> None:
         if not self._said_unreachable:

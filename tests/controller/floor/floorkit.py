@@ -93,12 +93,13 @@ class Archive:
     """A ``croupier archive`` process; its output lines are collected as they come."""
 
     def __init__(self, broker: str, database: str, *extra: str, client_id: str | None = None,
-                 group: str | None = None) -> None:
+                 group: str | None = None, scheme: str = "mqtt") -> None:
+        """``broker`` is ``[USER:PASSWORD@]HOST:PORT``; ``scheme`` mqtt or mqtts."""
         self.client_id = client_id or f"test-archive-{uuid.uuid4().hex[:8]}"
         # A group of its own: a stopped archive's session stays in its group and is given its share.
         self.group = group or f"test-group-{uuid.uuid4().hex[:8]}"
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "archive", "--broker", f"mqtt://{broker}",
+            [sys.executable, "-m", "controller.cli.main", "archive", "--broker", f"{scheme}://{broker}",
              "--db", database, "--client-id", self.client_id, "--session-expiry", "600", "--group", self.group, *extra],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()

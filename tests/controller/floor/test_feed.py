@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, Subscriber, free_port, read_retained, wait_for
+from tests.controller.floor.tlskit import throwaway_ca
 
 CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 ROOT = Path(__file__).resolve().parents[3]
@@ -243,27 +244,8 @@ def test_a_bad_feed_url_in_the_environment_names_the_setting(tmp_path: Path) -> 
     assert "[feed] url 'mqtt://127.0.0.1:1883/only-site': the path '/only-site' is not /SITE/TABLE" in done.stderr
 
 
-def _throwaway_ca(directory: Path) -> tuple[Path, Path, Path]:
-    """A CA and a server certificate for 127.0.0.1 signed by it, made by openssl: (ca, cert, key)."""
-    ca_key, ca, key, request, cert = (directory / name for name in ("ca.key", "ca.pem", "server.key",
-                                                                    "server.csr", "server.pem"))
-    extensions = directory / "san.cnf"
-    extensions.write_text("subjectAltName = IP:127.0.0.1\n")
-
-    def openssl(*args: str) -> None:
-        subprocess.run(["openssl", *args], check=True, capture_output=True, timeout=60)
-
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Croupier test CA",
-            "-keyout", str(ca_key), "-out", str(ca))
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", str(key),
-            "-out", str(request))
-    openssl("x509", "-req", "-in", str(request), "-CA", str(ca), "-CAkey", str(ca_key), "-CAcreateserial",
-            "-days", "2", "-extfile", str(extensions), "-out", str(cert))
-    return ca, cert, key
-
-
 def test_mqtts_with_a_ca_file_publishes_over_tls(tmp_path: Path) -> None:
-    ca, cert, key = _throwaway_ca(tmp_path)
+    ca, cert, key = throwaway_ca(tmp_path)
     tls_port = free_port()
     broker = Mosquitto(tmp_path / "mosquitto", extra=f"listener {tls_port} 127.0.0.1\ncafile {ca}\n"
                                                      f"certfile {cert}\nkeyfile {key}\n")
@@ -281,7 +263,7 @@ def test_mqtts_with_a_ca_file_publishes_over_tls(tmp_path: Path) -> None:
         assert_feed_is_the_stream(subscriber.json_on("events"), printed, site, table)
         subscriber.close()
         (tmp_path / "other").mkdir()
-        other, _, _ = _throwaway_ca(tmp_path / "other")  # a CA that did not sign the broker's certificate
+        other, _, _ = throwaway_ca(tmp_path / "other")  # a CA that did not sign the broker's certificate
         untrusted = croupier("simulate", "--seed", "19", "--rounds", "1", "--json", "--journal",
                              str(tmp_path / "u.journal"), "--feed", f"mqtts://127.0.0.1:{tls_port}/{site}/u",
                              env={"CROUPIER_FEED_CA_FILE": str(other), "CROUPIER_FEED_DRAIN_TIMEOUT": "1"})
