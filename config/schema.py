@@ -99,10 +99,37 @@ class SerialSettings(Section):
     framing: Literal["line", "stx"] = "line"
 
 
+def parse_host_port(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8080`` for IPv6; port 0 = any free port) as (host, port).
+
+    Raises :class:`ValueError` saying what is wrong.
+    """
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host:
+        raise ValueError("expected HOST:PORT, e.g. 127.0.0.1:8080")
+    try:
+        port = int(port_text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise ValueError("the port must be a number 0-65535")
+    return host.strip("[]"), port
+
+
 class ScoreboardSettings(Section):
     """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
 
-    address: str = ""
+    address: str = Field(default="", description='HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')
+
+    @field_validator("address")
+    @classmethod
+    def _host_port(cls, address: str) -> str:
+        if address:
+            try:
+                parse_host_port(address)
+            except ValueError as error:
+                raise Refused(f"{error}, got {address!r}") from None
+        return address
 
 
 class FeedSettings(Section):
@@ -129,13 +156,15 @@ IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
 
 DEFAULT_SUPERVISOR_ONLY: tuple[str, ...] = ("void", "manual", "foreign_card", "close_shoe")
 """Actions only a supervisor badge may approve, unless ``supervisor_only`` says otherwise."""
+APPROVAL_ACTIONS: tuple[str, ...] = ("burn", "void", "use", "manual", "online", "foreign_card", "close_shoe")
+"""Every action an approval can be asked for: a misdeal's resolutions, voiding for a foreign card
+(``foreign_card``) and closing the shoe early (``close_shoe``); the misdeal policy is checked against it."""
 
 DEFAULT_IDLE_SIGNOUT_SECONDS = 900.0
 DEFAULT_READ_APDU = "00CA010000"
 """GET DATA of the badge ID, used with ``identify = "apdu"`` when no ``read_apdu`` is given."""
 
 _HEX_SEPARATORS = re.compile(r"[\s:\-]")
-_ACTION_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _BADGE_KEYS = {"name": "a non-empty string", "role": '"dealer" or "supervisor"', "uid": "the badge UID in hex"}
 
 
@@ -283,8 +312,8 @@ class AuthSettings(Section):
     @classmethod
     def _action_names(cls, actions: list[str]) -> list[str]:
         for index, action in enumerate(actions):
-            if not _ACTION_NAME.match(action):
-                raise Refused(f'expected an action name in lower case, e.g. "void", got {action!r}', f"[{index}]")
+            if action not in APPROVAL_ACTIONS:
+                raise Refused(f"expected one of {', '.join(APPROVAL_ACTIONS)}, got {action!r}", f"[{index}]")
         return actions
 
     @field_validator("supervisor_only", mode="before")
@@ -293,8 +322,7 @@ class AuthSettings(Section):
         if isinstance(actions, list):
             for index, action in enumerate(actions):
                 if not isinstance(action, str):
-                    raise Refused(f'expected an action name in lower case, e.g. "void", got {action!r}',
-                                  f"[{index}]")
+                    raise Refused(f"expected one of {', '.join(APPROVAL_ACTIONS)}, got {action!r}", f"[{index}]")
         return actions
 
     @field_validator("badges", mode="before")
@@ -425,6 +453,7 @@ def first_problem(error: ValidationError, model: type[BaseModel]) -> Problem:
 
 
 __all__ = [
+    "APPROVAL_ACTIONS",
     "DEFAULT_CUT_FROM_END",
     "DEFAULT_IDLE_SIGNOUT_SECONDS",
     "DEFAULT_READ_APDU",
@@ -454,5 +483,6 @@ __all__ = [
     "max_cut_from_end",
     "normalise_uid",
     "parse_apdu",
+    "parse_host_port",
     "reader_from_url",
 ]

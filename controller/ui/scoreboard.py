@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
+from config.schema import parse_host_port
 from controller.core.exceptions import CroupierError, ScoreboardError
 from controller.ui.tableview import TableView, ViewEvent
 
@@ -47,17 +48,10 @@ CLOSE_TIMEOUT = 1.0
 
 def parse_address(text: str) -> tuple[str, int]:
     """Parse ``HOST:PORT`` (``[::1]:8080`` for IPv6; port 0 = any free port)."""
-    host, sep, port_text = text.rpartition(":")
-    if not sep or not host:
-        raise ScoreboardError(f"scoreboard address {text!r}: expected HOST:PORT, e.g. 127.0.0.1:8080")
-    host = host.strip("[]")
     try:
-        port = int(port_text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
-        raise ScoreboardError(f"scoreboard address {text!r}: the port must be a number 0-65535")
-    return host, port
+        return parse_host_port(text)
+    except ValueError as error:
+        raise ScoreboardError(f"scoreboard address {text!r}: {error}") from None
 
 
 def page_html() -> bytes:

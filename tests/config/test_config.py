@@ -121,6 +121,9 @@ def test_the_tests_own_variables_are_not_config() -> None:
                                          "'banana'"]),
     ("[serial]\nparity = 1\n", ["table.toml: [serial] parity: unknown key", "baudrate, framing"]),
     ('[scoreboard]\nadress = "x"\n', ["table.toml: [scoreboard] adress: unknown key", "address"]),
+    ('[scoreboard]\naddress = "nonsense"\n', ["table.toml: [scoreboard] address", "expected HOST:PORT",
+                                              "'nonsense'"]),
+    ('[scoreboard]\naddress = "127.0.0.1:99999"\n', ["table.toml: [scoreboard] address", "0-65535"]),
 ])
 def test_serial_and_scoreboard_keys_are_checked(tmp_path: Path, text: str, fragments: list[str]) -> None:
     with pytest.raises(ConfigError) as caught:
@@ -173,7 +176,11 @@ def test_a_mistyped_variable_stops_the_cli_with_one_line() -> None:
     ('[auth.badges.04A1]\nname = "A"\nrole = "boss"\n', {},
      "table.toml: auth.badges.04A1.role: expected \"dealer\" or \"supervisor\", got 'boss'"),
     ('[auth]\nsupervisor_only = ["void", 3]\n', {},
-     'table.toml: auth.supervisor_only[1]: expected an action name in lower case, e.g. "void", got 3'),
+     "table.toml: auth.supervisor_only[1]: expected one of burn, void, use, manual, online, foreign_card, "
+     "close_shoe, got 3"),
+    ('[auth]\nsupervisor_only = ["void", "bogus"]\n', {},
+     "table.toml: auth.supervisor_only[1]: expected one of burn, void, use, manual, online, foreign_card, "
+     "close_shoe, got 'bogus'"),
     ("[auth]\nenabled = true\n", {},
      "table.toml: auth.reader: expected a PC/SC reader URL, pcsc://?reader=NAME when auth.enabled = true, "
      "got nothing"),
@@ -209,3 +216,16 @@ def test_a_section_refuses_assignment_and_the_file_its_types(tmp_path: Path) -> 
     with pytest.raises(ConfigError, match=r"\[table\] decks: expected a whole number from 1 to 8, got '6' \(str\)"):
         load_config(write(tmp_path, '[table]\ndecks = "6"\n'), environ={})
     assert load_config(environ={"CROUPIER_TABLE_DECKS": " 6 "}).table.decks == 6
+
+
+@pytest.mark.parametrize("environ, fragments", [
+    ({"CROUPIER_SCOREBOARD_ADDRESS": "nonsense"}, ["environment: [scoreboard] address", "expected HOST:PORT"]),
+    ({"CROUPIER_AUTH_SUPERVISOR_ONLY": "void,close_shoe,bogus"},
+     ["environment", "supervisor_only", "expected one of burn, void", "'bogus'"]),
+])
+def test_bad_values_from_the_environment_name_their_source_and_key(environ: dict[str, str],
+                                                                    fragments: list[str]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(None, environ=environ)
+    for fragment in fragments:
+        assert fragment in str(caught.value)

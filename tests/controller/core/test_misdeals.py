@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from config.loader import load_config
-from config.schema import DEFAULT_SUPERVISOR_ONLY, ProcedureSettings
+from config.schema import APPROVAL_ACTIONS, DEFAULT_SUPERVISOR_ONLY, ProcedureSettings
 from controller.core.events import MisdealEvent
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
@@ -64,3 +64,12 @@ def test_exposed_cards_are_taken_back_last_dealt_first() -> None:
     assert second["card"] == "4D" and "B1" in second["detail"]
     t.handle(Input(InputKind.BURN))
     assert t.state is State.B1 and t.discarded == ["5H", "4D"]
+
+
+def test_every_action_an_approval_is_asked_for_can_be_configured() -> None:
+    """``[auth] supervisor_only`` accepts exactly the actions the table can ask a supervisor to approve."""
+    asked = {approval_action(resolution, kind)
+             for kind, policy in POLICIES.items() for resolution in policy.resolutions}
+    asked.add("close_shoe")
+    assert asked == set(APPROVAL_ACTIONS)
+    assert set(DEFAULT_SUPERVISOR_ONLY) <= set(APPROVAL_ACTIONS)

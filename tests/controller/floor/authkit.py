@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def floor_acl(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``croupier floor acl ARGS`` to its end."""
-    return subprocess.run([sys.executable, "-m", "controller.cli", "floor", "acl", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    return subprocess.run([sys.executable, "-m", "controller.cli", "floor", "acl", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
 
 
 def credentials(path: Path) -> dict[str, str]:
