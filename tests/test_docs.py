@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 from config.schema import DEFAULT_SUPERVISOR_ONLY, SECTIONS, ProcedureSettings
@@ -73,3 +76,16 @@ def test_readme_opens_with_the_two_commands() -> None:
     assert "exec" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert ".ci/test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8") or \
         '"$(dirname "$0")/test"' in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_the_documented_shoe_script_is_shipped_and_deals() -> None:
+    text = (ROOT / "docs" / "scripts.md").read_text(encoding="utf-8")
+    block = text.split("`docs/shoes/misdeal-drill.txt`", 1)[1].split("```\n", 2)[1]
+    script = ROOT / "docs" / "shoes" / "misdeal-drill.txt"
+    assert script.read_text(encoding="utf-8") == block
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--script", str(script), "--json"],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert [e["winner"] for e in events if e["event"] == "result"] and any(
+        e["event"] == "resolved" and e["resolution"] == "manual" for e in events)
