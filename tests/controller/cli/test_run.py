@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from controller.core.events import Event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
@@ -274,6 +276,7 @@ def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path
     assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2, 3]
 
 
+@pytest.mark.slow
 def test_run_on_a_seeded_mock_waits_for_the_dealer() -> None:
     """Issue 10 item 14: the default mock:// poured its whole shoe out before the dealer confirmed it."""
     process = subprocess.Popen(
@@ -332,6 +335,7 @@ def test_auto_next_deals_from_a_shoe_that_follows_the_table() -> None:
     assert picked(events) == picked(stream(simulated.stdout))
 
 
+@pytest.mark.slow
 def test_a_shoe_that_follows_the_table_idles_without_spinning_and_says_why_it_waits() -> None:
     """Issue 10 item 0: held for the table, the emulator spun a CPU core at 100%."""
     from drivers.serial.driver import SerialShoe

@@ -7,6 +7,8 @@ from collections import Counter
 from fractions import Fraction
 from itertools import product
 
+import pytest
+
 from config.loader import load_config
 from controller.core.cards import Card, full_deck
 from controller.core.inputs import Input, InputKind, card_read
@@ -63,6 +65,7 @@ def test_one_unshuffled_deck_inside_a_shuffled_shoe_is_caught() -> None:
     assert index is not None and 100 <= index < 152
 
 
+@pytest.mark.slow
 def test_no_false_alert_in_10000_random_shoes() -> None:
     deck = [card for _ in range(8) for card in full_deck()]
     lowest = 1.0

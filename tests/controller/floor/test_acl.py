@@ -170,6 +170,7 @@ def _forged_after(records: list[dict[str, object]]) -> dict[str, object]:
     return forged
 
 
+@pytest.mark.slow
 def test_the_archive_signed_in_stores_a_signed_in_table_and_refuses_its_forged_record(
         floor: tuple[Mosquitto, dict[str, str]], site: str, tmp_path: Path, database: str) -> None:
     broker, passwords = floor
@@ -196,6 +197,7 @@ def test_the_archive_signed_in_stores_a_signed_in_table_and_refuses_its_forged_r
     assert passwords["archive"] not in stderr + "\n".join(archive.output)
 
 
+@pytest.mark.slow
 def test_over_tls_the_table_and_the_archive_sign_in_and_a_wrong_password_or_ca_exits_2(
         tmp_path: Path, site: str, database: str) -> None:
     ca, cert, key = throwaway_ca(tmp_path)
@@ -270,6 +272,7 @@ def _acked_mark(journal: Path) -> int:
     return int(row[0]) if row else 0
 
 
+@pytest.mark.slow
 def test_a_table_refused_by_the_acl_keeps_its_records_for_the_next_start(
         floor: tuple[Mosquitto, dict[str, str]], site: str, tmp_path: Path) -> None:
     broker, passwords = floor

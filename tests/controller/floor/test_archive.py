@@ -57,6 +57,7 @@ def test_every_record_is_stored_once_even_when_published_twice_and_out_of_order(
     assert (int(stored.group(1)), int(stored.group(2))) == (len(records), len(records))
 
 
+@pytest.mark.slow
 def test_records_published_while_the_archive_is_down_are_stored_once_after_its_restart(
         tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
     broker = own_broker.address
@@ -81,6 +82,7 @@ def test_records_published_while_the_archive_is_down_are_stored_once_after_its_r
     assert rejects(database, site) == [("t2", None, "the message is not JSON")]
 
 
+@pytest.mark.slow
 def test_two_archive_processes_share_the_load_without_a_duplicate_or_a_lost_row(
         tmp_path: Path, broker: str, database: str, site: str) -> None:
     tables = {f"t{n}": journal_records(make_journal(tmp_path / f"t{n}.journal", seed=n, rounds=25))

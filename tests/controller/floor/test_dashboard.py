@@ -183,6 +183,7 @@ def measured_delays(page: DevTools, after: int) -> list[float]:
             for updated, at in first.values() if updated]
 
 
+@pytest.mark.slow
 def test_the_dashboard_shows_every_table_live_and_rebuilds_after_a_restart(
         broker: str, site: str, tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
     dealing = table(site, "dealing", tmp_path / "dealing.journal", "--seed", "1", "--rounds", "2000",
@@ -255,6 +256,7 @@ def test_the_dashboard_shows_every_table_live_and_rebuilds_after_a_restart(
     assert status == 0, stderr
 
 
+@pytest.mark.slow
 def test_a_table_that_dies_shows_offline_after_its_will_delay(
         broker: str, site: str, tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
     dying = table(site, "dying", tmp_path / "dying.journal", "--seed", "4", "--rounds", "2000", "--pace", "0.2",
@@ -316,6 +318,7 @@ def test_a_broker_or_an_address_that_cannot_be_used_exits_2(broker: str, tmp_pat
         floor.stop()
 
 
+@pytest.mark.slow
 def test_the_dashboard_survives_a_broker_restart(own_broker: Mosquitto, site: str, tmp_path: Path,
                                                  processes: list[subprocess.Popen[str]]) -> None:
     done = table(site, "t1", tmp_path / "t1.journal", "--seed", "5", "--rounds", "2", broker=own_broker.address)

@@ -116,6 +116,7 @@ def test_status_is_online_while_running_and_offline_after_a_clean_stop(broker: s
     assert state is not None and json.loads(state)["status"] == "offline"
 
 
+@pytest.mark.slow
 def test_a_broker_restart_mid_run_loses_nothing(own_broker: Mosquitto, tmp_path: Path) -> None:
     """The first contract bullet with the broker stopped and started again during the run."""
     site, table = names()
@@ -152,6 +153,7 @@ def _acked_events(journal: Path) -> int:
     return sum(len(json.loads(body)["events"]) for (body,) in bodies)
 
 
+@pytest.mark.slow
 def test_kill_9_and_restart_resume_the_feed_from_the_acknowledged_record(broker: str, tmp_path: Path) -> None:
     site, table = names()
     journal = tmp_path / "t.journal"
@@ -184,6 +186,7 @@ def test_kill_9_and_restart_resume_the_feed_from_the_acknowledged_record(broker:
         subscriber.close()
 
 
+@pytest.mark.slow
 def test_a_table_whose_broker_is_away_deals_on_and_publishes_on_the_next_start(tmp_path: Path) -> None:
     site, table = names()
     broker = Mosquitto(tmp_path / "mosquitto")  # not started yet
@@ -244,6 +247,7 @@ def test_a_bad_feed_url_in_the_environment_names_the_setting(tmp_path: Path) -> 
     assert "[feed] url 'mqtt://127.0.0.1:1883/only-site': the path '/only-site' is not /SITE/TABLE" in done.stderr
 
 
+@pytest.mark.slow
 def test_mqtts_with_a_ca_file_publishes_over_tls(tmp_path: Path) -> None:
     ca, cert, key = throwaway_ca(tmp_path)
     tls_port = free_port()

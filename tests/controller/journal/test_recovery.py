@@ -214,6 +214,7 @@ def test_kill9_at_200_points_and_restart(tmp_path: Path) -> None:
     print(f"{kills} kills over {round_trip} games")
 
 
+@pytest.mark.slow
 def test_torn_wal_tail_after_kills(tmp_path: Path) -> None:
     rng = random.Random(7)
     args = ["simulate", "--seed", "14", "--decks", "2", "--rounds", "30", "--json"]

@@ -337,6 +337,7 @@ def _fuzz(framer: Framer, items: list[Frame | bytes], cuts: list[int]) -> None:
         assert decoded == [item for item in items if isinstance(item, Frame)]
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.binary(max_size=160), st.integers(0, 2**32 - 1))
 def test_fuzz_stx_decoder(noise: bytes, seed: int) -> None:
@@ -344,6 +345,7 @@ def test_fuzz_stx_decoder(noise: bytes, seed: int) -> None:
     _fuzz(StxFramer(), *_arrange(noise, seed))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.binary(max_size=160), st.integers(0, 2**32 - 1))
 def test_fuzz_line_decoder_with_required_checksums(noise: bytes, seed: int) -> None:

@@ -473,6 +473,7 @@ def test_script_offline_token_unplugs_and_nothing_is_lost(emulator: Callable[...
     assert shoe.next_line() == f"PTY {link}\n"
 
 
+@pytest.mark.slow
 def test_emulator_heartbeats_keep_the_reader_online(emulator: Callable[..., EmulatorProcess],
                                                     opened: Callable[[str], SerialShoe]) -> None:
     shoe = emulator("--seed", "1", "--decks", "1", "--key", "--heartbeat", "0.1", stdin=subprocess.PIPE)
