@@ -39,8 +39,9 @@ from benchmarks.servers import Mosquitto, Postgres, ServerUnavailable, stop_pid
 
 ROOT = Path(__file__).resolve().parents[1]
 MOSQUITTO_EXTRA = "sys_interval 1\n"
-"""$SYS counters every second; no cap on a persistent session's queue (the default, 1000, drops
-QoS 1 messages for a subscriber that falls behind: an archive catching up after a restart)."""
+"""$SYS counters every second; otherwise the floor set-up of docs/floor.md (Mosquitto's defaults, so
+``max_queued_messages`` 1000: QoS 1 messages beyond that for a subscriber that falls behind are
+dropped; ``--max-queued`` changes it)."""
 PROCESS_TABLES = 2
 FAULT_KINDS = ("broker", "tables")
 CATCH_UP_SECONDS = 180.0
@@ -69,6 +70,8 @@ class Plan:
     directory: Path
     postgres: Postgres
     faults: tuple[str, ...] = FAULT_KINDS
+    max_queued: int | None = None
+    """Mosquitto's ``max_queued_messages`` (None: its default, 1000; 0: no limit)."""
     """Which faults the faults scenario injects: ``broker`` (two outages), ``tables`` (two ``kill -9``)."""
 
     @property
@@ -260,7 +263,8 @@ def scenario_floor(scenario: Scenario, plan: Plan) -> Iterator[Floor]:
     with psycopg.connect(plan.postgres.url(), autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {database}")
         admin.execute(f"CREATE DATABASE {database}")
-    broker = Mosquitto(directory / "mosquitto", MOSQUITTO_EXTRA)
+    queued = f"max_queued_messages {plan.max_queued}\n" if plan.max_queued is not None else ""
+    broker = Mosquitto(directory / "mosquitto", MOSQUITTO_EXTRA + queued)
     broker.start()
     floor = Floor(scenario, plan, broker, plan.postgres.url(database), directory)
     try:
@@ -338,6 +342,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--faults", default=",".join(FAULT_KINDS), type=fault_kinds, metavar="KINDS",
                         help="the faults of the faults scenario, comma-separated: broker (stopped and started "
                              "twice), tables (two killed with kill -9 and started again); default both")
+    parser.add_argument("--max-queued", type=int, metavar="N",
+                        help="Mosquitto's max_queued_messages (default: Mosquitto's, 1000; 0: no limit)")
     parser.add_argument("--keep", action="store_true", help="keep the journals and logs (the path is printed)")
     parser.add_argument("--write", action="store_true", help="write the section of docs/performance.md")
     args = parser.parse_args(argv)
@@ -358,7 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"floor: journals and logs in {scratch}", flush=True)
     try:
         postgres.start()
-        plan = Plan(args.rounds, args.pace, args.workers, scratch, postgres, tuple(args.faults.split(",")))
+        plan = Plan(args.rounds, args.pace, args.workers, scratch, postgres, tuple(args.faults.split(",")),
+                    args.max_queued)
         outcomes = [run_scenario(scenario, plan) for scenario in scenarios(args)]
     except ServerUnavailable as error:
         print(f"python -m benchmarks.floor: {error}", file=sys.stderr)

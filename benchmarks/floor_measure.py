@@ -154,6 +154,10 @@ def _count(connection: psycopg.Connection[Any], name: str, site: str) -> int:
 def _audit_table(result: Audit, table: str, records: list[Record],
                  archived: dict[tuple[str, int], list[tuple[str, datetime]]]) -> None:
     result.journal_records += len(records)
+    if records:
+        first, last = parse_at(records[0].at), parse_at(records[-1].at)
+        result.first_at = min(result.first_at or first, first)
+        result.last_at = max(result.last_at or last, last)
     for record in records:
         copies = archived.get((table, record.seq), [])
         if not copies or copies[0][0] != record.hash:
@@ -163,8 +167,6 @@ def _audit_table(result: Audit, table: str, records: list[Record],
             continue
         at, committed = parse_at(record.at), copies[0][1]
         result.latencies_ms.append((committed - at).total_seconds() * 1000)
-        result.first_at = min(result.first_at or at, at)
-        result.last_at = max(result.last_at or at, at)
         result.last_commit = max(result.last_commit or committed, committed)
     _dealing_rate(result, records)
 
