@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ("benchmarks.rounds", "benchmarks.serial_latency", "benchmarks.journal")
+BENCHMARKS = ("benchmarks.rounds", "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor")
 
 
 def main() -> int:

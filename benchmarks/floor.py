@@ -1,0 +1,385 @@
+"""The casino floor at scale: many tables publishing their journals to one broker, one archive, measured.
+
+Run: .venv/bin/python -m benchmarks.floor [--quick] [--tables N] [--peer N] [--rounds R] [--pace S] [--write]
+
+Starts a real Mosquitto (one per scenario, persistent) and a real PostgreSQL 15 (with
+``track_commit_timestamp=on``) on free ports of 127.0.0.1, stopped by PID, and one
+``croupier archive`` process per scenario. The tables are ``croupier simulate --seed N --rounds R
+--pace S --journal ... --feed mqtt://.../SITE/TABLE``: two of them as processes of their own, the
+others as threads, ``--workers`` processes holding them (:mod:`benchmarks.floor_tables`; the same
+command-line code path in each thread). Scenarios, in one run: the peer (``--peer`` tables), the
+floor (``--tables``), and the floor with faults (the broker stopped and started again twice, the two
+table processes killed with ``kill -9`` and started again with the same arguments). Each is checked
+record by record against the journals: zero lost, duplicated or rejected records is the pass mark
+(exit status 1 otherwise); the p99 target (journal commit to archive commit under 100 ms) is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+from benchmarks.floor_measure import Audit, BrokerCounters, archived_count, audit, journal_rows
+from benchmarks.floor_report import Outcome, report
+from benchmarks.floor_tables import table_command
+from benchmarks.report import write_section
+from benchmarks.servers import Mosquitto, Postgres, ServerUnavailable, stop_pid
+
+ROOT = Path(__file__).resolve().parents[1]
+MOSQUITTO_EXTRA = "sys_interval 1\n"
+"""$SYS counters every second; otherwise the floor set-up of docs/floor.md (Mosquitto's defaults, so
+``max_queued_messages`` 1000: QoS 1 messages beyond that for a subscriber that falls behind are
+dropped; ``--max-queued`` changes it)."""
+PROCESS_TABLES = 2
+FAULT_KINDS = ("broker", "tables")
+CATCH_UP_SECONDS = 180.0
+STALL_SECONDS = 30.0
+"""The archive is given up on when it stores nothing new for this long (what is missing is lost)."""
+CARDS_PER_ROUND = 5.0
+"""About 4.9 cards a round with the burns; used only to place the faults in time."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """One measured run."""
+
+    name: str
+    tables: int
+    faults: bool = False
+
+
+@dataclass
+class Plan:
+    """What every scenario shares."""
+
+    rounds: int
+    pace: float
+    workers: int
+    directory: Path
+    postgres: Postgres
+    faults: tuple[str, ...] = FAULT_KINDS
+    max_queued: int | None = None
+    """Mosquitto's ``max_queued_messages`` (None: its default, 1000; 0: no limit)."""
+    """Which faults the faults scenario injects: ``broker`` (two outages), ``tables`` (two ``kill -9``)."""
+
+    @property
+    def expected_seconds(self) -> float:
+        """How long a table deals its rounds, about."""
+        return self.rounds * CARDS_PER_ROUND * self.pace
+
+
+@dataclass
+class Floor:
+    """One scenario's broker, archive and tables while they run."""
+
+    scenario: Scenario
+    plan: Plan
+    broker: Mosquitto
+    database: str
+    directory: Path
+    archive: subprocess.Popen[bytes] | None = None
+    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    faults: list[str] = field(default_factory=list)
+    memory_kib: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def site(self) -> str:
+        return f"bench-{self.scenario.name}"
+
+    @property
+    def feed(self) -> str:
+        return f"mqtt://{self.broker.address}/{self.site}"
+
+    def names(self) -> list[str]:
+        return [f"t{number:03d}" for number in range(1, self.scenario.tables + 1)]
+
+    def journals(self) -> dict[str, Path]:
+        return {name: self.directory / f"{name}.journal" for name in self.names()}
+
+    def log(self, name: str) -> Path:
+        return self.directory / f"{name}.log"
+
+
+def croupier(*args: str) -> list[str]:
+    """The command line of ``croupier ARGS``."""
+    return [sys.executable, "-m", "controller.cli.main", *args]
+
+
+def start_archive(floor: Floor) -> None:
+    """``croupier archive`` for this scenario, waiting until it has subscribed."""
+    command = croupier("archive", "--broker", f"mqtt://{floor.broker.address}", "--db", floor.database,
+                       "--client-id", f"bench-archive-{floor.scenario.name}")
+    with floor.log("archive").open("wb") as log:
+        floor.archive = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    deadline = time.monotonic() + 60
+    while b"archiving" not in floor.log("archive").read_bytes():
+        if floor.archive.poll() is not None or time.monotonic() > deadline:
+            raise ServerUnavailable(f"croupier archive did not start: {floor.log('archive').read_text()}")
+        time.sleep(0.1)
+
+
+def start_process_table(floor: Floor, name: str) -> None:
+    """One table as a ``croupier simulate`` process of its own (again: it resumes its journal)."""
+    command = croupier(*table_command(floor.feed, floor.directory, name, seed_of(name), floor.plan.rounds,
+                                      floor.plan.pace))
+    with floor.log(name).open("ab") as log:
+        floor.processes[name] = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT)
+
+
+def seed_of(name: str) -> int:
+    """Table ``tNNN`` deals seed NNN."""
+    return int(name[1:])
+
+
+def start_tables(floor: Floor) -> None:
+    """The process tables, then the thread tables split over the workers."""
+    names = floor.names()
+    for name in names[:PROCESS_TABLES]:
+        start_process_table(floor, name)
+    threaded = names[PROCESS_TABLES:]
+    count = max(1, min(floor.plan.workers, len(threaded)))
+    for index in range(count):
+        share = threaded[index::count]
+        if not share:
+            continue
+        command = [sys.executable, "-m", "benchmarks.floor_tables", "--feed", floor.feed, "--dir",
+                   str(floor.directory), "--rounds", str(floor.plan.rounds), "--pace", str(floor.plan.pace),
+                   *(f"{name}:{seed_of(name)}" for name in share)]
+        with floor.log(f"worker-{index}").open("wb") as log:
+            floor.workers.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT))
+
+
+def sample_memory(floor: Floor) -> None:
+    """Resident memory of one table process and of one worker (with its thread tables), once."""
+    if floor.memory_kib:
+        return
+    pids = {"process": next(iter(floor.processes.values())).pid if floor.processes else None,
+            "worker": floor.workers[0].pid if floor.workers else None}
+    for what, pid in pids.items():
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    floor.memory_kib[what] = int(line.split()[1])
+
+
+def run_faults(floor: Floor) -> None:
+    """Two broker outages and a ``kill -9`` of each process table (started again at once), spread over the run."""
+    expected = floor.plan.expected_seconds
+    outage = max(1.5, 0.06 * expected)
+    started = time.monotonic()
+    tables = list(floor.processes)
+    steps: list[tuple[float, str, Callable[[], None]]] = [
+             (0.15, "tables", lambda: kill_table(floor, tables[0])),
+             (0.25, "broker", lambda: broker_outage(floor, outage)),
+             (0.5, "tables", lambda: kill_table(floor, tables[-1])),
+             (0.6, "broker", lambda: broker_outage(floor, outage))]
+    for share, kind, step in steps:
+        if kind not in floor.plan.faults:
+            continue
+        time.sleep(max(0.0, started + share * expected - time.monotonic()))
+        step()
+
+
+def kill_table(floor: Floor, name: str) -> None:
+    """``kill -9`` the table process ``name``, then start it again with the same arguments."""
+    process = floor.processes[name]
+    if process.poll() is not None:
+        floor.faults.append(f"{name} had already finished (not killed)")
+        return
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=60)
+    floor.faults.append(f"{name} killed with SIGKILL after {len(journal_rows(floor.journals()[name]))} records")
+    start_process_table(floor, name)
+
+
+def broker_outage(floor: Floor, seconds: float) -> None:
+    """Stop the broker (SIGTERM: it saves its persistence file), wait ``seconds``, start it again."""
+    floor.broker.stop()
+    time.sleep(seconds)
+    floor.broker.start()
+    floor.faults.append(f"broker stopped (SIGTERM) for {seconds:.1f} s and started again")
+
+
+def wait_tables(floor: Floor) -> list[str]:
+    """Wait for every table to end; the failures, as text."""
+    deadline = time.monotonic() + 3 * floor.plan.expected_seconds + 180
+    failures = []
+    everything = {**{f"worker {n}": p for n, p in enumerate(floor.workers)}, **floor.processes}
+    for what, process in everything.items():
+        try:
+            status = process.wait(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            stop_pid(process.pid, signal.SIGKILL)
+            status = -9
+        if status != 0:
+            failures.append(f"{what} exited with status {status} (log in {floor.directory})")
+    return failures
+
+
+def wait_archive(floor: Floor, expected: int) -> float:
+    """Wait until the archive holds ``expected`` rows, at most :data:`CATCH_UP_SECONDS` and while it makes
+    progress (:data:`STALL_SECONDS`); the seconds it took after the tables ended."""
+    started = progressed = time.monotonic()
+    count = -1
+    while time.monotonic() - started < CATCH_UP_SECONDS and time.monotonic() - progressed < STALL_SECONDS:
+        now = archived_count(floor.database, floor.site)
+        if now >= expected:
+            break
+        if now != count:
+            count, progressed = now, time.monotonic()
+        time.sleep(0.25)
+    return time.monotonic() - started
+
+
+def stop_archive(floor: Floor) -> str:
+    """SIGTERM the archive; its closing ``stopped: ...`` line."""
+    if floor.archive is not None:
+        stop_pid(floor.archive.pid)
+        floor.archive.wait(timeout=60)
+    lines = [line for line in floor.log("archive").read_text(errors="replace").splitlines()
+             if line.startswith("stopped:")]
+    return lines[-1] if lines else "(the archive printed no summary)"
+
+
+@contextlib.contextmanager
+def scenario_floor(scenario: Scenario, plan: Plan) -> Iterator[Floor]:
+    """A fresh broker, database and archive for ``scenario``; all stopped afterwards."""
+    directory = plan.directory / scenario.name
+    directory.mkdir(parents=True)
+    database = f"bench_{scenario.name}"
+    with psycopg.connect(plan.postgres.url(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {database}")
+        admin.execute(f"CREATE DATABASE {database}")
+    queued = f"max_queued_messages {plan.max_queued}\n" if plan.max_queued is not None else ""
+    broker = Mosquitto(directory / "mosquitto", MOSQUITTO_EXTRA + queued)
+    broker.start()
+    floor = Floor(scenario, plan, broker, plan.postgres.url(database), directory)
+    try:
+        start_archive(floor)
+        yield floor
+    finally:
+        for process in [*floor.workers, *floor.processes.values()]:
+            if process.poll() is None:
+                stop_pid(process.pid, signal.SIGKILL)
+        if floor.archive is not None and floor.archive.poll() is None:
+            stop_pid(floor.archive.pid)
+        broker.stop()
+
+
+def run_scenario(scenario: Scenario, plan: Plan) -> Outcome:
+    """Run one scenario to its end and audit the archive against the journals."""
+    print(f"floor: {scenario.name}: {scenario.tables} tables, {plan.rounds} rounds, pace {plan.pace} s",
+          flush=True)
+    with scenario_floor(scenario, plan) as floor:
+        counters = BrokerCounters(floor.broker.address)
+        counters.fresh(10)
+        received_before = counters.read("received")
+        load_before = os.getloadavg()[0]
+        started = time.monotonic()
+        start_tables(floor)
+        time.sleep(min(5.0, plan.expected_seconds / 3))
+        sample_memory(floor)
+        if scenario.faults:
+            run_faults(floor)
+        failures = wait_tables(floor)
+        dealt = time.monotonic() - started
+        expected = sum(len(journal_rows(path)) for path in floor.journals().values())
+        catch_up = wait_archive(floor, expected)
+        counters.fresh(10)
+        counters.fresh(10)
+        messages = counters.read("received") - received_before
+        dropped = counters.read("dropped")
+        counters.close()
+        summary = stop_archive(floor)
+        result: Audit = audit(floor.database, floor.site, floor.journals())
+        return Outcome(scenario.name, scenario.tables, scenario.faults, result, messages, dropped, dealt,
+                       catch_up, summary, failures, floor.faults, load_before, os.getloadavg()[0],
+                       dict(floor.memory_kib), plan.pace, plan.rounds)
+
+
+def scenarios(args: argparse.Namespace) -> list[Scenario]:
+    """The peer, the floor, the floor with faults (``--only``: one of them)."""
+    every = [Scenario("peer", args.peer), Scenario("floor", args.tables), Scenario("faults", args.tables, True)]
+    return [scenario for scenario in every if args.only in (None, scenario.name)]
+
+
+def fault_kinds(text: str) -> str:
+    """``--faults``: a comma-separated subset of :data:`FAULT_KINDS`."""
+    kinds = [kind for kind in text.split(",") if kind]
+    wrong = [kind for kind in kinds if kind not in FAULT_KINDS]
+    if wrong or not kinds:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected one or more of {', '.join(FAULT_KINDS)}, "
+                                         "comma-separated, e.g. broker,tables")
+    return ",".join(kinds)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.floor", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: 8 tables (peer 4), 12 rounds, pace 0.1 s, faults included")
+    parser.add_argument("--tables", type=int, default=200, help="tables on the floor (default 200)")
+    parser.add_argument("--peer", type=int, default=20, help="tables of the smaller peer run (default 20)")
+    parser.add_argument("--rounds", type=int, default=20, help="rounds each table deals (default 20)")
+    parser.add_argument("--pace", type=float, default=0.35,
+                        help="seconds between cards (default 0.35: ten times a fast real table)")
+    parser.add_argument("--workers", type=int, default=4, help="processes holding the thread tables (default 4)")
+    parser.add_argument("--dir", default="/var/tmp", help="where the journals go (on a real disk)")
+    parser.add_argument("--only", choices=("peer", "floor", "faults"), help="run only this scenario")
+    parser.add_argument("--faults", default=",".join(FAULT_KINDS), type=fault_kinds, metavar="KINDS",
+                        help="the faults of the faults scenario, comma-separated: broker (stopped and started "
+                             "twice), tables (two killed with kill -9 and started again); default both")
+    parser.add_argument("--max-queued", type=int, metavar="N",
+                        help="Mosquitto's max_queued_messages (default: Mosquitto's, 1000; 0: no limit)")
+    parser.add_argument("--keep", action="store_true", help="keep the journals and logs (the path is printed)")
+    parser.add_argument("--write", action="store_true", help="write the section of docs/performance.md")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.tables, args.peer, args.rounds, args.pace, args.workers = 8, 4, 12, 0.1, 2
+    if min(args.tables, args.peer) < PROCESS_TABLES + 1 or args.rounds < 1 or args.pace < 0 or args.workers < 1:
+        parser.error(f"--tables and --peer need at least {PROCESS_TABLES + 1} tables, --rounds and --workers "
+                     "at least 1, --pace 0 or more")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the scenarios; print (and with ``--write``, record) the results. Exit 1 when a record was lost."""
+    args = parse_args(argv)
+    postgres = Postgres(("track_commit_timestamp=on", "max_connections=50"))
+    scratch = Path(tempfile.mkdtemp(prefix="croupier-floor-", dir=args.dir))
+    if args.keep:
+        print(f"floor: journals and logs in {scratch}", flush=True)
+    try:
+        postgres.start()
+        plan = Plan(args.rounds, args.pace, args.workers, scratch, postgres, tuple(args.faults.split(",")),
+                    args.max_queued)
+        outcomes = [run_scenario(scenario, plan) for scenario in scenarios(args)]
+    except ServerUnavailable as error:
+        print(f"python -m benchmarks.floor: {error}", file=sys.stderr)
+        return 2
+    finally:
+        postgres.stop()
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    body = report(outcomes, quick=args.quick)
+    print(body)
+    if args.write and not args.quick:
+        write_section("Casino floor", "python -m benchmarks.floor --write", body)
+    return 0 if all(outcome.sound for outcome in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

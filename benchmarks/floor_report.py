@@ -1,0 +1,155 @@
+"""The floor benchmark's results as a docs/performance.md section: each scenario beside its peers."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from benchmarks.floor_measure import Audit, median, percentile
+
+TARGET_P99_MS = 100.0
+FAST_REAL_ROUNDS_PER_HOUR = 200.0
+"""A fast real Punto Banco table (mini-baccarat); a full big table deals 60-80 rounds an hour."""
+
+
+LOSS_NOTE = (
+    "Why, as far as measured, two ways: (1) the broker drops messages for an archive that falls behind: "
+    "one `croupier archive` process (one PostgreSQL transaction per record, on 2 cores shared with the "
+    "200 tables) takes fewer records a second than 200 tables at this pace journal (about 1,100/s), and "
+    "Mosquitto's `max_queued_messages` (default 1000) then drops QoS 1 messages for it (\"Outgoing "
+    "messages are being dropped for client bench-archive-floor\" in its log; the dropped row above) after"
+    " acknowledging them to the tables, whose feeds move on; every later record of such a table waits in "
+    "`journal_pending` for the dropped one. (2) Mosquitto 2.0.11 (Debian) does not restore a persistent "
+    "session's shared subscription (`$share/croupier-archive/...`, the archive's) from its persistence "
+    "file, while it restores a plain one (checked by hand: a persistent QoS 1 subscriber to `x/#` "
+    "receives a message published after a broker restart and before it reconnects; the same subscriber to"
+    " `$share/g/x/#` does not); after a restart the tables reconnect and publish before the archive has "
+    "subscribed again, and those messages are dropped for want of a subscriber.")
+
+
+@dataclass
+class Outcome:
+    """One scenario's measurements."""
+
+    name: str
+    tables: int
+    faults: bool
+    audit: Audit
+    messages: int
+    """PUBLISH messages the broker received (Mosquitto's $SYS counter)."""
+    dropped: int
+    """PUBLISH messages the broker dropped ($SYS)."""
+    dealt_seconds: float
+    catch_up_seconds: float
+    archive_summary: str
+    failures: list[str]
+    fault_log: list[str]
+    load_before: float
+    load_after: float
+    memory_kib: dict[str, int]
+    pace: float
+    rounds: int
+
+    @property
+    def sound(self) -> bool:
+        """Nothing lost, duplicated or rejected, and every table ended well."""
+        return self.audit.faultless and not self.failures
+
+    @property
+    def window(self) -> float:
+        """Seconds from the first to the last journal record of all tables (archived or not)."""
+        first, last = self.audit.first_at, self.audit.last_at
+        return (last - first).total_seconds() if first and last and last > first else float("nan")
+
+    def rounds_per_hour(self) -> float:
+        """A table's rounds an hour: its measured cards a second over the cards of a round."""
+        per_round = self.audit.cards / self.audit.rounds if self.audit.rounds else float("nan")
+        return median(self.audit.cards_per_second) * 3600 / per_round
+
+
+def _ms(value: float) -> str:
+    return f"{value:.1f} ms" if value < 1000 else f"{value / 1000:.2f} s"
+
+
+def _row(label: str, values: list[str]) -> str:
+    return f"| {label} | " + " | ".join(values) + " |"
+
+
+def _verdict(outcome: Outcome) -> str:
+    p99 = percentile(outcome.audit.latencies_ms, 0.99)
+    if outcome.faults:
+        return "(outages included)"
+    return "meets" if p99 < TARGET_P99_MS else "MISSES"
+
+
+def table_rows(outcomes: list[Outcome]) -> list[str]:
+    """The comparison table: one column per scenario."""
+    rows = ["| measure | " + " | ".join(f"{o.name}: {o.tables} tables{' + faults' if o.faults else ''}"
+                                       for o in outcomes) + " |",
+            "| --- |" + " --- |" * len(outcomes)]
+    each = outcomes
+    rows += [
+        _row("journal records / archived rows", [f"{o.audit.journal_records} / {o.audit.archived_rows}" for o in each]),
+        _row("records lost / duplicated / rejected / left pending",
+             [f"{o.audit.lost} / {o.audit.duplicated} / {o.audit.rejected} / {o.audit.pending}" for o in each]),
+        _row("tables that did not end well", [str(len(o.failures)) for o in each]),
+        _row("rounds played (all tables)", [str(o.audit.rounds) for o in each]),
+        _row("a table's dealing rate, median (cards/s; rounds/hour)",
+             [f"{median(o.audit.cards_per_second):.2f}; {o.rounds_per_hour():.0f} "
+              f"({o.rounds_per_hour() / FAST_REAL_ROUNDS_PER_HOUR:.1f}× a fast real table)" for o in each]),
+        _row("rows archived / s, over the tables' dealing time (first to last journal record)",
+             [f"{o.audit.archived_rows / o.window:.0f}" for o in each]),
+        _row("MQTT messages received by the broker / s",
+             [f"{o.messages / o.window:.0f}" + (" (≈: restarts)" if o.faults else "") for o in each]),
+        _row("MQTT messages dropped by the broker", [str(o.dropped) for o in each]),
+        _row("latency journal commit → archive commit (archived records), p50",
+             [_ms(percentile(o.audit.latencies_ms, 0.5)) for o in each]),
+        _row("latency p99 (target < 100 ms)",
+             [f"{_ms(percentile(o.audit.latencies_ms, 0.99))} {_verdict(o)}" for o in each]),
+        _row("latency max", [_ms(max(o.audit.latencies_ms, default=float("nan"))) for o in each]),
+        _row("archive caught up, after the tables ended", [f"{o.catch_up_seconds:.1f} s" for o in each]),
+        _row("load average (1 min) before → after", [f"{o.load_before:.1f} → {o.load_after:.1f}" for o in each]),
+        _row("resident memory: a table process; a worker process with its thread tables",
+             [_memory(o) for o in each]),
+    ]
+    return rows
+
+
+def _memory(outcome: Outcome) -> str:
+    process = outcome.memory_kib.get("process")
+    worker = outcome.memory_kib.get("worker")
+    parts = [f"{process / 1024:.0f} MiB" if process else "-", f"{worker / 1024:.0f} MiB" if worker else "-"]
+    return "; ".join(parts)
+
+
+def report(outcomes: list[Outcome], quick: bool = False) -> str:
+    """The section's body."""
+    first = outcomes[0]
+    faults = next((o for o in outcomes if o.faults), None)
+    lines = [
+        ("Quick smoke run. " if quick else "")
+        + f"Each table is `croupier simulate --seed N --rounds {first.rounds} --pace {first.pace} --quiet --journal "
+        "PATH --feed mqtt://127.0.0.1:PORT/SITE/TABLE` (mock shoe, journal fsync'd on the local disk, the feed "
+        "publishing from the journal as its outbox): two tables as processes of their own, the others as "
+        "threads in four worker processes that call the same command line (`benchmarks/floor_tables.py`). One "
+        "Mosquitto 2.0 (persistent) and one `croupier archive` process into one PostgreSQL 15, all on this "
+        f"machine ({os.cpu_count()} cores shared with other work; the load averages below say how busy it was).",
+        "",
+        "Latency: from each record's `at` (taken in the table's journal transaction, just before its "
+        "fsync'd commit) to the commit of the archive's transaction that stored it "
+        "(`pg_xact_commit_timestamp(xmin)`, PostgreSQL with `track_commit_timestamp=on`); both are this "
+        "machine's wall clock. Lost, duplicated and rejected records are counted by comparing every "
+        "journal, record by record (seq and hash), with `journal_records`.",
+        "",
+        *table_rows(outcomes),
+    ]
+    if faults is not None:
+        lines += ["", "Faults injected in the last run, in order: " + "; ".join(faults.fault_log) + ". "
+                  f"The archive: `{faults.archive_summary}`."]
+    failures = [failure for outcome in outcomes for failure in outcome.failures]
+    if failures:
+        lines += ["", "Failures: " + "; ".join(failures) + "."]
+    lost = [example for outcome in outcomes for example in outcome.audit.lost_examples]
+    if lost:
+        lines += ["", "Lost, e.g.: " + ", ".join(lost) + ". " + LOSS_NOTE]
+    return "\n".join(lines)

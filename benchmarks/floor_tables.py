@@ -1,0 +1,65 @@
+"""Many simulated tables in one process, each one ``croupier simulate --journal --feed`` in a thread of its own.
+
+Run by :mod:`benchmarks.floor`: ``python -m benchmarks.floor_tables --feed mqtt://HOST:PORT/SITE --dir DIR
+--rounds R --pace P TABLE:SEED ...``. Each thread calls the ``croupier`` command line itself
+(:func:`controller.cli.main.main` with ``simulate --seed SEED --rounds R --pace P --quiet --journal
+DIR/TABLE.journal --feed mqtt://HOST:PORT/SITE/TABLE``), so it is the very code path of the command:
+a mock shoe, the table, its journal and the feed's publisher reading the journal as its outbox
+(``controller/floor/feed.py``, ``controller/journal/outbox.py``). Only the interpreter is shared.
+Exit status: 0 when every table's command exited 0, else 1 (each failure named on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from controller.cli.main import main as croupier
+
+
+def table_command(feed: str, directory: Path, table: str, seed: int, rounds: int, pace: float) -> list[str]:
+    """The ``croupier`` arguments of one table (the same for a table in its own process)."""
+    return ["simulate", "--seed", str(seed), "--rounds", str(rounds), "--pace", str(pace), "--quiet",
+            "--journal", str(directory / f"{table}.journal"), "--feed", f"{feed}/{table}"]
+
+
+def table_spec(text: str) -> tuple[str, int]:
+    """``TABLE:SEED``."""
+    table, _, seed = text.partition(":")
+    if not table or not seed.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r}: expected TABLE:SEED, e.g. t001:1")
+    return table, int(seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the tables to their end, one thread each."""
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.floor_tables", description=__doc__)
+    parser.add_argument("--feed", required=True, help="mqtt://HOST:PORT/SITE (the table name is appended)")
+    parser.add_argument("--dir", required=True, type=Path, help="directory of the tables' journals")
+    parser.add_argument("--rounds", required=True, type=int)
+    parser.add_argument("--pace", required=True, type=float, help="seconds between cards")
+    parser.add_argument("tables", nargs="+", type=table_spec, metavar="TABLE:SEED")
+    args = parser.parse_args(argv)
+    statuses: dict[str, int] = {}
+
+    def deal(table: str, seed: int) -> None:
+        statuses[table] = croupier(table_command(args.feed, args.dir, table, seed, args.rounds, args.pace))
+
+    threads = [threading.Thread(target=deal, args=spec, name=f"table-{spec[0]}") for spec in args.tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    failed = {table: status for table, status in statuses.items() if status != 0}
+    missing = [table for table, _ in args.tables if table not in statuses]
+    for table, status in failed.items():
+        print(f"floor_tables: table {table} exited with status {status}", file=sys.stderr)
+    for table in missing:
+        print(f"floor_tables: table {table} did not finish (its thread raised)", file=sys.stderr)
+    return 1 if failed or missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
