@@ -43,11 +43,13 @@ def assert_every_record_archived_once(report: str) -> None:
         assert journaled > 100 and archived == journaled, report
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_floor_archives_every_record_of_every_table_once() -> None:
     assert_every_record_archived_once(quick_run("--only", "floor"))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_tables_killed_with_kill_9_and_restarted_lose_nothing() -> None:
     report = quick_run("--only", "faults", "--faults", "tables")

@@ -101,6 +101,7 @@ def test_parse_dealer_line() -> None:
             raise AssertionError(f"{bad!r} was accepted")
 
 
+@pytest.mark.slow
 def test_run_through_the_shoe_emulator_matches_simulate_across_shoes() -> None:
     """The contract: same seed, same cards, results and misdeals, here over more than one shoe."""
     emulator = subprocess.Popen(

@@ -36,6 +36,7 @@ def _archived_count(database: str, site: str, table: str, count: int) -> bool:
     return len(archived(database, site, table)) >= count
 
 
+@pytest.mark.slow
 def test_every_record_is_stored_once_even_when_published_twice_and_out_of_order(
         tmp_path: Path, broker: str, database: str, site: str) -> None:
     records = journal_records(make_journal(tmp_path / "t1.journal", seed=7, rounds=30))
@@ -172,6 +173,7 @@ def _rewrite_from(path: Path, seq: int, body: str) -> None:
             previous = digest
 
 
+@pytest.mark.slow
 def test_audit_verify_archive_agrees_with_an_untouched_journal(
         tmp_path: Path, broker: str, database: str, site: str) -> None:
     path, records = _archive_journal(tmp_path, broker, database, site)
@@ -182,6 +184,7 @@ def test_audit_verify_archive_agrees_with_an_untouched_journal(
     assert named.returncode == 0, named.stdout + named.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["edited", "rewritten", "rewritten_from_1", "cut"])
 def test_audit_verify_archive_finds_an_edited_cut_or_rewritten_journal(
         tmp_path: Path, broker: str, database: str, site: str, damage: str) -> None:
@@ -234,6 +237,7 @@ def test_bad_urls_exit_2_with_one_clear_line(args: list[str], message: str) -> N
     assert "secret" not in run.stderr
 
 
+@pytest.mark.slow
 def test_an_unreachable_database_or_broker_exits_2_with_one_clear_line(
         tmp_path: Path, broker: str, database: str) -> None:
     from tests.controller.floor.services import free_port

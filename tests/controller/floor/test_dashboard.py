@@ -300,6 +300,7 @@ def test_bad_options_exit_2_with_one_line(args: list[str], fragment: str) -> Non
     assert "secret" not in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_a_broker_or_an_address_that_cannot_be_used_exits_2(broker: str, tmp_path: Path) -> None:
     nobody = free_port()
     run = croupier_floor("--broker", f"mqtt://127.0.0.1:{nobody}", "--listen", "127.0.0.1:0")

@@ -97,6 +97,7 @@ def test_simulate_refuses_an_emptied_journal_and_leaves_it_as_it_was(tmp_path: P
     assert croupier("audit", "verify", str(path)).returncode == 1
 
 
+@pytest.mark.slow
 def test_run_refuses_an_emptied_journal(tmp_path: Path) -> None:
     path = emptied(tmp_path)
     before = listing(tmp_path)
@@ -116,6 +117,7 @@ def test_a_zero_byte_journal_is_not_restarted(tmp_path: Path) -> None:
     assert listing(tmp_path) == {"j.db": b""}
 
 
+@pytest.mark.slow
 def test_a_new_path_is_still_a_new_journal(tmp_path: Path) -> None:
     path = tmp_path / "j.db"
     done = croupier("simulate", "--seed", "4", "--rounds", "2", "--journal", str(path), "--quiet")
@@ -136,6 +138,7 @@ def shared_dir() -> Iterator[Path]:
         shutil.rmtree(directory)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("locked", ["file", "directory"])
 def test_audit_and_history_read_a_journal_read_only_to_them(shared_dir: Path, locked: str) -> None:
     path = closed_journal(shared_dir)
@@ -162,6 +165,7 @@ def test_audit_and_history_leave_the_directory_as_they_found_it(tmp_path: Path) 
     assert listing(tmp_path) == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mark", ["'abc'", "x'00ff'", "2.5"])
 def test_an_edited_delivered_mark_is_named(tmp_path: Path, mark: str) -> None:
     path = closed_journal(tmp_path)

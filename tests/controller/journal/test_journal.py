@@ -159,6 +159,7 @@ def test_resume_after_the_end_shows_only_the_current_instruction(
     assert len(journal_events(tmp_path / "j.db")) == len(first[1])  # nothing journaled twice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("partial", [False, True])
 def test_crash_in_every_batch_resumes_to_the_same_game(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,

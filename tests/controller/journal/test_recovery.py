@@ -258,6 +258,7 @@ def tmpfs(where: Path, size: str, read_only: bool = False) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=30)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("mount") is None or os.geteuid() != 0, reason="needs root to mount a tmpfs")
 def test_full_disk_halts_and_resumes(tmp_path: Path) -> None:
     args = ["simulate", "--seed", "16", "--rounds", "150", "--json"]

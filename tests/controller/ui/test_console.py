@@ -7,6 +7,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 
@@ -170,6 +171,7 @@ def test_dealer_keys_give_inputs() -> None:
     run(scenario)
 
 
+@pytest.mark.slow
 def test_manual_entry_validates_the_card_code() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         await pilot.press("m")

@@ -127,6 +127,7 @@ def watches() -> Iterator[list[Watch]]:
         watch.close()
 
 
+@pytest.mark.slow
 def test_watch_json_contract(hand_b: Hand, tmp_path: Path, watches: list[Watch]) -> None:
     config = write_config(tmp_path)
     badge = hand_b.present(hand_b.card(ALICE))  # already lying there when the watch starts: reported
@@ -164,6 +165,7 @@ def test_watch_human_mode_uses_the_configured_reader(hand_b: Hand, tmp_path: Pat
     assert any(READER_B in line and "Ctrl-C" in line for line in watch.err)
 
 
+@pytest.mark.slow
 def test_watch_runs_until_ctrl_c_and_exits_0(hand_b: Hand, watches: list[Watch]) -> None:
     watch = Watch("--reader", READER_B, "--json")
     watches.append(watch)

@@ -38,6 +38,7 @@ def test_pcscd_not_running_is_a_clear_error(restartable: Pcscd) -> None:
     restartable.start()
 
 
+@pytest.mark.slow
 def test_pcscd_stopping_is_offline_then_online(restartable: Pcscd) -> None:
     hand = Hand(restartable, READER_A, PORT_A)
     try:

@@ -118,6 +118,7 @@ def test_unique_part_of_a_name_is_enough(reader_a: str) -> None:
         assert source.reader == READER_A
 
 
+@pytest.mark.slow
 def test_each_tag_presented_is_one_card(hand_a: Hand) -> None:
     with open_source(URL_A) as source:
         assert source.recv(0) is None

@@ -247,6 +247,7 @@ def sign_in(run: TableRun, hand_b: Hand, uid: str = ALICE, name: str = "Alice Ma
 
 # -- the tests -------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_dealer_badge_signs_in_and_results_carry_the_dealer(start_run: Any, hand_a: Hand, hand_b: Hand) -> None:
     run = start_run()
     sign_in(run, hand_b)
@@ -271,6 +272,7 @@ def test_presenting_the_dealer_badge_is_not_answered_with_a_rejection(
     assert not rejected, run.describe()
 
 
+@pytest.mark.slow
 def test_void_waits_for_a_supervisor_badge(start_run: Any, hand_a: Hand, hand_b: Hand) -> None:
     run = start_run()
     alice = sign_in(run, hand_b)
@@ -313,6 +315,7 @@ def test_void_waits_for_a_supervisor_badge(start_run: Any, hand_a: Hand, hand_b:
     assert not [e for e in run.since(pending_from) if e["event"] == "misdeal"], run.describe()
 
 
+@pytest.mark.slow
 def test_removing_the_badge_signs_the_dealer_out(start_run: Any, hand_a: Hand, hand_b: Hand) -> None:
     run = start_run()
     alice = sign_in(run, hand_b)
@@ -329,6 +332,7 @@ def test_removing_the_badge_signs_the_dealer_out(start_run: Any, hand_a: Hand, h
     assert misdeal["card"] == "KD" and misdeal["dealer"] is None
 
 
+@pytest.mark.slow
 def test_idle_dealer_is_signed_out(start_run: Any, hand_b: Hand, tmp_path: Path) -> None:
     run = start_run(driver=empty_script(tmp_path), idle_signout_seconds=1)
     sign_in(run, hand_b)
