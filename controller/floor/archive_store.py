@@ -14,12 +14,16 @@ Tables (created when missing, see ``docs/floor.md``):
     records that do not chain, or whose content differs from the archived record of the same seq,
     or that are not journal records at all, with the reason: kept apart, never stored as good.
 
-Work on one table is serialized across archive processes by a transaction-scoped advisory lock.
+Records are stored in batches: one transaction for many records (:meth:`ArchiveStore.receive_batch`),
+so one archive process keeps up with a whole floor. Work on one table is serialized across archive
+processes by a transaction-scoped advisory lock per table; a batch takes the locks of all its tables
+first, in one order (sorted by site and table), so two archive processes never deadlock.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -104,6 +108,10 @@ class Handled:
     rejections: tuple[Rejection, ...] = ()
 
 
+Decoded = tuple[tuple[str, str, Record] | Rejection, str]
+"""One received message: (site, table, record), or why it is not a record; and its text."""
+
+
 def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
     """A connection to the database at ``url``; raises :class:`ArchiveError` when it cannot be reached."""
     try:
@@ -151,6 +159,26 @@ class ArchiveStore:
             self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
                                     (f"{site}/{table}",))
             return self._receive_locked(site, table, record, payload)
+
+    def receive_batch(self, messages: Sequence[Decoded]) -> list[Handled]:
+        """Handle ``messages`` (records, or messages that are not records) in one transaction, in order.
+
+        Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own; nothing is
+        committed unless everything is (a database error rolls the whole batch back).
+        """
+        places = sorted({(item[0], item[1]) for item, _ in messages if not isinstance(item, Rejection)})
+        handled: list[Handled] = []
+        with self.connection.transaction():
+            for site, table in places:
+                self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                        (f"{site}/{table}",))
+            for item, payload in messages:
+                if isinstance(item, Rejection):
+                    self._insert_reject(item, payload)
+                    handled.append(Handled(Outcome.REJECTED, rejections=(item,)))
+                else:
+                    handled.append(self._receive_locked(*item, payload))
+        return handled
 
     def _receive_locked(self, site: str, table: str, record: Record, payload: str) -> Handled:
         archived = self._archived_hash(site, table, record.seq)
