@@ -255,6 +255,8 @@ def test_audit_verify_archive_finds_an_edited_cut_or_rewritten_journal(
      "--db 'mysql://127.0.0.1/x': unknown scheme mysql://; expected postgresql://"),
     (["archive", "--broker", "mqtt://u:secret@127.0.0.1:1883", "--db", "sqlite:///tmp/x"], "unknown scheme"),
     (["audit", "verify", "x.journal", "--archive", "archive.db"], "--archive 'archive.db': unknown scheme (none)"),
+    (["archive", "--broker", "mqtt://127.0.0.1:1883", "--db", "postgresql://127.0.0.1/x", "--group", "a/b"],
+     "--group 'a/b': a shared-subscription group is one topic level without '/', '+', '#'"),
 ])
 def test_bad_urls_exit_2_with_one_clear_line(args: list[str], message: str) -> None:
     run = croupier(*args)
