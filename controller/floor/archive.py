@@ -203,7 +203,11 @@ class Archiver:
         while not self.stopped.is_set():
             batch = self._next_batch()
             if batch:
-                self._store(batch)
+                try:
+                    self._store(batch)
+                except Exception as error:  # a bug must stop the archive, not leave it silently idle
+                    self._fail(f"the archive failed while storing ({type(error).__name__}: {error}); what was "
+                               "not committed is not acknowledged, so the broker sends it again on the next start")
 
     def _next_batch(self) -> list[tuple[int, mqtt.MQTTMessage]]:
         """The messages that have arrived (waiting a little for the first), at most :data:`BATCH_LIMIT`."""
