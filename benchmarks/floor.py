@@ -35,13 +35,13 @@ from benchmarks.floor_measure import Audit, BrokerCounters, archived_count, audi
 from benchmarks.floor_report import Outcome, report
 from benchmarks.floor_tables import table_command
 from benchmarks.report import write_section
-from benchmarks.servers import Mosquitto, Postgres, ServerUnavailable, stop_pid
+from benchmarks.servers import MAX_QUEUED, Mosquitto, Postgres, ServerUnavailable, stop_pid
 
 ROOT = Path(__file__).resolve().parents[1]
 MOSQUITTO_EXTRA = "sys_interval 1\n"
-"""$SYS counters every second; otherwise the floor set-up of docs/floor.md (Mosquitto's defaults, so
-``max_queued_messages`` 1000: QoS 1 messages beyond that for a subscriber that falls behind are
-dropped; ``--max-queued`` changes it)."""
+"""$SYS counters every second; otherwise the floor set-up of docs/floor.md (``max_queued_messages``
+:data:`MAX_QUEUED`, not Mosquitto's default 1000, beyond which QoS 1 messages for a subscriber that
+falls behind are dropped; ``--max-queued`` changes it)."""
 PROCESS_TABLES = 2
 FAULT_KINDS = ("broker", "tables")
 CATCH_UP_SECONDS = 180.0
@@ -71,7 +71,7 @@ class Plan:
     postgres: Postgres
     faults: tuple[str, ...] = FAULT_KINDS
     max_queued: int | None = None
-    """Mosquitto's ``max_queued_messages`` (None: its default, 1000; 0: no limit)."""
+    """Mosquitto's ``max_queued_messages`` (None: the floor's, :data:`MAX_QUEUED`; 0: no limit)."""
     """Which faults the faults scenario injects: ``broker`` (two outages), ``tables`` (two ``kill -9``)."""
 
     @property
@@ -263,8 +263,8 @@ def scenario_floor(scenario: Scenario, plan: Plan) -> Iterator[Floor]:
     with psycopg.connect(plan.postgres.url(), autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {database}")
         admin.execute(f"CREATE DATABASE {database}")
-    queued = f"max_queued_messages {plan.max_queued}\n" if plan.max_queued is not None else ""
-    broker = Mosquitto(directory / "mosquitto", MOSQUITTO_EXTRA + queued)
+    broker = Mosquitto(directory / "mosquitto", MOSQUITTO_EXTRA,
+                       MAX_QUEUED if plan.max_queued is None else plan.max_queued)
     broker.start()
     floor = Floor(scenario, plan, broker, plan.postgres.url(database), directory)
     try:
@@ -343,7 +343,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="the faults of the faults scenario, comma-separated: broker (stopped and started "
                              "twice), tables (two killed with kill -9 and started again); default both")
     parser.add_argument("--max-queued", type=int, metavar="N",
-                        help="Mosquitto's max_queued_messages (default: Mosquitto's, 1000; 0: no limit)")
+                        help=f"Mosquitto's max_queued_messages (default: the floor's, {MAX_QUEUED}; Mosquitto's own "
+                             "default is 1000; 0: no limit)")
     parser.add_argument("--keep", action="store_true", help="keep the journals and logs (the path is printed)")
     parser.add_argument("--write", action="store_true", help="write the section of docs/performance.md")
     args = parser.parse_args(argv)

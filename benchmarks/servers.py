@@ -58,17 +58,21 @@ def stop_pid(pid: int, sig: int = signal.SIGTERM, seconds: float = START_SECONDS
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
 
+MAX_QUEUED = 1_000_000
+"""The floor's ``max_queued_messages`` (docs/floor.md), unless a benchmark asks for another."""
+
 
 class Mosquitto:
     """A persistent Mosquitto of our own on a free port, kept across restarts; stopped by PID."""
 
-    def __init__(self, directory: Path, extra: str = "") -> None:
+    def __init__(self, directory: Path, extra: str = "", max_queued: int = MAX_QUEUED) -> None:
         self.port = free_port()
         self.config = directory / "mosquitto.conf"
         (directory / "data").mkdir(parents=True, exist_ok=True)
         self.config.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
                                f"persistence_location {directory / 'data'}/\nlog_dest stderr\n"
-                               f"user {getpass.getuser()}\n{extra}")  # as root it would drop to "mosquitto"
+                               # as root it would drop to "mosquitto": the user
+                               f"max_queued_messages {max_queued}\nuser {getpass.getuser()}\n{extra}")
         self.log = directory / "mosquitto.log"
         self.process: subprocess.Popen[bytes] | None = None
 

@@ -5,8 +5,8 @@
     croupier archive --broker mqtt://127.0.0.1:1883 --db postgresql://archive@127.0.0.1/floor
     croupier archive --broker mqtts://archive:SECRET@broker:8883 --ca-file ca.pem --db ... --client-id archive-2
 
-Subscribes to ``croupier/+/+/journal`` (shared in ``--group``), checks each table's hash chain as it goes
-and stores each record once in ``journal_records``; a record that does not chain goes to
+Subscribes to ``croupier/+/+/journal`` (shared in ``--group`` when one is given), checks each table's
+hash chain as it goes and stores each record once in ``journal_records``; a record that does not chain goes to
 ``journal_rejects`` and is reported (``REJECTED SITE/TABLE record N: why``). Runs until SIGTERM or
 Ctrl+C. Exit status: 0 stopped, 2 a bad URL, the broker or the database cannot be used.
 """
@@ -25,7 +25,8 @@ from controller.core.exceptions import CroupierError
 
 EXIT_STOPPED = 0
 EXIT_FAILED = 2
-DEFAULT_GROUP = "croupier-archive"
+PLAIN = ("", "none")
+"""``--group`` values for a plain (not shared) subscription, the default."""
 DEFAULT_SESSION_EXPIRY = 86400
 
 
@@ -44,9 +45,10 @@ def register(subparsers: Any) -> None:
                         help="the PostgreSQL database: postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE "
                              "(the archive's tables are created when missing)")
     parser.add_argument("--ca-file", metavar="PATH", help="the CA certificate that signed the broker's (mqtts://)")
-    parser.add_argument("--group", default=DEFAULT_GROUP, metavar="NAME",
-                        help="the shared-subscription group: archive processes in one group split the "
-                             f"messages (default {DEFAULT_GROUP})")
+    parser.add_argument("--group", default="", metavar="NAME",
+                        help="an MQTT 5 shared-subscription group: archive processes in one group split the "
+                             "messages (default: none, a plain subscription that the broker keeps over its "
+                             "restarts; see docs/floor.md)")
     parser.add_argument("--client-id", metavar="ID",
                         help="this process's MQTT client id, one per archive process: the broker keeps its "
                              "session (what it has not acknowledged) while it is down (default "
@@ -63,6 +65,7 @@ def archive(args: argparse.Namespace) -> int:
 
     broker = parse_broker_url(args.broker)
     database = check_database_url(args.db)
+    group = _group(args.group)
     if args.ca_file is not None and not broker.tls:
         raise CroupierError("--ca-file is for an mqtts:// broker; use mqtts:// or leave --ca-file out")
     try:
@@ -75,10 +78,20 @@ def archive(args: argparse.Namespace) -> int:
     try:
         create_schema(store)
         archiver = Archiver(store, broker, client_id=args.client_id or f"croupier-archive-{socket.gethostname()}",
-                            group=args.group, session_expiry=args.session_expiry, ca_file=args.ca_file)
+                            group=group, session_expiry=args.session_expiry, ca_file=args.ca_file)
         return _run(archiver)
     finally:
         store.close()
+
+
+def _group(name: str) -> str:
+    """The shared-subscription group ("" for a plain subscription); refuses a name MQTT cannot carry."""
+    if name.strip().lower() in PLAIN:
+        return ""
+    if any(char in name for char in "/+#") or name != name.strip():
+        raise CroupierError(f"--group {name!r}: a shared-subscription group is one topic level without '/', '+', "
+                            "'#' or surrounding spaces; give another name, or none for a plain subscription")
+    return name
 
 
 def _run(archiver: Any) -> int:

@@ -30,6 +30,8 @@ ROLES = ("table", "archive", "floor")
 PASSWORD_FILE, ACL_FILE, CREDENTIALS_FILE, BROKER_CONFIG = "passwd", "acl", "credentials", "mosquitto-floor.conf"
 ITERATIONS = 101
 """Mosquitto's own default: the generated passwords are random (192 bits), so no iteration count slows a guess."""
+MAX_QUEUED = 1_000_000
+"""The broker's max_queued_messages for the floor: an archive briefly away or behind loses nothing (docs/floor.md)."""
 PLACE_FORM = "SITE/TABLE or SITE/TABLE=USER (SITE and TABLE: 1-64 letters, digits, '-', '_' or '.')"
 USER = re.compile(r"[A-Za-z0-9_.-]{1,129}")
 """A broker user: safe in a URL, the password file and the ACL (``SITE-TABLE`` is at most 129 characters)."""
@@ -177,7 +179,10 @@ def credentials_text(accounts: Sequence[Account]) -> str:
 def broker_config_text(directory: Path) -> str:
     """The lines that make a Mosquitto use the files (``include_dir`` it, or paste them into mosquitto.conf)."""
     return (f"# Written by croupier floor acl: the floor's accounts\nallow_anonymous false\n"
-            f"password_file {directory.resolve() / PASSWORD_FILE}\nacl_file {directory.resolve() / ACL_FILE}\n")
+            f"password_file {directory.resolve() / PASSWORD_FILE}\nacl_file {directory.resolve() / ACL_FILE}\n"
+            "# QoS 1 messages queued for a subscriber (the archive) before the broker drops them; Mosquitto's\n"
+            "# default, 1000, is a few seconds of a busy floor (docs/floor.md)\n"
+            f"max_queued_messages {MAX_QUEUED}\n")
 
 
 def write_private(path: Path, text: str) -> None:

@@ -1,16 +1,22 @@
 """``croupier archive``'s subscriber: every table's ``journal`` topic into the PostgreSQL archive.
 
-The archive subscribes with QoS 1 to ``$share/GROUP/croupier/+/+/journal`` (an MQTT 5 shared
-subscription: several archive processes in one group split the messages between them) in a
-persistent session, and acknowledges a message only once its record is committed in the database
-(or kept apart as a reject), so a message in flight when the archive stops is sent again.
+The archive subscribes with QoS 1 to ``croupier/+/+/journal`` (a plain subscription, the default) or
+to ``$share/GROUP/croupier/+/+/journal`` (an MQTT 5 shared subscription: several archive processes in
+one group split the messages between them) in a persistent session, subscribing again on every
+connect (a broker may not restore a shared subscription from its persistence). paho's network thread
+only queues each message; a thread of its own stores them in batches (one PostgreSQL transaction for
+up to :data:`BATCH_LIMIT` messages, whatever has arrived while the previous batch was committed) and
+acknowledges a message only once its batch is committed, so a message in flight when the archive
+stops is sent again.
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import ssl
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +31,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 from controller.core.exceptions import ArchiveError
 from controller.floor.archive_store import (
     ArchiveStore,
+    Decoded,
     Handled,
     Outcome,
     Rejection,
@@ -37,6 +44,13 @@ JOURNAL_TOPIC = "croupier/+/+/journal"
 FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
 CONNECT_TIMEOUT = 30.0
 SESSION_TAKEN_OVER = 142
+BATCH_LIMIT = 500
+"""The most messages stored in one PostgreSQL transaction."""
+BATCH_WINDOW = 0.05
+"""The longest a batch keeps collecting the messages that have already arrived (seconds)."""
+RECEIVE_MAXIMUM = 2 * BATCH_LIMIT
+"""Unacknowledged messages the broker may send at once (MQTT 5 Receive Maximum): a batch's worth
+arrives while the previous batch commits. (Mosquitto's default for a client that does not say is 20.)"""
 
 
 def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Rejection:
@@ -89,12 +103,16 @@ class Archiver:
         self._connected = threading.Event()
         self._subscribed = threading.Event()
         self._lock = threading.Lock()
+        self._inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]] = queue.Queue()
+        self._connection = 0
+        """Counts the connections: a message is acknowledged only on the connection it came on."""
+        self._storer = threading.Thread(target=self._store_loop, name="archive-store", daemon=True)
         self.client = self._client(client_id, ca_file)
 
     @property
     def topic(self) -> str:
-        """The shared subscription of this archive's group."""
-        return f"$share/{self.group}/{JOURNAL_TOPIC}"
+        """The subscription: plain without a group, else the group's shared subscription."""
+        return f"$share/{self.group}/{JOURNAL_TOPIC}" if self.group else JOURNAL_TOPIC
 
     def _client(self, client_id: str, ca_file: str | None) -> mqtt.Client:
         client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
@@ -115,6 +133,8 @@ class Archiver:
         """Connect and subscribe; raises :class:`ArchiveError` when the broker cannot be used."""
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = self.session_expiry
+        properties.ReceiveMaximum = RECEIVE_MAXIMUM
+        self._storer.start()
         try:
             self.client.connect(self.broker.host, self.broker.port, keepalive=30, clean_start=False,
                                 properties=properties)
@@ -137,7 +157,10 @@ class Archiver:
         self.stopped.set()
 
     def close(self) -> None:
-        """Disconnect from the broker (the session keeps what is not acknowledged)."""
+        """Finish the batch being stored, then disconnect (the session keeps what is not acknowledged)."""
+        self.stopped.set()
+        if self._storer.is_alive():
+            self._storer.join()
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -147,7 +170,11 @@ class Archiver:
             self._fail(f"--broker {self.broker}: the broker refused the connection ({reason}); check the "
                        "user, the password and the ACL")
             return
+        with self._lock:
+            self._connection += 1
         self._connected.set()
+        # Every time, whatever session_present says: Mosquitto 2.0.11 restores a persistent session's
+        # plain subscription after a restart, but not a shared one.
         client.subscribe(self.topic, options=SubscribeOptions(qos=1))
 
     def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any],
@@ -168,25 +195,54 @@ class Archiver:
                        "give each archive process its own")
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        if self.failure is not None:
-            return
+        if self.failure is None:
+            self._inbox.put((self._connection, message))
+
+    # -- storing (the archive's own thread) ---------------------------------------------
+    def _store_loop(self) -> None:
+        while not self.stopped.is_set():
+            batch = self._next_batch()
+            if batch:
+                try:
+                    self._store(batch)
+                except Exception as error:  # a bug must stop the archive, not leave it silently idle
+                    self._fail(f"the archive failed while storing ({type(error).__name__}: {error}); what was "
+                               "not committed is not acknowledged, so the broker sends it again on the next start")
+
+    def _next_batch(self) -> list[tuple[int, mqtt.MQTTMessage]]:
+        """The messages that have arrived (waiting a little for the first), at most :data:`BATCH_LIMIT`."""
         try:
-            handled = self._handle(message.topic, bytes(message.payload))
+            batch = [self._inbox.get(timeout=0.2)]
+        except queue.Empty:
+            return []
+        deadline = time.monotonic() + BATCH_WINDOW
+        while len(batch) < BATCH_LIMIT and time.monotonic() < deadline:
+            try:
+                batch.append(self._inbox.get_nowait())
+            except queue.Empty:
+                break
+        return batch
+
+    def _store(self, batch: list[tuple[int, mqtt.MQTTMessage]]) -> None:
+        try:
+            outcomes = self.store.receive_batch([self._decode(message) for _, message in batch])
         except psycopg.Error as error:
             self._fail(str(database_failure(error)))
             return
         except ArchiveError as error:
             self._fail(str(error))
             return
-        client.ack(message.mid, message.qos)
-        self._count(handled)
+        with self._lock:
+            current = self._connection
+        for (connection, message), handled in zip(batch, outcomes, strict=True):
+            if connection == current:  # an older connection's message comes again: stored, not acknowledged
+                self.client.ack(message.mid, message.qos)
+            self._count(handled)
 
-    def _handle(self, topic: str, payload: bytes) -> Handled:
-        decoded = decode_message(topic, payload)
-        text = payload.decode("utf-8", errors="replace")
-        if isinstance(decoded, Rejection):
-            return self.store.reject(decoded, text)
-        return self.store.receive(*decoded, text)
+    @staticmethod
+    def _decode(message: mqtt.MQTTMessage) -> Decoded:
+        payload = bytes(message.payload)
+        return decode_message(message.topic, payload), payload.decode("utf-8", errors="replace")
 
     def _count(self, handled: Handled) -> None:
         with self._lock:

@@ -14,12 +14,16 @@ Tables (created when missing, see ``docs/floor.md``):
     records that do not chain, or whose content differs from the archived record of the same seq,
     or that are not journal records at all, with the reason: kept apart, never stored as good.
 
-Work on one table is serialized across archive processes by a transaction-scoped advisory lock.
+Records are stored in batches: one transaction for many records (:meth:`ArchiveStore.receive_batch`),
+so one archive process keeps up with a whole floor. Work on one table is serialized across archive
+processes by a transaction-scoped advisory lock per table; a batch takes the locks of all its tables
+first, in one order (sorted by site and table), so two archive processes never deadlock.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -104,6 +108,10 @@ class Handled:
     rejections: tuple[Rejection, ...] = ()
 
 
+Decoded = tuple[tuple[str, str, Record] | Rejection, str]
+"""One received message: (site, table, record), or why it is not a record; and its text."""
+
+
 def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
     """A connection to the database at ``url``; raises :class:`ArchiveError` when it cannot be reached."""
     try:
@@ -152,22 +160,43 @@ class ArchiveStore:
                                     (f"{site}/{table}",))
             return self._receive_locked(site, table, record, payload)
 
+    def receive_batch(self, messages: Sequence[Decoded]) -> list[Handled]:
+        """Handle ``messages`` (records, or messages that are not records) in one transaction, in order.
+
+        Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own; nothing is
+        committed unless everything is (a database error rolls the whole batch back).
+        """
+        places = sorted({(item[0], item[1]) for item, _ in messages if not isinstance(item, Rejection)})
+        handled: list[Handled] = []
+        with self.connection.transaction():
+            for site, table in places:
+                self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                        (f"{site}/{table}",))
+            for item, payload in messages:
+                if isinstance(item, Rejection):
+                    self._insert_reject(item, payload)
+                    handled.append(Handled(Outcome.REJECTED, rejections=(item,)))
+                else:
+                    handled.append(self._receive_locked(*item, payload))
+        return handled
+
     def _receive_locked(self, site: str, table: str, record: Record, payload: str) -> Handled:
-        archived = self._archived_hash(site, table, record.seq)
+        hashes = self._archived_hashes(site, table, record.seq)
+        archived, before = hashes.get(record.seq), hashes.get(record.seq - 1)
         if archived == record.hash:
             return Handled(Outcome.DUPLICATE)
         problem = self._problem(record, archived)
-        if problem is None and record.seq > 1 and self._archived_hash(site, table, record.seq - 1) is None:
+        if problem is None and record.seq > 1 and before is None:
             self._insert(site, table, record, "journal_pending")
             return Handled(Outcome.PENDING)
         if problem is None:
-            problem = self._chain_problem(site, table, record)
+            problem = self._chain_problem(record, before)
         if problem is not None:
             rejection = Rejection(site, table, record.seq, problem)
             self._insert_reject(rejection, payload)
             return Handled(Outcome.REJECTED, rejections=(rejection,))
         self._insert(site, table, record, "journal_records")
-        stored, rejections = self._release_pending(site, table, record.seq + 1)
+        stored, rejections = self._release_pending(site, table, record)
         return Handled(Outcome.STORED, 1 + stored, rejections)
 
     @staticmethod
@@ -182,31 +211,32 @@ class ArchiveStore:
             return "record 1 must follow no record (prev 64 zeros)"
         return None
 
-    def _chain_problem(self, site: str, table: str, record: Record) -> str | None:
-        """Why ``record`` does not follow the archived record before it (None: it does)."""
+    @staticmethod
+    def _chain_problem(record: Record, before: str | None) -> str | None:
+        """Why ``record`` does not follow the archived record before it, of hash ``before`` (None: it does)."""
         if record.seq == 1:
             return None
-        before = self._archived_hash(site, table, record.seq - 1)
         if before == record.prev:
             return None
         return (f"does not chain: its prev {record.prev[:16]}... is not the hash of the archived record "
                 f"{record.seq - 1} ({str(before)[:16]}...)")
 
-    def _release_pending(self, site: str, table: str, seq: int) -> tuple[int, tuple[Rejection, ...]]:
-        """Move the pending records that now chain, from ``seq`` on, into ``journal_records``."""
+    def _release_pending(self, site: str, table: str, stored_last: Record) -> tuple[int, tuple[Rejection, ...]]:
+        """Move the pending records that now chain after ``stored_last`` into ``journal_records``."""
         stored = 0
         rejections: list[Rejection] = []
+        seq, before = stored_last.seq + 1, stored_last.hash
         while True:
             rows = self.connection.execute(
                 f"DELETE FROM journal_pending WHERE site = %s AND table_id = %s AND seq = %s RETURNING {COLUMNS}",
                 (site, table, seq)).fetchall()
             if not rows:
                 return stored, tuple(rejections)
-            chained = [Record(*row) for row in rows if self._chain_problem(site, table, Record(*row)) is None]
+            chained = [Record(*row) for row in rows if self._chain_problem(Record(*row), before) is None]
             for row in rows:
                 record = Record(*row)
                 if not chained or record != chained[0]:
-                    problem = self._chain_problem(site, table, record) or "another record with this seq chains"
+                    problem = self._chain_problem(record, before) or "another record with this seq chains"
                     rejection = Rejection(site, table, record.seq, problem)
                     self._insert_reject(rejection, record_payload(record))
                     rejections.append(rejection)
@@ -214,13 +244,14 @@ class ArchiveStore:
                 return stored, tuple(rejections)
             self._insert(site, table, chained[0], "journal_records")
             stored += 1
-            seq += 1
+            seq, before = seq + 1, chained[0].hash
 
-    def _archived_hash(self, site: str, table: str, seq: int) -> str | None:
-        row = self.connection.execute(
-            "SELECT hash FROM journal_records WHERE site = %s AND table_id = %s AND seq = %s",
-            (site, table, seq)).fetchone()
-        return str(row[0]) if row is not None else None
+    def _archived_hashes(self, site: str, table: str, seq: int) -> dict[int, str]:
+        """The hashes of the archived records ``seq - 1`` and ``seq`` of ``site/table`` (those there are)."""
+        rows = self.connection.execute(
+            "SELECT seq, hash FROM journal_records WHERE site = %s AND table_id = %s AND seq BETWEEN %s AND %s",
+            (site, table, seq - 1, seq)).fetchall()
+        return {int(number): str(hash_) for number, hash_ in rows}
 
     def _insert(self, site: str, table: str, record: Record, into: str) -> None:
         self.connection.execute(

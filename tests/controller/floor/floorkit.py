@@ -97,7 +97,8 @@ class Archive:
         """``broker`` is ``[USER:PASSWORD@]HOST:PORT``; ``scheme`` mqtt or mqtts."""
         self.client_id = client_id or f"test-archive-{uuid.uuid4().hex[:8]}"
         # A group of its own: a stopped archive's session stays in its group and is given its share.
-        self.group = group or f"test-group-{uuid.uuid4().hex[:8]}"
+        # "" is a plain subscription (the default of croupier archive).
+        self.group = group if group is not None else f"test-group-{uuid.uuid4().hex[:8]}"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "controller.cli.main", "archive", "--broker", f"{scheme}://{broker}",
              "--db", database, "--client-id", self.client_id, "--session-expiry", "600", "--group", self.group, *extra],

@@ -63,6 +63,9 @@ def stop_pid(pid: int, sig: int = signal.SIGTERM, seconds: float = START_SECONDS
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
 
+MAX_QUEUED = 1_000_000
+"""The floor's ``max_queued_messages`` (docs/floor.md): an archive briefly away loses nothing."""
+
 
 class Mosquitto:
     """A Mosquitto of our own: persistent, on a free port (kept across restarts), stopped by PID."""
@@ -74,7 +77,8 @@ class Mosquitto:
         (directory / "data").mkdir(parents=True, exist_ok=True)
         self.config.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"
                                f"persistence_location {directory / 'data'}/\nlog_dest stderr\n"
-                               f"user {getpass.getuser()}\n{extra}")  # as root it would drop to "mosquitto"
+                               # as root it would drop to "mosquitto": the user
+                               f"max_queued_messages {MAX_QUEUED}\nuser {getpass.getuser()}\n{extra}")
         self.process: subprocess.Popen[bytes] | None = None
         self.log = directory / "mosquitto.log"
 

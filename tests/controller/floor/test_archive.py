@@ -84,6 +84,36 @@ def test_records_published_while_the_archive_is_down_are_stored_once_after_its_r
 
 
 @pytest.mark.slow
+def test_records_published_right_after_a_broker_restart_are_all_archived(
+        tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
+    # The archive keeps running; the broker restarts, and the tables publish before the archive is back
+    # (it reconnects after a second at least): its plain persistent subscription, restored by the broker
+    # from its persistence, keeps those messages for it.
+    broker = own_broker.address
+    records = journal_records(make_journal(tmp_path / "t5.journal", seed=13, rounds=30))
+    half = len(records) // 2
+    archive = Archive(broker, database, group="")
+    try:
+        publish(broker, site, "t5", records[:half])
+        wait_for(lambda: _archived_count(database, site, "t5", half), "the first half archived")
+        for _ in range(2):  # twice: the archive subscribed again after the first restart, too
+            own_broker.stop()
+            own_broker.start()
+            publish(broker, site, "t5", records[half:], raw=[SENTINEL])
+            archive.wait_line(f"REJECTED {site}/t5: the message is not JSON")
+    finally:
+        status, rest, stderr = archive.stop()
+    assert status == 0, stderr
+    assert archived(database, site, "t5") == records
+    kept_apart = rejects(database, site)  # the sentinels, one may come twice (at-least-once over a restart)
+    assert len(kept_apart) >= 2 and set(kept_apart) == {("t5", None, "the message is not JSON")}, kept_apart
+    stored = re.search(r"stopped: (\d+) records stored, (\d+) duplicates", rest)
+    assert stored is not None, rest
+    assert int(stored.group(1)) == len(records)  # each record stored once
+    assert int(stored.group(2)) >= len(records) - half  # the second half, published twice
+
+
+@pytest.mark.slow
 def test_two_archive_processes_share_the_load_without_a_duplicate_or_a_lost_row(
         tmp_path: Path, broker: str, database: str, site: str) -> None:
     tables = {f"t{n}": journal_records(make_journal(tmp_path / f"t{n}.journal", seed=n, rounds=25))
@@ -228,6 +258,8 @@ def test_audit_verify_archive_finds_an_edited_cut_or_rewritten_journal(
      "--db 'mysql://127.0.0.1/x': unknown scheme mysql://; expected postgresql://"),
     (["archive", "--broker", "mqtt://u:secret@127.0.0.1:1883", "--db", "sqlite:///tmp/x"], "unknown scheme"),
     (["audit", "verify", "x.journal", "--archive", "archive.db"], "--archive 'archive.db': unknown scheme (none)"),
+    (["archive", "--broker", "mqtt://127.0.0.1:1883", "--db", "postgresql://127.0.0.1/x", "--group", "a/b"],
+     "--group 'a/b': a shared-subscription group is one topic level without '/', '+', '#'"),
 ])
 def test_bad_urls_exit_2_with_one_clear_line(args: list[str], message: str) -> None:
     run = croupier(*args)
