@@ -22,7 +22,7 @@ START_SECONDS = 60.0
 
 
 class ServerUnavailable(RuntimeError):
-    """A server the benchmark needs is not installed or did not start."""
+    """A server the benchmark or a test needs is not installed or did not start."""
 
 
 def free_port() -> int:
@@ -65,8 +65,10 @@ MAX_QUEUED = 1_000_000
 class Mosquitto:
     """A persistent Mosquitto of our own on a free port, kept across restarts; stopped by PID."""
 
-    def __init__(self, directory: Path, extra: str = "", max_queued: int = MAX_QUEUED) -> None:
-        self.port = free_port()
+    def __init__(self, directory: Path, extra: str = "", max_queued: int = MAX_QUEUED,
+                 port: int | None = None) -> None:
+        self.directory = directory
+        self.port = port or free_port()
         self.config = directory / "mosquitto.conf"
         (directory / "data").mkdir(parents=True, exist_ok=True)
         self.config.write_text(f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence true\n"

@@ -35,7 +35,7 @@ def postgres_server() -> Iterator[str]:
     server = Postgres()
     try:
         server.start()
-        yield server.url
+        yield server.url()
     finally:
         server.stop()
 
