@@ -23,18 +23,15 @@ Use::
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import http
 import json
 import logging
-import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib import resources
 from typing import Any
 
 from config.schema import parse_host_port
 from controller.core.exceptions import CroupierError, ScoreboardError
+from controller.ui.livepage import LivePageServer, Route
 from controller.ui.tableview import TableView, ViewEvent
 
 log = logging.getLogger(__name__)
@@ -42,8 +39,6 @@ log = logging.getLogger(__name__)
 START_TIMEOUT = 10.0
 """Seconds to wait for the server to bind."""
 
-CLOSE_TIMEOUT = 1.0
-"""Seconds a closing connection (or the whole server, on close) may take."""
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -68,38 +63,25 @@ def page_html() -> bytes:
     return resources.files("controller.ui").joinpath("static", "scoreboard.html").read_bytes()
 
 
-class Scoreboard:
+class Scoreboard(LivePageServer):
     """A running scoreboard server; make one with :func:`start_scoreboard`.
 
     ``url`` is the page's address, ``host``/``port`` the bound ones.
     """
 
+    server_header = "croupier-scoreboard"
+    thread_name = "croupier-scoreboard"
+    not_found = "Not found: the scoreboard is at /\n"
+
     def __init__(self, host: str, port: int) -> None:
-        self.host = host
-        self.port = port
+        super().__init__(host, port)
         self._view = TableView()
-        self._lock = threading.Lock()
         self._seq = 0
         self._state_seq = -1
         self._state_text = ""
-        self._sent: dict[Any, int] = {}
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: Any = None
-        self._stop: asyncio.Event | None = None
-        self._ready = threading.Event()
-        self._error: BaseException | None = None
         self._closed = False
-        self._flush_pending = False
-        self._tasks: set[asyncio.Future[None]] = set()
-        self._thread = threading.Thread(target=self._run, name="croupier-scoreboard", daemon=True)
 
     # ------------------------------------------------------------------ public
-
-    @property
-    def url(self) -> str:
-        """The page's address, e.g. ``http://127.0.0.1:8080/``."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
 
     @property
     def ws_url(self) -> str:
@@ -123,12 +105,7 @@ class Scoreboard:
             if not changed:
                 return
             self._seq += 1
-            if self._flush_pending or self._loop is None:
-                return
-            self._flush_pending = True
-            loop = self._loop
-        with contextlib.suppress(RuntimeError):  # the loop is closing
-            loop.call_soon_threadsafe(self._flush)
+        self.changed()
 
     def publish_many(self, events: Iterable[ViewEvent]) -> None:
         """Feed many events (a replayed history)."""
@@ -137,7 +114,7 @@ class Scoreboard:
 
     def state(self) -> dict[str, Any]:
         """The current state message, as a dict."""
-        result: dict[str, Any] = json.loads(self._snapshot()[0])
+        result: dict[str, Any] = json.loads(self.snapshot()[0])
         return result
 
     def close(self) -> None:
@@ -146,11 +123,7 @@ class Scoreboard:
             if self._closed:
                 return
             self._closed = True
-            loop, stop = self._loop, self._stop
-        if loop is not None and stop is not None:
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(stop.set)
-        self._thread.join(timeout=10)
+        super().close()
 
     def __enter__(self) -> Scoreboard:
         return self
@@ -158,9 +131,10 @@ class Scoreboard:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ------------------------------------------------------------------ state
+    # ------------------------------------------------------------------ the page
 
-    def _snapshot(self) -> tuple[str, int]:
+    def snapshot(self) -> tuple[str, int]:
+        """The state message as JSON, and its seq."""
         with self._lock:
             if self._state_seq != self._seq:
                 state = self._view.scoreboard_state()
@@ -169,83 +143,15 @@ class Scoreboard:
                 self._state_seq = self._seq
             return self._state_text, self._state_seq
 
-    def _flush(self) -> None:
-        """On the loop: send the latest state to every page that has an older one."""
-        with self._lock:
-            self._flush_pending = False
-        text, seq = self._snapshot()
-        for connection, sent in list(self._sent.items()):
-            if sent >= seq:
-                continue
-            self._sent[connection] = seq
-            task = asyncio.ensure_future(self._send(connection, text))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+    def routes(self) -> Mapping[str, Route]:
+        """``/`` the page, ``/state.json`` the state message."""
+        def page() -> tuple[bytes, str]:
+            return page_html(), "text/html; charset=utf-8"
 
-    @staticmethod
-    async def _send(connection: Any, text: str) -> None:
-        with contextlib.suppress(Exception):  # a page that went away
-            await connection.send(text)
+        def state() -> tuple[bytes, str]:
+            return self.snapshot()[0].encode("utf-8"), "application/json; charset=utf-8"
 
-    # ------------------------------------------------------------------ server
-
-    def _run(self) -> None:
-        try:
-            asyncio.run(self._main())
-        except BaseException as error:  # reported to start()
-            self._error = error
-            self._ready.set()
-
-    async def _main(self) -> None:
-        from websockets.asyncio.server import serve
-
-        self._loop = asyncio.get_running_loop()
-        self._stop = asyncio.Event()
-        server = await serve(self._handler, self.host, self.port, process_request=self._process_request,
-                             server_header="croupier-scoreboard", ping_interval=20, ping_timeout=20,
-                             close_timeout=CLOSE_TIMEOUT, logger=log)
-        self._server = server
-        sockets = list(server.sockets)
-        if sockets:
-            self.port = int(sockets[0].getsockname()[1])
-        self._ready.set()
-        await self._stop.wait()
-        server.close()
-        # A client that keeps an HTTP connection open must not hold the controller up:
-        # what is still open after the timeout is dropped when the loop ends.
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(server.wait_closed(), CLOSE_TIMEOUT)
-
-    def _process_request(self, connection: Any, request: Any) -> Any:
-        from websockets.datastructures import Headers
-        from websockets.http11 import Response
-
-        path = request.path.split("?", 1)[0]
-        if path == "/ws":
-            return None  # the WebSocket handshake goes on
-        if path in ("/", "/index.html"):
-            body, content_type = page_html(), "text/html; charset=utf-8"
-        elif path == "/state.json":
-            body, content_type = self._snapshot()[0].encode("utf-8"), "application/json; charset=utf-8"
-        elif path == "/favicon.ico":
-            return Response(204, "No Content", Headers([("Content-Length", "0")]), b"")
-        else:
-            return connection.respond(http.HTTPStatus.NOT_FOUND, "Not found: the scoreboard is at /\n")
-        headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
-                           ("Cache-Control", "no-store")])
-        return Response(200, "OK", headers, body)
-
-    async def _handler(self, connection: Any) -> None:
-        text, seq = self._snapshot()
-        self._sent[connection] = seq
-        try:
-            await connection.send(text)
-            async for _message in connection:
-                pass  # pages send nothing the server needs
-        except Exception:  # a page that went away mid-send
-            log.debug("scoreboard page disconnected", exc_info=True)
-        finally:
-            self._sent.pop(connection, None)
+        return {"/": page, "/index.html": page, "/state.json": state}
 
 
 def start_scoreboard(host: str, port: int) -> Scoreboard:
@@ -262,11 +168,9 @@ def start_scoreboard(host: str, port: int) -> Scoreboard:
             "pip install 'croupier[scoreboard]'"
         ) from error
     board = Scoreboard(host, port)
-    board._thread.start()
-    if not board._ready.wait(START_TIMEOUT):
-        board.close()
+    failure = board.start(START_TIMEOUT)
+    if isinstance(failure, TimeoutError):
         raise ScoreboardError(f"the scoreboard did not start on {host}:{port} within {START_TIMEOUT:.0f} s")
-    failure = board._error
     if failure is not None:
         reason = getattr(failure, "strerror", None) or str(failure)
         raise ScoreboardError(f"the scoreboard cannot listen on {host}:{port}: {reason}") from failure

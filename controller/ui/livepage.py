@@ -1,0 +1,169 @@
+"""A live web page: plain HTTP routes and a ``/ws`` WebSocket that pushes the latest snapshot.
+
+One ``websockets`` asyncio server on its own thread answers ``GET`` for the routes a subclass
+declares and, on ``/ws``, sends the snapshot on connect and again after every change. Changes are
+coalesced: a burst of them gives each page one message with the latest snapshot. The web
+scoreboard (:mod:`controller.ui.scoreboard`) and the pit dashboard (:mod:`controller.floor.dashboard`)
+are such pages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+log = logging.getLogger(__name__)
+
+CLOSE_TIMEOUT = 1.0
+"""Seconds a closing connection (or the whole server, on close) may take."""
+
+Route = Callable[[], tuple[bytes, str]]
+"""A ``GET`` route: the body and its content type."""
+
+
+class LivePageServer:
+    """The server of one live page; a subclass gives :meth:`snapshot` and :meth:`routes`."""
+
+    server_header: ClassVar[str] = "croupier"
+    thread_name: ClassVar[str] = "croupier-web"
+    not_found: ClassVar[str] = "Not found\n"
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host = host
+        self.port = port
+        self._lock = threading.Lock()
+        self._sent: dict[Any, int] = {}
+        """Each open WebSocket and the seq of the snapshot it was sent last."""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._flush_pending = False
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+
+    # -- what a page serves ------------------------------------------------------------
+    def snapshot(self) -> tuple[str, int]:
+        """The latest snapshot as JSON text, and its seq (a larger seq is newer)."""
+        raise NotImplementedError
+
+    def routes(self) -> Mapping[str, Route]:
+        """The ``GET`` paths served besides ``/ws`` and ``/favicon.ico``."""
+        raise NotImplementedError
+
+    # -- public -------------------------------------------------------------------------
+    @property
+    def url(self) -> str:
+        """The page's address, e.g. ``http://127.0.0.1:8080/``."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+    def start(self, timeout: float) -> BaseException | None:
+        """Start serving; wait until it listens. Returns why it cannot (None: it serves).
+
+        A server that did not start within ``timeout`` seconds is closed and reported as a
+        :class:`TimeoutError`.
+        """
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            self.close()
+            return TimeoutError(f"did not start within {timeout:.0f} s")
+        return self._error
+
+    def changed(self) -> None:
+        """The snapshot changed: push it to every page (thread safe, coalesced, never blocks)."""
+        with self._lock:
+            if self._flush_pending or self._loop is None:
+                return
+            self._flush_pending = True
+            loop = self._loop
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            loop.call_soon_threadsafe(self._flush)
+
+    def close(self) -> None:
+        """Stop the server and its thread; open pages see their socket close."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(stop.set)
+        self._thread.join(timeout=10)
+
+    # -- pushing ----------------------------------------------------------------------
+    def _flush(self) -> None:
+        """On the loop: send the latest snapshot to every page that has an older one."""
+        with self._lock:
+            self._flush_pending = False
+        text, seq = self.snapshot()
+        for page, sent in list(self._sent.items()):
+            if sent >= seq:
+                continue
+            self._sent[page] = seq
+            task = asyncio.ensure_future(self._send(page, text))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _send(page: Any, text: str) -> None:
+        with contextlib.suppress(Exception):  # a page that went away
+            await page.send(text)
+
+    # -- serving ----------------------------------------------------------------------
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as error:  # reported by start()
+            self._error = error
+            self._ready.set()
+
+    async def _main(self) -> None:
+        from websockets.asyncio.server import serve
+
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        server = await serve(self._handler, self.host, self.port, process_request=self._process_request,
+                             server_header=self.server_header, ping_interval=20, ping_timeout=20,
+                             close_timeout=CLOSE_TIMEOUT, logger=log)
+        sockets = list(server.sockets)
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        self._ready.set()
+        await self._stop.wait()
+        server.close()
+        # A client that keeps an HTTP connection open must not hold the caller up:
+        # what is still open after the timeout is dropped when the loop ends.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(server.wait_closed(), CLOSE_TIMEOUT)
+
+    def _process_request(self, connection: Any, request: Any) -> Any:
+        from websockets.datastructures import Headers
+        from websockets.http11 import Response
+
+        path = request.path.split("?", 1)[0]
+        if path == "/ws":
+            return None  # the WebSocket handshake goes on
+        if path == "/favicon.ico":
+            return Response(204, "No Content", Headers([("Content-Length", "0")]), b"")
+        route = self.routes().get(path)
+        if route is None:
+            return connection.respond(http.HTTPStatus.NOT_FOUND, self.not_found)
+        body, content_type = route()
+        headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
+                           ("Cache-Control", "no-store")])
+        return Response(200, "OK", headers, body)
+
+    async def _handler(self, page: Any) -> None:
+        text, seq = self.snapshot()
+        self._sent[page] = seq
+        try:
+            await page.send(text)
+            async for _message in page:
+                pass  # pages send nothing the server needs
+        except Exception:  # a page that went away mid-send
+            log.debug("%s: a page disconnected", self.thread_name, exc_info=True)
+        finally:
+            self._sent.pop(page, None)
