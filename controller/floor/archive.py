@@ -23,7 +23,6 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 import psycopg
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
@@ -37,6 +36,7 @@ from controller.floor.archive_store import (
     Rejection,
     database_failure,
 )
+from controller.floor.mqttclient import new_client
 from controller.floor.urls import Broker
 from controller.journal.store import Record
 
@@ -115,13 +115,8 @@ class Archiver:
         return f"$share/{self.group}/{JOURNAL_TOPIC}" if self.group else JOURNAL_TOPIC
 
     def _client(self, client_id: str, ca_file: str | None) -> mqtt.Client:
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                             protocol=mqtt.MQTTv5, manual_ack=True)
-        if self.broker.username is not None:
-            client.username_pw_set(self.broker.username, self.broker.password)
-        if self.broker.tls:
-            client.tls_set(ca_certs=ca_file, cert_reqs=ssl.CERT_REQUIRED)
-        client.reconnect_delay_set(min_delay=1, max_delay=10)
+        client = new_client(self.broker, client_id, ca_file=ca_file, ca_option="--ca-file", max_reconnect_delay=10,
+                            manual_ack=True, error=ArchiveError)
         client.on_connect = self._on_connect
         client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import queue
-import ssl
 import threading
 import time
 from collections import OrderedDict
@@ -23,12 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.core.exceptions import FeedError
 from controller.floor.messages import TableState, event_message, journal_message, record_events
+from controller.floor.mqttclient import new_client
 from controller.floor.urls import FeedTarget
 from controller.journal.outbox import Outbox
 from controller.journal.store import Record
@@ -122,22 +121,12 @@ class TableFeed:
     # -- the client ----------------------------------------------------------------------
     def _client(self) -> mqtt.Client:
         target = self.target
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=target.client_id,
-                             protocol=mqtt.MQTTv5)
-        broker = target.broker
-        if broker.username is not None:
-            client.username_pw_set(broker.username, broker.password)
-        if broker.tls:
-            try:
-                client.tls_set(ca_certs=broker.ca_file, cert_reqs=ssl.CERT_REQUIRED)
-            except (ssl.SSLError, OSError) as error:
-                raise FeedError(f"[feed] ca_file {broker.ca_file!r}: not a usable PEM CA file ({error}); give "
-                                "the CA that signed the broker's certificate") from None
+        client = new_client(target.broker, target.client_id, ca_file=target.broker.ca_file,
+                            ca_option="[feed] ca_file", max_reconnect_delay=2, error=FeedError)
         will = Properties(PacketTypes.WILLMESSAGE)  # type: ignore[no-untyped-call]
         will.WillDelayInterval = self.will_delay
         client.will_set(target.topic("status"), "offline", qos=QOS, retain=True, properties=will)
         client.max_inflight_messages_set(WINDOW)
-        client.reconnect_delay_set(min_delay=1, max_delay=2)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_connect_fail = self._on_connect_fail

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from typing import Any
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.core.exceptions import FloorError
 from controller.floor.board import FloorBoard
+from controller.floor.mqttclient import new_client
 from controller.floor.urls import Broker
 
 TOPICS = ("croupier/+/+/state", "croupier/+/+/status")
@@ -40,17 +40,8 @@ class FloorWatcher:
         self.client = self._client()
 
     def _client(self) -> mqtt.Client:
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"croupier-floor-{socket.gethostname()}-"
-                                                                    f"{os.getpid()}", protocol=mqtt.MQTTv5)
-        if self.broker.username is not None:
-            client.username_pw_set(self.broker.username, self.broker.password)
-        if self.broker.tls:
-            try:
-                client.tls_set(ca_certs=self.broker.ca_file, cert_reqs=ssl.CERT_REQUIRED)
-            except (ssl.SSLError, OSError) as error:
-                raise FloorError(f"--ca-file {self.broker.ca_file!r}: not a usable PEM CA file ({error}); give "
-                                 "the CA that signed the broker's certificate") from None
-        client.reconnect_delay_set(min_delay=1, max_delay=5)
+        client = new_client(self.broker, f"croupier-floor-{socket.gethostname()}-{os.getpid()}",
+                            ca_file=self.broker.ca_file, ca_option="--ca-file", max_reconnect_delay=5)
         client.on_connect = self._on_connect
         client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message
