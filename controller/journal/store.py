@@ -226,30 +226,24 @@ class Journal:
 
     def delivered(self) -> int:
         """The last events record known to have been passed on to the consumers (0: none)."""
-        try:
-            row = self.connection.execute("SELECT seq FROM delivered WHERE id = 1").fetchone()
-        except sqlite3.Error:
-            return 0
-        if row is None:
-            return 0
-        mark = row[0]
-        if not isinstance(mark, int) or mark < 0:
-            raise JournalTamperedError(f"{self.path}: the delivered mark was edited: {mark!r} is not a "
-                                       "record number; keep the journal for the audit")
-        return mark
+        return self._mark("delivered", "the delivered mark")
 
     def feed_acked(self) -> int:
         """The last record the table's feed had acknowledged by its broker (0: none, or no feed)."""
+        return self._mark("feed_acked", "the feed's acknowledged mark")
+
+    def _mark(self, table: str, name: str) -> int:
+        """The record number a one-row mark table holds (0: none, or no such table); an edited one is named."""
         try:
-            row = self.connection.execute("SELECT seq FROM feed_acked WHERE id = 1").fetchone()
+            row = self.connection.execute(f"SELECT seq FROM {table} WHERE id = 1").fetchone()
         except sqlite3.Error:
             return 0
         if row is None:
             return 0
         mark = row[0]
         if not isinstance(mark, int) or mark < 0:
-            raise JournalTamperedError(f"{self.path}: the feed's acknowledged mark was edited: {mark!r} is not "
-                                       "a record number; keep the journal for the audit")
+            raise JournalTamperedError(f"{self.path}: {name} was edited: {mark!r} is not a record number; "
+                                       "keep the journal for the audit")
         return mark
 
     # -- writing ----------------------------------------------------------------
