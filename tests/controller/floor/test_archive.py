@@ -287,3 +287,12 @@ def test_an_unreachable_database_or_broker_exits_2_with_one_clear_line(
     assert no_broker.returncode == 2, no_broker.stdout + no_broker.stderr
     assert "cannot connect to the broker" in no_broker.stderr
     assert len(no_broker.stderr.strip().splitlines()) == 1 and "Traceback" not in no_broker.stderr
+
+
+def test_an_unusable_ca_file_exits_2_naming_the_option(tmp_path: Path, database: str) -> None:
+    bad = tmp_path / "ca.pem"
+    bad.write_text("not a certificate\n", encoding="utf-8")
+    run = croupier("archive", "--broker", "mqtts://127.0.0.1:8883", "--db", database, "--ca-file", str(bad))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert f"--ca-file '{bad}': not a usable PEM CA file" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
