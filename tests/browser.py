@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -85,13 +86,16 @@ def browser(url: str, window: tuple[int, int] | None = None) -> Iterator[DevTool
             pytest.fail(f"the browser tests must run here (CI or CROUPIER_REQUIRE_CHROMIUM=1) "
                         f"but {missing}")
         pytest.skip(missing)
-    with tempfile.TemporaryDirectory(prefix="croupier-chromium-") as profile:
+    # Chromium's helper processes may still write to the profile for a moment after it exits: the
+    # profile's removal must not fail a test that has passed.
+    with tempfile.TemporaryDirectory(prefix="croupier-chromium-", ignore_cleanup_errors=True) as profile:
         process = subprocess.Popen(
             [binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              "--disable-dev-shm-usage", "--no-proxy-server", "--remote-debugging-address=127.0.0.1",
              "--remote-debugging-port=0", *size, f"--user-data-dir={profile}", url],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "LANG": "C.UTF-8"},
+            start_new_session=True,
         )
         try:
             port_file = Path(profile) / "DevToolsActivePort"
@@ -113,11 +117,19 @@ def browser(url: str, window: tuple[int, int] | None = None) -> Iterator[DevTool
             with connect(target["webSocketDebuggerUrl"], max_size=None, open_timeout=10) as ws:
                 yield DevTools(ws)
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _stop_group(process)
 
 
+
+
+def _stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Stop Chromium and every helper process it started (its own session), waiting for the main one."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)  # helpers that outlived the browser
