@@ -149,119 +149,62 @@ class ArchiveStore:
     # -- receiving -----------------------------------------------------------------
     def reject(self, rejection: Rejection, payload: str) -> Handled:
         """Keep a message that is not a journal record apart, with the reason."""
-        with self.connection.transaction():
-            self._insert_reject(rejection, payload)
-        return Handled(Outcome.REJECTED, rejections=(rejection,))
+        return self.receive_batch([(rejection, payload)])[0]
 
     def receive(self, site: str, table: str, record: Record, payload: str) -> Handled:
         """Archive ``record`` of table ``site/table`` once, if it chains; see the module's docstring."""
-        with self.connection.transaction():
-            self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                                    (f"{site}/{table}",))
-            return self._receive_locked(site, table, record, payload)
+        return self.receive_batch([((site, table, record), payload)])[0]
 
     def receive_batch(self, messages: Sequence[Decoded]) -> list[Handled]:
         """Handle ``messages`` (records, or messages that are not records) in one transaction, in order.
 
-        Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own; nothing is
-        committed unless everything is (a database error rolls the whole batch back).
+        Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own, one after
+        the other; nothing is committed unless everything is (a database error rolls the whole batch
+        back). A batch costs a few round trips to the server whatever its size: the tables' locks are
+        taken, the archived hashes and pending records the batch needs are read in two queries, the
+        records are judged in memory, and the writes are sent in order in one pipeline.
         """
-        places = sorted({(item[0], item[1]) for item, _ in messages if not isinstance(item, Rejection)})
-        handled: list[Handled] = []
+        records = [(item, payload) for item, payload in messages if not isinstance(item, Rejection)]
+        places = sorted({(site, table) for (site, table, _), _ in records})
         with self.connection.transaction():
-            for site, table in places:
-                self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                                        (f"{site}/{table}",))
-            for item, payload in messages:
-                if isinstance(item, Rejection):
-                    self._insert_reject(item, payload)
-                    handled.append(Handled(Outcome.REJECTED, rejections=(item,)))
-                else:
-                    handled.append(self._receive_locked(*item, payload))
+            with self.connection.pipeline():
+                for site, table in places:
+                    self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                                            (f"{site}/{table}",))
+            judge = BatchJudge(self._archived_hashes([item for item, _ in records]), self._pending(places))
+            handled = [judge.reject(item, payload) if isinstance(item, Rejection) else judge.receive(*item, payload)
+                       for item, payload in messages]
+            with self.connection.pipeline():
+                for statement, parameters in judge.writes:
+                    self.connection.execute(statement, parameters)
         return handled
 
-    def _receive_locked(self, site: str, table: str, record: Record, payload: str) -> Handled:
-        hashes = self._archived_hashes(site, table, record.seq)
-        archived, before = hashes.get(record.seq), hashes.get(record.seq - 1)
-        if archived == record.hash:
-            return Handled(Outcome.DUPLICATE)
-        problem = self._problem(record, archived)
-        if problem is None and record.seq > 1 and before is None:
-            self._insert(site, table, record, "journal_pending")
-            return Handled(Outcome.PENDING)
-        if problem is None:
-            problem = self._chain_problem(record, before)
-        if problem is not None:
-            rejection = Rejection(site, table, record.seq, problem)
-            self._insert_reject(rejection, payload)
-            return Handled(Outcome.REJECTED, rejections=(rejection,))
-        self._insert(site, table, record, "journal_records")
-        stored, rejections = self._release_pending(site, table, record)
-        return Handled(Outcome.STORED, 1 + stored, rejections)
-
-    @staticmethod
-    def _problem(record: Record, archived: str | None) -> str | None:
-        """Why ``record`` cannot be archived on its own merits (None: it may be)."""
-        if record_hash(record.seq, record.kind, record.at, record.prev, record.body) != record.hash:
-            return "its hash does not match its contents (edited or forged)"
-        if archived is not None:
-            return (f"differs from the archived record {record.seq} (hash {record.hash[:16]}..., archived "
-                    f"{archived[:16]}...): a forged or rewritten record")
-        if record.seq == 1 and record.prev != GENESIS:
-            return "record 1 must follow no record (prev 64 zeros)"
-        return None
-
-    @staticmethod
-    def _chain_problem(record: Record, before: str | None) -> str | None:
-        """Why ``record`` does not follow the archived record before it, of hash ``before`` (None: it does)."""
-        if record.seq == 1:
-            return None
-        if before == record.prev:
-            return None
-        return (f"does not chain: its prev {record.prev[:16]}... is not the hash of the archived record "
-                f"{record.seq - 1} ({str(before)[:16]}...)")
-
-    def _release_pending(self, site: str, table: str, stored_last: Record) -> tuple[int, tuple[Rejection, ...]]:
-        """Move the pending records that now chain after ``stored_last`` into ``journal_records``."""
-        stored = 0
-        rejections: list[Rejection] = []
-        seq, before = stored_last.seq + 1, stored_last.hash
-        while True:
-            rows = self.connection.execute(
-                f"DELETE FROM journal_pending WHERE site = %s AND table_id = %s AND seq = %s RETURNING {COLUMNS}",
-                (site, table, seq)).fetchall()
-            if not rows:
-                return stored, tuple(rejections)
-            chained = [Record(*row) for row in rows if self._chain_problem(Record(*row), before) is None]
-            for row in rows:
-                record = Record(*row)
-                if not chained or record != chained[0]:
-                    problem = self._chain_problem(record, before) or "another record with this seq chains"
-                    rejection = Rejection(site, table, record.seq, problem)
-                    self._insert_reject(rejection, record_payload(record))
-                    rejections.append(rejection)
-            if not chained:
-                return stored, tuple(rejections)
-            self._insert(site, table, chained[0], "journal_records")
-            stored += 1
-            seq, before = seq + 1, chained[0].hash
-
-    def _archived_hashes(self, site: str, table: str, seq: int) -> dict[int, str]:
-        """The hashes of the archived records ``seq - 1`` and ``seq`` of ``site/table`` (those there are)."""
+    def _archived_hashes(self, records: Sequence[tuple[str, str, Record]]) -> dict[RecordKey, str]:
+        """The hashes of the archived records ``seq - 1`` and ``seq`` of every record of ``records``."""
+        wanted = sorted({(site, table, seq) for site, table, record in records
+                         for seq in (record.seq - 1, record.seq) if seq >= 1})
+        if not wanted:
+            return {}
+        sites, tables, seqs = (list(column) for column in zip(*wanted, strict=True))
         rows = self.connection.execute(
-            "SELECT seq, hash FROM journal_records WHERE site = %s AND table_id = %s AND seq BETWEEN %s AND %s",
-            (site, table, seq - 1, seq)).fetchall()
-        return {int(number): str(hash_) for number, hash_ in rows}
+            "SELECT site, table_id, seq, hash FROM journal_records WHERE (site, table_id, seq) IN "
+            "(SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]))", (sites, tables, seqs)).fetchall()
+        return {(str(site), str(table), int(seq)): str(hash_) for site, table, seq, hash_ in rows}
 
-    def _insert(self, site: str, table: str, record: Record, into: str) -> None:
-        self.connection.execute(
-            f"INSERT INTO {into} (site, table_id, {COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT DO NOTHING", (site, table, *record))
-
-    def _insert_reject(self, rejection: Rejection, payload: str) -> None:
-        self.connection.execute(
-            "INSERT INTO journal_rejects (site, table_id, seq, reason, payload) VALUES (%s, %s, %s, %s, %s)",
-            (rejection.site, rejection.table, rejection.seq, rejection.reason, payload))
+    def _pending(self, places: Sequence[tuple[str, str]]) -> dict[RecordKey, list[Record]]:
+        """The pending records of the tables ``places``, by (site, table, seq)."""
+        if not places:
+            return {}
+        sites, tables = (list(column) for column in zip(*places, strict=True))
+        rows = self.connection.execute(
+            f"SELECT site, table_id, {COLUMNS} FROM journal_pending WHERE (site, table_id) IN "
+            "(SELECT * FROM unnest(%s::text[], %s::text[])) ORDER BY site, table_id, seq, hash",
+            (sites, tables)).fetchall()
+        pending: dict[RecordKey, list[Record]] = {}
+        for site, table, *columns in rows:
+            record = Record(*columns)
+            pending.setdefault((str(site), str(table), record.seq), []).append(record)
+        return pending
 
     # -- reading -------------------------------------------------------------------
     def archived(self, site: str, table: str) -> list[Record]:
@@ -277,6 +220,111 @@ class ArchiveStore:
             "SELECT site, table_id FROM journal_records WHERE seq = %s AND hash = %s ORDER BY site, table_id",
             (seq, hash_)).fetchall()
         return [(str(site), str(table)) for site, table in rows]
+
+
+RecordKey = tuple[str, str, int]
+"""(site, table, seq)."""
+
+
+class BatchJudge:
+    """Judges a batch's records one after the other against what is archived and pending, in memory.
+
+    Starts from the archived hashes and the pending records the batch needs (read under the tables'
+    locks) and keeps them up to date as it goes, so each record is judged exactly as if the ones
+    before it had been committed; :attr:`writes` are the statements that make it so, in order.
+    """
+
+    def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]]) -> None:
+        self.archived = archived
+        self.pending = pending
+        self.writes: list[tuple[str, tuple[Any, ...]]] = []
+
+    def reject(self, rejection: Rejection, payload: str) -> Handled:
+        """Keep a message that is not a journal record apart, with the reason."""
+        self._insert_reject(rejection, payload)
+        return Handled(Outcome.REJECTED, rejections=(rejection,))
+
+    def receive(self, site: str, table: str, record: Record, payload: str) -> Handled:
+        """Archive ``record`` once, if it chains; park it when its predecessor is missing."""
+        archived = self.archived.get((site, table, record.seq))
+        before = self.archived.get((site, table, record.seq - 1))
+        if archived == record.hash:
+            return Handled(Outcome.DUPLICATE)
+        problem = _problem(record, archived)
+        if problem is None and record.seq > 1 and before is None:
+            self._park(site, table, record)
+            return Handled(Outcome.PENDING)
+        if problem is None:
+            problem = _chain_problem(record, before)
+        if problem is not None:
+            return self.reject(Rejection(site, table, record.seq, problem), payload)
+        self._store(site, table, record)
+        stored, rejections = self._release_pending(site, table, record)
+        return Handled(Outcome.STORED, 1 + stored, rejections)
+
+    def _release_pending(self, site: str, table: str, stored_last: Record) -> tuple[int, tuple[Rejection, ...]]:
+        """Move the pending records that now chain after ``stored_last`` into ``journal_records``."""
+        stored = 0
+        rejections: list[Rejection] = []
+        seq, before = stored_last.seq + 1, stored_last.hash
+        while True:
+            waiting = self.pending.pop((site, table, seq), [])
+            if not waiting:
+                return stored, tuple(rejections)
+            self.writes.append(("DELETE FROM journal_pending WHERE site = %s AND table_id = %s AND seq = %s",
+                                (site, table, seq)))
+            chained = [record for record in waiting if _chain_problem(record, before) is None]
+            for record in waiting:
+                if not chained or record != chained[0]:
+                    problem = _chain_problem(record, before) or "another record with this seq chains"
+                    rejection = Rejection(site, table, record.seq, problem)
+                    self._insert_reject(rejection, record_payload(record))
+                    rejections.append(rejection)
+            if not chained:
+                return stored, tuple(rejections)
+            self._store(site, table, chained[0])
+            stored += 1
+            seq, before = seq + 1, chained[0].hash
+
+    def _store(self, site: str, table: str, record: Record) -> None:
+        self.archived[(site, table, record.seq)] = record.hash
+        self.writes.append((f"INSERT INTO journal_records (site, table_id, {COLUMNS}) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", (site, table, *record)))
+
+    def _park(self, site: str, table: str, record: Record) -> None:
+        waiting = self.pending.setdefault((site, table, record.seq), [])
+        if record not in waiting:
+            waiting.append(record)
+            waiting.sort(key=lambda parked: parked.hash)
+        self.writes.append((f"INSERT INTO journal_pending (site, table_id, {COLUMNS}) "
+                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", (site, table, *record)))
+
+    def _insert_reject(self, rejection: Rejection, payload: str) -> None:
+        self.writes.append(("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) "
+                            "VALUES (%s, %s, %s, %s, %s)",
+                            (rejection.site, rejection.table, rejection.seq, rejection.reason, payload)))
+
+
+def _problem(record: Record, archived: str | None) -> str | None:
+    """Why ``record`` cannot be archived on its own merits (None: it may be)."""
+    if record_hash(record.seq, record.kind, record.at, record.prev, record.body) != record.hash:
+        return "its hash does not match its contents (edited or forged)"
+    if archived is not None:
+        return (f"differs from the archived record {record.seq} (hash {record.hash[:16]}..., archived "
+                f"{archived[:16]}...): a forged or rewritten record")
+    if record.seq == 1 and record.prev != GENESIS:
+        return "record 1 must follow no record (prev 64 zeros)"
+    return None
+
+
+def _chain_problem(record: Record, before: str | None) -> str | None:
+    """Why ``record`` does not follow the archived record before it, of hash ``before`` (None: it does)."""
+    if record.seq == 1:
+        return None
+    if before == record.prev:
+        return None
+    return (f"does not chain: its prev {record.prev[:16]}... is not the hash of the archived record "
+            f"{record.seq - 1} ({str(before)[:16]}...)")
 
 
 def record_payload(record: Record) -> str:

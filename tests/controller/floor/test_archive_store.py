@@ -1,0 +1,150 @@
+"""The archive's store against a real PostgreSQL: a batch judges its records exactly as one at a time.
+
+:meth:`ArchiveStore.receive_batch` reads what it needs once, judges the records in memory and writes
+them in one pipeline; these tests feed the same messages (real journals' records out of order, twice,
+forged, not chaining, not records at all) in batches of every size and in one-record transactions,
+and compare every outcome and every row the archive ends with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from controller.floor.archive_store import ArchiveStore, Decoded, Handled, Outcome, Rejection, record_payload
+from controller.journal.store import GENESIS, Record, record_hash
+from tests.controller.floor.floorkit import journal_records, make_journal
+
+SITE = "s"
+
+
+def _records(path: Path) -> list[Record]:
+    return [Record(**row) for row in journal_records(path)]
+
+
+def _forged(record: Record) -> Record:
+    """The same record with an edited body and a hash that holds: a rewritten record."""
+    body = record.body.replace("}", ',"forged":true}', 1)
+    return record._replace(body=body, hash=record_hash(record.seq, record.kind, record.at, record.prev, body))
+
+
+def _messages(journals: dict[str, list[Record]], seed: int, *, forgeries: bool) -> list[Decoded]:
+    """Every record of every table twice, shuffled, and a message that is not a record; with ``forgeries``
+    also rewritten records, a record whose hash does not hold and a record 1 that follows something."""
+    rng = random.Random(seed)
+    items: list[Decoded] = []
+    for table, records in journals.items():
+        extra: list[Record] = []
+        if forgeries:
+            extra = [_forged(record) for record in rng.sample(records[1:], 3)]
+            extra.append(records[5]._replace(hash="0" * 64))
+            orphan = records[0]._replace(prev="f" * 64)
+            extra.append(orphan._replace(hash=record_hash(1, orphan.kind, orphan.at, orphan.prev, orphan.body)))
+        items.extend(((SITE, table, record), record_payload(record)) for record in records + records + extra)
+    items.append((Rejection(SITE, None, None, "the message is not JSON"), "not json"))
+    rng.shuffle(items)
+    return items
+
+
+def _rows(database: str) -> dict[str, list[tuple[Any, ...]]]:
+    with psycopg.connect(database) as connection:
+        return {
+            "records": connection.execute("SELECT site, table_id, seq, kind, at, body, prev, hash FROM journal_records "
+                                          "ORDER BY site, table_id, seq").fetchall(),
+            "pending": connection.execute("SELECT site, table_id, seq, hash FROM journal_pending "
+                                          "ORDER BY site, table_id, seq, hash").fetchall(),
+            "rejects": connection.execute("SELECT site, table_id, seq, reason, payload FROM journal_rejects "
+                                          "ORDER BY id").fetchall(),
+        }
+
+
+def _archive(database: str, messages: list[Decoded], sizes: random.Random | None) -> list[Handled]:
+    """Feed ``messages`` in batches of random sizes (``sizes``), or one record a transaction (None)."""
+    store = ArchiveStore(psycopg.connect(database))
+    store.create_schema()
+    handled: list[Handled] = []
+    try:
+        at = 0
+        while at < len(messages):
+            size = 1 if sizes is None else sizes.choice([1, 2, 3, 7, 40, 500])
+            batch = messages[at:at + size]
+            if size == 1:
+                (item, payload), = batch
+                handled.append(store.reject(item, payload) if isinstance(item, Rejection)
+                               else store.receive(*item, payload))
+            else:
+                handled.extend(store.receive_batch(batch))
+            at += size
+        store.connection.commit()
+    finally:
+        store.close()
+    return handled
+
+
+@pytest.fixture(scope="module")
+def journals(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Record]]:
+    directory = tmp_path_factory.mktemp("journals")
+    return {f"t{seed}": _records(make_journal(directory / f"t{seed}.journal", seed=seed, rounds=4))
+            for seed in (1, 2, 3)}
+
+
+@pytest.fixture
+def second_database(postgres_server: str) -> Iterator[str]:
+    """Another fresh database, to archive the same messages a second way."""
+    name = f"croupier_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {name}")
+    yield f"{postgres_server.rsplit('/', 1)[0]}/{name}"
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_batches_of_any_size_judge_forgeries_and_duplicates_exactly_as_one_record_at_a_time(
+        journals: dict[str, list[Record]], database: str, second_database: str, seed: int) -> None:
+    messages = _messages(journals, seed, forgeries=True)
+    alone = _archive(database, messages, None)
+    together = _archive(second_database, messages, random.Random(seed))
+    assert [dataclasses.astuple(outcome) for outcome in together] == [dataclasses.astuple(outcome) for outcome in alone]
+    assert _rows(second_database) == _rows(database)
+    assert {outcome.outcome for outcome in alone} == set(Outcome), "the messages exercise every outcome"
+
+
+def test_batches_archive_every_table_as_its_journal_whatever_the_order(
+        journals: dict[str, list[Record]], database: str, second_database: str) -> None:
+    messages = _messages(journals, 4, forgeries=False)
+    alone = _archive(database, messages, None)
+    together = _archive(second_database, messages, random.Random(4))
+    assert [dataclasses.astuple(outcome) for outcome in together] == [dataclasses.astuple(outcome) for outcome in alone]
+    rows = _rows(second_database)
+    assert rows == _rows(database)
+    for table, records in journals.items():
+        assert [row[2:] for row in rows["records"] if row[1] == table] == [tuple(record) for record in records]
+    assert rows["pending"] == []
+    assert rows["rejects"] == [(SITE, None, None, "the message is not JSON", "not json")]
+
+
+def test_a_record_parked_and_released_in_one_batch_leaves_nothing_pending(
+        journals: dict[str, list[Record]], database: str) -> None:
+    records = journals["t1"]
+    backwards = [((SITE, "t1", record), record_payload(record)) for record in reversed(records)]
+    store = ArchiveStore(psycopg.connect(database))
+    store.create_schema()
+    try:
+        handled = store.receive_batch(backwards)
+        store.connection.commit()
+    finally:
+        store.close()
+    assert [outcome.outcome for outcome in handled] == [Outcome.PENDING] * (len(records) - 1) + [Outcome.STORED]
+    assert handled[-1].stored == len(records)
+    rows = _rows(database)
+    assert [row[2:] for row in rows["records"]] == [tuple(record) for record in records]
+    assert rows["pending"] == [] and rows["rejects"] == []
+    assert records[0].prev == GENESIS
