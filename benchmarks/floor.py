@@ -32,6 +32,7 @@ from pathlib import Path
 import psycopg
 
 from benchmarks.floor_measure import Audit, BrokerCounters, archived_count, audit, journal_rows
+from benchmarks.floor_probe import Arrivals, CpuSampler, children_of
 from benchmarks.floor_report import Outcome, report
 from benchmarks.floor_tables import table_command
 from benchmarks.report import write_section
@@ -58,6 +59,9 @@ class Scenario:
     name: str
     tables: int
     faults: bool = False
+    nice: int = 0
+    """The tables' niceness (``nice -n``): above 0, the broker, the archive and PostgreSQL come first
+    for the cores, as on a real floor where they have machines of their own and each table its own."""
 
 
 @dataclass
@@ -118,6 +122,11 @@ def croupier(*args: str) -> list[str]:
     return [sys.executable, "-m", "controller.cli.main", *args]
 
 
+def niced(floor: Floor, command: list[str]) -> list[str]:
+    """``command`` at the scenario's niceness for tables."""
+    return ["nice", "-n", str(floor.scenario.nice), *command] if floor.scenario.nice else command
+
+
 def start_archive(floor: Floor) -> None:
     """``croupier archive`` for this scenario, waiting until it has subscribed."""
     command = croupier("archive", "--broker", f"mqtt://{floor.broker.address}", "--db", floor.database,
@@ -133,8 +142,8 @@ def start_archive(floor: Floor) -> None:
 
 def start_process_table(floor: Floor, name: str) -> None:
     """One table as a ``croupier simulate`` process of its own (again: it resumes its journal)."""
-    command = croupier(*table_command(floor.feed, floor.directory, name, seed_of(name), floor.plan.rounds,
-                                      floor.plan.pace))
+    command = niced(floor, croupier(*table_command(floor.feed, floor.directory, name, seed_of(name),
+                                                   floor.plan.rounds, floor.plan.pace)))
     with floor.log(name).open("ab") as log:
         floor.processes[name] = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT)
 
@@ -155,9 +164,9 @@ def start_tables(floor: Floor) -> None:
         share = threaded[index::count]
         if not share:
             continue
-        command = [sys.executable, "-m", "benchmarks.floor_tables", "--feed", floor.feed, "--dir",
-                   str(floor.directory), "--rounds", str(floor.plan.rounds), "--pace", str(floor.plan.pace),
-                   *(f"{name}:{seed_of(name)}" for name in share)]
+        command = niced(floor, [sys.executable, "-m", "benchmarks.floor_tables", "--feed", floor.feed, "--dir",
+                                str(floor.directory), "--rounds", str(floor.plan.rounds), "--pace",
+                                str(floor.plan.pace), *(f"{name}:{seed_of(name)}" for name in share)])
         with floor.log(f"worker-{index}").open("wb") as log:
             floor.workers.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT))
 
@@ -286,6 +295,9 @@ def run_scenario(scenario: Scenario, plan: Plan) -> Outcome:
     with scenario_floor(scenario, plan) as floor:
         counters = BrokerCounters(floor.broker.address)
         counters.fresh(10)
+        probe = Arrivals(floor.broker.address, floor.site)
+        probe.subscribed.wait(30)
+        cpu = cpu_sampler(floor)
         received_before = counters.read("received")
         load_before = os.getloadavg()[0]
         started = time.monotonic()
@@ -298,21 +310,38 @@ def run_scenario(scenario: Scenario, plan: Plan) -> Outcome:
         dealt = time.monotonic() - started
         expected = sum(len(journal_rows(path)) for path in floor.journals().values())
         catch_up = wait_archive(floor, expected)
+        busy = time.monotonic() - started
+        cpu_seconds = cpu.stop()
+        probe.close()
         counters.fresh(10)
         counters.fresh(10)
         messages = counters.read("received") - received_before
         dropped = counters.read("dropped")
         counters.close()
         summary = stop_archive(floor)
-        result: Audit = audit(floor.database, floor.site, floor.journals())
-        return Outcome(scenario.name, scenario.tables, scenario.faults, result, messages, dropped, dealt,
+        result: Audit = audit(floor.database, floor.site, floor.journals(), probe.arrivals())
+        return Outcome(scenario.name, scenario.tables, scenario.faults, scenario.nice, result, messages, dropped, dealt,
                        catch_up, summary, failures, floor.faults, load_before, os.getloadavg()[0],
-                       dict(floor.memory_kib), plan.pace, plan.rounds)
+                       dict(floor.memory_kib), plan.pace, plan.rounds, cpu_seconds, busy)
+
+
+def cpu_sampler(floor: Floor) -> CpuSampler:
+    """CPU of each part of the floor, sampled from now until the archive has caught up."""
+    return CpuSampler({
+        "tables": lambda: [process.pid for process in [*floor.workers, *floor.processes.values()]],
+        "broker": lambda: [floor.broker.process.pid] if floor.broker.process else [],
+        "archive": lambda: [floor.archive.pid] if floor.archive else [],
+        "PostgreSQL": lambda: children_of(floor.plan.postgres.pid),
+        "the benchmark's subscribers": lambda: [os.getpid()],
+    })
 
 
 def scenarios(args: argparse.Namespace) -> list[Scenario]:
-    """The peer, the floor, the floor with faults (``--only``: one of them)."""
-    every = [Scenario("peer", args.peer), Scenario("floor", args.tables), Scenario("faults", args.tables, True)]
+    """The peer, the floor, the floor with the tables at the services' priority, the floor with faults
+    (``--only``: one of them)."""
+    nice = args.table_nice
+    every = [Scenario("peer", args.peer, nice=nice), Scenario("floor", args.tables, nice=nice),
+             Scenario("shared", args.tables), Scenario("faults", args.tables, True, nice=nice)]
     return [scenario for scenario in every if args.only in (None, scenario.name)]
 
 
@@ -338,7 +367,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="seconds between cards (default 0.35: ten times a fast real table)")
     parser.add_argument("--workers", type=int, default=4, help="processes holding the thread tables (default 4)")
     parser.add_argument("--dir", default="/var/tmp", help="where the journals go (on a real disk)")
-    parser.add_argument("--only", choices=("peer", "floor", "faults"), help="run only this scenario")
+    parser.add_argument("--only", choices=("peer", "floor", "shared", "faults"), help="run only this scenario")
+    parser.add_argument("--table-nice", type=int, default=10, metavar="N",
+                        help="the tables' niceness (default 10): the floor's services come first for the cores, "
+                             "as on a real floor where each has machines of its own; the shared scenario runs "
+                             "the tables at the services' priority")
     parser.add_argument("--faults", default=",".join(FAULT_KINDS), type=fault_kinds, metavar="KINDS",
                         help="the faults of the faults scenario, comma-separated: broker (stopped and started "
                              "twice), tables (two killed with kill -9 and started again); default both")

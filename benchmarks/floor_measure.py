@@ -99,6 +99,10 @@ class Audit:
     rejected: int = 0
     pending: int = 0
     latencies_ms: list[float] = field(default_factory=list)
+    to_subscriber_ms: list[float] = field(default_factory=list)
+    """Journal commit to the record's first receipt by the benchmark's own subscriber (feed and broker)."""
+    subscriber_to_archive_ms: list[float] = field(default_factory=list)
+    """That receipt to the archive's commit (the archive's own part)."""
     first_at: datetime | None = None
     last_at: datetime | None = None
     last_commit: datetime | None = None
@@ -123,8 +127,10 @@ def archived_count(database: str, site: str) -> int:
     return int(row[0]) if row else 0
 
 
-def audit(database: str, site: str, journals: dict[str, Path]) -> Audit:
-    """Compare every table's journal with its archived rows, and measure the latencies."""
+def audit(database: str, site: str, journals: dict[str, Path],
+          arrivals: dict[tuple[str, int], float] | None = None) -> Audit:
+    """Compare every table's journal with its archived rows, and measure the latencies (split at each
+    record's receipt by the benchmark's own subscriber, ``arrivals``: (table, seq) -> epoch seconds)."""
     result = Audit()
     with psycopg.connect(database) as connection:
         rows = connection.execute(
@@ -141,7 +147,7 @@ def audit(database: str, site: str, journals: dict[str, Path]) -> Audit:
     for table, path in sorted(journals.items()):
         records = journal_rows(path)
         known.update((table, record.seq) for record in records)
-        _audit_table(result, table, records, archived)
+        _audit_table(result, table, records, archived, arrivals or {})
     result.unexpected = sum(1 for key in archived if key not in known)
     return result
 
@@ -152,7 +158,8 @@ def _count(connection: psycopg.Connection[Any], name: str, site: str) -> int:
 
 
 def _audit_table(result: Audit, table: str, records: list[Record],
-                 archived: dict[tuple[str, int], list[tuple[str, datetime]]]) -> None:
+                 archived: dict[tuple[str, int], list[tuple[str, datetime]]],
+                 arrivals: dict[tuple[str, int], float]) -> None:
     result.journal_records += len(records)
     if records:
         first, last = parse_at(records[0].at), parse_at(records[-1].at)
@@ -167,6 +174,10 @@ def _audit_table(result: Audit, table: str, records: list[Record],
             continue
         at, committed = parse_at(record.at), copies[0][1]
         result.latencies_ms.append((committed - at).total_seconds() * 1000)
+        received = arrivals.get((table, record.seq))
+        if received is not None:
+            result.to_subscriber_ms.append((received - at.timestamp()) * 1000)
+            result.subscriber_to_archive_ms.append((committed.timestamp() - received) * 1000)
         result.last_commit = max(result.last_commit or committed, committed)
     _dealing_rate(result, records)
 

@@ -27,6 +27,7 @@ class Outcome:
     name: str
     tables: int
     faults: bool
+    nice: int
     audit: Audit
     messages: int
     """PUBLISH messages the broker received (Mosquitto's $SYS counter)."""
@@ -42,6 +43,10 @@ class Outcome:
     memory_kib: dict[str, int]
     pace: float
     rounds: int
+    cpu_seconds: dict[str, float]
+    """CPU seconds of each part of the floor from the tables' start until the archive caught up."""
+    busy_seconds: float
+    """Wall seconds of that span."""
 
     @property
     def sound(self) -> bool:
@@ -77,8 +82,7 @@ def _verdict(outcome: Outcome) -> str:
 
 def table_rows(outcomes: list[Outcome]) -> list[str]:
     """The comparison table: one column per scenario."""
-    rows = ["| measure | " + " | ".join(f"{o.name}: {o.tables} tables{' + faults' if o.faults else ''}"
-                                       for o in outcomes) + " |",
+    rows = ["| measure | " + " | ".join(_heading(o) for o in outcomes) + " |",
             "| --- |" + " --- |" * len(outcomes)]
     each = outcomes
     rows += [
@@ -100,12 +104,36 @@ def table_rows(outcomes: list[Outcome]) -> list[str]:
         _row("latency p99 (target < 100 ms)",
              [f"{_ms(percentile(o.audit.latencies_ms, 0.99))} {_verdict(o)}" for o in each]),
         _row("latency max", [_ms(max(o.audit.latencies_ms, default=float("nan"))) for o in each]),
+        _row("of which journal commit → a subscriber's receipt (the feed and the broker), p50 / p99",
+             [_split(o.audit.to_subscriber_ms) for o in each]),
+        _row("of which that receipt → archive commit (the archive), p50 / p99",
+             [_split(o.audit.subscriber_to_archive_ms) for o in each]),
+        _row("CPU seconds from the tables' start to the archive caught up (share of the cores' time)",
+             [_cpu(o) for o in each]),
         _row("archive caught up, after the tables ended", [f"{o.catch_up_seconds:.1f} s" for o in each]),
         _row("load average (1 min) before → after", [f"{o.load_before:.1f} → {o.load_after:.1f}" for o in each]),
         _row("resident memory: a table process; a worker process with its thread tables",
              [_memory(o) for o in each]),
     ]
     return rows
+
+
+def _heading(outcome: Outcome) -> str:
+    faults = " + faults" if outcome.faults else ""
+    priority = f"tables at nice {outcome.nice}" if outcome.nice else "tables at the services' priority"
+    return f"{outcome.name}: {outcome.tables} tables{faults} ({priority})"
+
+
+def _split(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return f"{_ms(percentile(values, 0.5))} / {_ms(percentile(values, 0.99))}"
+
+
+def _cpu(outcome: Outcome) -> str:
+    capacity = outcome.busy_seconds * (os.cpu_count() or 1)
+    return "; ".join(f"{name} {seconds:.0f} s ({seconds / capacity:.0%})"
+                     for name, seconds in outcome.cpu_seconds.items())
 
 
 def _memory(outcome: Outcome) -> str:

@@ -46,7 +46,13 @@ def assert_every_record_archived_once(report: str) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_floor_archives_every_record_of_every_table_once() -> None:
-    assert_every_record_archived_once(quick_run("--only", "floor"))
+    report = quick_run("--only", "floor")
+    assert_every_record_archived_once(report)
+    split = re.search(r"^\| of which that receipt → archive commit \(the archive\), p50 / p99 \| ([\d.]+ m?s) / "
+                      r"([\d.]+ m?s) \|$", report, re.M)
+    assert split, "the latency is split at the benchmark's own subscriber\n" + report
+    cpu = re.search(r"^\| CPU seconds .*\| (.*) \|$", report, re.M)
+    assert cpu and all(f"{part} " in cpu.group(1) for part in ("tables", "broker", "archive", "PostgreSQL")), report
 
 
 @pytest.mark.slow
