@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "controller.cli.history",
     "controller.cli.archive",
     "controller.cli.floor",
+    "controller.cli.train",
 ]
 
 EXIT_BAD_INPUT = 2
