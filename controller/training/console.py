@@ -67,7 +67,7 @@ class TrainingConsole(App[None]):
         with Vertical():
             yield Static(id="cards")
             yield Static(id="question")
-            yield Input(placeholder="net pay, e.g. +0.95", id="pay")
+            yield Input(placeholder="net pay, e.g. +0.95", id="pay", disabled=True)
             yield Static(id="verdict")
             yield Static(id="score")
         yield Footer()
@@ -107,7 +107,7 @@ class TrainingConsole(App[None]):
         for event in events:
             if event["event"] == "card":
                 if event["slot"] == "P1":
-                    self.cards = [f"Round {event['round']}"]
+                    self.cards = []
                 self.cards.extend(describe(event))
             elif event["event"] == "call_due":
                 self.question = question(event)
@@ -129,9 +129,13 @@ class TrainingConsole(App[None]):
         else:
             keys = ", ".join(f"{key} {word}" for key, word in KEY_WORDS[due.call].items())
             question = f"{self.question.split(' (')[0]}: {keys}"
-        pay.set_class(due is not None and due.call == "pay", "asked")
-        if due is not None and due.call == "pay":
+        paying = due is not None and due.call == "pay"
+        pay.set_class(paying, "asked")
+        pay.disabled = not paying
+        if paying:
             pay.focus()
+        else:
+            self.set_focus(None)
         self.query_one("#question", Static).update(question)
         if verdicts:
             self.query_one("#verdict", Static).update("\n".join(line.strip() for line in verdicts))

@@ -34,8 +34,7 @@ class Due:
     bet: str | None = None
 
     def event(self) -> CallDueEvent:
-        words = list(calls.VOCABULARY.get(self.call, ()))
-        event: CallDueEvent = {"event": "call_due", "round": self.round, "call": self.call, "words": words}
+        event: CallDueEvent = {"event": "call_due", "round": self.round, "call": self.call}
         if self.bet is not None:
             event["bet"] = self.bet
         return event

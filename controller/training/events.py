@@ -14,7 +14,6 @@ class CallDueEvent(TypedDict):
     event: Literal["call_due"]
     round: int
     call: CallKind
-    words: list[str]
     bet: NotRequired[str]
 
 

@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from controller.training.calls import VOCABULARY
 from controller.training.drill import Drill, Due
 from controller.training.events import CallDueEvent, TrainingEvent
 from controller.training.report import report_lines
@@ -78,7 +79,7 @@ def question(due: CallDueEvent) -> str:
     """The question a call asks a person, with its words."""
     if due["call"] == "pay":
         return f"Pay on the {due.get('bet')} bet (e.g. +0.95, -1, 0)?"
-    return f"{QUESTIONS[due['call']]} ({'/'.join(due['words'])})?"
+    return f"{QUESTIONS[due['call']]} ({'/'.join(VOCABULARY[due['call']])})?"
 
 
 def describe(event: TrainingEvent) -> list[str]:
