@@ -57,6 +57,14 @@ class Dialogue:
                     stream.close()
 
 
+def expected_call(call: str, player: list[str], banker: list[str]) -> str:
+    if call == "player":
+        return oracle.player_call(player, banker)
+    if call == "banker":
+        return oracle.banker_call(banker, player[2] if len(player) == 3 else None)
+    return oracle.winner(player, banker)
+
+
 def test_json_lines_contract_through_stdin() -> None:
     drill = Dialogue("--seed", "11", "--rounds", "4", "--json")
     player: list[str] = []
@@ -82,9 +90,7 @@ def test_json_lines_contract_through_stdin() -> None:
                 assert rejection[-1]["input"] == "perhaps" and "expected one of" in rejection[-1]["reason"]
                 assert again == [due], "a rejected word is asked again, not scored"
                 rejected_once = True
-            expected = {"player": lambda: oracle.player_call(player, banker),
-                        "banker": lambda: oracle.banker_call(banker, player[2] if len(player) == 3 else None),
-                        "winner": lambda: oracle.winner(player, banker)}[due["call"]]()
+            expected = expected_call(due["call"], player, banker)
             give = expected if answered % 3 else next(w for w in ("draw", "stand", "tie") if w != expected)
             drill.say(give)
             verdict = drill.read_until("call_scored")[-1]
