@@ -32,6 +32,11 @@ def scored(events: list[TrainingEvent]) -> CallScoredEvent:
     return first
 
 
+def due_call(drill: Drill) -> str | None:
+    """The kind of the call due now (None when none is)."""
+    return None if drill.due is None else drill.due.call
+
+
 def round_cards(player: list[str], banker: list[str]) -> str:
     """Deal order: P1 B1 P2 B2, then the third cards."""
     order = [player[0], banker[0], player[1], banker[1], *player[2:], *banker[2:]]
@@ -57,11 +62,11 @@ def test_every_banker_tableau_cell_is_scored(banker_total: int, third: int | Non
     drill = drill_on(round_cards(player, banker))
     opening = drill.start()
     assert [e["card"] for e in opening if e["event"] == "card"] == [player[0], banker[0], player[1], banker[1]]
-    assert drill.due is not None and drill.due.call == "player"
+    assert due_call(drill) == "player"
     after_player = drill.answer(oracle.player_call(player, banker), 1.0)
     shown = [e["card"] for e in after_player if e["event"] == "card"]
     assert shown == player[2:], "the player's third card is shown before the banker's call"
-    assert drill.due is not None and drill.due.call == "banker"
+    assert due_call(drill) == "banker"
     expected = oracle.banker_call(banker, player[2] if third is not None else None)
     verdict = scored(drill.answer(expected if right else WRONG[expected], 2.0))
     assert verdict["expected"] == expected
@@ -107,7 +112,7 @@ def test_a_natural_is_called_and_ends_the_round(player: list[str], banker: list[
     drill.start()
     verdict = scored(drill.answer("natural", 1.0))
     assert (verdict["expected"], verdict["correct"], verdict["cell"]) == ("natural", True, "natural")
-    assert drill.due is not None and drill.due.call == "winner", "no banker call after a natural"
+    assert due_call(drill) == "winner", "no banker call after a natural"
     winner = scored(drill.answer(oracle.winner(player, banker), 1.0))
     assert winner["correct"] is True
 
