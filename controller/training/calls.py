@@ -87,7 +87,7 @@ def winner_call(player: Sequence[Card], banker: Sequence[Card]) -> Expected:
     player_total, banker_total = hand_total(player), hand_total(banker)
     won = rules.winner(player_total, banker_total)
     said = "a tie" if won == "tie" else f"{won} wins"
-    return Expected(won, f"{player_total} against {banker_total}",
+    return Expected(won, f"player {player_total} / banker {banker_total}",
                     f"player {player_total} against banker {banker_total}: {said}")
 
 

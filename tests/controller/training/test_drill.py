@@ -195,7 +195,7 @@ def test_the_report_adds_up_a_known_drill() -> None:
                     "banker": {"calls": 2, "correct": 0, "wrong": 2},
                     "winner": {"calls": 3, "correct": 2, "wrong": 1}},
         "missed_cells": [{"call": "banker", "cell": "banker 4 / third card 6", "wrong": 2, "calls": 2},
-                         {"call": "winner", "cell": "9 against 3", "wrong": 1, "calls": 2}],
+                         {"call": "winner", "cell": "player 9 / banker 3", "wrong": 1, "calls": 2}],
         "mean_seconds": 4.75, "p90_seconds": 10.0, "finished": True,
     }
 
@@ -204,3 +204,14 @@ def test_cards_that_stop_the_table_are_a_clear_error() -> None:
     drill = drill_on("AS 2H XX")
     with pytest.raises(TrainingDealError, match="unknown_card"):
         drill.start()
+
+
+def test_a_long_drill_runs_on_into_the_next_shoe() -> None:
+    drill = drill_on(rounds=130, seed=9)
+    events = drill.start()
+    while drill.due is not None:
+        events += drill.answer(drill.due.expected.answer, 0.5)
+    report = events[-1]
+    assert report["event"] == "training_report"
+    assert (report["rounds"], report["wrong"], report["finished"]) == (130, 0, True)
+    assert report["calls"] == sum(e["event"] == "call_scored" for e in events)
