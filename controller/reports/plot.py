@@ -34,7 +34,8 @@ def plot_pace(shifts: list[Shift], path: str) -> None:
                            marker=".", linestyle="-", label=label)
     pace.set_ylabel("rounds dealt")
     pace.set_title("Game pace over the shift")
-    pace.legend(fontsize="small")
+    if shifts:
+        pace.legend(fontsize="small")
     per_round.set_ylabel("seconds per round")
     per_round.set_xlabel("minutes into the shift")
     figure.tight_layout()

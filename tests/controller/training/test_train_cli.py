@@ -116,9 +116,10 @@ def test_input_ending_early_still_reports_and_exits_3() -> None:
 
 
 def test_plain_terminal_prompts_and_reports() -> None:
-    run = croupier("train", "--cards", "AS 3C 2H AC 6D 9C", "--rounds", "1", stdin="draw\nstand\nbanker\n")
+    run = croupier("train", "--cards", "AS 3C 2H AC 6D 9C", "--rounds", "1", stdin="draw\nmaybe\nstand\nbanker\n")
     assert run.returncode == 0, run.stderr
     out = run.stdout
+    assert "'maybe' is not a banker call: expected one of draw, stand; call again" in out
     assert "Player's call (natural/draw/stand)?" in out and "Player card 3: 6D" in out
     assert "WRONG" in out and "banker 4 draws on the player's third card 2-7: the third card was 6" in out
     assert "Training report: 1 rounds, 3 calls, 1 right, 2 wrong" in out
