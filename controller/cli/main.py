@@ -26,6 +26,8 @@ COMMAND_MODULES = [
     "controller.cli.history",
     "controller.cli.archive",
     "controller.cli.floor",
+    "controller.cli.train",
+    "controller.cli.report",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -46,7 +48,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``croupier``; returns the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    command = " ".join(name for name in (args.command, getattr(args, "floor_command", None)) if name)
+    command = " ".join(name for name in (args.command, getattr(args, "floor_command", None),
+                                         getattr(args, "report_command", None)) if name)
     try:
         status: int = args.handler(args)
     except CroupierError as error:

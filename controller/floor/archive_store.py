@@ -214,6 +214,18 @@ class ArchiveStore:
             (site, table)).fetchall()
         return [Record(*row) for row in rows]
 
+    def tables(self) -> list[tuple[str, str]]:
+        """Every (site, table) with archived records, in order; an archive without its tables is said in one line."""
+        try:
+            rows = self.connection.execute(
+                "SELECT DISTINCT site, table_id FROM journal_records ORDER BY site, table_id").fetchall()
+        except psycopg.errors.UndefinedTable:
+            raise ArchiveError("the database holds no archive (no journal_records table); give the URL of "
+                               "the database croupier archive writes to") from None
+        except psycopg.Error as error:
+            raise database_failure(error) from None
+        return [(str(site), str(table)) for site, table in rows]
+
     def tables_holding(self, seq: int, hash_: str) -> list[tuple[str, str]]:
         """The (site, table) whose archived record ``seq`` has hash ``hash_``."""
         rows = self.connection.execute(

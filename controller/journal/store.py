@@ -38,7 +38,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -315,6 +315,11 @@ class Journal:
     def append_events(self, events: list[Event]) -> int:
         """Durably append the events of the input just journaled; returns the record's seq."""
         return self._write([("events", {"events": events})])
+
+    def append_step(self, input_body: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> int:
+        """Durably append, in one transaction, an input of another producer's own shape (a trainee's answer in
+        a training journal) and the events it caused; returns the events record's seq."""
+        return self._write([("input", dict(input_body)), ("events", {"events": list(events)})])
 
     def mark_delivered(self, seq: int) -> None:
         """Note that events record ``seq`` reached the consumers.

@@ -1,0 +1,60 @@
+"""``croupier report dealers PATH...``: dealers and game pace from table journals or the floor archive."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from controller.reports.dealers import Shift, report, shifts_of
+from controller.reports.sources import archive_timelines, journal_timeline
+from controller.reports.tables import text_lines, write_csv
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("report", help="reports from journals: dealers and game pace",
+                                   description="Reports read from table journals or the floor archive.")
+    reports = parser.add_subparsers(dest="report_command", required=True, metavar="REPORT")
+    dealers = reports.add_parser(
+        "dealers",
+        help="per dealer (badge) and per shift: rounds, pace, misdeals, voids, approvals, seconds per round",
+        description="Per dealer (badge) and per shift (a dealer's continuous stretch at a table, sign-in to "
+                    "sign-out; a table without badges is one shift of no dealer): rounds dealt, rounds per "
+                    "hour, misdeals per 100 rounds by kind, voids, supervisor approvals, mean and p90 seconds "
+                    "per round. Exit status: 0 done, 2 a path, URL or option is wrong.",
+    )
+    dealers.add_argument("paths", nargs="+", metavar="PATH",
+                         help="a table journal, or the floor archive's postgresql:// URL (every table in it)")
+    output = dealers.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help='one JSON object: {"dealers": [...], "shifts": [...]}')
+    output.add_argument("--csv", action="store_true", help="CSV: a row per dealer, then a row per shift")
+    dealers.add_argument("--plot", metavar="FILE.png", help="draw the game pace over each shift to this PNG")
+    dealers.set_defaults(handler=report_dealers)
+
+
+def _shifts(paths: list[str]) -> list[Shift]:
+    shifts: list[Shift] = []
+    for path in paths:
+        if path.startswith(("postgresql://", "postgres://")):
+            for table, timeline in archive_timelines(path).items():
+                shifts.extend(shifts_of(table, timeline))
+        else:
+            shifts.extend(shifts_of(path, journal_timeline(path)))
+    return shifts
+
+
+def report_dealers(args: argparse.Namespace) -> int:
+    shifts = _shifts(args.paths)
+    if args.plot:
+        from controller.reports.plot import plot_pace
+
+        plot_pace(shifts, args.plot)
+    result = report(shifts)
+    if args.json:
+        print(json.dumps(result))
+    elif args.csv:
+        write_csv(result, sys.stdout)
+    else:
+        print("\n".join(text_lines(result)))
+    return 0

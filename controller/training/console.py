@@ -1,0 +1,150 @@
+"""The drill in the dealer console's style: a Textual screen answered by keys.
+
+==========  =====================================
+call        keys
+==========  =====================================
+player      ``n`` natural, ``d`` draw, ``s`` stand
+banker      ``d`` draw, ``s`` stand
+winner      ``p`` player, ``b`` banker, ``t`` tie
+pay         type the net pay (``+0.95``), Enter
+==========  =====================================
+
+``q`` ends the drill (the report then says it ended early). Each call is timed from the moment it is shown.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, Final
+
+from textual import events as textual_events
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Footer, Input, Static
+
+from controller.training.drill import Drill
+from controller.training.events import TrainingEvent
+from controller.training.frontends import END_OF_INPUT, answer_record, describe, question
+from controller.training.report import report_lines
+
+KEY_WORDS: Final[dict[str, dict[str, str]]] = {
+    "player": {"n": "natural", "d": "draw", "s": "stand"},
+    "banker": {"d": "draw", "s": "stand"},
+    "winner": {"p": "player", "b": "banker", "t": "tie"},
+}
+"""For each word call, the key that gives each word."""
+
+Keeper = Callable[[Mapping[str, Any] | None, list[TrainingEvent]], None]
+
+
+class TrainingConsole(App[None]):
+    """The drill on one screen: the round's cards, the call due with its keys, the last verdict, the score."""
+
+    CSS = """
+    #cards { height: auto; padding: 1 2; }
+    #question { height: auto; padding: 0 2; text-style: bold; }
+    #verdict { height: auto; padding: 1 2; }
+    #score { height: auto; padding: 0 2; }
+    #pay { display: none; margin: 0 2; }
+    #pay.asked { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill")]
+
+    def __init__(self, drill: Drill, keep: Keeper | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.drill = drill
+        self.keep = keep
+        self.clock = clock
+        self.asked = 0.0
+        self.cards: list[str] = []
+        self.question = ""
+        self.report: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(id="cards")
+            yield Static(id="question")
+            yield Input(placeholder="net pay, e.g. +0.95", id="pay", disabled=True)
+            yield Static(id="verdict")
+            yield Static(id="score")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._tell(None, self.drill.start())
+
+    def on_key(self, event: textual_events.Key) -> None:
+        due = self.drill.due
+        if due is None or due.call == "pay":
+            return
+        word = KEY_WORDS[due.call].get(event.key)
+        if word is not None:
+            event.stop()
+            self._answer(word)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.input.value = ""
+        self._answer(event.value)
+
+    def action_quit_drill(self) -> None:
+        if self.drill.due is not None:
+            self._tell(END_OF_INPUT, [self.drill.report_event()])
+        self.exit()
+
+    def _answer(self, text: str) -> None:
+        due = self.drill.due
+        assert due is not None
+        seconds = self.clock() - self.asked
+        record = answer_record(due, text, seconds)
+        self._tell(record, self.drill.answer(text, seconds))
+
+    def _tell(self, answer: Mapping[str, Any] | None, events: list[TrainingEvent]) -> None:
+        if self.keep is not None:
+            self.keep(answer, events)
+        verdicts: list[str] = []
+        for event in events:
+            if event["event"] == "card":
+                if event["slot"] == "P1":
+                    self.cards = []
+                self.cards.extend(describe(event))
+            elif event["event"] == "call_due":
+                self.question = question(event)
+                self.asked = self.clock()
+            elif event["event"] == "training_report":
+                self.report = report_lines(event)
+            else:
+                verdicts.extend(describe(event))
+        self._render(verdicts)
+
+    def _render(self, verdicts: list[str]) -> None:
+        due = self.drill.due
+        self.query_one("#cards", Static).update("\n".join(self.cards))
+        pay = self.query_one("#pay", Input)
+        if due is None:
+            question = "Drill over. q: quit"
+        elif due.call == "pay":
+            question = self.question
+        else:
+            keys = ", ".join(f"{key} {word}" for key, word in KEY_WORDS[due.call].items())
+            question = f"{self.question.split(' (')[0]}: {keys}"
+        paying = due is not None and due.call == "pay"
+        pay.set_class(paying, "asked")
+        pay.disabled = not paying
+        if paying:
+            pay.focus()
+        else:
+            self.set_focus(None)
+        self.query_one("#question", Static).update(question)
+        if verdicts:
+            self.query_one("#verdict", Static).update("\n".join(line.strip() for line in verdicts))
+        tally = self.drill.report
+        right = sum(s["correct"] for s in tally.scored)
+        score = f"{right} of {len(tally.scored)} right"
+        self.query_one("#score", Static).update("\n".join(self.report) if self.report else score)
+
+
+def run_training_console(drill: Drill, keep: Keeper | None = None) -> None:
+    """Run the drill in the console until it is over and the trainee quits."""
+    TrainingConsole(drill, keep).run()

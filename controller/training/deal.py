@@ -1,0 +1,86 @@
+"""Rounds for the drill, dealt by the real table core from a card source (the mock shoe).
+
+The table decides every card's slot and plays the dealer's own inputs (confirm the shoe, next
+round, a new shoe at the cut card); the drill only sees the finished rounds' cards in deal order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from controller.core.cards import Card, parse_card
+from controller.core.events import Event
+from controller.core.exceptions import CroupierError
+from controller.core.inputs import Input, InputKind
+from controller.core.table import Table
+from drivers.base import CardSource, Indication
+
+
+class TrainingDealError(CroupierError):
+    """The cards given to the drill stopped the table (a misdeal in a script, say)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DealtRound:
+    """One round as the table dealt it: each card with its slot (``P1`` ... ``B3``), in deal order."""
+
+    cards: tuple[tuple[str, Card], ...]
+    variant: str
+
+    @property
+    def player(self) -> list[Card]:
+        return [card for slot, card in self.cards if slot.startswith("P")]
+
+    @property
+    def banker(self) -> list[Card]:
+        return [card for slot, card in self.cards if slot.startswith("B")]
+
+    @property
+    def player_third(self) -> Card | None:
+        return next((card for slot, card in self.cards if slot == "P3"), None)
+
+
+def dealt_rounds(table: Table, source: CardSource) -> Iterator[DealtRound]:
+    """Each round the table completes from ``source``'s inputs, until the source runs out."""
+    last = table.start()[-1]
+    cards: list[tuple[str, Card]] = []
+    while True:
+        dealer_input = _dealer_input(last, source)
+        item = dealer_input or source.recv(0)
+        if item is None:
+            return
+        events = table.handle(item)
+        for event in events:
+            if event["event"] == "card":
+                cards.append((event["slot"], parse_card(event["card"])))
+            elif event["event"] == "result":
+                yield DealtRound(tuple(cards), table.variant)
+                cards = []
+            elif event["event"] == "round_voided":
+                cards = []
+        last = events[-1]
+        _check_running(last, events)
+
+
+def _dealer_input(last: Event, source: CardSource) -> Input | None:
+    """What the simulated dealer does on the table's instruction ``last``, if anything."""
+    if last["event"] != "instruction":
+        return None
+    action = last["action"]
+    if action == "next_round":
+        return Input(InputKind.NEXT)
+    if action == "confirm_shoe":
+        return Input(InputKind.SHOE)
+    if action == "new_shoe":
+        source.indicate(Indication.NEW_SHOE)
+        return Input(InputKind.SHOE)
+    return None
+
+
+def _check_running(last: Event, events: list[Event]) -> None:
+    if last["event"] == "instruction" and last["action"] == "resolve":
+        misdeal = next((event for event in events if event["event"] == "misdeal"), None)
+        what = f"{misdeal['kind']}: {misdeal['detail']}" if misdeal is not None else last["say"]
+        raise TrainingDealError(f"the cards stopped the table with a misdeal ({what}); "
+                                "the drill needs cards that deal cleanly: fix the script or use --seed")

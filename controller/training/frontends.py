@@ -1,0 +1,119 @@
+"""The drill in a stream: as JSON lines for other front-ends, or as prompted lines in a plain terminal.
+
+Both read one answer per line; the time a call took is measured from the moment it was asked.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
+
+from controller.training.calls import VOCABULARY
+from controller.training.drill import Drill, Due
+from controller.training.events import CallDueEvent, TrainingEvent
+from controller.training.report import report_lines
+
+Writer = Callable[[list[TrainingEvent]], None]
+Keeper = Callable[[Mapping[str, Any] | None, list[TrainingEvent]], None]
+"""Keeps what the drill said after an answer (None: its opening), before it is shown: the training journal."""
+
+END_OF_INPUT: Mapping[str, Any] = {"end": "the input ended before the drill"}
+
+
+def answer_record(due: Due, text: str, seconds: float) -> dict[str, Any]:
+    """An answer as the training journal keeps it."""
+    return {"answer": {"round": due.round, "call": due.call, "text": text.rstrip("\r\n"),
+                       "seconds": round(seconds, 3)}}
+
+
+def run_drill(drill: Drill, answers: TextIO, show: Writer, ask: Callable[[], None] = lambda: None,
+              keep: Keeper | None = None, clock: Callable[[], float] = time.monotonic) -> None:
+    """Run ``drill`` reading one answer per line from ``answers`` until it ends or the input does.
+
+    At the end of the input the drill stops where it is and the report says it ended early.
+    """
+    def tell(answer: Mapping[str, Any] | None, events: list[TrainingEvent]) -> None:
+        if keep is not None:
+            keep(answer, events)
+        show(events)
+
+    tell(None, drill.start())
+    asked = clock()
+    while drill.due is not None:
+        ask()
+        line = answers.readline()
+        if not line:
+            tell(END_OF_INPUT, [drill.report_event()])
+            return
+        seconds = clock() - asked
+        answer = answer_record(drill.due, line, seconds)
+        events = drill.answer(line, seconds)
+        tell(answer, events)
+        if events[0]["event"] == "call_scored":
+            asked = clock()
+
+
+class JsonLines:
+    """Each event as one compact JSON line on ``out``, flushed at once."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, events: list[TrainingEvent]) -> None:
+        for event in events:
+            self.out.write(json.dumps(event) + "\n")
+        self.out.flush()
+
+
+SIDES = {"P": "Player", "B": "Banker"}
+QUESTIONS = {
+    "player": "Player's call",
+    "banker": "Banker's call",
+    "winner": "Winner",
+}
+
+
+def question(due: CallDueEvent) -> str:
+    """The question a call asks a person, with its words."""
+    if due["call"] == "pay":
+        return f"Pay on the {due.get('bet')} bet (e.g. +0.95, -1, 0)?"
+    return f"{QUESTIONS[due['call']]} ({'/'.join(VOCABULARY[due['call']])})?"
+
+
+def describe(event: TrainingEvent) -> list[str]:
+    """An event of the drill as lines for a person (a call due is asked, not described: none)."""
+    if event["event"] == "card":
+        heading = [f"Round {event['round']}"] if event["slot"] == "P1" else []
+        return [*heading, f"  {SIDES[event['slot'][0]]} card {event['slot'][1]}: {event['card']}"]
+    if event["event"] == "call_due":
+        return []
+    if event["event"] == "rejected":
+        return [f"  {event['say']}"]
+    if event["event"] == "call_scored":
+        took = f"{event['seconds']:.1f} s"
+        if event["correct"]:
+            return [f"  right ({took})"]
+        return [f"  WRONG ({took}): {event['expected']}, not {event['given']}: {event.get('rule', '')}"]
+    return report_lines(event)
+
+
+class PlainTerminal:
+    """The drill as lines for a person: the cards, a question with its words, the verdict."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.question = ""
+
+    def __call__(self, events: list[TrainingEvent]) -> None:
+        for event in events:
+            if event["event"] == "call_due":
+                self.question = question(event)
+            for line in describe(event):
+                self.out.write(line + "\n")
+        self.out.flush()
+
+    def ask(self) -> None:
+        self.out.write(self.question + " ")
+        self.out.flush()

@@ -1,0 +1,51 @@
+"""`croupier report dealers postgresql://...`: the floor archive's copy of a journal (a real PostgreSQL)
+gives the same report as the journal itself."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.floor.archive_store import ArchiveStore, connect, create_schema, record_payload
+from controller.journal.store import Journal
+from tests.controller.reports.journalkit import BADGED_TIMELINE, write_journal
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def croupier(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+def test_the_archive_gives_the_journal_s_report(database: str, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    path = write_journal(tmp_path / "t7.journal", BADGED_TIMELINE, monkeypatch)
+    store = ArchiveStore(connect(database))
+    try:
+        create_schema(store)
+        journal = Journal.open_existing(path)
+        for record in journal.records():
+            assert store.receive("casino", "t7", record, record_payload(record)).stored
+        journal.close()
+    finally:
+        store.close()
+    from_archive = croupier("report", "dealers", database, "--json")
+    from_journal = croupier("report", "dealers", str(path), "--json")
+    assert from_archive.returncode == 0, from_archive.stderr
+    archived, journaled = json.loads(from_archive.stdout), json.loads(from_journal.stdout)
+    assert [shift.pop("table") for shift in archived["shifts"]] == ["casino/t7"] * 3
+    for shift in journaled["shifts"]:
+        shift.pop("table")
+    assert archived == journaled
+    assert [row["rounds"] for row in archived["dealers"]] == [4, 2]
+
+
+def test_a_database_without_an_archive_is_one_clear_line(database: str) -> None:
+    run = croupier("report", "dealers", database)
+    assert run.returncode == 2
+    assert "holds no archive" in run.stderr and "Traceback" not in run.stderr

@@ -1,0 +1,126 @@
+"""`croupier report dealers` on journals built with a known timeline: the numbers per dealer and per
+shift, JSON, CSV, the pace picture, and clear errors for bad paths and options."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.controller.reports.journalkit import BADGED_TIMELINE, T0, UNBADGED_TIMELINE, write_journal
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def croupier(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+@pytest.fixture
+def journals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    return (write_journal(tmp_path / "table1.journal", BADGED_TIMELINE, monkeypatch),
+            write_journal(tmp_path / "table2.journal", UNBADGED_TIMELINE, monkeypatch))
+
+
+def test_numbers_per_dealer_and_per_shift(journals: tuple[Path, Path]) -> None:
+    run = croupier("report", "dealers", *map(str, journals), "--json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    shifts = report["shifts"]
+    assert [(s["dealer"], s["table"], s["start"], s["end"]) for s in shifts] == [
+        ("A1", str(journals[0]), "2026-01-05T20:00:00+00:00", "2026-01-05T20:30:00+00:00"),
+        ("B2", str(journals[0]), "2026-01-05T20:30:00+00:00", "2026-01-05T21:00:00+00:00"),
+        ("A1", str(journals[0]), "2026-01-05T21:00:00+00:00", "2026-01-05T21:00:55+00:00"),
+        (None, str(journals[1]), "2026-01-05T20:00:10+00:00", "2026-01-05T20:01:30+00:00"),
+    ]
+    alice_first = shifts[0]
+    assert {k: alice_first[k] for k in ("hours", "rounds", "rounds_per_hour", "voids", "approvals",
+                                        "mean_seconds_per_round", "p90_seconds_per_round")} == {
+        "hours": 0.5, "rounds": 3, "rounds_per_hour": 6.0, "voids": 1, "approvals": 1,
+        "mean_seconds_per_round": 46.67, "p90_seconds_per_round": 60.0}
+    assert alice_first["misdeals"] == {"exposed_card": 1, "unreadable_card": 1}
+    assert alice_first["misdeals_per_100_rounds"] == {"exposed_card": 33.33, "unreadable_card": 33.33}
+    bob = shifts[1]
+    assert (bob["rounds"], bob["rounds_per_hour"], bob["mean_seconds_per_round"], bob["p90_seconds_per_round"],
+            bob["misdeals"], bob["voids"], bob["approvals"]) == (2, 4.0, 30.0, 40.0, {}, 0, 0)
+    unbadged = shifts[3]
+    assert (unbadged["rounds"], unbadged["hours"], unbadged["rounds_per_hour"],
+            unbadged["mean_seconds_per_round"], unbadged["p90_seconds_per_round"]) == (2, 0.0222, 90.0, 37.5, 60.0)
+    dealers = {row["dealer"]: row for row in report["dealers"]}
+    alice = dealers["A1"]
+    assert (alice["name"], alice["shifts"], alice["rounds"], alice["hours"]) == ("Alice", 2, 4, 0.5153)
+    assert alice["rounds_per_hour"] == round(4 / (0.5 + 55 / 3600), 2)
+    assert (alice["mean_seconds_per_round"], alice["p90_seconds_per_round"]) == (46.25, 60.0)
+    assert alice["misdeals_per_100_rounds"] == {"exposed_card": 25.0, "unreadable_card": 25.0}
+    assert list(dealers) == ["A1", "B2", None]
+
+
+def test_csv_has_a_row_per_dealer_then_per_shift(journals: tuple[Path, Path]) -> None:
+    run = croupier("report", "dealers", str(journals[0]), "--csv")
+    assert run.returncode == 0, run.stderr
+    rows = list(csv.DictReader(io.StringIO(run.stdout)))
+    assert [(row["scope"], row["dealer"]) for row in rows] == [
+        ("dealer", "A1"), ("dealer", "B2"), ("shift", "A1"), ("shift", "B2"), ("shift", "A1")]
+    first_shift = rows[2]
+    assert (first_shift["rounds"], first_shift["rounds_per_hour"], first_shift["voids"],
+            first_shift["approvals"]) == ("3", "6.0", "1", "1")
+    assert first_shift["misdeals_per_100_rounds_exposed_card"] == "33.33"
+    assert first_shift["misdeals_per_100_rounds_foreign_card"] == "0"
+    assert first_shift["start"] == T0.isoformat()
+
+
+def test_the_text_report_names_dealers_and_shifts(journals: tuple[Path, Path]) -> None:
+    run = croupier("report", "dealers", *map(str, journals))
+    assert run.returncode == 0, run.stderr
+    assert "Alice (A1): 2 shift(s), 4 rounds" in run.stdout
+    assert "Bob (B2): 1 shift(s), 2 rounds in 0.50 h (4.0/h), 30.0 s a round (p90 40.0)" in run.stdout
+    assert "(no badge): 1 shift(s), 2 rounds" in run.stdout
+
+
+def test_plot_draws_a_png(journals: tuple[Path, Path], tmp_path: Path) -> None:
+    picture = tmp_path / "pace.png"
+    run = croupier("report", "dealers", *map(str, journals), "--plot", str(picture), "--json")
+    assert run.returncode == 0, run.stderr
+    import matplotlib.image
+
+    image = matplotlib.image.imread(str(picture))
+    assert image.shape[0] > 300 and image.shape[1] > 300
+    assert image.std() > 0.01, "the picture is not blank"
+
+
+def test_bad_paths_and_options_are_one_clear_line(journals: tuple[Path, Path], tmp_path: Path) -> None:
+    not_a_journal = tmp_path / "notes.txt"
+    not_a_journal.write_text("hello\n", encoding="utf-8")
+    training = tmp_path / "drill.journal"
+    drill = subprocess.run([sys.executable, "-m", "controller.cli", "train", "--seed", "1", "--rounds", "1",
+                            "--json", "--journal", str(training)], input="", capture_output=True, text=True,
+                           cwd=ROOT, timeout=120)
+    assert drill.returncode == 3, drill.stderr
+    journal = str(journals[0])
+    cases: list[tuple[list[str], str]] = [
+        ([str(tmp_path / "missing.journal")], "no such journal"),
+        ([str(tmp_path)], "is a directory"),
+        ([str(not_a_journal)], str(not_a_journal)),
+        ([str(training)], "is a training journal"),
+        ([journal, "--plot", str(tmp_path / "pace.jpg")], "expected a file name ending in .png"),
+        ([journal, "--plot", str(tmp_path / "no" / "pace.png")], "does not exist"),
+        ([journal, "--json", "--csv"], "not allowed with argument"),
+        (["postgresql://nobody@127.0.0.1:1/none"], "cannot connect to the database"),
+    ]
+    for args, message in cases:
+        run = croupier("report", "dealers", *args)
+        assert run.returncode == 2, (args, run.stdout, run.stderr)
+        assert message in run.stderr, (args, run.stderr)
+        assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) <= 3, run.stderr
+
+
+def test_no_paths_is_a_usage_error() -> None:
+    run = croupier("report", "dealers")
+    assert run.returncode == 2 and "the following arguments are required: PATH" in run.stderr
+

@@ -1,0 +1,48 @@
+"""The drill's console screen, headless with Textual's pilot: keys make the calls, pays are typed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from textual.widgets import Static
+
+from controller.training.console import TrainingConsole
+from controller.training.events import TrainingEvent
+from tests.controller.training.test_drill import drill_on, round_cards
+
+
+def text_of(app: TrainingConsole, widget: str) -> str:
+    return str(app.query_one(widget, Static).render())
+
+
+def test_keys_make_the_calls_and_the_report_is_shown() -> None:
+    kept: list[tuple[Mapping[str, Any] | None, list[TrainingEvent]]] = []
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]), payouts=True)
+    app = TrainingConsole(drill, keep=lambda answer, events: kept.append((answer, events)))
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.pause()
+            assert "Player card 2: 2H" in text_of(app, "#cards")
+            assert "n natural, d draw, s stand" in text_of(app, "#question")
+            await pilot.press("x")                 # no word: nothing is scored
+            assert drill.report.scored == []
+            await pilot.press("d")                 # player 3 draws: right
+            assert "Player card 3: 6D" in text_of(app, "#cards")
+            await pilot.press("s")                 # banker 4 on a 6 draws: wrong
+            assert "banker 4 draws on the player's third card 2-7" in text_of(app, "#verdict")
+            await pilot.press("p")                 # player 9 beats banker 3
+            assert drill.due is not None and drill.due.call == "pay"
+            for pay in ("+1", "-1", "-1", "-1", "-1"):
+                await pilot.press(*pay, "enter")
+            await pilot.pause()
+            assert drill.due is None
+            assert "Training report: 1 rounds, 8 calls, 7 right, 1 wrong" in text_of(app, "#score")
+            await pilot.press("q")
+
+    asyncio.run(scenario())
+    assert [answer["answer"]["text"] for answer, _ in kept if answer and "answer" in answer] == [
+        "draw", "stand", "player", "+1", "-1", "-1", "-1", "-1"]
+    assert kept[-1][1][-1]["event"] == "training_report"

@@ -1,0 +1,160 @@
+"""`croupier train` as a front-end runs it: the JSON-lines contract through stdin and stdout, the plain
+terminal, the training journal, and clear errors for bad options."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.controller.training import oracle
+
+ROOT = Path(__file__).resolve().parents[3]
+DEADLINE = 120
+
+
+def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], input=stdin, capture_output=True,
+                          text=True, cwd=ROOT, timeout=DEADLINE)
+
+
+class Dialogue:
+    """A running ``croupier train --json``, spoken to one line at a time."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "controller.cli", "train", *args],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, cwd=ROOT)
+
+    def read_until(self, *names: str) -> list[dict[str, Any]]:
+        """Events up to and including the first one named in ``names``."""
+        assert self.process.stdout is not None
+        seen: list[dict[str, Any]] = []
+        while True:
+            line = self.process.stdout.readline()
+            assert line, f"the drill ended before {names}: {seen}"
+            event = json.loads(line)
+            seen.append(event)
+            if event["event"] in names:
+                return seen
+
+    def say(self, text: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(text + "\n")
+        self.process.stdin.flush()
+
+    def close(self) -> int:
+        try:
+            return self.process.wait(timeout=DEADLINE)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+                if stream is not None:
+                    stream.close()
+
+
+def expected_call(call: str, player: list[str], banker: list[str]) -> str:
+    if call == "player":
+        return oracle.player_call(player, banker)
+    if call == "banker":
+        return oracle.banker_call(banker, player[2] if len(player) == 3 else None)
+    return oracle.winner(player, banker)
+
+
+def test_json_lines_contract_through_stdin() -> None:
+    drill = Dialogue("--seed", "11", "--rounds", "4", "--json")
+    player: list[str] = []
+    banker: list[str] = []
+    answered = right = 0
+    rejected_once = False
+    try:
+        while True:
+            events = drill.read_until("call_due", "training_report")
+            for event in events[:-1]:
+                assert event["event"] == "card", event
+                if event["slot"] == "P1":
+                    player, banker = [], []
+                (player if event["slot"][0] == "P" else banker).append(event["card"])
+            due = events[-1]
+            if due["event"] == "training_report":
+                report = due
+                break
+            assert set(due) == {"event", "round", "call"} and due["call"] in ("player", "banker", "winner")
+            if not rejected_once:
+                drill.say("perhaps")
+                rejection, again = drill.read_until("rejected"), drill.read_until("call_due")
+                assert rejection[-1]["input"] == "perhaps" and "expected one of" in rejection[-1]["reason"]
+                assert again == [due], "a rejected word is asked again, not scored"
+                rejected_once = True
+            expected = expected_call(due["call"], player, banker)
+            give = expected if answered % 3 else next(w for w in ("draw", "stand", "tie") if w != expected)
+            drill.say(give)
+            verdict = drill.read_until("call_scored")[-1]
+            assert {k: verdict[k] for k in ("round", "call", "expected", "given", "correct")} == {
+                "round": due["round"], "call": due["call"], "expected": expected, "given": give,
+                "correct": give == expected}
+            assert ("rule" in verdict) is (give != expected)
+            answered += 1
+            right += give == expected
+    finally:
+        status = drill.close()
+    assert status == 0
+    assert rejected_once and answered >= 12
+    assert (report["calls"], report["correct"], report["wrong"]) == (answered, right, answered - right)
+    assert report["rounds"] == 4 and report["finished"] is True
+
+
+def test_input_ending_early_still_reports_and_exits_3() -> None:
+    run = croupier("train", "--seed", "3", "--rounds", "5", "--json", stdin="draw\n")
+    assert run.returncode == 3, run.stderr
+    last = json.loads(run.stdout.splitlines()[-1])
+    assert last["event"] == "training_report" and last["calls"] == 1 and last["finished"] is False
+
+
+def test_plain_terminal_prompts_and_reports() -> None:
+    run = croupier("train", "--cards", "AS 3C 2H AC 6D 9C", "--rounds", "1", stdin="draw\nmaybe\nstand\nbanker\n")
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "'maybe' is not a banker call: expected one of draw, stand; call again" in out
+    assert "Player's call (natural/draw/stand)?" in out and "Player card 3: 6D" in out
+    assert "WRONG" in out and "banker 4 draws on the player's third card 2-7: the third card was 6" in out
+    assert "Training report: 1 rounds, 3 calls, 1 right, 2 wrong" in out
+
+
+def test_training_journal_holds_answers_and_the_report(tmp_path: Path) -> None:
+    path = tmp_path / "drill.journal"
+    run = croupier("train", "--seed", "2", "--rounds", "1", "--json", "--journal", str(path),
+                   stdin="natural\nstand\ndraw\ntie\nbanker\nplayer\n")
+    verify = croupier("audit", "verify", str(path))
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    rows = sqlite3.connect(path).execute("SELECT kind, body FROM records ORDER BY seq").fetchall()
+    bodies = [json.loads(body) for _, body in rows]
+    assert bodies[0]["identity"]["arguments"]["command"] == "train"
+    answers = [body["answer"]["text"] for kind, body in zip([k for k, _ in rows], bodies, strict=True)
+               if kind == "input" and "answer" in body]
+    stream = [json.loads(line) for line in run.stdout.splitlines()]
+    assert len(answers) == sum(e["event"] in ("call_scored", "rejected") for e in stream)
+    assert bodies[-1]["events"][-1] == stream[-1] and stream[-1]["event"] == "training_report"
+    again = croupier("train", "--seed", "2", "--journal", str(path), stdin="")
+    assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_bad_options_are_one_clear_line(tmp_path: Path) -> None:
+    cases = [
+        (["--rounds", "0"], "--rounds: expected 1 or more"),
+        (["--focus", "player"], "invalid choice: 'player'"),
+        (["--script", str(tmp_path / "none.txt")], "no such script file"),
+        (["--cards", "AS", "--script", "x"], "give --cards or --script, not both"),
+        (["--cards", "AS 2H XX"], "unknown_card"),
+        (["--journal", str(tmp_path / "no" / "dir.journal")], "does not exist"),
+        (["--json", "--console"], "not allowed with argument"),
+    ]
+    for args, message in cases:
+        run = croupier("train", *args, stdin="")
+        assert run.returncode == 2, (args, run.stdout, run.stderr)
+        assert message in run.stderr, (args, run.stderr)
+        assert "Traceback" not in run.stderr
