@@ -59,6 +59,8 @@ class Scenario:
     name: str
     tables: int
     faults: bool = False
+    on_disk: bool = False
+    """The tables' journals on the disk (``--dir``) rather than on tmpfs (``--table-dir``)."""
     nice: int = 0
     """The tables' niceness (``nice -n``): above 0, the broker, the archive and PostgreSQL come first
     for the cores, as on a real floor where they have machines of their own and each table its own."""
@@ -74,9 +76,11 @@ class Plan:
     directory: Path
     postgres: Postgres
     faults: tuple[str, ...] = FAULT_KINDS
+    """Which faults the faults scenario injects: ``broker`` (two outages), ``tables`` (two ``kill -9``)."""
     max_queued: int | None = None
     """Mosquitto's ``max_queued_messages`` (None: the floor's, :data:`MAX_QUEUED`; 0: no limit)."""
-    """Which faults the faults scenario injects: ``broker`` (two outages), ``tables`` (two ``kill -9``)."""
+    table_directory: Path | None = None
+    """Where the journals of the scenarios not ``on_disk`` go (None: ``directory``)."""
 
     @property
     def expected_seconds(self) -> float:
@@ -266,7 +270,8 @@ def stop_archive(floor: Floor) -> str:
 @contextlib.contextmanager
 def scenario_floor(scenario: Scenario, plan: Plan) -> Iterator[Floor]:
     """A fresh broker, database and archive for ``scenario``; all stopped afterwards."""
-    directory = plan.directory / scenario.name
+    base = plan.directory if scenario.on_disk or plan.table_directory is None else plan.table_directory
+    directory = base / scenario.name
     directory.mkdir(parents=True)
     database = f"bench_{scenario.name}"
     with psycopg.connect(plan.postgres.url(), autocommit=True) as admin:
@@ -320,9 +325,9 @@ def run_scenario(scenario: Scenario, plan: Plan) -> Outcome:
         counters.close()
         summary = stop_archive(floor)
         result: Audit = audit(floor.database, floor.site, floor.journals(), probe.arrivals())
-        return Outcome(scenario.name, scenario.tables, scenario.faults, scenario.nice, result, messages, dropped, dealt,
-                       catch_up, summary, failures, floor.faults, load_before, os.getloadavg()[0],
-                       dict(floor.memory_kib), plan.pace, plan.rounds, cpu_seconds, busy)
+        return Outcome(scenario.name, scenario.tables, scenario.faults, scenario.nice, scenario.on_disk, result,
+                       messages, dropped, dealt, catch_up, summary, failures, floor.faults, load_before,
+                       os.getloadavg()[0], dict(floor.memory_kib), plan.pace, plan.rounds, cpu_seconds, busy)
 
 
 def cpu_sampler(floor: Floor) -> CpuSampler:
@@ -341,7 +346,7 @@ def scenarios(args: argparse.Namespace) -> list[Scenario]:
     (``--only``: one of them)."""
     nice = args.table_nice
     every = [Scenario("peer", args.peer, nice=nice), Scenario("floor", args.tables, nice=nice),
-             Scenario("shared", args.tables), Scenario("faults", args.tables, True, nice=nice)]
+             Scenario("shared", args.tables, on_disk=True), Scenario("faults", args.tables, True, nice=nice)]
     return [scenario for scenario in every if args.only in (None, scenario.name)]
 
 
@@ -366,7 +371,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pace", type=float, default=0.35,
                         help="seconds between cards (default 0.35: ten times a fast real table)")
     parser.add_argument("--workers", type=int, default=4, help="processes holding the thread tables (default 4)")
-    parser.add_argument("--dir", default="/var/tmp", help="where the journals go (on a real disk)")
+    parser.add_argument("--dir", default="/var/tmp",
+                        help="a directory on a real disk: the shared scenario's journals (default /var/tmp)")
+    parser.add_argument("--table-dir", default="/dev/shm",
+                        help="where the other scenarios' journals go (default /dev/shm, tmpfs: on a real floor "
+                             "each table fsyncs to a disk of its own, not 200 tables to one)")
     parser.add_argument("--only", choices=("peer", "floor", "shared", "faults"), help="run only this scenario")
     parser.add_argument("--table-nice", type=int, default=10, metavar="N",
                         help="the tables' niceness (default 10): the floor's services come first for the cores, "
@@ -394,12 +403,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     postgres = Postgres(("track_commit_timestamp=on", "max_connections=50"))
     scratch = Path(tempfile.mkdtemp(prefix="croupier-floor-", dir=args.dir))
+    table_scratch = Path(tempfile.mkdtemp(prefix="croupier-floor-", dir=args.table_dir))
     if args.keep:
-        print(f"floor: journals and logs in {scratch}", flush=True)
+        print(f"floor: journals and logs in {scratch} and {table_scratch}", flush=True)
     try:
         postgres.start()
         plan = Plan(args.rounds, args.pace, args.workers, scratch, postgres, tuple(args.faults.split(",")),
-                    args.max_queued)
+                    args.max_queued, table_scratch)
         outcomes = [run_scenario(scenario, plan) for scenario in scenarios(args)]
     except ServerUnavailable as error:
         print(f"python -m benchmarks.floor: {error}", file=sys.stderr)
@@ -408,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
         postgres.stop()
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
+            shutil.rmtree(table_scratch, ignore_errors=True)
     body = report(outcomes, quick=args.quick)
     print(body)
     if args.write and not args.quick:

@@ -28,6 +28,7 @@ class Outcome:
     tables: int
     faults: bool
     nice: int
+    on_disk: bool
     audit: Audit
     messages: int
     """PUBLISH messages the broker received (Mosquitto's $SYS counter)."""
@@ -121,7 +122,8 @@ def table_rows(outcomes: list[Outcome]) -> list[str]:
 def _heading(outcome: Outcome) -> str:
     faults = " + faults" if outcome.faults else ""
     priority = f"tables at nice {outcome.nice}" if outcome.nice else "tables at the services' priority"
-    return f"{outcome.name}: {outcome.tables} tables{faults} ({priority})"
+    journals = "journals on the disk" if outcome.on_disk else "journals on tmpfs"
+    return f"{outcome.name}: {outcome.tables} tables{faults} ({priority}, {journals})"
 
 
 def _split(values: list[float]) -> str:
@@ -150,13 +152,17 @@ def report(outcomes: list[Outcome], quick: bool = False) -> str:
     lines = [
         ("Quick smoke run. " if quick else "")
         + f"Each table is `croupier simulate --seed N --rounds {first.rounds} --pace {first.pace} --quiet --journal "
-        "PATH --feed mqtt://127.0.0.1:PORT/SITE/TABLE` (mock shoe, journal fsync'd on the local disk, the feed "
-        "publishing from the journal as its outbox): two tables as processes of their own, the others as "
-        "threads in four worker processes that call the same command line (`benchmarks/floor_tables.py`). One "
-        "Mosquitto 2.0 (persistent, `max_queued_messages 1000000`) and one `croupier archive` process (its "
-        "default: a plain persistent subscription, records stored in batches of up to 500 a transaction) "
-        "into one PostgreSQL 15, all on this "
-        f"machine ({os.cpu_count()} cores shared with other work; the load averages below say how busy it was).",
+        "PATH --feed mqtt://127.0.0.1:PORT/SITE/TABLE` (mock shoe, the journal fsync'd, the feed publishing from "
+        "the journal as its outbox): two tables as processes of their own, the others as threads in worker "
+        "processes that call the same command line (`benchmarks/floor_tables.py`). One Mosquitto 2.0 "
+        "(persistent, `max_queued_messages 1000000`) and one `croupier archive` process (its default: a plain "
+        "persistent subscription, records stored in batches of up to 500 a transaction, a few round trips a "
+        "batch) into one PostgreSQL 15 on the disk, all on this "
+        f"machine ({os.cpu_count()} cores shared with other work; the load averages below say how busy it was). "
+        "On a real floor every table has a machine and a disk of its own, and the broker, the archive and "
+        "PostgreSQL theirs; here all share 2 cores and one disk. So the floor's scenarios run the tables at a "
+        "lower priority (`nice`) with their journals on tmpfs, and the shared scenario runs the same tables "
+        "at the services' priority with their journals on the disk, to show what sharing costs.",
         "",
         "Latency: from each record's `at` (taken in the table's journal transaction, just before its "
         "fsync'd commit) to the commit of the archive's transaction that stored it "
