@@ -14,6 +14,7 @@ from controller.core.inputs import Input, InputKind
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State
 from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED
+from controller.core.sequence_check import sequence_alert
 from controller.core.settlement import settle
 from controller.core.shuffle_check import ALERT_PROBABILITY
 from controller.core.tablestate import PROMPTS, TableState
@@ -108,6 +109,9 @@ class Dealing(TableState):
                           f"so far are same-suit rank neighbours; a random shuffle gives this with probability "
                           f"{score:.1e}. Stop and call surveillance: the shoe may not have been shuffled",
             })
+        repeat = self.ledger.repeat
+        if repeat is not None:
+            events.append(sequence_alert(repeat, self.shoe_number, self.round))
 
     def _not_due(self, code: str | None, status: str, events: list[Event]) -> None:
         held = [(code or "??", status)]
@@ -236,7 +240,8 @@ class Dealing(TableState):
 
     def _new_shoe(self, events: list[Event]) -> None:
         self.shoe_number += 1
-        self.ledger = ShoeLedger(self.decks)
+        self.archive.add_shoe(self.shoe_number - 1, self.ledger.sequence.cards)
+        self.ledger = ShoeLedger(self.decks, self.archive)
         self.cut_out = False
         self.model.last_round = None
         events.append({"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks})

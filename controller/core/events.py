@@ -94,12 +94,18 @@ class ShoeClosedEvent(TypedDict):
 
 class AlertEvent(TypedDict):
     event: Literal["alert"]
-    kind: Literal["unshuffled_shoe"]
+    kind: Literal["unshuffled_shoe", "sequence_repeat"]
     shoe: int
     round: int
     probability: float
     threshold: float
     detail: str
+    earlier_shoe: NotRequired[int | None]
+    """``sequence_repeat``: the earlier shoe repeated (null for the factory order)."""
+    order: NotRequired[Literal["dealt", "discard", "factory"]]
+    start: NotRequired[int]
+    earlier_start: NotRequired[int]
+    length: NotRequired[int]
 
 
 class ReaderEvent(TypedDict):

@@ -21,6 +21,7 @@ from controller.core.misdeals import (
     instruction,
     needs_supervisor,
 )
+from controller.core.sequence_check import SequenceArchive
 
 PROMPTS = {state: (state.value, side, f"Card to {side.upper()}") for state, side in SLOT_SIDE.items()}
 """Each slot's prompt: (slot name, side, what the dealer is told)."""
@@ -37,7 +38,9 @@ class TableState:
         self.model = RoundModel(self.settings.shoe.burn)
         self.machine = build_machine(self.model, on_round_start=self._round_started)
         self.shoe_number = 1
-        self.ledger = ShoeLedger(self.decks)
+        self.archive = SequenceArchive(self.decks)
+        """Every earlier shoe's dealt order, for the repeated-sequence alert."""
+        self.ledger = ShoeLedger(self.decks, self.archive)
         self.manual_slots: set[State] = set()
         self.slots_dealt: list[State] = []
         """The slots dealt so far in the round in play, in order (an exposed card is taken off the end)."""
