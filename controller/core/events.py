@@ -130,10 +130,21 @@ class PromptEvent(TypedDict):
 
 class CardEvent(TypedDict):
     event: Literal["card"]
+    face_down: NotRequired[bool]
+    """Face-down dealing: the card is read but not shown until its hand is revealed."""
     round: int
     slot: str
     card: str
     manual: NotRequired[bool]
+
+
+class RevealedEvent(TypedDict):
+    event: Literal["revealed"]
+    round: int
+    side: Side
+    slots: list[str]
+    cards: list[str]
+    total: int
 
 
 class InstructionEvent(TypedDict):
@@ -276,7 +287,7 @@ class ShoeClosingEvent(TypedDict):
 
 Event = (
     TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | ReaderEvent
-    | RoundEvent | PromptEvent | CardEvent | InstructionEvent | ResultEvent | SettlementEvent
+    | RoundEvent | PromptEvent | CardEvent | RevealedEvent | InstructionEvent | ResultEvent | SettlementEvent
     | MisdealEvent | ResolvedEvent | RoundVoidedEvent | RejectedEvent
     | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
     | ApprovalRequiredEvent | ApprovalEvent | ApprovalRefusedEvent | ApprovalCancelledEvent | ShoeClosingEvent
@@ -285,7 +296,7 @@ Event = (
 
 EVENT_TYPES: tuple[type, ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, ReaderEvent,
-    RoundEvent, PromptEvent, CardEvent, InstructionEvent, ResultEvent, SettlementEvent,
+    RoundEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,
