@@ -15,10 +15,12 @@ from config.loader import load_config
 from controller.cli import main as cli
 from controller.cli import simulate as simulate_command
 from controller.core.events import Event
+from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind, card_read
 from controller.core.machine import State
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
+from controller.ui.keyboard import parse_dealer_line
 from controller.ui.transcript import JsonLines
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -123,3 +125,12 @@ def test_a_resumed_journal_continues_between_the_reveals(tmp_path: Path, face_do
     start = len(reference) - len(resumed)
     assert resumed == reference[start:] and start <= len(before)
     assert [e for e in before if e["event"] == "result"][-1]["round"] == 2
+
+
+def test_the_dealer_types_a_reveal_with_or_without_its_total() -> None:
+    assert parse_dealer_line("r") == Input(InputKind.REVEAL)
+    assert parse_dealer_line("reveal 7") == Input(InputKind.REVEAL, "7")
+    for bad in ("r 10", "r 7H", "r x"):
+        with pytest.raises(ScriptError, match=r"expected 'r' or 'r TOTAL' with a total from 0 to 9") as raised:
+            parse_dealer_line(bad)
+        assert repr(bad) in str(raised.value)
