@@ -134,3 +134,11 @@ def test_the_dealer_types_a_reveal_with_or_without_its_total() -> None:
         with pytest.raises(ScriptError, match=r"expected 'r' or 'r TOTAL' with a total from 0 to 9") as raised:
             parse_dealer_line(bad)
         assert repr(bad) in str(raised.value)
+
+
+def test_the_transcript_shows_each_reveal(face_down: Path) -> None:
+    run = croupier("simulate", "--config", str(face_down), "--seed", "3", "--rounds", "1")
+    assert run.returncode == 0, run.stderr
+    revealed = [line.strip() for line in run.stdout.splitlines() if line.strip().startswith("Revealed")]
+    assert revealed[:2] == ["Revealed PLAYER P1 P2: KC 2H (total 2)", "Revealed BANKER B1 B2: JS 2H (total 2)"]
+    assert run.stdout.index("Revealed BANKER B3") < run.stdout.index("BANKER WINS")
