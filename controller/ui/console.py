@@ -261,6 +261,7 @@ class TableScreen(Screen[None]):
         Binding("m", "manual", "Manual entry"),
         Binding("s", "new_shoe", "New shoe"),
         Binding("c", "dealer('close')", "Close shoe"),
+        Binding("r", "dealer('reveal')", "Reveal", show=False),
     ]
 
     def compose(self) -> ComposeResult:

@@ -3,11 +3,14 @@ never hold a card code, total or winner of a hand not yet revealed."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.request
 from typing import Any
 
 import pytest
+from textual.geometry import Region
+from textual.widget import Widget
 
 from config.loader import load_config
 from controller.core.cards import parse_card
@@ -16,7 +19,7 @@ from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind, card_read
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
-from controller.ui.console import card_text
+from controller.ui.console import DealerConsole, card_text
 from controller.ui.scoreboard import start_scoreboard
 from controller.ui.tableview import FACE_DOWN, TableView
 
@@ -25,6 +28,13 @@ from controller.ui.tableview import FACE_DOWN, TableView
 def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
+
+
+def rendered(app: DealerConsole, selector: str) -> str:
+    """The text a widget shows on screen, line by line."""
+    widget = app.screen.query_one(selector, Widget)
+    width, height = widget.outer_size
+    return "\n".join(strip.text.strip() for strip in widget.render_lines(Region(0, 0, width, height))).strip("\n")
 
 
 def face_down_table() -> Table:
@@ -125,3 +135,28 @@ def test_the_console_view_shows_face_down_cards_until_their_hand_is_revealed() -
     assert view.slots == {"P1": "2C", "B1": FACE_DOWN, "P2": "3S", "B2": FACE_DOWN}
     assert view.total("player") == 5 and view.total("banker") is None
     assert view.result is None
+
+
+def test_the_console_shows_face_down_cards_and_r_reveals() -> None:
+    table = face_down_table()
+    events = [*table.start(), *table.handle(Input(InputKind.SHOE))]
+    for code in ["2C", "4D", "3S", "2H"]:
+        events += table.handle(card_read(code))
+    sent: list[Input] = []
+
+    async def main() -> None:
+        app = DealerConsole(on_input=sent.append, events=list(events))
+        async with app.run_test(size=(120, 50)) as pilot:
+            await pilot.pause()
+            player = rendered(app, "#player-hand")
+            assert "P1 ▒▒" in player and "P2 ▒▒" in player and "2♣" not in player and "total –" in player
+            await pilot.press("r")
+            for event in table.handle(sent[-1]):
+                app.apply(event)
+            await pilot.pause()
+            player = rendered(app, "#player-hand")
+            assert "P1 2♣" in player and "P2 3♠" in player and "total 5" in player
+            assert "▒▒" in rendered(app, "#banker-hand")
+
+    asyncio.run(main())
+    assert sent == [Input(InputKind.REVEAL)]
