@@ -9,9 +9,9 @@ order (its dealt order reversed: the tray's top card was dealt last) and the
 new-deck factory order.
 
 A run is a stretch of consecutive cards of this shoe equal, card for card, to a
-stretch of one reference. Runs are found through a map from each card-pair
-bigram of the references to where it occurs, so a card costs one dictionary
-look-up plus the handful of positions that bigram has.
+stretch of one reference. Runs are found through a map from every three cards
+in a row of the references (a trigram, :data:`Gram`) to where they occur, so a
+card costs one dictionary look-up plus the rare positions its trigram has.
 
 The alert threshold is a computed false-alarm bound (docs/game-protection.md).
 Under a random shuffle, given the cards already out, the probability that a
@@ -28,6 +28,7 @@ below :data:`FALSE_ALARM` (one in a million).
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -42,7 +43,14 @@ FALSE_ALARM = 1e-6
 FACTORY_SUITS = "SHDC"
 """New decks come in suit order, each suit ace to king."""
 
-Bigram = tuple[str, str]
+Gram = tuple[str, str, str]
+"""Three cards in a row: the key runs are found by.
+
+Three, not two: a run of three cards is never implausible on its own (its chance
+is at least ``1 / N**3`` for a shoe of ``N`` cards, above every threshold, which is
+at most ``FALSE_ALARM / N**2``), so no alert is missed, and a three-card key has 52
+times fewer chance matches to follow than a pair.
+"""
 
 
 def factory_order(decks: int) -> list[str]:
@@ -76,12 +84,8 @@ class SequenceRepeat:
     threshold: float
 
 
-@dataclass(slots=True)
-class _Run:
-    start: int
-    earlier_start: int
-    length: int
-    log_probability: float
+DISCARD_BASE = 1 << 48
+"""Where the previous shoe's discard order is numbered from (apart from the archive's positions)."""
 
 
 @dataclass
@@ -89,13 +93,18 @@ class SequenceArchive:
     """The orders the table has seen: every earlier shoe's dealt order and the factory order.
 
     The table keeps one for its whole life (a journal replay rebuilds it), so every
-    shoe is compared with all earlier ones. Pure data.
+    shoe is compared with all earlier ones. The references are numbered one after
+    another (a card's *position*); :attr:`index` maps each trigram to the positions of
+    its last card (see :data:`Gram`). Pure data.
     """
 
     decks: int
     references: list[Reference] = field(default_factory=list)
-    index: dict[Bigram, list[tuple[int, int]]] = field(default_factory=dict)
-    """Each bigram of the references: (reference number, position of its second card)."""
+    starts: list[int] = field(default_factory=list)
+    """The position of each reference's first card."""
+    index: dict[Gram, list[int]] = field(default_factory=dict)
+    size: int = 0
+    """Cards in all references."""
     previous: Reference | None = None
     """The last shoe's dealt order (its reverse is the discard reference)."""
 
@@ -103,11 +112,10 @@ class SequenceArchive:
         self._add(Reference(None, "factory", tuple(factory_order(self.decks))))
 
     def _add(self, reference: Reference) -> None:
-        number = len(self.references)
         self.references.append(reference)
-        cards = reference.cards
-        for position in range(1, len(cards)):
-            self.index.setdefault((cards[position - 1], cards[position]), []).append((number, position))
+        self.starts.append(self.size)
+        add_grams(self.index, reference.cards, self.size)
+        self.size += len(reference.cards)
 
     def add_shoe(self, shoe: int, cards: list[str]) -> None:
         """Keep the dealt order of ``shoe``, which has just ended."""
@@ -118,8 +126,18 @@ class SequenceArchive:
     @property
     def cards(self) -> int:
         """Cards in all references, the previous shoe's discard order included."""
-        total = sum(len(reference.cards) for reference in self.references)
-        return total + (len(self.previous.cards) if self.previous is not None else 0)
+        return self.size + (len(self.previous.cards) if self.previous is not None else 0)
+
+    def locate(self, position: int) -> tuple[int, int]:
+        """The reference number holding archive ``position``, and its 0-based place there."""
+        number = bisect.bisect_right(self.starts, position) - 1
+        return number, position - self.starts[number]
+
+
+def add_grams(index: dict[Gram, list[int]], cards: tuple[str, ...], base: int) -> None:
+    """Index each three cards in a row of ``cards`` under the position (``base`` + place) of the last."""
+    for place in range(2, len(cards)):
+        index.setdefault((cards[place - 2], cards[place - 1], cards[place]), []).append(base + place)
 
 
 class SequenceMonitor:
@@ -133,58 +151,68 @@ class SequenceMonitor:
         self.archive = archive
         self.total = 52 * decks
         self.decks = decks
-        self.references = list(archive.references)
         self.index = archive.index
-        self.discard: dict[Bigram, list[int]] = {}
+        self.discard_reference: Reference | None = None
+        self.discard: dict[Gram, list[int]] = {}
         if archive.previous is not None:
-            self.references.append(Reference(archive.previous.shoe, "discard",
-                                             tuple(reversed(archive.previous.cards))))
-            cards = self.references[-1].cards
-            for position in range(1, len(cards)):
-                self.discard.setdefault((cards[position - 1], cards[position]), []).append(position)
-        self.discard_number = len(self.references) - 1
+            self.discard_reference = Reference(archive.previous.shoe, "discard",
+                                               tuple(reversed(archive.previous.cards)))
+            add_grams(self.discard, self.discard_reference.cards, DISCARD_BASE)
         self.alignments = max(1, self.total * archive.cards)
         self.threshold = FALSE_ALARM / self.alignments
         self.log_threshold = math.log(self.threshold)
         self.cards: list[str] = []
         """This shoe's identified cards, in the order they came out."""
-        self.previous_log_probability = 0.0
-        self.runs: dict[tuple[int, int], _Run] = {}
+        self.previous_log_probabilities = (0.0, 0.0)
+        self.runs: dict[int, tuple[int, float]] = {}
+        """Each run ending at the last card: its reference position -> (its start here, its log probability)."""
         self.alerted: set[int] = set()
+        """The references (numbers; -1 for the discard order) already alerted on in this shoe."""
 
     def observe(self, card: Card, seen: Mapping[str, int], seen_total: int) -> SequenceRepeat | None:
         """Record ``card``; ``seen`` and ``seen_total`` count the shoe's cards before it."""
+        code = card.code
         unseen = self.total - seen_total
-        copies = self.decks - seen.get(card.code, 0)
+        copies = self.decks - seen.get(code, 0)
         log_probability = math.log(copies / unseen) if copies > 0 and unseen > 0 else 0.0
-        self.cards.append(card.code)
-        position = len(self.cards)
+        cards = self.cards
+        cards.append(code)
         found: SequenceRepeat | None = None
-        if position > 1:
-            runs: dict[tuple[int, int], _Run] = {}
-            bigram = (self.cards[-2], card.code)
-            candidates = self.index.get(bigram, [])
-            if self.discard:
-                candidates = candidates + [(self.discard_number, at) for at in self.discard.get(bigram, [])]
-            for key in candidates:
-                run = self._extend(key, position, log_probability)
-                runs[key] = run
-                if run.log_probability < self.log_threshold and key[0] not in self.alerted and found is None:
-                    self.alerted.add(key[0])
-                    found = SequenceRepeat(self.references[key[0]], run.start, run.earlier_start, run.length,
-                                           math.exp(run.log_probability), self.threshold)
+        earlier, last = self.previous_log_probabilities
+        if len(cards) > 2:
+            gram = (cards[-3], cards[-2], code)
+            before = self.runs
+            runs: dict[int, tuple[int, float]] = {}
+            start_here = len(cards) - 2
+            start_log = earlier + last + log_probability
+            for candidates in (self.index.get(gram), self.discard.get(gram) if self.discard else None):
+                if candidates is None:
+                    continue
+                for at in candidates:
+                    run = before.get(at - 1)
+                    run = (run[0], run[1] + log_probability) if run is not None else (start_here, start_log)
+                    runs[at] = run
+                    if run[1] < self.log_threshold and found is None:
+                        found = self._repeat(at, run)
             self.runs = runs
-        self.previous_log_probability = log_probability
+        self.previous_log_probabilities = (last, log_probability)
         return found
 
-    def _extend(self, key: tuple[int, int], position: int, log_probability: float) -> _Run:
-        """The run ending at this card and at ``key``'s reference position: one card longer, or new."""
-        number, at = key
-        before = self.runs.get((number, at - 1))
-        if before is not None:
-            return _Run(before.start, before.earlier_start, before.length + 1,
-                        before.log_probability + log_probability)
-        return _Run(position - 1, at, 2, self.previous_log_probability + log_probability)
+    def _repeat(self, at: int, run: tuple[int, float]) -> SequenceRepeat | None:
+        """The alert for the run ending at reference position ``at``, unless its reference had one."""
+        if at >= DISCARD_BASE:
+            number, place = -1, at - DISCARD_BASE
+            reference = self.discard_reference
+        else:
+            number, place = self.archive.locate(at)
+            reference = self.archive.references[number]
+        if number in self.alerted or reference is None:
+            return None
+        self.alerted.add(number)
+        start, log_probability = run
+        length = len(self.cards) - start + 1
+        return SequenceRepeat(reference, start, place - length + 2, length, math.exp(log_probability),
+                              self.threshold)
 
 
 def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int) -> AlertEvent:
