@@ -7,10 +7,12 @@ from typing import Any
 import pytest
 
 from config.loader import load_config
+from controller.app.runner import Runner
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind, card_read, parse_tokens
 from controller.core.misdeals import POLICIES
 from controller.core.table import Table
+from drivers.mock import MockShoe
 
 REVEAL = Input(InputKind.REVEAL)
 # P1 B1 P2 B2: player 2+3 = 5 draws; banker 4+2 = 6 draws on a player third card 6 -> P3 6, B3 KH.
@@ -144,3 +146,31 @@ def test_reveal_mismatch_is_a_supervisor_misdeal_in_the_policy_table() -> None:
 def test_reveal_tokens(text: str, expected: list[Input]) -> None:
     assert parse_tokens(text) == expected
     assert " ".join(item.token() for item in expected).lower() == text.lower()
+
+
+@pytest.mark.parametrize("reveal_confirm", ["none", "total"])
+def test_face_down_deals_the_same_game_as_face_up(reveal_confirm: str) -> None:
+    """Two seeded shoes through the runner with the simulated dealer revealing: every result,
+    settlement and shoe report as dealt face up, each after its round's last reveal."""
+    def play(overrides: dict[str, Any]) -> list[Event]:
+        stream: list[Event] = []
+        table = Table(load_config(environ={}, overrides=overrides))
+        runner = Runner(table, MockShoe("mock://?seed=9"), stream.extend, rounds=150, new_shoes=True,
+                        auto_reveal=True)
+        stream.extend(table.start())
+        runner.run()
+        assert runner.exit_status() == 0
+        return stream
+
+    face_up = play({})
+    face_down = play({"table": {"dealing": "face_down", "reveal_confirm": reveal_confirm}})
+    kept = ("result", "settlement", "shoe_closed", "round_voided", "misdeal")
+    assert [e for e in face_down if e["event"] in kept] == [e for e in face_up if e["event"] in kept]
+    assert len([e for e in face_up if e["event"] == "shoe_closed"]) >= 1
+    last_reveal: dict[int, int] = {}
+    for at, event in enumerate(face_down):
+        if event["event"] == "revealed":
+            last_reveal[event["round"]] = at
+        elif event["event"] == "result":
+            assert last_reveal[event["round"]] == at - 1
+    assert not [e for e in face_down if e["event"] == "rejected"]
