@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -174,3 +175,41 @@ def test_face_down_deals_the_same_game_as_face_up(reveal_confirm: str) -> None:
         elif event["event"] == "result":
             assert last_reveal[event["round"]] == at - 1
     assert not [e for e in face_down if e["event"] == "rejected"]
+
+
+def test_with_badges_a_reveal_needs_the_dealer_and_voiding_a_mismatch_the_supervisor(tmp_path: Path) -> None:
+    dealer, supervisor = "04A1B2C3D4E5F6", "04DEADBEEF0001"
+    path = tmp_path / "auth.toml"
+    path.write_text(f"""
+[table]
+dealing = "face_down"
+reveal_confirm = "total"
+
+[shoe]
+burn = "none"
+
+[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+
+[auth.badges.{dealer}]
+name = "Alice Martin"
+role = "dealer"
+
+[auth.badges.{supervisor}]
+name = "Bob Stone"
+role = "supervisor"
+""", encoding="utf-8")
+    table = Table(load_config(path, environ={}))
+    table.start()
+    feed(table, *parse_tokens(f"@badge {dealer} @shoe 9S KD TH 2C"))
+    feed(table, *parse_tokens("@sign_out"))
+    refused = named(feed(table, Input(InputKind.REVEAL, "9")), "rejected")
+    assert refused[0]["reason"] == "no dealer is signed in; present a dealer badge first"
+    misdeal = named(feed(table, *parse_tokens(f"@badge {dealer} @reveal 9 @reveal 4")), "misdeal")[0]
+    assert misdeal["kind"] == "reveal_mismatch" and misdeal["supervisor"] == ["void"]
+    required = named(feed(table, Input(InputKind.VOID)), "approval_required")[0]
+    assert required["action"] == "void"
+    voided = feed(table, *parse_tokens(f"@badge {supervisor}"))
+    assert named(voided, "round_voided")[0]["round"] == 1
+    assert named(voided, "resolved")[0]["approved_by"] == "Bob Stone"
