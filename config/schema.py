@@ -55,6 +55,8 @@ class TableSettings(Section):
 
     decks: int = Field(default=8, ge=1, le=8)
     variant: Literal["commission", "no_commission"] = "commission"
+    dealing: Literal["face_up", "face_down"] = "face_up"
+    reveal_confirm: Literal["none", "total"] = "none"
 
 
 class DriverSettings(Section):

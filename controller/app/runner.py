@@ -44,6 +44,8 @@ class Runner:
     record: Callable[[Input], None] | None = None
     poll: float | None = None
     stopped: bool = field(default=False, init=False)
+    auto_reveal: bool = False
+    """Face-down dealing: the simulated dealer reveals each hand as soon as its cards are down."""
     idle_signout: float = 0.0
     """Sign the dealer out after this many seconds without an input (0: never); needs ``poll``."""
     clock: Callable[[], float] = time.monotonic
@@ -65,7 +67,19 @@ class Runner:
         events = self.table.handle(item)
         self.sink(events)
         self.source.indicate(self.indication())
+        if self.auto_reveal and item.kind is not InputKind.REVEAL:
+            self._reveal_due()
         return events
+
+    def _reveal_due(self) -> None:
+        """The simulated dealer's reveals: every hand whose cards are down, keying its total if asked."""
+        table = self.table
+        keyed = table.settings.table.reveal_confirm == "total"
+        while (reveal := table.reveal_due) is not None:
+            revealed = table.revealed
+            self.feed(Input(InputKind.REVEAL, str(reveal.total) if keyed else None))
+            if table.revealed == revealed:
+                break  # not accepted (no dealer signed in, say): the dealer must act
 
     def indication(self) -> str:
         """What the shoe's indicator should show, counting the simulated dealer's next act.
@@ -103,6 +117,8 @@ class Runner:
         self._last_activity = self.clock()
         if self.indication() != self.table.expecting:
             self.source.indicate(self.indication())  # a shoe that waits for the table: the dealer deals now
+        if self.auto_reveal:
+            self._reveal_due()  # a resumed journal may stop between the reveals
         while not self.stopped and not self._done():
             table = self.table
             if table.model.state is State.SHOE_CLOSED and self.new_shoes and self.new_shoe_asked != table.shoe_number:
@@ -144,7 +160,7 @@ class Runner:
         state = self.table.state
         if state is State.HALTED:
             return EXIT_HALTED
-        if state in SLOTS or state in BURN_STATES:
+        if state in SLOTS or state in BURN_STATES or self.table.result_due:
             return EXIT_MID_ROUND
         return EXIT_OK
 
@@ -157,6 +173,8 @@ class Runner:
                     f"{misdeal.instruction}")
         if table.state in SLOTS:
             return f"the events ended in the middle of round {table.round}: {table.due_slot} is still due"
+        if table.result_due:
+            return f"the events ended before round {table.round} was revealed: {table.reveal_instruction()}"
         if table.state in BURN_STATES:
             return "the events ended in the middle of the burn: burn cards are still due"
         return None

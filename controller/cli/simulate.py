@@ -131,7 +131,8 @@ def simulate(args: argparse.Namespace) -> int:
                                if interactive or pace else source)
     runner = Runner(Table(settings), card_source, outputs.emit, auto_next=settings.simulation.auto_next,
                     rounds=rounds, new_shoes=not scripted and (rounds > 0 or interactive),
-                    auto_shoe=not interactive, deliver_all=scripted)
+                    auto_shoe=not interactive, deliver_all=scripted,
+                    auto_reveal=settings.simulation.auto_next and not interactive)
     header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
                             "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
     status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,

@@ -14,12 +14,14 @@ from controller.core.inputs import Input, InputKind
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State
 from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED
+from controller.core.revealing import Revealing
+from controller.core.sequence_check import sequence_alert
 from controller.core.settlement import settle
 from controller.core.shuffle_check import ALERT_PROBABILITY
-from controller.core.tablestate import PROMPTS, TableState
+from controller.core.tablestate import PROMPTS
 
 
-class Dealing(TableState):
+class Dealing(Revealing):
     """The running table: every input that is not a badge and does not resolve a halt."""
 
     def _handle_running(self, item: Input, events: list[Event]) -> None:
@@ -41,6 +43,8 @@ class Dealing(TableState):
             self._exposed(events)
         elif kind is InputKind.CLOSE:
             self._close_early(item, events)
+        elif kind is InputKind.REVEAL:
+            self._reveal(item, events)
         else:
             events.append(rejected(item, "there is no misdeal to resolve"))
 
@@ -108,6 +112,9 @@ class Dealing(TableState):
                           f"so far are same-suit rank neighbours; a random shuffle gives this with probability "
                           f"{score:.1e}. Stop and call surveillance: the shoe may not have been shuffled",
             })
+        repeat = self.ledger.repeat
+        if repeat is not None:
+            events.append(sequence_alert(repeat, self.shoe_number, self.round))
 
     def _not_due(self, code: str | None, status: str, events: list[Event]) -> None:
         held = [(code or "??", status)]
@@ -154,6 +161,8 @@ class Dealing(TableState):
         if manual:
             event["manual"] = True
             self.manual_slots.add(state)
+        if self.face_down:
+            event["face_down"] = True
         events.append(event)
         model.card()
         self._after_card(state, events)
@@ -171,8 +180,15 @@ class Dealing(TableState):
         model.card()
 
     def _after_card(self, dealt: State, events: list[Event]) -> None:
-        model = self.model
         new = self.state
+        if not self.face_down:  # face down, the totals stay hidden; the prompts still say where cards go
+            self._say_stands(dealt, new, events)
+        if new is State.ROUND_OVER:
+            self._round_dealt(events)
+
+    def _say_stands(self, dealt: State, new: State, events: list[Event]) -> None:
+        """Tell the dealer a natural or a hand standing, after the card ``dealt`` (the machine is at ``new``)."""
+        model = self.model
         if dealt is State.B2:
             player, banker = model.player_two_card_total, model.banker_two_card_total
             if model.natural:
@@ -183,8 +199,6 @@ class Dealing(TableState):
                     events.append(self._say("banker_stands", f"Banker stands on {banker}"))
         elif dealt is State.P3 and new is not State.B3:
             events.append(self._say("banker_stands", f"Banker stands on {model.banker_two_card_total}"))
-        if new is State.ROUND_OVER:
-            self._finish_round(events)
 
     def _finish_round(self, events: list[Event]) -> None:
         result = round_result(self.model, self.shoe_number, self.manual_slots)
@@ -207,6 +221,10 @@ class Dealing(TableState):
             events.append(self.ledger.report(self.shoe_number))
 
     def _next_round(self, events: list[Event]) -> None:
+        if self.result_due:
+            events.append(rejected(Input(InputKind.NEXT), f"round {self.round} is not revealed yet: "
+                                   + self.reveal_instruction()))
+            return
         try:
             self.model.next_round()
         except MachineError:
@@ -236,7 +254,8 @@ class Dealing(TableState):
 
     def _new_shoe(self, events: list[Event]) -> None:
         self.shoe_number += 1
-        self.ledger = ShoeLedger(self.decks)
+        self.archive.add_shoe(self.shoe_number - 1, self.ledger.sequence.cards)
+        self.ledger = ShoeLedger(self.decks, self.archive)
         self.cut_out = False
         self.model.last_round = None
         events.append({"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks})
@@ -254,12 +273,12 @@ class Dealing(TableState):
                 else f"round {current} is the last of this shoe")
         events.append({"event": "cut_card", "round": current, "last_round": self.model.last_round,
                        "detail": f"Cut card out: {plan}"})
-        if self.state is State.ROUND_OVER:
+        if self.state is State.ROUND_OVER and not self.result_due:
             self._end_round(events)
 
     def _close_early(self, item: Input, events: list[Event]) -> None:
         model = self.model
-        if not model.may_next_round():
+        if not model.may_next_round() or self.result_due:
             events.append(rejected(item, "a shoe can be closed early only between rounds"))
             return
         model.last_round = model.round_number

@@ -94,12 +94,18 @@ class ShoeClosedEvent(TypedDict):
 
 class AlertEvent(TypedDict):
     event: Literal["alert"]
-    kind: Literal["unshuffled_shoe"]
+    kind: Literal["unshuffled_shoe", "sequence_repeat"]
     shoe: int
     round: int
     probability: float
     threshold: float
     detail: str
+    earlier_shoe: NotRequired[int | None]
+    """``sequence_repeat``: the earlier shoe repeated (null for the factory order)."""
+    order: NotRequired[Literal["dealt", "discard", "factory"]]
+    start: NotRequired[int]
+    earlier_start: NotRequired[int]
+    length: NotRequired[int]
 
 
 class ReaderEvent(TypedDict):
@@ -124,10 +130,21 @@ class PromptEvent(TypedDict):
 
 class CardEvent(TypedDict):
     event: Literal["card"]
+    face_down: NotRequired[bool]
+    """Face-down dealing: the card is read but not shown until its hand is revealed."""
     round: int
     slot: str
     card: str
     manual: NotRequired[bool]
+
+
+class RevealedEvent(TypedDict):
+    event: Literal["revealed"]
+    round: int
+    side: Side
+    slots: list[str]
+    cards: list[str]
+    total: int
 
 
 class InstructionEvent(TypedDict):
@@ -270,7 +287,7 @@ class ShoeClosingEvent(TypedDict):
 
 Event = (
     TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | ReaderEvent
-    | RoundEvent | PromptEvent | CardEvent | InstructionEvent | ResultEvent | SettlementEvent
+    | RoundEvent | PromptEvent | CardEvent | RevealedEvent | InstructionEvent | ResultEvent | SettlementEvent
     | MisdealEvent | ResolvedEvent | RoundVoidedEvent | RejectedEvent
     | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
     | ApprovalRequiredEvent | ApprovalEvent | ApprovalRefusedEvent | ApprovalCancelledEvent | ShoeClosingEvent
@@ -279,7 +296,7 @@ Event = (
 
 EVENT_TYPES: tuple[type, ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, ReaderEvent,
-    RoundEvent, PromptEvent, CardEvent, InstructionEvent, ResultEvent, SettlementEvent,
+    RoundEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,

@@ -20,6 +20,9 @@ token                   input
 ``@exposed``            the dealer reports the last card read was exposed in error
 ``@use``                resolve an exposed card: keep it where it was dealt
 ``@manual XX``          a hand-entered card (for an unreadable one)
+``@reveal``             face-down dealing: the dealer turns the next hand (or third card) up
+``@reveal 7``           the same, keying the total the hand shows on the layout (a digit
+                        0-9 right after ``@reveal`` is its total, never a card)
 ``@close``              the supervisor closes the shoe early, between rounds
 ``@badge UID``          a staff badge was presented at the badge reader
 ``@badge_removed``      the badge was taken off the badge reader
@@ -56,6 +59,7 @@ class InputKind(enum.Enum):
     BADGE = "badge"
     BADGE_REMOVED = "badge_removed"
     SIGN_OUT = "sign_out"
+    REVEAL = "reveal"
 
 
 READER_KINDS = frozenset(
@@ -99,7 +103,7 @@ class Input:
             return str(self.card)
         if self.kind is InputKind.UNREADABLE:
             return "??"
-        if self.kind in (InputKind.MANUAL, InputKind.BADGE):
+        if self.kind in (InputKind.MANUAL, InputKind.BADGE) or (self.kind is InputKind.REVEAL and self.card):
             return f"@{self.kind.value} {self.card}"
         return "@" + str(self.kind.value)
 
@@ -112,12 +116,14 @@ def card_read(code: str) -> Input:
 _SIMPLE_TOKENS = {
     "@" + kind.value: kind
     for kind in InputKind
-    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.MANUAL, InputKind.BADGE)
+    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.MANUAL, InputKind.BADGE, InputKind.REVEAL)
 }
 ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
                    "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'")}
+REVEAL_TOTALS = frozenset("0123456789")
+"""The totals a dealer may key with ``@reveal``."""
 TOKEN_FORM = (
-    "a card code (AS, 10H), ??, @manual XX, @badge UID, or one of "
+    "a card code (AS, 10H), ??, @manual XX, @badge UID, @reveal [TOTAL], or one of "
     + ", ".join(sorted(_SIMPLE_TOKENS))
 )
 
@@ -144,6 +150,10 @@ def parse_tokens(text: str, source: str = "--cards") -> list[Input]:
                 raise ScriptError(f"{position}: expected {what} after {lowered}, e.g. {example}")
             index += 1
             inputs.append(Input(argument_kind, words[index]))
+        elif lowered == "@reveal":
+            total = words[index + 1] if index + 1 < len(words) and words[index + 1] in REVEAL_TOTALS else None
+            index += total is not None
+            inputs.append(Input(InputKind.REVEAL, total))
         elif lowered.startswith("@"):
             simple_kind = _SIMPLE_TOKENS.get(lowered)
             if simple_kind is None:

@@ -7,6 +7,7 @@ from collections import Counter
 from controller.core.cards import Card
 from controller.core.events import ResultEvent, ShoeClosedEvent
 from controller.core.misdeals import SHOE_CARD, UNIDENTIFIED, Held
+from controller.core.sequence_check import SequenceArchive, SequenceMonitor, SequenceRepeat
 from controller.core.shuffle_check import ShuffleMonitor
 
 
@@ -17,13 +18,17 @@ class ShoeLedger:
     the round; the table tells it what happened to each card.
     """
 
-    def __init__(self, decks: int) -> None:
+    def __init__(self, decks: int, archive: SequenceArchive | None = None) -> None:
         self.decks = decks
         self.total = 52 * decks
         self.inventory: Counter[str] = Counter()
         self.seen_total = 0
         """Cards of this shoe identified as they left it."""
         self.monitor = ShuffleMonitor(decks)
+        self.sequence = SequenceMonitor(archive if archive is not None else SequenceArchive(decks), decks)
+        """This shoe's order compared with the earlier orders (the repeated-sequence alert)."""
+        self.repeat: SequenceRepeat | None = None
+        """The run the last counted card made implausible, if it did."""
         self.burned: list[str] = []
         self.discarded: list[str] = []
         self.dealt = 0
@@ -42,8 +47,10 @@ class ShoeLedger:
         return self.seen_total + self.unidentified
 
     def count(self, card: Card) -> float | None:
-        """Count a card seen in the shoe; the unshuffled-shoe score when it calls for an alert."""
+        """Count a card seen in the shoe; the unshuffled-shoe score when it calls for an alert (and set
+        :attr:`repeat` when the card makes a repeated run implausible)."""
         score = self.monitor.observe(card, self.inventory, self.seen_total)
+        self.repeat = self.sequence.observe(card, self.inventory, self.seen_total)
         self.inventory[card.code] += 1
         self.seen_total += 1
         return score

@@ -81,6 +81,7 @@ POLICIES: dict[str, MisdealPolicy] = {policy.kind: policy for policy in (
     MisdealPolicy("card_after_shoe_closed", ("burn",), "the card read"),
     MisdealPolicy("no_dealer", ("burn", "void"), "the card read, or the unread ones"),
     MisdealPolicy("shoe_restarted", ("void",), "nothing"),
+    MisdealPolicy("reveal_mismatch", ("void",), "nothing (the cards stay on the layout for the supervisor)"),
 )}
 """Every misdeal kind the table raises."""
 

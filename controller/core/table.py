@@ -164,12 +164,15 @@ class Table(Dealing):
         model = self.model
         misdeal = self.misdeal
         assert misdeal is not None
-        upcoming = model.resume_state is State.ROUND_OVER
+        upcoming = model.resume_state is State.ROUND_OVER and not self.result_due
         cards = [] if upcoming else [c.code for c in model.player + model.banker]
         self._resolved(item, "void", events)
         if upcoming:
             model.resume()
             model.round_number += 1
+        elif self.result_due:
+            model.resume()  # a face-down round dealt to its end and voided before its last reveal
+            self.result_due = False
         elif not model.void_round():
             model.resume()
             return

@@ -21,6 +21,7 @@ from controller.core.misdeals import (
     instruction,
     needs_supervisor,
 )
+from controller.core.sequence_check import SequenceArchive
 
 PROMPTS = {state: (state.value, side, f"Card to {side.upper()}") for state, side in SLOT_SIDE.items()}
 """Each slot's prompt: (slot name, side, what the dealer is told)."""
@@ -37,7 +38,9 @@ class TableState:
         self.model = RoundModel(self.settings.shoe.burn)
         self.machine = build_machine(self.model, on_round_start=self._round_started)
         self.shoe_number = 1
-        self.ledger = ShoeLedger(self.decks)
+        self.archive = SequenceArchive(self.decks)
+        """Every earlier shoe's dealt order, for the repeated-sequence alert."""
+        self.ledger = ShoeLedger(self.decks, self.archive)
         self.manual_slots: set[State] = set()
         self.slots_dealt: list[State] = []
         """The slots dealt so far in the round in play, in order (an exposed card is taken off the end)."""
@@ -45,6 +48,11 @@ class TableState:
         self.reader_online = True
         self.misdeal: Misdeal | None = None
         self.rounds_dealt = 0
+        self.face_down = self.settings.table.dealing == "face_down"
+        self.revealed = 0
+        """Face down: the reveals made in the round in play."""
+        self.result_due = False
+        """Face down: the round's cards are all down and its result waits for the last reveal."""
         self.rounds_voided = 0
         auth = self.settings.auth
         self.gate: ApprovalGate | None = ApprovalGate(Authority(auth, clock=lambda: 0.0)) if auth.enabled else None
@@ -153,6 +161,8 @@ class TableState:
         model.banker = []
         self.manual_slots = set()
         self.slots_dealt = []
+        self.revealed = 0
+        self.result_due = False
         model.round_number += 1
         self._events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
 
@@ -177,7 +187,7 @@ class TableState:
             return
         policy = POLICIES[kind]
         resolutions = policy.resolutions_for(self.settings.procedures)
-        voidable = self.in_round or (kind == "extra_card" and self.state is State.ROUND_OVER)
+        voidable = self.in_round or self.result_due or (kind == "extra_card" and self.state is State.ROUND_OVER)
         if not voidable:
             resolutions = [r for r in resolutions if r != "void"] or ["burn"]
         misdeal = Misdeal(kind, self._misdeal_round(), card, detail, instruction(resolutions), resolutions,
@@ -209,6 +219,11 @@ class TableState:
         return {"event": "instruction", "round": self.round if round_number is None else round_number,
                 "action": action, "say": text}
 
+    def reveal_instruction(self) -> str:
+        """What the dealer is told while a face-down round waits for its reveals."""
+        keyed = " and key its total (@reveal 7)" if self.settings.table.reveal_confirm == "total" else " (@reveal)"
+        return f"Reveal the next hand{keyed}: the result comes after the last reveal"
+
     def _next_instruction(self) -> Event:
         state = self.state
         model = self.model
@@ -223,6 +238,8 @@ class TableState:
         if state is State.HALTED:
             assert self.misdeal is not None
             return self._say("resolve", self.misdeal.instruction, self.misdeal.round)
+        if self.result_due:
+            return self._say("reveal", self.reveal_instruction())
         if state is State.BURN_TURN:
             return self._say("burn", "Turn the first card for the burn")
         if state is State.BURNING:

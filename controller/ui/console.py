@@ -53,7 +53,7 @@ from controller.ui.roads import (
     Roads,
     layout_derived,
 )
-from controller.ui.tableview import BANKER_SLOTS, PLAYER_SLOTS, WINNER_NAMES, TableView, ViewEvent
+from controller.ui.tableview import BANKER_SLOTS, FACE_DOWN, PLAYER_SLOTS, WINNER_NAMES, TableView, ViewEvent
 
 InputCallback = Callable[[DealerInput], None]
 
@@ -65,15 +65,18 @@ RESOLUTION_KEYS: Final = {
 """The key for each dealer input, as the typed commands have it (controller.ui.keyboard)."""
 ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
                         "approval": "SUPERVISOR", "sign_in": "SIGN IN",
-                        "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL"}
+                        "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL", "reveal": "REVEAL: r"}
 """Large-type labels of the core's instruction actions (the full sentence is shown below them)."""
 WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
 
 
 def card_text(code: str | None) -> Text:
-    """A card as the dealer reads it: ``10♥`` in red, ``A♠`` in white; ``··`` for an empty slot."""
+    """A card as the dealer reads it: ``10♥`` in red, ``A♠`` in white; ``··`` for an empty slot, ``▒▒``
+    for a card dealt face down and not yet revealed."""
     if code is None:
         return Text("··", style="dim")
+    if code == FACE_DOWN:
+        return Text("▒▒", style="bold reverse")
     try:
         card = parse_card(code)
     except CardCodeError:
@@ -258,6 +261,7 @@ class TableScreen(Screen[None]):
         Binding("m", "manual", "Manual entry"),
         Binding("s", "new_shoe", "New shoe"),
         Binding("c", "dealer('close')", "Close shoe"),
+        Binding("r", "dealer('reveal')", "Reveal", show=False),
     ]
 
     def compose(self) -> ComposeResult:

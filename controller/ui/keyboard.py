@@ -11,13 +11,14 @@ type                       input
 ``u`` or ``use``           resolve: keep the exposed card
 ``m XX`` or ``manual XX``  enter card XX by hand (unreadable card)
 ``c`` or ``close``         close the shoe early, between rounds
+``r`` or ``reveal``        face down: reveal the next hand (``r 7``: and key its total)
 =========================  =====================================
 """
 
 from __future__ import annotations
 
 from controller.core.exceptions import ScriptError
-from controller.core.inputs import Input, InputKind
+from controller.core.inputs import REVEAL_TOTALS, Input, InputKind
 
 KEYS: dict[str, InputKind] = {
     "n": InputKind.NEXT, "next": InputKind.NEXT,
@@ -27,9 +28,11 @@ KEYS: dict[str, InputKind] = {
     "e": InputKind.EXPOSED, "exposed": InputKind.EXPOSED,
     "u": InputKind.USE, "use": InputKind.USE,
     "c": InputKind.CLOSE, "close": InputKind.CLOSE,
+    "r": InputKind.REVEAL, "reveal": InputKind.REVEAL,
 }
 MANUAL_WORDS = ("m", "manual")
-HELP = "n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe"
+HELP = ("n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
+        "r reveal (r 7: with its total)")
 
 
 def parse_dealer_line(line: str) -> Input | None:
@@ -46,6 +49,10 @@ def parse_dealer_line(line: str) -> Input | None:
             raise ScriptError(f"{line.strip()!r}: expected 'm XX' with one card code, e.g. 'm 7H'")
         return Input(InputKind.MANUAL, words[1])
     kind = KEYS.get(word)
+    if kind is InputKind.REVEAL and len(words) == 2:
+        if words[1] not in REVEAL_TOTALS:
+            raise ScriptError(f"{line.strip()!r}: expected 'r' or 'r TOTAL' with a total from 0 to 9, e.g. 'r 7'")
+        return Input(kind, words[1])
     if kind is None or len(words) != 1:
         raise ScriptError(f"{line.strip()!r} is not a dealer command: expected {HELP}")
     return Input(kind)

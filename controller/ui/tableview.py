@@ -21,6 +21,7 @@ from controller.core.events import (
     MisdealEvent,
     PromptEvent,
     ResultEvent,
+    RevealedEvent,
     RoundVoidedEvent,
     SettlementEvent,
     ShoeClosedEvent,
@@ -43,6 +44,9 @@ WINNER_NAMES: Final = {"B": "BANKER", "P": "PLAYER", "T": "TIE"}
 
 SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"})
 """Keys of ``shoe`` and ``shoe_closed`` events kept in :attr:`ShoeCounters.details`."""
+
+FACE_DOWN: Final = "face_down"
+"""What :attr:`TableView.slots` holds for a card dealt face down and not yet revealed (never its code)."""
 
 LAST_RESULTS: Final = 12
 """How many of the latest results the views list."""
@@ -99,7 +103,8 @@ class TableView:
     """The table as the events describe it; feed it with :meth:`apply`.
 
     Attributes are plain data for the views to read: ``round``, ``slots``
-    (slot → card code), ``prompt`` (the last prompt event of this round),
+    (slot → card code, or :data:`FACE_DOWN` for a card dealt face down and not yet revealed),
+    ``prompt`` (the last prompt event of this round),
     ``result`` (this round's result event), ``settlement``, ``misdeal`` (the
     open misdeal event, cleared when resolved), ``instruction`` (what the dealer
     is told to do now), ``reader`` (``"online"``/``"offline"``/``"unknown"``),
@@ -187,6 +192,8 @@ class TableView:
                 self._start_round(_round_of(event))
             case "card":
                 self._on_card(event)
+            case "revealed":
+                self._on_revealed(event)
             case "result":
                 self._on_result(event)
             case "settlement":
@@ -248,8 +255,15 @@ class TableView:
         slot = event.get("slot")
         card = event.get("card")
         if isinstance(slot, str) and isinstance(card, str):
-            self.slots[slot] = card
+            self.slots[slot] = FACE_DOWN if event.get("face_down") else card
         self._count_card()
+
+    def _on_revealed(self, event: RevealedEvent) -> None:
+        self._start_round(_round_of(event))
+        slots, cards = event.get("slots"), event.get("cards")
+        if isinstance(slots, list) and isinstance(cards, list):
+            for slot, card in zip(slots, cards, strict=False):
+                self.slots[str(slot)] = str(card)
 
     def _on_result(self, event: ResultEvent) -> None:
         self._start_round(_round_of(event))

@@ -91,6 +91,9 @@ class Transcript:
                 return self._dealer_lines(event)
             case "result" | "settlement" | "misdeal" | "resolved" | "round_voided":
                 return _outcome_lines(event)
+            case "revealed":
+                return [f"  Revealed {event['side'].upper()} {' '.join(event['slots'])}: "
+                        f"{' '.join(event['cards'])} (total {event['total']})"]
         return [f"  {event}"]
 
     def _dealer_lines(self, event: RoundEvent | InstructionEvent | RejectedEvent) -> list[str]:

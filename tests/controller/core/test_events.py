@@ -126,11 +126,14 @@ def check_line(event: dict[str, object]) -> None:
 def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, object]]]:
     config = tmp_path_factory.mktemp("auth") / "auth.toml"
     config.write_text(AUTH_CONFIG, encoding="utf-8")
+    face_down = config.parent / "face_down.toml"
+    face_down.write_text('[table]\ndealing = "face_down"\n', encoding="utf-8")
     return {
         "seeded": simulate("--seed", "42", "--rounds", "400"),
         "misdeals": simulate("--no-burn", "--cards", MISDEALS),
         "close early": simulate("--no-burn", "--manual-next", "--cards", CLOSE_EARLY),
         "badges": simulate("--config", str(config), "--manual-next", "--cards", BADGES),
+        "face down": simulate("--config", str(face_down), "--seed", "42", "--rounds", "30"),
     }
 
 
@@ -146,6 +149,7 @@ def test_the_runs_cover_most_of_the_vocabulary(emitted: dict[str, list[dict[str,
     optional_seen = {(str(event["event"]), key) for stream in emitted.values() for event in stream for key in event}
     assert set(BY_NAME) - seen <= {"alert"}, sorted(set(BY_NAME) - seen)
     for key in [("result", "dealer"), ("misdeal", "dealer"), ("resolved", "approved_by"), ("card", "manual"),
+                ("card", "face_down"),
                 ("burn", "turned"), ("shoe_closing", "reason"), ("approval", "by")]:
         assert key in optional_seen, key
 

@@ -1,0 +1,236 @@
+"""The repeated-sequence alert: a shoe dealt in the same order as an earlier one.
+
+A pre-sequenced shoe carried out and brought back, a false shuffle, a shoe put
+back into play, decks dealt in their factory order: each makes this shoe's
+dealt order repeat a stretch of an order the table has seen before. Every
+shoe's cards are compared, as they come out, with **references**: every earlier
+shoe's dealt order (the previous one included), the previous shoe's discard
+order (its dealt order reversed: the tray's top card was dealt last) and the
+new-deck factory order.
+
+A run is a stretch of consecutive cards of this shoe equal, card for card, to a
+stretch of one reference. Runs are found through a map from every three cards
+in a row of the references (a trigram, :data:`Gram`) to where they occur, so a
+card costs one dictionary look-up plus the rare positions its trigram has.
+
+The alert threshold is a computed false-alarm bound (docs/game-protection.md).
+Under a random shuffle, given the cards already out, the probability that a
+given alignment (a start in this shoe, a start in a reference) matches the next
+``k`` cards is exactly the product of ``unseen copies of that code / unseen
+cards`` over those cards: the reference is fixed, so the run is one event and
+the shoe's composition (eight copies of each card in eight decks, fewer near
+the end) is counted exactly. Stopping a run when that product first falls below
+``t`` therefore fires with probability at most ``t`` per alignment; there are at
+most ``shoe cards x reference cards`` alignments, so a threshold of
+``FALSE_ALARM / alignments`` keeps the chance of any false alarm in a shoe
+below :data:`FALSE_ALARM` (one in a million).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from controller.core.cards import RANKS, Card
+from controller.core.events import AlertEvent
+
+FALSE_ALARM = 1e-6
+"""The chance, under a random shuffle, that a shoe raises a sequence alert (an upper bound)."""
+
+FACTORY_SUITS = "SHDC"
+"""New decks come in suit order, each suit ace to king."""
+
+Gram = tuple[str, str, str]
+"""Three cards in a row: the key runs are found by.
+
+Three, not two: a run of three cards is never implausible on its own (its chance
+is at least ``1 / N**3`` for a shoe of ``N`` cards, above every threshold, which is
+at most ``FALSE_ALARM / N**2``), so no alert is missed, and a three-card key has 52
+times fewer chance matches to follow than a pair.
+"""
+
+
+def factory_order(decks: int) -> list[str]:
+    """The codes of ``decks`` new decks laid one after another, each in its factory order."""
+    deck = [rank + suit for suit in FACTORY_SUITS for rank in RANKS]
+    return deck * decks
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """One order a shoe is compared with: which shoe it came from and how."""
+
+    shoe: int | None
+    """The earlier shoe's number (None for the factory order)."""
+    order: Literal["dealt", "discard", "factory"]
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceRepeat:
+    """A run long enough to be implausible under a random shuffle."""
+
+    reference: Reference
+    start: int
+    """Where the run starts in this shoe (1 = the shoe's first identified card)."""
+    earlier_start: int
+    """Where it starts in the reference (1 = its first card)."""
+    length: int
+    probability: float
+    """The chance of this alignment matching so far under a random shuffle."""
+    threshold: float
+
+
+DISCARD_BASE = 1 << 48
+"""Where the previous shoe's discard order is numbered from (apart from the archive's positions)."""
+
+
+@dataclass
+class SequenceArchive:
+    """The orders the table has seen: every earlier shoe's dealt order and the factory order.
+
+    The table keeps one for its whole life (a journal replay rebuilds it), so every
+    shoe is compared with all earlier ones. The references are numbered one after
+    another (a card's *position*); :attr:`index` maps each trigram to the positions of
+    its last card (see :data:`Gram`). Pure data.
+    """
+
+    decks: int
+    references: list[Reference] = field(default_factory=list)
+    starts: list[int] = field(default_factory=list)
+    """The position of each reference's first card."""
+    index: dict[Gram, list[int]] = field(default_factory=dict)
+    size: int = 0
+    """Cards in all references."""
+    previous: Reference | None = None
+    """The last shoe's dealt order (its reverse is the discard reference)."""
+
+    def __post_init__(self) -> None:
+        self._add(Reference(None, "factory", tuple(factory_order(self.decks))))
+
+    def _add(self, reference: Reference) -> None:
+        self.references.append(reference)
+        self.starts.append(self.size)
+        add_grams(self.index, reference.cards, self.size)
+        self.size += len(reference.cards)
+
+    def add_shoe(self, shoe: int, cards: list[str]) -> None:
+        """Keep the dealt order of ``shoe``, which has just ended."""
+        reference = Reference(shoe, "dealt", tuple(cards))
+        self._add(reference)
+        self.previous = reference
+
+    @property
+    def cards(self) -> int:
+        """Cards in all references, the previous shoe's discard order included."""
+        return self.size + (len(self.previous.cards) if self.previous is not None else 0)
+
+    def locate(self, position: int) -> tuple[int, int]:
+        """The reference number holding archive ``position``, and its 0-based place there."""
+        number = bisect.bisect_right(self.starts, position) - 1
+        return number, position - self.starts[number]
+
+
+def add_grams(index: dict[Gram, list[int]], cards: tuple[str, ...], base: int) -> None:
+    """Index each three cards in a row of ``cards`` under the position (``base`` + place) of the last."""
+    for place in range(2, len(cards)):
+        index.setdefault((cards[place - 2], cards[place - 1], cards[place]), []).append(base + place)
+
+
+class SequenceMonitor:
+    """Compares one shoe's cards, as they come, with an archive's references.
+
+    :meth:`observe` returns a :class:`SequenceRepeat` the first time a run against
+    a reference becomes implausible (at most once per reference).
+    """
+
+    def __init__(self, archive: SequenceArchive, decks: int) -> None:
+        self.archive = archive
+        self.total = 52 * decks
+        self.decks = decks
+        self.index = archive.index
+        self.discard_reference: Reference | None = None
+        self.discard: dict[Gram, list[int]] = {}
+        if archive.previous is not None:
+            self.discard_reference = Reference(archive.previous.shoe, "discard",
+                                               tuple(reversed(archive.previous.cards)))
+            add_grams(self.discard, self.discard_reference.cards, DISCARD_BASE)
+        self.alignments = max(1, self.total * archive.cards)
+        self.threshold = FALSE_ALARM / self.alignments
+        self.log_threshold = math.log(self.threshold)
+        self.cards: list[str] = []
+        """This shoe's identified cards, in the order they came out."""
+        self.previous_log_probabilities = (0.0, 0.0)
+        self.runs: dict[int, tuple[int, float]] = {}
+        """Each run ending at the last card: its reference position -> (its start here, its log probability)."""
+        self.alerted: set[int] = set()
+        """The references (numbers; -1 for the discard order) already alerted on in this shoe."""
+
+    def observe(self, card: Card, seen: Mapping[str, int], seen_total: int) -> SequenceRepeat | None:
+        """Record ``card``; ``seen`` and ``seen_total`` count the shoe's cards before it."""
+        code = card.code
+        unseen = self.total - seen_total
+        copies = self.decks - seen.get(code, 0)
+        log_probability = math.log(copies / unseen) if copies > 0 and unseen > 0 else 0.0
+        cards = self.cards
+        cards.append(code)
+        found: SequenceRepeat | None = None
+        earlier, last = self.previous_log_probabilities
+        if len(cards) > 2:
+            gram = (cards[-3], cards[-2], code)
+            before = self.runs
+            runs: dict[int, tuple[int, float]] = {}
+            start_here = len(cards) - 2
+            start_log = earlier + last + log_probability
+            for candidates in (self.index.get(gram), self.discard.get(gram) if self.discard else None):
+                if candidates is None:
+                    continue
+                for at in candidates:
+                    run = before.get(at - 1)
+                    run = (run[0], run[1] + log_probability) if run is not None else (start_here, start_log)
+                    runs[at] = run
+                    if run[1] < self.log_threshold and found is None:
+                        found = self._repeat(at, run)
+            self.runs = runs
+        self.previous_log_probabilities = (last, log_probability)
+        return found
+
+    def _repeat(self, at: int, run: tuple[int, float]) -> SequenceRepeat | None:
+        """The alert for the run ending at reference position ``at``, unless its reference had one."""
+        if at >= DISCARD_BASE:
+            number, place = -1, at - DISCARD_BASE
+            reference = self.discard_reference
+        else:
+            number, place = self.archive.locate(at)
+            reference = self.archive.references[number]
+        if number in self.alerted or reference is None:
+            return None
+        self.alerted.add(number)
+        start, log_probability = run
+        length = len(self.cards) - start + 1
+        return SequenceRepeat(reference, start, place - length + 2, length, math.exp(log_probability),
+                              self.threshold)
+
+
+def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int) -> AlertEvent:
+    """The ``alert`` event (``kind: "sequence_repeat"``) for ``repeat``, found in ``shoe``."""
+    reference = repeat.reference
+    if reference.order == "factory":
+        earlier = "the factory order of new decks"
+    elif reference.order == "discard":
+        earlier = f"shoe {reference.shoe}'s discard order (its dealt order reversed)"
+    else:
+        earlier = f"shoe {reference.shoe}'s dealt order"
+    return {
+        "event": "alert", "kind": "sequence_repeat", "shoe": shoe, "round": round_number,
+        "probability": repeat.probability, "threshold": repeat.threshold,
+        "earlier_shoe": reference.shoe, "order": reference.order, "start": repeat.start,
+        "earlier_start": repeat.earlier_start, "length": repeat.length,
+        "detail": f"{repeat.length} cards from card {repeat.start} of shoe {shoe} repeat, in the same order, "
+                  f"{earlier} from its card {repeat.earlier_start}; a random shuffle gives this with "
+                  f"probability {repeat.probability:.1e}. Stop and call surveillance: the shoe may be "
+                  f"pre-sequenced or falsely shuffled",
+    }

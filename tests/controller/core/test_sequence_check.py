@@ -1,0 +1,204 @@
+"""The repeated-sequence alert: replayed, partly replayed and cut shoes are caught; random ones never."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from config.loader import load_config
+from controller.app.runner import Runner
+from controller.core.cards import parse_card
+from controller.core.events import Event
+from controller.core.inputs import Input, InputKind, card_read
+from controller.core.sequence_check import FALSE_ALARM, SequenceArchive, SequenceMonitor, SequenceRepeat, factory_order
+from controller.core.shoe import shuffled_shoe
+from controller.core.table import Table
+from drivers.mock import MockShoe
+
+DECKS = 8
+
+
+def random_shoe(rng: random.Random, decks: int = DECKS) -> list[str]:
+    cards = factory_order(decks)
+    rng.shuffle(cards)
+    return cards
+
+
+def deal(cards: list[str], archive: SequenceArchive, decks: int = DECKS) -> tuple[SequenceRepeat | None, int]:
+    """Compare ``cards`` with ``archive``; the first repeat found and the 1-based card it came on."""
+    monitor = SequenceMonitor(archive, decks)
+    seen: Counter[str] = Counter()
+    for index, code in enumerate(cards):
+        found = monitor.observe(parse_card(code), seen, index)
+        if found is not None:
+            return found, index + 1
+        seen[code] += 1
+    return None, 0
+
+
+def archive_of(*shoes: list[str], decks: int = DECKS) -> SequenceArchive:
+    archive = SequenceArchive(decks)
+    for number, cards in enumerate(shoes, start=1):
+        archive.add_shoe(number, cards)
+    return archive
+
+
+def with_block(rng: random.Random, block: list[str], decks: int = DECKS) -> list[str]:
+    """A random shoe (same composition) holding ``block`` in order at a random place."""
+    rest = Counter(factory_order(decks))
+    rest.subtract(block)
+    others = list(rest.elements())
+    rng.shuffle(others)
+    at = rng.randrange(len(others) + 1)
+    return others[:at] + block + others[at:]
+
+
+def implausible_after(cards: list[str], start: int, decks: int, threshold: float) -> int:
+    """How many cards from ``start`` (0-based) a run must match before its probability falls below
+    ``threshold``, counted from the shoe's composition independently of the monitor."""
+    seen = Counter(cards[:start])
+    log_p = 0.0
+    for length, code in enumerate(cards[start:], start=1):
+        unseen = 52 * decks - sum(seen.values())
+        log_p += math.log((decks - seen[code]) / unseen)
+        seen[code] += 1
+        if log_p < math.log(threshold):
+            return length
+    raise AssertionError("the run never becomes implausible")
+
+
+def test_a_replayed_shoe_is_caught_as_soon_as_the_run_is_implausible() -> None:
+    first = random_shoe(random.Random(1))
+    archive = archive_of(first)
+    found, at = deal(first, archive)
+    assert found is not None
+    assert (found.reference.shoe, found.reference.order) == (1, "dealt")
+    assert (found.start, found.earlier_start) == (1, 1)
+    threshold = FALSE_ALARM / (52 * DECKS * (3 * 52 * DECKS))
+    assert math.isclose(found.threshold, threshold)
+    needed = implausible_after(first, 0, DECKS, threshold)
+    assert found.length == needed == at
+    assert needed < 12  # a handful of cards in an eight-deck shoe
+    assert found.probability < found.threshold
+
+
+def test_a_partly_replayed_shoe_names_where_the_run_starts_in_both() -> None:
+    rng = random.Random(2)
+    first = random_shoe(rng)
+    block = first[100:130]
+    second = with_block(rng, block)
+    start = next(i for i in range(len(second)) if second[i:i + 30] == block)
+    found, at = deal(second, archive_of(first))
+    assert found is not None and found.reference.order == "dealt"
+    assert found.earlier_start <= 101 and found.start <= start + 1
+    assert found.start - found.earlier_start == start - 100
+    assert at < start + 15
+
+
+def test_the_previous_shoes_discard_order_and_the_factory_order_are_references() -> None:
+    rng = random.Random(3)
+    first = random_shoe(rng)
+    found, _ = deal(list(reversed(first)), archive_of(first))
+    assert found is not None and (found.reference.shoe, found.reference.order) == (1, "discard")
+    found, _ = deal(with_block(rng, factory_order(1)[13:43]), archive_of(first))
+    assert found is not None and (found.reference.shoe, found.reference.order) == (None, "factory")
+
+
+def test_every_earlier_shoe_is_compared_not_only_the_last() -> None:
+    rng = random.Random(4)
+    shoes = [random_shoe(rng) for _ in range(5)]
+    found, _ = deal(with_block(rng, shoes[1][200:240]), archive_of(*shoes))
+    assert found is not None and found.reference.shoe == 2 and found.earlier_start <= 201
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), cut=st.integers(1, 52 * DECKS - 1))
+def test_a_cut_and_replayed_shoe_is_caught(seed: int, cut: int) -> None:
+    first = random_shoe(random.Random(seed))
+    found, _ = deal(first[cut:] + first[:cut], archive_of(first))
+    assert found is not None and found.reference.shoe == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), length=st.integers(30, 52), decks=st.integers(1, DECKS))
+def test_a_block_of_thirty_or_more_cards_in_the_same_order_is_caught(seed: int, length: int, decks: int) -> None:
+    rng = random.Random(seed)
+    first = random_shoe(rng, decks)
+    begin = rng.randrange(len(first) - length + 1)
+    found, _ = deal(with_block(rng, first[begin:begin + length], decks), archive_of(first, decks=decks),
+                    decks)
+    assert found is not None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(seed=st.integers(0, 2**63), decks=st.sampled_from([1, 2, 6, 8]))
+def test_no_alert_over_thousands_of_random_shoes(seed: int, decks: int) -> None:
+    rng = random.Random(seed)
+    earlier = [random_shoe(rng, decks) for _ in range(3)]
+    found, _ = deal(random_shoe(rng, decks), archive_of(*earlier, decks=decks), decks)
+    assert found is None
+
+
+def test_the_table_alerts_during_the_second_shoe_of_a_replayed_script() -> None:
+    """Two shoes given as tokens, the second repeating 30 cards of the first: a ``sequence_repeat``
+    alert comes while the second shoe is dealt."""
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
+    first = shuffled_shoe(7, DECKS)
+    events: list[Event] = []
+    table.start()
+
+    def play(cards: list[str], at_least: int) -> None:
+        events.extend(table.handle(Input(InputKind.SHOE)))
+        for dealt, code in enumerate(cards):
+            if table.state.value == "round_over":
+                if dealt >= at_least:
+                    return
+                events.extend(table.handle(Input(InputKind.NEXT)))
+            events.extend(table.handle(card_read(code)))
+
+    play(first, at_least=60)
+    assert not [e for e in events if e["event"] == "alert"]
+    events.extend(table.handle(Input(InputKind.CLOSE)))
+    assert table.state.value == "shoe_closed"
+    shoe_two_starts = len(events)
+    play(first[:30], at_least=30)
+    alerts = [e for e in events[shoe_two_starts:] if e["event"] == "alert"]
+    assert len(alerts) == 1
+    alert: Any = alerts[0]
+    assert (alert["kind"], alert["shoe"], alert["earlier_shoe"], alert["order"]) == (
+        "sequence_repeat", 2, 1, "dealt")
+    assert (alert["start"], alert["earlier_start"]) == (1, 1)
+    assert alert["length"] < 12 and "shoe 1" in alert["detail"]
+
+
+def seeded_alerts(seed: int, shoes: int) -> tuple[list[Event], Table]:
+    """Play ``shoes`` seeded shoes in a row as ``croupier simulate --seed`` does; their alerts."""
+    table = Table(load_config(environ={}))
+    closed: list[Event] = []
+    alerts: list[Event] = []
+
+    def sink(events: list[Event]) -> None:
+        closed.extend(e for e in events if e["event"] == "shoe_closed")
+        alerts.extend(e for e in events if e["event"] == "alert")
+        if len(closed) >= shoes:
+            runner.stopped = True
+
+    runner = Runner(table, MockShoe(f"mock://?seed={seed}"), sink, new_shoes=True)
+    table.start()
+    runner.run()
+    assert len(closed) == shoes
+    return alerts, table
+
+
+def test_no_alert_over_200_seeded_shoes_of_the_simulation() -> None:
+    """The simulation's seeded shoes (``croupier simulate --seed N``), 50 shoes in a row for each of
+    four seeds, every shoe compared with all earlier ones: no sequence alert."""
+    for seed in range(4):
+        alerts, table = seeded_alerts(seed, 50)
+        assert len(table.archive.references) == 50  # the factory order and 49 earlier shoes
+        assert alerts == []

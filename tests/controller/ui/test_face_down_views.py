@@ -1,0 +1,162 @@
+"""Face-down dealing in the views: the scoreboard's /state.json (a real server) and the console's view model
+never hold a card code, total or winner of a hand not yet revealed."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+from textual.geometry import Region
+from textual.widget import Widget
+
+from config.loader import load_config
+from controller.core.cards import parse_card
+from controller.core.events import Event
+from controller.core.exceptions import CardCodeError
+from controller.core.inputs import Input, InputKind, card_read
+from controller.core.shoe import shuffled_shoe
+from controller.core.table import Table
+from controller.ui.console import DealerConsole, card_text
+from controller.ui.scoreboard import start_scoreboard
+from controller.ui.tableview import FACE_DOWN, TableView
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def rendered(app: DealerConsole, selector: str) -> str:
+    """The text a widget shows on screen, line by line."""
+    widget = app.screen.query_one(selector, Widget)
+    width, height = widget.outer_size
+    return "\n".join(strip.text.strip() for strip in widget.render_lines(Region(0, 0, width, height))).strip("\n")
+
+
+def face_down_table() -> Table:
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"},
+                                                     "table": {"dealing": "face_down"}}))
+    return table
+
+
+def strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in [key, *strings_in(item)]]
+    if isinstance(value, list):
+        return [text for item in value for text in strings_in(item)]
+    return []
+
+
+def card_codes_in(value: Any) -> set[str]:
+    codes = set()
+    for text in strings_in(value):
+        try:
+            codes.add(parse_card(text).code)
+        except CardCodeError:
+            continue
+    return codes
+
+
+class Hidden:
+    """Follows the stream: the cards dealt face down and not yet revealed, and the round awaiting its result."""
+
+    def __init__(self) -> None:
+        self.cards: dict[str, str] = {}
+        self.unsettled: int | None = None
+
+    def apply(self, events: list[Event]) -> None:
+        for event in events:
+            if event["event"] == "card" and event.get("face_down"):
+                self.cards[event["slot"]] = event["card"]
+                self.unsettled = event["round"]
+            elif event["event"] == "revealed":
+                for slot in event["slots"]:
+                    self.cards.pop(slot)
+            elif event["event"] in ("result", "round_voided"):
+                self.cards = {}
+                self.unsettled = None
+
+
+def test_state_json_never_holds_an_unrevealed_card_total_or_winner() -> None:
+    """A face-down round in progress, the page's state read over HTTP after every input: no code of a
+    card not yet revealed, and no result of the round in play, until its last reveal."""
+    table = face_down_table()
+    hidden = Hidden()
+    board = start_scoreboard("127.0.0.1", 0)
+    reads = {"while_hidden": 0, "results": 0}
+
+    def step(item: Input) -> None:
+        events = table.handle(item)
+        board.publish_many(events)
+        hidden.apply(events)
+        with urllib.request.urlopen(board.url + "state.json", timeout=10) as response:
+            state = json.loads(response.read())
+        assert not card_codes_in(state) & set(hidden.cards.values())
+        rounds = [entry["round"] for entry in state["last_results"]]
+        assert hidden.unsettled not in rounds
+        reads["while_hidden"] += bool(hidden.cards)
+        reads["results"] = len(rounds)
+
+    try:
+        board.publish_many(table.start())
+        step(Input(InputKind.SHOE))
+        for code in shuffled_shoe(11, 8)[:40]:
+            if table.state.value == "round_over":
+                step(Input(InputKind.NEXT))
+            step(card_read(code))
+            if table.reveal_due is not None:
+                step(Input(InputKind.REVEAL))  # one hand at a time, the page read in between
+        while table.reveal_due is not None:
+            step(Input(InputKind.REVEAL))
+    finally:
+        board.close()
+    assert reads["while_hidden"] > 20 and reads["results"] > 2
+
+
+def test_the_console_view_shows_face_down_cards_until_their_hand_is_revealed() -> None:
+    table = face_down_table()
+    view = TableView()
+    for event in [*table.start(), *table.handle(Input(InputKind.SHOE))]:
+        view.apply(event)
+    for code in ["2C", "4D", "3S", "2H"]:
+        for event in table.handle(card_read(code)):
+            view.apply(event)
+    assert view.slots == {"P1": FACE_DOWN, "B1": FACE_DOWN, "P2": FACE_DOWN, "B2": FACE_DOWN}
+    assert view.total("player") is None and view.total("banker") is None
+    assert card_text(view.slots["P1"]).plain == "▒▒"
+    for event in table.handle(Input(InputKind.REVEAL)):
+        view.apply(event)
+    assert view.slots == {"P1": "2C", "B1": FACE_DOWN, "P2": "3S", "B2": FACE_DOWN}
+    assert view.total("player") == 5 and view.total("banker") is None
+    assert view.result is None
+
+
+def test_the_console_shows_face_down_cards_and_r_reveals() -> None:
+    table = face_down_table()
+    events = [*table.start(), *table.handle(Input(InputKind.SHOE))]
+    for code in ["2C", "4D", "3S", "2H"]:
+        events += table.handle(card_read(code))
+    sent: list[Input] = []
+
+    async def main() -> None:
+        app = DealerConsole(on_input=sent.append, events=list(events))
+        async with app.run_test(size=(120, 50)) as pilot:
+            await pilot.pause()
+            player = rendered(app, "#player-hand")
+            assert "P1 ▒▒" in player and "P2 ▒▒" in player and "2♣" not in player and "total –" in player
+            await pilot.press("r")
+            for event in table.handle(sent[-1]):
+                app.apply(event)
+            await pilot.pause()
+            player = rendered(app, "#player-hand")
+            assert "P1 2♣" in player and "P2 3♠" in player and "total 5" in player
+            assert "▒▒" in rendered(app, "#banker-hand")
+
+    asyncio.run(main())
+    assert sent == [Input(InputKind.REVEAL)]
