@@ -127,7 +127,7 @@ def simulate(args: argparse.Namespace) -> int:
     if progress is not None:
         outputs.closers.append(progress.finish)
     pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)
-    card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive and not scripted)
+    card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive)
                                if interactive or pace else source)
     runner = Runner(Table(settings), card_source, outputs.emit, auto_next=settings.simulation.auto_next,
                     rounds=rounds, new_shoes=not scripted and (rounds > 0 or interactive),
