@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     if use_console:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address, settings.scoreboard)
 
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,

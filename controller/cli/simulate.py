@@ -132,7 +132,7 @@ def simulate(args: argparse.Namespace) -> int:
     if interactive:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address, settings.scoreboard)
     if progress is not None:
         outputs.closers.append(progress.finish)
     pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)
