@@ -122,6 +122,20 @@ class ScoreboardSettings(Section):
     """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
 
     address: str = Field(default="", description='HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')
+    table_name: str = Field(default="", description='the table\'s name on the board, up to 40 characters, '
+                                                    'e.g. "Baccarat 3" ("" = none)')
+    limits: str = Field(default="", description='the table limits on the board, up to 80 characters, '
+                                                'e.g. "Min 100 - Max 10,000" ("" = none)')
+
+    @field_validator("table_name", "limits")
+    @classmethod
+    def _board_text(cls, text: str, info: ValidationInfo) -> str:
+        longest = 40 if info.field_name == "table_name" else 80
+        if len(text) > longest:
+            raise Refused(f"at most {longest} characters, got {len(text)}")
+        if any(not character.isprintable() for character in text):
+            raise Refused(f"printable text on one line (no control characters), got {text!r}")
+        return text
 
     @field_validator("address")
     @classmethod

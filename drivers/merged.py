@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import ClassVar
 
 from controller.core.exceptions import CroupierError
-from controller.core.inputs import Input, InputKind
+from controller.core.inputs import READER_KINDS, Input, InputKind
 from drivers.base import CardSource, Indication, Option, Resumable
 
 POLL_SECONDS = 0.05
@@ -43,7 +43,8 @@ class MergedSource(CardSource):
         """Seconds to wait between two reads of the primary (a simulated dealer's pace)."""
         self._next_read = 0.0
         self.hold_when_idle = hold_when_idle
-        """Read the primary only while the table expects a card (a simulated dealer draws when due)."""
+        """Read the primary only while the table expects a card (a simulated dealer draws when due); a
+        scripted primary's dealer inputs (``@shoe``, ``@burn`` ...) are read whenever they come next."""
         self._holding = hold_when_idle
         self.keep_open = False
         """While True the source is never exhausted: a console may still send inputs."""
@@ -84,6 +85,8 @@ class MergedSource(CardSource):
             return self._queue.get_nowait()
         except queue.Empty:
             pass
+        if self._holding and not self._primary_failed and self._dealer_input_next():
+            return self.primary.recv(POLL_SECONDS)
         if self._primary_failed or self._holding or self.primary.exhausted:
             try:
                 return self._queue.get(timeout=POLL_SECONDS)
@@ -106,6 +109,12 @@ class MergedSource(CardSource):
             self._on_error(str(error))
             self._primary_failed = True
             return Input(InputKind.OFFLINE)
+
+    def _dealer_input_next(self) -> bool:
+        """Is the primary's next input a person's (a script playing the dealer), not a reader event?"""
+        upcoming = getattr(self.primary, "upcoming", None)
+        item = upcoming() if callable(upcoming) else None
+        return isinstance(item, Input) and item.kind not in READER_KINDS
 
     @property
     def exhausted(self) -> bool:

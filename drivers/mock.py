@@ -4,7 +4,9 @@
 from the bottom; on ``indicate("new_shoe")`` the next seeded shoe is loaded,
 so one seed gives the same sequence of shoes every time.
 ``mock://?script=FILE`` delivers a token file (see ``docs/scripts.md``)
-exactly as written, then is exhausted. It is a driver users run, not a stub.
+exactly as written, then is exhausted; dealt by hand (``simulate --interactive``,
+``run`` without ``--auto-next``) its cards wait for the table like a seeded shoe's,
+while its dealer inputs (``@shoe``, ``@burn`` ...) are delivered as they come. It is a driver users run, not a stub.
 """
 
 from __future__ import annotations
@@ -86,6 +88,10 @@ class MockShoe(Resumable):
     @property
     def exhausted(self) -> bool:
         return self.offset >= len(self._queue)
+
+    def upcoming(self) -> Input | None:
+        """The input the next read delivers, without delivering it (None when exhausted)."""
+        return self._queue[self.offset] if self.offset < len(self._queue) else None
 
     @property
     def position(self) -> tuple[int, int]:

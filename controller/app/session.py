@@ -14,6 +14,7 @@ from controller.core.events import Event
 from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
+    from config.schema import ScoreboardSettings
     from controller.floor.feed import TableFeed
 
 Sink = Callable[[list[Event]], None]
@@ -46,12 +47,13 @@ class Outputs:
     def emit(self, events: list[Event]) -> None:
         fan_out(self.sinks, events)
 
-    def add_scoreboard(self, address: str) -> None:
-        """Serve the web scoreboard at ``HOST:PORT`` and feed it."""
+    def add_scoreboard(self, address: str, settings: ScoreboardSettings | None = None) -> None:
+        """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name and limits from ``settings``)."""
         from controller.ui.scoreboard import parse_address, start_scoreboard
 
         host, port = parse_address(address)
-        board = start_scoreboard(host, port)
+        board = start_scoreboard(host, port, settings.table_name if settings else "",
+                                 settings.limits if settings else "")
         self.add(board.publish_many)
         self.closers.append(board.close)
         self.notice(f"scoreboard at {board.url}")

@@ -36,6 +36,7 @@ def render() -> str:
         "# Command-line reference\n\n"
         "Generated from the argument parsers by `python -m controller.cli.clidoc`; do not edit by hand.\n"
         "Exit status 2 means bad arguments or config, with a one-line message on stderr.\n"
+        "`croupier --version` prints the version (`croupier X.Y.Z`) and exits 0.\n"
     ]
     for name, child in _subparsers(parser).items():
         _walk(child, f"croupier {name}", out, 2)

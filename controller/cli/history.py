@@ -1,18 +1,21 @@
-"""``croupier history PATH [--json | --csv]``: the rounds a journal holds.
+"""``croupier history PATH [--json | --csv] [--cards]``: the rounds a journal holds.
 
 ::
 
-    croupier history table.journal           # readable: each round's cards, result, settlement
-    croupier history table.journal --json    # the events, exactly as the table emitted them
+    croupier history table.journal           # readable: times, cards, results, settlement, alerts, shoe reports
+    croupier history table.journal --json    # the events as the table emitted them, each with its time "at"
     croupier history table.journal --csv     # one row per round (results and voided rounds)
+    croupier history table.journal --cards --csv   # one row per card out of the shoe (surveillance export)
 
 ``--json`` prints one line per ``result`` event (each round exactly once, in
 the shape of the event stream) with the ``shoe``, ``settlement``, ``misdeal``,
 ``resolved`` (approved resolutions carry ``approved_by``), ``approval``,
-``approval_refused``, ``dealer_signed_in``/``out``, ``round_voided`` and ``shoe_closed``
-events around them. The journal's hash chain is checked
+``approval_refused``, ``dealer_signed_in``/``out``, ``round_voided``, ``alert``,
+``alert_acknowledged`` and ``shoe_closed`` events around them; each line ends with
+``"at"``, the UTC time (ISO 8601) its journal record was written. The journal's hash chain is checked
 first; a broken chain is reported on stderr and the history is still shown,
-up to the end of the file, so the damage can be seen.
+up to the end of the file, so the damage can be seen: the round of the first record that failed is
+marked TAMPERED (``"tampered": true`` on that record's events in ``--json``).
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ import io
 import json
 import sys
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from controller.core.events import (
+    AlertEvent,
     ApprovalEvent,
     ApprovalRefusedEvent,
-    Event,
     Identity,
     MisdealEvent,
     ResolvedEvent,
@@ -37,30 +40,76 @@ from controller.core.events import (
     SettlementEvent,
 )
 from controller.core.exceptions import JournalError, JournalTamperedError
-from controller.journal.replay import journaled_events
 from controller.journal.store import Journal
+from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
                             "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
-                            "dealer_signed_out"})
+                            "dealer_signed_out", "alert", "alert_acknowledged"})
 BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 CSV_COLUMNS = ["shoe", "round", "outcome", "player_cards", "player_total", "banker_cards", "banker_total",
                "natural", "player_pair", "banker_pair", "manual",
-               *(f"net_{bet}" for bet in BETS), "misdeals", "resolutions", "approvals", "dealer"]
+               *(f"net_{bet}" for bet in BETS), "misdeals", "resolutions", "approvals", "dealer",
+               "at", "alerts", "tampered"]
+CARD_COLUMNS = ["shoe", "position", "at", "slot", "card", "round", "entry"]
+
+
+def resolution_text(event: ResolvedEvent) -> str:
+    text = f"{event['kind']}:{event['resolution']}"
+    if event["cards"]:
+        text += f"[{' '.join(event['cards'])}]"
+    if event.get("approved_by"):
+        text += f" approved by {event['approved_by']}"
+    return text
+
+
+def approval_text(event: ApprovalEvent | ApprovalRefusedEvent) -> str:
+    if event["event"] == "approval":
+        return f"{event['action']} approved by {event['by']}"
+    return f"{event['action']} refused ({event['reason']})"
+
+
+def dealer_of(identity: Identity | None) -> str:
+    return "" if identity is None else identity["name"] or identity["uid"]
+
+
+def flags_of(result: ResultEvent) -> str:
+    return ", ".join(flag.replace("_", " ") for flag, shown in (
+        ("natural", result["natural"]), ("player_pair", result["player_pair"]),
+        ("banker_pair", result["banker_pair"])) if shown)
+
+
+def alert_text(alert: AlertEvent, acknowledged: dict[str, Timed]) -> str:
+    """An alert in a line: kind, id, and open or who acknowledged it and when."""
+    fields = cast(dict[str, Any], alert)
+    alert_id = fields.get("id")
+    ack = acknowledged.get(str(alert_id)) if alert_id is not None else None
+    status = "OPEN"
+    if ack is not None:
+        status = f"acknowledged by {cast(dict[str, Any], ack.event).get('by') or '?'} at {ack.at}"
+    severity = f" {fields['severity']}" if fields.get("severity") else ""
+    named = f" {alert_id}" if alert_id is not None else ""
+    return f"{alert['kind']}{named}{severity} [{status}]"
 
 
 def register(subparsers: Any) -> None:
     """Add the ``history`` subcommand."""
     parser = subparsers.add_parser(
-        "history", help="print the rounds of a journal: cards, results, settlement, misdeals, approvals",
-        description="Print the rounds a journal holds. --json gives the table's own events, one per "
-                    "line (each round's result exactly once); --csv one row per round. Exit status: 0, "
-                    "1 the journal failed verification (shown anyway), 2 missing or not a journal.",
+        "history", help="print the rounds of a journal: cards, results, settlement, misdeals, approvals, alerts",
+        description="Print the rounds a journal holds, with UTC times, misdeals, approvals, alerts (open or "
+                    "acknowledged) and each shoe's report; a round whose record fails verification is marked "
+                    "TAMPERED. --json gives the table's own events, one per line (each round's result exactly "
+                    "once), each with \"at\" (UTC, ISO 8601); --csv one row per round; --cards one row per card "
+                    "out of the shoe. Exit status: 0, 1 the journal failed verification (shown anyway), 2 "
+                    "missing or not a journal.",
     )
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="one JSON event per line")
-    form.add_argument("--csv", action="store_true", help="one CSV row per round")
+    form.add_argument("--csv", action="store_true", help="one CSV row per round (per card with --cards)")
+    parser.add_argument("--cards", action="store_true",
+                        help="one row per card out of the shoe: shoe, position in the shoe, time, slot (or burn, "
+                             "discard, held), card, round, entry (read or manual)")
     parser.add_argument("path", metavar="PATH", help="the journal file")
     parser.set_defaults(handler=history)
 
@@ -71,96 +120,111 @@ class Round:
 
     shoe: int
     number: int
+    at: str = ""
     result: ResultEvent | None = None
     settlement: SettlementEvent | None = None
     voided: RoundVoidedEvent | None = None
     misdeals: list[MisdealEvent] = field(default_factory=list)
     resolutions: list[ResolvedEvent] = field(default_factory=list)
     approvals: list[ApprovalEvent | ApprovalRefusedEvent] = field(default_factory=list)
+    alerts: list[AlertEvent] = field(default_factory=list)
+    tampered: bool = False
 
 
-def all_events(journal: Journal) -> list[Event]:
-    """Every event ``journal`` holds, in order."""
-    return [event for _, events in journaled_events(journal) for event in events]
+@dataclass
+class History:
+    """A journal's history: its rounds, shoe reports, alerts and acknowledgements, and the failed record."""
+
+    rounds: list[Round]
+    shoe_reports: dict[int, Timed] = field(default_factory=dict)
+    acknowledged: dict[str, Timed] = field(default_factory=dict)
+    tampered_seq: int = 0
 
 
-def history_events(events: list[Event]) -> list[Event]:
+def history_events(events: list[Timed]) -> list[Timed]:
     """The history events among ``events``, in order (see the module doc)."""
-    return [event for event in events
-            if event["event"] in HISTORY_EVENTS and not (
-                event["event"] == "shoe" and event["status"] != "new")]
+    return [timed for timed in events
+            if timed.event["event"] in HISTORY_EVENTS and not (
+                timed.event["event"] == "shoe" and timed.event["status"] != "new")]
 
 
-def rounds_of(events: list[Event]) -> list[Round]:
-    """Group events into rounds (misdeals go with the round they name, approvals with the
-    round in progress)."""
-    rounds: dict[tuple[int, int], Round] = {}
-    shoe = 1
-    current = 0
-
-    def at(number: int) -> Round:
-        key = (shoe, number)
-        if key not in rounds:
-            rounds[key] = Round(shoe, number)
-        return rounds[key]
-
-    for event in events:
-        if event["event"] == "shoe":
-            shoe = event["shoe"]
-        elif event["event"] == "round":
-            current = event["round"]
-        elif event["event"] in ("approval", "approval_refused"):
-            at(current).approvals.append(event)
-        elif event["event"] == "result":
-            shoe = event["shoe"]
-            at(event["round"]).result = event
-        elif event["event"] == "settlement":
-            at(event["round"]).settlement = event
-        elif event["event"] == "round_voided":
-            at(event["round"]).voided = event
-        elif event["event"] == "misdeal":
-            at(event["round"]).misdeals.append(event)
-        elif event["event"] == "resolved":
-            at(event["round"]).resolutions.append(event)
-    return list(rounds.values())
+def tampered_record(events: list[Timed], failed_seq: int) -> int:
+    """The events record that holds (or follows) the record ``failed_seq`` that failed verification; 0: none."""
+    if not failed_seq:
+        return 0
+    return next((timed.seq for timed in events if timed.seq >= failed_seq), 0)
 
 
-def _resolution_text(event: ResolvedEvent) -> str:
-    text = f"{event['kind']}:{event['resolution']}"
-    if event["cards"]:
-        text += f"[{' '.join(event['cards'])}]"
-    if event.get("approved_by"):
-        text += f" approved by {event['approved_by']}"
-    return text
+ROUND_ONE_OF = {"result": "result", "settlement": "settlement", "round_voided": "voided"}
+"""Events a round holds one of: the event name, the :class:`Round` field."""
+ROUND_LIST_OF = {"misdeal": "misdeals", "resolved": "resolutions", "alert": "alerts"}
+"""Events a round holds a list of, each naming its round."""
 
 
-def _approval_text(event: ApprovalEvent | ApprovalRefusedEvent) -> str:
-    if event["event"] == "approval":
-        return f"{event['action']} approved by {event['by']}"
-    return f"{event['action']} refused ({event['reason']})"
+class _Grouper:
+    """Groups events into rounds for :func:`history_of`."""
+
+    def __init__(self, found: History) -> None:
+        self.found = found
+        self.rounds: dict[tuple[int, int], Round] = {}
+        self.shoe = 1
+        self.current = 0
+
+    def at(self, number: int, timed: Timed) -> Round:
+        key = (self.shoe, number)
+        if key not in self.rounds:
+            self.rounds[key] = Round(self.shoe, number, at=timed.at)
+        if timed.seq == self.found.tampered_seq:
+            self.rounds[key].tampered = True
+        return self.rounds[key]
+
+    def add(self, timed: Timed) -> None:
+        fields = cast(dict[str, Any], timed.event)
+        name: str = fields["event"]
+        if name in ("shoe", "result"):
+            self.shoe = fields["shoe"]
+        if name == "round":
+            self.current = fields["round"]
+        if name in ROUND_ONE_OF:
+            setattr(self.at(fields["round"], timed), ROUND_ONE_OF[name], timed.event)
+        elif name in ROUND_LIST_OF:
+            getattr(self.at(fields["round"], timed), ROUND_LIST_OF[name]).append(timed.event)
+        elif name in ("approval", "approval_refused"):
+            self.at(self.current, timed).approvals.append(cast(ApprovalEvent | ApprovalRefusedEvent, timed.event))
+        elif name == "shoe_closed":
+            self.found.shoe_reports[fields["shoe"]] = timed
+        elif name == "alert_acknowledged":
+            self.found.acknowledged[str(fields.get("id"))] = timed
+        elif name == "round" or timed.seq == self.found.tampered_seq:
+            self.at(self.current, timed)
 
 
-def _dealer_of(identity: Identity | None) -> str:
-    return "" if identity is None else identity["name"] or identity["uid"]
+def history_of(events: list[Timed], failed_seq: int = 0) -> History:
+    """Group events into rounds (misdeals and alerts go with the round they name, approvals with the
+    round in progress); shoe reports by shoe; acknowledgements by alert id; the round of the record
+    ``failed_seq`` that failed verification marked."""
+    found = History([], tampered_seq=tampered_record(events, failed_seq))
+    grouper = _Grouper(found)
+    for timed in events:
+        grouper.add(timed)
+    found.rounds = list(grouper.rounds.values())
+    return found
 
 
-def _flags(result: ResultEvent) -> str:
-    return ", ".join(flag.replace("_", " ") for flag, shown in (
-        ("natural", result["natural"]), ("player_pair", result["player_pair"]),
-        ("banker_pair", result["banker_pair"])) if shown)
+def write_json(events: list[Timed], stream: TextIO, tampered_seq: int = 0) -> None:
+    """The events, one per line, as the JSON stream prints them, each ending with its time ``at``."""
+    for timed in events:
+        line: dict[str, Any] = {**timed.event, "at": timed.at}
+        if tampered_seq and timed.seq == tampered_seq:
+            line["tampered"] = True
+        stream.write(json.dumps(line, separators=(", ", ": ")) + "\n")
 
 
-def write_json(events: list[Event], stream: TextIO) -> None:
-    """The events, one per line, as the JSON stream prints them."""
-    for event in events:
-        stream.write(json.dumps(event, separators=(", ", ": ")) + "\n")
-
-
-def write_csv(rounds: list[Round], stream: TextIO) -> None:
+def write_csv(found: History, stream: TextIO) -> None:
     """One row per round that ended (a result or voided)."""
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    for entry in rounds:
+    for entry in found.rounds:
         result = entry.result
         if result is None and entry.voided is None:
             continue
@@ -176,86 +240,85 @@ def write_csv(rounds: list[Round], stream: TextIO) -> None:
         row += [bets[bet]["net"] if bet in bets else "0" if result is None else "" for bet in BETS]
         row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m["card"] else "")
                              for m in entry.misdeals))
-        row.append("; ".join(_resolution_text(r) for r in entry.resolutions))
-        row.append("; ".join(_approval_text(a) for a in entry.approvals))
+        row.append("; ".join(resolution_text(r) for r in entry.resolutions))
+        row.append("; ".join(approval_text(a) for a in entry.approvals))
         ended = result or entry.voided
-        row.append(_dealer_of(ended.get("dealer") if ended is not None else None))
+        row.append(dealer_of(ended.get("dealer") if ended is not None else None))
+        row += [entry.at, "; ".join(alert_text(alert, found.acknowledged) for alert in entry.alerts),
+                int(entry.tampered)]
         writer.writerow(row)
 
 
-def write_text(rounds: list[Round], stream: TextIO) -> None:
-    """A readable history."""
-    shoe = 0
-    for entry in rounds:
-        if entry.shoe != shoe:
-            shoe = entry.shoe
-            stream.write(f"Shoe {shoe}\n")
-        result = entry.result
-        if result is not None:
-            player, banker = result["player"], result["banker"]
-            flags = _flags(result)
-            stream.write(f"  Round {entry.number:>3}  {result['winner']:<6}  "
-                         f"player {' '.join(player['cards']):<9} = {player['total']}  "
-                         f"banker {' '.join(banker['cards']):<9} = {banker['total']}"
-                         + (f"  [{flags}]" if flags else "")
-                         + (f"  (by hand: {' '.join(result['manual'])})" if result.get("manual") else "")
-                         + "\n")
-            if entry.settlement is not None:
-                nets = ", ".join(f"{bet.replace('_', ' ')} {outcome['net']}"
-                                 for bet, outcome in entry.settlement["bets"].items())
-                stream.write(f"             pays per unit: {nets}\n")
-        elif entry.voided is not None:
-            stream.write(f"  Round {entry.number:>3}  VOID    cards {' '.join(entry.voided['cards'])}, "
-                         "bets returned\n")
-        elif not entry.misdeals and not entry.approvals:
-            continue
-        else:
-            stream.write(f"  Round {entry.number:>3}  (not finished)\n")
-        for misdeal in entry.misdeals:
-            card = f" ({misdeal['card']})" if misdeal["card"] else ""
-            stream.write(f"             misdeal {misdeal['kind']}{card}: {misdeal['detail']}\n")
-        for resolution in entry.resolutions:
-            stream.write(f"             resolved {_resolution_text(resolution)}\n")
-        for approval in entry.approvals:
-            stream.write(f"             {_approval_text(approval)}\n")
+def write_cards(cards: list[CardOut], stream: TextIO, form: str) -> None:
+    """One row per card out of the shoe: CSV (``form`` "csv"), JSON lines ("json") or text."""
+    rows = [[card.shoe, card.position, card.at, card.slot, card.code, card.round, card.entry] for card in cards]
+    if form == "csv":
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(CARD_COLUMNS)
+        writer.writerows(rows)
+    elif form == "json":
+        for row in rows:
+            stream.write(json.dumps(dict(zip(CARD_COLUMNS, row, strict=True)), separators=(", ", ": ")) + "\n")
+    else:
+        stream.write("shoe  pos  at                           slot     card  round  entry\n")
+        for row in rows:
+            stream.write(f"{row[0]:>4}  {row[1]:>3}  {row[2]:<27}  {row[3]:<7}  {row[4]:<4}  {row[5]:>5}  "
+                         f"{row[6]}\n")
 
 
-def history(args: argparse.Namespace) -> int:
-    """Print the history of ``args.path``; returns the exit status."""
+def _read(args: argparse.Namespace) -> tuple[int, int, list[Timed], list[CardOut]]:
+    """(status, failed record, events, cards out) of ``args.path``; status 1 when it fails verification
+    (the failed record is named), 2 unreadable."""
     try:
         journal = Journal.open_existing(args.path)
     except JournalError as error:
         print(f"croupier history: {error}", file=sys.stderr)
-        return 2
-    status = 0
+        return 2, 0, [], []
+    failed = 0
     try:
         try:
             verify(journal)
         except JournalTamperedError as error:
             print(f"croupier history: WARNING: the journal failed verification: {error}; "
                   "showing it anyway", file=sys.stderr)
-            status = 1
-        events = all_events(journal)
+            failed = max(error.seq, 1)
+        events = timed_events(journal)
+        cards = cards_out(journal) if args.cards else []
     except JournalError as error:
         print(f"croupier history: {error}", file=sys.stderr)
-        return 2
+        return 2, 0, [], []
     finally:
         journal.close()
+    return (1 if failed else 0), failed, events, cards
+
+
+def history(args: argparse.Namespace) -> int:
+    """Print the history of ``args.path``; returns the exit status."""
+    from controller.cli.history_text import write_text
+
+    try:
+        status, failed_seq, events, cards = _read(args)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
+        return _not_table_events(args, error)
+    if status == 2:
+        return status
     output = io.StringIO()
     try:
-        if args.json:
-            write_json(history_events(events), output)
+        if args.cards:
+            write_cards(cards, output, "json" if args.json else "csv" if args.csv else "text")
+        elif args.json:
+            write_json(history_events(events), output, tampered_record(events, failed_seq))
         elif args.csv:
-            write_csv(rounds_of(events), output)
+            write_csv(history_of(events, failed_seq), output)
         else:
-            rounds = rounds_of(events)
-            write_text(rounds, output)
-            finished = sum(1 for entry in rounds if entry.result is not None)
-            output.write(f"{finished} round(s) with a result, "
-                         f"{sum(1 for entry in rounds if entry.voided is not None)} voided\n")
+            write_text(history_of(events, failed_seq), output)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
-        print(f"croupier history: {args.path}: the journal holds events the table does not emit "
-              f"({type(error).__name__}: {error}); run croupier audit verify --replay", file=sys.stderr)
-        return 2
+        return _not_table_events(args, error)
     sys.stdout.write(output.getvalue())
     return status
+
+
+def _not_table_events(args: argparse.Namespace, error: Exception) -> int:
+    print(f"croupier history: {args.path}: the journal holds events the table does not emit "
+          f"({type(error).__name__}: {error}); run croupier audit verify --replay", file=sys.stderr)
+    return 2

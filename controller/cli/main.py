@@ -11,7 +11,9 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
+from controller import __version__
 from controller.core.exceptions import CroupierError
 
 COMMAND_MODULES = [
@@ -33,11 +35,21 @@ COMMAND_MODULES = [
 EXIT_BAD_INPUT = 2
 
 
+def version() -> str:
+    """The installed package's version (the source tree's when it is not installed)."""
+    try:
+        return metadata.version("croupier")
+    except metadata.PackageNotFoundError:
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="croupier",
         description="Controller for a live Punto Banco table: card reader in, dealer instructions out.",
     )
+    parser.add_argument("--version", action="version", version=f"croupier {version()}",
+                        help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)

@@ -5,15 +5,20 @@
     croupier roads --results "BPPTB" --json
     croupier roads --results "BPPTB"            # a readable grid
     croupier roads --events journal-events.jsonl  # table events, one JSON object a line
+    croupier roads --journal table.journal --shoe 2   # any shoe of a journal (default: the last)
+
+The grid is coloured when stdout is a terminal (and ``NO_COLOR`` is unset), plain otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
+from controller.cli.argtypes import whole_number
 from controller.core.exceptions import RoadsInputError
 from controller.ui.roads import render_text, roads_from_events, roads_from_results
 
@@ -33,6 +38,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     source.add_argument("--events", metavar="PATH",
                         help="a file of table events, one JSON object a line ('-' for stdin); "
                              "result and round_voided events are used")
+    source.add_argument("--journal", metavar="PATH", help="a journal (--journal of run or simulate)")
+    parser.add_argument("--shoe", type=whole_number(1), metavar="N",
+                        help="the roads of shoe N of --events or --journal (default: the last shoe)")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object with bead_plate, big_road, big_eye_boy, "
                              "small_road and cockroach_pig")
@@ -64,14 +72,54 @@ def _read_events(path: str) -> list[dict[str, object]]:
     return events
 
 
+def _journal_events(path: str) -> list[dict[str, object]]:
+    from controller.journal.replay import journaled_events
+    from controller.journal.store import Journal
+
+    journal = Journal.open_existing(path)
+    try:
+        return [dict(event) for _, events in journaled_events(journal) for event in events]
+    finally:
+        journal.close()
+
+
+def shoe_numbers(events: list[dict[str, object]]) -> list[int]:
+    """The shoe each event belongs to (a new ``shoe`` event or a ``result``'s ``shoe`` starts one)."""
+    current = 1
+    numbers = []
+    for event in events:
+        shoe = event.get("shoe")
+        if isinstance(shoe, int) and (event.get("event") == "result" or (
+                event.get("event") == "shoe" and event.get("status") == "new")):
+            current = shoe
+        numbers.append(current)
+    return numbers
+
+
+def events_of_shoe(events: list[dict[str, object]], shoe: int, source: str) -> list[dict[str, object]]:
+    """The events of shoe ``shoe``; a shoe the events do not hold is a :class:`RoadsInputError`."""
+    numbers = shoe_numbers(events)
+    picked = [event for event, number in zip(events, numbers, strict=True) if number == shoe]
+    if not picked:
+        held = sorted(set(numbers))
+        shown = f"shoes {held[0]}-{held[-1]}" if len(held) > 1 else f"shoe {held[0]}" if held else "no shoe"
+        raise RoadsInputError(f"--shoe {shoe}: {source} holds {shown}; give one of those")
+    return picked
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the roads; bad input raises :class:`RoadsInputError` (exit 2)."""
     if args.results is not None:
+        if args.shoe is not None:
+            raise RoadsInputError("--shoe picks a shoe of --events or --journal; --results is one history")
         roads = roads_from_results(args.results)
     else:
-        roads = roads_from_events(_read_events(args.events))
+        events = _read_events(args.events) if args.events is not None else _journal_events(args.journal)
+        if args.shoe is not None:
+            events = events_of_shoe(events, args.shoe, args.events or args.journal)
+        roads = roads_from_events(events)
     if args.json:
         print(json.dumps(roads.to_dict(), ensure_ascii=False))
     else:
-        print(render_text(roads))
+        print(render_text(roads, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 0

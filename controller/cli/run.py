@@ -94,9 +94,11 @@ def run(args: argparse.Namespace) -> int:
             f"{url}: a seeded mock shoe without --auto-next waits for the dealer to confirm the "
             "shoe and start each round, but --no-keyboard leaves no dealer; give --auto-next, or use "
             "croupier simulate --interactive")
-    # A seeded mock is a shoe with no dealer's hand on it: draw only while a card is due, at a dealer's pace.
+    # A mock is a shoe with no dealer's hand on it: draw only while a card is due (a seeded one at a dealer's
+    # pace; a script's own dealer inputs come as written), like shoe-emulator --follow-table.
     source = MergedSource(primary, keyboard, parse_dealer_line, complain,
-                          pace=MOCK_DEALER_PACE if dealt_by_hand else 0.0, hold_when_idle=dealt_by_hand)
+                          pace=MOCK_DEALER_PACE if dealt_by_hand else 0.0,
+                          hold_when_idle=isinstance(primary, MockShoe) and not args.auto_next)
     summary = Summary()
     display = JsonLines() if args.json else (None if args.quiet or use_console else
                                              DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     if use_console:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address, settings.scoreboard)
 
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,

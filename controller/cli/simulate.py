@@ -19,6 +19,8 @@ from controller.cli.feedargs import add_feed_option, feed_from_args
 from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
+from controller.ui.oddscompare import OddsComparison
+from controller.ui.oddsplot import check_plot_path, write_plot
 from controller.ui.transcript import JsonLines, Progress, Summary, Transcript
 from drivers.base import CardSource
 from drivers.merged import MergedSource
@@ -63,6 +65,9 @@ def register(subparsers: Any) -> None:
                         help="show the dealer console (Textual) and take the dealer's keys; implies --manual-next")
     parser.add_argument("--pace", type=seconds, metavar="SECONDS",
                         help="seconds between cards from the mock shoe (default 0; 1 with --interactive)")
+    parser.add_argument("--plot", metavar="FILE",
+                        help="also draw the summary's comparison with croupier odds to FILE (.png, .svg or .pdf; "
+                             "needs the plot extra: matplotlib)")
     parser.set_defaults(handler=simulate)
 
 
@@ -107,6 +112,8 @@ def simulate(args: argparse.Namespace) -> int:
     if scripted and args.seed is not None:
         print("croupier simulate: note: --seed is not used when the cards are given (--cards/--script)",
               file=sys.stderr)
+    if args.plot is not None:
+        check_plot_path(args.plot)
     seed = _seed(args, scripted)
     source, url = _mock_shoe(args, f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}")
     rounds = settings.simulation.rounds
@@ -117,17 +124,19 @@ def simulate(args: argparse.Namespace) -> int:
     sinks, summary, progress = build_sinks(args, rounds)
     outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
     feed = feed_from_args(args, settings, args.journal, outputs.notice)
+    comparison = OddsComparison(decks, settings.table.variant)
+    sinks.insert(1, comparison)
     for sink in sinks:
-        outputs.add(sink, replayed=sink is summary)
+        outputs.add(sink, replayed=sink is summary or sink is comparison)
     history: list[Event] = []
     if interactive:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address)
+        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address, settings.scoreboard)
     if progress is not None:
         outputs.closers.append(progress.finish)
     pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)
-    card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive and not scripted)
+    card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive)
                                if interactive or pace else source)
     runner = Runner(Table(settings), card_source, outputs.emit, auto_next=settings.simulation.auto_next,
                     rounds=rounds, new_shoes=not scripted and (rounds > 0 or interactive),
@@ -139,6 +148,9 @@ def simulate(args: argparse.Namespace) -> int:
                   history if interactive else None, feed=feed)
     if not args.json:
         print(summary.text())
+        print(comparison.text())
+    if args.plot is not None:
+        write_plot(comparison, args.plot)
     message = runner.ending_message()
     if message:
         outputs.notice(message)

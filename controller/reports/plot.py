@@ -22,8 +22,8 @@ def plot_pace(shifts: list[Shift], path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ReportInputError("--plot needs matplotlib: install the reports extra "
-                               "(pip install 'croupier[reports]')") from None
+        raise ReportInputError("--plot needs matplotlib: install the plot extra "
+                               "(pip install 'croupier[plot]')") from None
     figure, (pace, per_round) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     for shift in shifts:
         label = f"{shift.name or shift.uid or 'no badge'} · {shift.table} · {shift.start:%Y-%m-%d %H:%M}"

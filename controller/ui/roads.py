@@ -495,44 +495,9 @@ def roads_from_events(events: Iterable[Mapping[str, object]]) -> Roads:
 # --------------------------------------------------------------------------- text
 
 
-def _grid(cells: Mapping[tuple[int, int], str], width: int, rows: int = ROWS) -> list[str]:
-    columns = max((col for col, _ in cells), default=-1) + 1
-    lines = []
-    for row in range(rows):
-        line = "".join(cells.get((col, row), "·").ljust(width) for col in range(columns))
-        lines.append(line.rstrip())
-    return lines
+def render_text(roads: Roads, colour: bool = False) -> str:
+    """The roads as a readable text grid (what ``croupier roads`` prints without ``--json``); see
+    :mod:`controller.ui.roadtext`."""
+    from controller.ui.roadtext import render
 
-
-def render_text(roads: Roads) -> str:
-    """The roads as a readable text grid (what ``croupier roads`` prints without ``--json``)."""
-    lines: list[str] = []
-    counts = roads.counts
-    lines.append(f"Rounds {counts.rounds}: banker {counts.banker}, player {counts.player}, "
-                 f"tie {counts.tie}; banker pairs {counts.banker_pair}, player pairs "
-                 f"{counts.player_pair}, naturals {counts.natural}")
-    lines.append("")
-    lines.append("Bead plate (B banker, P player, T tie):")
-    lines.extend(_grid({(bead.col, bead.row): bead.winner for bead in roads.bead_plate}, 2))
-    lines.append("")
-    lines.append("Big road (digit = ties marked on the cell):")
-    cells = {
-        (entry.display_col, entry.display_row): entry.winner + (str(entry.ties) if entry.ties else "")
-        for entry in roads.big_road
-    }
-    lines.extend(_grid(cells, 3))
-    if roads.leading_ties:
-        lines.append(f"({roads.leading_ties} tie(s) before the first banker/player result, "
-                     "marked on the first entry)")
-    for name, _ in DERIVED_ROADS:
-        colours = roads.derived(name)
-        lines.append("")
-        lines.append(f"{name.replace('_', ' ').capitalize()} (R red, b blue): "
-                     + (" ".join("R" if colour == RED else "b" for colour in colours) or "-"))
-        if colours:
-            lines.extend(_grid({position: "R" if colour == RED else "b"
-                                for colour, position in zip(colours, layout_derived(colours),
-                                                            strict=True)}, 2))
-    lines.append("")
-    lines.append(f"{RESPONSIBLE_GAMING_LINE} / {RESPONSIBLE_GAMING_LINE_KO}")
-    return "\n".join(lines)
+    return render(roads, colour)

@@ -73,8 +73,10 @@ class Scoreboard(LivePageServer):
     thread_name = "croupier-scoreboard"
     not_found = "Not found: the scoreboard is at /\n"
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, table_name: str = "", limits: str = "") -> None:
         super().__init__(host, port)
+        self.table_name = table_name
+        self.limits = limits
         self._view = TableView()
         self._seq = 0
         self._state_seq = -1
@@ -139,9 +141,19 @@ class Scoreboard(LivePageServer):
             if self._state_seq != self._seq:
                 state = self._view.scoreboard_state()
                 state["seq"] = self._seq
+                self._number_games(state)
                 self._state_text = json.dumps(state, ensure_ascii=False)
                 self._state_seq = self._seq
             return self._state_text, self._state_seq
+
+    def _number_games(self, state: dict[str, Any]) -> None:
+        """Add the table's name and limits, and each result's game number in its shoe (from 1)."""
+        games = len(self._view.history.results)
+        latest = state["last_results"]
+        for number, result in enumerate(latest, start=games - len(latest) + 1):
+            result["game"] = number
+        state["shoe"]["games"] = games
+        state["table"] = {"name": self.table_name, "limits": self.limits}
 
     def routes(self) -> Mapping[str, Route]:
         """``/`` the page, ``/state.json`` the state message."""
@@ -154,8 +166,9 @@ class Scoreboard(LivePageServer):
         return {"/": page, "/index.html": page, "/state.json": state}
 
 
-def start_scoreboard(host: str, port: int) -> Scoreboard:
-    """Start a scoreboard on ``host:port`` (port 0: a free one) and return it once it listens.
+def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "") -> Scoreboard:
+    """Start a scoreboard on ``host:port`` (port 0: a free one) and return it once it listens; it shows
+    ``table_name`` and ``limits`` (``[scoreboard]``) in its header.
 
     Raises :class:`ScoreboardError` when it cannot listen there, or when the
     ``websockets`` package is missing (``pip install 'croupier[scoreboard]'``).
@@ -167,7 +180,7 @@ def start_scoreboard(host: str, port: int) -> Scoreboard:
             "the scoreboard needs the websockets package (13 or newer): "
             "pip install 'croupier[scoreboard]'"
         ) from error
-    board = Scoreboard(host, port)
+    board = Scoreboard(host, port, table_name, limits)
     failure = board.start(START_TIMEOUT)
     if isinstance(failure, TimeoutError):
         raise ScoreboardError(f"the scoreboard did not start on {host}:{port} within {START_TIMEOUT:.0f} s")

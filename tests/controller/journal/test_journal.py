@@ -534,10 +534,14 @@ def test_history_json_is_each_result_once_as_emitted(tmp_path: Path, capsys: pyt
     JsonLines(stream_lines)([decode_event(event) for event in reference])
     reference_results = [line for line in stream_lines.getvalue().splitlines() if '"event": "result"' in line]
     history_results = [line for line in out.splitlines() if json.loads(line)["event"] == "result"]
-    assert history_results == reference_results  # the same text, once each, in order
+    times = [json.loads(line)["at"] for line in history_results]
+    # the same text, once each, in order; each line ends with the time its record was written
+    assert history_results == [f'{line[:-1]}, "at": "{at}"}}' for line, at in zip(reference_results, times,
+                                                                                   strict=True)]
     kinds = {json.loads(line)["event"] for line in out.splitlines()}
     assert kinds <= {"shoe", "result", "settlement", "misdeal", "resolved", "round_voided", "shoe_closed",
-                     "approval", "approval_refused", "dealer_signed_in", "dealer_signed_out"}
+                     "approval", "approval_refused", "dealer_signed_in", "dealer_signed_out", "alert",
+                     "alert_acknowledged"}
 
 
 def test_history_csv_and_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -180,8 +180,12 @@ def check(args: list[str], journal: Path, outcome: Outcome) -> None:
     # History gives each round's result once, exactly as emitted.
     history = croupier("history", str(journal), "--json")
     assert history.returncode == 0, history.stderr
-    assert [line for line in history.stdout.decode().splitlines() if '"event": "result"' in line] == [
-        json.dumps(event, separators=(", ", ": ")) for event in reference if event["event"] == "result"]
+    shown = [line for line in history.stdout.decode().splitlines() if '"event": "result"' in line]
+    times = [json.loads(line)["at"] for line in shown]
+    assert all(at.endswith("Z") and "T" in at for at in times)  # each line ends with its record's UTC time
+    assert shown == [json.dumps(event, separators=(", ", ": "))[:-1] + f', "at": "{at}"}}'
+                     for event, at in zip((e for e in reference if e["event"] == "result"), times, strict=False)]
+    assert len(shown) == len([e for e in reference if e["event"] == "result"])
     audit = croupier("audit", "verify", str(journal), "--replay")
     assert audit.returncode == 0, audit.stdout + audit.stderr
 

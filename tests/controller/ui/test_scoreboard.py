@@ -90,7 +90,7 @@ def test_state_on_connect_and_after_each_change(board: Scoreboard) -> None:
         assert [r["winner"] for r in state["last_results"]] == list("BPPTB")
         assert state["last_results"][-1] == {"round": 5, "winner": "B", "player_total": 5,
                                              "banker_total": 7, "natural": False,
-                                             "player_pair": False, "banker_pair": False}
+                                             "player_pair": False, "banker_pair": False, "game": 5}
         # A void is exact: round 5's B disappears from every road.
         board.publish(untyped_event({"event": "round_voided", "round": 5}))
         state = receive_until(ws, lambda m: m["statistics"]["rounds"] == 4)

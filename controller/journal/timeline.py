@@ -1,0 +1,160 @@
+"""A journal read back in time order: each event with the record that holds it and when it was written,
+and each card out of the shoe with what became of it (``croupier history``, ``history --cards --csv``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from controller.core.events import Event
+from controller.journal.replay import journaled_events
+from controller.journal.store import Journal
+
+CARD_INPUTS = frozenset({"card", "unreadable"})
+"""Reader inputs that are a card out of the shoe."""
+
+
+@dataclass(frozen=True, slots=True)
+class Timed:
+    """One journaled event: the record ``seq`` that holds it and the record's time ``at`` (UTC, ISO 8601)."""
+
+    seq: int
+    at: str
+    event: Event
+
+
+def timed_events(journal: Journal) -> list[Timed]:
+    """Every event of ``journal`` in order, with its record and time."""
+    times = {record.seq: record.at for record in journal.records()}
+    return [Timed(seq, times[seq], event) for seq, events in journaled_events(journal) for event in events]
+
+
+@dataclass(slots=True)
+class CardOut:
+    """One card out of the shoe: where it is in the shoe, when, where it went, and whether it was read."""
+
+    shoe: int
+    position: int
+    at: str
+    round: int
+    code: str
+    slot: str
+    """``P1``..``B3``, ``burn`` (a burn card), ``discard`` (set aside by a misdeal's resolution or a void,
+    as the shoe report counts it), or ``held`` (a misdeal left it unresolved)."""
+    entry: str = "read"
+    """``read`` by the shoe, or ``manual`` (hand-entered for an unreadable card)."""
+
+
+@dataclass
+class _Reading:
+    """The state of the walk over the records in :func:`cards_out`."""
+
+    shoe: int = 1
+    round: int = 0
+    position: int = 0
+    pending: CardOut | None = None
+    held: list[CardOut] | None = None
+
+    def held_cards(self) -> list[CardOut]:
+        if self.held is None:
+            self.held = []
+        return self.held
+
+
+def _records(journal: Journal) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for record in journal.records():
+        if record.kind in ("input", "start", "events"):
+            body = json.loads(record.body)
+            yield record.kind, record.at, body if isinstance(body, dict) else {}
+
+
+def cards_out(journal: Journal) -> list[CardOut]:
+    """Every card out of the shoe in ``journal``, in the order it left the shoe.
+
+    A card is a reader input (a card read, or one the reader could not read); where it went is what the
+    events of that input say: a slot, a burn, or held by a misdeal until the misdeal's resolution
+    burns it, discards it (a void, or an exposed card taken back), or puts it in a slot (kept, or entered by
+    hand).
+    """
+    rows: list[CardOut] = []
+    state = _Reading()
+    for kind, at, body in _records(journal):
+        if kind == "input":
+            given = body.get("input")
+            item: dict[str, Any] = given if isinstance(given, dict) else {}
+            if body.get("source") and item.get("kind") in CARD_INPUTS:
+                state.position += 1
+                code = str(item.get("card") or "??") if item.get("kind") == "card" else "??"
+                state.pending = CardOut(state.shoe, state.position, at, state.round, code, "held")
+                rows.append(state.pending)
+            else:
+                state.pending = None
+            continue
+        for event in body.get("events", []):
+            _apply(state, rows, event)
+        state.pending = None
+    return rows
+
+
+def _apply(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None:  # noqa: C901 - one case per event
+    name = event.get("event")
+    pending = state.pending
+    if name == "shoe" and event.get("status") == "new":
+        if event.get("shoe") != state.shoe:
+            state.position = 0
+        state.shoe, state.round = int(event["shoe"]), 0
+        for row in rows:
+            if row.shoe != state.shoe and row.slot == "held":
+                row.slot = "discard"
+    elif name == "round":
+        state.round = int(event["round"])
+    elif name == "burn" and pending is not None:
+        pending.slot = "burn"
+    elif name == "card":
+        _placed(state, rows, event)
+    elif name == "misdeal":
+        target = pending or (_last_with(rows, state.shoe, str(event["card"])) if event.get("card") else None)
+        if target is not None and target not in state.held_cards():
+            target.slot = "held"
+            state.held_cards().append(target)
+    elif name == "resolved":
+        _resolved(state, event)
+    elif name == "round_voided":
+        for row in rows:
+            if row.shoe == state.shoe and row.round == event.get("round") and row.slot not in ("burn",):
+                row.slot = "discard"
+        state.held = []
+
+
+def _placed(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None:
+    """A ``card`` event: the pending card, or a held one (kept, or entered by hand), goes to its slot."""
+    slot, code = str(event["slot"]), str(event["card"])
+    held = state.held_cards()
+    if event.get("manual"):
+        target = next((row for row in held if row.code == "??"), None) or state.pending
+    else:
+        target = next((row for row in held if row.code == code), None) or state.pending
+    if target is None:
+        return
+    if target in held:
+        held.remove(target)
+    target.slot, target.code, target.round = slot, code, int(event["round"])
+    if event.get("manual"):
+        target.entry = "manual"
+
+
+def _resolved(state: _Reading, event: dict[str, Any]) -> None:
+    """A misdeal's resolution: the cards it sets aside (burned or taken back) go to the discards."""
+    set_aside = list(event.get("cards") or [])
+    held = state.held_cards()
+    for row in list(held):
+        if row.code in set_aside:
+            set_aside.remove(row.code)
+            row.slot = "discard"
+            held.remove(row)
+
+
+def _last_with(rows: list[CardOut], shoe: int, code: str) -> CardOut | None:
+    return next((row for row in reversed(rows) if row.shoe == shoe and row.code == code), None)

@@ -1,0 +1,96 @@
+"""The roads as text for a terminal (``croupier roads``): grids whose cells never break, whatever the tie
+count, pair and natural marks on the bead plate and the big road, and colours when the output is a terminal.
+
+Pure: the caller says whether to colour (``croupier roads`` colours when stdout is a tty and ``NO_COLOR``
+is unset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from controller.ui.roads import (
+    BANKER,
+    DERIVED_ROADS,
+    PLAYER,
+    RED,
+    RESPONSIBLE_GAMING_LINE,
+    RESPONSIBLE_GAMING_LINE_KO,
+    ROWS,
+    Roads,
+    layout_derived,
+)
+
+EMPTY: Final = "·"
+RESET: Final = "\033[0m"
+COLOURS: Final = {BANKER: "\033[1;31m", PLAYER: "\033[1;34m", "T": "\033[1;32m", "R": "\033[31m",
+                  "b": "\033[34m", "mark": "\033[33m"}
+"""ANSI colours: banker red, player blue, tie green (bold); derived roads red and blue; marks yellow."""
+MARKS_LEGEND: Final = "marks: p player pair, b banker pair, n natural"
+
+
+def marks(player_pair: bool, banker_pair: bool, natural: bool) -> str:
+    """The pair and natural marks of a cell: ``p`` player pair, ``b`` banker pair, ``n`` natural."""
+    return ("p" if player_pair else "") + ("b" if banker_pair else "") + ("n" if natural else "")
+
+
+def _paint(text: str, colour: bool) -> str:
+    """``text`` (a cell: winner letter, tie count, marks) in its colours."""
+    if not colour or not text or text == EMPTY:
+        return text
+    head = text[0]
+    digits = "".join(ch for ch in text[1:] if ch.isdigit())
+    rest = text[1 + len(digits):]
+    painted = f"{COLOURS.get(head, '')}{head}{RESET}"
+    if digits:
+        painted += f"{COLOURS['T']}{digits}{RESET}"
+    if rest:
+        painted += f"{COLOURS['mark']}{rest}{RESET}"
+    return painted
+
+
+def grid(cells: Mapping[tuple[int, int], str], colour: bool, rows: int = ROWS, minimum: int = 2) -> list[str]:
+    """Rows of a road grid: every column as wide as its widest cell plus a space, so no count breaks it."""
+    columns = max((col for col, _ in cells), default=-1) + 1
+    width = max([minimum - 1, *(len(text) for text in cells.values())]) + 1
+    lines = []
+    for row in range(rows):
+        line = ""
+        for col in range(columns):
+            text = cells.get((col, row), EMPTY)
+            line += _paint(text, colour) + " " * (width - len(text))
+        lines.append(line.rstrip())
+    return lines
+
+
+def render(roads: Roads, colour: bool = False) -> str:
+    """Every road of ``roads`` as a text grid (coloured for a terminal when ``colour``)."""
+    counts = roads.counts
+    lines = [f"Rounds {counts.rounds}: banker {counts.banker}, player {counts.player}, "
+             f"tie {counts.tie}; banker pairs {counts.banker_pair}, player pairs "
+             f"{counts.player_pair}, naturals {counts.natural}", ""]
+    lines.append(f"Bead plate (B banker, P player, T tie; {MARKS_LEGEND}):")
+    lines.extend(grid({(bead.col, bead.row): bead.winner + marks(bead.player_pair, bead.banker_pair, bead.natural)
+                       for bead in roads.bead_plate}, colour))
+    lines.append("")
+    lines.append(f"Big road (digits = ties marked on the cell; {MARKS_LEGEND}):")
+    cells = {(entry.display_col, entry.display_row):
+             entry.winner + (str(entry.ties) if entry.ties else "")
+             + marks(entry.player_pair, entry.banker_pair, entry.natural)
+             for entry in roads.big_road}
+    lines.extend(grid(cells, colour, minimum=3))
+    if roads.leading_ties:
+        lines.append(f"({roads.leading_ties} tie(s) before the first banker/player result, "
+                     "marked on the first entry)")
+    for name, _ in DERIVED_ROADS:
+        colours = roads.derived(name)
+        letters = ["R" if shade == RED else "b" for shade in colours]
+        lines.append("")
+        lines.append(f"{name.replace('_', ' ').capitalize()} (R red, b blue): "
+                     + (" ".join(_paint(letter, colour) for letter in letters) or "-"))
+        if colours:
+            lines.extend(grid(dict(zip(layout_derived(colours), letters, strict=True)), colour))
+    lines.append("")
+    lines.append(f"{RESPONSIBLE_GAMING_LINE} / {RESPONSIBLE_GAMING_LINE_KO}")
+    return "\n".join(lines)

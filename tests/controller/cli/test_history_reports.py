@@ -1,0 +1,194 @@
+"""croupier --version and croupier history: UTC times, alerts, shoe reports, a tampered round, the card export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+import subprocess
+import sys
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main as cli
+from controller.cli.history import History, Round
+from controller.cli.history_text import write_text
+from controller.core.cards import full_deck
+from controller.core.events import AlertEvent
+from controller.journal.timeline import Timed
+
+ROOT = Path(__file__).resolve().parents[3]
+NEW_DECK = " ".join(card.code for card in full_deck()[:24])
+"""Cards in new-deck order: the unshuffled-shoe alert fires within a few cards."""
+MISDEALS = ("5H 2C 3D 4S 6H 7C  9H 8D ?? @burn 2S 3C KH 4D  AS 2D 3H 4C 7S @exposed @use 6D  "
+            "TH 9C ?? @manual QS JD  5C 8C 4H 9D  2C @exposed @burn 3C 4C 5C 6C  7D KH ?? @void @close")
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = cli.main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def journal_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], cards: str, *options: str) -> Path:
+    path = tmp_path / "table.journal"
+    status, _, err = run_cli(capsys, "simulate", "--cards", cards, "--quiet", "--journal", str(path), *options)
+    assert status in (0, 3), err
+    return path
+
+
+def is_utc_iso(text: str) -> bool:
+    moment = datetime.fromisoformat(text)
+    return moment.utcoffset() is not None and moment.utcoffset() == UTC.utcoffset(None) and "T" in text
+
+
+def test_version_prints_the_version_and_exits_0() -> None:
+    run = subprocess.run([sys.executable, "-m", "controller.cli.main", "--version"], capture_output=True,
+                         text=True, cwd=ROOT, timeout=120, check=False)
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == f"croupier {version}"
+
+
+def test_history_json_has_the_alerts_and_a_utc_time_on_every_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = journal_of(tmp_path, capsys, NEW_DECK, "--no-burn")
+    status, out, _ = run_cli(capsys, "history", str(path), "--json")
+    assert status == 0
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines and all(is_utc_iso(line["at"]) for line in lines)
+    assert [list(line)[-1] for line in lines] == ["at"] * len(lines)  # the event's own fields come first
+    alerts = [line for line in lines if line["event"] == "alert"]
+    assert len(alerts) == 1 and alerts[0]["kind"] == "unshuffled_shoe"
+    times = [line["at"] for line in lines]
+    assert times == sorted(times)
+
+
+def test_history_text_and_csv_list_the_open_alert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = journal_of(tmp_path, capsys, NEW_DECK, "--no-burn")
+    status, text, _ = run_cli(capsys, "history", str(path))
+    assert status == 0
+    assert "ALERT unshuffled_shoe" in text and "[OPEN]" in text
+    assert "1 alert(s), 1 open" in text and "OPEN ALERT shoe 1 round 1" in text
+    status, out, _ = run_cli(capsys, "history", str(path), "--csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows[0]["alerts"].startswith("unshuffled_shoe") and "[OPEN]" in rows[0]["alerts"]
+    assert all(row["alerts"] == "" for row in rows[1:])
+    assert all(is_utc_iso(row["at"]) for row in rows)
+
+
+def test_an_acknowledged_alert_is_shown_with_who_and_when() -> None:
+    alert: AlertEvent = {"event": "alert", "kind": "unshuffled_shoe", "shoe": 1, "round": 2, "probability": 1e-9,
+                         "threshold": 1e-6, "detail": "the shoe looks unshuffled"}
+    second = dict(alert, round=3)
+    alert_with_id: Any = dict(alert, id="A1", severity="critical")
+    open_one: Any = dict(second, id="A2", severity="critical")
+    acknowledged: Any = {"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe",
+                         "by": "Bob Stone", "round": 2}
+    found = History([Round(1, 2, at="2026-12-01T10:00:00.000000Z", alerts=[alert_with_id]),
+                     Round(1, 3, at="2026-12-01T10:01:00.000000Z", alerts=[open_one])],
+                    acknowledged={"A1": Timed(9, "2026-12-01T10:02:03.000000Z", acknowledged)})
+    stream = io.StringIO()
+    write_text(found, stream)
+    text = stream.getvalue()
+    assert "ALERT unshuffled_shoe A1 critical [acknowledged by Bob Stone at 2026-12-01T10:02:03.000000Z]" in text
+    assert "2 alert(s), 1 open" in text
+    assert "OPEN ALERT shoe 1 round 3: unshuffled_shoe A2 critical [OPEN]" in text
+    assert "OPEN ALERT shoe 1 round 2" not in text
+
+
+def shoe_closed(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    _, out, _ = run_cli(capsys, "history", str(path), "--json")
+    reports = [json.loads(line) for line in out.splitlines() if json.loads(line)["event"] == "shoe_closed"]
+    assert len(reports) == 1
+    report: dict[str, Any] = reports[0]
+    return report
+
+
+def test_history_text_gives_the_shoe_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = journal_of(tmp_path, capsys, MISDEALS)
+    report = shoe_closed(path, capsys)
+    status, text, _ = run_cli(capsys, "history", str(path))
+    assert status == 0
+    line = next(line for line in text.splitlines() if line.startswith("Shoe 1 closed at "))
+    results = report["results"]
+    assert (f"{report['rounds']} rounds: banker {results['banker']}, player {results['player']}, "
+            f"tie {results['tie']}") in line
+    assert f"misdeals {report['misdeals']}, voided {report['voided']}" in line
+    assert (f"cards: {report['cards_seen']} out of the shoe ({report['dealt']} dealt, {report['burned']} burned, "
+            f"{report['discarded']} discarded, {report['unidentified']} unread), "
+            f"{report['cards_remaining']} left") in text
+
+
+def test_cards_csv_has_one_row_per_card_out_of_the_shoe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = journal_of(tmp_path, capsys, MISDEALS)
+    report = shoe_closed(path, capsys)
+    status, out, _ = run_cli(capsys, "history", str(path), "--cards", "--csv")
+    assert status == 0
+    assert out.splitlines()[0] == "shoe,position,at,slot,card,round,entry"
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == report["cards_seen"]
+    assert [int(row["position"]) for row in rows] == list(range(1, len(rows) + 1))
+    assert sum(row["slot"] == "burn" for row in rows) == report["burned"]
+    assert sum(row["slot"] == "discard" for row in rows) == report["discarded"] + report["unidentified"]
+    assert all(is_utc_iso(row["at"]) for row in rows)
+    by_position = {int(row["position"]): row for row in rows}
+    assert [by_position[n]["slot"] for n in range(1, 7)] == ["burn"] * 6
+    assert (by_position[9]["card"], by_position[9]["slot"]) == ("??", "discard")  # unreadable, burned by @burn
+    assert (by_position[18]["card"], by_position[18]["slot"]) == ("7S", "P3")  # exposed, then kept (@use)
+    manual = [row for row in rows if row["entry"] == "manual"]
+    assert [(row["card"], row["slot"], row["round"]) for row in manual] == [("QS", "P2", "3")]
+    assert (by_position[28]["card"], by_position[28]["slot"]) == ("2C", "discard")  # exposed, taken back
+    assert [(row["card"], row["slot"]) for row in rows[-3:]] == [("7D", "discard"), ("KH", "discard"),
+                                                                 ("??", "discard")]  # the voided round
+    dealt = {(row["round"], row["slot"]): row["card"] for row in rows if row["slot"][0] in "PB"}
+    _, out, _ = run_cli(capsys, "history", str(path), "--json")
+    for result in (json.loads(line) for line in out.splitlines()):
+        if result["event"] == "result":
+            for side, letter in (("player", "P"), ("banker", "B")):
+                for index, card in enumerate(result[side]["cards"], start=1):
+                    assert dealt[(str(result["round"]), f"{letter}{index}")] == card
+
+
+def _results_record(path: Path, round_number: int) -> int:
+    connection = sqlite3.connect(path)
+    try:
+        for seq, body in connection.execute("SELECT seq, body FROM records WHERE kind = 'events' ORDER BY seq"):
+            if any(event["event"] == "result" and event["round"] == round_number
+                   for event in json.loads(body)["events"]):
+                return int(seq)
+    finally:
+        connection.close()
+    raise AssertionError(f"no result of round {round_number}")
+
+
+def test_history_marks_the_tampered_round(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "table.journal"
+    run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
+    seq = _results_record(path, 3)
+    connection = sqlite3.connect(path)
+    body = connection.execute("SELECT body FROM records WHERE seq = ?", (seq,)).fetchone()[0]
+    forged = json.loads(body)
+    for event in forged["events"]:
+        if event["event"] == "result":
+            event["winner"] = "player" if event["winner"] != "player" else "banker"
+    connection.execute("UPDATE records SET body = ? WHERE seq = ?", (json.dumps(forged), seq))
+    connection.commit()
+    connection.close()
+    status, text, err = run_cli(capsys, "history", str(path))
+    assert status == 1 and f"record {seq}" in err
+    marked = [line for line in text.splitlines() if "TAMPERED" in line]
+    assert len(marked) == 1 and marked[0].startswith("  Round   3")
+    status, out, _ = run_cli(capsys, "history", str(path), "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    flagged = [line for line in lines if line.get("tampered")]
+    assert status == 1 and flagged and {line.get("round") for line in flagged} == {3}
+    assert any(line["event"] == "result" for line in flagged)
+    status, out, _ = run_cli(capsys, "history", str(path), "--csv")
+    assert [row["round"] for row in csv.DictReader(io.StringIO(out)) if row["tampered"] == "1"] == ["3"]
+
