@@ -92,14 +92,27 @@ class ShoeClosedEvent(TypedDict):
     inventory: dict[str, int]
 
 
+AlertSeverity = Literal["warning", "critical"]
+
+
 class AlertEvent(TypedDict):
     event: Literal["alert"]
+    id: str
     kind: Literal["unshuffled_shoe"]
+    severity: AlertSeverity
     shoe: int
     round: int
     probability: float
     threshold: float
     detail: str
+
+
+class AlertAcknowledgedEvent(TypedDict):
+    event: Literal["alert_acknowledged"]
+    id: str
+    kind: str
+    by: str | None
+    round: int
 
 
 class ReaderEvent(TypedDict):
@@ -269,7 +282,8 @@ class ShoeClosingEvent(TypedDict):
 
 
 Event = (
-    TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | ReaderEvent
+    TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | AlertAcknowledgedEvent
+    | ReaderEvent
     | RoundEvent | PromptEvent | CardEvent | InstructionEvent | ResultEvent | SettlementEvent
     | MisdealEvent | ResolvedEvent | RoundVoidedEvent | RejectedEvent
     | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
@@ -278,7 +292,7 @@ Event = (
 """Any event of the stream."""
 
 EVENT_TYPES: tuple[type, ...] = (
-    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, ReaderEvent,
+    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
     RoundEvent, PromptEvent, CardEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,

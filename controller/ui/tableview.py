@@ -15,6 +15,7 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from controller.core.cards import hand_total, parse_card
 from controller.core.events import (
+    AlertEvent,
     CardEvent,
     Event,
     InstructionEvent,
@@ -128,6 +129,8 @@ class TableView:
         """The signed-in dealer's name, when badges are on."""
         self.approval: str | None = None
         """The action waiting for a supervisor's badge, if any."""
+        self.alerts: dict[str, AlertEvent] = {}
+        """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each."""
         self.shoe = ShoeCounters()
         self.voided: int | None = None
         self.history = ResultHistory()
@@ -216,6 +219,10 @@ class TableView:
                 self.approval = str(event.get("action", "?"))
             case "approval" | "shoe_closing":
                 self.approval = None
+            case "alert":
+                self.alerts[str(event.get("id"))] = event.copy()
+            case "alert_acknowledged":
+                self.alerts.pop(str(event.get("id")), None)
             case _:
                 return False
         return True
