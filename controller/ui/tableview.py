@@ -129,6 +129,10 @@ class TableView:
         """The signed-in dealer's name, when badges are on."""
         self.approval: str | None = None
         """The action waiting for a supervisor's badge, if any."""
+        self.last_round: int | None = None
+        """The last round of this shoe, once the cut card is out."""
+        self.manual_slots: set[str] = set()
+        """The slots of this round whose card was entered by hand."""
         self.alerts: dict[str, AlertEvent] = {}
         """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each."""
         self.shoe = ShoeCounters()
@@ -141,6 +145,7 @@ class TableView:
     def _clear_round(self, round_number: int | None) -> None:
         self.round = round_number
         self.slots = {}
+        self.manual_slots = set()
         self.prompt = None
         self.result = None
         self.settlement = None
@@ -153,6 +158,7 @@ class TableView:
 
     def _new_shoe(self) -> None:
         self.shoe = ShoeCounters()
+        self.last_round = None
         self._clear_round(None)
 
     def apply(self, event: ViewEvent) -> bool:
@@ -235,6 +241,8 @@ class TableView:
                 self._count_card()
             case "cut_card":
                 self.shoe.cut_card_out = True
+                last = event.get("last_round")
+                self.last_round = last if isinstance(last, int) else None
             case "shoe_closed":
                 self._on_shoe_closed(event)
             case "shoe":
@@ -256,6 +264,8 @@ class TableView:
         card = event.get("card")
         if isinstance(slot, str) and isinstance(card, str):
             self.slots[slot] = card
+            if event.get("manual"):
+                self.manual_slots.add(slot)
         self._count_card()
 
     def _on_result(self, event: ResultEvent) -> None:

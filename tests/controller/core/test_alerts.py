@@ -205,3 +205,12 @@ def test_an_open_alert_survives_a_restart(tmp_path: Path) -> None:
     assert [(alert["id"], alert["kind"]) for alert in table.open_alerts] == [("A1", "unshuffled_shoe")]
     again = simulate("--script", str(script), "--journal", str(journal))
     assert not [event for event in again if event["event"] == "alert"], "a replay raises no second alert"
+
+
+def test_the_transcript_names_the_alert_and_its_acknowledgement(tmp_path: Path) -> None:
+    cards = " ".join(UNSHUFFLED[:12]) + " @ack A1 " + " ".join(UNSHUFFLED[12:cards_to_a_round_end(20)])
+    done = subprocess.run([*CROUPIER, "simulate", "--cards", cards], capture_output=True, cwd=ROOT, timeout=120,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert "!! ALERT A1 unshuffled_shoe (critical): " in done.stdout
+    assert "Alert A1 (unshuffled_shoe) acknowledged" in done.stdout
