@@ -21,6 +21,7 @@ from controller.core.events import (
     InstructionEvent,
     MisdealEvent,
     PromptEvent,
+    ResolvedEvent,
     ResultEvent,
     RoundVoidedEvent,
     SettlementEvent,
@@ -44,6 +45,14 @@ WINNER_NAMES: Final = {"B": "BANKER", "P": "PLAYER", "T": "TIE"}
 
 SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"})
 """Keys of ``shoe`` and ``shoe_closed`` events kept in :attr:`ShoeCounters.details`."""
+
+MISDEAL_CARDS_OUT: Final = {
+    "extra_card": 1, "unreadable_card": 1, "unknown_card": 1, "two_cards": 2, "card_after_shoe_closed": 1,
+    "no_dealer": 1, "exposed_card": 0, "foreign_card": 0, "reader_offline": 0, "shoe_restarted": 0,
+}
+"""Cards of the shoe each misdeal kind takes out of it with no ``card`` event (an exposed card was counted
+when dealt; a foreign card is not of the shoe). ``no_dealer`` on two cards at once counts one: the
+``shoe_closed`` report then sets the count exactly."""
 
 LAST_RESULTS: Final = 12
 """How many of the latest results the views list."""
@@ -133,6 +142,8 @@ class TableView:
         """The last round of this shoe, once the cut card is out."""
         self.manual_slots: set[str] = set()
         """The slots of this round whose card was entered by hand."""
+        self._dealt_order: list[str] = []
+        self._not_from_the_shoe = False
         self.alerts: dict[str, AlertEvent] = {}
         """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each."""
         self.shoe = ShoeCounters()
@@ -145,6 +156,7 @@ class TableView:
     def _clear_round(self, round_number: int | None) -> None:
         self.round = round_number
         self.slots = {}
+        self._dealt_order = []
         self.manual_slots = set()
         self.prompt = None
         self.result = None
@@ -203,7 +215,7 @@ class TableView:
             case "misdeal":
                 self._on_misdeal(event)
             case "resolved":
-                self.misdeal = None
+                self._on_resolved(event)
             case "round_voided":
                 self._on_round_voided(event)
             case _:
@@ -264,9 +276,13 @@ class TableView:
         card = event.get("card")
         if isinstance(slot, str) and isinstance(card, str):
             self.slots[slot] = card
+            self._dealt_order.append(slot)
             if event.get("manual"):
                 self.manual_slots.add(slot)
-        self._count_card()
+        if self._not_from_the_shoe:
+            self._not_from_the_shoe = False
+        else:
+            self._count_card()
 
     def _on_result(self, event: ResultEvent) -> None:
         self._start_round(_round_of(event))
@@ -278,10 +294,31 @@ class TableView:
 
     def _on_misdeal(self, event: MisdealEvent) -> None:
         self._start_round(_round_of(event))
+        for _ in range(MISDEAL_CARDS_OUT.get(str(event.get("kind")), 0)):
+            self._count_card()
+        if event.get("kind") == "exposed_card" and self.misdeal is None:
+            self._take_back(str(event.get("card")))
         self.misdeal = event.copy()
         instruction = event.get("instruction")
         if instruction:
             self.instruction = str(instruction)
+
+    def _take_back(self, card: str) -> None:
+        """An exposed card leaves its slot (and the total) while the misdeal is open."""
+        for slot in reversed(self._dealt_order):
+            if self.slots.get(slot) == card:
+                del self.slots[slot]
+                self._dealt_order.remove(slot)
+                self.manual_slots.discard(slot)
+                return
+
+    def _on_resolved(self, event: ResolvedEvent) -> None:
+        misdeal, self.misdeal = self.misdeal, None
+        resolution = event.get("resolution")
+        if resolution == "burn":
+            self.shoe.burned += len(event.get("cards") or [])
+        elif resolution == "manual" or (resolution == "use" and misdeal is not None):
+            self._not_from_the_shoe = True  # the next card is one already counted out of the shoe
 
     def _on_round_voided(self, event: RoundVoidedEvent) -> None:
         round_number = _round_of(event)
