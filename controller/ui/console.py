@@ -66,6 +66,8 @@ InputCallback = Callable[[DealerInput], None]
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 MANUAL_MARK: Final = "✎"
 """Marks a card entered by hand."""
+COMPACT_ROWS: Final = 30
+"""Below this many rows the console drops borders and repeated lines so the roads fit (80x24)."""
 LARGE_SCREEN_ROWS: Final = 40
 """From this many rows the large type may grow beyond two pixel rows a row."""
 
@@ -120,11 +122,14 @@ class BigText(Widget):
         width = self.size.width or 80
         rows = self.app.size.height if self.is_attached else 24
         largest = self.max_scale if rows >= LARGE_SCREEN_ROWS else 2
+        text = Text()  # the style as a span: Textual reads Rich colour names there
         if can_render(self._text):
             for scale in range(largest, 0, -1):
                 if big_width(self._text, scale) <= width:
-                    return Text("\n".join(render_big(self._text, scale)), style=self._style)
-        return Text(self._text.upper(), style=self._style)
+                    text.append("\n".join(render_big(self._text, scale)), style=self._style)
+                    return text
+        text.append(self._text.upper(), style=self._style)
+        return text
 
 
 class TableScreen(Screen[None]):
@@ -170,8 +175,13 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         app = self.app
+        self.set_class(app.size.height < COMPACT_ROWS, "compact")
         if isinstance(app, DealerConsole):
             app.refresh_view()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.height < COMPACT_ROWS, "compact")
+        self.query_one("#roads", RoadsView).compact = self.has_class("compact")
 
     @property
     def console(self) -> DealerConsole | None:
@@ -273,6 +283,13 @@ class DealerConsole(App[None]):
     #sent { height: auto; padding: 0 1; color: $text-muted; }
     #roads { border: round $primary; padding: 0 1; }
     #responsible-gaming { text-align: center; color: $text-muted; padding: 0 1; }
+    .compact #action-box { border: none; }
+    .compact .hand { border: none; }
+    .compact #roads { border: none; }
+    .compact #status-bar { display: none; }
+    .compact #result { display: none; }
+    .compact #sent { display: none; }
+    .compact #sent.refused { display: block; }
     """
 
     def __init__(self, on_input: InputCallback | None = None,
@@ -439,7 +456,7 @@ class DealerConsole(App[None]):
         self._set_text("#next-action-text", moment.detail)
         screen.query_one("#action-box", Widget).set_class(view.misdeal is not None, "misdeal")
         misdeal = screen.query_one("#misdeal", Static)
-        misdeal.update("\n".join(misdeal_lines(view.misdeal)) if view.misdeal is not None else "")
+        misdeal.update("\n".join(misdeal_lines(view.misdeal)[1:]) if view.misdeal is not None else "")
         misdeal.set_class(view.misdeal is not None, "open")
 
         self._set_text("#player-hand", self._hand("player", PLAYER_SLOTS))
@@ -462,6 +479,7 @@ class DealerConsole(App[None]):
         self._set_text("#shoe", "  ".join(parts))
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
+        screen.query_one("#sent", Static).set_class(bool(view.rejected), "refused")
         screen.query_one("#roads", RoadsView).show(view.roads())
         screen.refresh_bindings()
 

@@ -75,7 +75,7 @@ def next_moment(view: TableView) -> Moment:
         return Moment("CALL SUPERVISOR", view.instruction, "bold yellow")
     if view.misdeal is not None:
         lines = misdeal_lines(view.misdeal)
-        return Moment(misdeal_keys(view.misdeal) or "CALL SUPERVISOR", " ".join(lines[1:]), "bold yellow")
+        return Moment(misdeal_keys(view.misdeal) or "CALL SUPERVISOR", lines[0], "bold yellow")
     if view.result is not None and view.instruction_action in (None, "next_round", "new_shoe"):
         winner = str(view.result.get("winner", "")).upper()[:1]
         then = ("Pay this hand, then load a new shoe and press s." if view.shoe.closed

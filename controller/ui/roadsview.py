@@ -35,6 +35,8 @@ class RoadsView(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.roads: Roads | None = None
+        self.compact = False
+        """No blank line between the bands (a small terminal)."""
 
     def show(self, roads: Roads) -> None:
         self.roads = roads
@@ -79,8 +81,8 @@ class RoadsView(Widget):
         if roads is None:
             return Text("No results yet.", style="dim")
         width = max(40, self.size.width or 100)
-        bead_cols = max(4, (width - 3) // 3 // 2)
-        big_cols = max(6, (width - 3 - bead_cols * 2) // 3)
+        bead_cols = max(4, (width - 3) // 3 // 3)
+        big_cols = max(6, (width - 3 - bead_cols * 3) // 3)
         beads = {(bead.col, bead.row): Text(bead.winner + pair_mark(bead.banker_pair, bead.player_pair),
                                             style=WINNER_STYLES[bead.winner])
                  for bead in roads.bead_plate}
@@ -91,7 +93,7 @@ class RoadsView(Widget):
                 cell.append(str(min(entry.ties, 9)), style="bold green")
             big[(entry.display_col, entry.display_row)] = cell
         band_one = self._join([
-            ("Bead plate", self._block(beads, bead_cols, 2), bead_cols * 2),
+            ("Bead plate", self._block(beads, bead_cols, 3), bead_cols * 3),
             ("Big road", self._block(big, big_cols, 3), big_cols * 3),
         ])
         derived_cols = max(4, (width - 6) // 3 // 2)
@@ -107,6 +109,7 @@ class RoadsView(Widget):
         summary = Text(f"Banker {counts.banker}  Player {counts.player}  Tie {counts.tie}  "
                        f"Banker pairs {counts.banker_pair}  Player pairs {counts.player_pair}  "
                        f"Naturals {counts.natural}")
-        return Text("\n").join([*band_one, Text(""), *band_two, summary])
+        gap = [] if self.compact else [Text("")]
+        return Text("\n").join([*band_one, *gap, *band_two, summary])
 
 

@@ -183,3 +183,20 @@ def test_an_exposed_card_leaves_its_slot_and_the_total_while_taken_back() -> Non
     assert view.shoe.burned == 1, "the burned exposed card is counted as burned"
     view = view_of(table_events("3S KD 5H @exposed @use"))
     assert view.slots["P2"] == "5H" and view.total("player") == 8
+
+
+@pytest.mark.parametrize(("tokens", "colour"), [("9S 8H KD 2C", "#0087ff"), ("3S KD 5H 9C", "#f4005f")])
+def test_the_big_result_is_drawn_in_the_winners_colour(tokens: str, colour: str) -> None:
+    from textual.geometry import Region
+
+    async def main() -> str:
+        app = DealerConsole(events=table_events(tokens))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            widget = app.screen.query_one("#next-action", BigText)
+            first = widget.render_lines(Region(0, 0, widget.size.width, 1))[0]
+            ink = next(segment for segment in first if "█" in segment.text)
+            assert ink.style is not None and ink.style.color is not None
+            return str(ink.style.color.name)
+
+    assert asyncio.run(main()) == colour  # the theme's blue and red, as the hands' titles
