@@ -11,6 +11,7 @@ type                       input
 ``u`` or ``use``           resolve: keep the exposed card
 ``m XX`` or ``manual XX``  enter card XX by hand (unreadable card)
 ``c`` or ``close``         close the shoe early, between rounds
+``a ID`` or ``ack ID``     acknowledge the open alert ID (e.g. ``ack A1``)
 =========================  =====================================
 """
 
@@ -29,7 +30,9 @@ KEYS: dict[str, InputKind] = {
     "c": InputKind.CLOSE, "close": InputKind.CLOSE,
 }
 MANUAL_WORDS = ("m", "manual")
-HELP = "n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe"
+ACK_WORDS = ("a", "ack")
+HELP = ("n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
+        "a ID acknowledge an alert")
 
 
 def parse_dealer_line(line: str) -> Input | None:
@@ -45,6 +48,10 @@ def parse_dealer_line(line: str) -> Input | None:
         if len(words) != 2:
             raise ScriptError(f"{line.strip()!r}: expected 'm XX' with one card code, e.g. 'm 7H'")
         return Input(InputKind.MANUAL, words[1])
+    if word in ACK_WORDS:
+        if len(words) != 2:
+            raise ScriptError(f"{line.strip()!r}: expected 'a ID' with the alert's id, e.g. 'a A1'")
+        return Input(InputKind.ACK, words[1].upper())
     kind = KEYS.get(word)
     if kind is None or len(words) != 1:
         raise ScriptError(f"{line.strip()!r} is not a dealer command: expected {HELP}")

@@ -18,7 +18,7 @@ from controller.ui.dealer_words import misdeal_keys, misdeal_lines
 from controller.ui.tableview import TableView
 
 WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
-ALERT_STYLE: Final = "bold white on red"
+ALERT_STYLE: Final = "bold white"
 ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
                         "approval": "SUPERVISOR", "sign_in": "SIGN IN",
                         "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL"}

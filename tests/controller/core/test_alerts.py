@@ -214,3 +214,12 @@ def test_the_transcript_names_the_alert_and_its_acknowledgement(tmp_path: Path) 
     assert done.returncode == 0, done.stderr
     assert "!! ALERT A1 unshuffled_shoe (critical): " in done.stdout
     assert "Alert A1 (unshuffled_shoe) acknowledged" in done.stdout
+
+
+def test_a_typed_dealer_line_acknowledges_an_alert() -> None:
+    from controller.ui.keyboard import parse_dealer_line
+
+    assert parse_dealer_line("a a1") == Input(InputKind.ACK, "A1")
+    assert parse_dealer_line("@ack A2") == Input(InputKind.ACK, "A2")
+    with pytest.raises(ScriptError, match="expected 'a ID' with the alert's id"):
+        parse_dealer_line("ack")

@@ -70,7 +70,7 @@ def test_awaiting_a_supervisor_with_the_dealer_shown(snap_compare: Any, tmp_path
     assert snap_compare(app, terminal_size=SIZE)
 
 
-UNSHUFFLED = " ".join(rank + "S" for rank in "A23456789TJQK")
+UNSHUFFLED = " ".join(rank + "S" for rank in "A2345")  # new-deck order: the alert comes with the fifth card
 SMALL = (80, 24)
 LARGE = (220, 60)
 MANY_ROUNDS = " @next ".join(["3S KD 5H 9C", "9S 8H KD 2C", "4D 5D 4C 5C", "7H 7D KH JD", "4S 3H 4H 3D"] * 4)
