@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.widget import Widget
 
 from controller.ui.roads import DERIVED_ROADS, RED, ROWS, Roads, layout_derived
@@ -76,11 +77,19 @@ class RoadsView(Widget):
             lines.append(line)
         return lines
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As many rows as the roads drawn for ``width`` (never wrapped)."""
+        return len(self.draw(width).split())
+
     def render(self) -> Text:
+        return self.draw(self.size.width or 100)
+
+    def draw(self, width: int) -> Text:
+        """The roads drawn for ``width`` columns."""
         roads = self.roads
         if roads is None:
             return Text("No results yet.", style="dim")
-        width = max(40, self.size.width or 100)
+        width = max(40, width)
         bead_cols = max(4, (width - 3) // 3 // 3)
         big_cols = max(6, (width - 3 - bead_cols * 3) // 3)
         beads = {(bead.col, bead.row): Text(bead.winner + pair_mark(bead.banker_pair, bead.player_pair),

@@ -14,7 +14,7 @@ from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.misdeals import POLICIES
 from controller.core.table import Table
 from controller.ui.bigtext import big_width, render_big
-from controller.ui.console import BigText, DealerConsole
+from controller.ui.console import BigText, DealerConsole, TableScreen
 from controller.ui.dealer_words import RESOLUTION_WORDS, WHAT_HAPPENED
 from controller.ui.moments import next_moment, score_text, shoe_banner
 from controller.ui.roadsview import pair_mark
@@ -200,3 +200,39 @@ def test_the_big_result_is_drawn_in_the_winners_colour(tokens: str, colour: str)
             return str(ink.style.color.name)
 
     assert asyncio.run(main()) == colour  # the theme's blue and red, as the hands' titles
+
+
+PAIRS_AND_DERIVED = " @next ".join(["3S KD 5H 9C", "9S 8H KD 2C", "4D 5D 4C 5C", "7H 7D KH JD", "4S 3H 4H 3D"] * 4)
+
+
+def test_at_80x24_the_derived_roads_and_the_footer_are_on_screen() -> None:
+    async def main() -> None:
+        app = DealerConsole(events=table_events(PAIRS_AND_DERIVED))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            roads = app.screen.query_one("#roads")
+            assert roads.region.bottom <= 23, f"the roads end at row {roads.region.bottom}, below the footer"
+            footer = app.screen.query_one("Footer")
+            assert footer.region.y == 23 and footer.region.height == 1
+            text = rendered(app, "#roads")
+            assert "Cockroach pig" in text and "Naturals" in text
+            assert "○" in text and "●" in text, "red and blue are told apart by shape"
+            assert "P2" in text, "a bead with both pairs says so"
+            assert "B*" not in text and "P*" not in text
+
+    asyncio.run(main())
+
+
+def test_keys_that_cannot_apply_mid_shoe_do_nothing() -> None:
+    inputs: list[Input] = []
+
+    async def main() -> None:
+        app = DealerConsole(on_input=inputs.append, events=table_events("3S KD 5H 9C @next 9S"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("s", "c", "n", "v", "m", "b", "u", "a")
+            await pilot.pause()
+            assert inputs == []
+            assert isinstance(app.screen, TableScreen), "s mid-shoe asks nothing (it would be refused)"
+
+    asyncio.run(main())
