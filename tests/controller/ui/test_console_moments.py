@@ -43,7 +43,7 @@ def test_every_misdeal_kind_and_resolution_has_dealer_words() -> None:
 
 
 def test_the_result_is_the_score_in_the_winners_colour() -> None:
-    moment = next_moment(view_of(table_events("3S KD 5H 9C")))  # player 8? no: P 3+5=8, B 0+9=9
+    moment = next_moment(view_of(table_events("3S KD 5H 9C")))  # player 3+5 = 8, banker 0+9 = 9
     assert moment.big == "BANKER 9 : 8"
     assert moment.style == "bold red"
     player = next_moment(view_of(table_events("9S KD 9H 2C")))
