@@ -69,13 +69,18 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
     started once the journal is open and closed (drained) before it.
     Returns the exit status.
     """
+    resumed: list[str] = []
     try:
         if journal_path:
             from controller.journal.replay import attach_journal
 
+            def notice(text: str) -> None:
+                resumed.append(text)
+                outputs.notice(text)
+
             journal = attach_journal(runner, journal_path, argv_key=journal_key, header_events=header,
                                      replayed=lambda events: fan_out(outputs.replay, events),
-                                     notice=outputs.notice)
+                                     notice=notice)
             outputs.closers.append(journal.close)
             if feed is not None:
                 feed.start()
@@ -88,19 +93,19 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
             if console_history is None:
                 return runner.run()
             assert isinstance(runner.source, MergedSource)
-            return run_with_console(runner, runner.source, console_history)
+            return run_with_console(runner, runner.source, console_history, resumed=bool(resumed))
     finally:
         for close in outputs.closers:
             close()
 
 
-def run_with_console(runner: Runner, source: MergedSource, history: list[Event]) -> int:
+def run_with_console(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False) -> int:
     """Run ``runner`` in a thread while the Textual dealer console owns the terminal.
 
     The console shows every event; its key bindings send dealer inputs to
     ``source``. The run ends when the dealer quits the console (Ctrl+Q); the
-    console stays up after the last round so the dealer can read it. Returns
-    the runner's exit status.
+    console stays up after the last round so the dealer can read it (``resumed``: the history was
+    replayed from a journal, which the console says). Returns the runner's exit status.
     """
     try:
         from controller.ui.console import DealerConsole
@@ -111,7 +116,7 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event])
             f"the dealer console needs Textual ({error}); install it with .ci/setup in a Croupier checkout "
             f"(or pip install 'croupier[console]' where croupier came from a package), or use --console plain"
         ) from None
-    console = DealerConsole(on_input=source.put, events=history)
+    console = DealerConsole(on_input=source.put, events=history, resumed=resumed)
     previous_sink = runner.sink
 
     def sink(events: list[Event]) -> None:

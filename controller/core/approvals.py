@@ -7,7 +7,7 @@ approves it, and is then handed to the table with ``approver`` set.
 
 from __future__ import annotations
 
-from controller.core.auth import Authority
+from controller.core.auth import ACK_ALERT, Authority
 from controller.core.events import Event, RejectedEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import RESOLUTION_INPUTS, Misdeal, approval_action
@@ -82,10 +82,13 @@ class ApprovalGate:
         if not approved or approval["event"] != "approval":
             return None
         self.pending = None
-        return Input(pending.kind, pending.card, approver=approval["by"])
+        approver = approval["uid"] if pending.kind is InputKind.ACK else approval["by"]
+        return Input(pending.kind, pending.card, approver=approver)
 
     def _supervisor_action(self, item: Input, misdeal: Misdeal | None) -> str | None:
         """The approval ``item`` needs before it may take effect, or None."""
+        if item.kind is InputKind.ACK:
+            return ACK_ALERT
         if item.kind is InputKind.CLOSE:
             return "close_shoe" if self.needs_supervisor("close_shoe") else None
         resolution = RESOLUTION_INPUTS.get(item.kind)

@@ -63,6 +63,10 @@ from controller.core.events import (
 from controller.core.exceptions import ConfigError
 
 UNKNOWN_BADGE = "unknown badge"
+ACK_ALERT = "ack_alert"
+"""The approval an alert's acknowledgement (``@ack ID``) needs when badges are on."""
+ALWAYS_SUPERVISOR = frozenset({ACK_ALERT})
+"""Actions only a supervisor may approve whatever ``supervisor_only`` says."""
 
 def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") -> AuthSettings:
     """:class:`AuthSettings` from an ``[auth]`` table alone, as parsed from TOML.
@@ -122,7 +126,12 @@ class Authority:
 
     def needs_supervisor(self, action: str) -> bool:
         """True when only a supervisor badge may approve ``action``."""
-        return action in self.settings.supervisor_only
+        return action in self.supervisor_only
+
+    @property
+    def supervisor_only(self) -> frozenset[str]:
+        """The actions only a supervisor badge may approve: ``supervisor_only`` and :data:`ALWAYS_SUPERVISOR`."""
+        return ALWAYS_SUPERVISOR.union(self.settings.supervisor_only)
 
     # -- sign in / out -----------------------------------------------------------
     def sign_in(self, uid: str) -> list[DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent]:
@@ -192,7 +201,7 @@ class Authority:
         if badge is None:
             return False, [{"event": "approval_refused", "action": action, "uid": shown,
                             "reason": UNKNOWN_BADGE}]
-        if not badge.can_approve(action, self.settings.supervisor_only):
+        if not badge.can_approve(action, self.supervisor_only):
             return False, [{"event": "approval_refused", "action": action, "uid": badge.uid,
                             "reason": f"role {badge.role} cannot approve {action}"}]
         if self.settings.two_person and self._dealer is not None and self._dealer.uid == badge.uid:
@@ -212,7 +221,7 @@ def _shown_uid(uid: str) -> str:
 
 
 __all__ = [
-    "DEFAULT_IDLE_SIGNOUT_SECONDS", "DEFAULT_READ_APDU", "DEFAULT_SUPERVISOR_ONLY", "IDENTIFY_MODES", "ROLES",
-    "UNKNOWN_BADGE", "AuthSettings", "Authority", "Badge", "Identify", "Role", "normalise_uid",
-    "parse_apdu", "reader_from_url", "settings_from_dict",
+    "ACK_ALERT", "ALWAYS_SUPERVISOR", "DEFAULT_IDLE_SIGNOUT_SECONDS", "DEFAULT_READ_APDU", "DEFAULT_SUPERVISOR_ONLY",
+    "IDENTIFY_MODES", "ROLES", "UNKNOWN_BADGE", "AuthSettings", "Authority", "Badge", "Identify", "Role",
+    "normalise_uid", "parse_apdu", "reader_from_url", "settings_from_dict",
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from transitions import MachineError
 
 from controller.core import rules
+from controller.core.alerts import severity_of
 from controller.core.approvals import rejected
 from controller.core.cards import Card, hand_total, parse_card
 from controller.core.events import CardEvent, Event, ResultEvent, ShoeClosingEvent
@@ -105,16 +106,18 @@ class Dealing(Revealing):
         """Count a card seen in the shoe, and score the sequence for the unshuffled-shoe alert."""
         score = self.ledger.count(card)
         if score is not None:
-            events.append({
-                "event": "alert", "kind": "unshuffled_shoe", "shoe": self.shoe_number, "round": self.round,
+            events.append(self.alerts.open({
+                "event": "alert", "id": self.alerts.next_id(), "kind": "unshuffled_shoe",
+                "severity": severity_of("unshuffled_shoe"), "shoe": self.shoe_number, "round": self.round,
                 "probability": score, "threshold": ALERT_PROBABILITY,
                 "detail": f"{self.ledger.monitor.hits} of the {self.ledger.seen_total - 1} card-to-card steps "
                           f"so far are same-suit rank neighbours; a random shuffle gives this with probability "
                           f"{score:.1e}. Stop and call surveillance: the shoe may not have been shuffled",
-            })
+            }))
         repeat = self.ledger.repeat
         if repeat is not None:
-            events.append(sequence_alert(repeat, self.shoe_number, self.round))
+            events.append(self.alerts.open(sequence_alert(repeat, self.shoe_number, self.round,
+                                                          self.alerts.next_id())))
 
     def _not_due(self, code: str | None, status: str, events: list[Event]) -> None:
         held = [(code or "??", status)]

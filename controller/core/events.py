@@ -92,9 +92,14 @@ class ShoeClosedEvent(TypedDict):
     inventory: dict[str, int]
 
 
+AlertSeverity = Literal["warning", "critical"]
+
+
 class AlertEvent(TypedDict):
     event: Literal["alert"]
+    id: str
     kind: Literal["unshuffled_shoe", "sequence_repeat"]
+    severity: AlertSeverity
     shoe: int
     round: int
     probability: float
@@ -106,6 +111,14 @@ class AlertEvent(TypedDict):
     start: NotRequired[int]
     earlier_start: NotRequired[int]
     length: NotRequired[int]
+
+
+class AlertAcknowledgedEvent(TypedDict):
+    event: Literal["alert_acknowledged"]
+    id: str
+    kind: str
+    by: str | None
+    round: int
 
 
 class ReaderEvent(TypedDict):
@@ -286,7 +299,8 @@ class ShoeClosingEvent(TypedDict):
 
 
 Event = (
-    TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | ReaderEvent
+    TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | AlertAcknowledgedEvent
+    | ReaderEvent
     | RoundEvent | PromptEvent | CardEvent | RevealedEvent | InstructionEvent | ResultEvent | SettlementEvent
     | MisdealEvent | ResolvedEvent | RoundVoidedEvent | RejectedEvent
     | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
@@ -295,7 +309,7 @@ Event = (
 """Any event of the stream."""
 
 EVENT_TYPES: tuple[type, ...] = (
-    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, ReaderEvent,
+    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
     RoundEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,

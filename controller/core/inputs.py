@@ -27,6 +27,7 @@ token                   input
 ``@badge UID``          a staff badge was presented at the badge reader
 ``@badge_removed``      the badge was taken off the badge reader
 ``@sign_out``           the dealer signs out (also given when the idle time passes)
+``@ack ID``             acknowledge the open alert ``ID`` (``A1``; a supervisor's, with badges)
 ======================  ===========================================================
 """
 
@@ -60,6 +61,7 @@ class InputKind(enum.Enum):
     BADGE_REMOVED = "badge_removed"
     SIGN_OUT = "sign_out"
     REVEAL = "reveal"
+    ACK = "ack"
 
 
 READER_KINDS = frozenset(
@@ -103,9 +105,13 @@ class Input:
             return str(self.card)
         if self.kind is InputKind.UNREADABLE:
             return "??"
-        if self.kind in (InputKind.MANUAL, InputKind.BADGE) or (self.kind is InputKind.REVEAL and self.card):
+        if self.kind in ARGUMENT_KINDS or (self.kind is InputKind.REVEAL and self.card):
             return f"@{self.kind.value} {self.card}"
         return "@" + str(self.kind.value)
+
+
+ARGUMENT_KINDS = (InputKind.MANUAL, InputKind.BADGE, InputKind.ACK)
+"""Inputs whose token carries an argument (``card``): ``@manual XX``, ``@badge UID``, ``@ack ID``."""
 
 
 def card_read(code: str) -> Input:
@@ -116,14 +122,15 @@ def card_read(code: str) -> Input:
 _SIMPLE_TOKENS = {
     "@" + kind.value: kind
     for kind in InputKind
-    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.MANUAL, InputKind.BADGE, InputKind.REVEAL)
+    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.REVEAL, *ARGUMENT_KINDS)
 }
 ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
-                   "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'")}
+                   "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'"),
+                   "@ack": (InputKind.ACK, "an alert id", "'@ack A1'")}
 REVEAL_TOTALS = frozenset("0123456789")
 """The totals a dealer may key with ``@reveal``."""
 TOKEN_FORM = (
-    "a card code (AS, 10H), ??, @manual XX, @badge UID, @reveal [TOTAL], or one of "
+    "a card code (AS, 10H), ??, @manual XX, @badge UID, @reveal [TOTAL], @ack ID, or one of "
     + ", ".join(sorted(_SIMPLE_TOKENS))
 )
 

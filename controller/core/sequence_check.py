@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from controller.core.alerts import severity_of
 from controller.core.cards import RANKS, Card
 from controller.core.events import AlertEvent
 
@@ -215,8 +216,8 @@ class SequenceMonitor:
                               self.threshold)
 
 
-def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int) -> AlertEvent:
-    """The ``alert`` event (``kind: "sequence_repeat"``) for ``repeat``, found in ``shoe``."""
+def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int, alert_id: str) -> AlertEvent:
+    """The ``alert`` event ``alert_id`` (``kind: "sequence_repeat"``) for ``repeat``, found in ``shoe``."""
     reference = repeat.reference
     if reference.order == "factory":
         earlier = "the factory order of new decks"
@@ -225,7 +226,8 @@ def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int) -> Aler
     else:
         earlier = f"shoe {reference.shoe}'s dealt order"
     return {
-        "event": "alert", "kind": "sequence_repeat", "shoe": shoe, "round": round_number,
+        "event": "alert", "id": alert_id, "kind": "sequence_repeat", "severity": severity_of("sequence_repeat"),
+        "shoe": shoe, "round": round_number,
         "probability": repeat.probability, "threshold": repeat.threshold,
         "earlier_shoe": reference.shoe, "order": reference.order, "start": repeat.start,
         "earlier_start": repeat.earlier_start, "length": repeat.length,

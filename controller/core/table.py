@@ -60,7 +60,10 @@ class Table(Dealing):
         gate = self.gate
         halted = self.model.state is State.HALTED
         admitted: Input | None = item
-        if gate is not None:
+        if item.kind is InputKind.ACK and self.alerts.why_not(item.card or "") is not None:
+            events.append(rejected(item, self.alerts.why_not(item.card or "") or ""))
+            admitted = None
+        elif gate is not None:
             if gate.unattended(item, halted):
                 self._reader_card_without_dealer(item, events)
                 admitted = None
@@ -68,6 +71,8 @@ class Table(Dealing):
                 admitted = gate.admit(item, self.misdeal, self.round, events)
         if admitted is None:
             pass
+        elif admitted.kind is InputKind.ACK:
+            events.append(self.alerts.acknowledge(admitted.card or "", admitted.approver, self.round))
         elif halted:
             self._handle_halted(admitted, events)
         else:

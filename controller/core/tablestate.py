@@ -6,9 +6,10 @@ from __future__ import annotations
 from collections import Counter
 
 from config.schema import DEFAULT_SUPERVISOR_ONLY, Settings
+from controller.core.alerts import AlertBook
 from controller.core.approvals import ApprovalGate
 from controller.core.auth import Authority
-from controller.core.events import Event, InstructionEvent, ResultEvent
+from controller.core.events import AlertEvent, Event, InstructionEvent, ResultEvent
 from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
@@ -59,6 +60,8 @@ class TableState:
         """Badges and approvals, when ``[auth] enabled``; idle sign-out arrives as a SIGN_OUT input."""
         self.authority: Authority | None = self.gate.authority if self.gate is not None else None
         """Badges and sign-in, when ``[auth] enabled`` (the gate's)."""
+        self.alerts = AlertBook()
+        """The table's alerts, open until acknowledged (``@ack ID``)."""
         self._events: list[Event] = []
 
     @property
@@ -140,6 +143,11 @@ class TableState:
     def results(self) -> list[ResultEvent]:
         """This shoe's result events, in order (cleared when the next shoe starts)."""
         return self.ledger.results
+
+    @property
+    def open_alerts(self) -> list[AlertEvent]:
+        """The alerts raised at this table and not yet acknowledged, oldest first."""
+        return self.alerts.open_alerts
 
     @property
     def pending_approval(self) -> tuple[Input, str, Misdeal | None] | None:

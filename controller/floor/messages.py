@@ -12,6 +12,8 @@ from controller.journal.store import Record
 RECENT_RESULTS = 20
 """How many of the last results the ``state`` message lists."""
 CARDS_PER_DECK = 52
+ALERT_FIELDS = ("id", "kind", "severity", "shoe", "round", "probability", "detail")
+"""The fields of an open alert in the retained ``state`` message."""
 SET_ASIDE_MISDEALS = frozenset({"extra_card", "unreadable_card", "unknown_card", "exposed_card"})
 """Misdeals where a card of the shoe left it without being dealt (counted out of ``cards_left``)."""
 
@@ -108,7 +110,7 @@ def _on_shoe(state: TableState, event: dict[str, Any], at: str) -> None:
         state.shoe = int(event.get("shoe") or state.shoe)
         state.shoe_size = int(event.get("decks") or 0) * CARDS_PER_DECK
         state.cards_out, state.cards_left = 0, state.shoe_size or None
-        state.alerts, state.round, state.slot_due = [], 0, None
+        state.round, state.slot_due = 0, None
     if state.status == "closed":
         state.status = "online"
 
@@ -152,7 +154,11 @@ def _on_shoe_closed(state: TableState, event: dict[str, Any], at: str) -> None:
 
 
 def _on_alert(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.alerts.append({key: event.get(key) for key in ("kind", "shoe", "round", "probability", "detail")})
+    state.alerts.append({key: event.get(key) for key in ALERT_FIELDS})
+
+
+def _on_alert_acknowledged(state: TableState, event: dict[str, Any], at: str) -> None:
+    state.alerts = [alert for alert in state.alerts if alert.get("id") != event.get("id")]
 
 
 def _on_signed_in(state: TableState, event: dict[str, Any], at: str) -> None:
@@ -166,5 +172,6 @@ def _on_signed_out(state: TableState, event: dict[str, Any], at: str) -> None:
 _HANDLERS = {
     "shoe": _on_shoe, "card": _on_card, "burn": _on_card, "prompt": _on_prompt, "instruction": _on_instruction,
     "result": _on_result, "misdeal": _on_misdeal, "resolved": _on_resolved, "shoe_closed": _on_shoe_closed,
-    "alert": _on_alert, "dealer_signed_in": _on_signed_in, "dealer_signed_out": _on_signed_out,
+    "alert": _on_alert, "alert_acknowledged": _on_alert_acknowledged,
+    "dealer_signed_in": _on_signed_in, "dealer_signed_out": _on_signed_out,
 }

@@ -47,7 +47,8 @@ def render_big(text: str, scale: int = 1) -> list[str]:
     """``text`` in block letters, one string per terminal row.
 
     ``scale`` 1 packs two pixel rows into one terminal row with half blocks
-    (3 rows tall); ``scale`` 2 draws each pixel as two full blocks (5 rows tall).
+    (3 rows tall); ``scale`` 2 draws each pixel as two full blocks (5 rows tall); a larger ``scale``
+    draws each pixel ``scale`` columns wide and ``scale - 1`` rows tall (for a large terminal).
     Characters without a glyph are drawn as blanks.
     """
     text = text.upper()
@@ -57,7 +58,8 @@ def render_big(text: str, scale: int = 1) -> list[str]:
         for row in range(GLYPH_HEIGHT)
     ]
     if scale >= 2:
-        return ["".join("██" if pixel == "#" else "  " for pixel in row) for row in pixel_rows]
+        return ["".join("█" * scale if pixel == "#" else " " * scale for pixel in row)
+                for row in pixel_rows for _ in range(scale - 1)]
     pixel_rows.append(" " * len(pixel_rows[0]) if pixel_rows else "")
     lines = []
     for top, bottom in zip(pixel_rows[0::2], pixel_rows[1::2], strict=True):

@@ -1,20 +1,29 @@
 """The dealer console: a Textual app for the dealer's screen.
 
-It shows the next action in large type, each slot's card and the totals, the
-result, a misdeal banner with its instruction, the reader's status, the shoe
-counters and the roads, and turns the dealer's keys into inputs for the core:
+It shows the moments that matter in large type (:mod:`controller.ui.moments`): an open alert until
+it is acknowledged, the cut card and the last round, the result in the winner's colour with the
+score, a third card with the rule that calls it, a misdeal's keys; each slot's card and the totals
+(a hand-entered card marked ``✎``), the shoe number, the dealer, the reader, the shoe counters and
+the roads. Only the keys that apply now are shown and accepted; anything irreversible asks first:
 
-====  ==========================================  ======================
+====  ==========================================  ===========================
 key   what                                        input
-====  ==========================================  ======================
+====  ==========================================  ===========================
 n     next round                                  ``@next``
 b     burn the offending card(s) and continue     ``@burn``
-v     void the round (bets returned)              ``@void``
+v     void the round, bets returned (asks)        ``@void``
 e     the last card read was exposed in error     ``@exposed``
 u     use the exposed card where it was dealt     ``@use``
-m     enter a card by hand (asks for the code)    ``@manual XX``
+m     enter a card by hand (asks, reads it back)  ``@manual XX``
 s     new shoe loaded (asks to confirm)           ``@shoe``
-====  ==========================================  ======================
+c     close the shoe early (asks)                 ``@close``
+a     acknowledge the oldest open alert           ``@ack ID``
+^q    quit (asks while a round is being dealt)
+====  ==========================================  ===========================
+
+There is no undo key: every input above is journaled and acted on by the table at once (a card
+placed, a round voided, a shoe closed, bets settled), and the rules give each mistake its own
+remedy instead (``e`` takes the last card back as an exposed card; a misdeal's resolutions).
 
 Feed it table events with :meth:`DealerConsole.apply` (from any thread); it
 calls ``on_input(Input)`` for each dealer input. ``python -m controller.ui.console
@@ -27,50 +36,43 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import ClassVar, Final
 
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input, Label, Static
+from textual.widgets import Footer, Static
 
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.ui.bigtext import big_width, can_render, render_big
-from controller.ui.keyboard import KEYS, MANUAL_WORDS
-from controller.ui.roads import (
-    DERIVED_ROADS,
-    RED,
-    RESPONSIBLE_GAMING_LINE,
-    RESPONSIBLE_GAMING_LINE_KO,
-    ROWS,
-    Roads,
-    layout_derived,
-)
-from controller.ui.tableview import BANKER_SLOTS, FACE_DOWN, PLAYER_SLOTS, WINNER_NAMES, TableView, ViewEvent
+from controller.ui.dealer_words import misdeal_lines
+from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen
+from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner
+from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
+from controller.ui.roadsview import WINNER_STYLES, RoadsView
+from controller.ui.tableview import BANKER_SLOTS, FACE_DOWN, PLAYER_SLOTS, TableView, ViewEvent
+
+__all__ = ["BigText", "DealerConsole", "RoadsView", "TableScreen", "card_text", "main"]
 
 InputCallback = Callable[[DealerInput], None]
 
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-RESOLUTION_KEYS: Final = {
-    **{kind.value: key for key, kind in KEYS.items() if len(key) == 1},
-    **{"manual": MANUAL_WORDS[0]},
-}
-"""The key for each dealer input, as the typed commands have it (controller.ui.keyboard)."""
-ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
-                        "approval": "SUPERVISOR", "sign_in": "SIGN IN",
-                        "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL", "reveal": "REVEAL: r"}
-"""Large-type labels of the core's instruction actions (the full sentence is shown below them)."""
-WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
+MANUAL_MARK: Final = "✎"
+"""Marks a card entered by hand."""
+COMPACT_ROWS: Final = 30
+"""Below this many rows the console drops borders and repeated lines so the roads fit (80x24)."""
+LARGE_SCREEN_ROWS: Final = 40
+"""From this many rows the large type may grow beyond two pixel rows a row."""
 
 
-def card_text(code: str | None) -> Text:
+def card_text(code: str | None, manual: bool = False) -> Text:
     """A card as the dealer reads it: ``10♥`` in red, ``A♠`` in white; ``··`` for an empty slot, ``▒▒``
     for a card dealt face down and not yet revealed."""
     if code is None:
@@ -83,189 +85,81 @@ def card_text(code: str | None) -> Text:
         return Text(code, style="bold yellow")
     rank = "10" if card.rank == "T" else card.rank
     style = "bold red" if card.suit in "HD" else "bold"
-    return Text(rank + SUIT_SYMBOLS[card.suit], style=style)
+    text = Text(rank + SUIT_SYMBOLS[card.suit], style=style)
+    if manual:
+        text.append(MANUAL_MARK, style="bold yellow")
+    return text
+
+
+def card_name(code: str) -> str:
+    """``4♦`` for ``4D`` (as :func:`card_text`, without style)."""
+    return card_text(code).plain
 
 
 class BigText(Widget):
-    """Text in large block letters, as large as the width allows (plain bold if it cannot fit)."""
+    """Text in large block letters, as large as the width allows (plain bold if it cannot fit).
+
+    On a large terminal (:data:`LARGE_SCREEN_ROWS`) the letters grow up to ``max_scale``.
+    """
 
     DEFAULT_CSS = "BigText { height: auto; width: 100%; }"
 
-    def __init__(self, text: str = "", *, id: str | None = None) -> None:
+    def __init__(self, text: str = "", *, id: str | None = None, max_scale: int = 3) -> None:
         super().__init__(id=id)
         self._text = text
+        self._style = "bold"
+        self.max_scale = max_scale
 
     @property
     def text(self) -> str:
         return self._text
 
-    def update(self, text: str) -> None:
-        """Show ``text``."""
-        if text != self._text:
+    def update(self, text: str, style: str = "bold") -> None:
+        """Show ``text`` in ``style``."""
+        if text != self._text or style != self._style:
             self._text = text
+            self._style = style
             self.refresh(layout=True)
 
     def render(self) -> Text:
         width = self.size.width or 80
+        rows = self.app.size.height if self.is_attached else 24
+        largest = self.max_scale if rows >= LARGE_SCREEN_ROWS else 2
+        text = Text()  # the style as a span: Textual reads Rich colour names there
         if can_render(self._text):
-            for scale in (2, 1):
+            for scale in range(largest, 0, -1):
                 if big_width(self._text, scale) <= width:
-                    return Text("\n".join(render_big(self._text, scale)), style="bold")
-        return Text(self._text.upper(), style="bold")
-
-
-class RoadsView(Widget):
-    """The roads, compact: bead plate and big road, then the three derived roads; latest columns."""
-
-    DEFAULT_CSS = "RoadsView { height: auto; width: 100%; }"
-
-    def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.roads: Roads | None = None
-
-    def show(self, roads: Roads) -> None:
-        self.roads = roads
-        self.refresh(layout=True)
-
-    @staticmethod
-    def _block(cells: Mapping[tuple[int, int], Text], columns: int, cell_width: int) -> list[Text]:
-        last = max((col for col, _ in cells), default=-1)
-        first = max(0, last - columns + 1)
-        rows = []
-        for row in range(ROWS):
-            line = Text()
-            for col in range(first, first + columns):
-                cell = cells.get((col, row))
-                if cell is None:
-                    line.append("·".ljust(cell_width), style="dim")
-                else:
-                    line.append_text(cell)
-                    line.append(" " * max(0, cell_width - cell.cell_len))
-            rows.append(line)
-        return rows
-
-    @staticmethod
-    def _join(title_blocks: list[tuple[str, list[Text], int]]) -> list[Text]:
-        header = Text()
-        for index, (title, _, width) in enumerate(title_blocks):
-            if index:
-                header.append(" │ ")
-            header.append(title[:width].ljust(width), style="bold underline")
-        lines = [header]
-        for row in range(ROWS):
-            line = Text()
-            for index, (_, block, _width) in enumerate(title_blocks):
-                if index:
-                    line.append(" │ ", style="dim")
-                line.append_text(block[row])
-            lines.append(line)
-        return lines
-
-    def render(self) -> Text:
-        roads = self.roads
-        if roads is None:
-            return Text("No results yet.", style="dim")
-        width = max(40, self.size.width or 100)
-        bead_cols = max(4, (width - 3) // 3 // 2)
-        big_cols = max(6, (width - 3 - bead_cols * 2) // 3)
-        beads = {(bead.col, bead.row): Text(bead.winner + ("*" if bead.banker_pair or bead.player_pair
-                                                           else ""), style=WINNER_STYLES[bead.winner])
-                 for bead in roads.bead_plate}
-        big: dict[tuple[int, int], Text] = {}
-        for entry in roads.big_road:
-            cell = Text(entry.winner, style=WINNER_STYLES[entry.winner])
-            if entry.ties:
-                cell.append(str(min(entry.ties, 9)), style="bold green")
-            big[(entry.display_col, entry.display_row)] = cell
-        band_one = self._join([
-            ("Bead plate", self._block(beads, bead_cols, 2), bead_cols * 2),
-            ("Big road", self._block(big, big_cols, 3), big_cols * 3),
-        ])
-        derived_cols = max(4, (width - 6) // 3 // 2)
-        derived_blocks = []
-        for name, _k in DERIVED_ROADS:
-            colours = roads.derived(name)
-            cells = {position: Text("●", style="red" if colour == RED else "dodger_blue1")
-                     for colour, position in zip(colours, layout_derived(colours), strict=True)}
-            derived_blocks.append((name.replace("_", " ").capitalize(),
-                                   self._block(cells, derived_cols, 2), derived_cols * 2))
-        band_two = self._join(derived_blocks)
-        counts = roads.counts
-        summary = Text(f"Banker {counts.banker}  Player {counts.player}  Tie {counts.tie}  "
-                       f"Banker pairs {counts.banker_pair}  Player pairs {counts.player_pair}  "
-                       f"Naturals {counts.natural}")
-        return Text("\n").join([*band_one, Text(""), *band_two, summary])
-
-
-class ManualEntryScreen(ModalScreen[str | None]):
-    """Asks for a card code typed by hand; returns the normalised code, or None when cancelled."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    ManualEntryScreen { align: center middle; }
-    #manual-box { width: 60; height: auto; border: thick $accent; padding: 1 2; background: $surface; }
-    #manual-error { color: $error; }
-    """
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="manual-box"):
-            yield Label("Manual entry: type the card (e.g. 7H, 10S, KD) and press Enter. Esc cancels.")
-            yield Input(placeholder="card code", id="manual-code", max_length=4)
-            yield Label("", id="manual-error")
-
-    def on_mount(self) -> None:
-        self.query_one("#manual-code", Input).focus()
-
-    def on_input_submitted(self, message: Input.Submitted) -> None:
-        try:
-            card = parse_card(message.value)
-        except CardCodeError as error:
-            self.query_one("#manual-error", Label).update(str(error))
-            return
-        self.dismiss(card.code)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class ConfirmNewShoeScreen(ModalScreen[bool]):
-    """Asks the dealer to confirm the new shoe is shuffled, cut and loaded."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes, new shoe"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
-    DEFAULT_CSS = """
-    ConfirmNewShoeScreen { align: center middle; }
-    #confirm-box { width: 60; height: auto; border: thick $warning; padding: 1 2; background: $surface; }
-    """
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-box"):
-            yield Label("New shoe: is it shuffled, cut and loaded?\n"
-                        "y = yes, start the new shoe    n / Esc = no", id="confirm-text")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
+                    text.append("\n".join(render_big(self._text, scale)), style=self._style)
+                    return text
+        text.append(self._text.upper(), style=self._style)
+        return text
 
 
 class TableScreen(Screen[None]):
-    """The console's main screen; its key bindings are the dealer's inputs."""
+    """The console's main screen; its key bindings are the dealer's inputs (only those that apply now)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "dealer('next')", "Next round"),
         Binding("b", "dealer('burn')", "Burn"),
-        Binding("v", "dealer('void')", "Void"),
+        Binding("v", "void", "Void"),
         Binding("e", "dealer('exposed')", "Exposed"),
         Binding("u", "dealer('use')", "Use"),
-        Binding("m", "manual", "Manual entry"),
+        Binding("m", "manual", "Manual"),
         Binding("s", "new_shoe", "New shoe"),
-        Binding("c", "dealer('close')", "Close shoe"),
-        Binding("r", "dealer('reveal')", "Reveal", show=False),
+        Binding("c", "close_shoe", "Close shoe"),
+        Binding("a", "ack", "Ack alert"),
+        Binding("r", "dealer('reveal')", "Reveal"),
     ]
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="top-bar")
         with VerticalScroll(id="main"):
+            with Vertical(id="alert-box"):
+                yield BigText("", id="alert-big", max_scale=2)
+                yield Static("", id="alert-text")
+            with Vertical(id="banner-box"):
+                yield BigText("", id="banner-big", max_scale=2)
+                yield Static("", id="banner-text")
             with Vertical(id="action-box"):
                 yield BigText("WAITING", id="next-action")
                 yield Static("Waiting for the table.", id="next-action-text")
@@ -285,29 +179,80 @@ class TableScreen(Screen[None]):
 
     def on_mount(self) -> None:
         app = self.app
+        self.set_class(app.size.height < COMPACT_ROWS, "compact")
         if isinstance(app, DealerConsole):
             app.refresh_view()
 
-    def action_dealer(self, kind: str) -> None:
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.height < COMPACT_ROWS, "compact")
+        self.query_one("#roads", RoadsView).compact = self.has_class("compact")
+
+    @property
+    def console(self) -> DealerConsole | None:
         app = self.app
-        if isinstance(app, DealerConsole):
-            app.send_input(DealerInput(InputKind(kind)))
+        return app if isinstance(app, DealerConsole) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that apply now are shown and accepted."""
+        console = self.console
+        if console is None or action not in ACTION_INPUTS:
+            return True
+        kind = ACTION_INPUTS[action] if action != "dealer" else str(parameters[0])
+        return console.applies(kind)
+
+    def action_dealer(self, kind: str) -> None:
+        console = self.console
+        if console is not None and console.applies(kind):
+            console.send_input(DealerInput(InputKind(kind)))
+
+    def _confirmed(self, question: str, yes: str, then: Callable[[], None]) -> None:
+        def answered(confirmed: bool | None) -> None:
+            if confirmed:
+                then()
+
+        self.app.push_screen(ConfirmScreen(question, yes), answered)
+
+    def _ask_and_send(self, kind: InputKind, question: str, yes: str) -> None:
+        console = self.console
+        if console is None or not console.applies(kind.value):
+            return
+        self._confirmed(question, yes, lambda: console.send_input(DealerInput(kind)))
+
+    def action_void(self) -> None:
+        round_number = self.console.view.round if self.console is not None else None
+        self._ask_and_send(InputKind.VOID, f"Void round {round_number}? Every bet goes back.", "void it")
+
+    def action_close_shoe(self) -> None:
+        self._ask_and_send(InputKind.CLOSE, "Close this shoe now? No more rounds are dealt from it.",
+                           "close the shoe")
+
+    def action_new_shoe(self) -> None:
+        self._ask_and_send(InputKind.SHOE, "New shoe: is it shuffled, cut and loaded?", "start the new shoe")
+
+    def action_ack(self) -> None:
+        console = self.console
+        if console is not None and console.view.alerts:
+            alert_id = next(iter(console.view.alerts))
+            console.send_input(DealerInput(InputKind.ACK, alert_id))
 
     def action_manual(self) -> None:
+        console = self.console
+        if console is None or not console.applies("manual"):
+            return
+        prompt = console.view.prompt
+        slot = str(prompt.get("slot")) if prompt is not None else "the due slot"
+
         def entered(code: str | None) -> None:
-            app = self.app
-            if code is not None and isinstance(app, DealerConsole):
-                app.send_input(DealerInput(InputKind.MANUAL, code))
+            if code is not None:
+                self._confirmed(f"{card_name(code)} to {slot}?", f"enter {card_name(code)} by hand",
+                                lambda: console.send_input(DealerInput(InputKind.MANUAL, code)))
 
         self.app.push_screen(ManualEntryScreen(), entered)
 
-    def action_new_shoe(self) -> None:
-        def answered(yes: bool | None) -> None:
-            app = self.app
-            if yes and isinstance(app, DealerConsole):
-                app.send_input(DealerInput(InputKind.SHOE))
 
-        self.app.push_screen(ConfirmNewShoeScreen(), answered)
+ACTION_INPUTS: Final = {"dealer": "", "void": "void", "close_shoe": "close", "new_shoe": "shoe",
+                        "manual": "manual", "ack": "ack"}
+"""The screen's actions that give a dealer input (``dealer`` names its input as its parameter)."""
 
 
 class DealerConsole(App[None]):
@@ -315,18 +260,24 @@ class DealerConsole(App[None]):
 
     ``on_input`` is called (on the console's thread) with each
     :class:`controller.core.inputs.Input` the dealer gives. Feed table events with
-    :meth:`apply`; ``view`` is the :class:`TableView` they build.
+    :meth:`apply`; ``view`` is the :class:`TableView` they build. ``resumed`` says the
+    events so far were replayed from a journal (the console then says at which round).
     """
 
     TITLE = "Croupier: dealer console"
     CSS = """
+    #top-bar { dock: top; height: 1; background: $primary-background; text-style: bold; padding: 0 1; }
+    #alert-box { display: none; height: auto; background: red; color: white; padding: 0 1; }
+    #alert-box.open { display: block; }
+    #alert-text { text-style: bold; }
+    #banner-box { display: none; height: auto; background: yellow; color: black; padding: 0 1; }
+    #banner-box.open { display: block; }
     #action-box { height: auto; border: heavy $accent; padding: 0 1; }
-    #next-action { color: $text; }
-    #next-action-text { text-style: bold; }
-    #misdeal { display: none; height: auto; background: $error; color: $text; padding: 0 1;
-               text-style: bold; margin: 1 0 0 0; }
+    #action-box.misdeal { border: heavy $error; }
+    #misdeal { display: none; height: auto; background: $error; color: $text; padding: 0 1; text-style: bold; }
     #misdeal.open { display: block; }
-    #hands { height: auto; margin: 1 0 0 0; }
+    #next-action-text { text-style: bold; }
+    #hands { height: auto; }
     .hand { width: 1fr; height: auto; border: round $primary; padding: 0 1; }
     #result { height: auto; text-style: bold; padding: 0 1; }
     #status-bar { height: auto; }
@@ -336,10 +287,17 @@ class DealerConsole(App[None]):
     #sent { height: auto; padding: 0 1; color: $text-muted; }
     #roads { border: round $primary; padding: 0 1; }
     #responsible-gaming { text-align: center; color: $text-muted; padding: 0 1; }
+    .compact #action-box { border: none; }
+    .compact .hand { border: none; }
+    .compact #roads { border: none; }
+    .compact #status-bar { display: none; }
+    .compact #result { display: none; }
+    .compact #sent { display: none; }
+    .compact #sent.refused { display: block; }
     """
 
     def __init__(self, on_input: InputCallback | None = None,
-                 events: Iterable[ViewEvent] = ()) -> None:
+                 events: Iterable[ViewEvent] = (), resumed: bool = False) -> None:
         super().__init__()
         self.on_input = on_input
         self.view = TableView()
@@ -348,6 +306,9 @@ class DealerConsole(App[None]):
         self._lock = threading.Lock()
         for event in events:
             self.view.apply(event)
+        self.resumed_at: int | None = (self.view.round or 0) if resumed else None
+        """The round the console resumed at from a journal, until the table moves on."""
+        self._events_at_start = self.view.events_seen
 
     def on_mount(self) -> None:
         self._ui_thread = threading.get_ident()
@@ -371,10 +332,33 @@ class DealerConsole(App[None]):
             self.log.warning(f"console: skipped event {event!r}: {error}")
             self.view.rejected = f"event not understood: {error}"
             changed = True
+        if event["event"] in ("card", "round", "result", "burn"):
+            self.resumed_at = None
         if changed and self._ui_thread is not None:
             self.refresh_view()
 
     # ------------------------------------------------------------------ inputs out
+
+    def applies(self, kind: str) -> bool:
+        """Does the dealer input ``kind`` (an :class:`InputKind` value) apply now?"""
+        view = self.view
+        misdeal = view.misdeal
+        if kind == "ack":
+            return bool(view.alerts)
+        if misdeal is not None:
+            return kind in (misdeal.get("resolutions") or [])
+        between_rounds = view.instruction_action == "next_round" and not view.shoe.closed
+        if kind == "next":
+            return between_rounds
+        if kind == "close":
+            return between_rounds and not view.shoe.cut_card_out
+        if kind == "shoe":
+            return view.instruction_action in ("confirm_shoe", "new_shoe") or view.shoe.closed
+        if kind == "exposed":
+            return view.prompt is not None and view.result is None and bool(view.slots)
+        if kind == "reveal":
+            return FACE_DOWN in view.slots.values()
+        return False
 
     def send_input(self, dealer_input: DealerInput) -> None:
         """Hand one dealer input to ``on_input`` and note it on the status bar."""
@@ -383,6 +367,24 @@ class DealerConsole(App[None]):
         self._set_text("#sent", f"sent {dealer_input.token()}")
         if self.on_input is not None:
             self.on_input(dealer_input)
+
+    def in_round(self) -> bool:
+        """A round is being dealt (or halted on a misdeal): quitting now asks first."""
+        view = self.view
+        return view.misdeal is not None or (view.prompt is not None and view.result is None)
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q: quit; while a round is being dealt, only once the dealer confirms."""
+        if not self.in_round():
+            self.exit()
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(ConfirmScreen(f"Round {self.view.round} is being dealt. Quit the console anyway?",
+                                       "quit"), answered)
 
     # ------------------------------------------------------------------ drawing
 
@@ -400,24 +402,8 @@ class DealerConsole(App[None]):
 
     def next_action(self) -> tuple[str, str]:
         """The (large, detail) texts of what the dealer does next."""
-        view = self.view
-        if view.approval is not None and view.instruction:
-            return "SUPERVISOR", view.instruction
-        if view.misdeal is not None:
-            instruction = str(view.misdeal.get("instruction") or "Stop: misdeal")
-            return "MISDEAL", instruction
-        if view.shoe.closed and view.instruction is None:
-            return "SHOE CLOSED", "Shoe closed: load a new shoe, then press s."
-        if view.result is not None and view.instruction_action in (None, "next_round"):
-            winner = WINNER_NAMES.get(str(view.result.get("winner", "")).upper()[:1], "")
-            big = f"{winner} WINS" if winner in ("BANKER", "PLAYER") else winner
-            return big, f"{view.result_text()}. Press n for the next round."
-        if view.instruction:
-            label = ACTION_LABELS.get(view.instruction_action or "")
-            return label or view.instruction, view.instruction
-        if view.voided is not None:
-            return "VOID", f"Round {view.voided} voided: bets returned. Press n for the next round."
-        return "WAITING", "Waiting for the table."
+        moment = next_moment(self.view)
+        return moment.big, moment.detail
 
     def _hand(self, side: str, slots: tuple[str, ...]) -> Text:
         view = self.view
@@ -427,12 +413,35 @@ class DealerConsole(App[None]):
         line = Text()
         for slot in slots:
             line.append(f"{slot} ", style="dim")
-            line.append_text(card_text(view.slots.get(slot)))
+            line.append_text(card_text(view.slots.get(slot), manual=slot in view.manual_slots))
             line.append("   ")
         prompt = view.prompt
         if prompt is not None and prompt.get("slot") in slots:
             line.append(f"← next: {prompt.get('slot')}", style="reverse bold")
         return Text("\n").join([title, line])
+
+    def _show_moment(self, box: str, big: str, text: str, moment: Moment | None) -> None:
+        screen = self._screen()
+        if screen is None:
+            return
+        screen.query_one(box, Widget).set_class(moment is not None, "open")
+        screen.query_one(big, BigText).update(moment.big if moment else "", moment.style if moment else "bold")
+        self._set_text(text, moment.detail if moment else "")
+
+    def top_bar(self) -> Text:
+        """Shoe, round, dealer, cards left and the reader: always in view."""
+        view = self.view
+        shoe = view.shoe
+        number = shoe.details.get("shoe", "–")
+        line = Text(f"SHOE {number}", style="bold")
+        line.append(f"  ROUND {view.round if view.round is not None else '–'}")
+        line.append(f"  DEALER {view.dealer or '–'}")
+        line.append(f"  LEFT {shoe.cards_left if shoe.cards_left is not None else '–'}")
+        line.append(f"  READER {view.reader.upper()}", style="bold reverse red" if view.reader == "offline" else "")
+        if view.alerts:
+            line.append(f"  {len(view.alerts)} ALERT{'S' if len(view.alerts) > 1 else ''} OPEN",
+                        style="bold white on red")
+        return line
 
     def refresh_view(self) -> None:
         """Redraw every widget from :attr:`view`."""
@@ -440,45 +449,25 @@ class DealerConsole(App[None]):
         if screen is None:
             return
         view = self.view
-        big, detail = self.next_action()
-        screen.query_one("#next-action", BigText).update(big)
-        self._set_text("#next-action-text", detail)
-
+        self._set_text("#top-bar", self.top_bar())
+        self._show_moment("#alert-box", "#alert-big", "#alert-text", alert_moment(view))
+        banner = shoe_banner(view)
+        if self.resumed_at is not None:
+            banner = Moment(f"RESUMED AT ROUND {self.resumed_at}",
+                            f"Resumed from the journal at round {self.resumed_at}: carry on as shown.",
+                            "bold black on yellow")
+        self._show_moment("#banner-box", "#banner-big", "#banner-text", banner)
+        moment = next_moment(view)
+        screen.query_one("#next-action", BigText).update(moment.big, moment.style)
+        self._set_text("#next-action-text", moment.detail)
+        screen.query_one("#action-box", Widget).set_class(view.misdeal is not None, "misdeal")
         misdeal = screen.query_one("#misdeal", Static)
-        if view.misdeal is not None:
-            event = view.misdeal
-            keys = ", ".join(f"{name} ({RESOLUTION_KEYS.get(str(name), '?')})"
-                             for name in event.get("resolutions") or [])
-            lines = [f"MISDEAL: {event.get('kind', 'misdeal')}"
-                     + (f" — card {event['card']}" if event.get("card") else "")]
-            if event.get("detail"):
-                lines.append(str(event["detail"]))
-            lines.append(f"Do: {event.get('instruction') or 'call the supervisor'}")
-            if keys:
-                lines.append(f"Resolve with: {keys}")
-            misdeal.update("\n".join(lines))
-            misdeal.add_class("open")
-        else:
-            misdeal.update("")
-            misdeal.remove_class("open")
+        misdeal.update("\n".join(misdeal_lines(view.misdeal)[1:]) if view.misdeal is not None else "")
+        misdeal.set_class(view.misdeal is not None, "open")
 
         self._set_text("#player-hand", self._hand("player", PLAYER_SLOTS))
         self._set_text("#banker-hand", self._hand("banker", BANKER_SLOTS))
-        result = view.result_text()
-        round_text = f"Round {view.round}" if view.round is not None else "No round yet"
-        if result is not None:
-            winner = str(view.result.get("winner", "")).upper()[:1] if view.result else ""
-            line = Text(f"{round_text}: ")
-            line.append(result, style=WINNER_STYLES.get(winner, "bold"))
-            flags = [name for name, key in (("banker pair", "banker_pair"), ("player pair", "player_pair"))
-                     if view.result and view.result.get(key)]
-            if flags:
-                line.append("  (" + ", ".join(flags) + ")")
-            self._set_text("#result", line)
-        elif view.voided is not None:
-            self._set_text("#result", f"Round {view.voided}: VOID — bets returned")
-        else:
-            self._set_text("#result", round_text)
+        self._set_text("#result", self._result_line())
 
         reader = screen.query_one("#reader", Static)
         reader.update(f"Reader: {view.reader.upper()}")
@@ -486,18 +475,36 @@ class DealerConsole(App[None]):
         shoe = view.shoe
         parts = [f"Cards left: {shoe.cards_left if shoe.cards_left is not None else '–'}",
                  f"Round: {view.round if view.round is not None else '–'}",
-                 f"Cut card: {'OUT' if shoe.cut_card_out else 'not yet'}",
-                 f"Burned: {shoe.burned}"]
+                 f"Cut card: {'OUT' if shoe.cut_card_out else 'not yet'}", f"Burned: {shoe.burned}"]
+        if view.manual_slots:
+            parts.append(f"{MANUAL_MARK} entered by hand")
         if shoe.closed:
             parts.append("SHOE CLOSED")
-        if view.dealer is not None:
-            parts.insert(0, f"Dealer: {view.dealer}")
         if view.approval is not None:
             parts.append(f"Awaiting supervisor: {view.approval}")
         self._set_text("#shoe", "  ".join(parts))
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
+        screen.query_one("#sent", Static).set_class(bool(view.rejected), "refused")
         screen.query_one("#roads", RoadsView).show(view.roads())
+        screen.refresh_bindings()
+
+    def _result_line(self) -> Text | str:
+        view = self.view
+        result = view.result_text()
+        round_text = f"Round {view.round}" if view.round is not None else "No round yet"
+        if result is not None and view.result is not None:
+            winner = str(view.result.get("winner", "")).upper()[:1]
+            line = Text(f"{round_text}: ")
+            line.append(result, style=WINNER_STYLES.get(winner, "bold"))
+            flags = [name for name, key in (("banker pair", "banker_pair"), ("player pair", "player_pair"))
+                     if view.result.get(key)]
+            if flags:
+                line.append("  (" + ", ".join(flags) + ")")
+            return line
+        if view.voided is not None:
+            return f"Round {view.voided}: VOID — bets returned"
+        return round_text
 
 
 def main(argv: list[str] | None = None) -> int:

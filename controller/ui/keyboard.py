@@ -12,6 +12,7 @@ type                       input
 ``m XX`` or ``manual XX``  enter card XX by hand (unreadable card)
 ``c`` or ``close``         close the shoe early, between rounds
 ``r`` or ``reveal``        face down: reveal the next hand (``r 7``: and key its total)
+``a ID`` or ``ack ID``     acknowledge the open alert ID (e.g. ``ack A1``)
 =========================  =====================================
 """
 
@@ -31,8 +32,9 @@ KEYS: dict[str, InputKind] = {
     "r": InputKind.REVEAL, "reveal": InputKind.REVEAL,
 }
 MANUAL_WORDS = ("m", "manual")
+ACK_WORDS = ("a", "ack")
 HELP = ("n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
-        "r reveal (r 7: with its total)")
+        "r reveal (r 7: with its total), a ID acknowledge an alert")
 
 
 def parse_dealer_line(line: str) -> Input | None:
@@ -48,6 +50,10 @@ def parse_dealer_line(line: str) -> Input | None:
         if len(words) != 2:
             raise ScriptError(f"{line.strip()!r}: expected 'm XX' with one card code, e.g. 'm 7H'")
         return Input(InputKind.MANUAL, words[1])
+    if word in ACK_WORDS:
+        if len(words) != 2:
+            raise ScriptError(f"{line.strip()!r}: expected 'a ID' with the alert's id, e.g. 'a A1'")
+        return Input(InputKind.ACK, words[1].upper())
     kind = KEYS.get(word)
     if kind is InputKind.REVEAL and len(words) == 2:
         if words[1] not in REVEAL_TOTALS:

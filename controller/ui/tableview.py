@@ -15,11 +15,13 @@ from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from controller.core.cards import hand_total, parse_card
 from controller.core.events import (
+    AlertEvent,
     CardEvent,
     Event,
     InstructionEvent,
     MisdealEvent,
     PromptEvent,
+    ResolvedEvent,
     ResultEvent,
     RevealedEvent,
     RoundVoidedEvent,
@@ -47,6 +49,13 @@ SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"
 
 FACE_DOWN: Final = "face_down"
 """What :attr:`TableView.slots` holds for a card dealt face down and not yet revealed (never its code)."""
+MISDEAL_CARDS_OUT: Final = {
+    "extra_card": 1, "unreadable_card": 1, "unknown_card": 1, "two_cards": 2, "card_after_shoe_closed": 1,
+    "no_dealer": 1, "exposed_card": 0, "foreign_card": 0, "reader_offline": 0, "shoe_restarted": 0,
+}
+"""Cards of the shoe each misdeal kind takes out of it with no ``card`` event (an exposed card was counted
+when dealt; a foreign card is not of the shoe). ``no_dealer`` on two cards at once counts one: the
+``shoe_closed`` report then sets the count exactly."""
 
 LAST_RESULTS: Final = 12
 """How many of the latest results the views list."""
@@ -133,6 +142,14 @@ class TableView:
         """The signed-in dealer's name, when badges are on."""
         self.approval: str | None = None
         """The action waiting for a supervisor's badge, if any."""
+        self.last_round: int | None = None
+        """The last round of this shoe, once the cut card is out."""
+        self.manual_slots: set[str] = set()
+        """The slots of this round whose card was entered by hand."""
+        self._dealt_order: list[str] = []
+        self._not_from_the_shoe = False
+        self.alerts: dict[str, AlertEvent] = {}
+        """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each."""
         self.shoe = ShoeCounters()
         self.voided: int | None = None
         self.history = ResultHistory()
@@ -143,6 +160,8 @@ class TableView:
     def _clear_round(self, round_number: int | None) -> None:
         self.round = round_number
         self.slots = {}
+        self._dealt_order = []
+        self.manual_slots = set()
         self.prompt = None
         self.result = None
         self.settlement = None
@@ -155,6 +174,7 @@ class TableView:
 
     def _new_shoe(self) -> None:
         self.shoe = ShoeCounters()
+        self.last_round = None
         self._clear_round(None)
 
     def apply(self, event: ViewEvent) -> bool:
@@ -201,7 +221,7 @@ class TableView:
             case "misdeal":
                 self._on_misdeal(event)
             case "resolved":
-                self.misdeal = None
+                self._on_resolved(event)
             case "round_voided":
                 self._on_round_voided(event)
             case _:
@@ -223,6 +243,10 @@ class TableView:
                 self.approval = str(event.get("action", "?"))
             case "approval" | "shoe_closing":
                 self.approval = None
+            case "alert":
+                self.alerts[str(event.get("id"))] = event.copy()
+            case "alert_acknowledged":
+                self.alerts.pop(str(event.get("id")), None)
             case _:
                 return False
         return True
@@ -235,6 +259,8 @@ class TableView:
                 self._count_card()
             case "cut_card":
                 self.shoe.cut_card_out = True
+                last = event.get("last_round")
+                self.last_round = last if isinstance(last, int) else None
             case "shoe_closed":
                 self._on_shoe_closed(event)
             case "shoe":
@@ -256,7 +282,13 @@ class TableView:
         card = event.get("card")
         if isinstance(slot, str) and isinstance(card, str):
             self.slots[slot] = FACE_DOWN if event.get("face_down") else card
-        self._count_card()
+            self._dealt_order.append(slot)
+            if event.get("manual"):
+                self.manual_slots.add(slot)
+        if self._not_from_the_shoe:
+            self._not_from_the_shoe = False
+        else:
+            self._count_card()
 
     def _on_revealed(self, event: RevealedEvent) -> None:
         self._start_round(_round_of(event))
@@ -275,10 +307,31 @@ class TableView:
 
     def _on_misdeal(self, event: MisdealEvent) -> None:
         self._start_round(_round_of(event))
+        for _ in range(MISDEAL_CARDS_OUT.get(str(event.get("kind")), 0)):
+            self._count_card()
+        if event.get("kind") == "exposed_card" and self.misdeal is None:
+            self._take_back(str(event.get("card")))
         self.misdeal = event.copy()
         instruction = event.get("instruction")
         if instruction:
             self.instruction = str(instruction)
+
+    def _take_back(self, card: str) -> None:
+        """An exposed card leaves its slot (and the total) while the misdeal is open."""
+        for slot in reversed(self._dealt_order):
+            if self.slots.get(slot) == card:
+                del self.slots[slot]
+                self._dealt_order.remove(slot)
+                self.manual_slots.discard(slot)
+                return
+
+    def _on_resolved(self, event: ResolvedEvent) -> None:
+        misdeal, self.misdeal = self.misdeal, None
+        resolution = event.get("resolution")
+        if resolution == "burn":
+            self.shoe.burned += len(event.get("cards") or [])
+        elif resolution == "manual" or (resolution == "use" and misdeal is not None):
+            self._not_from_the_shoe = True  # the next card is one already counted out of the shoe
 
     def _on_round_voided(self, event: RoundVoidedEvent) -> None:
         round_number = _round_of(event)

@@ -87,6 +87,9 @@ class Transcript:
         match event["event"]:
             case "table" | "shoe" | "burn" | "cut_card" | "shoe_closed" | "reader" | "alert":
                 return [_shoe_line(event)]
+            case "alert_acknowledged":
+                by = f" by {event['by']}" if event["by"] else ""
+                return [f"  Alert {event['id']} ({event['kind']}) acknowledged{by}"]
             case "round" | "instruction" | "rejected":
                 return self._dealer_lines(event)
             case "result" | "settlement" | "misdeal" | "resolved" | "round_voided":
@@ -136,7 +139,8 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
         case "reader":
             return f"  Reader {event['status']}"
         case "alert":
-            return f"  !! ALERT {event['kind']}: {event['detail']}"
+            return (f"  !! ALERT {event['id']} {event['kind']} ({event['severity']}): {event['detail']} "
+                    f"[@ack {event['id']} when dealt with]")
 
 
 def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | ResolvedEvent

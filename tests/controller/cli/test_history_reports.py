@@ -23,8 +23,9 @@ from controller.core.events import AlertEvent
 from controller.journal.timeline import Timed
 
 ROOT = Path(__file__).resolve().parents[3]
-NEW_DECK = " ".join(card.code for card in full_deck()[:24])
-"""Cards in new-deck order: the unshuffled-shoe alert fires within a few cards."""
+NEW_DECK = " ".join(card.code for card in list(reversed(full_deck()))[:24])
+"""Cards in reversed new-deck order: the unshuffled-shoe alert fires within a few cards (and, not being the
+factory order, no sequence alert)."""
 MISDEALS = ("5H 2C 3D 4S 6H 7C  9H 8D ?? @burn 2S 3C KH 4D  AS 2D 3H 4C 7S @exposed @use 6D  "
             "TH 9C ?? @manual QS JD  5C 8C 4H 9D  2C @exposed @burn 3C 4C 5C 6C  7D KH ?? @void @close")
 
@@ -83,11 +84,10 @@ def test_history_text_and_csv_list_the_open_alert(tmp_path: Path, capsys: pytest
 
 
 def test_an_acknowledged_alert_is_shown_with_who_and_when() -> None:
-    alert: AlertEvent = {"event": "alert", "kind": "unshuffled_shoe", "shoe": 1, "round": 2, "probability": 1e-9,
-                         "threshold": 1e-6, "detail": "the shoe looks unshuffled"}
-    second = dict(alert, round=3)
-    alert_with_id: Any = dict(alert, id="A1", severity="critical")
-    open_one: Any = dict(second, id="A2", severity="critical")
+    alert_with_id: AlertEvent = {"event": "alert", "id": "A1", "kind": "unshuffled_shoe", "severity": "critical",
+                                 "shoe": 1, "round": 2, "probability": 1e-9, "threshold": 1e-6,
+                                 "detail": "the shoe looks unshuffled"}
+    open_one: Any = dict(alert_with_id, id="A2", round=3)
     acknowledged: Any = {"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe",
                          "by": "Bob Stone", "round": 2}
     found = History([Round(1, 2, at="2026-12-01T10:00:00.000000Z", alerts=[alert_with_id]),

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual.geometry import Region
 from textual.widget import Widget
+from textual.widgets._footer import FooterKey
 
 from controller.core.inputs import Input, InputKind
 from controller.ui.bigtext import FONT, big_width, can_render, render_big
@@ -110,21 +111,24 @@ def test_result_roads_and_the_next_round() -> None:
     run(scenario)
 
 
-def test_misdeal_banner_with_the_instruction_until_resolved() -> None:
+def test_misdeal_banner_in_the_dealers_words_until_resolved() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply({"event": "card", "round": 3, "slot": "P1", "card": "5C"})
         app.apply(untyped_event({"event": "misdeal", "round": 3, "kind": "unknown_card", "card": "ZZ",
                                  "detail": "The reader sent ZZ, which is not a card",
-                                 "instruction": "Hold the card face down and call the supervisor",
-                                 "resolutions": ["burn", "void", "manual"]}))
+                                 "instruction": "Halt. enter the card by hand (@manual); ...",
+                                 "resolutions": ["burn", "void", "manual"], "supervisor": ["void"]}))
         await pilot.pause()
         banner = rendered(app, "#misdeal")
-        assert "MISDEAL: unknown_card — card ZZ" in banner
-        assert "The reader sent ZZ, which is not a card" in banner
-        assert "Do: Hold the card face down and call the supervisor" in banner
-        assert "Resolve with: burn (b), void (v), manual (m)" in banner
-        assert rendered(app, "#next-action-text") == "Hold the card face down and call the supervisor"
-        assert "███" in rendered(app, "#next-action")  # MISDEAL in block letters
+        assert rendered(app, "#next-action-text") == "The shoe read something that is not a card. Card: ZZ."
+        assert banner.splitlines() == [
+            "To put the card(s) in the discard and carry on: press B.",
+            "Call the supervisor to void the round: every bet goes back; then press V.",
+            "To type the card in by hand: press M.",
+        ]
+        assert "@" not in banner and "unknown_card" not in banner
+        big = rendered(app, "#next-action")
+        assert big.splitlines()[0] == render_big("B BURN  V VOID+SUP  M TYPE", 1)[0].strip()
         app.apply(untyped_event({"event": "resolved", "round": 3, "resolution": "burn"}))
         app.apply(untyped_event({"event": "instruction", "say": "Burn it and deal again"}))
         await pilot.pause()
@@ -161,19 +165,52 @@ def test_reader_status_and_shoe_counters() -> None:
     run(scenario)
 
 
-def test_dealer_keys_give_inputs() -> None:
+HALTED_ON_EXPOSED = untyped_event({"event": "misdeal", "round": 1, "kind": "exposed_card", "card": "4D",
+                                   "detail": "4D dealt to B1 was exposed in error", "instruction": "",
+                                   "resolutions": ["burn", "use", "void"], "supervisor": ["void"]})
+
+
+def test_dealer_keys_give_inputs_only_when_they_apply() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        await pilot.press("n", "b", "v", "e", "u")
-        assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.BURN, InputKind.VOID,
-                                            InputKind.EXPOSED, InputKind.USE]
-        assert rendered(app, "#sent") == "sent @use"
+        await pilot.press("n", "b", "v", "e", "u", "m", "s", "c", "a")
+        await pilot.pause()
+        assert inputs == [] and isinstance(app.screen, TableScreen), "no key applies before the table speaks"
+        app.apply({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"})
+        app.apply({"event": "card", "round": 1, "slot": "P1", "card": "4D"})
+        await pilot.pause()
+        await pilot.press("n", "b", "u", "e")
+        assert [i.kind for i in inputs] == [InputKind.EXPOSED]
+        app.apply(HALTED_ON_EXPOSED)
+        await pilot.pause()
+        await pilot.press("m", "n", "e")
+        await pilot.pause()
+        assert isinstance(app.screen, TableScreen), "m offers no dialog during an exposed-card halt"
+        await pilot.press("u", "b")
+        assert [i.kind for i in inputs] == [InputKind.EXPOSED, InputKind.USE, InputKind.BURN]
+        assert rendered(app, "#sent") == "sent @burn"
+
+    run(scenario)
+
+
+def test_the_footer_shows_only_the_keys_that_apply() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply(HALTED_ON_EXPOSED)
+        await pilot.pause()
+        footer = [key.description for key in app.screen.query(FooterKey)]
+        assert "Burn" in footer and "Use" in footer and "Void" in footer
+        assert "Manual" not in footer and "Next round" not in footer and "New shoe" not in footer
 
     run(scenario)
 
 
 @pytest.mark.slow
-def test_manual_entry_validates_the_card_code() -> None:
+def test_manual_entry_validates_the_card_and_reads_it_back() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "prompt", "round": 1, "slot": "B1", "to": "banker", "say": "Card to BANKER"})
+        app.apply(untyped_event({"event": "misdeal", "round": 1, "kind": "unreadable_card", "card": None,
+                                 "detail": "", "instruction": "", "resolutions": ["manual", "burn", "void"],
+                                 "supervisor": ["void", "manual"]}))
+        await pilot.pause()
         await pilot.press("m")
         await pilot.pause()
         assert not isinstance(app.screen, TableScreen)
@@ -181,10 +218,18 @@ def test_manual_entry_validates_the_card_code() -> None:
         await pilot.pause()
         assert "'bx' is not a card" in rendered(app, "#manual-error")
         assert inputs == []
-        await pilot.press("backspace", "backspace", "1", "0", "h", "enter")
+        await pilot.press("backspace", "backspace", "4", "d", "enter")
+        await pilot.pause()
+        assert rendered(app, "#confirm-text") == "4♦ to B1?"
+        await pilot.press("n")
+        await pilot.pause()
+        assert inputs == [] and isinstance(app.screen, TableScreen)
+        await pilot.press("m", "4", "d", "enter")
+        await pilot.pause()
+        await pilot.press("y")
         await pilot.pause()
         assert isinstance(app.screen, TableScreen)
-        assert inputs == [Input(InputKind.MANUAL, "TH")]
+        assert inputs == [Input(InputKind.MANUAL, "4D")]
         await pilot.press("m", "escape")
         await pilot.pause()
         assert isinstance(app.screen, TableScreen) and len(inputs) == 1
@@ -192,8 +237,23 @@ def test_manual_entry_validates_the_card_code() -> None:
     run(scenario)
 
 
+def test_a_hand_entered_card_is_marked() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "card", "round": 1, "slot": "P1", "card": "4D", "manual": True})
+        app.apply({"event": "card", "round": 1, "slot": "B1", "card": "5S"})
+        await pilot.pause()
+        assert "P1 4♦✎" in rendered(app, "#player-hand")
+        assert "B1 5♠ " in rendered(app, "#banker-hand") + " "
+        assert "✎ entered by hand" in rendered(app, "#shoe")
+
+    run(scenario)
+
+
 def test_new_shoe_needs_confirmation() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "instruction", "round": 0, "action": "confirm_shoe",
+                   "say": "Shuffle, cut and load shoe 1; confirm when ready"})
+        await pilot.pause()
         await pilot.press("s")
         await pilot.pause()
         assert "shuffled, cut and loaded" in rendered(app, "#confirm-text")
@@ -204,6 +264,55 @@ def test_new_shoe_needs_confirmation() -> None:
         await pilot.press("s", "y")
         await pilot.pause()
         assert inputs == [Input(InputKind.SHOE)]
+
+    run(scenario)
+
+
+BETWEEN_ROUNDS: list[ViewEvent] = [
+    {"event": "shoe", "shoe": 1, "status": "new", "decks": 8},
+    {"event": "instruction", "round": 2, "action": "next_round", "say": "Round 2 is over; start the next round"},
+]
+
+
+@pytest.mark.parametrize(("key", "question", "kind"), [
+    ("c", "Close this shoe now? No more rounds are dealt from it.", InputKind.CLOSE),
+    ("v", "Void round 1? Every bet goes back.", InputKind.VOID),
+])
+def test_close_and_void_ask_first(key: str, question: str, kind: InputKind) -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        if kind is InputKind.VOID:
+            app.apply({"event": "card", "round": 1, "slot": "P1", "card": "4D"})
+            app.apply(HALTED_ON_EXPOSED)
+        else:
+            for event in BETWEEN_ROUNDS:
+                app.apply(event)
+        await pilot.pause()
+        await pilot.press(key)
+        await pilot.pause()
+        assert rendered(app, "#confirm-text") == question
+        await pilot.press("escape")
+        await pilot.pause()
+        assert inputs == []
+        await pilot.press(key, "y")
+        await pilot.pause()
+        assert inputs == [Input(kind)]
+
+    run(scenario)
+
+
+def test_quitting_mid_round_asks_first() -> None:
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply({"event": "prompt", "round": 4, "slot": "P2", "to": "player", "say": "Card to PLAYER"})
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert rendered(app, "#confirm-text") == "Round 4 is being dealt. Quit the console anyway?"
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.is_running and isinstance(app.screen, TableScreen)
+        await pilot.press("ctrl+q", "y")
+        await pilot.pause()
+        assert not app.is_running
 
     run(scenario)
 
@@ -293,9 +402,11 @@ def test_a_whole_shoe_from_the_table_core() -> None:
         assert f"Round: {table.round}" in rendered(app, "#shoe")
         assert f"Cards left: {table.cards_left}" in rendered(app, "#shoe")
         assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.NEXT]
-        # A refused input is shown to the dealer.
+        # v does not apply between rounds; an input the table refuses is shown to the dealer.
         await pilot.press("v")
-        for event in table.handle(inputs[-1]):
+        await pilot.pause()
+        assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.NEXT]
+        for event in table.handle(Input(InputKind.VOID)):
             app.apply(event)
         await pilot.pause()
         assert "@void not accepted" in rendered(app, "#sent")

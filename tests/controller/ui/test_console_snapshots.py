@@ -68,3 +68,69 @@ def test_awaiting_a_supervisor_with_the_dealer_shown(snap_compare: Any, tmp_path
     assert expect(events[-1], InstructionEvent)["action"] == "approval"
     app = DealerConsole(events=events)
     assert snap_compare(app, terminal_size=SIZE)
+
+
+UNSHUFFLED = " ".join(rank + "S" for rank in "A2345")  # new-deck order: the alert comes with the fifth card
+SMALL = (80, 24)
+LARGE = (220, 60)
+MANY_ROUNDS = " @next ".join(["3S KD 5H 9C", "9S 8H KD 2C", "4D 5D 4C 5C", "7H 7D KH JD", "4S 3H 4H 3D"] * 4)
+
+
+def test_an_open_alert_in_large_type(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events(UNSHUFFLED))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_banker_wins_in_red_with_the_score(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S KD 5H 9C"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_third_card_to_banker_with_its_rule(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S 9C AH 4D 4C"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_cut_card_out(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S KD 5H 9C @cut"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_last_round(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_shoe_closed_with_the_last_result_and_the_report(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D KH 9C 2H"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_exposed_card_misdeal_with_the_keys(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S KD 5H @exposed"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_hand_entered_card_marked(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S ?? @manual 4D"))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_resumed_from_a_journal(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S KD 5H 9C @next 9S 8H KD 2C @next"), resumed=True)
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_close_shoe_asks_first(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events("3S KD 5H 9C"))
+    assert snap_compare(app, press=["c"], terminal_size=SIZE)
+
+
+def test_80x24_with_roads_and_the_footer(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events(MANY_ROUNDS))
+    assert snap_compare(app, terminal_size=SMALL)
+
+
+def test_220x60_big_type_grows(snap_compare: Any) -> None:
+    app = DealerConsole(events=table_events(MANY_ROUNDS))
+    assert snap_compare(app, terminal_size=LARGE)

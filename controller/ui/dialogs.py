@@ -1,0 +1,74 @@
+"""The console's dialogs: a card typed by hand, and a yes/no confirmation for anything irreversible."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label
+
+from controller.core.cards import parse_card
+from controller.core.exceptions import CardCodeError
+
+
+class ManualEntryScreen(ModalScreen[str | None]):
+    """Asks for a card code typed by hand; returns the normalised code, or None when cancelled."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    ManualEntryScreen { align: center middle; }
+    #manual-box { width: 60; max-width: 100%; height: auto; border: thick $accent; padding: 1 2;
+                  background: $surface; }
+    #manual-error { color: $error; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="manual-box"):
+            yield Label("Manual entry: type the card (e.g. 7H, 10S, KD) and press Enter. Esc cancels.")
+            yield Input(placeholder="card code", id="manual-code", max_length=4)
+            yield Label("", id="manual-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#manual-code", Input).focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        try:
+            card = parse_card(message.value)
+        except CardCodeError as error:
+            self.query_one("#manual-error", Label).update(f"{message.value!r}: {error}; type it again")
+            return
+        self.dismiss(card.code)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """Asks the dealer a yes/no question (``y`` yes; ``n`` or Esc no) before an irreversible input."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    #confirm-box { width: 64; max-width: 100%; height: auto; border: thick $warning; padding: 1 2;
+                   background: $surface; }
+    #confirm-text { text-style: bold; }
+    """
+
+    def __init__(self, question: str, yes: str) -> None:
+        super().__init__()
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-box"):
+            yield Label(self.question, id="confirm-text")
+            yield Label(f"y = yes, {self.yes}    n / Esc = no", id="confirm-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -1,0 +1,124 @@
+"""The roads on the dealer console, compact: bead plate and big road, then the three derived roads.
+
+Readable at 80 columns and without colour: a bead's pair mark says which side had the pair
+(``B`` banker pair, ``P`` player pair, ``2`` both) and the derived roads draw red and blue as
+different shapes (``●`` red, ``○`` blue).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from rich.text import Text
+from textual.geometry import Size
+from textual.widget import Widget
+
+from controller.ui.roads import DERIVED_ROADS, RED, ROWS, Roads, layout_derived
+
+WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
+DERIVED_MARKS: Final = {True: ("●", "red"), False: ("○", "dodger_blue1")}
+"""A derived road's mark by colour (red first): a shape each, so the roads read without colour."""
+
+
+def pair_mark(banker_pair: bool, player_pair: bool) -> str:
+    """The bead's pair mark: which side had the pair (``2`` for both; blank for none)."""
+    if banker_pair and player_pair:
+        return "2"
+    return "b" if banker_pair else "p" if player_pair else ""
+
+
+class RoadsView(Widget):
+    """The roads, compact: bead plate and big road, then the three derived roads; latest columns."""
+
+    DEFAULT_CSS = "RoadsView { height: auto; width: 100%; }"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.roads: Roads | None = None
+        self.compact = False
+        """No blank line between the bands (a small terminal)."""
+
+    def show(self, roads: Roads) -> None:
+        self.roads = roads
+        self.refresh(layout=True)
+
+    @staticmethod
+    def _block(cells: Mapping[tuple[int, int], Text], columns: int, cell_width: int) -> list[Text]:
+        last = max((col for col, _ in cells), default=-1)
+        first = max(0, last - columns + 1)
+        rows = []
+        for row in range(ROWS):
+            line = Text()
+            for col in range(first, first + columns):
+                cell = cells.get((col, row))
+                if cell is None:
+                    line.append("·".ljust(cell_width), style="dim")
+                else:
+                    line.append_text(cell)
+                    line.append(" " * max(0, cell_width - cell.cell_len))
+            rows.append(line)
+        return rows
+
+    @staticmethod
+    def _join(title_blocks: list[tuple[str, list[Text], int]]) -> list[Text]:
+        header = Text()
+        for index, (title, _, width) in enumerate(title_blocks):
+            if index:
+                header.append(" │ ")
+            header.append(title[:width].ljust(width), style="bold underline")
+        lines = [header]
+        for row in range(ROWS):
+            line = Text()
+            for index, (_, block, _width) in enumerate(title_blocks):
+                if index:
+                    line.append(" │ ", style="dim")
+                line.append_text(block[row])
+            lines.append(line)
+        return lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """As many rows as the roads drawn for ``width`` (never wrapped)."""
+        return len(self.draw(width).split())
+
+    def render(self) -> Text:
+        return self.draw(self.size.width or 100)
+
+    def draw(self, width: int) -> Text:
+        """The roads drawn for ``width`` columns."""
+        roads = self.roads
+        if roads is None:
+            return Text("No results yet.", style="dim")
+        width = max(40, width)
+        bead_cols = max(4, (width - 3) // 3 // 3)
+        big_cols = max(6, (width - 3 - bead_cols * 3) // 3)
+        beads = {(bead.col, bead.row): Text(bead.winner + pair_mark(bead.banker_pair, bead.player_pair),
+                                            style=WINNER_STYLES[bead.winner])
+                 for bead in roads.bead_plate}
+        big: dict[tuple[int, int], Text] = {}
+        for entry in roads.big_road:
+            cell = Text(entry.winner, style=WINNER_STYLES[entry.winner])
+            if entry.ties:
+                cell.append(str(min(entry.ties, 9)), style="bold green")
+            big[(entry.display_col, entry.display_row)] = cell
+        band_one = self._join([
+            ("Bead plate", self._block(beads, bead_cols, 3), bead_cols * 3),
+            ("Big road", self._block(big, big_cols, 3), big_cols * 3),
+        ])
+        derived_cols = max(4, (width - 6) // 3 // 2)
+        derived_blocks = []
+        for name, _k in DERIVED_ROADS:
+            colours = roads.derived(name)
+            cells = {position: Text(*DERIVED_MARKS[colour == RED])
+                     for colour, position in zip(colours, layout_derived(colours), strict=True)}
+            derived_blocks.append((name.replace("_", " ").capitalize(),
+                                   self._block(cells, derived_cols, 2), derived_cols * 2))
+        band_two = self._join(derived_blocks)
+        counts = roads.counts
+        summary = Text(f"Banker {counts.banker}  Player {counts.player}  Tie {counts.tie}  "
+                       f"Banker pairs {counts.banker_pair}  Player pairs {counts.player_pair}  "
+                       f"Naturals {counts.natural}")
+        gap = [] if self.compact else [Text("")]
+        return Text("\n").join([*band_one, *gap, *band_two, summary])
+
+

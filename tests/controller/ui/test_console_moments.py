@@ -1,0 +1,239 @@
+"""The console's moments in large type and its readable roads, from real table events."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from config.loader import load_config
+from controller.core.cards import full_deck
+from controller.core.events import Event
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.misdeals import POLICIES
+from controller.core.table import Table
+from controller.ui.bigtext import big_width, render_big
+from controller.ui.console import BigText, DealerConsole, TableScreen
+from controller.ui.dealer_words import RESOLUTION_WORDS, WHAT_HAPPENED
+from controller.ui.moments import next_moment, score_text, shoe_banner
+from controller.ui.roadsview import pair_mark
+from controller.ui.tableview import TableView
+from tests.controller.ui.test_console import rendered
+
+
+def table_events(tokens: str, **shoe: Any) -> list[Event]:
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none", **shoe}}))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for item in parse_tokens(tokens):
+        events += table.handle(item)
+    return events
+
+
+def view_of(events: list[Event]) -> TableView:
+    view = TableView()
+    for event in events:
+        view.apply(event)
+    return view
+
+
+def test_every_misdeal_kind_and_resolution_has_dealer_words() -> None:
+    assert set(WHAT_HAPPENED) == set(POLICIES)
+    assert {r for policy in POLICIES.values() for r in policy.resolutions} <= set(RESOLUTION_WORDS)
+
+
+def test_the_result_is_the_score_in_the_winners_colour() -> None:
+    moment = next_moment(view_of(table_events("3S KD 5H 9C")))  # player 3+5 = 8, banker 0+9 = 9
+    assert moment.big == "BANKER 9 : 8"
+    assert moment.style == "bold red"
+    player = next_moment(view_of(table_events("9S KD 9H 2C")))
+    assert (player.big, player.style) == ("PLAYER 8 : 2", "bold dodger_blue1")
+    assert score_text({"winner": "tie", "player": {"total": 6}, "banker": {"total": 6}}) == "TIE 6 : 6"
+
+
+def test_a_third_card_is_called_with_its_rule() -> None:
+    player = next_moment(view_of(table_events("3S 9C AH 4D")))  # player 4, banker 3: player draws
+    assert player.big == "THIRD CARD TO PLAYER"
+    assert player.detail == "Third card to PLAYER: player draws on 4"
+    banker = next_moment(view_of(table_events("3S 9C AH 4D 4C")))  # banker 3 against a 4: draws
+    assert banker.big == "THIRD CARD TO BANKER"
+    assert banker.detail == "Third card to BANKER: banker draws on 3 against the player's third card 4"
+    stood = next_moment(view_of(table_events("3S 2C 4H 2D")))  # player 7 stands, banker 4 draws
+    assert stood.detail == "Third card to BANKER: banker draws on 4: the player stood"
+
+
+def test_cut_card_out_then_last_round_then_the_shoe_closed_with_the_report() -> None:
+    events = table_events("3S KD 5H 9C @cut")
+    banner = shoe_banner(view_of(events))
+    assert banner is not None and banner.big == "CUT CARD OUT"
+    assert banner.detail == "Cut card out: round 3 is the last of this shoe."  # finish round 2, one more
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for item in parse_tokens("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D"):
+        events += table.handle(item)
+    last = shoe_banner(view_of(events))
+    assert last is not None and last.big == "LAST ROUND"
+    for item in parse_tokens("KH 9C 2H"):
+        events += table.handle(item)
+    view = view_of(events)
+    closed = shoe_banner(view)
+    assert closed is not None and closed.big == "SHOE CLOSED"
+    assert closed.detail.startswith("Shoe 1 closed after 3 rounds: banker 1, player 2, tie 0;")
+    result = next_moment(view)
+    assert result.big == "PLAYER 8 : 2", "the last hand's winner stays in large type"
+    assert "load a new shoe" in result.detail
+
+
+def test_pair_marks_say_which_side() -> None:
+    assert [pair_mark(True, False), pair_mark(False, True), pair_mark(True, True), pair_mark(False, False)] == [
+        "b", "p", "2", ""]
+
+
+def test_big_type_grows_on_a_large_terminal() -> None:
+    assert len(render_big("I", 3)) == 10 and render_big("I", 3)[0] == "█" * 9
+    assert big_width("BANKER 7 : 5", 3) <= 220
+
+    async def height(size: tuple[int, int]) -> int:
+        app = DealerConsole(events=table_events("3S KD 5H 9C"))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return app.screen.query_one("#next-action", BigText).outer_size.height
+
+    assert asyncio.run(height((220, 60))) > asyncio.run(height((120, 30)))
+
+
+UNSHUFFLED = " ".join(card.code for card in list(reversed(full_deck()))[:12])
+"""Same-suit neighbours K Q J ...: the unshuffled-shoe alert alone (the factory order would also repeat)."""
+
+
+def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
+    inputs: list[Input] = []
+
+    async def main() -> None:
+        app = DealerConsole(on_input=inputs.append, events=table_events(UNSHUFFLED))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert app.screen.query_one("#alert-box").display is True
+            assert rendered(app, "#alert-big").splitlines()[0] == render_big("ALERT A1", 2)[0].strip()
+            assert "CRITICAL unshuffled_shoe" in rendered(app, "#alert-text")
+            assert "1 ALERT OPEN" in rendered(app, "#top-bar")
+            await pilot.press("a")
+            await pilot.pause()
+            assert inputs == [Input(InputKind.ACK, "A1")]
+            assert app.screen.query_one("#alert-box").display is True, "open until the table says acknowledged"
+            app.apply({"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
+                       "round": 2})
+            await pilot.pause()
+            assert app.screen.query_one("#alert-box").display is False
+            assert "ALERT" not in rendered(app, "#top-bar")
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_shoe_and_dealer_always_in_view(size: tuple[int, int]) -> None:
+    async def main() -> None:
+        app = DealerConsole(events=table_events("3S KD 5H 9C @next 9S 8H KD 2C"))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            top = rendered(app, "#top-bar")
+            assert top.startswith("SHOE 1  ROUND 2  DEALER –")
+            assert app.screen.query_one("#top-bar").region.y == 0
+
+    asyncio.run(main())
+
+
+def test_resumed_from_a_journal_says_at_which_round() -> None:
+    async def main() -> None:
+        app = DealerConsole(events=table_events("3S KD 5H 9C @next 9S 8H KD 2C @next"), resumed=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert "Resumed from the journal at round 3" in rendered(app, "#banner-text")
+            app.apply({"event": "card", "round": 3, "slot": "P1", "card": "4S"})
+            await pilot.pause()
+            assert app.screen.query_one("#banner-box").display is False
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("tokens", [
+    "3S KD 5H 9C 7H @burn",                 # an extra card between rounds, burned
+    "3S KD @double @void",                  # two cards together
+    "3S KD 5H @exposed @burn 6H 9C",        # an exposed card burned
+    "3S KD 5H @exposed @use 9C",            # an exposed card taken back, then used
+    "3S ?? @manual 4D 5H 9C",               # an unreadable card entered by hand
+    "3S ZZ @burn KD 5H 9C",                 # an unknown code burned
+])
+def test_counters_are_right_after_every_kind_of_misdeal(tokens: str) -> None:
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
+    view = view_of(table.start() + table.handle(Input(InputKind.SHOE)))
+    for item in parse_tokens(tokens):
+        view_events = table.handle(item)
+        for event in view_events:
+            view.apply(event)
+        unread_held = table._unread_held() if table.misdeal is not None else 0  # out, counted when set aside
+        assert view.shoe.cards_left == table.cards_left - unread_held, f"after {item.token()}"
+    burned_by_misdeals = table.discarded if "@burn" in tokens else []
+    assert view.shoe.burned == len(table.burned) + len(burned_by_misdeals)
+
+
+def test_an_exposed_card_leaves_its_slot_and_the_total_while_taken_back() -> None:
+    view = view_of(table_events("3S KD 5H @exposed"))
+    assert "P2" not in view.slots and view.total("player") == 3
+    view = view_of(table_events("3S KD 5H @exposed @burn"))
+    assert view.shoe.burned == 1, "the burned exposed card is counted as burned"
+    view = view_of(table_events("3S KD 5H @exposed @use"))
+    assert view.slots["P2"] == "5H" and view.total("player") == 8
+
+
+@pytest.mark.parametrize(("tokens", "colour"), [("9S 8H KD 2C", "#0087ff"), ("3S KD 5H 9C", "#f4005f")])
+def test_the_big_result_is_drawn_in_the_winners_colour(tokens: str, colour: str) -> None:
+    from textual.geometry import Region
+
+    async def main() -> str:
+        app = DealerConsole(events=table_events(tokens))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            widget = app.screen.query_one("#next-action", BigText)
+            first = widget.render_lines(Region(0, 0, widget.size.width, 1))[0]
+            ink = next(segment for segment in first if "█" in segment.text)
+            assert ink.style is not None and ink.style.color is not None
+            return str(ink.style.color.name)
+
+    assert asyncio.run(main()) == colour  # the theme's blue and red, as the hands' titles
+
+
+PAIRS_AND_DERIVED = " @next ".join(["3S KD 5H 9C", "9S 8H KD 2C", "4D 5D 4C 5C", "7H 7D KH JD", "4S 3H 4H 3D"] * 4)
+
+
+def test_at_80x24_the_derived_roads_and_the_footer_are_on_screen() -> None:
+    async def main() -> None:
+        app = DealerConsole(events=table_events(PAIRS_AND_DERIVED))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            roads = app.screen.query_one("#roads")
+            assert roads.region.bottom <= 23, f"the roads end at row {roads.region.bottom}, below the footer"
+            footer = app.screen.query_one("Footer")
+            assert footer.region.y == 23 and footer.region.height == 1
+            text = rendered(app, "#roads")
+            assert "Cockroach pig" in text and "Naturals" in text
+            assert "○" in text and "●" in text, "red and blue are told apart by shape"
+            assert "P2" in text, "a bead with both pairs says so"
+            assert "B*" not in text and "P*" not in text
+
+    asyncio.run(main())
+
+
+def test_keys_that_cannot_apply_mid_shoe_do_nothing() -> None:
+    inputs: list[Input] = []
+
+    async def main() -> None:
+        app = DealerConsole(on_input=inputs.append, events=table_events("3S KD 5H 9C @next 9S"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            await pilot.press("s", "c", "n", "v", "m", "b", "u", "a")
+            await pilot.pause()
+            assert inputs == []
+            assert isinstance(app.screen, TableScreen), "s mid-shoe asks nothing (it would be refused)"
+
+    asyncio.run(main())
