@@ -7,6 +7,7 @@ from transitions import MachineError
 
 from controller.core import rules
 from controller.core.approvals import rejected
+from controller.core.bets.catalogue import RoundFacts
 from controller.core.cards import Card, hand_total, parse_card
 from controller.core.events import CardEvent, Event, ResultEvent, ShoeClosingEvent
 from controller.core.exceptions import CardCodeError
@@ -14,7 +15,6 @@ from controller.core.inputs import Input, InputKind
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State
 from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED
-from controller.core.settlement import settle
 from controller.core.shuffle_check import ALERT_PROBABILITY
 from controller.core.tablestate import PROMPTS, TableState
 
@@ -189,9 +189,9 @@ class Dealing(TableState):
     def _finish_round(self, events: list[Event]) -> None:
         result = round_result(self.model, self.shoe_number, self.manual_slots)
         events.append(result)
-        winner, banker_total = result["winner"], result["banker"]["total"]
+        winner = result["winner"]
         player_pair, banker_pair = result["player_pair"], result["banker_pair"]
-        outcomes = settle(winner, banker_total, player_pair, banker_pair, self.variant)
+        outcomes = self.settler.settle(round_facts(self.model, result))
         events.append({
             "event": "settlement",
             "round": self.model.round_number,
@@ -319,3 +319,14 @@ def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) 
     if manual_slots:
         result["manual"] = sorted(slot.value for slot in manual_slots)
     return result
+
+
+def round_facts(model: RoundModel, result: ResultEvent) -> RoundFacts:
+    """What the bets look at in the round just completed on ``model``."""
+    player, banker = model.player, model.banker
+    return RoundFacts(
+        player_total=result["player"]["total"], banker_total=result["banker"]["total"],
+        player_cards=len(player), banker_cards=len(banker),
+        player_pair=result["player_pair"], banker_pair=result["banker_pair"],
+        player_perfect=player[0] == player[1], banker_perfect=banker[0] == banker[1],
+    )

@@ -8,6 +8,7 @@ from collections import Counter
 from config.schema import DEFAULT_SUPERVISOR_ONLY, Settings
 from controller.core.approvals import ApprovalGate
 from controller.core.auth import Authority
+from controller.core.bets.settle import Settler
 from controller.core.events import Event, InstructionEvent, ResultEvent
 from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
@@ -34,6 +35,8 @@ class TableState:
         self.settings = settings if settings is not None else Settings()
         self.decks = self.settings.table.decks
         self.variant = self.settings.table.variant
+        self.settler = Settler(self.settings.bets.offered, self.variant, self.settings.bets)
+        """Settles the offered bets under the house pay tables (``[bets]``)."""
         self.model = RoundModel(self.settings.shoe.burn)
         self.machine = build_machine(self.model, on_round_start=self._round_started)
         self.shoe_number = 1
