@@ -150,6 +150,7 @@ class Dealing(TableState):
         (model.player if side == "player" else model.banker).append(card)
         self.slots_dealt.append(state)
         self.ledger.dealt += 1
+        self.ledger.shown[card.code] += 1
         event: CardEvent = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
         if manual:
             event["manual"] = True
@@ -164,6 +165,7 @@ class Dealing(TableState):
             model.burn_remaining = card.value if card.value else 10
             events.append({"event": "burn", "card": card.code, "turned": True,
                            "burn": model.burn_remaining})
+            self.ledger.shown[card.code] += 1
         else:
             model.burn_remaining -= 1
             events.append({"event": "burn", "card": card.code})
@@ -282,6 +284,7 @@ class Dealing(TableState):
         hand = model.player if SLOT_SIDE[previous] == "player" else model.banker
         card = hand.pop()
         self.ledger.dealt -= 1
+        self.ledger.shown[card.code] -= 1  # counted again where it goes: the layout or the discards
         was_manual = previous in self.manual_slots
         self.manual_slots.discard(previous)
         self._raise_misdeal(events, "exposed_card", card.code,

@@ -94,12 +94,26 @@ class ShoeClosedEvent(TypedDict):
 
 class AlertEvent(TypedDict):
     event: Literal["alert"]
-    kind: Literal["unshuffled_shoe"]
+    kind: Literal["unshuffled_shoe", "advantage"]
     shoe: int
     round: int
-    probability: float
+    probability: NotRequired[float]
     threshold: float
     detail: str
+    bet: NotRequired[str]
+    edge: NotRequired[str]
+
+
+class BetEdge(TypedDict):
+    ev: str
+
+
+class EdgeEvent(TypedDict):
+    event: Literal["edge"]
+    round: int
+    shoe: int
+    seen: int
+    bets: dict[str, BetEdge]
 
 
 class ReaderEvent(TypedDict):
@@ -270,7 +284,7 @@ class ShoeClosingEvent(TypedDict):
 
 Event = (
     TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | ReaderEvent
-    | RoundEvent | PromptEvent | CardEvent | InstructionEvent | ResultEvent | SettlementEvent
+    | EdgeEvent | RoundEvent | PromptEvent | CardEvent | InstructionEvent | ResultEvent | SettlementEvent
     | MisdealEvent | ResolvedEvent | RoundVoidedEvent | RejectedEvent
     | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
     | ApprovalRequiredEvent | ApprovalEvent | ApprovalRefusedEvent | ApprovalCancelledEvent | ShoeClosingEvent
@@ -279,7 +293,7 @@ Event = (
 
 EVENT_TYPES: tuple[type, ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, ReaderEvent,
-    RoundEvent, PromptEvent, CardEvent, InstructionEvent, ResultEvent, SettlementEvent,
+    RoundEvent, EdgeEvent, PromptEvent, CardEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,

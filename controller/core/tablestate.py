@@ -8,6 +8,7 @@ from collections import Counter
 from config.schema import DEFAULT_SUPERVISOR_ONLY, Settings
 from controller.core.approvals import ApprovalGate
 from controller.core.auth import Authority
+from controller.core.bets.live import edge_events
 from controller.core.bets.settle import Settler
 from controller.core.events import Event, InstructionEvent, ResultEvent
 from controller.core.inputs import Input
@@ -158,6 +159,8 @@ class TableState:
         self.slots_dealt = []
         model.round_number += 1
         self._events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
+        self._events.extend(edge_events(self.settings.bets, self.decks, self.shoe_number, model.round_number,
+                                        self.ledger.shown))
 
     def _misdeal_round(self) -> int:
         """The round a misdeal belongs to: the one in play, or the next one between rounds."""
