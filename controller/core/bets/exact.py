@@ -221,10 +221,28 @@ def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None
     return result
 
 
+def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:
+    """The next round's outcome: banker, player, tie, player_draws, banker_draws, natural (either side),
+    player_pair, banker_pair."""
+    left = shoe.size
+    if left < MAX_CARDS:
+        raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+    tally = dict.fromkeys(("banker", "player", "tie", "player_draws", "banker_draws", "natural"), 0)
+    for (pt, bt, pn, bn), weight in position_weights(list(shoe.values)).items():
+        tally[RoundFacts(pt, bt, pn, bn).winner] += weight
+        tally["player_draws"] += weight if pn == 3 else 0
+        tally["banker_draws"] += weight if bn == 3 else 0
+        tally["natural"] += weight if pn == bn == 2 and max(pt, bt) >= 8 else 0
+    denominator = perm(left, MAX_CARDS)
+    pairs = pair_probabilities(shoe)
+    return {**{name: Fraction(weight, denominator) for name, weight in tally.items()},
+            "player_pair": pairs["player"], "banker_pair": pairs["banker"]}
+
+
 def bet_evs(shoe: Shoe) -> dict[str, Fraction]:
     """Every bet's expected net win per unit under its default pays."""
     return {name: odds.ev for name, odds in bet_odds(shoe).items()}
 
 
 __all__ = ["PUSH", "BetOdds", "Shoe", "ShoeTooShort", "bet_evs", "bet_odds", "pair_probabilities",
-           "position_weights"]
+           "position_weights", "round_probabilities"]
