@@ -83,6 +83,7 @@ BANKER_VARIANT_BETS = ("banker_no_commission", "banker_ez")
 """Bets settled as ``banker`` when ``[table] variant`` picks them; not listed in ``[bets] offered``."""
 
 STANDARD_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
+OFFERABLE_BETS = tuple(name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS)
 
 
 class BetsSettings(Section):
@@ -100,7 +101,7 @@ class BetsSettings(Section):
     @field_validator("offered", mode="before")
     @classmethod
     def _bet_names(cls, names: Any) -> Any:
-        allowed = [name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS]
+        allowed = OFFERABLE_BETS
         if isinstance(names, list):
             for index, name in enumerate(names):
                 if name in BANKER_VARIANT_BETS:
