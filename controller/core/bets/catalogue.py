@@ -156,9 +156,9 @@ def _d(text: str) -> Decimal:
 
 DRAGON_BONUS_PAYS = {"natural_win": _d("1"), "win_by_9": _d("30"), "win_by_8": _d("10"), "win_by_7": _d("6"),
                      "win_by_6": _d("4"), "win_by_5": _d("2"), "win_by_4": _d("1")}
-SEEDS = "Croupier seeds 001-002 (N.J.A.C. 13:69F-2.14, Punto Banco payouts)"
+SEEDS = "Croupier seeds 001-002 (the standard Punto Banco payouts)"
 WIZARD_SIDE_BETS = "Wizard of Odds, Baccarat side bets (wizardofodds.com/games/baccarat/side-bets/)"
-EZ = "EZ Baccarat (DEQ Systems): N.J.A.C. 13:69F-2.14A; Wizard of Odds, EZ Baccarat"
+EZ = "EZ Baccarat (DEQ Systems); Wizard of Odds, EZ Baccarat (wizardofodds.com/games/baccarat/ez-baccarat/)"
 
 CATALOGUE: tuple[Bet, ...] = (
     Bet("player", "the player's hand wins; a tie pushes", _side_wins("player"), {"win": _d("1")}, SEEDS),

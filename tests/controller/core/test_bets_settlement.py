@@ -122,3 +122,13 @@ def test_bets_config_errors_name_the_key(bets: dict[str, Any], message: str) -> 
         load_config(environ={}, overrides={"bets": bets})
     text = str(caught.value)
     assert message in text and "\n" not in text
+
+
+def test_docs_bets_md_is_generated_from_the_catalogue() -> None:
+    from pathlib import Path
+
+    from controller.core.bets.document import bets_markdown
+    text = (Path(__file__).resolve().parents[3] / "docs" / "bets.md").read_text(encoding="utf-8")
+    assert text == bets_markdown(), "regenerate docs/bets.md (see controller/core/bets/document.py)"
+    for bet in BETS:
+        assert f"| `{bet}`" in text
