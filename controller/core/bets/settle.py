@@ -22,10 +22,18 @@ class BetOutcome:
         return {"outcome": self.outcome, "net": money(self.net)}
 
 
+_MONEY: dict[Decimal, str] = {}
+
+
 def money(amount: Decimal) -> str:
     """An exact decimal net with its sign: ``+0.95``, ``-1``, ``0``."""
-    text = format(amount.normalize(), "f")
-    return text if amount < 0 or text == "0" else "+" + text
+    text = _MONEY.get(amount)
+    if text is None:
+        text = format(amount.normalize(), "f")
+        text = text if amount < 0 or text == "0" else "+" + text
+        if len(_MONEY) < 1024:
+            _MONEY[amount] = text
+    return text
 
 
 LOSE = BetOutcome("lose", Decimal(-1))

@@ -149,8 +149,9 @@ def value_enumeration(values: list[int]) -> dict[str, Fraction]:
 
     def deal(taken: list[int], weight: int) -> None:
         if not another_card(taken):
-            padding = 6 - len(taken)
-            outcomes[play(*taken, *([None] * padding))] += weight * perm(left - len(taken), padding)  # type: ignore[arg-type]
+            padded: list[int | None] = [*taken, None, None]
+            outcome = play(*padded[:6])  # type: ignore[arg-type]  # the first four are always cards
+            outcomes[outcome] += weight * perm(left - len(taken), 6 - len(taken))
             return
         for v in range(10):
             if counts[v] > 0:
@@ -159,10 +160,10 @@ def value_enumeration(values: list[int]) -> dict[str, Fraction]:
                 counts[v] += 1
 
     deal([], 1)
-    totals: Counter[str] = Counter()
+    totals: dict[str, Fraction] = {}
     for outcome, weight in outcomes.items():
         for bet, net in value_bets_net(*outcome).items():
-            totals[bet] += weight * net  # type: ignore[assignment]
+            totals[bet] = totals.get(bet, Fraction(0)) + weight * net
     return {bet: total / perm(left, 6) for bet, total in totals.items()}
 
 
