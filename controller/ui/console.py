@@ -479,21 +479,29 @@ class DealerConsole(App[None]):
         reader = screen.query_one("#reader", Static)
         reader.update(f"Reader: {view.reader.upper()}")
         reader.set_class(view.reader == "offline", "offline")
-        shoe = view.shoe
-        parts = [f"Cards left: {shoe.cards_left if shoe.cards_left is not None else '–'}",
-                 f"Round: {view.round if view.round is not None else '–'}",
-                 f"Cut card: {'OUT' if shoe.cut_card_out else 'not yet'}",
-                 f"Burned: {shoe.burned}"]
-        if shoe.closed:
-            parts.append("SHOE CLOSED")
-        if view.dealer is not None:
-            parts.insert(0, f"Dealer: {view.dealer}")
-        if view.approval is not None:
-            parts.append(f"Awaiting supervisor: {view.approval}")
-        self._set_text("#shoe", "  ".join(parts))
+        self._set_text("#shoe", "  ".join(status_parts(view)))
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
         screen.query_one("#roads", RoadsView).show(view.roads())
+
+
+def status_parts(view: TableView) -> list[str]:
+    """The status line: dealer, shoe counters, round, cut card, approvals and, with badges, the supervisor's
+    advantage alerts."""
+    shoe = view.shoe
+    parts = [f"Cards left: {shoe.cards_left if shoe.cards_left is not None else '–'}",
+             f"Round: {view.round if view.round is not None else '–'}",
+             f"Cut card: {'OUT' if shoe.cut_card_out else 'not yet'}",
+             f"Burned: {shoe.burned}"]
+    if shoe.closed:
+        parts.append("SHOE CLOSED")
+    if view.dealer is not None:
+        parts.insert(0, f"Dealer: {view.dealer}")
+    if view.approval is not None:
+        parts.append(f"Awaiting supervisor: {view.approval}")
+    if view.advantage:
+        parts.append(f"Supervisor, player advantage: {', '.join(view.advantage)}")
+    return parts
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from controller.core.cards import hand_total, parse_card
@@ -128,6 +129,11 @@ class TableView:
         """The signed-in dealer's name, when badges are on."""
         self.approval: str | None = None
         """The action waiting for a supervisor's badge, if any."""
+        self.badges_on = False
+        """A badge event was seen: the table runs with dealers and supervisors signed in."""
+        self.advantage: list[str] = []
+        """This round's ``advantage`` alerts (bet and edge), for the supervisor; kept only when badges are
+        on, and never part of the scoreboard's state."""
         self.shoe = ShoeCounters()
         self.voided: int | None = None
         self.history = ResultHistory()
@@ -143,6 +149,7 @@ class TableView:
         self.settlement = None
         self.misdeal = None
         self.voided = None
+        self.advantage = []
 
     def _start_round(self, round_number: int | None) -> None:
         if round_number is not None and round_number != self.round:
@@ -210,6 +217,12 @@ class TableView:
                 self.reader = str(event.get("status", "unknown"))
             case "dealer_signed_in":
                 self.dealer = str(event.get("name", "?"))
+                self.badges_on = True
+            case "alert" if event.get("kind") == "advantage":
+                if not self.badges_on:
+                    return False
+                edge = Fraction(str(event.get("edge", "0")))
+                self.advantage.append(f"{event.get('bet', '?')} {float(edge) * 100:+.2f}%")
             case "dealer_signed_out":
                 self.dealer = None
             case "approval_required":

@@ -85,12 +85,16 @@ class Transcript:
 
     def _lines(self, event: Event) -> list[str]:
         match event["event"]:
+            case "alert" if event["kind"] == "advantage":
+                return []  # for the supervisor and surveillance, not the dealer's transcript
             case "table" | "shoe" | "burn" | "cut_card" | "shoe_closed" | "reader" | "alert":
                 return [_shoe_line(event)]
             case "round" | "instruction" | "rejected":
                 return self._dealer_lines(event)
             case "result" | "settlement" | "misdeal" | "resolved" | "round_voided":
                 return _outcome_lines(event)
+            case "edge":
+                return []  # for surveillance (the JSON stream), not the dealer's transcript
         return [f"  {event}"]
 
     def _dealer_lines(self, event: RoundEvent | InstructionEvent | RejectedEvent) -> list[str]:
