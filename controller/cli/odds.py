@@ -25,8 +25,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--decks", type=whole_number(1, 8), default=None, metavar="N",
                         help="decks, 1-8 (default 8, or the journal's)")
-    parser.add_argument("--variant", choices=tuple(BANKER_BY_VARIANT), default="commission",
-                        help="banker payout variant of the house_edge summary")
+    parser.add_argument("--variant", choices=tuple(BANKER_BY_VARIANT), default=None,
+                        help="banker payout variant of the house_edge summary (default commission, or the "
+                             "journal's)")
     gone = parser.add_mutually_exclusive_group()
     gone.add_argument("--seen", metavar="TOKENS",
                       help='cards gone from the shoe, e.g. "AS 10H kd" (spaces or commas between)')
@@ -64,8 +65,9 @@ def parse_seen(text: str, decks: int) -> Counter[str]:
     return gone
 
 
-def journal_shoe(path: str) -> tuple[int, Counter[str]]:
-    """The decks and the cards the players could have seen in the shoe in play on the journal ``path``."""
+def journal_shoe(path: str) -> tuple[int, str, Counter[str]]:
+    """The decks, the variant and the cards the players could have seen in the shoe in play on the journal
+    ``path``."""
     from controller.journal.replay import replay, settings_from_header
     from controller.journal.store import Journal
     from controller.journal.verify import verify
@@ -76,12 +78,17 @@ def journal_shoe(path: str) -> tuple[int, Counter[str]]:
         replay(journal, table)
     finally:
         journal.close()
-    return table.decks, Counter(table.ledger.shown)
+    return table.decks, table.variant, Counter(table.ledger.shown)
 
 
 def odds(args: argparse.Namespace) -> int:
+    variant = args.variant or "commission"
     if args.journal is not None:
-        decks, gone = journal_shoe(args.journal)
+        decks, played, gone = journal_shoe(args.journal)
+        variant = args.variant or played
+        if args.decks is not None and args.decks != decks:
+            raise CroupierError(f"--decks {args.decks}: the journal's shoe has {decks} decks; "
+                                "leave --decks out with --journal")
     else:
         decks = args.decks if args.decks is not None else 8
         gone = parse_seen(args.seen, decks) if args.seen is not None else Counter()
@@ -91,11 +98,11 @@ def odds(args: argparse.Namespace) -> int:
         every_bet = bet_odds(shoe)
     except ShoeTooShort as error:
         raise CroupierError(f"{'--journal' if args.journal else '--seen'}: {error}; no round can be dealt") from None
-    banker = BANKER_BY_VARIANT[args.variant]
+    banker = BANKER_BY_VARIANT[variant]
     edges = {bet: every_bet[banker if bet == "banker" else bet].house_edge for bet in BETS_SUMMARY}
     if args.json:
         print(json.dumps({
-            "decks": decks, "variant": args.variant, "cards_left": shoe.size, "seen": sum(gone.values()),
+            "decks": decks, "variant": variant, "cards_left": shoe.size, "seen": sum(gone.values()),
             "probabilities": {name: exact(probabilities[name]) for name in PROBABILITY_NAMES},
             "house_edge": {bet: exact(edge) for bet, edge in edges.items()},
             "bets": {name: {"house_edge": exact_percent(bet.house_edge),
@@ -103,7 +110,7 @@ def odds(args: argparse.Namespace) -> int:
                      for name, bet in every_bet.items()},
         }))
         return 0
-    _print_text(args.variant, decks, shoe, probabilities, edges, every_bet)
+    _print_text(variant, decks, shoe, probabilities, edges, every_bet)
     return 0
 
 

@@ -152,7 +152,8 @@ def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | Resolve
                     f"banker {' '.join(banker['cards'])} = {banker['total']}"
                     + (f"  [{', '.join(t.replace('_', ' ') for t in tags)}]" if tags else "")]
         case "settlement":
-            bets = ", ".join(f"{BET_NAMES[bet]} {outcome['net']}" for bet, outcome in event["bets"].items())
+            bets = ", ".join(f"{BET_NAMES.get(bet, bet.replace('_', ' '))} {outcome['net']}"
+                             for bet, outcome in event["bets"].items())
             return [f"     Pays per unit: {bets}"]
         case "misdeal":
             return [f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event["card"] else "")

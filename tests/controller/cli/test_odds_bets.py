@@ -112,3 +112,16 @@ def test_odds_journal_uses_the_cards_seen_in_the_shoe_in_play(tmp_path: Path) ->
 def test_odds_journal_that_is_missing_is_one_line(tmp_path: Path) -> None:
     run = croupier("odds", "--journal", str(tmp_path / "none.journal"))
     assert run.returncode == 2 and run.stderr.startswith("croupier odds: ") and run.stderr.count("\n") == 1
+
+
+def test_odds_journal_follows_the_journals_variant_and_refuses_other_decks(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nvariant = "ez"\n', encoding="utf-8")
+    journal = tmp_path / "ez.journal"
+    assert croupier("simulate", "--config", str(config), "--seed", "2", "--rounds", "2", "--json",
+                    "--journal", str(journal)).returncode == 0
+    data = odds_json("--journal", str(journal))
+    assert data["variant"] == "ez"
+    assert data["house_edge"]["banker"]["exact"] == data["bets"]["banker_ez"]["house_edge"]["exact"]
+    run = croupier("odds", "--journal", str(journal), "--decks", "6")
+    assert run.returncode == 2 and "--decks 6: the journal's shoe has 8 decks" in run.stderr

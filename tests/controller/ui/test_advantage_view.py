@@ -62,3 +62,11 @@ def test_the_dealers_transcript_does_not_show_it_or_the_edge() -> None:
     transcript([ROUND, edge, ALERT])
     assert out.getvalue() == "\nRound 3\n"
     assert "dragon_7" not in out.getvalue() and "-1/7" not in out.getvalue()
+
+
+def test_the_transcript_names_side_bets_in_the_pays() -> None:
+    out = io.StringIO()
+    Transcript(out)([{"event": "settlement", "round": 1, "variant": "ez",
+                      "bets": {"banker": {"outcome": "push", "net": "0"},
+                               "dragon_7": {"outcome": "win", "net": "+40"}}}])
+    assert "Pays per unit: banker 0, dragon 7 +40" in out.getvalue()
