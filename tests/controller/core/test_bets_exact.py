@@ -198,7 +198,7 @@ def _gone(codes: list[str]) -> dict[str, int]:
     return dict(Counter(codes))
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(st.lists(st.sampled_from(CODES), min_size=1, max_size=300), st.integers(6, 8))
 def test_partial_shoes_agree_with_the_second_enumerator(seen: list[str], decks: int) -> None:
     shoe = Shoe.of(decks, _gone(seen))
