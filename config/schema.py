@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, Literal, get_args, get_origin
 from urllib.parse import parse_qs, urlsplit
 
@@ -54,9 +55,100 @@ class TableSettings(Section):
     """``[table]``: the game."""
 
     decks: int = Field(default=8, ge=1, le=8)
-    variant: Literal["commission", "no_commission"] = "commission"
+    variant: Literal["commission", "no_commission", "ez"] = "commission"
     dealing: Literal["face_up", "face_down"] = "face_up"
     reveal_confirm: Literal["none", "total"] = "none"
+
+
+BET_PAY_CLASSES: dict[str, tuple[str, ...]] = {
+    "player": ("win",),
+    "banker": ("win",),
+    "banker_no_commission": ("win", "win_with_6"),
+    "banker_ez": ("win",),
+    "tie": ("win",),
+    "player_pair": ("pair",),
+    "banker_pair": ("pair",),
+    "either_pair": ("pair",),
+    "perfect_pair": ("pair",),
+    "dragon_7": ("banker_three_card_7",),
+    "panda_8": ("player_three_card_8",),
+    "dragon_bonus_player": ("natural_win", "win_by_9", "win_by_8", "win_by_7", "win_by_6", "win_by_5", "win_by_4"),
+    "dragon_bonus_banker": ("natural_win", "win_by_9", "win_by_8", "win_by_7", "win_by_6", "win_by_5", "win_by_4"),
+    "big": ("big",),
+    "small": ("small",),
+    "lucky_6": ("two_cards", "three_cards"),
+}
+"""Each bet of the catalogue (controller/core/bets/catalogue.py, checked against this by a test) and
+the pay classes ``[bets.pays]`` may set for it."""
+
+BANKER_VARIANT_BETS = ("banker_no_commission", "banker_ez")
+"""Bets settled as ``banker`` when ``[table] variant`` picks them; not listed in ``[bets] offered``."""
+
+STANDARD_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
+OFFERABLE_BETS = tuple(name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS)
+
+
+class BetsSettings(Section):
+    """``[bets]``: the bets the house offers, their pay tables, and the live edge of every bet."""
+
+    FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"pays"})
+
+    offered: list[str] = Field(default_factory=lambda: list(STANDARD_BETS),
+                               description='a list of bet names, e.g. ["player", "banker", "tie", "dragon_7"]')
+    pays: dict[str, dict[str, int | float | str]] = Field(
+        default_factory=dict, description='a table of pay tables keyed by bet, e.g. {tie = {win = 9}}')
+    live_edge: bool = Field(default=True, description="true or false")
+    alert_above: float = Field(default=0.0, description="a number from -1 to 1 (expected net win per unit)")
+
+    @field_validator("offered", mode="before")
+    @classmethod
+    def _bet_names(cls, names: Any) -> Any:
+        allowed = OFFERABLE_BETS
+        if isinstance(names, list):
+            for index, name in enumerate(names):
+                if name in BANKER_VARIANT_BETS:
+                    raise Refused(f"expected one of {', '.join(allowed)}, got {name!r} "
+                                  f"(the banker bet's variant is [table] variant)", f"[{index}]")
+                if not isinstance(name, str) or name not in allowed:
+                    raise Refused(f"expected one of {', '.join(allowed)}, got {name!r}", f"[{index}]")
+        return names
+
+    @field_validator("pays", mode="before")
+    @classmethod
+    def _pay_tables(cls, raw: Any) -> Any:
+        if not isinstance(raw, dict):
+            raise Refused(f"expected {expected(cls, 'pays')}, got {raw!r}")
+        for bet, table in raw.items():
+            classes = BET_PAY_CLASSES.get(bet)
+            if classes is None:
+                raise Refused(f"expected a bet, one of {', '.join(BET_PAY_CLASSES)}, got {bet!r}", f".{bet}")
+            if not isinstance(table, dict):
+                raise Refused(f"expected a table of pay classes ({', '.join(classes)}), got {table!r}", f".{bet}")
+            for pay_class, value in table.items():
+                if pay_class not in classes:
+                    raise Refused(f"expected one of {', '.join(classes)}, got {pay_class!r}", f".{bet}")
+                _check_pay(value, f".{bet}.{pay_class}")
+        return raw
+
+    @field_validator("alert_above")
+    @classmethod
+    def _edge_range(cls, value: float) -> float:
+        if not -1 <= value <= 1:
+            raise Refused(f"expected {expected(cls, 'alert_above')}, got {value!r}")
+        return value
+
+
+def _check_pay(value: Any, below: str) -> None:
+    """A pay is a number of units won net, above 0 (``0.95``, ``"0.54"``, ``40``)."""
+    words = 'a number of units won above 0, e.g. 40, 0.95 or "0.54"'
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise Refused(f"expected {words}, got {value!r}", below)
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        raise Refused(f"expected {words}, got {value!r}", below) from None
+    if not amount.is_finite() or amount <= 0:
+        raise Refused(f"expected {words}, got {value!r}", below)
 
 
 class DriverSettings(Section):
@@ -392,6 +484,7 @@ class Settings(BaseModel):
     feed: FeedSettings = Field(default_factory=FeedSettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     """``[auth]``: badges and approvals (documented in docs/pcsc.md)."""
+    bets: BetsSettings = Field(default_factory=BetsSettings)
     source: str = "built-in defaults"
 
 
@@ -406,6 +499,7 @@ SECTIONS: dict[str, type[Section]] = {
     "scoreboard": ScoreboardSettings,
     "feed": FeedSettings,
     "auth": AuthSettings,
+    "bets": BetsSettings,
 }
 """Every config section, in the order of docs/config.md."""
 

@@ -1,25 +1,38 @@
-"""``croupier odds``: exact probabilities and house edges for an N-deck shoe."""
+"""``croupier odds``: exact probabilities and house edges of every bet, for a fresh or a partly dealt shoe."""
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
 from controller.cli.argtypes import whole_number
-from controller.core.odds import compute_odds
-from controller.core.settlement import VARIANTS
+from controller.core.bets.catalogue import BANKER_BY_VARIANT, BETS
+from controller.core.bets.exact import Shoe, ShoeTooShort, bet_odds, round_probabilities
+from controller.core.cards import parse_card
+from controller.core.exceptions import CardCodeError, CroupierError
+from controller.core.table import Table
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "odds", help="exact probabilities and house edges",
-        description="Enumerate every deal of a fresh shoe exactly (fractions, no sampling) "
-                    "through the rules table.",
+        "odds", help="exact probabilities and house edges of every bet",
+        description="Enumerate every deal exactly (fractions, no sampling) through the rules table: the "
+                    "probability of each outcome that pays and the house edge of every bet of docs/bets.md "
+                    "under its default pays, for a fresh shoe or one less the cards gone (--seen, --journal).",
     )
-    parser.add_argument("--decks", type=whole_number(1, 8), default=8, metavar="N", help="decks, 1-8 (default 8)")
-    parser.add_argument("--variant", choices=VARIANTS, default="commission", help="banker payout variant")
+    parser.add_argument("--decks", type=whole_number(1, 8), default=None, metavar="N",
+                        help="decks, 1-8 (default 8, or the journal's)")
+    parser.add_argument("--variant", choices=tuple(BANKER_BY_VARIANT), default=None,
+                        help="banker payout variant of the house_edge summary (default commission, or the "
+                             "journal's)")
+    gone = parser.add_mutually_exclusive_group()
+    gone.add_argument("--seen", metavar="TOKENS",
+                      help='cards gone from the shoe, e.g. "AS 10H kd" (spaces or commas between)')
+    gone.add_argument("--journal", metavar="PATH", help="the shoe in play on this journal (the cards the "
+                      "players could have seen in it are gone)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(handler=odds)
 
@@ -28,29 +41,98 @@ def exact(value: Fraction) -> dict[str, Any]:
     return {"exact": f"{value.numerator}/{value.denominator}", "value": float(value)}
 
 
+def exact_percent(value: Fraction) -> dict[str, Any]:
+    return {"exact": f"{value.numerator}/{value.denominator}", "percent": float(value) * 100}
+
+
 PROBABILITY_NAMES = ("banker", "player", "tie", "player_draws", "banker_draws", "natural",
                      "player_pair", "banker_pair")
-BETS = ("banker", "player", "tie", "player_pair", "banker_pair")
+BETS_SUMMARY = ("banker", "player", "tie", "player_pair", "banker_pair")
+
+
+def parse_seen(text: str, decks: int) -> Counter[str]:
+    """The cards of ``--seen``; refuses a token that is no card, or more copies than ``decks`` hold."""
+    gone: Counter[str] = Counter()
+    for token in text.replace(",", " ").split():
+        try:
+            gone[parse_card(token).code] += 1
+        except CardCodeError as error:
+            raise CroupierError(f"--seen: {error}; give the cards gone from the shoe, e.g. \"AS 10H KD\"") from None
+    for code, count in gone.items():
+        if count > decks:
+            raise CroupierError(f"--seen: {count} copies of {code}, but a {decks}-deck shoe holds {decks}; "
+                                "check the cards or give --decks")
+    return gone
+
+
+def journal_shoe(path: str) -> tuple[int, str, Counter[str]]:
+    """The decks, the variant and the cards the players could have seen in the shoe in play on the journal
+    ``path``."""
+    from controller.journal.replay import replay, settings_from_header
+    from controller.journal.store import Journal
+    from controller.journal.verify import verify
+
+    journal = Journal.open_existing(path)
+    try:
+        table = Table(settings_from_header(path, verify(journal).header))
+        replay(journal, table)
+    finally:
+        journal.close()
+    return table.decks, table.variant, Counter(table.ledger.shown)
 
 
 def odds(args: argparse.Namespace) -> int:
-    result = compute_odds(args.decks)
-    probabilities = {name: exact(getattr(result, name)) for name in PROBABILITY_NAMES}
-    edges = {bet: exact(result.house_edge(bet, args.variant)) for bet in BETS}
+    variant = args.variant or "commission"
+    if args.journal is not None:
+        decks, played, gone = journal_shoe(args.journal)
+        variant = args.variant or played
+        if args.decks is not None and args.decks != decks:
+            raise CroupierError(f"--decks {args.decks}: the journal's shoe has {decks} decks; "
+                                "leave --decks out with --journal")
+    else:
+        decks = args.decks if args.decks is not None else 8
+        gone = parse_seen(args.seen, decks) if args.seen is not None else Counter()
+    shoe = Shoe.of(decks, gone)
+    try:
+        probabilities = round_probabilities(shoe)
+        every_bet = bet_odds(shoe)
+    except ShoeTooShort as error:
+        raise CroupierError(f"{'--journal' if args.journal else '--seen'}: {error}; no round can be dealt") from None
+    banker = BANKER_BY_VARIANT[variant]
+    edges = {bet: every_bet[banker if bet == "banker" else bet].house_edge for bet in BETS_SUMMARY}
     if args.json:
-        print(json.dumps({"decks": args.decks, "variant": args.variant,
-                          "probabilities": probabilities, "house_edge": edges}))
+        print(json.dumps({
+            "decks": decks, "variant": variant, "cards_left": shoe.size, "seen": sum(gone.values()),
+            "probabilities": {name: exact(probabilities[name]) for name in PROBABILITY_NAMES},
+            "house_edge": {bet: exact(edge) for bet, edge in edges.items()},
+            "bets": {name: {"house_edge": exact_percent(bet.house_edge),
+                            "outcomes": {c: exact_percent(p) for c, p in bet.classes.items()}}
+                     for name, bet in every_bet.items()},
+        }))
         return 0
+    _print_text(variant, decks, shoe, probabilities, edges, every_bet)
+    return 0
+
+
+def _print_text(variant: str, decks: int, shoe: Shoe, probabilities: dict[str, Fraction],
+                edges: dict[str, Fraction], every_bet: dict[str, Any]) -> None:
     labels = {
         "banker": "banker wins", "player": "player wins", "tie": "tie",
         "player_draws": "player draws a third card", "banker_draws": "banker draws a third card",
         "natural": "a natural on either side", "player_pair": "player pair", "banker_pair": "banker pair",
     }
-    print(f"Exact odds, {args.decks} deck(s), {args.variant.replace('_', ' ')} variant")
+    left = "" if shoe.size == 52 * decks else f", {shoe.size} cards left"
+    print(f"Exact odds, {decks} deck(s){left}, {variant.replace('_', ' ')} variant")
     for name in PROBABILITY_NAMES:
-        value = getattr(result, name)
+        value = probabilities[name]
         print(f"  {labels[name]:<28} {float(value) * 100:9.4f}%   {value.numerator}/{value.denominator}")
     print("House edge")
-    for bet in BETS:
-        print(f"  {bet.replace('_', ' '):<28} {float(result.house_edge(bet, args.variant)) * 100:9.4f}%")
-    return 0
+    for bet, edge in edges.items():
+        print(f"  {bet.replace('_', ' '):<28} {float(edge) * 100:9.4f}%")
+    print("Every bet (default pays; docs/bets.md): house edge, then each paying outcome")
+    for name, bet in every_bet.items():
+        edge = bet.house_edge
+        print(f"  {name:<28} {float(edge) * 100:9.4f}%   {edge.numerator}/{edge.denominator}")
+        for pay_class, probability in bet.classes.items():
+            pays = "push" if pay_class not in BETS[name].pays else f"pays {BETS[name].pays[pay_class]}"
+            print(f"      {pay_class:<24} {float(probability) * 100:9.4f}%   ({pays})")

@@ -13,6 +13,8 @@ from controller.core.events import AlertSeverity as Severity
 
 SEVERITY: dict[str, tuple[Severity, str]] = {
     "unshuffled_shoe": ("critical", "the shoe may not have been shuffled: a sequence attack (Golden Nugget 2012)"),
+    "advantage": ("warning", "a bet is worth more than [bets] alert_above to players who count the cards "
+                             "seen: watch for advantage play (Thorp and Walden 1966)"),
     "sequence_repeat": ("critical", "the shoe repeats the order of an earlier one: a false shuffle or a "
                                     "pre-sequenced shoe"),
 }

@@ -8,6 +8,7 @@ from transitions import MachineError
 from controller.core import rules
 from controller.core.alerts import severity_of
 from controller.core.approvals import rejected
+from controller.core.bets.catalogue import RoundFacts
 from controller.core.cards import Card, hand_total, parse_card
 from controller.core.events import CardEvent, Event, ResultEvent, ShoeClosingEvent
 from controller.core.exceptions import CardCodeError
@@ -17,7 +18,6 @@ from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, Roun
 from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED
 from controller.core.revealing import Revealing
 from controller.core.sequence_check import sequence_alert
-from controller.core.settlement import settle
 from controller.core.shuffle_check import ALERT_PROBABILITY
 from controller.core.tablestate import PROMPTS
 
@@ -160,6 +160,7 @@ class Dealing(Revealing):
         (model.player if side == "player" else model.banker).append(card)
         self.slots_dealt.append(state)
         self.ledger.dealt += 1
+        self.ledger.shown[card.code] += 1
         event: CardEvent = {"event": "card", "round": model.round_number, "slot": slot, "card": card.code}
         if manual:
             event["manual"] = True
@@ -176,6 +177,7 @@ class Dealing(Revealing):
             model.burn_remaining = card.value if card.value else 10
             events.append({"event": "burn", "card": card.code, "turned": True,
                            "burn": model.burn_remaining})
+            self.ledger.shown[card.code] += 1
         else:
             model.burn_remaining -= 1
             events.append({"event": "burn", "card": card.code})
@@ -206,9 +208,9 @@ class Dealing(Revealing):
     def _finish_round(self, events: list[Event]) -> None:
         result = round_result(self.model, self.shoe_number, self.manual_slots)
         events.append(result)
-        winner, banker_total = result["winner"], result["banker"]["total"]
+        winner = result["winner"]
         player_pair, banker_pair = result["player_pair"], result["banker_pair"]
-        outcomes = settle(winner, banker_total, player_pair, banker_pair, self.variant)
+        outcomes = self.settler.settle(round_facts(self.model, result))
         events.append({
             "event": "settlement",
             "round": self.model.round_number,
@@ -304,6 +306,7 @@ class Dealing(Revealing):
         hand = model.player if SLOT_SIDE[previous] == "player" else model.banker
         card = hand.pop()
         self.ledger.dealt -= 1
+        self.ledger.shown[card.code] -= 1  # counted again where it goes: the layout or the discards
         was_manual = previous in self.manual_slots
         self.manual_slots.discard(previous)
         self._raise_misdeal(events, "exposed_card", card.code,
@@ -341,3 +344,14 @@ def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) 
     if manual_slots:
         result["manual"] = sorted(slot.value for slot in manual_slots)
     return result
+
+
+def round_facts(model: RoundModel, result: ResultEvent) -> RoundFacts:
+    """What the bets look at in the round just completed on ``model``."""
+    player, banker = model.player, model.banker
+    return RoundFacts(
+        player_total=result["player"]["total"], banker_total=result["banker"]["total"],
+        player_cards=len(player), banker_cards=len(banker),
+        player_pair=result["player_pair"], banker_pair=result["banker_pair"],
+        player_perfect=player[0] == player[1], banker_perfect=banker[0] == banker[1],
+    )

@@ -98,11 +98,11 @@ AlertSeverity = Literal["warning", "critical"]
 class AlertEvent(TypedDict):
     event: Literal["alert"]
     id: str
-    kind: Literal["unshuffled_shoe", "sequence_repeat"]
+    kind: Literal["unshuffled_shoe", "sequence_repeat", "advantage"]
     severity: AlertSeverity
     shoe: int
     round: int
-    probability: float
+    probability: NotRequired[float]
     threshold: float
     detail: str
     earlier_shoe: NotRequired[int | None]
@@ -111,6 +111,9 @@ class AlertEvent(TypedDict):
     start: NotRequired[int]
     earlier_start: NotRequired[int]
     length: NotRequired[int]
+    bet: NotRequired[str]
+    """``advantage``: the bet whose expected value is above ``[bets] alert_above``."""
+    edge: NotRequired[str]
 
 
 class AlertAcknowledgedEvent(TypedDict):
@@ -119,6 +122,18 @@ class AlertAcknowledgedEvent(TypedDict):
     kind: str
     by: str | None
     round: int
+
+
+class BetEdge(TypedDict):
+    ev: str
+
+
+class EdgeEvent(TypedDict):
+    event: Literal["edge"]
+    round: int
+    shoe: int
+    seen: int
+    bets: dict[str, BetEdge]
 
 
 class ReaderEvent(TypedDict):
@@ -300,7 +315,7 @@ class ShoeClosingEvent(TypedDict):
 
 Event = (
     TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | AlertAcknowledgedEvent
-    | ReaderEvent
+    | ReaderEvent | EdgeEvent
     | RoundEvent | PromptEvent | CardEvent | RevealedEvent | InstructionEvent | ResultEvent | SettlementEvent
     | MisdealEvent | ResolvedEvent | RoundVoidedEvent | RejectedEvent
     | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
@@ -310,7 +325,7 @@ Event = (
 
 EVENT_TYPES: tuple[type, ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
-    RoundEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
+    RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,

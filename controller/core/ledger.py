@@ -40,6 +40,9 @@ class ShoeLedger:
         """This shoe's result events, in order."""
         self.stats: Counter[str] = Counter()
         """Results, naturals, pairs, misdeals and voided rounds of this shoe."""
+        self.shown: Counter[str] = Counter()
+        """Cards the players could have seen: dealt to the layout, the turned burn card, cards exposed or set
+        aside face up (face-down burns are not among them)."""
 
     @property
     def cards_seen(self) -> int:
@@ -79,6 +82,7 @@ class ShoeLedger:
         for text, status in held:
             if status == SHOE_CARD:
                 self.discarded.append(text)
+                self.shown[text] += 1
             elif status == UNIDENTIFIED and self.cards_seen >= self.total:
                 self.foreign.append(text)  # every card of the shoe is already accounted for
             elif status == UNIDENTIFIED:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from decimal import Decimal
 
-from controller.core import events
-from controller.core.events import Outcome, Winner
+from controller.core.bets.settle import LOSE, PUSH, BetOutcome, money, outcome_of
+from controller.core.events import Winner
+
+__all__ = ["BETS", "LOSE", "ONE", "PAYS", "PUSH", "VARIANTS", "BetOutcome", "banker_pays", "settle"]
 
 VARIANTS = ("commission", "no_commission")
+"""The variants :func:`settle` knows; the table settles through :mod:`controller.core.bets` (also ``ez``)."""
 
 ONE = Decimal(1)
 PAYS: dict[str, Decimal] = {
@@ -24,32 +26,11 @@ PAYS: dict[str, Decimal] = {
 BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 
 
-@dataclass(frozen=True, slots=True)
-class BetOutcome:
-    """One bet's outcome: ``win``, ``lose`` or ``push``, and the net per unit staked."""
-
-    outcome: Outcome
-    net: Decimal
-
-    def to_dict(self) -> events.BetOutcome:
-        return {"outcome": self.outcome, "net": _money(self.net)}
-
-
-def _money(amount: Decimal) -> str:
-    text = format(amount.normalize(), "f")
-    return text if amount < 0 or text == "0" else "+" + text
-
-
-_WIN_CACHE: dict[Decimal, BetOutcome] = {}
-LOSE = BetOutcome("lose", -ONE)
-PUSH = BetOutcome("push", Decimal(0))
+_money = money
 
 
 def _win(pays: Decimal) -> BetOutcome:
-    outcome = _WIN_CACHE.get(pays)
-    if outcome is None:
-        outcome = _WIN_CACHE[pays] = BetOutcome("win", pays)
-    return outcome
+    return outcome_of(pays)
 
 
 def banker_pays(variant: str, banker_total: int) -> Decimal:

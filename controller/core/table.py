@@ -136,6 +136,7 @@ class Table(Dealing):
         cards = self.ledger.set_aside(misdeal.held[keep:])
         if misdeal.exposed is not None:
             self.ledger.discarded.append(misdeal.exposed.code)
+            self.ledger.shown[misdeal.exposed.code] += 1
             cards.append(misdeal.exposed.code)
         event: ResolvedEvent = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
                         "resolution": resolution, "cards": cards}

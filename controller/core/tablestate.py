@@ -9,6 +9,8 @@ from config.schema import DEFAULT_SUPERVISOR_ONLY, Settings
 from controller.core.alerts import AlertBook
 from controller.core.approvals import ApprovalGate
 from controller.core.auth import Authority
+from controller.core.bets.live import edge_events
+from controller.core.bets.settle import Settler
 from controller.core.events import AlertEvent, Event, InstructionEvent, ResultEvent
 from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
@@ -36,6 +38,8 @@ class TableState:
         self.settings = settings if settings is not None else Settings()
         self.decks = self.settings.table.decks
         self.variant = self.settings.table.variant
+        self.settler = Settler(self.settings.bets.offered, self.variant, self.settings.bets)
+        """Settles the offered bets under the house pay tables (``[bets]``)."""
         self.model = RoundModel(self.settings.shoe.burn)
         self.machine = build_machine(self.model, on_round_start=self._round_started)
         self.shoe_number = 1
@@ -173,6 +177,8 @@ class TableState:
         self.result_due = False
         model.round_number += 1
         self._events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
+        self._events.extend(edge_events(self.settings.bets, self.decks, self.shoe_number, model.round_number,
+                                        self.ledger.shown, self.alerts))
 
     def _misdeal_round(self) -> int:
         """The round a misdeal belongs to: the one in play, or the next one between rounds."""

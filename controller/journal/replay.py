@@ -40,15 +40,17 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
 
 
 def replay_extra(table: Table) -> dict[str, Any]:
-    """Settings outside the identity that the table's behaviour depends on (``[auth]``, when enabled).
+    """Settings outside the identity that the table's behaviour depends on: ``[bets]`` (what is settled,
+    the edge events), and ``[auth]`` when enabled.
 
     Every key is stored as it was in force (``two_person`` included), so that a journal written
     before a key existed replays as it was dealt.
     """
-    if table.authority is None:
-        return {}
     settings = table.settings.model_dump(mode="json")
-    return {name: settings[name] for name in REPLAY_EXTRA}
+    extra = {"bets": settings["bets"]}
+    if table.authority is not None:
+        extra.update({name: settings[name] for name in REPLAY_EXTRA})
+    return extra
 
 
 def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
@@ -106,6 +108,8 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     extra = header.get("extra")
     if isinstance(extra, dict):
         layers.update({k: v for k, v in extra.items() if isinstance(v, dict)})
+    if not isinstance(layers.get("bets"), dict):
+        layers["bets"] = {"live_edge": False}  # written before bets were settings: no edge events
     if isinstance(layers.get("auth"), dict) and "two_person" not in layers["auth"]:
         layers["auth"] = {**layers["auth"], "two_person": False}  # written before approvals needed two people
     try:

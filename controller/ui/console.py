@@ -472,17 +472,7 @@ class DealerConsole(App[None]):
         reader = screen.query_one("#reader", Static)
         reader.update(f"Reader: {view.reader.upper()}")
         reader.set_class(view.reader == "offline", "offline")
-        shoe = view.shoe
-        parts = [f"Cards left: {shoe.cards_left if shoe.cards_left is not None else '–'}",
-                 f"Round: {view.round if view.round is not None else '–'}",
-                 f"Cut card: {'OUT' if shoe.cut_card_out else 'not yet'}", f"Burned: {shoe.burned}"]
-        if view.manual_slots:
-            parts.append(f"{MANUAL_MARK} entered by hand")
-        if shoe.closed:
-            parts.append("SHOE CLOSED")
-        if view.approval is not None:
-            parts.append(f"Awaiting supervisor: {view.approval}")
-        self._set_text("#shoe", "  ".join(parts))
+        self._set_text("#shoe", "  ".join(status_parts(view)))
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
         screen.query_one("#sent", Static).set_class(bool(view.rejected), "refused")
@@ -505,6 +495,25 @@ class DealerConsole(App[None]):
         if view.voided is not None:
             return f"Round {view.voided}: VOID — bets returned"
         return round_text
+
+
+def status_parts(view: TableView) -> list[str]:
+    """The status line: shoe counters, round, cut card, approvals and, with badges, the supervisor's
+    advantage alerts (the dealer is on the top bar)."""
+    shoe = view.shoe
+    parts = [f"Cards left: {shoe.cards_left if shoe.cards_left is not None else '–'}",
+             f"Round: {view.round if view.round is not None else '–'}",
+             f"Cut card: {'OUT' if shoe.cut_card_out else 'not yet'}",
+             f"Burned: {shoe.burned}"]
+    if view.manual_slots:
+        parts.append(f"{MANUAL_MARK} entered by hand")
+    if shoe.closed:
+        parts.append("SHOE CLOSED")
+    if view.approval is not None:
+        parts.append(f"Awaiting supervisor: {view.approval}")
+    if view.advantage:
+        parts.append(f"Supervisor, player advantage: {', '.join(view.advantage)}")
+    return parts
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from controller.core.cards import hand_total, parse_card
@@ -149,7 +150,13 @@ class TableView:
         self._dealt_order: list[str] = []
         self._not_from_the_shoe = False
         self.alerts: dict[str, AlertEvent] = {}
-        """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each."""
+        """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each (an ``advantage``
+        alert only when badges are on: it is for the supervisor)."""
+        self.badges_on = False
+        """A badge event was seen: the table runs with dealers and supervisors signed in."""
+        self.advantage: list[str] = []
+        """This round's ``advantage`` alerts (bet and edge), for the supervisor; kept only when badges are
+        on, and never part of the scoreboard's state."""
         self.shoe = ShoeCounters()
         self.voided: int | None = None
         self.history = ResultHistory()
@@ -167,6 +174,7 @@ class TableView:
         self.settlement = None
         self.misdeal = None
         self.voided = None
+        self.advantage = []
 
     def _start_round(self, round_number: int | None) -> None:
         if round_number is not None and round_number != self.round:
@@ -237,6 +245,13 @@ class TableView:
                 self.reader = str(event.get("status", "unknown"))
             case "dealer_signed_in":
                 self.dealer = str(event.get("name", "?"))
+                self.badges_on = True
+            case "alert" if event.get("kind") == "advantage":
+                if not self.badges_on:
+                    return False
+                edge = Fraction(str(event.get("edge", "0")))
+                self.advantage.append(f"{event.get('bet', '?')} {float(edge) * 100:+.2f}%")
+                self.alerts[str(event.get("id"))] = event.copy()
             case "dealer_signed_out":
                 self.dealer = None
             case "approval_required":

@@ -85,6 +85,8 @@ class Transcript:
 
     def _lines(self, event: Event) -> list[str]:
         match event["event"]:
+            case "alert" if event["kind"] == "advantage":
+                return []  # for the supervisor and surveillance, not the dealer's transcript
             case "table" | "shoe" | "burn" | "cut_card" | "shoe_closed" | "reader" | "alert":
                 return [_shoe_line(event)]
             case "alert_acknowledged":
@@ -97,6 +99,8 @@ class Transcript:
             case "revealed":
                 return [f"  Revealed {event['side'].upper()} {' '.join(event['slots'])}: "
                         f"{' '.join(event['cards'])} (total {event['total']})"]
+            case "edge":
+                return []  # for surveillance (the JSON stream), not the dealer's transcript
         return [f"  {event}"]
 
     def _dealer_lines(self, event: RoundEvent | InstructionEvent | RejectedEvent) -> list[str]:
@@ -155,7 +159,8 @@ def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | Resolve
                     f"banker {' '.join(banker['cards'])} = {banker['total']}"
                     + (f"  [{', '.join(t.replace('_', ' ') for t in tags)}]" if tags else "")]
         case "settlement":
-            bets = ", ".join(f"{BET_NAMES[bet]} {outcome['net']}" for bet, outcome in event["bets"].items())
+            bets = ", ".join(f"{BET_NAMES.get(bet, bet.replace('_', ' '))} {outcome['net']}"
+                             for bet, outcome in event["bets"].items())
             return [f"     Pays per unit: {bets}"]
         case "misdeal":
             return [f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event["card"] else "")

@@ -1,0 +1,208 @@
+"""The catalogue of bets: what each one wins on, its default pay table and where the rules come from.
+
+A bet is a classifier and a pay table. The classifier names the *pay class* of a finished round
+(``"win"``, ``"win_by_9"``, ``"push"``) or None when the bet loses; the pay table says what each
+class wins, net per unit staked. ``"push"`` always returns the stake (net 0). House pay tables
+replace the defaults class by class (``[bets.pays]`` in the config). Settlement
+(:mod:`controller.core.bets.settle`) and the exact odds (:mod:`controller.core.bets.exact`) both
+read this table, so a bet is defined once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+PUSH = "push"
+"""The pay class that returns the stake."""
+
+PairEvent = Literal["player", "banker", "either", "perfect"]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundFacts:
+    """What the bets of a finished round look at: the totals, how many cards each hand took, and the
+    pairs (same rank; ``perfect``: same rank and suit) in each hand's first two cards."""
+
+    player_total: int
+    banker_total: int
+    player_cards: int
+    banker_cards: int
+    player_pair: bool = False
+    banker_pair: bool = False
+    player_perfect: bool = False
+    banker_perfect: bool = False
+
+    @property
+    def winner(self) -> str:
+        if self.player_total > self.banker_total:
+            return "player"
+        return "banker" if self.banker_total > self.player_total else "tie"
+
+    @property
+    def natural(self) -> bool:
+        """A two-card 8 or 9 on either side ended the round."""
+        return self.player_cards == self.banker_cards == 2 and max(self.player_total, self.banker_total) >= 8
+
+
+Classifier = Callable[[RoundFacts], str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Bet:
+    """One bet of the catalogue: its name, when it wins, its default pays and the source of its rules."""
+
+    name: str
+    wins_when: str
+    classify: Classifier
+    pays: Mapping[str, Decimal]
+    """Net win per unit for each winning pay class (the default pay table)."""
+    source: str
+    pair_event: PairEvent | None = None
+    """For a pair bet: which pair it wins on (its odds come from rank and suit counts)."""
+    table_bet: bool = False
+    """A bet settled under ``banker`` by the table's ``[table] variant`` rather than by its own name."""
+
+    def net(self, pay_class: str | None, pays: Mapping[str, Decimal] | None = None) -> Decimal:
+        """What ``pay_class`` wins net per unit under ``pays`` (default: this bet's own pays)."""
+        if pay_class is None:
+            return Decimal(-1)
+        if pay_class == PUSH:
+            return Decimal(0)
+        return (pays if pays is not None else self.pays)[pay_class]
+
+
+def _side_wins(side: str) -> Classifier:
+    def classify(facts: RoundFacts) -> str | None:
+        winner = facts.winner
+        return "win" if winner == side else PUSH if winner == "tie" else None
+    return classify
+
+
+def _banker_no_commission(facts: RoundFacts) -> str | None:
+    if facts.winner == "banker":
+        return "win_with_6" if facts.banker_total == 6 else "win"
+    return PUSH if facts.winner == "tie" else None
+
+
+def _banker_ez(facts: RoundFacts) -> str | None:
+    if facts.winner == "banker":
+        return PUSH if _banker_three_card_7(facts) else "win"
+    return PUSH if facts.winner == "tie" else None
+
+
+def _banker_three_card_7(facts: RoundFacts) -> bool:
+    return facts.winner == "banker" and facts.banker_total == 7 and facts.banker_cards == 3
+
+
+def _tie(facts: RoundFacts) -> str | None:
+    return "win" if facts.winner == "tie" else None
+
+
+def _pair(event: PairEvent) -> Classifier:
+    def classify(facts: RoundFacts) -> str | None:
+        won = {
+            "player": facts.player_pair,
+            "banker": facts.banker_pair,
+            "either": facts.player_pair or facts.banker_pair,
+            "perfect": facts.player_perfect or facts.banker_perfect,
+        }[event]
+        return "pair" if won else None
+    return classify
+
+
+def _dragon_7(facts: RoundFacts) -> str | None:
+    return "banker_three_card_7" if _banker_three_card_7(facts) else None
+
+
+def _panda_8(facts: RoundFacts) -> str | None:
+    won = facts.winner == "player" and facts.player_total == 8 and facts.player_cards == 3
+    return "player_three_card_8" if won else None
+
+
+def _dragon_bonus(side: str) -> Classifier:
+    def classify(facts: RoundFacts) -> str | None:
+        cards = facts.player_cards if side == "player" else facts.banker_cards
+        if facts.natural and facts.winner == "tie":
+            return PUSH
+        if facts.winner != side:
+            return None
+        if facts.natural and cards == 2:
+            return "natural_win"
+        margin = abs(facts.player_total - facts.banker_total)
+        return f"win_by_{margin}" if margin >= 4 else None
+    return classify
+
+
+def _big(facts: RoundFacts) -> str | None:
+    return "big" if facts.player_cards + facts.banker_cards >= 5 else None
+
+
+def _small(facts: RoundFacts) -> str | None:
+    return "small" if facts.player_cards + facts.banker_cards == 4 else None
+
+
+def _lucky_6(facts: RoundFacts) -> str | None:
+    if facts.winner != "banker" or facts.banker_total != 6:
+        return None
+    return "two_cards" if facts.banker_cards == 2 else "three_cards"
+
+
+def _d(text: str) -> Decimal:
+    return Decimal(text)
+
+
+DRAGON_BONUS_PAYS = {"natural_win": _d("1"), "win_by_9": _d("30"), "win_by_8": _d("10"), "win_by_7": _d("6"),
+                     "win_by_6": _d("4"), "win_by_5": _d("2"), "win_by_4": _d("1")}
+SEEDS = "Croupier seeds 001-002 (the standard Punto Banco payouts)"
+WIZARD_SIDE_BETS = "Wizard of Odds, Baccarat side bets (wizardofodds.com/games/baccarat/side-bets/)"
+EZ = "EZ Baccarat (DEQ Systems); Wizard of Odds, EZ Baccarat (wizardofodds.com/games/baccarat/ez-baccarat/)"
+
+CATALOGUE: tuple[Bet, ...] = (
+    Bet("player", "the player's hand wins; a tie pushes", _side_wins("player"), {"win": _d("1")}, SEEDS),
+    Bet("banker", "the banker's hand wins; a tie pushes (5% commission)", _side_wins("banker"),
+        {"win": _d("0.95")}, SEEDS),
+    Bet("banker_no_commission", "the banker's hand wins; a winning 6 pays half; a tie pushes",
+        _banker_no_commission, {"win": _d("1"), "win_with_6": _d("0.5")}, SEEDS, table_bet=True),
+    Bet("banker_ez", "the banker's hand wins, except a three-card 7 pushes; a tie pushes",
+        _banker_ez, {"win": _d("1")}, EZ, table_bet=True),
+    Bet("tie", "the hands tie (9:1 where the house pays it)", _tie, {"win": _d("8")}, SEEDS),
+    Bet("player_pair", "the player's first two cards share a rank", _pair("player"), {"pair": _d("11")}, SEEDS,
+        pair_event="player"),
+    Bet("banker_pair", "the banker's first two cards share a rank", _pair("banker"), {"pair": _d("11")}, SEEDS,
+        pair_event="banker"),
+    Bet("either_pair", "either hand's first two cards share a rank", _pair("either"), {"pair": _d("5")},
+        WIZARD_SIDE_BETS, pair_event="either"),
+    Bet("perfect_pair", "either hand's first two cards share rank and suit", _pair("perfect"), {"pair": _d("25")},
+        WIZARD_SIDE_BETS, pair_event="perfect"),
+    Bet("dragon_7", "the banker wins with a three-card 7", _dragon_7, {"banker_three_card_7": _d("40")}, EZ),
+    Bet("panda_8", "the player wins with a three-card 8", _panda_8, {"player_three_card_8": _d("25")}, EZ),
+    Bet("dragon_bonus_player", "the player wins: a natural pays 1 (a natural tie pushes); a non-natural win by "
+        "9/8/7/6/5/4 pays 30/10/6/4/2/1, by less loses", _dragon_bonus("player"), DRAGON_BONUS_PAYS,
+        WIZARD_SIDE_BETS),
+    Bet("dragon_bonus_banker", "the banker wins: a natural pays 1 (a natural tie pushes); a non-natural win by "
+        "9/8/7/6/5/4 pays 30/10/6/4/2/1, by less loses", _dragon_bonus("banker"), DRAGON_BONUS_PAYS,
+        WIZARD_SIDE_BETS),
+    Bet("big", "five or six cards are dealt", _big, {"big": _d("0.54")}, WIZARD_SIDE_BETS),
+    Bet("small", "four cards are dealt", _small, {"small": _d("1.5")}, WIZARD_SIDE_BETS),
+    Bet("lucky_6", "the banker wins with a 6: two cards pay 12, three cards 20", _lucky_6,
+        {"two_cards": _d("12"), "three_cards": _d("20")}, WIZARD_SIDE_BETS),
+)
+"""Every bet, in the order docs and events list them."""
+
+BETS: dict[str, Bet] = {bet.name: bet for bet in CATALOGUE}
+
+BANKER_BY_VARIANT: dict[str, str] = {
+    "commission": "banker",
+    "no_commission": "banker_no_commission",
+    "ez": "banker_ez",
+}
+"""The catalogue bet that settles the ``banker`` bet under each ``[table] variant``."""
+
+OFFERABLE: tuple[str, ...] = tuple(bet.name for bet in CATALOGUE if not bet.table_bet)
+"""Names ``[bets] offered`` may list (the banker variants come from ``[table] variant``)."""
+
+STANDARD: tuple[str, ...] = ("player", "banker", "tie", "player_pair", "banker_pair")
+"""The bets offered by default, the ones every settlement event has always covered."""

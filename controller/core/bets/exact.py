@@ -1,0 +1,248 @@
+"""The exact value of every bet from the cards left in the shoe, fast enough to run before every round.
+
+A round's outcome for the value bets (player, banker, tie, Dragon 7, ...) depends only on the
+baccarat values (0-9) of its four to six cards, in deal order (P1 B1 P2 B2, then the third cards).
+The probability of one ordered value sequence is a product of falling factorials of the counts
+left, so it depends only on the sequence's *multiset* of values. The tables built once
+(:func:`_tables`) list, for every multiset of 4, 5 or 6 values, how many of its orderings end in
+each final position (player total, banker total, player cards, banker cards). For a shoe, the
+weight of every multiset is then built level by level (a multiset of ``n`` values is its largest
+value added to a multiset of ``n - 1``), all in whole numbers, and each final position sums its
+multisets' weights. Pair bets depend only on the first two cards of each hand and are counted in
+closed form from the rank (and rank-and-suit) counts left. Every result is an exact fraction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from functools import cache
+from itertools import combinations_with_replacement, repeat
+from math import perm
+from operator import itemgetter, mul
+
+from controller.core import rules
+from controller.core.bets.catalogue import BETS, CATALOGUE, PUSH, Bet, RoundFacts
+from controller.core.cards import RANK_VALUES, RANKS, SUITS
+
+MAX_CARDS = 6
+Position = tuple[int, int, int, int]
+"""A round's final position: player total, banker total, player cards, banker cards."""
+
+
+@dataclass(frozen=True)
+class _Tables:
+    parents: tuple[tuple[int, ...], ...]
+    """``parents[n]``: for each multiset of ``n + 1`` values, the index of its multiset less its largest value."""
+    factors: tuple[tuple[int, ...], ...]
+    """``factors[n]``: for each multiset of ``n + 1`` values, ``10 * j + v``: its largest value ``v``, of which
+    the parent holds ``j``; the weight grows by the ``j``-th falling factor of the count of ``v``."""
+    positions: tuple[tuple[Position, int, Callable[[list[int]], tuple[int, ...]], tuple[int, ...]], ...]
+    """Each final position, its number of cards, a getter of the weights of the multisets (of that many
+    values) that can end there, and their counts of orderings ending there."""
+
+
+def _ending(values: tuple[int, ...]) -> list[tuple[Position, tuple[int, ...]]]:
+    """Every way the four cards ``values`` (P1 B1 P2 B2) can end, with the third cards drawn."""
+    p1, b1, p2, b2 = values
+    pt, bt = (p1 + p2) % 10, (b1 + b2) % 10
+    if rules.is_natural(pt) or rules.is_natural(bt):
+        return [((pt, bt, 2, 2), values)]
+    if not rules.player_draws(pt, bt):
+        if not rules.banker_draws(bt, None):
+            return [((pt, bt, 2, 2), values)]
+        return [((pt, (bt + b3) % 10, 2, 3), (*values, b3)) for b3 in range(10)]
+    endings: list[tuple[Position, tuple[int, ...]]] = []
+    for p3 in range(10):
+        pf = (pt + p3) % 10
+        if rules.banker_draws(bt, p3):
+            endings.extend(((pf, (bt + b3) % 10, 3, 3), (*values, p3, b3)) for b3 in range(10))
+        else:
+            endings.append(((pf, bt, 3, 2), (*values, p3)))
+    return endings
+
+
+def _getter(indices: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """``itemgetter(*indices)``, always giving a tuple."""
+    if len(indices) == 1:
+        (only,) = indices
+        return lambda items: (items[only],)
+    return itemgetter(*indices)
+
+
+@cache
+def _tables() -> _Tables:
+    multisets = [[()]] + [list(combinations_with_replacement(range(10), n)) for n in range(1, MAX_CARDS + 1)]
+    index = [{m: i for i, m in enumerate(level)} for level in multisets]
+    parents = tuple(tuple(index[n - 1][m[:-1]] for m in multisets[n]) for n in range(1, MAX_CARDS + 1))
+    factors = tuple(tuple(10 * m[:-1].count(m[-1]) + m[-1] for m in multisets[n]) for n in range(1, MAX_CARDS + 1))
+    counts: dict[Position, Counter[int]] = {}
+    for p1, p2 in combinations_with_replacement(range(10), 2):
+        for b1, b2 in combinations_with_replacement(range(10), 2):
+            orderings = (1 if p1 == p2 else 2) * (1 if b1 == b2 else 2)
+            for position, cards in _ending((p1, b1, p2, b2)):
+                counts.setdefault(position, Counter())[index[len(cards)][tuple(sorted(cards))]] += orderings
+    positions = tuple(
+        (position, position[2] + position[3], _getter(tuple(found)), tuple(found.values()))
+        for position, found in sorted(counts.items()))
+    return _Tables(parents, factors, positions)
+
+
+def position_weights(values: list[int]) -> dict[Position, int]:
+    """Each final position's number of ordered deals of six cards from a shoe with ``values[v]`` cards of
+    each value ``v`` (the rounds that end in fewer cards are counted with every way to draw the rest)."""
+    tables = _tables()
+    falling = [values[v] - j for j in range(MAX_CARDS) for v in range(10)]
+    weights: list[list[int]] = [[1]]
+    for parents, factors in zip(tables.parents, tables.factors, strict=True):
+        weights.append(list(map(mul, itemgetter(*parents)(weights[-1]), itemgetter(*factors)(falling))))
+    left = sum(values)
+    fill = {4: (left - 4) * (left - 5), 5: left - 5, 6: 1}
+    result: dict[Position, int] = {}
+    for position, cards, found, orderings in tables.positions:
+        total = sum(map(mul, found(weights[cards]), orderings))
+        if total:
+            result[position] = total * fill[cards]
+    return result
+
+
+@dataclass(frozen=True)
+class Shoe:
+    """The cards left, as the counts the bets need: by value, by rank, by card (rank and suit)."""
+
+    values: tuple[int, ...]
+    ranks: tuple[int, ...]
+    cards: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return sum(self.values)
+
+    @classmethod
+    def of(cls, decks: int, gone: Mapping[str, int] | None = None) -> Shoe:
+        """A ``decks``-deck shoe less the ``gone`` cards (normalised codes and how many of each)."""
+        gone = gone or {}
+        cards = tuple(max(0, decks - gone.get(rank + suit, 0)) for rank in RANKS for suit in SUITS)
+        ranks = tuple(sum(cards[4 * r: 4 * r + 4]) for r in range(len(RANKS)))
+        values = [0] * 10
+        for rank, count in zip(RANKS, ranks, strict=True):
+            values[RANK_VALUES[rank]] += count
+        return cls(tuple(values), ranks, cards)
+
+
+def _same_twice(counts: tuple[int, ...]) -> int:
+    """Ordered draws of two cards alike (by the classes ``counts`` counts)."""
+    return sum(n * (n - 1) for n in counts)
+
+
+def _both_hands_alike(counts: tuple[int, ...]) -> int:
+    """Ordered draws of four cards, the first two alike and the last two alike."""
+    twice = _same_twice(counts)
+    return sum(n * (n - 1) * (twice - n * (n - 1) + (n - 2) * (n - 3)) for n in counts)
+
+
+def pair_probabilities(shoe: Shoe) -> dict[str, Fraction]:
+    """The probability of each pair event for the next round: player, banker, either, perfect (either hand)."""
+    left = shoe.size
+    two, four = perm(left, 2), perm(left, 4)
+    pair = Fraction(_same_twice(shoe.ranks), two)
+    identical = Fraction(_same_twice(shoe.cards), two)
+    return {
+        "player": pair,
+        "banker": pair,
+        "either": 2 * pair - Fraction(_both_hands_alike(shoe.ranks), four),
+        "perfect": 2 * identical - Fraction(_both_hands_alike(shoe.cards), four),
+    }
+
+
+@dataclass(frozen=True)
+class BetOdds:
+    """One bet's exact odds: the probability of each pay class, and the expected net win per unit."""
+
+    name: str
+    classes: dict[str, Fraction]
+    ev: Fraction
+
+    @property
+    def house_edge(self) -> Fraction:
+        return -self.ev
+
+
+@cache
+def _class_positions(name: str) -> dict[str | None, tuple[Position, ...]]:
+    """The final positions in each pay class of the value bet ``name`` (None: it loses)."""
+    bet = BETS[name]
+    grouped: dict[str | None, list[Position]] = {}
+    for pt in range(10):
+        for bt in range(10):
+            for pn in (2, 3):
+                for bn in (2, 3):
+                    position = (pt, bt, pn, bn)
+                    grouped.setdefault(bet.classify(RoundFacts(*position)), []).append(position)
+    return {pay_class: tuple(found) for pay_class, found in grouped.items()}
+
+
+@cache
+def _fraction(amount: Decimal) -> Fraction:
+    return Fraction(amount)
+
+
+def _odds(bet: Bet, classes: dict[str | None, Fraction], pays: Mapping[str, Decimal]) -> BetOdds:
+    ev = sum((probability * _fraction(bet.net(pay_class, pays)) for pay_class, probability in classes.items()),
+             Fraction(0))
+    return BetOdds(bet.name, {c: p for c, p in classes.items() if c is not None}, ev)
+
+
+class ShoeTooShort(ValueError):
+    """Fewer cards are left than a round may need."""
+
+
+def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None) -> dict[str, BetOdds]:
+    """Every bet of the catalogue, under ``pays`` (default: each bet's default pays), for the next round."""
+    left = shoe.size
+    if left < MAX_CARDS:
+        raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+    weights = position_weights(list(shoe.values))
+    denominator = perm(left, MAX_CARDS)
+    pairs = pair_probabilities(shoe)
+    result: dict[str, BetOdds] = {}
+    for bet in CATALOGUE:
+        bet_pays = (pays or {}).get(bet.name, bet.pays)
+        if bet.pair_event is not None:
+            won = pairs[bet.pair_event]
+            classes: dict[str | None, Fraction] = {"pair": won, None: 1 - won}
+        else:
+            classes = {pay_class: Fraction(sum(map(weights.get, found, repeat(0))), denominator)
+                       for pay_class, found in _class_positions(bet.name).items()}
+        result[bet.name] = _odds(bet, classes, bet_pays)
+    return result
+
+
+def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:
+    """The next round's outcome: banker, player, tie, player_draws, banker_draws, natural (either side),
+    player_pair, banker_pair."""
+    left = shoe.size
+    if left < MAX_CARDS:
+        raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+    tally = dict.fromkeys(("banker", "player", "tie", "player_draws", "banker_draws", "natural"), 0)
+    for (pt, bt, pn, bn), weight in position_weights(list(shoe.values)).items():
+        tally[RoundFacts(pt, bt, pn, bn).winner] += weight
+        tally["player_draws"] += weight if pn == 3 else 0
+        tally["banker_draws"] += weight if bn == 3 else 0
+        tally["natural"] += weight if pn == bn == 2 and max(pt, bt) >= 8 else 0
+    denominator = perm(left, MAX_CARDS)
+    pairs = pair_probabilities(shoe)
+    return {**{name: Fraction(weight, denominator) for name, weight in tally.items()},
+            "player_pair": pairs["player"], "banker_pair": pairs["banker"]}
+
+
+def bet_evs(shoe: Shoe) -> dict[str, Fraction]:
+    """Every bet's expected net win per unit under its default pays."""
+    return {name: odds.ev for name, odds in bet_odds(shoe).items()}
+
+
+__all__ = ["PUSH", "BetOdds", "Shoe", "ShoeTooShort", "bet_evs", "bet_odds", "pair_probabilities",
+           "position_weights", "round_probabilities"]

@@ -1,0 +1,53 @@
+"""The live edge: before each round's first card, every bet's exact expected value from the cards the
+players could have seen, and an ``advantage`` alert for each bet above the house's threshold."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+
+from config.schema import BetsSettings
+from controller.core.alerts import AlertBook, severity_of
+from controller.core.bets.exact import Shoe, ShoeTooShort, bet_evs
+from controller.core.events import AlertEvent, EdgeEvent, Event
+
+
+def exact_text(value: Fraction) -> str:
+    """``p/q``, the form every exact fraction of the event stream takes."""
+    return f"{value.numerator}/{value.denominator}"
+
+
+def edge_events(settings: BetsSettings, decks: int, shoe: int, round_number: int,
+                shown: Mapping[str, int], alerts: AlertBook) -> list[Event]:
+    """The ``edge`` event of the round about to be dealt, then an ``advantage`` alert for each bet whose
+    expected value is above ``[bets] alert_above`` and has no advantage alert of this shoe open already
+    (opened in ``alerts``); nothing when ``[bets] live_edge`` is off or fewer cards are left than a round
+    may need."""
+    if not settings.live_edge:
+        return []
+    try:
+        evs = bet_evs(Shoe.of(decks, shown))
+    except ShoeTooShort:
+        return []
+    edge: EdgeEvent = {"event": "edge", "round": round_number, "shoe": shoe, "seen": sum(shown.values()),
+                       "bets": {name: {"ev": exact_text(ev)} for name, ev in evs.items()}}
+    events: list[Event] = [edge]
+    threshold = Fraction(str(settings.alert_above))
+    watched = {(alert.get("bet"), alert["shoe"]) for alert in alerts.open_alerts if alert["kind"] == "advantage"}
+    for name, ev in evs.items():
+        if ev > threshold and (name, shoe) not in watched:
+            events.append(alerts.open(advantage_alert(name, ev, settings.alert_above, shoe, round_number,
+                                                      alerts.next_id())))
+    return events
+
+
+def advantage_alert(bet: str, ev: Fraction, threshold: float, shoe: int, round_number: int,
+                    alert_id: str) -> AlertEvent:
+    """The alert ``alert_id`` that the players have the edge on ``bet`` (expected net win ``ev`` per unit)."""
+    return {
+        "event": "alert", "id": alert_id, "kind": "advantage", "severity": severity_of("advantage"),
+        "shoe": shoe, "round": round_number, "bet": bet,
+        "edge": exact_text(ev), "threshold": threshold,
+        "detail": f"{bet} is worth {float(ev) * 100:+.3f}% to the players in round {round_number} from the "
+                  f"cards they could have seen; watch for players who raise it",
+    }

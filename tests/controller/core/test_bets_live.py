@@ -1,0 +1,83 @@
+"""The live edge through the table: which cards count as seen, the advantage alert, [bets] live_edge."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+from config.loader import load_config
+from controller.core.bets.exact import Shoe, bet_evs
+from controller.core.events import Event
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.table import Table
+
+
+def play(tokens: str, **bets: Any) -> list[Event]:
+    overrides: dict[str, Any] = {"procedures": {"exposed_card": "use"}}
+    if bets:
+        overrides["bets"] = bets
+    table = Table(load_config(environ={}, overrides=overrides))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for item in parse_tokens(tokens):
+        events += table.handle(item)
+    return events
+
+
+def edges(events: list[Event]) -> list[dict[str, Any]]:
+    return [dict(e) for e in events if e["event"] == "edge"]
+
+
+def evs(edge: dict[str, Any]) -> dict[str, Fraction]:
+    return {bet: Fraction(value["ev"]) for bet, value in edge["bets"].items()}
+
+
+# The turned 2 burns two more cards face down (9C 9D); round 1 is 3S KD 5H 9C (banker natural 9).
+TOKENS = "2H 9C 9D 3S KD 5H 9C @next 4S"
+
+
+def test_the_turned_burn_card_is_seen_and_the_face_down_burns_are_not() -> None:
+    first, second = edges(play(TOKENS))
+    assert first["round"] == 1 and first["seen"] == 1
+    assert evs(first) == bet_evs(Shoe.of(8, {"2H": 1}))
+    assert second["round"] == 2 and second["seen"] == 5
+    assert evs(second) == bet_evs(Shoe.of(8, Counter(["2H", "3S", "KD", "5H", "9C"])))
+
+
+def test_the_edge_comes_after_the_round_event_and_before_its_first_prompt() -> None:
+    names = [(e["event"], e.get("round")) for e in play(TOKENS)]
+    at = names.index(("edge", 2))
+    assert names[at - 1] == ("round", 2) and names[at + 1] == ("prompt", 2)
+
+
+def test_an_exposed_card_used_where_it_was_dealt_counts_once() -> None:
+    events = play(TOKENS + " @exposed @use 4D 5C 7C @next")  # player natural 9
+    third = edges(events)[-1]
+    assert third["round"] == 3
+    assert third["seen"] == 9  # 2H, round 1's four cards, 4S 4D 5C 7C
+
+
+def test_an_exposed_card_burned_still_counts_as_seen() -> None:
+    events = play("2H 9C 9D 3S @exposed @burn KD 5H 9C QS @next",
+                  **{"offered": ["player"], "live_edge": True})
+    second = edges(events)[-1]
+    assert second["seen"] == 6  # 2H, the exposed 3S set aside face up, KD 5H 9C QS
+
+
+def test_advantage_alerts_follow_the_edge_for_each_bet_above_the_threshold() -> None:
+    events = play("2H 9C 9D", alert_above=-0.05)
+    (edge,) = edges(events)
+    above = sorted(bet for bet, ev in evs(edge).items() if ev > Fraction(-5, 100))
+    alerts = [e for e in events if e["event"] == "alert"]
+    assert sorted(str(a.get("bet")) for a in alerts) == above and above
+    for alert in alerts:
+        assert alert.get("kind") == "advantage" and alert["round"] == 1 and alert["threshold"] == -0.05
+        assert Fraction(str(alert.get("edge"))) == evs(edge)[str(alert.get("bet"))]
+
+
+def test_no_alert_on_a_fresh_shoe_under_the_default_threshold() -> None:
+    assert not [e for e in play("2H 9C 9D") if e["event"] == "alert"]
+
+
+def test_live_edge_off_emits_no_edge() -> None:
+    assert edges(play(TOKENS, live_edge=False)) == []
