@@ -281,9 +281,9 @@ def attach_journal(
     and only the current instruction is shown again (or the last events in
     full, when they may not have been shown before the controller stopped).
 
-    Afterwards every input is committed before the core sees it and every
-    batch of events before the runner's sink does. A source with a
-    ``journaled(item)`` method is told each of its inputs once it is durable
+    Afterwards every input is committed together with the events the core gave for it, in one
+    transaction, before the runner's sink sees them (the core is pure: handling an input shows
+    nothing). A source with a ``journaled(item)`` method is told each of its inputs once it is durable
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). Raises :class:`JournalError` with a clear
     message on any problem.
@@ -307,15 +307,22 @@ def attach_journal(
 
     reader = reader_of(source)
 
+    held: list[tuple[Input, bool, tuple[int, int] | None]] = []
+    """The input the core is handling: committed together with its events, before they are shown."""
+
     def record(item: Input) -> None:
         from_source = item is getattr(runner, "received", None)
         position = reader.position if from_source and reader is not None else None
-        journal.append_input(item, from_source, position)
-        if from_source and reader is not None:
-            reader.journaled(item)  # a shoe may acknowledge the card only now that it is durable
+        held[:] = [(item, from_source, position)]
 
     def journaled_sink(events: list[Event]) -> None:
-        seq = journal.append_events(events)
+        if not held:
+            raise JournalError(f"{journal.path}: events without an input reached the journal")
+        (item, from_source, position), = held
+        held.clear()
+        seq = journal.append_input_and_events(item, from_source, position, events)
+        if from_source and reader is not None:
+            reader.journaled(item)  # a shoe may acknowledge the card only now that it is durable
         sink(events)
         journal.mark_delivered(seq)
 

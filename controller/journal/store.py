@@ -123,6 +123,14 @@ def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
     return hashlib.sha256(f"{seq}\n{kind}\n{at}\n{prev}\n{body}".encode()).hexdigest()
 
 
+def input_body(item: Input, from_source: bool, position: tuple[int, int] | None) -> dict[str, Any]:
+    """The body of an ``input`` record."""
+    body: dict[str, Any] = {"input": item.to_dict(), "source": from_source}
+    if position is not None:
+        body["position"] = list(position)
+    return body
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
@@ -306,11 +314,16 @@ class Journal:
         return seq
 
     def append_input(self, item: Input, from_source: bool, position: tuple[int, int] | None) -> int:
-        """Durably append one input; returns its seq."""
-        body: dict[str, Any] = {"input": item.to_dict(), "source": from_source}
-        if position is not None:
-            body["position"] = list(position)
-        return self._write([("input", body)])
+        """Durably append one input on its own; returns its seq (a journal written before inputs and
+        their events were committed together has such inputs; :meth:`append_input_and_events` is the
+        live path)."""
+        return self._write([("input", input_body(item, from_source, position))])
+
+    def append_input_and_events(self, item: Input, from_source: bool, position: tuple[int, int] | None,
+                                events: list[Event]) -> int:
+        """Durably append one input and the events it caused, in one transaction (one fsync);
+        returns the events record's seq. A crash leaves both records or neither."""
+        return self._write([("input", input_body(item, from_source, position)), ("events", {"events": events})])
 
     def append_events(self, events: list[Event]) -> int:
         """Durably append the events of the input just journaled; returns the record's seq."""
