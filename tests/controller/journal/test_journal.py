@@ -755,8 +755,11 @@ def _journal_the_old_way(path: Path, stop_after: int) -> None:
         if written["inputs"] == stop_after:
             raise _OldWriterStops
 
+    def sink(events: list[Event]) -> None:
+        journal.append_events(events)
+
     runner.record = record
-    runner.sink = journal.append_events
+    runner.sink = sink
     with pytest.raises(_OldWriterStops):
         runner.run()
     journal.close()
