@@ -87,9 +87,13 @@ class SimulationSettings(Section):
 
 
 class JournalSettings(Section):
-    """``[journal]``: where ``croupier run`` journals by default ("" = no journal)."""
+    """``[journal]``: where ``croupier run`` journals by default ("" = no journal), and how often a
+    journal keeps a checkpoint of the table's state."""
 
     path: str = ""
+    checkpoint_every: int = Field(default=500, ge=0, le=1_000_000)
+    """Inputs between two checkpoints within a shoe (0: only at shoe boundaries); a resume replays at most
+    this many inputs."""
 
 
 class SerialSettings(Section):

@@ -118,7 +118,7 @@ def simulate(args: argparse.Namespace) -> int:
     outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
     feed = feed_from_args(args, settings, args.journal, outputs.notice)
     for sink in sinks:
-        outputs.add(sink, replayed=sink is summary)
+        outputs.add(sink, replayed=sink is summary, earlier=summary.restore if sink is summary else None)
     history: list[Event] = []
     if interactive:
         outputs.add(history.extend)

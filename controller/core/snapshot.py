@@ -79,11 +79,17 @@ def restore(settings: Settings, data: Mapping[str, Any]) -> Table:
     Raises :class:`SnapshotError` when ``data`` is not such a state.
     """
     table = Table(settings)
+    restore_into(table, data)
+    return table
+
+
+def restore_into(table: Table, data: Mapping[str, Any]) -> None:
+    """Put ``table`` (fresh, with the snapshot's settings) in the state ``data`` describes; the pure
+    in-place form of :func:`restore`, for a table others already hold. Raises :class:`SnapshotError`."""
     try:
         _restore_into(table, data)
     except (KeyError, TypeError, ValueError, AttributeError, CardCodeError) as error:
         raise SnapshotError(f"not a table state ({type(error).__name__}: {error})") from None
-    return table
 
 
 def _restore_into(table: Table, data: Mapping[str, Any]) -> None:

@@ -14,11 +14,14 @@ A journal is an SQLite database (stdlib :mod:`sqlite3`, WAL mode,
     whether it came from the card source and, when the source can say, its
     position ``[shoe, offset]`` just after the input was delivered;
 ``events``
-    the events the core emitted for the input just before it.
+    the events the core emitted for the input just before it (committed in one transaction with it);
+``checkpoint``
+    the table's state after the events before it, at every new shoe and every ``[journal]
+    checkpoint_every`` inputs (:mod:`controller.journal.checkpoint`): a resume replays only what follows.
 
 Every record is committed (fsync'd) before anything that follows from it
-happens: the input before the core sees it, its events before they are
-passed on to the screen or the JSON stream. Each record carries the SHA-256
+happens: an input and its events (the core is pure, so handling the input
+shows nothing) before the events are passed on to the screen or the JSON stream. Each record carries the SHA-256
 of the record before it, over a canonical serialization that includes its
 sequence number, so an edited, deleted, inserted or reordered record breaks
 the chain (``croupier audit verify``). Opening the file, its format check and
@@ -62,7 +65,7 @@ from controller.journal.files import (
 
 GENESIS = "0" * 64
 """The ``prev`` hash of the first record."""
-KINDS = ("header", "start", "input", "events")
+KINDS = ("header", "start", "input", "events", "checkpoint")
 IDENTITY_SECTIONS = ("table", "shoe", "procedures", "simulation")
 """Settings sections that make a table what it is; a journal refuses other values."""
 REPLAY_EXTRA = ("auth",)
@@ -210,14 +213,31 @@ class Journal:
         return self.last_seq == 0
 
     # -- reading ----------------------------------------------------------------
-    def records(self) -> Iterator[Record]:
-        """Every record in sequence order."""
+    def records(self, since: int = 1) -> Iterator[Record]:
+        """Every record in sequence order (from record ``since`` on)."""
         try:
-            cursor = self.connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq")
+            cursor = self.connection.execute(
+                "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq >= ? ORDER BY seq", (since,))
             for row in cursor:
                 yield Record(*row)
         except sqlite3.Error as error:
             raise open_error(self.path, error) from None
+
+    def record(self, seq: int) -> Record | None:
+        """Record ``seq``, or None."""
+        found = next(iter(self.records(seq)), None) if seq >= 1 else None
+        return found if found is not None and found.seq == seq else None
+
+    def last_checkpoint(self) -> Record | None:
+        """The last checkpoint record (None: the journal has none), read from the end."""
+        try:
+            cursor = self.connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq DESC")
+            for row in cursor:
+                if row[1] == "checkpoint":
+                    return Record(*row)
+        except sqlite3.Error as error:
+            raise open_error(self.path, error) from None
+        return None
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -320,10 +340,16 @@ class Journal:
         return self._write([("input", input_body(item, from_source, position))])
 
     def append_input_and_events(self, item: Input, from_source: bool, position: tuple[int, int] | None,
-                                events: list[Event]) -> int:
-        """Durably append one input and the events it caused, in one transaction (one fsync);
-        returns the events record's seq. A crash leaves both records or neither."""
-        return self._write([("input", input_body(item, from_source, position)), ("events", {"events": events})])
+                                events: list[Event], checkpoint: Mapping[str, Any] | None = None) -> int:
+        """Durably append one input and the events it caused, in one transaction (one fsync), with a
+        checkpoint after them when one is given; returns the events record's seq. A crash leaves all of
+        them or none."""
+        rows: list[tuple[str, Any]] = [("input", input_body(item, from_source, position)),
+                                       ("events", {"events": events})]
+        if checkpoint is not None:
+            rows.append(("checkpoint", checkpoint))
+        last = self._write(rows)
+        return last - 1 if checkpoint is not None else last
 
     def append_events(self, events: list[Event]) -> int:
         """Durably append the events of the input just journaled; returns the record's seq."""
