@@ -63,6 +63,9 @@ from controller.journal.files import (
     use_wal,
 )
 
+WAL_CHECKPOINT_EVERY = 200
+"""Commits between two WAL checkpoints; each is run after a batch was shown (:meth:`Journal.mark_delivered`),
+never between a card and its prompt (SQLite's automatic checkpoint would run inside a commit)."""
 GENESIS = "0" * 64
 """The ``prev`` hash of the first record."""
 KINDS = ("header", "start", "input", "events", "checkpoint")
@@ -153,6 +156,8 @@ class Journal:
         self._lock_fd: int | None = None
         self._draft: Draft | None = None
         """The temporary file a new journal is written to until :meth:`begin` publishes it."""
+        self._commits = 0
+        """Commits since the last WAL checkpoint."""
 
     # -- opening ----------------------------------------------------------------
     @classmethod
@@ -172,6 +177,7 @@ class Journal:
             check_existing(name)
             connection, lock_fd, tail = open_for_writing(name)
             journal = cls(name, connection, tail)
+            journal._defer_wal_checkpoints()
         else:
             parent = target.parent
             if not parent.is_dir():
@@ -206,6 +212,11 @@ class Journal:
         self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         use_wal(self.connection, self.path)
         self.connection.execute(f"PRAGMA max_page_count={limit}")
+        self._defer_wal_checkpoints()
+
+    def _defer_wal_checkpoints(self) -> None:
+        """The writer checkpoints the WAL itself, after a batch was shown (see :meth:`mark_delivered`)."""
+        self.connection.execute("PRAGMA wal_autocheckpoint=0")
 
     @property
     def empty(self) -> bool:
@@ -311,7 +322,16 @@ class Journal:
                            "path, then run again with the same arguments to resume")
             raise JournalError(self.failed) from None
         self.last_seq, self.last_hash = seq, prev
+        self._commits += 1
+        if self._commits >= 8 * WAL_CHECKPOINT_EVERY:  # a writer that never marks a delivery
+            self._checkpoint_wal()
         return seq
+
+    def _checkpoint_wal(self) -> None:
+        """Copy the WAL into the database (passive: never waits for readers); a failure is left to the next."""
+        self._commits = 0
+        with contextlib.suppress(sqlite3.Error):
+            self.connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def begin(self, identity: Mapping[str, Any], start_events: list[Event],
               extra: Mapping[str, Any] | None = None) -> int:
@@ -359,7 +379,8 @@ class Journal:
         """Note that events record ``seq`` reached the consumers.
 
         Advisory: written without fsync (a lost mark only means the events are
-        shown again on resume), and a failure here is ignored.
+        shown again on resume), and a failure here is ignored. Every
+        :data:`WAL_CHECKPOINT_EVERY` commits the WAL is checkpointed here, once the events are shown.
         """
         if self.failed is not None:
             return
@@ -371,6 +392,8 @@ class Journal:
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 connection.execute("PRAGMA synchronous=FULL")
+        if self._commits >= WAL_CHECKPOINT_EVERY:
+            self._checkpoint_wal()
 
     def close(self) -> None:
         """Close the database (a clean close checkpoints the WAL). Idempotent."""
