@@ -189,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     per_card = (journaled - plain) / cards * 1e6
     per_input = (journaled - plain) / inputs * 1e6
     verdict = "meets" if all(verdicts) else "MISSES"
+    every = load_config(None, environ={}).journal.checkpoint_every
     body = "\n".join([
         f"One seeded 8-deck shoe (seed {SEED}): {cards} cards dealt or burned, {inputs} inputs, "
         f"{size / 1024:.0f} KiB. Median of {args.repeat}; journal in `{args.dir}`, WAL mode, `synchronous=FULL` "
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         f"| `croupier simulate` resuming a one-shoe journal, interpreter start-up included | {process * 1000:.0f} ms "
         f"(plain `croupier simulate` of the shoe: {baseline * 1000:.0f} ms) |",
         "",
-        f"Recovery by journal size (default `[journal] checkpoint_every = 500`; median of {args.repeat}; peak = "
+        f"Recovery by journal size (`[journal] checkpoint_every = {every}`; median of {args.repeat}; peak = "
         "Python's allocations during the step, tracemalloc), beside the replay of the same journal from its "
         f"start in the same run. Target: resume under {TARGET_RECOVERY_MS:.0f} ms and flat memory ({verdict}). "
         f"The long journals were dealt in `{args.build_dir}`.",

@@ -91,7 +91,7 @@ class JournalSettings(Section):
     journal keeps a checkpoint of the table's state."""
 
     path: str = ""
-    checkpoint_every: int = Field(default=500, ge=0, le=1_000_000)
+    checkpoint_every: int = Field(default=250, ge=0, le=1_000_000)
     """Inputs between two checkpoints within a shoe (0: only at shoe boundaries); a resume replays at most
     this many inputs."""
 
