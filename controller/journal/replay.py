@@ -240,6 +240,16 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     return result
 
 
+def _shoe_start(anchor: Record) -> int:
+    """The first record a resume from checkpoint ``anchor`` reads (its shoe's start), for the chain check;
+    a checkpoint that does not name one is checked from itself (the resume then names it)."""
+    try:
+        shoe_from = json.loads(anchor.body).get("shoe_from")
+    except (ValueError, AttributeError):
+        return anchor.seq
+    return shoe_from if isinstance(shoe_from, int) and 0 < shoe_from < anchor.seq else anchor.seq
+
+
 def _restore(journal: Journal, table: Table, record: Record) -> Cursor:
     """Put ``table`` in the state checkpoint ``record`` keeps; returns the checkpoint's cursor."""
     body = _loads(journal, record)
@@ -420,7 +430,7 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
             notice: Callable[[str], None] | None,
             earlier: Callable[[Mapping[str, int]], None] | None) -> Cursor:
     anchor = journal.last_checkpoint()
-    verified = verify(journal, since=anchor.seq if anchor is not None else 1)
+    verified = verify(journal, since=_shoe_start(anchor) if anchor is not None else 1)
     check_identity(journal.path, verified.header, identity)
     found = replay(journal, table, new_shoes=bool(getattr(runner, "new_shoes", False)), resume=anchor)
     if found.unapplied is not None:

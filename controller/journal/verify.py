@@ -54,7 +54,7 @@ def verify(journal: Journal, since: int = 1) -> Verified:
         _check_form(path, rows[0], base)
         if not _holds_entry(rows[0], base):
             raise JournalTamperedError.at(path, base, "was edited: its contents do not match its hash")
-        _check_body(path, rows[0], base - 1, "input" if rows[0].kind == "events" else "")
+        _check_body(path, rows[0], base - 1, {"events": "input", "checkpoint": "events"}.get(rows[0].kind, ""))
     by_hash = {row.hash: index for index, row in enumerate(rows)}
     for index, row in enumerate(rows):
         if base > 1 and index == 0:

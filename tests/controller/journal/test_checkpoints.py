@@ -191,3 +191,22 @@ def test_an_edited_record_after_the_checkpoint_stops_the_resume(tmp_path: Path,
     status, _, err = run_cli(capsys, *argv)
     assert status == 2
     assert f"record {last}" in err
+
+
+def test_an_edited_record_of_the_current_shoe_before_the_checkpoint_stops_the_resume(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The events a resume reads back (from the start of the shoe) are chain-checked too."""
+    journal = tmp_path / "j.db"
+    argv = [*GAME, "--json", "--config", str(config_with(tmp_path, 8)), "--journal", str(journal)]
+    run_cli(capsys, *argv)
+    records = rows(journal)
+    last = [seq for seq, kind, _ in records if kind == "checkpoint"][-1]
+    shoe_from = json.loads(dict((seq, body) for seq, _, body in records)[last])["shoe_from"]
+    edited = next(seq for seq, kind, _ in records if shoe_from < seq < last and kind == "events")
+    connection = sqlite3.connect(journal)
+    connection.execute("UPDATE records SET body = replace(body, ?, ?) WHERE seq = ?", ('"round":', '"round":1', edited))
+    connection.commit()
+    connection.close()
+    status, _, err = run_cli(capsys, *argv)
+    assert status == 2
+    assert f"record {edited}" in err and "Traceback" not in err
