@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         f"start in the same run. Target: resume under {TARGET_RECOVERY_MS:.0f} ms and flat memory ({verdict}). "
         f"The long journals were dealt in `{args.build_dir}`.",
         "",
-        "| journal | resume (verify from the last checkpoint, restore, replay since) | "
+        "| journal | resume (verify from the last checkpoint's shoe, restore it, replay since) | "
         "replay from the start (`audit verify --replay`) |",
         "| --- | --- | --- |",
         *rows,
