@@ -149,6 +149,8 @@ def _check_pay(value: Any, below: str) -> None:
         raise Refused(f"expected {words}, got {value!r}", below) from None
     if not amount.is_finite() or amount <= 0:
         raise Refused(f"expected {words}, got {value!r}", below)
+    if amount != amount.quantize(Decimal("0.000001")):
+        raise Refused(f"expected {words}, with at most six decimal places, got {value!r}", below)
 
 
 class DriverSettings(Section):
@@ -181,9 +183,13 @@ class SimulationSettings(Section):
 
 
 class JournalSettings(Section):
-    """``[journal]``: where ``croupier run`` journals by default ("" = no journal)."""
+    """``[journal]``: where ``croupier run`` journals by default ("" = no journal), and how often a
+    journal keeps a checkpoint of the table's state."""
 
     path: str = ""
+    checkpoint_every: int = Field(default=250, ge=0, le=1_000_000)
+    """Inputs between two checkpoints within a shoe (0: only at shoe boundaries); a resume replays at most
+    this many inputs."""
 
 
 class SerialSettings(Section):

@@ -4,7 +4,7 @@ the journal, and running the table to its end."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -38,11 +38,21 @@ class Outputs:
     sinks: list[Sink] = field(default_factory=list)
     replay: list[Sink] = field(default_factory=list)
     closers: list[Callable[[], None]] = field(default_factory=list)
+    earlier: list[Callable[[Mapping[str, int]], None]] = field(default_factory=list)
+    """Those that count the whole game: given the totals of the events a resume did not replay to them."""
 
-    def add(self, sink: Sink, replayed: bool = True) -> None:
+    def add(self, sink: Sink, replayed: bool = True,
+            earlier: Callable[[Mapping[str, int]], None] | None = None) -> None:
         self.sinks.append(sink)
         if replayed:
             self.replay.append(sink)
+        if earlier is not None:
+            self.earlier.append(earlier)
+
+    def add_earlier(self, totals: Mapping[str, int]) -> None:
+        """Give the totals of the events not replayed (a resume from a checkpoint) to those who count."""
+        for restore in self.earlier:
+            restore(totals)
 
     def emit(self, events: list[Event]) -> None:
         fan_out(self.sinks, events)
@@ -80,7 +90,7 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
 
             journal = attach_journal(runner, journal_path, argv_key=journal_key, header_events=header,
                                      replayed=lambda events: fan_out(outputs.replay, events),
-                                     notice=notice)
+                                     notice=notice, earlier=outputs.add_earlier)
             outputs.closers.append(journal.close)
             if feed is not None:
                 feed.start()

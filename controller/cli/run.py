@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     display = JsonLines() if args.json else (None if args.quiet or use_console else
                                              DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
     outputs = Outputs(notice=complain)
-    outputs.add(summary)
+    outputs.add(summary, earlier=summary.restore)
     if display is not None:
         outputs.add(display, replayed=False)
     history: list[Event] = []

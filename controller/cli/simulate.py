@@ -127,7 +127,8 @@ def simulate(args: argparse.Namespace) -> int:
     comparison = OddsComparison(decks, settings.table.variant)
     sinks.insert(1, comparison)
     for sink in sinks:
-        outputs.add(sink, replayed=sink is summary or sink is comparison)
+        outputs.add(sink, replayed=sink is summary or sink is comparison,
+                    earlier=summary.restore if sink is summary else comparison.restore if sink is comparison else None)
     history: list[Event] = []
     if interactive:
         outputs.add(history.extend)

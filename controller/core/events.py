@@ -12,6 +12,7 @@ which checks the shape against these types. The module has no
 annotations (``NotRequired`` included) at run time.
 """
 
+import functools
 import types
 from collections.abc import Mapping
 from typing import Literal, NotRequired, TypedDict, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
@@ -409,9 +410,15 @@ def _matches(value: object, annotation: object) -> bool:
     raise TypeError(f"no JSON check for {annotation!r}")
 
 
+@functools.cache
+def _hints(typed: type) -> dict[str, object]:
+    """The field annotations of a TypedDict, resolved once (resolving them is most of a check's cost)."""
+    return get_type_hints(typed)
+
+
 def _shape_problem(value: Mapping[str, object], typed: type) -> str | None:
     """What keeps ``value`` from being a ``typed`` (a TypedDict), or None. Extra keys are allowed."""
-    hints = get_type_hints(typed)
+    hints = _hints(typed)
     required: frozenset[str] = getattr(typed, "__required_keys__", frozenset())
     missing = sorted(required - value.keys())
     if missing:

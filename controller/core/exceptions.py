@@ -12,6 +12,7 @@
      +-- FloorError           a floor URL is wrong, or its broker or database cannot be used
      |    +-- FeedError         a feed URL or the [feed] settings are wrong
      |    +-- ArchiveError      the archive's broker or database cannot be reached or used
+     +-- SnapshotError        a table snapshot cannot be restored
      +-- JournalError         the journal cannot be written or read
      |    +-- JournalTamperedError  a record or the metadata was changed
      +-- AuthError            a badge or approval is refused
@@ -92,3 +93,7 @@ class RoadsInputError(CroupierError, ValueError):
 
 class ScoreboardError(CroupierError):
     """The scoreboard cannot start (address in use, bad host) or is used after close."""
+
+
+class SnapshotError(CroupierError, ValueError):
+    """A table snapshot (a journal checkpoint's state) is not a state the table can be restored to."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,10 +19,13 @@ from typing import Any, Protocol
 from config.loader import load_config
 from config.schema import Settings
 from controller.core.events import Event, EventShapeError, decode_event
-from controller.core.exceptions import ConfigError, JournalError
-from controller.core.inputs import Input, InputKind
+from controller.core.exceptions import ConfigError, JournalError, SnapshotError
+from controller.core.inputs import Input
 from controller.core.machine import State
+from controller.core.snapshot import restore_into
 from controller.core.table import Table
+from controller.journal.checkpoint import KIND as CHECKPOINT
+from controller.journal.checkpoint import Cursor
 from controller.journal.store import IDENTITY_SECTIONS, REPLAY_EXTRA, Journal, Record, canonical, compact
 from controller.journal.verify import verify
 from drivers.base import CardSource, Indication, Resumable
@@ -156,32 +160,67 @@ class Replay:
     """What replaying a journal into a table found."""
 
     inputs: int = 0
+    """Inputs replayed (since the checkpoint resumed from, if any)."""
     events: list[Event] = field(default_factory=list)
-    """Every journaled event, in order (start events included)."""
+    """The journaled events, in order: all of them (start events included) on a replay from the start;
+    from the beginning of the current shoe on, when resumed from a checkpoint."""
+    earlier: Counter[str] = field(default_factory=Counter)
+    """The totals (:func:`~controller.core.tally.count_events`) of the journaled events before ``events``."""
     last_events: list[Event] = field(default_factory=list)
     """The events of the last record that has any (the start events or the last input's)."""
     last_events_seq: int = 0
     unapplied: Input | None = None
-    """The last input, when its events were never journaled (the controller stopped in between)."""
+    """The last input, when its events were never journaled (a journal written before an input and its
+    events were one transaction: the controller stopped in between)."""
     unapplied_events: list[Event] = field(default_factory=list)
-    position: tuple[int, int] | None = None
-    """The source position after the last input that came from the source."""
-    new_shoes: int = 0
-    """Shoes the dealer confirmed after the last source input (the source moved to them)."""
-    rounds: int = 0
+    cursor: Cursor = field(default_factory=Cursor)
+    """Where the game stands besides the table (what the next checkpoint keeps)."""
+    checkpoints: int = 0
+    """Checkpoints checked against the replay."""
+
+    @property
+    def position(self) -> tuple[int, int] | None:
+        """The source position after the last input that came from the source."""
+        return self.cursor.position
+
+    count_new_shoes: bool = True
+    """The runner loads a new shoe after one closes (else the source never moved to one)."""
+
+    @property
+    def new_shoes(self) -> int:
+        """Shoes the dealer confirmed after the last source input (the source moved to them)."""
+        return self.cursor.new_shoes if self.count_new_shoes else 0
+
+    @property
+    def rounds(self) -> int:
+        return self.cursor.rounds
 
 
-def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
-    """Apply every journaled input to ``table`` (fresh), checking the journaled events.
+def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Record | None = None) -> Replay:
+    """Apply the journaled inputs to ``table`` (fresh), checking the journaled events.
 
-    Raises :class:`JournalError` if the replay disagrees with the journal (the
-    controller's rules changed since the journal was written).
+    From the start (``resume`` None), every checkpoint is checked against the replay. With ``resume``
+    (the last checkpoint record) the table is restored from it and only the inputs after it are
+    replayed; the events from the start of its shoe up to it are read back, not replayed.
+    Raises :class:`JournalError` if the replay disagrees with the journal (the controller's rules
+    changed since the journal was written, or a checkpoint was edited).
     """
-    result = Replay()
+    result = Replay(count_new_shoes=new_shoes)
+    records = journal.records()
+    if resume is not None:
+        result.cursor = _restore(journal, table, resume)
+        result.earlier = Counter(result.cursor.before_shoe)
+        records = journal.records(result.cursor.shoe_from)
     pending: tuple[Record, Input, list[Event]] | None = None
-    for record in journal.records():
-        if record.kind == "start":
+    for record in records:
+        if resume is not None and record.seq <= resume.seq:
+            if record.kind in ("start", "events"):
+                events = _decoded(journal, record, _loads(journal, record)["events"])
+                result.events.extend(events)
+                _note_last(result, record, events)
+        elif record.kind == "start":
             start_events = _decoded(journal, record, _loads(journal, record)["events"])
+            result.cursor.note_events(record.seq, start_events)
             result.events.extend(start_events)
             _note_last(result, record, start_events)
         elif record.kind == "input":
@@ -190,17 +229,58 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True) -> Replay:
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
             pending = (record, *_replay_input(journal, table, record, body, result, new_shoes))
+        elif record.kind == CHECKPOINT:
+            _check_checkpoint(journal, table, record, result)
         elif record.kind != "header":
             if pending is None:
                 raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
             _check_events(journal, record, pending[2])
-            _count(result, pending[2])
+            _count(result, record.seq, pending[2])
             _note_last(result, record, pending[2])
             pending = None
     if pending is not None:
         _, result.unapplied, result.unapplied_events = pending
-        _count(result, result.unapplied_events)
+        _count(result, journal.last_seq + 1, result.unapplied_events)
     return result
+
+
+def _shoe_start(anchor: Record) -> int:
+    """The first record a resume from checkpoint ``anchor`` reads (its shoe's start), for the chain check;
+    a checkpoint that does not name one is checked from itself (the resume then names it)."""
+    try:
+        shoe_from = json.loads(anchor.body).get("shoe_from")
+    except (ValueError, AttributeError):
+        return anchor.seq
+    return shoe_from if isinstance(shoe_from, int) and 0 < shoe_from < anchor.seq else anchor.seq
+
+
+def _restore(journal: Journal, table: Table, record: Record) -> Cursor:
+    """Put ``table`` in the state checkpoint ``record`` keeps; returns the checkpoint's cursor."""
+    body = _loads(journal, record)
+    try:
+        cursor = Cursor.from_body(body)
+        restore_into(table, body["state"])
+    except (KeyError, TypeError, ValueError, SnapshotError) as error:
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid checkpoint ({error}); keep the "
+                           "journal for the audit (croupier audit verify --replay)") from None
+    if not 0 < cursor.shoe_from < record.seq:
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid checkpoint (its shoe begins "
+                           f"at record {cursor.shoe_from})")
+    return cursor
+
+
+def _check_checkpoint(journal: Journal, table: Table, record: Record, result: Replay) -> None:
+    """Checkpoint ``record`` keeps the state the replay reached (names what differs when it does not)."""
+    body = _loads(journal, record)
+    expected = result.cursor.body(table)
+    result.checkpoints += 1
+    if canonical(body) == canonical(expected):
+        return
+    differing = sorted(key for key in set(body) | set(expected) if canonical(body.get(key)) != canonical(
+        expected.get(key)))
+    raise JournalError(f"{journal.path}: record {record.seq}: the checkpoint does not match the replay "
+                       f"(it differs in {', '.join(differing)}); it was edited, or written by another version "
+                       "of Croupier")
 
 
 def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str, Any], result: Replay,
@@ -224,11 +304,8 @@ def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str
     except Exception as error:  # a damaged input must not crash the controller
         raise JournalError(f"{invalid}: replaying it fails ({type(error).__name__}: {error})") from None
     result.inputs += 1
-    if body.get("source"):
-        result.position = (position[0], position[1]) if position else None
-        result.new_shoes = 0
-    elif new_shoes and before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
-        result.new_shoes += 1
+    source = bool(body.get("source"))
+    result.cursor.note_input(item, before, source, (position[0], position[1]) if source and position else None)
     return item, events
 
 
@@ -258,9 +335,9 @@ def _loads(journal: Journal, record: Record) -> dict[str, Any]:
     return body
 
 
-def _count(result: Replay, events: list[Event]) -> None:
+def _count(result: Replay, seq: int, events: list[Event]) -> None:
     result.events.extend(events)
-    result.rounds += sum(1 for event in events if event["event"] in ("result", "round_voided"))
+    result.cursor.note_events(seq, events)
 
 
 # -- attaching to a runner -------------------------------------------------------------
@@ -274,20 +351,22 @@ def attach_journal(
     header_events: list[Event] | None = None,
     replayed: Callable[[list[Event]], None] | None = None,
     notice: Callable[[str], None] | None = None,
+    earlier: Callable[[Mapping[str, int]], None] | None = None,
 ) -> Journal:
     """Journal ``runner``'s inputs and events in ``path``, resuming from it if it has records.
 
     ``runner`` is a :class:`~controller.app.runner.Runner` whose table is fresh.
     On a new journal the header and ``header_events + table.start()`` are
     journaled, then shown. On an existing one (``argv_key`` and the settings
-    must match) the inputs are replayed silently (``replayed`` receives their
-    events, e.g. to keep counts), the source is moved back to where it was,
+    must match) the table is restored from the last checkpoint and the inputs after it are replayed
+    silently (``replayed`` receives the journaled events from the start of the current shoe on, and
+    ``earlier`` the totals of those before, e.g. to keep counts), the source is moved back to where it was,
     and only the current instruction is shown again (or the last events in
     full, when they may not have been shown before the controller stopped).
 
-    Afterwards every input is committed before the core sees it and every
-    batch of events before the runner's sink does. A source with a
-    ``journaled(item)`` method is told each of its inputs once it is durable
+    Afterwards every input is committed together with the events the core gave for it, in one
+    transaction, before the runner's sink sees them (the core is pure: handling an input shows
+    nothing). A source with a ``journaled(item)`` method is told each of its inputs once it is durable
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). Raises :class:`JournalError` with a clear
     message on any problem.
@@ -301,25 +380,38 @@ def attach_journal(
         if journal.empty:
             start_events = list(header_events or []) + table.start()
             seq = journal.begin(identity, start_events, replay_extra(table))
+            cursor = Cursor()
+            cursor.note_events(seq, start_events)
             sink(start_events)
             journal.mark_delivered(seq)
         else:
-            _resume(journal, runner, table, identity, sink, replayed, notice)
+            cursor = _resume(journal, runner, table, identity, sink, replayed, notice, earlier)
     except BaseException:
         journal.close()
         raise
 
     reader = reader_of(source)
+    every = table.settings.journal.checkpoint_every
+
+    held: list[tuple[Input, bool, tuple[int, int] | None, State]] = []
+    """The input the core is handling: committed together with its events, before they are shown."""
 
     def record(item: Input) -> None:
         from_source = item is getattr(runner, "received", None)
         position = reader.position if from_source and reader is not None else None
-        journal.append_input(item, from_source, position)
-        if from_source and reader is not None:
-            reader.journaled(item)  # a shoe may acknowledge the card only now that it is durable
+        held[:] = [(item, from_source, position, table.state)]
 
     def journaled_sink(events: list[Event]) -> None:
-        seq = journal.append_events(events)
+        if not held:
+            raise JournalError(f"{journal.path}: events without an input reached the journal")
+        (item, from_source, position, before), = held
+        held.clear()
+        cursor.note_input(item, before, from_source, position)
+        began = cursor.note_events(journal.last_seq + 2, events)
+        checkpoint = cursor.body(table) if cursor.due(began, every) else None
+        seq = journal.append_input_and_events(item, from_source, position, events, checkpoint)
+        if from_source and reader is not None:
+            reader.journaled(item)  # a shoe may acknowledge the card only now that it is durable
         sink(events)
         journal.mark_delivered(seq)
 
@@ -339,12 +431,14 @@ def reader_of(source: CardSource) -> Resumable | None:
 
 def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, Any],
             sink: Callable[[list[Event]], None], replayed: Callable[[list[Event]], None] | None,
-            notice: Callable[[str], None] | None) -> None:
-    verified = verify(journal)
+            notice: Callable[[str], None] | None,
+            earlier: Callable[[Mapping[str, int]], None] | None) -> Cursor:
+    anchor = journal.last_checkpoint()
+    verified = verify(journal, since=_shoe_start(anchor) if anchor is not None else 1)
     check_identity(journal.path, verified.header, identity)
-    found = replay(journal, table, new_shoes=bool(getattr(runner, "new_shoes", False)))
+    found = replay(journal, table, new_shoes=bool(getattr(runner, "new_shoes", False)), resume=anchor)
     if found.unapplied is not None:
-        # The input was journaled but its events never were: journal them, then show them.
+        # An old journal's input whose events were never journaled: journal them, then show them.
         seq = journal.append_events(found.unapplied_events)
         show, old = found.unapplied_events, found.events[: len(found.events) - len(found.unapplied_events)]
     elif journal.delivered() < found.last_events_seq:
@@ -354,6 +448,8 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
     else:
         seq = 0
         show, old = found.last_events[-1:], found.events
+    if earlier is not None and found.earlier:
+        earlier(found.earlier)
     if replayed is not None:
         replayed(old)
     if not isinstance(getattr(type(runner), "rounds_played", None), property):
@@ -376,3 +472,4 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
     if seq:
         journal.mark_delivered(seq)
     source.indicate(table.expecting)
+    return found.cursor

@@ -14,11 +14,14 @@ A journal is an SQLite database (stdlib :mod:`sqlite3`, WAL mode,
     whether it came from the card source and, when the source can say, its
     position ``[shoe, offset]`` just after the input was delivered;
 ``events``
-    the events the core emitted for the input just before it.
+    the events the core emitted for the input just before it (committed in one transaction with it);
+``checkpoint``
+    the table's state after the events before it, at every new shoe and every ``[journal]
+    checkpoint_every`` inputs (:mod:`controller.journal.checkpoint`): a resume replays only what follows.
 
 Every record is committed (fsync'd) before anything that follows from it
-happens: the input before the core sees it, its events before they are
-passed on to the screen or the JSON stream. Each record carries the SHA-256
+happens: an input and its events (the core is pure, so handling the input
+shows nothing) before the events are passed on to the screen or the JSON stream. Each record carries the SHA-256
 of the record before it, over a canonical serialization that includes its
 sequence number, so an edited, deleted, inserted or reordered record breaks
 the chain (``croupier audit verify``). Opening the file, its format check and
@@ -60,9 +63,12 @@ from controller.journal.files import (
     use_wal,
 )
 
+WAL_CHECKPOINT_EVERY = 200
+"""Commits between two WAL checkpoints; each is run after a batch was shown (:meth:`Journal.mark_delivered`),
+never between a card and its prompt (SQLite's automatic checkpoint would run inside a commit)."""
 GENESIS = "0" * 64
 """The ``prev`` hash of the first record."""
-KINDS = ("header", "start", "input", "events")
+KINDS = ("header", "start", "input", "events", "checkpoint")
 IDENTITY_SECTIONS = ("table", "shoe", "procedures", "simulation")
 """Settings sections that make a table what it is; a journal refuses other values."""
 REPLAY_EXTRA = ("auth",)
@@ -123,6 +129,14 @@ def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
     return hashlib.sha256(f"{seq}\n{kind}\n{at}\n{prev}\n{body}".encode()).hexdigest()
 
 
+def input_body(item: Input, from_source: bool, position: tuple[int, int] | None) -> dict[str, Any]:
+    """The body of an ``input`` record."""
+    body: dict[str, Any] = {"input": item.to_dict(), "source": from_source}
+    if position is not None:
+        body["position"] = list(position)
+    return body
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
@@ -142,6 +156,8 @@ class Journal:
         self._lock_fd: int | None = None
         self._draft: Draft | None = None
         """The temporary file a new journal is written to until :meth:`begin` publishes it."""
+        self._commits = 0
+        """Commits since the last WAL checkpoint."""
 
     # -- opening ----------------------------------------------------------------
     @classmethod
@@ -161,6 +177,7 @@ class Journal:
             check_existing(name)
             connection, lock_fd, tail = open_for_writing(name)
             journal = cls(name, connection, tail)
+            journal._defer_wal_checkpoints()
         else:
             parent = target.parent
             if not parent.is_dir():
@@ -195,6 +212,11 @@ class Journal:
         self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         use_wal(self.connection, self.path)
         self.connection.execute(f"PRAGMA max_page_count={limit}")
+        self._defer_wal_checkpoints()
+
+    def _defer_wal_checkpoints(self) -> None:
+        """The writer checkpoints the WAL itself, after a batch was shown (see :meth:`mark_delivered`)."""
+        self.connection.execute("PRAGMA wal_autocheckpoint=0")
 
     @property
     def empty(self) -> bool:
@@ -202,14 +224,31 @@ class Journal:
         return self.last_seq == 0
 
     # -- reading ----------------------------------------------------------------
-    def records(self) -> Iterator[Record]:
-        """Every record in sequence order."""
+    def records(self, since: int = 1) -> Iterator[Record]:
+        """Every record in sequence order (from record ``since`` on)."""
         try:
-            cursor = self.connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq")
+            cursor = self.connection.execute(
+                "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq >= ? ORDER BY seq", (since,))
             for row in cursor:
                 yield Record(*row)
         except sqlite3.Error as error:
             raise open_error(self.path, error) from None
+
+    def record(self, seq: int) -> Record | None:
+        """Record ``seq``, or None."""
+        found = next(iter(self.records(seq)), None) if seq >= 1 else None
+        return found if found is not None and found.seq == seq else None
+
+    def last_checkpoint(self) -> Record | None:
+        """The last checkpoint record (None: the journal has none), read from the end."""
+        try:
+            cursor = self.connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq DESC")
+            for row in cursor:
+                if row[1] == "checkpoint":
+                    return Record(*row)
+        except sqlite3.Error as error:
+            raise open_error(self.path, error) from None
+        return None
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -283,7 +322,16 @@ class Journal:
                            "path, then run again with the same arguments to resume")
             raise JournalError(self.failed) from None
         self.last_seq, self.last_hash = seq, prev
+        self._commits += 1
+        if self._commits >= 8 * WAL_CHECKPOINT_EVERY:  # a writer that never marks a delivery
+            self._checkpoint_wal()
         return seq
+
+    def _checkpoint_wal(self) -> None:
+        """Copy the WAL into the database (passive: never waits for readers); a failure is left to the next."""
+        self._commits = 0
+        with contextlib.suppress(sqlite3.Error):
+            self.connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def begin(self, identity: Mapping[str, Any], start_events: list[Event],
               extra: Mapping[str, Any] | None = None) -> int:
@@ -306,11 +354,22 @@ class Journal:
         return seq
 
     def append_input(self, item: Input, from_source: bool, position: tuple[int, int] | None) -> int:
-        """Durably append one input; returns its seq."""
-        body: dict[str, Any] = {"input": item.to_dict(), "source": from_source}
-        if position is not None:
-            body["position"] = list(position)
-        return self._write([("input", body)])
+        """Durably append one input on its own; returns its seq (a journal written before inputs and
+        their events were committed together has such inputs; :meth:`append_input_and_events` is the
+        live path)."""
+        return self._write([("input", input_body(item, from_source, position))])
+
+    def append_input_and_events(self, item: Input, from_source: bool, position: tuple[int, int] | None,
+                                events: list[Event], checkpoint: Mapping[str, Any] | None = None) -> int:
+        """Durably append one input and the events it caused, in one transaction (one fsync), with a
+        checkpoint after them when one is given; returns the events record's seq. A crash leaves all of
+        them or none."""
+        rows: list[tuple[str, Any]] = [("input", input_body(item, from_source, position)),
+                                       ("events", {"events": events})]
+        if checkpoint is not None:
+            rows.append(("checkpoint", checkpoint))
+        last = self._write(rows)
+        return last - 1 if checkpoint is not None else last
 
     def append_events(self, events: list[Event]) -> int:
         """Durably append the events of the input just journaled; returns the record's seq."""
@@ -325,7 +384,8 @@ class Journal:
         """Note that events record ``seq`` reached the consumers.
 
         Advisory: written without fsync (a lost mark only means the events are
-        shown again on resume), and a failure here is ignored.
+        shown again on resume), and a failure here is ignored. Every
+        :data:`WAL_CHECKPOINT_EVERY` commits the WAL is checkpointed here, once the events are shown.
         """
         if self.failed is not None:
             return
@@ -337,6 +397,8 @@ class Journal:
         except sqlite3.Error:
             with contextlib.suppress(sqlite3.Error):
                 connection.execute("PRAGMA synchronous=FULL")
+        if self._commits >= WAL_CHECKPOINT_EVERY:
+            self._checkpoint_wal()
 
     def close(self) -> None:
         """Close the database (a clean close checkpoints the WAL). Idempotent."""

@@ -28,32 +28,47 @@ def _holds_entry(record: Record, seq: int) -> bool:
     return record_hash(seq, record.kind, record.at, record.prev, record.body) == record.hash
 
 
-def verify(journal: Journal) -> Verified:
+def verify(journal: Journal, since: int = 1) -> Verified:
     """Check the hash chain and the record structure of ``journal``.
 
-    Raises :class:`JournalTamperedError` naming the first record that was
-    edited, deleted, inserted or reordered.
+    With ``since`` (a resume from the checkpoint at record ``since``) only the header and the records
+    from ``since - 1`` on are checked: the chain is whole from there to the end (``audit verify``
+    checks it all). Raises :class:`JournalTamperedError` naming the first record that was edited,
+    deleted, inserted or reordered.
     """
     path = journal.path
     with journal.snapshot():
-        rows = list(journal.records())
+        base = max(1, since - 1)
+        rows = list(journal.records(base))
+        first = journal.record(1) if base > 1 else (rows[0] if rows else None)
         acknowledged = journal.delivered()
         published = journal.feed_acked()
-    if not rows:
+    if not rows or first is None:
         raise JournalTamperedError(f"{path}: the journal has no records: it was emptied")
-    by_hash = {row.hash: index for index, row in enumerate(rows)}
     header: dict[str, Any] = {}
+    if base > 1:
+        _check_form(path, first, 1)
+        if not _holds_entry(first, 1):
+            raise JournalTamperedError.at(path, 1, "was edited: its contents do not match its hash")
+        header = _check_body(path, first, 0, "")
+        _check_form(path, rows[0], base)
+        if not _holds_entry(rows[0], base):
+            raise JournalTamperedError.at(path, base, "was edited: its contents do not match its hash")
+        _check_body(path, rows[0], base - 1, {"events": "input", "checkpoint": "events"}.get(rows[0].kind, ""))
+    by_hash = {row.hash: index for index, row in enumerate(rows)}
     for index, row in enumerate(rows):
-        _check_form(path, row, index + 1)
+        if base > 1 and index == 0:
+            continue
+        _check_form(path, row, base + index)
         _check_link(path, rows, index, by_hash)
-        body = _check_body(path, row, index, rows[index - 1].kind if index else "")
+        body = _check_body(path, row, base - 1 + index, rows[index - 1].kind if index else "")
         if row.kind == "header":
             header = body
     _check_end(path, rows[-1], acknowledged)
     _check_published(path, rows[-1], published)
     inputs = sum(1 for row in rows if row.kind == "input")
     events = sum(1 for row in rows if row.kind == "events")
-    return Verified(len(rows), rows[-1].hash, inputs, events, header)
+    return Verified(rows[-1].seq, rows[-1].hash, inputs, events, header)
 
 
 def _check_form(path: str, row: Record, seq: int) -> None:
@@ -106,6 +121,8 @@ def _check_body(path: str, row: Record, index: int, previous_kind: str) -> dict[
         raise JournalTamperedError.at(path, row.seq, "is not a Croupier journal header")
     if row.kind == "events" and previous_kind != "input":
         raise JournalTamperedError.at(path, row.seq, "is out of place: events must follow their input")
+    if row.kind == "checkpoint" and previous_kind != "events":
+        raise JournalTamperedError.at(path, row.seq, "is out of place: a checkpoint must follow an events record")
     return body
 
 

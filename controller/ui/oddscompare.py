@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
 from controller.core.events import Event
 from controller.core.odds import compute_odds
+from controller.core.tally import NET_UNITS, net_key
 
 FREQUENCIES = (("banker", "banker wins"), ("player", "player wins"), ("tie", "tie"),
                ("natural", "natural"), ("player_pair", "player pair"), ("banker_pair", "banker pair"))
@@ -84,6 +86,14 @@ class OddsComparison:
                 for bet, outcome in event["bets"].items():
                     if bet in self.nets:
                         self.nets[bet] += Decimal(outcome["net"])
+
+    def restore(self, earlier: Mapping[str, int]) -> None:
+        """Add the results and settlements a resume from a checkpoint did not replay (their totals)."""
+        for name in ("rounds", "banker", "player", "tie", "natural", "player_pair", "banker_pair"):
+            self.counts[name] += earlier.get(name, 0)
+        self.settled += earlier.get("settled", 0)
+        for bet in self.nets:
+            self.nets[bet] += Decimal(earlier.get(net_key(bet), 0)) / NET_UNITS
 
     def frequencies(self) -> list[Frequency]:
         odds = compute_odds(self.decks)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from typing import TextIO
 
 from controller.core.events import (
@@ -26,6 +27,7 @@ from controller.core.events import (
     ShoeEvent,
     TableEvent,
 )
+from controller.core.tally import KEYS, count_events
 
 
 class JsonLines:
@@ -179,20 +181,11 @@ class Summary:
         self.counts: Counter[str] = Counter()
 
     def __call__(self, events: list[Event]) -> None:
-        counts = self.counts
-        for event in events:
-            if event["event"] == "result":
-                counts["rounds"] += 1
-                counts[event["winner"]] += 1
-                counts["natural"] += event["natural"]
-                counts["player_pair"] += event["player_pair"]
-                counts["banker_pair"] += event["banker_pair"]
-            elif event["event"] == "misdeal":
-                counts["misdeal"] += 1
-            elif event["event"] == "round_voided":
-                counts["voided"] += 1
-            elif event["event"] == "shoe" and event["status"] == "new":
-                counts["shoes"] += 1
+        count_events(self.counts, events)
+
+    def restore(self, earlier: Mapping[str, int]) -> None:
+        """Add the totals of events not replayed to it (a journal resumed from a checkpoint)."""
+        self.counts.update({key: value for key, value in earlier.items() if key in KEYS})
 
     def text(self) -> str:
         counts = self.counts

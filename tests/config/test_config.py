@@ -229,3 +229,10 @@ def test_bad_values_from_the_environment_name_their_source_and_key(environ: dict
         load_config(None, environ=environ)
     for fragment in fragments:
         assert fragment in str(caught.value)
+
+
+def test_journal_checkpoint_every_is_a_whole_number_of_inputs(tmp_path: Path) -> None:
+    assert load_config(environ={}).journal.checkpoint_every == 250
+    assert load_config(environ={"CROUPIER_JOURNAL_CHECKPOINT_EVERY": "0"}).journal.checkpoint_every == 0
+    with pytest.raises(ConfigError, match=r"\[journal\] checkpoint_every"):
+        load_config(environ={"CROUPIER_JOURNAL_CHECKPOINT_EVERY": "-1"})

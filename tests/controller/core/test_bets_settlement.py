@@ -114,6 +114,8 @@ def test_settler_under_each_variant_uses_its_banker_bet() -> None:
     ({"offered": ["banker_ez"]}, "(the banker bet's variant is [table] variant)"),
     ({"pays": {"tie": {"win": 0}}}, "[bets] pays.tie.win: expected a number of units won above 0"),
     ({"pays": {"tie": {"lose": 2}}}, "[bets] pays.tie: expected one of win, got 'lose'"),
+    ({"pays": {"big": {"big": "0.5412345"}}}, "[bets] pays.big.big: expected a number of units won above 0, "
+                                            "e.g. 40, 0.95 or \"0.54\", with at most six decimal places"),
     ({"pays": {"dragon": {"win": 2}}}, "[bets] pays.dragon: expected a bet"),
     ({"alert_above": 3}, "[bets] alert_above: expected a number from -1 to 1"),
 ])

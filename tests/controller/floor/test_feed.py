@@ -96,6 +96,30 @@ def test_journal_messages_are_the_records_exactly_as_stored(broker: str, tmp_pat
         subscriber.close()
 
 
+def test_checkpoint_records_are_published_like_every_record_and_carry_no_events(broker: str,
+                                                                                tmp_path: Path) -> None:
+    site, table = names()
+    journal = tmp_path / "t.journal"
+    config = tmp_path / "checkpoints.toml"
+    config.write_text("[journal]\ncheckpoint_every = 10\n", encoding="utf-8")
+    subscriber = Subscriber(broker, f"croupier/{site}/{table}/#")
+    try:
+        done = croupier("simulate", "--seed", "3", "--decks", "1", "--rounds", "12", "--json", "--config", str(config),
+                        "--journal", str(journal), "--feed", f"mqtt://{broker}/{site}/{table}")
+        assert done.returncode == 0, done.stderr
+        with sqlite3.connect(journal) as connection:
+            stored = [dict(zip(("seq", "kind", "at", "body", "prev", "hash"), row, strict=True)) for row in
+                      connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq")]
+        assert sum(1 for record in stored if record["kind"] == "checkpoint") >= 3
+        wait_for(lambda: len(subscriber.on("journal")) >= len(stored), "every record")
+        assert subscriber.json_on("journal") == stored
+        printed = lines(done.stdout)
+        wait_for(lambda: len({m["seq"] for m in subscriber.json_on("events")}) >= len(printed), "every event")
+        assert_feed_is_the_stream(subscriber.json_on("events"), printed, site, table)
+    finally:
+        subscriber.close()
+
+
 def test_status_is_online_while_running_and_offline_after_a_clean_stop(broker: str, tmp_path: Path) -> None:
     site, table = names()
     status = f"croupier/{site}/{table}/status"

@@ -713,3 +713,78 @@ def test_a_journal_from_before_two_person_replays_as_it_was_dealt(
     _forge(path, 1, canonical(header))
     assert cli.main(["audit", "verify", str(path), "--replay"]) == 0
     assert "same events" in capsys.readouterr().out
+
+
+def test_an_input_and_its_events_are_committed_in_one_transaction(tmp_path: Path) -> None:
+    path = tmp_path / "j.db"
+    table = Table()
+    runner = Runner(table, MockShoe("mock://?seed=5&decks=1"), lambda events: None, rounds=3)
+    journal = attach_journal(runner, path, argv_key="one-commit")
+    statements: list[str] = []
+    journal.connection.set_trace_callback(statements.append)
+    runner.run()
+    journal.close()
+    transactions: list[list[str]] = []
+    for statement in statements:
+        if statement.startswith("BEGIN"):
+            transactions.append([])
+        elif statement.startswith("INSERT INTO records") and transactions:
+            transactions[-1].append(statement)
+    written = [len(inserts) for inserts in transactions if inserts]
+    inputs = sum(1 for kind, in sqlite3.connect(path).execute("SELECT kind FROM records") if kind == "input")
+    assert inputs > 20
+    assert written == [2] * inputs  # one transaction per input: its input record and its events record
+
+
+class _OldWriterStops(Exception):
+    """The old writer stops between an input's commit and its events' commit."""
+
+
+def _journal_the_old_way(path: Path, stop_after: int) -> None:
+    """Write ``path`` as Croupier did before one commit per input: the input committed on its own,
+    then its events; stop (as a kill would) after input ``stop_after`` is committed, before its events."""
+    from controller.journal.replay import identity_of, replay_extra
+
+    table = Table()
+    source = MockShoe("mock://?seed=5&decks=1")
+    runner = Runner(table, source, lambda events: None, rounds=6)
+    journal = Journal.create_or_open(path)
+    journal.begin(identity_of(table, "old"), table.start(), replay_extra(table))
+    written = {"inputs": 0}
+
+    def record(item: Input) -> None:
+        from_source = item is runner.received
+        journal.append_input(item, from_source, source.position if from_source else None)
+        written["inputs"] += 1
+        if written["inputs"] == stop_after:
+            raise _OldWriterStops
+
+    def sink(events: list[Event]) -> None:
+        journal.append_events(events)
+
+    runner.record = record
+    runner.sink = sink
+    with pytest.raises(_OldWriterStops):
+        runner.run()
+    journal.close()
+
+
+@pytest.mark.parametrize("stop_after", [1, 9, 30])
+def test_a_journal_written_with_two_commits_per_input_still_resumes_and_verifies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], stop_after: int) -> None:
+    reference: list[Event] = []
+    table = Table()
+    reference.extend(table.start())
+    Runner(table, MockShoe("mock://?seed=5&decks=1"), reference.extend, rounds=6).run()
+    path = tmp_path / "old.db"
+    _journal_the_old_way(path, stop_after)
+    old = Journal.open_existing(path)
+    assert [record.kind for record in old.records()][-1] == "input"  # the old writer's gap
+    old.close()
+    runner = Runner(Table(), MockShoe("mock://?seed=5&decks=1"), lambda events: None, rounds=6)
+    journal = attach_journal(runner, path, argv_key="old")
+    runner.run()
+    journal.close()
+    assert journal_events(path) == reference
+    assert cli.main(["audit", "verify", str(path), "--replay"]) == 0
+    assert "same events" in capsys.readouterr().out

@@ -355,3 +355,33 @@ def test_kill9_through_the_serial_emulator(tmp_path: Path, how: str) -> None:
     dealt = [(e["event"], e.get("card")) for e in journal_events(journal) if e["event"] in ("card", "burn")]
     assert dealt == [(e["event"], e.get("card")) for e in reference if e["event"] in ("card", "burn")]
     assert set(result_lines(printed)) == set(result_lines(reference))
+
+
+def record_kinds(journal: Path) -> list[str]:
+    """The kinds of the journal's records, in order, as a restart would find them."""
+    import sqlite3
+
+    connection = sqlite3.connect(journal)
+    try:
+        return [kind for (kind,) in connection.execute("SELECT kind FROM records ORDER BY seq")]
+    finally:
+        connection.close()
+
+
+def test_kill9_never_leaves_an_input_without_its_events(tmp_path: Path) -> None:
+    """An input and its events are one commit: whenever the controller dies, the journal ends with
+    an events record (or the start), and every input is followed by its events."""
+    rng = random.Random(20261201)
+    args = ["simulate", "--seed", "16", "--decks", "2", "--rounds", "400", "--json"]
+    journal = tmp_path / "one-commit.db"
+    kills = 0
+    for _ in range(12):
+        run = run_and_kill_after_start([*args, "--journal", str(journal)], rng.uniform(0.02, 0.4))
+        if run.returncode != -signal.SIGKILL:
+            break
+        kills += 1
+        kinds = record_kinds(journal)
+        assert kinds[-1] in ("events", "start"), f"kill {kills}: the journal ends with {kinds[-1]!r}"
+        inputs = [index for index, kind in enumerate(kinds) if kind == "input"]
+        assert all(kinds[index + 1] == "events" for index in inputs), f"kill {kills}"
+    assert kills >= 8
