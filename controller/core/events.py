@@ -19,6 +19,8 @@ from typing import Literal, NotRequired, TypedDict, Union, cast, get_args, get_o
 from config.schema import Role
 
 Side = Literal["player", "banker"]
+SayParams = dict[str, str | int]
+"""The parameters of a ``say_id`` message (numbers and machine words; see docs/languages.md)."""
 Winner = Literal["player", "banker", "tie"]
 
 
@@ -60,6 +62,8 @@ class CutCardEvent(TypedDict):
     round: int
     last_round: int
     detail: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class SideCounts(TypedDict):
@@ -100,6 +104,8 @@ class AlertEvent(TypedDict):
     probability: float
     threshold: float
     detail: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class ReaderEvent(TypedDict):
@@ -120,6 +126,8 @@ class PromptEvent(TypedDict):
     slot: str
     to: Side
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class CardEvent(TypedDict):
@@ -135,6 +143,8 @@ class InstructionEvent(TypedDict):
     round: int
     action: str
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class Hand(TypedDict):
@@ -153,6 +163,8 @@ class ResultEvent(TypedDict):
     player_pair: bool
     banker_pair: bool
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
     manual: NotRequired[list[str]]
     dealer: NotRequired[Identity | None]
 
@@ -179,9 +191,12 @@ class MisdealEvent(TypedDict):
     kind: str
     card: str | None
     detail: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
     instruction: str
     resolutions: list[str]
     supervisor: list[str]
+    while_halted: NotRequired[bool]
     dealer: NotRequired[Identity | None]
 
 
@@ -208,6 +223,8 @@ class RejectedEvent(TypedDict):
     input: str
     reason: str
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 # -- badges and approvals ---------------------------------------------------------
@@ -237,6 +254,8 @@ class ApprovalRequiredEvent(TypedDict):
     action: str
     input: str
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class ApprovalEvent(TypedDict):
