@@ -16,6 +16,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from controller.i18n.languages import LANGUAGES, language_problem
+
 DEFAULT_CUT_FROM_END = 16
 MIN_CUT_FROM_END = 12
 """Enough cards below the cut card to finish a round and play one more (at most 11 cards)."""
@@ -55,6 +57,17 @@ class TableSettings(Section):
 
     decks: int = Field(default=8, ge=1, le=8)
     variant: Literal["commission", "no_commission"] = "commission"
+    language: str = Field(default="en", description=f"the dealer's language: one of {', '.join(LANGUAGES)}")
+    messages_dir: str = Field(default="", description='a directory of the house\'s own <language>.po files '
+                                                      '(docs/languages.md); "" = none')
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, language: str) -> str:
+        problem = language_problem(language)
+        if problem is not None:
+            raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}")
+        return language
 
 
 class DriverSettings(Section):
@@ -120,6 +133,18 @@ class ScoreboardSettings(Section):
     """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
 
     address: str = Field(default="", description='HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')
+    languages: list[str] = Field(default_factory=lambda: ["en"], min_length=1, max_length=2,
+                                 description="the board's languages, the first on top (e.g. [\"zh_Hant\", \"en\"])")
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, languages: list[str]) -> list[str]:
+        for index, language in enumerate(languages):
+            if language_problem(language) is not None:
+                raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}", below=f"[{index}]")
+        if len(set(languages)) != len(languages):
+            raise Refused(f"expected different languages, got {languages!r}")
+        return languages
 
     @field_validator("address")
     @classmethod

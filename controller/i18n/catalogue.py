@@ -35,7 +35,7 @@ def read_catalogue(path: Path, language: str) -> Catalog:
     """The ``.po`` file at ``path``, parsed; :class:`CatalogueError` when it cannot be read."""
     try:
         with path.open("rb") as handle:
-            return read_po(handle, locale=language.replace("_", "-") if language != SOURCE_LANGUAGE else None,
+            return read_po(handle, locale=language,
                            domain=DOMAIN, abort_invalid=True)
     except (OSError, PoFileError, ValueError) as error:
         raise CatalogueError(f"cannot read the message catalogue {path}: {error}; "
@@ -69,6 +69,14 @@ def _builtin(language: str) -> Mapping[str, str]:
     return translations(read_catalogue(path, language), path)
 
 
+@cache
+def source_texts() -> Mapping[str, str]:
+    """Every message id of the shipped catalogues and its English text (the msgid)."""
+    path = builtin_po_path(SOURCE_LANGUAGE)
+    return {entry.context: entry.id for entry in read_catalogue(path, SOURCE_LANGUAGE)
+            if entry.context and isinstance(entry.id, str)}
+
+
 class Catalogue:
     """One language's messages: the shipped catalogue, with a house's overrides over it."""
 
@@ -88,6 +96,10 @@ class Catalogue:
                                  f"give a directory of <language>.po files ({', '.join(LANGUAGES)})")
         path = directory / f"{language}.po"
         return translations(read_catalogue(path, language), path) if path.is_file() else {}
+
+    def english_text(self, msg_id: str) -> str | None:
+        """The English text (with its ``{placeholders}``) of the message ``msg_id``; None if there is none."""
+        return source_texts().get(msg_id)
 
     def text(self, message: Message) -> str:
         """``message`` in this language."""
