@@ -56,9 +56,11 @@ def translations(catalog: Catalog, path: Path) -> dict[str, str]:
         source = entry.id if isinstance(entry.id, str) else entry.id[0]
         extra = _placeholders(entry.string) - _placeholders(source)
         if extra:
-            raise CatalogueError(f"{path}: message {entry.context!r} uses {{{', '.join(sorted(extra))}}}, "
-                                 f"which its English text {source!r} does not have; use only "
-                                 f"{', '.join('{' + name + '}' for name in sorted(_placeholders(source))) or 'none'}")
+            allowed = ", ".join("{" + name + "}" for name in sorted(_placeholders(source)))
+            raise CatalogueError(f"{path}: message {entry.context!r} uses "
+                                 f"{', '.join('{' + name + '}' for name in sorted(extra))}, which its English text "
+                                 f"{source!r} does not have; " + (f"use only {allowed}" if allowed
+                                                                  else "it takes no placeholders"))
         found[entry.context] = entry.string
     return found
 
