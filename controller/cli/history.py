@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from controller.cli.argtypes import add_lang_option
 from controller.core.events import (
     ApprovalEvent,
     ApprovalRefusedEvent,
@@ -37,9 +38,14 @@ from controller.core.events import (
     SettlementEvent,
 )
 from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.numbers import format_count, format_net
 from controller.journal.replay import journaled_events
 from controller.journal.store import Journal
 from controller.journal.verify import verify
+from controller.ui.bigtext import pad_cells
+from controller.ui.localise import Localiser
+from controller.ui.transcript import bet_name
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
                             "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
@@ -62,6 +68,7 @@ def register(subparsers: Any) -> None:
     form.add_argument("--json", action="store_true", help="one JSON event per line")
     form.add_argument("--csv", action="store_true", help="one CSV row per round")
     parser.add_argument("path", metavar="PATH", help="the journal file")
+    add_lang_option(parser)
     parser.set_defaults(handler=history)
 
 
@@ -183,37 +190,65 @@ def write_csv(rounds: list[Round], stream: TextIO) -> None:
         writer.writerow(row)
 
 
-def write_text(rounds: list[Round], stream: TextIO) -> None:
-    """A readable history."""
+def _winner_name(winner: str, words: Catalogue) -> str:
+    names = {"player": words.say("history.player", "player"), "banker": words.say("history.banker", "banker"),
+             "tie": words.say("history.tie", "tie")}
+    return names.get(winner, winner)
+
+
+def _result_lines(entry: Round, result: ResultEvent, words: Catalogue) -> str:
+    player, banker = result["player"], result["banker"]
+    flags = _flags(result) if words is ENGLISH else ", ".join(
+        text for text, shown in ((words.say("transcript.tag_natural", "natural"), result["natural"]),
+                                 (words.say("transcript.tag_player_pair", "player pair"), result["player_pair"]),
+                                 (words.say("transcript.tag_banker_pair", "banker pair"), result["banker_pair"]))
+        if shown)
+    line = words.say("history.result", "  Round {round}  {winner}  player {player_cards} = {player}  banker "
+                     "{banker_cards} = {banker}", round=f"{entry.number:>3}",
+                     winner=pad_cells(_winner_name(result["winner"], words), 6),
+                     player_cards=f"{' '.join(player['cards']):<9}", player=player["total"],
+                     banker_cards=f"{' '.join(banker['cards']):<9}", banker=banker["total"])
+    line += f"  [{flags}]" if flags else ""
+    if result.get("manual"):
+        line += words.say("history.by_hand", "  (by hand: {slots})", slots=" ".join(result["manual"]))
+    text = line + "\n"
+    if entry.settlement is not None:
+        nets = words.say("history.separator", ", ").join(
+            f"{_bet_name(bet, words)} {format_net(outcome['net'], words.language)}"
+            for bet, outcome in entry.settlement["bets"].items())
+        text += words.say("history.pays", "             pays per unit: {nets}", nets=nets) + "\n"
+    return text
+
+
+def _bet_name(bet: str, words: Catalogue) -> str:
+    return bet.replace("_", " ") if words is ENGLISH else bet_name(bet, words)
+
+
+def write_text(rounds: list[Round], stream: TextIO, words: Catalogue = ENGLISH) -> None:
+    """A readable history, in ``words``' language, its amounts in that locale's digits."""
     shoe = 0
+    localiser = Localiser(words)
     for entry in rounds:
         if entry.shoe != shoe:
             shoe = entry.shoe
-            stream.write(f"Shoe {shoe}\n")
+            stream.write(words.say("history.shoe", "Shoe {shoe}", shoe=shoe) + "\n")
         result = entry.result
         if result is not None:
-            player, banker = result["player"], result["banker"]
-            flags = _flags(result)
-            stream.write(f"  Round {entry.number:>3}  {result['winner']:<6}  "
-                         f"player {' '.join(player['cards']):<9} = {player['total']}  "
-                         f"banker {' '.join(banker['cards']):<9} = {banker['total']}"
-                         + (f"  [{flags}]" if flags else "")
-                         + (f"  (by hand: {' '.join(result['manual'])})" if result.get("manual") else "")
-                         + "\n")
-            if entry.settlement is not None:
-                nets = ", ".join(f"{bet.replace('_', ' ')} {outcome['net']}"
-                                 for bet, outcome in entry.settlement["bets"].items())
-                stream.write(f"             pays per unit: {nets}\n")
+            stream.write(_result_lines(entry, result, words))
         elif entry.voided is not None:
-            stream.write(f"  Round {entry.number:>3}  VOID    cards {' '.join(entry.voided['cards'])}, "
-                         "bets returned\n")
+            stream.write(words.say("history.voided", "  Round {round}  VOID    cards {cards}, bets returned",
+                                   round=f"{entry.number:>3}", cards=" ".join(entry.voided["cards"])) + "\n")
         elif not entry.misdeals and not entry.approvals:
             continue
         else:
-            stream.write(f"  Round {entry.number:>3}  (not finished)\n")
+            stream.write(words.say("history.not_finished", "  Round {round}  (not finished)",
+                                   round=f"{entry.number:>3}") + "\n")
         for misdeal in entry.misdeals:
             card = f" ({misdeal['card']})" if misdeal["card"] else ""
-            stream.write(f"             misdeal {misdeal['kind']}{card}: {misdeal['detail']}\n")
+            worded = localiser.event(misdeal)
+            assert worded["event"] == "misdeal"
+            stream.write(words.say("history.misdeal", "             misdeal {kind}{card}: {detail}",
+                                   kind=misdeal["kind"], card=card, detail=worded["detail"]) + "\n")
         for resolution in entry.resolutions:
             stream.write(f"             resolved {_resolution_text(resolution)}\n")
         for approval in entry.approvals:
@@ -249,10 +284,13 @@ def history(args: argparse.Namespace) -> int:
             write_csv(rounds_of(events), output)
         else:
             rounds = rounds_of(events)
-            write_text(rounds, output)
+            words = Catalogue(args.lang) if args.lang else ENGLISH
+            write_text(rounds, output, words)
             finished = sum(1 for entry in rounds if entry.result is not None)
-            output.write(f"{finished} round(s) with a result, "
-                         f"{sum(1 for entry in rounds if entry.voided is not None)} voided\n")
+            voided = sum(1 for entry in rounds if entry.voided is not None)
+            output.write(words.say("history.count", "{finished} round(s) with a result, {voided} voided",
+                                   finished=format_count(finished, words.language),
+                                   voided=format_count(voided, words.language)) + "\n")
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         print(f"croupier history: {args.path}: the journal holds events the table does not emit "
               f"({type(error).__name__}: {error}); run croupier audit verify --replay", file=sys.stderr)
