@@ -114,3 +114,23 @@ def test_the_transcript_in_an_80_column_terminal_is_not_cut(language: str, tmp_p
     for line in expected:
         if cells(line) <= COLUMNS:
             assert line.rstrip() in shown, f"{line!r} is cut or misaligned in an {COLUMNS}-column terminal"
+
+
+def test_the_plain_dealer_display_shows_korean_large_type_within_80_columns() -> None:
+    import io
+
+    from controller.cli.run import DealerDisplay
+    from controller.core.events import Event
+    from controller.i18n.catalogue import Catalogue
+    from controller.ui.localise import Localiser
+
+    stream = io.StringIO()
+    words = Catalogue("ko")
+    prompt: Event = {"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER",
+                     "say_id": "prompt.player", "say_params": {}}
+    Localiser(words).wrap(DealerDisplay(stream, large=True, words=words))([prompt, {
+        "event": "card", "round": 1, "slot": "P1", "card": "9S"}])
+    lines = stream.getvalue().splitlines()
+    assert "플 레 이 어   P 1" in lines
+    assert any("플레이어 카드" in line and "9S" in line for line in lines)
+    assert all(cells(line) <= COLUMNS for line in lines)
