@@ -17,6 +17,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from controller.i18n.languages import LANGUAGES, language_problem
+
 DEFAULT_CUT_FROM_END = 16
 MIN_CUT_FROM_END = 12
 """Enough cards below the cut card to finish a round and play one more (at most 11 cards)."""
@@ -58,6 +60,17 @@ class TableSettings(Section):
     variant: Literal["commission", "no_commission", "ez"] = "commission"
     dealing: Literal["face_up", "face_down"] = "face_up"
     reveal_confirm: Literal["none", "total"] = "none"
+    language: str = Field(default="en", description=f"the dealer's language: one of {', '.join(LANGUAGES)}")
+    messages_dir: str = Field(default="", description='a directory of the house\'s own <language>.po files '
+                                                      '(docs/languages.md); "" = none')
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, language: str) -> str:
+        problem = language_problem(language)
+        if problem is not None:
+            raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}")
+        return language
 
 
 BET_PAY_CLASSES: dict[str, tuple[str, ...]] = {
@@ -234,6 +247,19 @@ class ScoreboardSettings(Section):
         if any(not character.isprintable() for character in text):
             raise Refused(f"printable text on one line (no control characters), got {text!r}")
         return text
+
+    languages: list[str] = Field(default_factory=lambda: ["en"], min_length=1, max_length=2,
+                                 description="the board's languages, the first on top (e.g. [\"zh_Hant\", \"en\"])")
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, languages: list[str]) -> list[str]:
+        for index, language in enumerate(languages):
+            if language_problem(language) is not None:
+                raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}", below=f"[{index}]")
+        if len(set(languages)) != len(languages):
+            raise Refused(f"expected different languages, got {languages!r}")
+        return languages
 
     @field_validator("address")
     @classmethod

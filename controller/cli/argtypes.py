@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from controller.i18n.languages import LANGUAGES
+
 
 def whole_number(low: int, high: int | None = None) -> Callable[[str], int]:
     """An ``argparse`` type for a whole number in ``[low, high]`` (no upper bound when ``high`` is None)."""
@@ -41,3 +43,10 @@ seconds = number(0, 3600, "a number of seconds")
 """0-3600 seconds."""
 rate = number(0, 1, "a rate")
 """A probability, 0-1."""
+
+
+def add_lang_option(parser: argparse.ArgumentParser) -> None:
+    """``--lang CODE``: the language of the text the command prints (default: ``[table] language``)."""
+    parser.add_argument("--lang", choices=LANGUAGES, metavar="CODE",
+                        help=f"the language of the text printed: {', '.join(LANGUAGES)} "
+                             "(default: [table] language, else en; docs/languages.md)")

@@ -14,13 +14,17 @@ from controller.cli.simulate import add_table_options, settings_from_args
 from controller.core.events import Event
 from controller.core.exceptions import CroupierError, DriverURLError
 from controller.core.table import Table
-from controller.ui.bigtext import can_render, render_big
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.ui.bigtext import banner, can_render, render_big
 from controller.ui.keyboard import HELP, parse_dealer_line
+from controller.ui.localise import Localiser, table_catalogue
 from controller.ui.transcript import JsonLines, Summary, Transcript
 from drivers import open_source
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
 
+LARGE_COLUMNS = 80
+"""The width the large type of a plain dealer display keeps within."""
 MOCK_DEALER_PACE = 0.5
 """Seconds between two cards of a seeded mock shoe dealt without --auto-next."""
 
@@ -48,10 +52,11 @@ def register(subparsers: Any) -> None:
 
 
 class DealerDisplay(Transcript):
-    """The transcript with the next action in large type on a terminal."""
+    """The transcript with the next action in large type on a terminal (block letters, or for text the block
+    font cannot draw, such as Korean or Chinese, the text letter-spaced within 80 columns)."""
 
-    def __init__(self, stream: TextIO, large: bool) -> None:
-        super().__init__(stream, show_next=True)
+    def __init__(self, stream: TextIO, large: bool, words: Catalogue = ENGLISH) -> None:
+        super().__init__(stream, show_next=True, words=words)
         self.large = large
 
     def render(self, event: Event) -> None:
@@ -59,9 +64,14 @@ class DealerDisplay(Transcript):
         if self.large and event["event"] in ("prompt", "instruction", "result"):
             text = event["say"].upper()
             if event["event"] == "prompt":
-                text = f"{event['to'].upper()} {event['slot']}"
-            if can_render(text) and len(text) <= 24:
-                self.line("\n".join(render_big(text)))
+                side = (self.words.say("side.player", "PLAYER") if event["to"] == "player"
+                        else self.words.say("side.banker", "BANKER"))
+                text = f"{side} {event['slot']}"
+            if can_render(text):
+                if len(text) <= 24:
+                    self.line("\n".join(render_big(text)))
+            else:
+                self.line("\n".join(banner(text, LARGE_COLUMNS)))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,12 +110,13 @@ def run(args: argparse.Namespace) -> int:
                           pace=MOCK_DEALER_PACE if dealt_by_hand else 0.0,
                           hold_when_idle=isinstance(primary, MockShoe) and not args.auto_next)
     summary = Summary()
+    words = table_catalogue(settings)
     display = JsonLines() if args.json else (None if args.quiet or use_console else
-                                             DealerDisplay(sys.stdout, large=sys.stdout.isatty()))
+                                             DealerDisplay(sys.stdout, large=sys.stdout.isatty(), words=words))
     outputs = Outputs(notice=complain)
     outputs.add(summary, earlier=summary.restore)
     if display is not None:
-        outputs.add(display, replayed=False)
+        outputs.add(Localiser(words).wrap(display), replayed=False)
     history: list[Event] = []
     if use_console:
         outputs.add(history.extend)
@@ -126,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     status = play(runner, outputs, header, journal_path,
                   {"command": "run", "driver": url}, history if use_console else None, feed=feed)
     if not args.json:
-        print(summary.text())
+        print(summary.text(words))
     message = runner.ending_message()
     if message:
         complain(message)

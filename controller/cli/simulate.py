@@ -14,11 +14,13 @@ from config.loader import load_config
 from config.schema import Settings
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
-from controller.cli.argtypes import seconds, whole_number
+from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, feed_from_args
 from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.ui.localise import Localiser, table_catalogue
 from controller.ui.oddscompare import OddsComparison
 from controller.ui.oddsplot import check_plot_path, write_plot
 from controller.ui.transcript import JsonLines, Progress, Summary, Transcript
@@ -38,6 +40,7 @@ def add_table_options(parser: argparse.ArgumentParser,
     parser.add_argument("--rounds", type=whole_number(0), metavar="N", help=rounds_help)
     parser.add_argument("--no-burn", action="store_true", help="start dealing at once, with no burn")
     parser.add_argument("--json", action="store_true", help="one JSON event per line on stdout")
+    add_lang_option(parser)
     parser.add_argument("--quiet", action="store_true", help="print only the final summary")
     parser.add_argument("--scoreboard", metavar="HOST:PORT",
                         help="serve the live web scoreboard here (e.g. 127.0.0.1:8080; default: [scoreboard] address)")
@@ -81,24 +84,28 @@ def settings_from_args(args: argparse.Namespace, rounds_in_settings: bool = True
         overrides["shoe"]["burn"] = "none"
     if rounds_in_settings and getattr(args, "rounds", None) is not None:
         overrides["simulation"]["rounds"] = args.rounds
+    if getattr(args, "lang", None) is not None:
+        overrides["table"]["language"] = args.lang
     if getattr(args, "manual_next", False) or getattr(args, "interactive", False):
         overrides["simulation"]["auto_next"] = False
     return load_config(args.config, overrides=overrides)
 
 
-def build_sinks(args: argparse.Namespace, rounds: int) -> tuple[list[Callable[[list[Event]], None]],
-                                                                 Summary, Progress | None]:
+def build_sinks(args: argparse.Namespace, rounds: int, words: Catalogue = ENGLISH) -> tuple[
+        list[Callable[[list[Event]], None]], Summary, Progress | None]:
+    """The summary, and the JSON stream, the transcript or the progress bar; texts in ``words``' language."""
     summary = Summary()
     sinks: list[Callable[[list[Event]], None]] = [summary]
     progress: Progress | None = None
+    localiser = Localiser(words)
     if args.json:
-        sinks.append(JsonLines())
+        sinks.append(localiser.wrap(JsonLines()))
     elif not args.quiet:
         if rounds > TRANSCRIPT_LIMIT:
             progress = Progress(rounds)
             sinks.append(progress)
         else:
-            sinks.append(Transcript(show_next=not getattr(args, "auto_next", True)))
+            sinks.append(localiser.wrap(Transcript(show_next=not getattr(args, "auto_next", True), words=words)))
     return sinks, summary, progress
 
 
@@ -121,7 +128,8 @@ def simulate(args: argparse.Namespace) -> int:
     interactive = bool(getattr(args, "interactive", False))
     if interactive:
         args.quiet = True
-    sinks, summary, progress = build_sinks(args, rounds)
+    words = table_catalogue(settings)
+    sinks, summary, progress = build_sinks(args, rounds, words)
     outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
     feed = feed_from_args(args, settings, args.journal, outputs.notice)
     comparison = OddsComparison(decks, settings.table.variant)
@@ -148,7 +156,7 @@ def simulate(args: argparse.Namespace) -> int:
     status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,
                   history if interactive else None, feed=feed)
     if not args.json:
-        print(summary.text())
+        print(summary.text(words))
         print(comparison.text())
     if args.plot is not None:
         write_plot(comparison, args.plot)

@@ -11,6 +11,7 @@ from controller.core.auth import ACK_ALERT, Authority
 from controller.core.events import Event, RejectedEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import RESOLUTION_INPUTS, Misdeal, approval_action
+from controller.i18n.message import Message, message
 
 READER_CARD_KINDS = (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE)
 
@@ -63,9 +64,10 @@ class ApprovalGate:
         needed = self._supervisor_action(item, misdeal)
         if needed is not None and item.approver is None:
             self.pending = (item, needed, misdeal)
+            say = message("approval.required", "{input} needs a supervisor: present a supervisor badge",
+                          input=item.token())
             events.append({"event": "approval_required", "round": round_number, "action": needed,
-                           "input": item.token(),
-                           "say": f"{item.token()} needs a supervisor: present a supervisor badge"})
+                           "input": item.token(), "say": say.english(), "say_id": say.id, "say_params": say.params})
             return None
         authority.touch()
         return item
@@ -113,17 +115,19 @@ class ApprovalGate:
             if event["event"] in ("result", "misdeal", "round_voided", "resolved"):
                 event["dealer"] = identity.copy() if identity is not None else None
 
-    def instruction(self, halted: bool) -> tuple[str, str] | None:
+    def instruction(self, halted: bool) -> tuple[str, Message] | None:
         """The gate's own instruction (action, say) when it is waiting for a badge, else None."""
         if self.pending is not None:
             _, action, _ = self.pending
-            return "approval", f"Supervisor: present your badge to approve {action}"
+            return "approval", message("approval.present", "Supervisor: present your badge to approve {action}",
+                                       action=action)
         if self.authority.dealer is None and not halted:
-            return "sign_in", "Dealer: present your badge to sign in"
+            return "sign_in", message("sign_in.present", "Dealer: present your badge to sign in")
         return None
 
 
 def rejected(item: Input, why: str) -> RejectedEvent:
     """The event for an input that is not accepted, and why."""
+    say = message("rejected", "{input} not accepted: {reason}", input=item.token(), reason=why)
     return {"event": "rejected", "input": item.token(), "reason": why,
-            "say": f"{item.token()} not accepted: {why}"}
+            "say": say.english(), "say_id": say.id, "say_params": say.params}

@@ -20,6 +20,7 @@ from controller.core.revealing import Revealing
 from controller.core.sequence_check import sequence_alert
 from controller.core.shuffle_check import ALERT_PROBABILITY
 from controller.core.tablestate import PROMPTS
+from controller.i18n.message import Message, message
 
 
 class Dealing(Revealing):
@@ -32,7 +33,8 @@ class Dealing(Revealing):
         elif kind is InputKind.UNREADABLE:
             self._unreadable(events)
         elif kind is InputKind.DOUBLE:
-            self._raise_misdeal(events, "two_cards", None, "two cards left the shoe together",
+            self._raise_misdeal(events, "two_cards", None,
+                                message("misdeal.two_cards", "two cards left the shoe together"),
                                 held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
         elif kind is InputKind.OFFLINE or kind is InputKind.ONLINE or kind is InputKind.CUT:
             self._reader_or_cut(item, events)
@@ -61,8 +63,9 @@ class Dealing(Revealing):
             return
         if kind is InputKind.OFFLINE and item.card == SHOE_RESTARTED:
             self._raise_misdeal(events, SHOE_RESTARTED, None,
-                                "the shoe restarted from its first message (its sequence numbers fell back): "
-                                "cards it already reported may come again")
+                                message("misdeal.shoe_restarted",
+                                        "the shoe restarted from its first message (its sequence numbers fell "
+                                        "back): cards it already reported may come again"))
             return
         self.reader_online = kind is InputKind.ONLINE
         events.append({"event": "reader", "status": "online" if self.reader_online else "offline"})
@@ -89,30 +92,35 @@ class Dealing(Revealing):
         elif self.model.state not in DEALING:
             self._not_due(text, UNIDENTIFIED, events)
         else:
-            self._raise_misdeal(events, "unknown_card", text, error, held=[(text, UNIDENTIFIED)])
+            self._raise_misdeal(events, "unknown_card", text,
+                                message("misdeal.unknown_card", "{reason}", reason=error), held=[(text, UNIDENTIFIED)])
 
     def _foreign(self, card: Card, events: list[Event]) -> None:
         inventory = self.ledger.inventory
         self.ledger.foreign.append(card.code)
         if inventory[card.code] >= self.decks:
-            detail = (f"{card.code} would be copy {inventory[card.code] + 1} of {card.code} "
-                      f"in a {self.decks}-deck shoe, which holds {self.decks}")
+            detail = message("misdeal.foreign_copy", "{card} would be copy {copy} of {card} in a {decks}-deck shoe, "
+                             "which holds {decks}", card=card.code, copy=inventory[card.code] + 1, decks=self.decks)
         else:
-            detail = (f"all {52 * self.decks} cards of the {self.decks}-deck shoe have already left it "
-                      f"(read or not), so {card.code} is not one of them")
+            detail = message("misdeal.foreign_extra", "all {cards} cards of the {decks}-deck shoe have already left "
+                             "it (read or not), so {card} is not one of them",
+                             cards=52 * self.decks, decks=self.decks, card=card.code)
         self._raise_misdeal(events, "foreign_card", card.code, detail, held=[(card.code, FOREIGN)])
 
     def _count(self, card: Card, events: list[Event]) -> None:
         """Count a card seen in the shoe, and score the sequence for the unshuffled-shoe alert."""
         score = self.ledger.count(card)
         if score is not None:
+            detail = message("alert.unshuffled", "{hits} of the {steps} card-to-card steps so far are same-suit rank "
+                             "neighbours; a random shuffle gives this with probability {probability}. Stop and "
+                             "call surveillance: the shoe may not have been shuffled",
+                             hits=self.ledger.monitor.hits, steps=self.ledger.seen_total - 1,
+                             probability=f"{score:.1e}")
             events.append(self.alerts.open({
                 "event": "alert", "id": self.alerts.next_id(), "kind": "unshuffled_shoe",
                 "severity": severity_of("unshuffled_shoe"), "shoe": self.shoe_number, "round": self.round,
                 "probability": score, "threshold": ALERT_PROBABILITY,
-                "detail": f"{self.ledger.monitor.hits} of the {self.ledger.seen_total - 1} card-to-card steps "
-                          f"so far are same-suit rank neighbours; a random shuffle gives this with probability "
-                          f"{score:.1e}. Stop and call surveillance: the shoe may not have been shuffled",
+                "detail": detail.english(), "say_id": detail.id, "say_params": detail.params,
             }))
         repeat = self.ledger.repeat
         if repeat is not None:
@@ -123,13 +131,16 @@ class Dealing(Revealing):
         held = [(code or "??", status)]
         if self.state is State.SHOE_CLOSED:
             self._raise_misdeal(events, "card_after_shoe_closed", code,
-                                f"shoe {self.shoe_number} is closed; no card may be dealt from it", held=held)
+                                message("misdeal.after_shoe_closed", "shoe {shoe} is closed; no card may be dealt "
+                                        "from it", shoe=self.shoe_number), held=held)
             return
         why = {
-            State.ROUND_OVER: f"round {self.round} is over and the next round has not been started",
-            State.NEW_SHOE: f"shoe {self.shoe_number} has not been confirmed as shuffled and cut",
-        }.get(self.state, "no card is due")
-        self._raise_misdeal(events, "extra_card", code, f"a card was read but {why}", held=held)
+            State.ROUND_OVER: message("misdeal.extra_round_over", "a card was read but round {round} is over and "
+                                      "the next round has not been started", round=self.round),
+            State.NEW_SHOE: message("misdeal.extra_new_shoe", "a card was read but shoe {shoe} has not been "
+                                    "confirmed as shuffled and cut", shoe=self.shoe_number),
+        }.get(self.state, message("misdeal.extra_card", "a card was read but no card is due"))
+        self._raise_misdeal(events, "extra_card", code, why, held=held)
 
     def _unreadable(self, events: list[Event]) -> None:
         if self.model.state is State.BURNING:
@@ -137,10 +148,19 @@ class Dealing(Revealing):
         elif self.model.state not in DEALING:
             self._not_due(None, UNIDENTIFIED, events)
         else:
-            what = "the turned burn card" if self.model.state is State.BURN_TURN else \
-                f"the card for {self._due_name()}"
-            self._raise_misdeal(events, "unreadable_card", None, f"the reader could not read {what}",
-                                held=[("??", UNIDENTIFIED)])
+            self._raise_misdeal(events, "unreadable_card", None, self._unread_detail(), held=[("??", UNIDENTIFIED)])
+
+    def _unread_detail(self) -> Message:
+        if self.model.state is State.BURN_TURN:
+            return message("misdeal.unreadable_burn", "the reader could not read the turned burn card")
+        slot = self.due_slot
+        if slot is None:
+            return message("misdeal.unreadable_no_slot", "the reader could not read the card for no slot")
+        if SLOT_SIDE[State(slot)] == "player":
+            return message("misdeal.unreadable_player", "the reader could not read the card for {slot} "
+                           "(card to PLAYER)", slot=slot)
+        return message("misdeal.unreadable_banker", "the reader could not read the card for {slot} "
+                       "(card to BANKER)", slot=slot)
 
     def _burn_unidentified(self, text: str, events: list[Event]) -> None:
         """A burn card the reader could not identify: it is burned all the same (it is never dealt)."""
@@ -197,13 +217,18 @@ class Dealing(Revealing):
         if dealt is State.B2:
             player, banker = model.player_two_card_total, model.banker_two_card_total
             if model.natural:
-                events.append(self._say("natural", f"Natural: player {player}, banker {banker}; no more cards"))
+                events.append(self._say("natural", message(
+                    "natural", "Natural: player {player}, banker {banker}; no more cards", player=player,
+                    banker=banker)))
             elif new is not State.P3:
-                events.append(self._say("player_stands", f"Player stands on {player}"))
+                events.append(self._say("player_stands", message("player_stands", "Player stands on {total}",
+                                                                 total=player)))
                 if new is not State.B3:
-                    events.append(self._say("banker_stands", f"Banker stands on {banker}"))
+                    events.append(self._say("banker_stands", message("banker_stands", "Banker stands on {total}",
+                                                                     total=banker)))
         elif dealt is State.P3 and new is not State.B3:
-            events.append(self._say("banker_stands", f"Banker stands on {model.banker_two_card_total}"))
+            events.append(self._say("banker_stands", message("banker_stands", "Banker stands on {total}",
+                                                             total=model.banker_two_card_total)))
 
     def _finish_round(self, events: list[Event]) -> None:
         result = round_result(self.model, self.shoe_number, self.manual_slots)
@@ -228,7 +253,7 @@ class Dealing(Revealing):
     def _next_round(self, events: list[Event]) -> None:
         if self.result_due:
             events.append(rejected(Input(InputKind.NEXT), f"round {self.round} is not revealed yet: "
-                                   + self.reveal_instruction()))
+                                   + self.reveal_instruction().english()))
             return
         try:
             self.model.next_round()
@@ -274,10 +299,11 @@ class Dealing(Revealing):
         current = self.round if started or self.due_slot == "P1" else self.round + 1
         one_more = self.settings.shoe.cut_card == "one_more"
         self.model.last_round = current + (1 if one_more else 0)
-        plan = (f"finish round {current} and play one more" if one_more
-                else f"round {current} is the last of this shoe")
+        plan = (message("cut_card.one_more", "Cut card out: finish round {round} and play one more", round=current)
+                if one_more else message("cut_card.this_round", "Cut card out: round {round} is the last of this "
+                                         "shoe", round=current))
         events.append({"event": "cut_card", "round": current, "last_round": self.model.last_round,
-                       "detail": f"Cut card out: {plan}"})
+                       "detail": plan.english(), "say_id": plan.id, "say_params": plan.params})
         if self.state is State.ROUND_OVER and not self.result_due:
             self._end_round(events)
 
@@ -310,7 +336,8 @@ class Dealing(Revealing):
         was_manual = previous in self.manual_slots
         self.manual_slots.discard(previous)
         self._raise_misdeal(events, "exposed_card", card.code,
-                            f"{card.code} dealt to {previous.value} was exposed in error", resume=previous)
+                            message("misdeal.exposed", "{card} dealt to {slot} was exposed in error",
+                                    card=card.code, slot=previous.value), resume=previous)
         assert self.misdeal is not None
         self.misdeal.exposed = card
         self.misdeal.exposed_manual = was_manual
@@ -325,10 +352,11 @@ def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) 
     banker_pair = model.banker[0].rank == model.banker[1].rank
     natural = model.natural
     if winner == "tie":
-        say = f"Tie {player_total} to {banker_total}"
+        say = message("result.tie", "Tie {player} to {banker}", player=player_total, banker=banker_total)
+    elif winner == "player":
+        say = message("result.player", "Player wins {high} to {low}", high=player_total, low=banker_total)
     else:
-        high, low = (player_total, banker_total) if winner == "player" else (banker_total, player_total)
-        say = f"{winner.capitalize()} wins {high} to {low}"
+        say = message("result.banker", "Banker wins {high} to {low}", high=banker_total, low=player_total)
     result: ResultEvent = {
         "event": "result",
         "round": model.round_number,
@@ -339,7 +367,9 @@ def round_result(model: RoundModel, shoe_number: int, manual_slots: set[State]) 
         "natural": natural,
         "player_pair": player_pair,
         "banker_pair": banker_pair,
-        "say": say,
+        "say": say.english(),
+        "say_id": say.id,
+        "say_params": say.params,
     }
     if manual_slots:
         result["manual"] = sorted(slot.value for slot in manual_slots)

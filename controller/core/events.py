@@ -20,6 +20,8 @@ from typing import Literal, NotRequired, TypedDict, Union, cast, get_args, get_o
 from config.schema import Role
 
 Side = Literal["player", "banker"]
+SayParams = dict[str, str | int]
+"""The parameters of a ``say_id`` message (numbers and machine words; see docs/languages.md)."""
 Winner = Literal["player", "banker", "tie"]
 
 
@@ -61,6 +63,8 @@ class CutCardEvent(TypedDict):
     round: int
     last_round: int
     detail: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class SideCounts(TypedDict):
@@ -115,6 +119,8 @@ class AlertEvent(TypedDict):
     bet: NotRequired[str]
     """``advantage``: the bet whose expected value is above ``[bets] alert_above``."""
     edge: NotRequired[str]
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class AlertAcknowledgedEvent(TypedDict):
@@ -155,6 +161,8 @@ class PromptEvent(TypedDict):
     slot: str
     to: Side
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class CardEvent(TypedDict):
@@ -181,6 +189,8 @@ class InstructionEvent(TypedDict):
     round: int
     action: str
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class Hand(TypedDict):
@@ -199,6 +209,8 @@ class ResultEvent(TypedDict):
     player_pair: bool
     banker_pair: bool
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
     manual: NotRequired[list[str]]
     dealer: NotRequired[Identity | None]
 
@@ -225,9 +237,12 @@ class MisdealEvent(TypedDict):
     kind: str
     card: str | None
     detail: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
     instruction: str
     resolutions: list[str]
     supervisor: list[str]
+    while_halted: NotRequired[bool]
     dealer: NotRequired[Identity | None]
 
 
@@ -254,6 +269,8 @@ class RejectedEvent(TypedDict):
     input: str
     reason: str
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 # -- badges and approvals ---------------------------------------------------------
@@ -283,6 +300,8 @@ class ApprovalRequiredEvent(TypedDict):
     action: str
     input: str
     say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class ApprovalEvent(TypedDict):

@@ -8,13 +8,14 @@ and what is set aside until the halt is resolved.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from config.schema import ProcedureSettings
 from controller.core.cards import Card
 from controller.core.events import MisdealEvent
 from controller.core.inputs import InputKind
+from controller.i18n.message import Message, message
 
 SHOE_RESTARTED = "shoe_restarted"
 """The reason a reader gives with ``OFFLINE`` when the shoe restarted (its sequence numbers fell back)."""
@@ -35,12 +36,18 @@ RESOLUTION_INPUTS = {
 """The dealer input that gives each resolution."""
 
 SAY_RESOLUTION = {
-    "burn": "burn the card(s) and continue",
-    "void": "void the round, bets returned",
-    "use": "keep the card where it was dealt",
-    "manual": "enter the card by hand",
-    "online": "reconnect the reader",
+    "burn": message("resolution.burn", "burn the card(s) and continue"),
+    "void": message("resolution.void", "void the round, bets returned"),
+    "use": message("resolution.use", "keep the card where it was dealt"),
+    "manual": message("resolution.manual", "enter the card by hand"),
+    "online": message("resolution.online", "reconnect the reader"),
 }
+"""What each resolution does, as the dealer is told it."""
+HALT = message("misdeal.halt", "Halt. {choices}")
+"""The start of a misdeal's instruction; ``choices`` are the resolutions, each :data:`RESOLUTION_CHOICE`."""
+RESOLUTION_CHOICE = message("misdeal.choice", "{what} (@{resolution})")
+CHOICES_JOINED = message("misdeal.or", "; or ")
+WHILE_HALTED = message("misdeal.while_halted", "{detail} (while halted)")
 
 @dataclass(frozen=True, slots=True)
 class MisdealPolicy:
@@ -97,9 +104,13 @@ def needs_supervisor(resolution: str, kind: str | None, supervisor_only: Collect
     return approval_action(resolution, kind) in supervisor_only
 
 
-def instruction(resolutions: Iterable[str]) -> str:
-    """What the dealer is told when the table halts: each resolution and its input."""
-    return "Halt. " + "; or ".join(f"{SAY_RESOLUTION[r]} (@{r})" for r in resolutions)
+def instruction(resolutions: Iterable[str], text: Callable[[Message], str] = Message.english) -> str:
+    """What the dealer is told when the table halts: each resolution and its input (in the language of
+    ``text``, English by default)."""
+    choices = text(CHOICES_JOINED).join(
+        text(message(RESOLUTION_CHOICE.id, RESOLUTION_CHOICE.text, what=text(SAY_RESOLUTION[r]), resolution=r))
+        for r in resolutions)
+    return text(message(HALT.id, HALT.text, choices=choices))
 
 
 @dataclass
@@ -109,11 +120,13 @@ class Misdeal:
     kind: str
     round: int
     card: str | None
-    detail: str
+    detail: Message
     instruction: str
     resolutions: list[str]
     supervisor: list[str] = field(default_factory=list)
     """The resolutions that need a supervisor's approval."""
+    while_halted: bool = False
+    """Raised while the table was already halted on another misdeal (which it is reported with)."""
     held: list[Held] = field(default_factory=list)
     """Cards out of the shoe while halted, to be burned or removed by the resolution."""
     replaces_due_card: bool = False
@@ -123,13 +136,19 @@ class Misdeal:
     exposed_manual: bool = False
 
     def event(self) -> MisdealEvent:
-        return {
+        detail = self.detail.english()
+        event: MisdealEvent = {
             "event": "misdeal",
             "round": self.round,
             "kind": self.kind,
             "card": self.card,
-            "detail": self.detail,
+            "detail": WHILE_HALTED.text.format(detail=detail) if self.while_halted else detail,
+            "say_id": self.detail.id,
+            "say_params": dict(self.detail.params),
             "instruction": self.instruction,
             "resolutions": list(self.resolutions),
             "supervisor": list(self.supervisor),
         }
+        if self.while_halted:
+            event["while_halted"] = True
+        return event

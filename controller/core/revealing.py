@@ -19,6 +19,7 @@ from controller.core.events import Event, RevealedEvent, Side
 from controller.core.inputs import Input
 from controller.core.machine import State
 from controller.core.tablestate import TableState
+from controller.i18n.message import Message, message
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,11 @@ class Reveal:
     slots: tuple[str, ...]
     cards: tuple[str, ...]
     total: int
+
+    @property
+    def hand(self) -> bool:
+        """The reveal is of a two-card hand (not of a third card)."""
+        return len(self.slots) == 2
 
     @property
     def name(self) -> str:
@@ -86,9 +92,7 @@ class Revealing(TableState):
                                          '([table] reveal_confirm = "total")'))
             return
         if keyed is not None and keyed != reveal.total:
-            self._raise_misdeal(events, "reveal_mismatch", None,
-                                f"the dealer keyed {keyed} for {reveal.name}, the shoe read {reveal.total}: "
-                                "a card may have been switched; call the supervisor")
+            self._raise_misdeal(events, "reveal_mismatch", None, self._mismatch(reveal, keyed))
             return
         self.revealed += 1
         event: RevealedEvent = {"event": "revealed", "round": self.round, "side": reveal.side,
@@ -104,3 +108,19 @@ class Revealing(TableState):
         if self.in_round:
             return "no hand of this round is complete and unrevealed; deal the card the prompt asks for"
         return "no round is being dealt"
+
+    @staticmethod
+    def _mismatch(reveal: Reveal, keyed: int) -> Message:
+        """The ``reveal_mismatch`` detail: both totals, and what it may mean."""
+        params = {"keyed": keyed, "total": reveal.total}
+        if reveal.side == "player":
+            if reveal.hand:
+                return message("misdeal.reveal_mismatch.player", "the dealer keyed {keyed} for the PLAYER hand, the "
+                               "shoe read {total}: a card may have been switched; call the supervisor", **params)
+            return message("misdeal.reveal_mismatch.player_third", "the dealer keyed {keyed} for the PLAYER third "
+                           "card, the shoe read {total}: a card may have been switched; call the supervisor", **params)
+        if reveal.hand:
+            return message("misdeal.reveal_mismatch.banker", "the dealer keyed {keyed} for the BANKER hand, the "
+                           "shoe read {total}: a card may have been switched; call the supervisor", **params)
+        return message("misdeal.reveal_mismatch.banker_third", "the dealer keyed {keyed} for the BANKER third "
+                       "card, the shoe read {total}: a card may have been switched; call the supervisor", **params)

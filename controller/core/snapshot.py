@@ -23,6 +23,7 @@ from controller.core.machine import State
 from controller.core.misdeals import Misdeal
 from controller.core.sequence_check import SequenceArchive
 from controller.core.table import Table
+from controller.i18n.message import Message
 
 FORMAT = 2
 """The snapshot's own format number (kept in it, checked on restore). 2: alerts, reveals, the sequence
@@ -155,7 +156,8 @@ def _misdeal(misdeal: Misdeal | None) -> dict[str, Any] | None:
     if misdeal is None:
         return None
     return {
-        "kind": misdeal.kind, "round": misdeal.round, "card": misdeal.card, "detail": misdeal.detail,
+        "kind": misdeal.kind, "round": misdeal.round, "card": misdeal.card,
+        "detail": {"id": misdeal.detail.id, "text": misdeal.detail.text, "params": dict(misdeal.detail.params)},
         "instruction": misdeal.instruction, "resolutions": list(misdeal.resolutions),
         "supervisor": list(misdeal.supervisor), "held": [list(held) for held in misdeal.held],
         "replaces_due_card": misdeal.replaces_due_card,
@@ -169,7 +171,7 @@ def _misdeal_from(data: Mapping[str, Any] | None) -> Misdeal | None:
         return None
     exposed = data["exposed"]
     return Misdeal(
-        kind=str(data["kind"]), round=_int(data["round"]), card=data["card"], detail=str(data["detail"]),
+        kind=str(data["kind"]), round=_int(data["round"]), card=data["card"], detail=_message_from(data["detail"]),
         instruction=str(data["instruction"]), resolutions=[str(r) for r in data["resolutions"]],
         supervisor=[str(r) for r in data["supervisor"]],
         held=[(str(read), str(what)) for read, what in data["held"]],
@@ -240,6 +242,13 @@ def _ledger_from(decks: int, data: Mapping[str, Any], archive: SequenceArchive) 
     monitor.lowest = float(monitor_data["lowest"])
     monitor.alerted = _bool(monitor_data["alerted"])
     return ledger
+
+
+def _message_from(data: Mapping[str, Any]) -> Message:
+    params = data["params"]
+    if not isinstance(params, dict) or not all(isinstance(value, int | str) for value in params.values()):
+        raise TypeError(f"{params!r} are not a message's parameters")
+    return Message(str(data["id"]), str(data["text"]), {str(key): value for key, value in params.items()})
 
 
 def _cards(codes: list[str]) -> list[Card]:

@@ -37,6 +37,7 @@ from controller.core.misdeals import (
     Misdeal,
 )
 from controller.core.tablestate import PROMPTS
+from controller.i18n.message import message
 
 __all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CARD", "SHOE_RESTARTED", "UNIDENTIFIED",
            "Event", "Held", "Misdeal", "Table", "round_result"]
@@ -81,7 +82,8 @@ class Table(Dealing):
             gate.lapse(self.misdeal, events)
             gate.stamp(events)
         if not self.reader_online and self.model.state is not State.HALTED:
-            self._raise_misdeal(events, "reader_offline", None, "the card reader is offline")
+            self._raise_misdeal(events, "reader_offline", None,
+                                message("misdeal.reader_offline", "the card reader is offline"))
         events.append(self._next_instruction())
         return events
 
@@ -95,10 +97,12 @@ class Table(Dealing):
         elif kind is InputKind.CARD:
             self._reader_card(item.card or "", events)
         elif kind is InputKind.UNREADABLE:
-            self._raise_misdeal(events, "unreadable_card", None, "another card came out unread",
+            self._raise_misdeal(events, "unreadable_card", None,
+                                message("misdeal.another_unread", "another card came out unread"),
                                 held=[("??", UNIDENTIFIED)])
         elif kind is InputKind.DOUBLE:
-            self._raise_misdeal(events, "two_cards", None, "two more cards left the shoe together",
+            self._raise_misdeal(events, "two_cards", None,
+                                message("misdeal.two_more", "two more cards left the shoe together"),
                                 held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
         else:
             self._resolve(item, misdeal, events)
@@ -204,5 +208,6 @@ class Table(Dealing):
                     return
                 self._count(card, events)
                 held = [(card.code, SHOE_CARD)]
-        self._raise_misdeal(events, "no_dealer", code, "a card came out of the shoe with no dealer signed in",
+        self._raise_misdeal(events, "no_dealer", code,
+                            message("misdeal.no_dealer", "a card came out of the shoe with no dealer signed in"),
                             held=held)

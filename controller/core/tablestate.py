@@ -16,6 +16,7 @@ from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, State, build_machine
 from controller.core.misdeals import (
+    HALT,
     POLICIES,
     UNIDENTIFIED,
     Held,
@@ -25,8 +26,11 @@ from controller.core.misdeals import (
     needs_supervisor,
 )
 from controller.core.sequence_check import SequenceArchive
+from controller.i18n.message import Message, message
 
-PROMPTS = {state: (state.value, side, f"Card to {side.upper()}") for state, side in SLOT_SIDE.items()}
+CARD_TO = {"player": message("prompt.player", "Card to PLAYER"), "banker": message("prompt.banker", "Card to BANKER")}
+"""What the dealer is told when a card is due to a side."""
+PROMPTS = {state: (state.value, side, CARD_TO[side]) for state, side in SLOT_SIDE.items()}
 """Each slot's prompt: (slot name, side, what the dealer is told)."""
 
 
@@ -187,15 +191,15 @@ class TableState:
             return self.round
         return self.round + 1
 
-    def _raise_misdeal(self, events: list[Event], kind: str, card: str | None, detail: str,
+    def _raise_misdeal(self, events: list[Event], kind: str, card: str | None, detail: Message,
                        resume: State | None = None, held: list[Held] | None = None) -> None:
         """Halt on a misdeal of ``kind``, resolved as :data:`~controller.core.misdeals.POLICIES` says; while
         already halted, report it and hold its cards with the pending misdeal."""
         if self.state is State.HALTED:
             assert self.misdeal is not None
             self.misdeal.held.extend(held or [])
-            extra = Misdeal(kind, self.misdeal.round, card, detail + " (while halted)",
-                            self.misdeal.instruction, self.misdeal.resolutions, supervisor=self.misdeal.supervisor)
+            extra = Misdeal(kind, self.misdeal.round, card, detail, self.misdeal.instruction,
+                            self.misdeal.resolutions, supervisor=self.misdeal.supervisor, while_halted=True)
             events.append(extra.event())
             self.ledger.stats["misdeal"] += 1
             return
@@ -229,14 +233,16 @@ class TableState:
             return "no slot"
         return f"{slot} (card to {SLOT_SIDE[State(slot)].upper()})"
 
-    def _say(self, action: str, text: str, round_number: int | None = None) -> InstructionEvent:
+    def _say(self, action: str, text: Message, round_number: int | None = None) -> InstructionEvent:
         return {"event": "instruction", "round": self.round if round_number is None else round_number,
-                "action": action, "say": text}
+                "action": action, "say": text.english(), "say_id": text.id, "say_params": text.params}
 
-    def reveal_instruction(self) -> str:
+    def reveal_instruction(self) -> Message:
         """What the dealer is told while a face-down round waits for its reveals."""
-        keyed = " and key its total (@reveal 7)" if self.settings.table.reveal_confirm == "total" else " (@reveal)"
-        return f"Reveal the next hand{keyed}: the result comes after the last reveal"
+        if self.settings.table.reveal_confirm == "total":
+            return message("reveal.keyed", "Reveal the next hand and key its total (@reveal 7): the result comes "
+                           "after the last reveal")
+        return message("reveal.next", "Reveal the next hand (@reveal): the result comes after the last reveal")
 
     def _next_instruction(self) -> Event:
         state = self.state
@@ -248,19 +254,26 @@ class TableState:
         prompt = PROMPTS.get(state)
         if prompt is not None:
             slot, side, say = prompt
-            return {"event": "prompt", "round": model.round_number, "slot": slot, "to": side, "say": say}
+            return {"event": "prompt", "round": model.round_number, "slot": slot, "to": side, "say": say.english(),
+                    "say_id": say.id, "say_params": say.params}
         if state is State.HALTED:
-            assert self.misdeal is not None
-            return self._say("resolve", self.misdeal.instruction, self.misdeal.round)
+            misdeal = self.misdeal
+            assert misdeal is not None
+            return {"event": "instruction", "round": misdeal.round, "action": "resolve", "say": misdeal.instruction,
+                    "say_id": HALT.id, "say_params": {"resolutions": " ".join(misdeal.resolutions)}}
         if self.result_due:
             return self._say("reveal", self.reveal_instruction())
         if state is State.BURN_TURN:
-            return self._say("burn", "Turn the first card for the burn")
+            return self._say("burn", message("burn.turn", "Turn the first card for the burn"))
         if state is State.BURNING:
             left = model.burn_remaining
-            return self._say("burn", f"Burn {left} more card{'s' if left != 1 else ''}")
+            return self._say("burn", message("burn.more_one", "Burn {left} more card", left=left) if left == 1
+                             else message("burn.more", "Burn {left} more cards", left=left))
         if state is State.NEW_SHOE:
-            return self._say("confirm_shoe", f"Shuffle, cut and load shoe {self.shoe_number}; confirm when ready")
+            return self._say("confirm_shoe", message("shoe.confirm", "Shuffle, cut and load shoe {shoe}; "
+                                                     "confirm when ready", shoe=self.shoe_number))
         if state is State.SHOE_CLOSED:
-            return self._say("new_shoe", f"Shoe {self.shoe_number} is closed; load a new shoe")
-        return self._say("next_round", f"Round {model.round_number} is over; start the next round")
+            return self._say("new_shoe", message("shoe.closed", "Shoe {shoe} is closed; load a new shoe",
+                                                 shoe=self.shoe_number))
+        return self._say("next_round", message("round.over", "Round {round} is over; start the next round",
+                                               round=model.round_number))

@@ -1,10 +1,13 @@
 """Large block letters for a terminal: a 3x5 pixel font drawn with block characters.
 
-Used by the dealer console to show the next action in large type. Pure.
+Used by the dealer console to show the next action in large type. Pure. Text the font has no glyphs for
+(Korean, Chinese, Japanese, accented letters) gets :func:`banner`'s plain form, measured in terminal cells
+(a full-width character takes two).
 """
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Final
 
 _FONT_ROWS: Final = {
@@ -68,3 +71,55 @@ def render_big(text: str, scale: int = 1) -> list[str]:
             for up, down in zip(top, bottom, strict=True)
         ))
     return lines
+
+
+def char_cells(char: str) -> int:
+    """Terminal cells ``char`` takes: 2 for East Asian wide and full-width characters, 0 for combining marks."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def cells(text: str) -> int:
+    """Terminal cells ``text`` takes (full-width characters count two)."""
+    return sum(char_cells(char) for char in text)
+
+
+def pad_cells(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` cells (``str.ljust`` counts a wide character as one)."""
+    return text + " " * max(0, width - cells(text))
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` cells, broken at spaces where it can be and between wide
+    characters where it must; nothing is dropped (every character of ``text`` but the breaking spaces)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split(" "):
+        candidate = f"{line} {word}" if line else word
+        if cells(candidate) <= width:
+            line = candidate
+            continue
+        if line:
+            lines.append(line)
+        line = ""
+        for char in word:
+            if cells(line + char) > width:
+                lines.append(line)
+                line = ""
+            line += char
+    if line or not lines:
+        lines.append(line)
+    return lines
+
+
+def banner(text: str, columns: int) -> list[str]:
+    """``text`` as large as fits in ``columns``: block letters when it has a glyph for every character and
+    fits, else (CJK, accented letters) the text itself, letter-spaced when that fits, wrapped by cells."""
+    for scale in (2, 1):
+        if can_render(text) and big_width(text, scale) <= columns:
+            return render_big(text, scale)
+    spaced = " ".join(text)
+    if cells(spaced) <= columns:
+        return [spaced]
+    return wrap_cells(text, columns)

@@ -28,6 +28,8 @@ from controller.core.events import (
     TableEvent,
 )
 from controller.core.tally import KEYS, count_events
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.ui.bigtext import pad_cells
 
 
 class JsonLines:
@@ -43,17 +45,23 @@ class JsonLines:
         self.stream.flush()
 
 
-BET_NAMES = {"player": "player", "banker": "banker", "tie": "tie",
-             "player_pair": "P pair", "banker_pair": "B pair"}
+def bet_name(bet: str, words: Catalogue) -> str:
+    """A bet's short name in the transcript's language."""
+    names = {"player": words.say("bet.player", "player"), "banker": words.say("bet.banker", "banker"),
+             "tie": words.say("bet.tie", "tie"), "player_pair": words.say("bet.player_pair", "P pair"),
+             "banker_pair": words.say("bet.banker_pair", "B pair")}
+    return names.get(bet, bet.replace("_", " "))
 
 
 class Transcript:
-    """A readable transcript: every instruction, card, result and settlement."""
+    """A readable transcript: every instruction, card, result and settlement, in ``words``' language
+    (the events' own texts are worded by :class:`~controller.ui.localise.Localiser` before they come here)."""
 
-    def __init__(self, stream: TextIO | None = None, show_next: bool = False) -> None:
+    def __init__(self, stream: TextIO | None = None, show_next: bool = False, words: Catalogue = ENGLISH) -> None:
         self.stream = stream or sys.stdout
         self.pending_prompt: PromptEvent | None = None
         self.show_next = show_next
+        self.words = words
 
     def line(self, text: str) -> None:
         self.stream.write(text + "\n")
@@ -66,7 +74,7 @@ class Transcript:
     def _flush_prompt(self) -> None:
         if self.pending_prompt is not None:
             prompt = self.pending_prompt
-            self.line(f"  {prompt['say']:<16} {prompt['slot']}  ...")
+            self.line(f"  {pad_cells(prompt['say'], 16)} {prompt['slot']}  ...")
             self.pending_prompt = None
 
     def render(self, event: Event) -> None:
@@ -77,9 +85,9 @@ class Transcript:
                 self.pending_prompt = event
             case "card":
                 prompt, self.pending_prompt = self.pending_prompt, None
-                say = prompt["say"] if prompt else "Card"
-                mark = "  (entered by hand)" if event.get("manual") else ""
-                self.line(f"  {say:<16} {event['slot']}  {event['card']}{mark}")
+                say = prompt["say"] if prompt else self.words.say("transcript.card", "Card")
+                mark = self.words.say("transcript.manual", "  (entered by hand)") if event.get("manual") else ""
+                self.line(f"  {pad_cells(say, 16)} {event['slot']}  {event['card']}{mark}")
             case _:
                 self._flush_prompt()
                 for text in self._lines(event):
@@ -90,17 +98,20 @@ class Transcript:
             case "alert" if event["kind"] == "advantage":
                 return []  # for the supervisor and surveillance, not the dealer's transcript
             case "table" | "shoe" | "burn" | "cut_card" | "shoe_closed" | "reader" | "alert":
-                return [_shoe_line(event)]
+                return [_shoe_line(event, self.words)]
             case "alert_acknowledged":
-                by = f" by {event['by']}" if event["by"] else ""
-                return [f"  Alert {event['id']} ({event['kind']}) acknowledged{by}"]
+                by = self.words.say("transcript.ack_by", " by {by}", by=event["by"]) if event["by"] else ""
+                return [self.words.say("transcript.alert_acknowledged", "  Alert {id} ({kind}) acknowledged{by}",
+                                       id=event["id"], kind=event["kind"], by=by)]
             case "round" | "instruction" | "rejected":
                 return self._dealer_lines(event)
             case "result" | "settlement" | "misdeal" | "resolved" | "round_voided":
-                return _outcome_lines(event)
+                return _outcome_lines(event, self.words)
             case "revealed":
-                return [f"  Revealed {event['side'].upper()} {' '.join(event['slots'])}: "
-                        f"{' '.join(event['cards'])} (total {event['total']})"]
+                return [self.words.say("transcript.revealed", "  Revealed {side} {slots}: {cards} (total {total})",
+                                       side=self.words.say(f"side.{event['side']}", event["side"].upper()),
+                                       slots=" ".join(event["slots"]), cards=" ".join(event["cards"]),
+                                       total=event["total"])]
             case "edge":
                 return []  # for surveillance (the JSON stream), not the dealer's transcript
         return [f"  {event}"]
@@ -108,7 +119,7 @@ class Transcript:
     def _dealer_lines(self, event: RoundEvent | InstructionEvent | RejectedEvent) -> list[str]:
         match event["event"]:
             case "round":
-                return [f"\nRound {event['round']}"]
+                return ["\n" + self.words.say("transcript.round", "Round {round}", round=event["round"])]
             case "instruction":
                 action = event["action"]
                 if action == "resolve" or (action in ("next_round", "confirm_shoe", "burn") and not self.show_next):
@@ -119,59 +130,78 @@ class Transcript:
 
 
 def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | ReaderEvent
-               | AlertEvent) -> str:
+               | AlertEvent, words: Catalogue) -> str:
     """The line of an event about the table, the shoe or the reader."""
+    say = words.say
     match event["event"]:
         case "table":
-            mode = "simulated table" if event["mode"] == "simulation" else "live table"
-            return (f"Croupier {mode}: {event['decks']} decks, {event['variant']} variant, "
-                    f"driver {event['driver']}")
+            if event["mode"] == "simulation":
+                return say("transcript.table_simulated", "Croupier simulated table: {decks} decks, {variant} "
+                           "variant, driver {driver}", decks=event["decks"], variant=event["variant"],
+                           driver=event["driver"])
+            return say("transcript.table_live", "Croupier live table: {decks} decks, {variant} variant, driver "
+                       "{driver}", decks=event["decks"], variant=event["variant"], driver=event["driver"])
         case "shoe":
             if event["status"] == "new":
-                return f"\nShoe {event['shoe']} ({event.get('decks')} decks): shuffled and cut."
-            return f"Shoe {event['shoe']} confirmed by the dealer."
+                return "\n" + say("transcript.shoe_new", "Shoe {shoe} ({decks} decks): shuffled and cut.",
+                                  shoe=event["shoe"], decks=str(event.get("decks")))
+            return say("transcript.shoe_ready", "Shoe {shoe} confirmed by the dealer.", shoe=event["shoe"])
         case "burn":
             if event.get("turned"):
-                return f"  Burn: turned {event['card']}, burn {event.get('burn')} more"
-            return f"  Burn: {event['card']}"
+                return say("transcript.burn_turned", "  Burn: turned {card}, burn {more} more",
+                           card=str(event["card"]), more=str(event.get("burn")))
+            return say("transcript.burn", "  Burn: {card}", card=str(event["card"]))
         case "cut_card":
             return f"  {event['detail']}"
         case "shoe_closed":
             results = event["results"]
-            return (f"Shoe {event['shoe']} closed after {event['rounds']} rounds "
-                    f"(banker {results['banker']}, player {results['player']}, tie {results['tie']}); "
-                    f"cards seen {event['cards_seen']}, remaining {event['cards_remaining']}, "
-                    f"burned {event['burned']}, misdeals {event['misdeals']}.")
+            return say("transcript.shoe_closed", "Shoe {shoe} closed after {rounds} rounds (banker {banker}, "
+                       "player {player}, tie {tie}); cards seen {seen}, remaining {remaining}, burned {burned}, "
+                       "misdeals {misdeals}.", shoe=event["shoe"], rounds=event["rounds"],
+                       banker=results["banker"], player=results["player"], tie=results["tie"],
+                       seen=event["cards_seen"], remaining=event["cards_remaining"], burned=event["burned"],
+                       misdeals=event["misdeals"])
         case "reader":
-            return f"  Reader {event['status']}"
+            if event["status"] == "online":
+                return say("transcript.reader_online", "  Reader online")
+            return say("transcript.reader_offline", "  Reader offline")
         case "alert":
-            return (f"  !! ALERT {event['id']} {event['kind']} ({event['severity']}): {event['detail']} "
-                    f"[@ack {event['id']} when dealt with]")
+            return say("transcript.alert", "  !! ALERT {id} {kind} ({severity}): {detail} [@ack {id} when dealt with]",
+                       id=event["id"], kind=event["kind"], severity=event["severity"], detail=event["detail"])
+
+
+def _result_line(event: ResultEvent, words: Catalogue) -> str:
+    player, banker = event["player"], event["banker"]
+    tags = [words.say("transcript.tag_natural", "natural") if event["natural"] else "",
+            words.say("transcript.tag_player_pair", "player pair") if event["player_pair"] else "",
+            words.say("transcript.tag_banker_pair", "banker pair") if event["banker_pair"] else ""]
+    shown = [tag for tag in tags if tag]
+    line = words.say("transcript.result", "  => {say}   player {player_cards} = {player}, banker {banker_cards} = "
+                     "{banker}", say=event["say"].upper(), player_cards=" ".join(player["cards"]),
+                     player=player["total"], banker_cards=" ".join(banker["cards"]), banker=banker["total"])
+    return line + (f"  [{', '.join(shown)}]" if shown else "")
 
 
 def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | ResolvedEvent
-                   | RoundVoidedEvent) -> list[str]:
+                   | RoundVoidedEvent, words: Catalogue) -> list[str]:
     """The lines of a round's result, pays, misdeal, resolution or void."""
+    say = words.say
     match event["event"]:
         case "result":
-            player, banker = event["player"], event["banker"]
-            tags = [tag for tag, shown in (("natural", event["natural"]), ("player_pair", event["player_pair"]),
-                                           ("banker_pair", event["banker_pair"])) if shown]
-            return [f"  => {event['say'].upper()}   player {' '.join(player['cards'])} = {player['total']}, "
-                    f"banker {' '.join(banker['cards'])} = {banker['total']}"
-                    + (f"  [{', '.join(t.replace('_', ' ') for t in tags)}]" if tags else "")]
+            return [_result_line(event, words)]
         case "settlement":
-            bets = ", ".join(f"{BET_NAMES.get(bet, bet.replace('_', ' '))} {outcome['net']}"
-                             for bet, outcome in event["bets"].items())
-            return [f"     Pays per unit: {bets}"]
+            bets = ", ".join(f"{bet_name(bet, words)} {outcome['net']}" for bet, outcome in event["bets"].items())
+            return [say("transcript.pays", "     Pays per unit: {bets}", bets=bets)]
         case "misdeal":
-            return [f"  !! MISDEAL {event['kind']}" + (f" ({event['card']})" if event["card"] else "")
-                    + f": {event['detail']}", f"     {event['instruction']}"]
+            card = f" ({event['card']})" if event["card"] else ""
+            return [say("transcript.misdeal", "  !! MISDEAL {kind}{card}: {detail}", kind=event["kind"], card=card,
+                        detail=event["detail"]), f"     {event['instruction']}"]
         case "resolved":
             cards = f" [{' '.join(event['cards'])}]" if event["cards"] else ""
-            return [f"  Resolved {event['kind']}: {event['resolution']}{cards}"]
+            return [say("transcript.resolved", "  Resolved {kind}: {resolution}{cards}", kind=event["kind"],
+                        resolution=event["resolution"], cards=cards)]
         case "round_voided":
-            return [f"  Round {event['round']} VOID: bets returned"]
+            return [say("transcript.voided", "  Round {round} VOID: bets returned", round=event["round"])]
 
 
 class Summary:
@@ -187,19 +217,24 @@ class Summary:
         """Add the totals of events not replayed to it (a journal resumed from a checkpoint)."""
         self.counts.update({key: value for key, value in earlier.items() if key in KEYS})
 
-    def text(self) -> str:
+    def text(self, words: Catalogue = ENGLISH) -> str:
+        """The summary in ``words``' language."""
         counts = self.counts
         rounds = counts["rounds"]
 
         def share(key: str) -> str:
             return f"{counts[key]} ({100 * counts[key] / rounds:.2f}%)" if rounds else str(counts[key])
 
+        say = words.say
         return "\n".join([
-            f"Summary: {rounds} rounds over {counts['shoes']} shoe(s)",
-            f"  banker {share('banker')}   player {share('player')}   tie {share('tie')}",
-            f"  naturals {share('natural')}   player pairs {share('player_pair')}   "
-            f"banker pairs {share('banker_pair')}",
-            f"  misdeals {counts['misdeal']}   voided rounds {counts['voided']}",
+            say("summary.rounds", "Summary: {rounds} rounds over {shoes} shoe(s)", rounds=rounds,
+                shoes=counts["shoes"]),
+            say("summary.results", "  banker {banker}   player {player}   tie {tie}", banker=share("banker"),
+                player=share("player"), tie=share("tie")),
+            say("summary.extras", "  naturals {naturals}   player pairs {player_pairs}   banker pairs {banker_pairs}",
+                naturals=share("natural"), player_pairs=share("player_pair"), banker_pairs=share("banker_pair")),
+            say("summary.misdeals", "  misdeals {misdeals}   voided rounds {voided}", misdeals=counts["misdeal"],
+                voided=counts["voided"]),
         ])
 
 

@@ -49,7 +49,8 @@ def test_cards_are_read_face_down_and_the_result_waits_for_every_reveal() -> Non
     assert not named(events, "result") and not named(events, "settlement")
     assert not [e for e in events if e["event"] == "instruction" and e["action"] != "reveal"]
     assert events[-1] == {"event": "instruction", "round": 1, "action": "reveal",
-                          "say": "Reveal the next hand (@reveal): the result comes after the last reveal"}
+                          "say": "Reveal the next hand (@reveal): the result comes after the last reveal",
+                          "say_id": "reveal.next", "say_params": {}}
     revealed: list[Any] = []
     for _ in range(3):
         step = feed(table, REVEAL)

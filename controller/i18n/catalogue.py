@@ -1,0 +1,117 @@
+"""The gettext catalogues: each language's ``.po`` file read with Babel at start-up, and a house's own
+``.po`` files over them (``[table] messages_dir``, docs/languages.md).
+
+A message is looked up by its id (the gettext context, ``msgctxt``); a language that lacks it, or has it
+untranslated, falls back to the English text in the code.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import PoFileError, read_po
+
+from controller.i18n.languages import LANGUAGES, SOURCE_LANGUAGE, language_problem
+from controller.i18n.message import Message
+
+DOMAIN = "croupier"
+
+
+class CatalogueError(ValueError):
+    """A language or a house's ``.po`` file cannot be used; the message names it and says what to do."""
+
+
+def builtin_po_path(language: str) -> Path:
+    """The shipped catalogue of ``language``."""
+    return Path(str(resources.files("controller.i18n").joinpath("locales", f"{language}.po")))
+
+
+def read_catalogue(path: Path, language: str) -> Catalog:
+    """The ``.po`` file at ``path``, parsed; :class:`CatalogueError` when it cannot be read."""
+    try:
+        with path.open("rb") as handle:
+            return read_po(handle, locale=language,
+                           domain=DOMAIN, abort_invalid=True)
+    except (OSError, PoFileError, ValueError) as error:
+        raise CatalogueError(f"cannot read the message catalogue {path}: {error}; "
+                             "fix the .po file (msgfmt --check FILE tells where)") from None
+
+
+def _placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def translations(catalog: Catalog, path: Path) -> dict[str, str]:
+    """Each translated message of ``catalog`` by id; a translation whose ``{placeholders}`` are not its
+    English text's is refused (it would fail when shown)."""
+    found: dict[str, str] = {}
+    for entry in catalog:
+        if not entry.id or not entry.context or not isinstance(entry.string, str) or not entry.string:
+            continue
+        source = entry.id if isinstance(entry.id, str) else entry.id[0]
+        extra = _placeholders(entry.string) - _placeholders(source)
+        if extra:
+            allowed = ", ".join("{" + name + "}" for name in sorted(_placeholders(source)))
+            raise CatalogueError(f"{path}: message {entry.context!r} uses "
+                                 f"{', '.join('{' + name + '}' for name in sorted(extra))}, which its English text "
+                                 f"{source!r} does not have; " + (f"use only {allowed}" if allowed
+                                                                  else "it takes no placeholders"))
+        found[entry.context] = entry.string
+    return found
+
+
+@cache
+def _builtin(language: str) -> Mapping[str, str]:
+    path = builtin_po_path(language)
+    return translations(read_catalogue(path, language), path)
+
+
+@cache
+def source_texts() -> Mapping[str, str]:
+    """Every message id of the shipped catalogues and its English text (the msgid)."""
+    path = builtin_po_path(SOURCE_LANGUAGE)
+    return {entry.context: entry.id for entry in read_catalogue(path, SOURCE_LANGUAGE)
+            if entry.context and isinstance(entry.id, str)}
+
+
+class Catalogue:
+    """One language's messages: the shipped catalogue, with a house's overrides over it."""
+
+    def __init__(self, language: str = SOURCE_LANGUAGE, messages_dir: str | Path | None = None) -> None:
+        problem = language_problem(language)
+        if problem is not None:
+            raise CatalogueError(problem)
+        self.language = language
+        self.texts: dict[str, str] = dict(_builtin(language))
+        if messages_dir:
+            self.texts.update(self._house(Path(messages_dir), language))
+
+    @staticmethod
+    def _house(directory: Path, language: str) -> dict[str, str]:
+        if not directory.is_dir():
+            raise CatalogueError(f"[table] messages_dir {str(directory)!r} is not a directory; "
+                                 f"give a directory of <language>.po files ({', '.join(LANGUAGES)})")
+        path = directory / f"{language}.po"
+        return translations(read_catalogue(path, language), path) if path.is_file() else {}
+
+    def english_text(self, msg_id: str) -> str | None:
+        """The English text (with its ``{placeholders}``) of the message ``msg_id``; None if there is none."""
+        return source_texts().get(msg_id)
+
+    def text(self, message: Message) -> str:
+        """``message`` in this language."""
+        template = self.texts.get(message.id) or message.text
+        return template.format(**message.params)
+
+    def say(self, msg_id: str, english: str, /, **params: str | int) -> str:
+        """The message ``msg_id`` (English ``english``) in this language: ``message(...)`` and :meth:`text` in one."""
+        return self.text(Message(msg_id, english, dict(params)))
+
+
+ENGLISH = Catalogue()
+"""The source language, with no house overrides."""

@@ -1,0 +1,27 @@
+"""Numbers and money for people, in a language's locale (Babel's CLDR data); the JSON stream never uses them."""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from babel.numbers import format_decimal
+
+NET_PATTERN = "+#,##0.####;-#,##0.####"
+"""A net amount per unit: always signed, grouped, up to four decimals (as the settlement gives them)."""
+
+
+def format_net(net: str, language: str) -> str:
+    """A settlement's ``net`` (``"+0.95"``, ``"-1"``, ``"0"``) in ``language``'s digits and separators;
+    zero unsigned. A value that is not a number is shown as it is."""
+    try:
+        amount = Decimal(net)
+    except InvalidOperation:
+        return net
+    if amount == 0:
+        return format_decimal(0, locale=language)
+    return format_decimal(amount, format=NET_PATTERN, locale=language)
+
+
+def format_count(count: int, language: str) -> str:
+    """A whole number in ``language``'s grouping (``12,345``; ``12.345`` in Spanish)."""
+    return format_decimal(count, locale=language)

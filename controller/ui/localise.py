@@ -1,0 +1,69 @@
+"""The table's language on the way out: events re-worded from their ``say_id`` and ``say_params``.
+
+The core emits English texts with their message ids (``controller/i18n/message.py``); the journal keeps
+them so. What a person reads (the transcript, the JSON stream's ``say``/``detail``/``instruction``, the
+console) passes through :class:`Localiser` first. Machine fields are never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+
+from config.schema import Settings
+from controller.core.events import Event
+from controller.core.exceptions import ConfigError
+from controller.core.misdeals import HALT, WHILE_HALTED, instruction
+from controller.i18n.catalogue import Catalogue, CatalogueError
+from controller.i18n.message import Message
+
+Sink = Callable[[list[Event]], None]
+SAY_FIELD = {"cut_card": "detail", "alert": "detail", "misdeal": "detail"}
+"""Events whose ``say_id`` words a field other than ``say``."""
+
+
+def table_catalogue(settings: Settings, language: str | None = None) -> Catalogue:
+    """The catalogue of ``language`` (``--lang``) or ``[table] language``, with ``[table] messages_dir``'s
+    overrides; a bad language or house file is a :class:`ConfigError` naming it."""
+    try:
+        return Catalogue(language or settings.table.language, settings.table.messages_dir or None)
+    except CatalogueError as error:
+        raise ConfigError(str(error)) from None
+
+
+class Localiser:
+    """Events with their human texts in one catalogue's language."""
+
+    def __init__(self, catalogue: Catalogue) -> None:
+        self.catalogue = catalogue
+
+    def text(self, msg_id: str, params: dict[str, str | int], fallback: str) -> str:
+        """The message ``msg_id`` in this language; ``fallback`` (the event's own text) for an unknown id."""
+        english = self.catalogue.english_text(msg_id)
+        if english is None:
+            return fallback
+        if msg_id == HALT.id:
+            return instruction(str(params.get("resolutions", "")).split(), self.catalogue.text)
+        return self.catalogue.text(Message(msg_id, english, dict(params)))
+
+    def event(self, event: Event) -> Event:
+        """``event`` with ``say`` (or ``detail``) and a misdeal's ``instruction`` in this language."""
+        raw = cast(dict[str, Any], event)
+        msg_id = raw.get("say_id")
+        if not isinstance(msg_id, str):
+            return event
+        field = SAY_FIELD.get(raw["event"], "say")
+        worded = dict(raw)
+        worded[field] = self.text(msg_id, raw.get("say_params") or {}, raw.get(field, ""))
+        if raw["event"] == "misdeal":
+            if raw.get("while_halted"):
+                worded[field] = self.catalogue.text(Message(WHILE_HALTED.id, WHILE_HALTED.text,
+                                                            {"detail": worded[field]}))
+            worded["instruction"] = instruction(raw.get("resolutions", []), self.catalogue.text)
+        return cast(Event, worded)
+
+    def wrap(self, sink: Sink) -> Sink:
+        """``sink``, fed the events in this language."""
+        def worded(events: list[Event]) -> None:
+            sink([self.event(event) for event in events])
+        return worded

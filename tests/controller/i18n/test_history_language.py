@@ -1,0 +1,57 @@
+"""``croupier history --lang``: the text in the language, its amounts in the locale; --json and --csv unchanged."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.i18n.numbers import format_count, format_net
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def croupier(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def journal(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path = str(tmp_path_factory.mktemp("history") / "table.journal")
+    run = croupier("simulate", "--seed", "42", "--rounds", "12", "--quiet", "--journal", path)
+    assert run.returncode == 0, run.stderr
+    return path
+
+
+def test_amounts_follow_the_locale() -> None:
+    assert format_net("+0.95", "en") == "+0.95"
+    assert format_net("+0.95", "es") == "+0,95"
+    assert format_net("-1", "ko") == "-1"
+    assert format_net("0", "ja") == "0"
+    assert format_count(12345, "es") == "12.345" and format_count(12345, "en") == "12,345"
+
+
+def test_history_in_spanish_uses_the_decimal_comma_and_the_house_terms(journal: str) -> None:
+    english = croupier("history", journal)
+    spanish = croupier("history", journal, "--lang", "es")
+    assert spanish.returncode == english.returncode == 0, spanish.stderr
+    assert "+0.95" in english.stdout and "banker +0.95" in english.stdout
+    assert "+0,95" in spanish.stdout and "+0.95" not in spanish.stdout
+    assert "banca +0,95" in spanish.stdout and "Sabot 1" in spanish.stdout
+    assert "Round" not in spanish.stdout and "pays per unit" not in spanish.stdout
+
+
+@pytest.mark.parametrize(("language", "word"),
+                         [("ko", "뱅커"), ("zh_Hant", "莊"), ("zh_Hans", "庄"), ("ja", "バンカー")])
+def test_history_text_in_each_language(journal: str, language: str, word: str) -> None:
+    run = croupier("history", journal, "--lang", language)
+    assert run.returncode == 0, run.stderr
+    assert word in run.stdout and "Round" not in run.stdout and "banker" not in run.stdout
+
+
+def test_json_and_csv_do_not_change_with_the_language(journal: str) -> None:
+    for form in ("--json", "--csv"):
+        assert croupier("history", journal, form, "--lang", "es").stdout == croupier("history", journal, form).stdout

@@ -1,0 +1,163 @@
+"""The table's language as a user chooses it: --lang, [table] language, CROUPIER_TABLE_LANGUAGE, a house's .po."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from config.schema import Settings
+from controller.core.events import Event
+from controller.core.inputs import parse_tokens
+from controller.core.table import Table
+from controller.i18n.catalogue import Catalogue
+from controller.i18n.languages import LANGUAGES
+from controller.ui.localise import Localiser
+
+ROOT = Path(__file__).resolve().parents[3]
+HUMAN_FIELDS = {"say", "detail", "instruction"}
+
+
+def croupier(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    base = {key: value for key, value in os.environ.items() if not key.startswith("CROUPIER_")}
+    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, env={**base, **(env or {})})
+
+
+def stream(output: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in output.splitlines() if line.strip()]
+
+
+def test_contract_korean_transcript_names_the_sides_player_and_banker() -> None:
+    run = croupier("simulate", "--seed", "42", "--rounds", "5", "--lang", "ko")
+    assert run.returncode == 0, run.stderr
+    assert "플레이어" in run.stdout and "뱅커" in run.stdout
+    assert "Card to PLAYER" not in run.stdout and "Card to BANKER" not in run.stdout
+    assert "Round 1" not in run.stdout and "1번째 게임" in run.stdout
+
+
+@pytest.mark.parametrize(("language", "banker", "player"), [("zh_Hant", "莊", "閒"), ("zh_Hans", "庄", "闲")])
+def test_contract_chinese_transcripts_use_their_own_characters(language: str, banker: str, player: str) -> None:
+    run = croupier("simulate", "--seed", "42", "--rounds", "5", "--lang", language)
+    assert run.returncode == 0, run.stderr
+    assert banker in run.stdout and player in run.stdout
+    other = {"莊": "庄", "閒": "闲", "庄": "莊", "闲": "閒"}
+    assert other[banker] not in run.stdout and other[player] not in run.stdout
+    assert "Card to" not in run.stdout
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_contract_json_prompts_keep_slot_and_to_in_english_and_carry_say_id(language: str) -> None:
+    run = croupier("simulate", "--seed", "42", "--rounds", "5", "--lang", language, "--json")
+    assert run.returncode == 0, run.stderr
+    english = stream(croupier("simulate", "--seed", "42", "--rounds", "5", "--json").stdout)
+    events = stream(run.stdout)
+    prompts = [event for event in events if event["event"] == "prompt"]
+    assert prompts
+    for prompt in prompts:
+        assert prompt["slot"] in ("P1", "B1", "P2", "B2", "P3", "B3")
+        assert prompt["to"] in ("player", "banker")
+        assert prompt["say_id"] == f"prompt.{prompt['to']}"
+    assert len(events) == len(english)
+    for worded, source in zip(events, english, strict=True):
+        machine = {key for key in source if key not in HUMAN_FIELDS}
+        assert {key: worded[key] for key in machine} == {key: source[key] for key in machine}
+    if language != "en":
+        assert {p["say"] for p in prompts}.isdisjoint({"Card to PLAYER", "Card to BANKER"})
+
+
+def test_the_environment_and_the_config_file_choose_the_language(tmp_path: Path) -> None:
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", env={"CROUPIER_TABLE_LANGUAGE": "ja"})
+    assert run.returncode == 0, run.stderr
+    assert "プレイヤーへカード" in run.stdout
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nlanguage = "es"\n', encoding="utf-8")
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--config", str(config))
+    assert "Carta a PUNTO" in run.stdout, run.stderr
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--config", str(config), "--lang", "ko")
+    assert "플레이어 카드" in run.stdout, run.stderr
+
+
+def test_an_unknown_language_is_one_line_naming_the_key_and_the_choices(tmp_path: Path) -> None:
+    run = croupier("simulate", "--rounds", "1", env={"CROUPIER_TABLE_LANGUAGE": "kr"})
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "croupier simulate: environment: [table] language: expected one of en, ko, zh_Hant, zh_Hans, ja, es, "
+        "got 'kr'"] or "CROUPIER_TABLE_LANGUAGE" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr
+    run = croupier("simulate", "--rounds", "1", "--lang", "kr")
+    assert run.returncode == 2 and "--lang" in run.stderr and "'kr'" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_scoreboard_languages_are_checked_against_the_catalogues(tmp_path: Path) -> None:
+    config = tmp_path / "board.toml"
+    config.write_text('[scoreboard]\nlanguages = ["zh_Hant", "en"]\n', encoding="utf-8")
+    run = croupier("simulate", "--seed", "1", "--rounds", "1", "--quiet", "--config", str(config))
+    assert run.returncode == 0, run.stderr
+    config.write_text('[scoreboard]\nlanguages = ["zh_Hant", "xx"]\n', encoding="utf-8")
+    run = croupier("simulate", "--seed", "1", "--rounds", "1", "--quiet", "--config", str(config))
+    assert run.returncode == 2
+    assert "[scoreboard] languages[1]" in run.stderr and "'xx'" in run.stderr and "Traceback" not in run.stderr
+
+
+HOUSE_PO = '''msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=utf-8\\n"
+
+msgctxt "prompt.player"
+msgid "Card to PLAYER"
+msgstr "{text}"
+'''
+
+
+def test_a_house_po_file_overrides_a_message(tmp_path: Path) -> None:
+    (tmp_path / "ko.po").write_text(HOUSE_PO.replace("{text}", "플레이어에게 한 장"), encoding="utf-8")
+    config = tmp_path / "house.toml"
+    config.write_text(f'[table]\nlanguage = "ko"\nmessages_dir = "{tmp_path}"\n', encoding="utf-8")
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--config", str(config))
+    assert run.returncode == 0, run.stderr
+    assert "플레이어에게 한 장" in run.stdout
+    assert "뱅커 카드" in run.stdout  # what the house does not override stays the shipped text
+
+
+def test_a_house_translation_with_a_foreign_placeholder_is_refused_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "ko.po").write_text(HOUSE_PO.replace("{text}", "{side} 카드"), encoding="utf-8")
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
+                   env={"CROUPIER_TABLE_MESSAGES_DIR": str(tmp_path)})
+    assert run.returncode == 2
+    (line,) = run.stderr.strip().splitlines()
+    assert str(tmp_path / "ko.po") in line and "'prompt.player'" in line and "{side}" in line
+    run = croupier("simulate", "--rounds", "1", env={"CROUPIER_TABLE_MESSAGES_DIR": str(tmp_path / "none")})
+    assert run.returncode == 2 and "messages_dir" in run.stderr and "Traceback" not in run.stderr
+
+
+TOKENS = ("@shoe 5H 2C 3C 4C 6C 7C  9S 8H KD 2C @next  4C 3D 2H 5S 7H  @next 6C TD @exposed @burn 9D 2D 8S 7C @next "
+          "XX @burn ?? @burn 3S QD 4H 5D @next @next 2S")
+"""A burn, a natural, a third card, an exposed card, an unknown code, an unreadable card and an extra card."""
+
+
+def table_events() -> list[Event]:
+    table = Table(Settings())
+    events = table.start()
+    for item in parse_tokens(TOKENS):
+        events.extend(table.handle(item))
+    return events
+
+
+@pytest.mark.parametrize("language", [code for code in LANGUAGES if code != "en"])
+def test_every_event_text_is_worded_and_its_machine_fields_kept(language: str) -> None:
+    events = table_events()
+    worded = [Localiser(Catalogue(language)).event(event) for event in events]
+    said = [event for event in events if "say_id" in event]
+    assert {event["event"] for event in said} >= {"prompt", "instruction", "result", "misdeal"}
+    for source, target in zip(events, worded, strict=True):
+        assert {k: v for k, v in source.items() if k not in HUMAN_FIELDS} == \
+            {k: v for k, v in target.items() if k not in HUMAN_FIELDS}
+        for field in HUMAN_FIELDS & source.keys():
+            if "say_id" in source and source.get("say_id") != "misdeal.unknown_card":
+                assert target[field] != source[field], (field, source)  # type: ignore[literal-required]
