@@ -16,6 +16,7 @@ from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.argtypes import seconds, whole_number
 from controller.cli.feedargs import add_feed_option, feed_from_args
+from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
 from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
@@ -63,6 +64,7 @@ def register(subparsers: Any) -> None:
                         help="show the dealer console (Textual) and take the dealer's keys; implies --manual-next")
     parser.add_argument("--pace", type=seconds, metavar="SECONDS",
                         help="seconds between cards from the mock shoe (default 0; 1 with --interactive)")
+    add_workers_option(parser)
     parser.set_defaults(handler=simulate)
 
 
@@ -110,6 +112,12 @@ def simulate(args: argparse.Namespace) -> int:
     seed = _seed(args, scripted)
     source, url = _mock_shoe(args, f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}")
     rounds = settings.simulation.rounds
+    blocking = blocking_option(args, settings, TRANSCRIPT_LIMIT)
+    if workers_error(args, blocking):
+        print(f"croupier simulate: {workers_error(args, blocking)}", file=sys.stderr)
+        return 2
+    if blocking is None and run_fast(args, settings, seed, source.decks, source.cut_from_end):
+        return 0
     args.auto_next = settings.simulation.auto_next
     interactive = bool(getattr(args, "interactive", False))
     if interactive:

@@ -1,0 +1,144 @@
+"""The fast simulation path gives exactly the totals of the full controller path, for the same seeded
+shoes and procedures, whatever the number of worker processes."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from controller.app.fastsim import Procedure, play_shoe, simulate
+from controller.core import rules
+from tests.inprocess import croupier_in_process
+
+SUMMARY_KEYS = ("rounds", "banker", "player", "tie", "natural", "player_pair", "banker_pair", "shoes")
+
+
+def full_path_counts(*argv: str) -> Counter[str]:
+    """Summary counts from the ``result`` and ``shoe`` events of ``croupier simulate ARGV --json``."""
+    run = croupier_in_process("simulate", *argv, "--json")
+    assert run.returncode == 0, run.stderr
+    counts: Counter[str] = Counter()
+    for line in run.stdout.splitlines():
+        event = json.loads(line)
+        if event["event"] == "result":
+            counts["rounds"] += 1
+            counts[event["winner"]] += 1
+            counts["natural"] += event["natural"]
+            counts["player_pair"] += event["player_pair"]
+            counts["banker_pair"] += event["banker_pair"]
+        elif event["event"] == "shoe" and event["status"] == "new":
+            counts["shoes"] += 1
+        assert event["event"] not in ("misdeal", "round_voided"), event
+    return counts
+
+
+def config_file(tmp_path_factory: pytest.TempPathFactory, shoe: dict[str, object]) -> str:
+    path = tmp_path_factory.mktemp("config") / "croupier.toml"
+    lines = ["[shoe]", *(f"{key} = {json.dumps(value)}" for key, value in shoe.items())]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+CASES = [
+    # (seed, decks, rounds, [shoe] settings)
+    *[(seed, 8, 0, {}) for seed in range(6)],
+    *[(seed, 8, 190, {}) for seed in (11, 12)],
+    *[(seed, decks, 120, {}) for seed, decks in ((21, 1), (22, 2), (23, 4), (24, 6))],
+    (31, 1, 60, {"cut_card_from_end": 12}),
+    (32, 1, 60, {"cut_card_from_end": 26}),
+    (33, 2, 90, {"cut_card": "this_round", "cut_card_from_end": 12}),
+    (34, 6, 0, {"cut_card": "this_round"}),
+    (35, 8, 0, {"burn": "none"}),
+    (36, 1, 70, {"burn": "none", "cut_card_from_end": 12}),
+    (37, 2, 70, {"burn": "fixed", "burn_cards": 8, "cut_card_from_end": 52}),
+    (38, 8, 0, {"burn": "fixed", "burn_cards": 1, "cut_card_from_end": 100}),
+    *[(seed, 1, 0, {"cut_card_from_end": cut}) for seed in (41, 42, 43) for cut in (12, 19, 26)],
+]
+
+
+@pytest.mark.parametrize(("seed", "decks", "rounds", "shoe"), CASES)
+def test_quiet_summary_is_the_full_paths_totals(tmp_path_factory: pytest.TempPathFactory, seed: int, decks: int,
+                                                 rounds: int, shoe: dict[str, object]) -> None:
+    argv = ["--seed", str(seed), "--decks", str(decks), "--rounds", str(rounds)]
+    if shoe:
+        argv += ["--config", config_file(tmp_path_factory, shoe)]
+    expected = full_path_counts(*argv)
+    assert expected["rounds"] == rounds or (rounds == 0 and expected["rounds"] > 0)
+    quiet = croupier_in_process("simulate", *argv, "--quiet")
+    assert quiet.returncode == 0, quiet.stderr
+    lines = quiet.stdout.splitlines()
+    assert lines[0] == f"Summary: {expected['rounds']} rounds over {expected['shoes']} shoe(s)"
+    share = {key: f"{expected[key]} ({100 * expected[key] / expected['rounds']:.2f}%)" for key in SUMMARY_KEYS}
+    assert lines[1] == f"  banker {share['banker']}   player {share['player']}   tie {share['tie']}"
+    assert lines[2] == (f"  naturals {share['natural']}   player pairs {share['player_pair']}   "
+                        f"banker pairs {share['banker_pair']}")
+    assert lines[3] == "  misdeals 0   voided rounds 0"
+
+
+def test_the_summary_only_run_over_the_transcript_limit_takes_the_same_totals() -> None:
+    argv = ["--seed", "7", "--rounds", "260"]
+    expected = full_path_counts(*argv)
+    run = croupier_in_process("simulate", *argv)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines()[1] == (
+        f"  banker {expected['banker']} ({100 * expected['banker'] / 260:.2f}%)   "
+        f"player {expected['player']} ({100 * expected['player'] / 260:.2f}%)   "
+        f"tie {expected['tie']} ({100 * expected['tie'] / 260:.2f}%)")
+
+
+def test_results_do_not_depend_on_the_number_of_workers() -> None:
+    procedure = Procedure(seed=99, decks=8, cut_from_end=16)
+    one = simulate(procedure, 20_000)
+    assert one["rounds"] == 20_000
+    assert simulate(procedure, 20_000, workers=3) == one
+    assert simulate(procedure, 20_000, workers=2) == one
+
+
+def test_workers_on_the_command_line_give_the_same_summary() -> None:
+    single = croupier_in_process("simulate", "--seed", "5", "--rounds", "9000", "--quiet")
+    parallel = croupier_in_process("simulate", "--seed", "5", "--rounds", "9000", "--quiet", "--workers", "2")
+    assert single.returncode == parallel.returncode == 0, parallel.stderr
+    assert parallel.stdout == single.stdout
+    assert "Summary: 9000 rounds" in single.stdout
+
+
+def test_workers_with_an_option_that_needs_every_event_is_a_clear_error() -> None:
+    run = croupier_in_process("simulate", "--seed", "5", "--rounds", "10", "--json", "--workers", "2")
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.strip() == ("croupier simulate: --workers 2 deals shoes in parallel only for summary-only "
+                                  "runs, and --json needs every event; drop --workers or --json")
+
+
+def test_progress_reports_the_rounds_done_in_order() -> None:
+    seen: list[int] = []
+    simulate(Procedure(seed=1, decks=8, cut_from_end=16), 1000, progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == 1000 and len(seen) > 5
+
+
+def test_a_shoe_limited_to_some_rounds_counts_exactly_those() -> None:
+    procedure = Procedure(seed=3, decks=8, cut_from_end=16)
+    whole = play_shoe(procedure, 0)
+    assert whole[0] == 81  # croupier simulate --seed 3 deals 81 rounds in its first shoe
+    assert play_shoe(procedure, 0, 10)[0] == 10
+
+
+def test_every_round_table_cell_follows_the_rules() -> None:
+    from controller.app.fastsim import ROUND_TABLE, WINNERS
+
+    for player in range(10):
+        for banker in range(10):
+            for fifth in range(10):
+                for sixth in range(10):
+                    code = ROUND_TABLE[player * 1000 + banker * 100 + fifth * 10 + sixth]
+                    natural = rules.is_natural(player) or rules.is_natural(banker)
+                    draws = not natural and rules.player_draws(player, banker)
+                    third = fifth if draws else None
+                    banker_draws = not natural and rules.banker_draws(banker, third)
+                    final_player = (player + fifth) % 10 if draws else player
+                    final_banker = (banker + (sixth if draws else fifth)) % 10 if banker_draws else banker
+                    assert code & 1 == natural
+                    assert WINNERS[(code >> 1) & 7] == rules.winner(final_player, final_banker)
+                    assert code >> 4 == 4 + draws + banker_draws
