@@ -9,6 +9,7 @@ them). Shoes are independent, so ``workers`` processes can deal them; the totals
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -53,8 +54,14 @@ def _round_table() -> list[int]:
 
 
 ROUND_TABLE: Final = _round_table()
+SUMS_TABLE: Final = [ROUND_TABLE[player % 10 * 1000 + banker % 10 * 100 + rest]
+                     for player in range(19) for banker in range(19) for rest in range(100)]
+""":data:`ROUND_TABLE` indexed by the raw two-card sums (0-18) instead of their totals:
+``SUMS_TABLE[(p1 + p2) * 1900 + (b1 + b2) * 100 + c5 * 10 + c6]``."""
 PADDING: Final = 6
-"""Cards of value 0 appended past a shoe's end, so a round's lookup never indexes out of range."""
+"""Cards past a shoe's end (value 0, ranks that pair with nothing), so a round's lookup never fails."""
+VALUE_OF_RANK: Final = bytes([RANK_VALUES[rank] for rank in RANKS] + [0] * (256 - len(RANKS)))
+"""A ``bytes.translate`` table from a rank index to its baccarat value."""
 
 
 @dataclass(frozen=True)
@@ -75,52 +82,95 @@ class ShoeOverrun(Exception):
     """A round would need cards past the shoe's end: the full controller path must deal it."""
 
 
-def _deck_ranks(decks: int) -> list[int]:
+@functools.cache
+def _new_shoe_ranks(decks: int) -> tuple[int, ...]:
     """Rank indexes of a new shoe in the order :func:`controller.core.shoe.shuffled_shoe` builds it."""
-    return [rank for _ in range(decks) for _suit in SUITS for rank in range(len(RANKS))]
+    return tuple(rank for _ in range(decks) for _suit in SUITS for rank in range(len(RANKS)))
 
 
-VALUES: Final = [RANK_VALUES[rank] for rank in RANKS]
+@functools.cache
+def _shuffle_steps(size: int) -> tuple[tuple[int, int], ...]:
+    return tuple((index, (index + 1).bit_length()) for index in range(size - 1, 0, -1))
+
+
+def _shuffle(rng: random.Random, items: list[int]) -> None:
+    """``rng.shuffle(items)``, the same permutation from the same generator, without a call per card.
+
+    It is CPython's ``Random.shuffle`` (Fisher-Yates over ``_randbelow_with_getrandbits``) written out;
+    :data:`SHUFFLE_IS_RANDOMS` checks it against the real one at import, and the real one is used if not."""
+    getrandbits = rng.getrandbits
+    for index, bits in _shuffle_steps(len(items)):
+        pick = getrandbits(bits)
+        while pick > index:
+            pick = getrandbits(bits)
+        items[index], items[pick] = items[pick], items[index]
+
+
+def _same_as_randoms_shuffle() -> bool:
+    for size in (1, 2, 52, 416):
+        mine, theirs = list(range(size)), list(range(size))
+        _shuffle(random.Random(f"check:{size}"), mine)
+        random.Random(f"check:{size}").shuffle(theirs)
+        if mine != theirs:
+            return False
+    return True
+
+
+SHUFFLE_IS_RANDOMS: Final = _same_as_randoms_shuffle()
+
+
+def shoe_ranks(procedure: Procedure, shoe_index: int) -> list[int]:
+    """The rank indexes of seeded shoe ``shoe_index`` (0-based), top first: the mock's shuffle."""
+    ranks = list(_new_shoe_ranks(procedure.decks))
+    rng = random.Random(f"croupier:{procedure.seed}:{procedure.decks}:{shoe_index}")
+    if SHUFFLE_IS_RANDOMS:
+        _shuffle(rng, ranks)
+    else:
+        rng.shuffle(ranks)
+    return ranks
 
 
 def play_shoe(procedure: Procedure, shoe_index: int, round_limit: int = 0) -> list[int]:
     """Deal seeded shoe ``shoe_index`` (0-based) to its end, or to ``round_limit`` rounds when that is not 0.
 
     Returns the counts in :data:`COUNTED` order."""
-    ranks = _deck_ranks(procedure.decks)
-    random.Random(f"croupier:{procedure.seed}:{procedure.decks}:{shoe_index}").shuffle(ranks)
+    ranks = shoe_ranks(procedure, shoe_index)
     size = len(ranks)
-    values = [VALUES[rank] for rank in ranks]
-    values.extend([0] * PADDING)
     ranks.extend(range(100, 100 + PADDING))
+    rank_bytes = bytes(ranks)
+    values = rank_bytes.translate(VALUE_OF_RANK)
     cut = max(0, size - procedure.cut_from_end)
     at = _burn(procedure, values)
-    table = ROUND_TABLE
-    outcomes = [0] * 6
-    player_pairs = banker_pairs = 0
-    played = 0
-    limit = round_limit or -1
-    after_cut: int | None = None  # rounds still to deal once a round would start past the cut card
-    while played != limit:
+    table = SUMS_TABLE
+    starts: list[int] = []
+    codes: list[int] = []
+    start, code_of = starts.append, codes.append
+    after_cut = -1  # rounds still to deal once a round would start past the cut card (-1: not yet known)
+    while True:
         if at > cut:
-            if after_cut is None:
-                after_cut = (0 if played else 1) + (1 if procedure.one_more else 0)
+            if after_cut < 0:
+                after_cut = (0 if starts else 1) + (1 if procedure.one_more else 0)
             if after_cut == 0:
                 break
             after_cut -= 1
-        code = table[(values[at] + values[at + 2]) % 10 * 1000 + (values[at + 1] + values[at + 3]) % 10 * 100
+        start(at)
+        code = table[(values[at] + values[at + 2]) * 1900 + (values[at + 1] + values[at + 3]) * 100
                      + values[at + 4] * 10 + values[at + 5]]
-        outcomes[code & 15] += 1
-        player_pairs += ranks[at] == ranks[at + 2]
-        banker_pairs += ranks[at + 1] == ranks[at + 3]
+        code_of(code)
         at += code >> 4
-        played += 1
-        if at > size:
-            raise ShoeOverrun(f"shoe {shoe_index + 1} ran out of cards in round {played}")
-    return _counts(played, outcomes, player_pairs, banker_pairs)
+    if round_limit:
+        del starts[round_limit:], codes[round_limit:]
+    if starts and starts[-1] + (codes[-1] >> 4) > size:
+        raise ShoeOverrun(f"shoe {shoe_index + 1} ran out of cards in round {len(starts)}")
+    outcomes: Counter[int] = Counter()
+    for code, count in Counter(codes).items():
+        outcomes[code & 15] += count
+    player_pairs = sum(rank_bytes[at] == rank_bytes[at + 2] for at in starts)
+    banker_pairs = sum(rank_bytes[at + 1] == rank_bytes[at + 3] for at in starts)
+    return _counts(len(starts), outcomes, player_pairs, banker_pairs)
 
 
-def _burn(procedure: Procedure, values: list[int]) -> int:
+def _burn(procedure: Procedure, values: bytes) -> int:
     """Cards burned at the start of the shoe."""
     if procedure.burn == "none":
         return 0
@@ -129,7 +179,7 @@ def _burn(procedure: Procedure, values: list[int]) -> int:
     return 1 + (values[0] or 10)
 
 
-def _counts(played: int, outcomes: list[int], player_pairs: int, banker_pairs: int) -> list[int]:
+def _counts(played: int, outcomes: Counter[int], player_pairs: int, banker_pairs: int) -> list[int]:
     by_winner = [outcomes[2 * index] + outcomes[2 * index + 1] for index in range(len(WINNERS))]
     naturals = outcomes[1] + outcomes[3] + outcomes[5]
     return [played, *by_winner, naturals, player_pairs, banker_pairs]

@@ -142,3 +142,16 @@ def test_every_round_table_cell_follows_the_rules() -> None:
                     assert code & 1 == natural
                     assert WINNERS[(code >> 1) & 7] == rules.winner(final_player, final_banker)
                     assert code >> 4 == 4 + draws + banker_draws
+
+
+@pytest.mark.parametrize("decks", [1, 2, 6, 8])
+def test_the_engine_deals_the_mocks_shoes_card_for_card(decks: int) -> None:
+    from controller.app.fastsim import SHUFFLE_IS_RANDOMS, shoe_ranks
+    from controller.core.cards import RANKS
+    from controller.core.shoe import shuffled_shoe
+
+    assert SHUFFLE_IS_RANDOMS  # the written-out shuffle is the fast one; it matches random's on this Python
+    for seed in (0, 1, 2026, 2**63 - 1):
+        for shoe_index in (0, 1, 17):
+            ranks = shoe_ranks(Procedure(seed=seed, decks=decks, cut_from_end=16), shoe_index)
+            assert [RANKS[rank] for rank in ranks] == [code[0] for code in shuffled_shoe(seed, decks, shoe_index)]
