@@ -13,7 +13,6 @@ import functools
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Final
 
@@ -196,6 +195,8 @@ def _whole_shoes(procedure: Procedure, workers: int) -> Iterator[list[int]]:
         while True:
             yield play_shoe(procedure, index)
             index += 1
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=workers) as pool:
         first = 0
         while True:

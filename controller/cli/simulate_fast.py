@@ -11,7 +11,6 @@ import argparse
 import sys
 
 from config.schema import Settings
-from controller.app.fastsim import Procedure, ShoeOverrun, simulate
 from controller.ui.transcript import Progress, Summary
 
 MAX_WORKERS = 64
@@ -55,6 +54,8 @@ def workers_error(args: argparse.Namespace, blocking: str | None) -> str | None:
 
 def run_fast(args: argparse.Namespace, settings: Settings, seed: int, decks: int, cut_from_end: int) -> bool:
     """Print the summary of the run through the fast engine; False when the full path must deal it."""
+    from controller.app.fastsim import Procedure, ShoeOverrun, simulate  # its tables are built on import
+
     shoe = settings.shoe
     procedure = Procedure(seed=seed, decks=decks, cut_from_end=cut_from_end, burn=shoe.burn,
                           burn_cards=shoe.burn_cards, one_more=shoe.cut_card == "one_more")
