@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -38,10 +39,21 @@ def _environment(env: Mapping[str, str] | None) -> Iterator[None]:
         os.environ.update(saved)
 
 
-def croupier_in_process(*argv: str, env: Mapping[str, str] | None = None) -> Completed:
-    """Run ``croupier ARGV`` here; ``env`` replaces the environment for the run."""
+@contextlib.contextmanager
+def _stdin(text: str) -> Iterator[None]:
+    saved = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved
+
+
+def croupier_in_process(*argv: str, env: Mapping[str, str] | None = None, stdin: str = "") -> Completed:
+    """Run ``croupier ARGV`` here, reading ``stdin``; ``env`` replaces the environment for the run."""
     out, err = io.StringIO(), io.StringIO()
-    with _environment(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    with (_environment(env), _stdin(stdin), contextlib.redirect_stdout(out),
+          contextlib.redirect_stderr(err)):
         try:
             status = main(list(argv))
         except SystemExit as exit_:  # argparse's usage errors and --help
