@@ -194,7 +194,7 @@ def test_cut_card_event_names_the_round_it_affects() -> None:
 # -- error paths: one clear line, never a traceback ----------------------------------------------------
 
 
-def one_line_error(run: subprocess.CompletedProcess[str], status: int = 2) -> str:
+def one_line_error(run: Completed | subprocess.CompletedProcess[str], status: int = 2) -> str:
     assert run.returncode == status, run
     assert "Traceback" not in run.stderr
     lines = run.stderr.strip().splitlines()
