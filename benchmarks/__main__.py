@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ("benchmarks.rounds", "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor")
+BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.serial_latency", "benchmarks.journal",
+              "benchmarks.floor")
 
 
 def main() -> int:
