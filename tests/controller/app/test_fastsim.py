@@ -155,3 +155,37 @@ def test_the_engine_deals_the_mocks_shoes_card_for_card(decks: int) -> None:
         for shoe_index in (0, 1, 17):
             ranks = shoe_ranks(Procedure(seed=seed, decks=decks, cut_from_end=16), shoe_index)
             assert [RANKS[rank] for rank in ranks] == [code[0] for code in shuffled_shoe(seed, decks, shoe_index)]
+
+
+def test_a_long_summary_only_run_shows_a_progress_bar_on_a_terminal() -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "simulate", "--seed", "3", "--rounds",
+                                "30000"], stdout=subprocess.PIPE, stderr=terminal, text=True)
+    os.close(terminal)
+    shown = b""
+    try:
+        while True:
+            try:
+                chunk = os.read(controller, 65536)  # the bar, read as it is drawn; EOF (EIO) once the run ends
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert process.stdout is not None
+        stdout = process.stdout.read()
+        assert process.wait(timeout=300) == 0
+    finally:
+        os.close(controller)
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert stdout.startswith("Summary: 30000 rounds over ")
+    bars = shown.decode().replace("\r\n", "\n").split("\r")
+    assert bars[-1].endswith("] 30000/30000 rounds\n")
+    assert any("/30000 rounds" in bar and "30000/30000" not in bar for bar in bars)  # drawn while dealing
