@@ -1,6 +1,6 @@
 """The ``croupier`` command line.
 
-Each subcommand lives in ``controller.commands.<name>`` and exposes
+Each subcommand lives in ``controller.cli.<name>`` and exposes
 ``register(subparsers)``, which adds its parser and sets ``handler``. Errors
 raised on purpose (:class:`CroupierError`) print one clear line and exit 2.
 """
@@ -11,55 +11,89 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
-from importlib import metadata
+from typing import Any
 
 from controller import __version__
 from controller.core.exceptions import CroupierError
 
-COMMAND_MODULES = [
-    "controller.cli.simulate",
-    "controller.cli.run",
-    "controller.cli.odds",
-    "controller.cli.diagram",
-    "controller.cli.roads",
-    "controller.cli.shoe_emulator",
-    "controller.cli.badges",
-    "controller.cli.audit",
-    "controller.cli.history",
-    "controller.cli.archive",
-    "controller.cli.floor",
-    "controller.cli.train",
-    "controller.cli.report",
-]
+COMMANDS: dict[str, tuple[str, str]] = {
+    "simulate": ("controller.cli.simulate", "run a simulated table on the mock shoe"),
+    "run": ("controller.cli.run", "run the live table from a card reader"),
+    "odds": ("controller.cli.odds", "exact probabilities and house edges of every bet"),
+    "diagram": ("controller.cli.diagram", "write the round state machine as Mermaid (and PNG with Graphviz)"),
+    "roads": ("controller.cli.roads",
+              "print the scoreboard roads (bead plate, big road, derived roads) of a result history"),
+    "shoe-emulator": ("controller.cli.shoe_emulator", "play a card-reading shoe on a pseudo-terminal or TCP port"),
+    "badges": ("controller.cli.badges", "staff badges on the PC/SC badge reader"),
+    "audit": ("controller.cli.audit", "check a journal for tampering"),
+    "history": ("controller.cli.history",
+                "print the rounds of a journal: cards, results, settlement, misdeals, approvals, alerts"),
+    "archive": ("controller.cli.archive", "store every table's journal from the MQTT broker in PostgreSQL"),
+    "floor": ("controller.cli.floor",
+              "serve the pit dashboard: every table of the floor, live, from the MQTT broker"),
+    "train": ("controller.cli.train", "drill the dealer's calls (draw, stand, winner, pays) on the mock shoe"),
+    "report": ("controller.cli.report", "reports from journals: dealers and game pace"),
+}
+"""Each command: the module that registers its parser, and its one-line help (``croupier --help`` lists these
+without importing the modules; a test checks they match what the modules register)."""
+
+COMMAND_MODULES = [module for module, _ in COMMANDS.values()]
 
 EXIT_BAD_INPUT = 2
 
 
 def version() -> str:
     """The installed package's version (the source tree's when it is not installed)."""
+    from importlib import metadata
+
     try:
         return metadata.version("croupier")
     except metadata.PackageNotFoundError:
         return __version__
 
 
-def build_parser() -> argparse.ArgumentParser:
+class VersionAction(argparse.Action):
+    """``--version``: print ``croupier VERSION`` and exit 0 (the version is looked up only then)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        print(f"croupier {version()}")
+        parser.exit()
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``croupier`` parser; with ``only``, just that command's module is imported (the others are listed
+    by name and help, enough for ``croupier --help`` and for argparse's choice of command)."""
     parser = argparse.ArgumentParser(
         prog="croupier",
         description="Controller for a live Punto Banco table: card reader in, dealer instructions out.",
     )
-    parser.add_argument("--version", action="version", version=f"croupier {version()}",
-                        help="print the version and exit")
+    parser.add_argument("--version", action=VersionAction, help="print the version and exit")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    for name, (module_name, help_text) in COMMANDS.items():
+        if only is None or name == only:
+            importlib.import_module(module_name).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
+
+
+def _command_named(argv: Sequence[str]) -> str:
+    """The command ``argv`` names (its first word that is not an option), or "" when it names none."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else ""
+    return ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``croupier``; returns the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(only=_command_named(words))
+    args = parser.parse_args(words)
     command = " ".join(name for name in (args.command, getattr(args, "floor_command", None),
                                          getattr(args, "report_command", None)) if name)
     try:

@@ -16,6 +16,7 @@ from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, feed_from_args
+from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
 from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
@@ -71,6 +72,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--plot", metavar="FILE",
                         help="also draw the summary's comparison with croupier odds to FILE (.png, .svg or .pdf; "
                              "needs the plot extra: matplotlib)")
+    add_workers_option(parser)
     parser.set_defaults(handler=simulate)
 
 
@@ -109,26 +111,40 @@ def build_sinks(args: argparse.Namespace, rounds: int, words: Catalogue = ENGLIS
     return sinks, summary, progress
 
 
-def simulate(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args)
-    decks = settings.table.decks
-    scripted = args.cards is not None or args.script is not None
+def _refused(args: argparse.Namespace, scripted: bool) -> str | None:
+    """Why the options cannot run together (one line), or None; notes what is not used, checks --plot."""
     if args.cards is not None and args.script is not None:
-        print("croupier simulate: give --cards or --script, not both", file=sys.stderr)
-        return 2
+        return "give --cards or --script, not both"
     if scripted and args.seed is not None:
         print("croupier simulate: note: --seed is not used when the cards are given (--cards/--script)",
               file=sys.stderr)
     if args.plot is not None:
         check_plot_path(args.plot)
+    return None
+
+
+def simulate(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args)
+    decks = settings.table.decks
+    scripted = args.cards is not None or args.script is not None
+    refused = _refused(args, scripted)
+    if refused:
+        print(f"croupier simulate: {refused}", file=sys.stderr)
+        return 2
     seed = _seed(args, scripted)
     source, url = _mock_shoe(args, f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}")
     rounds = settings.simulation.rounds
+    blocking = blocking_option(args, settings, TRANSCRIPT_LIMIT)
+    if workers_error(args, blocking):
+        print(f"croupier simulate: {workers_error(args, blocking)}", file=sys.stderr)
+        return 2
+    words = table_catalogue(settings)
+    if blocking is None and run_fast(args, settings, seed, source.decks, source.cut_from_end, words):
+        return 0
     args.auto_next = settings.simulation.auto_next
     interactive = bool(getattr(args, "interactive", False))
     if interactive:
         args.quiet = True
-    words = table_catalogue(settings)
     sinks, summary, progress = build_sinks(args, rounds, words)
     outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
     feed = feed_from_args(args, settings, args.journal, outputs.notice)

@@ -95,6 +95,19 @@ class OddsComparison:
         for bet in self.nets:
             self.nets[bet] += Decimal(earlier.get(net_key(bet), 0)) / NET_UNITS
 
+    def add_totals(self, counts: Mapping[str, int], pays: Mapping[str, Decimal]) -> None:
+        """Results dealt without their events (the fast path), commission variant: their counts, and the
+        nets they settle to under ``pays`` (each offered standard bet's winning pay)."""
+        self.restore(counts)
+        rounds = counts.get("rounds", 0)
+        self.settled += rounds
+        wins = {"player": counts.get("player", 0), "banker": counts.get("banker", 0), "tie": counts.get("tie", 0),
+                "player_pair": counts.get("player_pair", 0), "banker_pair": counts.get("banker_pair", 0)}
+        pushed = {"player": wins["tie"], "banker": wins["tie"]}
+        for bet, pay in pays.items():
+            won = wins[bet]
+            self.nets[bet] += won * pay - (rounds - won - pushed.get(bet, 0))
+
     def frequencies(self) -> list[Frequency]:
         odds = compute_odds(self.decks)
         return [Frequency(name, label, self.counts[name], self.counts["rounds"], getattr(odds, name))

@@ -252,10 +252,16 @@ class Progress:
         for event in events:
             if event["event"] in ("result", "round_voided"):
                 self.done += 1
-                if self.enabled and (self.done % self.step == 0 or self.done == self.total):
-                    filled = 40 * self.done // self.total
-                    self.stream.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {self.done}/{self.total} rounds")
-                    self.stream.flush()
+                if self.done % self.step == 0 or self.done == self.total:
+                    self.show(self.done)
+
+    def show(self, done: int) -> None:
+        """Draw the bar at ``done`` rounds of the total."""
+        self.done = done
+        if self.enabled:
+            filled = 40 * done // self.total
+            self.stream.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {done}/{self.total} rounds")
+            self.stream.flush()
 
     def finish(self) -> None:
         if self.enabled:

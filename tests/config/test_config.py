@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +11,7 @@ import pytest
 from config.loader import default_config_text, load_config, serial_url
 from config.schema import AuthSettings, Badge, Settings
 from controller.core.exceptions import ConfigError
+from tests.inprocess import croupier_in_process
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -162,8 +161,7 @@ def test_cut_card_depth_error_names_where_each_value_came_from(
 
 def test_a_mistyped_variable_stops_the_cli_with_one_line() -> None:
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}, "CROUPIER_TABEL_DECKS": "6"}
-    done = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--rounds", "1", "--quiet"],
-                          capture_output=True, text=True, env=env, timeout=120, check=False)
+    done = croupier_in_process("simulate", "--rounds", "1", "--quiet", env=env)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith("croupier simulate: environment: CROUPIER_TABEL_DECKS: not a Croupier setting")

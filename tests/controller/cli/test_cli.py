@@ -10,10 +10,18 @@ from typing import Any
 
 import pytest
 
+from tests.inprocess import Completed, croupier_in_process
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def croupier(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def croupier(*args: str, env: dict[str, str] | None = None) -> Completed:
+    """``croupier ARGS`` run in this process (``tests/inprocess.py``): these tests read only its output."""
+    return croupier_in_process(*args, env=env)
+
+
+def croupier_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m controller.cli.main ARGS`` as a separate process."""
     return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=120, env=env)
 
@@ -23,7 +31,7 @@ def events(output: str) -> list[dict[str, Any]]:
 
 
 def test_contract_burn_then_one_round() -> None:
-    run = croupier("simulate", "--cards", "5H 2C 3C 4C 6C 7C 9S 8H KD 2C", "--json")
+    run = croupier_process("simulate", "--cards", "5H 2C 3C 4C 6C 7C 9S 8H KD 2C", "--json")
     assert run.returncode == 0, run.stderr
     stream = events(run.stdout)
     assert all("event" in e for e in stream)
@@ -186,7 +194,7 @@ def test_cut_card_event_names_the_round_it_affects() -> None:
 # -- error paths: one clear line, never a traceback ----------------------------------------------------
 
 
-def one_line_error(run: subprocess.CompletedProcess[str], status: int = 2) -> str:
+def one_line_error(run: Completed | subprocess.CompletedProcess[str], status: int = 2) -> str:
     assert run.returncode == status, run
     assert "Traceback" not in run.stderr
     lines = run.stderr.strip().splitlines()

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import types
 from pathlib import Path
 from typing import Literal, Union, get_args, get_origin, get_type_hints
@@ -13,6 +11,7 @@ from typing import Literal, Union, get_args, get_origin, get_type_hints
 import pytest
 
 from controller.core.events import BADGE_WATCH_TYPES, BY_NAME, EVENT_TYPES, EventShapeError, decode_event, event_names
+from tests.inprocess import croupier_in_process
 
 ROOT = Path(__file__).resolve().parents[3]
 EVENTS_DOC = (ROOT / "docs" / "events.md").read_text(encoding="utf-8")
@@ -84,8 +83,7 @@ ALERTS = f"{NEW_DECK_ORDER} @ack A1 @ack A1 2H 3H 4H 5H"
 
 
 def simulate(*args: str) -> list[dict[str, object]]:
-    run = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--json", *args],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    run = croupier_in_process("simulate", "--json", *args)
     assert run.returncode in (0, 3, 4), run.stderr
     return [json.loads(line) for line in run.stdout.splitlines()]
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +14,7 @@ from controller.core.events import CardEvent, Event, PromptEvent, decode_event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import FOREIGN, Table
+from tests.inprocess import croupier_in_process
 from tests.typed_events import expect
 
 
@@ -215,11 +214,7 @@ ONE_DECK_IN_ROUNDS = (
 
 
 def simulate_one_deck(cards: str) -> list[Event]:
-    done = subprocess.run(
-        [sys.executable, "-m", "controller.cli.main", "simulate", "--decks", "1", "--no-burn", "--manual-next",
-         "--json", "--cards", cards],
-        capture_output=True, text=True, timeout=120, check=False,
-    )
+    done = croupier_in_process("simulate", "--decks", "1", "--no-burn", "--manual-next", "--json", "--cards", cards)
     assert done.returncode in (0, 3, 4), done.stderr
     return [decode_event(json.loads(line)) for line in done.stdout.splitlines()]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main as cli
+from tests.inprocess import Completed, croupier_in_process
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -57,8 +58,11 @@ def test_a_file_that_is_no_journal_is_exit_2(tmp_path: Path, capsys: pytest.Capt
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
-def croupier(*argv: str, user: list[str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*(user or []), sys.executable, "-m", "controller.cli.main", *argv],
+def croupier(*argv: str, user: list[str] | None = None) -> subprocess.CompletedProcess[str] | Completed:
+    """``croupier ARGV``: as another ``user`` in a process of its own, else in this process."""
+    if user is None:
+        return croupier_in_process(*argv)
+    return subprocess.run([*user, sys.executable, "-m", "controller.cli.main", *argv],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 

@@ -1,0 +1,47 @@
+"""``croupier`` imports only the command it runs; its listing of commands is the commands' own."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+from controller.cli import main as cli
+
+
+def listed_help(parser: argparse.ArgumentParser) -> dict[str, str | None]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {choice.dest: choice.help for choice in action._choices_actions}
+
+
+def test_the_lazy_listing_is_what_each_command_registers() -> None:
+    full = listed_help(cli.build_parser())
+    assert list(full) == list(cli.COMMANDS)
+    for name in cli.COMMANDS:
+        assert listed_help(cli.build_parser(only=name)) == full
+    assert listed_help(cli.build_parser(only="")) == full
+
+
+def imported_after(*argv: str) -> set[str]:
+    code = ("import sys, contextlib, io\n"
+            "from controller.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    try:\n"
+            f"        main({list(argv)!r})\n"
+            "    except SystemExit:\n"
+            "        pass\n"
+            "print(' '.join(sorted(sys.modules)))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    return set(run.stdout.split())
+
+
+def test_help_imports_no_command_module_nor_pydantic_nor_transitions() -> None:
+    modules = imported_after("--help")
+    assert not modules & set(cli.COMMAND_MODULES)
+    assert "pydantic" not in modules and "transitions" not in modules
+
+
+def test_a_command_imports_its_own_module_only() -> None:
+    modules = imported_after("odds", "--decks", "1", "--json")
+    assert "controller.cli.odds" in modules
+    assert not modules & (set(cli.COMMAND_MODULES) - {"controller.cli.odds"})
