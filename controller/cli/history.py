@@ -1,4 +1,4 @@
-"""``croupier history PATH [--json | --csv] [--cards]``: the rounds a journal holds.
+"""``croupier history PATH [--json | --csv] [--cards] [--lang CODE]``: the rounds a journal holds.
 
 ::
 
@@ -28,6 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
+from controller.cli.argtypes import add_lang_option
 from controller.core.events import (
     AlertEvent,
     ApprovalEvent,
@@ -40,6 +41,7 @@ from controller.core.events import (
     SettlementEvent,
 )
 from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.journal.store import Journal
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
@@ -111,6 +113,10 @@ def register(subparsers: Any) -> None:
                         help="one row per card out of the shoe: shoe, position in the shoe, time, slot (or burn, "
                              "discard, held), card, round, entry (read or manual)")
     parser.add_argument("path", metavar="PATH", help="the journal file")
+    add_lang_option(parser)
+    parser.add_argument("--config", metavar="FILE",
+                        help="TOML config file whose [table] language and messages_dir word the text "
+                             "(default: the embedded default)")
     parser.set_defaults(handler=history)
 
 
@@ -296,6 +302,7 @@ def history(args: argparse.Namespace) -> int:
     """Print the history of ``args.path``; returns the exit status."""
     from controller.cli.history_text import write_text
 
+    words = ENGLISH if args.json or args.csv or args.cards else text_catalogue(args)
     try:
         status, failed_seq, events, cards = _read(args)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
@@ -311,11 +318,20 @@ def history(args: argparse.Namespace) -> int:
         elif args.csv:
             write_csv(history_of(events, failed_seq), output)
         else:
-            write_text(history_of(events, failed_seq), output)
+            write_text(history_of(events, failed_seq), output, words)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         return _not_table_events(args, error)
     sys.stdout.write(output.getvalue())
     return status
+
+
+def text_catalogue(args: argparse.Namespace) -> Catalogue:
+    """The catalogue the text is worded in: ``--lang``, else ``[table] language`` (``--config``, environment),
+    with ``[table] messages_dir``'s house words; a bad one is a :class:`ConfigError` naming it."""
+    from config.loader import load_config
+    from controller.ui.localise import table_catalogue
+
+    return table_catalogue(load_config(args.config), args.lang)
 
 
 def _not_table_events(args: argparse.Namespace, error: Exception) -> int:

@@ -1,15 +1,31 @@
 """The readable form of ``croupier history``: each shoe's rounds with their times, misdeals, approvals and
-alerts, the shoe's report when it closed, the open alerts, and the round of a tampered record marked."""
+alerts, the shoe's report when it closed, the open alerts, and the round of a tampered record marked.
+
+The text is in a catalogue's language (``--lang``, ``[table] language``; docs/languages.md), its amounts
+and counts in that locale's digits (:mod:`controller.i18n.numbers`); card codes, slots, misdeal and alert
+kinds and resolutions stay machine words, as in ``--json`` and ``--csv``."""
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import Any, TextIO, cast
 
-from controller.cli.history import History, Round, alert_text, approval_text, flags_of, resolution_text
-from controller.core.events import ShoeClosedEvent
+from controller.cli.history import History, Round
+from controller.core.events import (
+    AlertEvent,
+    ApprovalEvent,
+    ApprovalRefusedEvent,
+    ResolvedEvent,
+    ResultEvent,
+    ShoeClosedEvent,
+)
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.numbers import format_count, format_net
 from controller.journal.timeline import Timed
+from controller.ui.bigtext import pad_cells
+from controller.ui.localise import Localiser
 
-TAMPERED_MARK = "  ** TAMPERED: its journal record failed verification **"
+INDENT = " " * 13
+"""Where a round's second and later lines start."""
 
 
 def clock_of(at: str) -> str:
@@ -17,84 +33,170 @@ def clock_of(at: str) -> str:
     return at[11:19] if len(at) >= 19 and at[10] == "T" else at
 
 
-def shoe_report_text(report: ShoeClosedEvent) -> str:
+def side_name(name: str, words: Catalogue) -> str:
+    """A side, bet or result flag (``banker``, ``player_pair``, ``natural``) as the history names it."""
+    names = {
+        "player": words.say("history.player", "player"), "banker": words.say("history.banker", "banker"),
+        "tie": words.say("history.tie", "tie"), "natural": words.say("history.natural", "natural"),
+        "player_pair": words.say("history.player_pair", "player pair"),
+        "banker_pair": words.say("history.banker_pair", "banker pair"),
+    }
+    return names.get(name, name.replace("_", " "))
+
+
+def _count(value: int, words: Catalogue) -> str:
+    return format_count(value, words.language)
+
+
+def shoe_report_text(report: ShoeClosedEvent, words: Catalogue = ENGLISH) -> str:
     """A closed shoe's report in two lines."""
     results, pairs = report["results"], report["pairs"]
-    foreign = f", foreign {' '.join(report['foreign'])}" if report["foreign"] else ""
-    return (f"{report['rounds']} rounds: banker {results['banker']}, player {results['player']}, "
-            f"tie {results['tie']}; naturals {report['naturals']}, player pairs {pairs['player']}, "
-            f"banker pairs {pairs['banker']}; misdeals {report['misdeals']}, voided {report['voided']}\n"
-            f"             cards: {report['cards_seen']} out of the shoe ({report['dealt']} dealt, "
-            f"{report['burned']} burned, {report['discarded']} discarded, {report['unidentified']} unread"
-            f"{foreign}), {report['cards_remaining']} left")
+    counts = {name: _count(value, words) for name, value in (
+        ("rounds", report["rounds"]), ("banker", results["banker"]), ("player", results["player"]),
+        ("tie", results["tie"]), ("naturals", report["naturals"]), ("player_pairs", pairs["player"]),
+        ("banker_pairs", pairs["banker"]), ("misdeals", report["misdeals"]), ("voided", report["voided"]),
+        ("seen", report["cards_seen"]), ("dealt", report["dealt"]), ("burned", report["burned"]),
+        ("discarded", report["discarded"]), ("unread", report["unidentified"]),
+        ("left", report["cards_remaining"]))}
+    foreign = words.say("history.report_foreign", ", foreign {cards}", cards=" ".join(report["foreign"])) \
+        if report["foreign"] else ""
+    return (words.say("history.report_results", "{rounds} rounds: banker {banker}, player {player}, tie {tie}; "
+                      "naturals {naturals}, player pairs {player_pairs}, banker pairs {banker_pairs}; misdeals "
+                      "{misdeals}, voided {voided}", **counts) + "\n" + INDENT
+            + words.say("history.report_cards", "cards: {seen} out of the shoe ({dealt} dealt, {burned} burned, "
+                        "{discarded} discarded, {unread} unread{foreign}), {left} left", foreign=foreign, **counts))
 
 
-def _round_line(entry: Round) -> str | None:
+def _flags(result: ResultEvent, words: Catalogue) -> str:
+    shown = (("natural", result["natural"]), ("player_pair", result["player_pair"]),
+             ("banker_pair", result["banker_pair"]))
+    return words.say("history.separator", ", ").join(side_name(flag, words) for flag, on in shown if on)
+
+
+def _result_line(entry: Round, result: ResultEvent, when: str, words: Catalogue) -> str:
+    player, banker = result["player"], result["banker"]
+    flags = _flags(result, words)
+    line = words.say("history.result", "  Round {round}  {time}  {winner}  player {player_cards} = {player}  "
+                     "banker {banker_cards} = {banker}", round=f"{entry.number:>3}", time=f"{when:<8}",
+                     winner=pad_cells(side_name(result["winner"], words), 6),
+                     player_cards=f"{' '.join(player['cards']):<9}", player=player["total"],
+                     banker_cards=f"{' '.join(banker['cards']):<9}", banker=banker["total"])
+    line += f"  [{flags}]" if flags else ""
+    if result.get("manual"):
+        line += words.say("history.by_hand", "  (by hand: {slots})", slots=" ".join(result["manual"]))
+    return line
+
+
+def _round_line(entry: Round, words: Catalogue) -> str | None:
     result = entry.result
     when = clock_of(entry.at)
     if result is not None:
-        player, banker = result["player"], result["banker"]
-        flags = flags_of(result)
-        line = (f"  Round {entry.number:>3}  {when:<8}  {result['winner']:<6}  "
-                f"player {' '.join(player['cards']):<9} = {player['total']}  "
-                f"banker {' '.join(banker['cards']):<9} = {banker['total']}"
-                + (f"  [{flags}]" if flags else "")
-                + (f"  (by hand: {' '.join(result['manual'])})" if result.get("manual") else ""))
+        line = _result_line(entry, result, when, words)
     elif entry.voided is not None:
-        line = (f"  Round {entry.number:>3}  {when:<8}  VOID    cards {' '.join(entry.voided['cards'])}, "
-                "bets returned")
+        line = words.say("history.voided", "  Round {round}  {time}  VOID    cards {cards}, bets returned",
+                         round=f"{entry.number:>3}", time=f"{when:<8}", cards=" ".join(entry.voided["cards"]))
     elif not (entry.misdeals or entry.approvals or entry.alerts or entry.tampered):
         return None
     else:
-        line = f"  Round {entry.number:>3}  {when:<8}  (not finished)"
-    return line + (TAMPERED_MARK if entry.tampered else "")
+        line = words.say("history.not_finished", "  Round {round}  {time}  (not finished)",
+                         round=f"{entry.number:>3}", time=f"{when:<8}")
+    return line + (words.say("history.tampered", "  ** TAMPERED: its journal record failed verification **")
+                   if entry.tampered else "")
 
 
-def _write_round(entry: Round, found: History, stream: TextIO) -> None:
-    line = _round_line(entry)
+def resolution_line(event: ResolvedEvent, words: Catalogue) -> str:
+    """A misdeal's resolution: ``kind:resolution[cards]``, and who approved it."""
+    what = f"{event['kind']}:{event['resolution']}" + (f"[{' '.join(event['cards'])}]" if event["cards"] else "")
+    if event.get("approved_by"):
+        return words.say("history.resolved_approved", "resolved {what} approved by {by}", what=what,
+                         by=str(event.get("approved_by")))
+    return words.say("history.resolved", "resolved {what}", what=what)
+
+
+def approval_line(event: ApprovalEvent | ApprovalRefusedEvent, words: Catalogue) -> str:
+    """A supervisor's approval or its refusal."""
+    if event["event"] == "approval":
+        return words.say("history.approved", "{action} approved by {by}", action=event["action"], by=event["by"])
+    return words.say("history.refused", "{action} refused ({reason})", action=event["action"],
+                     reason=event["reason"])
+
+
+def alert_status(alert: AlertEvent, acknowledged: dict[str, Timed], words: Catalogue = ENGLISH) -> str:
+    """An alert in a line: kind, id, severity, and open or who acknowledged it and when."""
+    fields = cast(dict[str, Any], alert)
+    alert_id = fields.get("id")
+    ack = acknowledged.get(str(alert_id)) if alert_id is not None else None
+    status = words.say("history.alert_open", "OPEN")
+    if ack is not None:
+        status = words.say("history.alert_acknowledged", "acknowledged by {by} at {at}",
+                           by=cast(dict[str, Any], ack.event).get("by") or "?", at=ack.at)
+    severity = f" {fields['severity']}" if fields.get("severity") else ""
+    named = f" {alert_id}" if alert_id is not None else ""
+    return f"{alert['kind']}{named}{severity} [{status}]"
+
+
+def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue) -> None:
+    line = _round_line(entry, words)
     if line is None:
         return
     stream.write(line + "\n")
+    localiser = Localiser(words)
     if entry.settlement is not None:
-        nets = ", ".join(f"{bet.replace('_', ' ')} {outcome['net']}"
-                         for bet, outcome in entry.settlement["bets"].items())
-        stream.write(f"             pays per unit: {nets}\n")
+        nets = words.say("history.separator", ", ").join(
+            f"{side_name(bet, words)} {format_net(outcome['net'], words.language)}"
+            for bet, outcome in entry.settlement["bets"].items())
+        stream.write(INDENT + words.say("history.pays", "pays per unit: {nets}", nets=nets) + "\n")
     for misdeal in entry.misdeals:
         card = f" ({misdeal['card']})" if misdeal["card"] else ""
-        stream.write(f"             misdeal {misdeal['kind']}{card}: {misdeal['detail']}\n")
+        detail = cast(dict[str, Any], localiser.event(misdeal))["detail"]
+        stream.write(INDENT + words.say("history.misdeal", "misdeal {kind}{card}: {detail}", kind=misdeal["kind"],
+                                        card=card, detail=detail) + "\n")
     for resolution in entry.resolutions:
-        stream.write(f"             resolved {resolution_text(resolution)}\n")
+        stream.write(INDENT + resolution_line(resolution, words) + "\n")
     for approval in entry.approvals:
-        stream.write(f"             {approval_text(approval)}\n")
+        stream.write(INDENT + approval_line(approval, words) + "\n")
     for alert in entry.alerts:
-        stream.write(f"             ALERT {alert_text(alert, found.acknowledged)}: {alert['detail']}\n")
+        detail = cast(dict[str, Any], localiser.event(alert))["detail"]
+        stream.write(INDENT + words.say("history.alert", "ALERT {alert}: {detail}",
+                                        alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")
 
 
-def _write_report(shoe: int, report: Timed | None, stream: TextIO) -> None:
+def _write_report(shoe: int, report: Timed | None, stream: TextIO, words: Catalogue) -> None:
     if report is not None and report.event["event"] == "shoe_closed":
-        stream.write(f"Shoe {shoe} closed at {report.at}: {shoe_report_text(report.event)}\n")
+        stream.write(words.say("history.shoe_closed", "Shoe {shoe} closed at {at}: {report}", shoe=shoe,
+                               at=report.at, report=shoe_report_text(report.event, words)) + "\n")
 
 
-def write_text(found: History, stream: TextIO) -> None:
-    """A readable history: shoes, rounds, reports, then the totals and the alerts still open."""
-    shoe = 0
-    for entry in found.rounds:
-        if entry.shoe != shoe:
-            if shoe:
-                _write_report(shoe, found.shoe_reports.get(shoe), stream)
-            shoe = entry.shoe
-            stream.write(f"Shoe {shoe}" + (f" (from {entry.at})" if entry.at else "") + "\n")
-        _write_round(entry, found, stream)
-    if shoe:
-        _write_report(shoe, found.shoe_reports.get(shoe), stream)
+def _write_totals(found: History, stream: TextIO, words: Catalogue) -> None:
     rounds = found.rounds
-    stream.write(f"{sum(1 for entry in rounds if entry.result is not None)} round(s) with a result, "
-                 f"{sum(1 for entry in rounds if entry.voided is not None)} voided\n")
+    stream.write(words.say("history.count", "{finished} round(s) with a result, {voided} voided",
+                           finished=_count(sum(1 for entry in rounds if entry.result is not None), words),
+                           voided=_count(sum(1 for entry in rounds if entry.voided is not None), words)) + "\n")
     alerts = [(entry, alert) for entry in rounds for alert in entry.alerts]
     still_open = [(entry, alert) for entry, alert in alerts
                   if str(dict(alert).get("id")) not in found.acknowledged or dict(alert).get("id") is None]
     if alerts:
-        stream.write(f"{len(alerts)} alert(s), {len(still_open)} open\n")
+        stream.write(words.say("history.alert_count", "{alerts} alert(s), {open} open",
+                               alerts=_count(len(alerts), words), open=_count(len(still_open), words)) + "\n")
+    localiser = Localiser(words)
     for entry, alert in still_open:
-        stream.write(f"  OPEN ALERT shoe {entry.shoe} round {entry.number}: "
-                     f"{alert_text(alert, found.acknowledged)}: {alert['detail']}\n")
+        detail = cast(dict[str, Any], localiser.event(alert))["detail"]
+        stream.write(words.say("history.open_alert", "  OPEN ALERT shoe {shoe} round {round}: {alert}: {detail}",
+                               shoe=entry.shoe, round=entry.number,
+                               alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")
+
+
+def write_text(found: History, stream: TextIO, words: Catalogue = ENGLISH) -> None:
+    """A readable history in ``words``' language: shoes, rounds, reports, then the totals and the open alerts."""
+    shoe = 0
+    for entry in found.rounds:
+        if entry.shoe != shoe:
+            if shoe:
+                _write_report(shoe, found.shoe_reports.get(shoe), stream, words)
+            shoe = entry.shoe
+            stream.write((words.say("history.shoe_from", "Shoe {shoe} (from {at})", shoe=shoe, at=entry.at)
+                          if entry.at else words.say("history.shoe", "Shoe {shoe}", shoe=shoe)) + "\n")
+        _write_round(entry, found, stream, words)
+    if shoe:
+        _write_report(shoe, found.shoe_reports.get(shoe), stream, words)
+    _write_totals(found, stream, words)

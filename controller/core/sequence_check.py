@@ -37,6 +37,7 @@ from typing import Literal
 from controller.core.alerts import severity_of
 from controller.core.cards import RANKS, Card
 from controller.core.events import AlertEvent
+from controller.i18n.message import Param, message
 
 FALSE_ALARM = 1e-6
 """The chance, under a random shuffle, that a shoe raises a sequence alert (an upper bound)."""
@@ -219,20 +220,32 @@ class SequenceMonitor:
 def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int, alert_id: str) -> AlertEvent:
     """The ``alert`` event ``alert_id`` (``kind: "sequence_repeat"``) for ``repeat``, found in ``shoe``."""
     reference = repeat.reference
+    where: dict[str, Param] = {"length": repeat.length, "start": repeat.start, "shoe": shoe,
+                               "earlier_start": repeat.earlier_start, "probability": f"{repeat.probability:.1e}"}
     if reference.order == "factory":
-        earlier = "the factory order of new decks"
+        detail = message("alert.sequence_repeat.factory",
+                         "{length} cards from card {start} of shoe {shoe} repeat, in the same order, the factory "
+                         "order of new decks from its card {earlier_start}; a random shuffle gives this with "
+                         "probability {probability}. Stop and call surveillance: the shoe may be pre-sequenced or "
+                         "falsely shuffled", **where)
     elif reference.order == "discard":
-        earlier = f"shoe {reference.shoe}'s discard order (its dealt order reversed)"
+        detail = message("alert.sequence_repeat.discard",
+                         "{length} cards from card {start} of shoe {shoe} repeat, in the same order, shoe "
+                         "{earlier_shoe}'s discard order (its dealt order reversed) from its card {earlier_start}; "
+                         "a random shuffle gives this with probability {probability}. Stop and call surveillance: the "
+                         "shoe may be pre-sequenced or falsely shuffled",
+                         earlier_shoe=reference.shoe or 0, **where)
     else:
-        earlier = f"shoe {reference.shoe}'s dealt order"
+        detail = message("alert.sequence_repeat.dealt",
+                         "{length} cards from card {start} of shoe {shoe} repeat, in the same order, shoe "
+                         "{earlier_shoe}'s dealt order from its card {earlier_start}; a random shuffle gives this "
+                         "with probability {probability}. Stop and call surveillance: the shoe may be pre-sequenced "
+                         "or falsely shuffled", earlier_shoe=reference.shoe or 0, **where)
     return {
         "event": "alert", "id": alert_id, "kind": "sequence_repeat", "severity": severity_of("sequence_repeat"),
         "shoe": shoe, "round": round_number,
         "probability": repeat.probability, "threshold": repeat.threshold,
         "earlier_shoe": reference.shoe, "order": reference.order, "start": repeat.start,
         "earlier_start": repeat.earlier_start, "length": repeat.length,
-        "detail": f"{repeat.length} cards from card {repeat.start} of shoe {shoe} repeat, in the same order, "
-                  f"{earlier} from its card {repeat.earlier_start}; a random shuffle gives this with "
-                  f"probability {repeat.probability:.1e}. Stop and call surveillance: the shoe may be "
-                  f"pre-sequenced or falsely shuffled",
+        "detail": detail.english(), "say_id": detail.id, "say_params": detail.params,
     }

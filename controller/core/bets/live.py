@@ -10,6 +10,7 @@ from config.schema import BetsSettings
 from controller.core.alerts import AlertBook, severity_of
 from controller.core.bets.exact import Shoe, ShoeTooShort, bet_evs
 from controller.core.events import AlertEvent, EdgeEvent, Event
+from controller.i18n.message import message
 
 
 def exact_text(value: Fraction) -> str:
@@ -44,10 +45,12 @@ def edge_events(settings: BetsSettings, decks: int, shoe: int, round_number: int
 def advantage_alert(bet: str, ev: Fraction, threshold: float, shoe: int, round_number: int,
                     alert_id: str) -> AlertEvent:
     """The alert ``alert_id`` that the players have the edge on ``bet`` (expected net win ``ev`` per unit)."""
+    detail = message("alert.advantage", "{bet} is worth {percent}% to the players in round {round} from the cards "
+                     "they could have seen; watch for players who raise it",
+                     bet=bet, percent=f"{float(ev) * 100:+.3f}", round=round_number)
     return {
         "event": "alert", "id": alert_id, "kind": "advantage", "severity": severity_of("advantage"),
         "shoe": shoe, "round": round_number, "bet": bet,
         "edge": exact_text(ev), "threshold": threshold,
-        "detail": f"{bet} is worth {float(ev) * 100:+.3f}% to the players in round {round_number} from the "
-                  f"cards they could have seen; watch for players who raise it",
+        "detail": detail.english(), "say_id": detail.id, "say_params": detail.params,
     }

@@ -81,3 +81,18 @@ def test_no_alert_on_a_fresh_shoe_under_the_default_threshold() -> None:
 
 def test_live_edge_off_emits_no_edge() -> None:
     assert edges(play(TOKENS, live_edge=False)) == []
+
+
+def test_the_advantage_alert_detail_is_a_catalogue_message() -> None:
+    from controller.i18n.catalogue import Catalogue
+    from controller.i18n.message import Message
+
+    alert: Any = next(e for e in play("2H 9C 9D", alert_above=-0.05) if e["event"] == "alert")
+    assert alert["say_id"] == "alert.advantage"
+    assert alert["say_params"]["bet"] == alert["bet"] and alert["say_params"]["round"] == 1
+    assert all(isinstance(value, int | str) for value in alert["say_params"].values())
+    worded = Message(alert["say_id"], "", alert["say_params"])
+    assert Catalogue("en").text(worded) == alert["detail"]
+    assert "to the players in round 1" in alert["detail"]
+    assert alert["say_params"]["percent"] in Catalogue("ja").text(worded)
+    assert "to the players" not in Catalogue("ja").text(worded)

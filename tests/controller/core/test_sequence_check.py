@@ -203,3 +203,20 @@ def test_no_alert_over_200_seeded_shoes_of_the_simulation() -> None:
         alerts, table = seeded_alerts(seed, 50)
         assert len(table.archive.references) == 50  # the factory order and 49 earlier shoes
         assert alerts == []
+
+
+def test_the_sequence_alert_detail_is_a_catalogue_message_in_every_order() -> None:
+    from controller.core.sequence_check import Reference, sequence_alert
+    from controller.i18n.catalogue import Catalogue
+    from controller.i18n.message import Message
+
+    for shoe, order in ((None, "factory"), (1, "discard"), (1, "dealt")):
+        reference = Reference(shoe, order, ("AS", "2S", "3S"))  # type: ignore[arg-type]
+        alert: Any = sequence_alert(SequenceRepeat(reference, 4, 7, 9, 1.5e-9, 2e-9), 2, 3, "A1")
+        assert alert["say_id"] == f"alert.sequence_repeat.{order}"
+        assert all(isinstance(value, int | str) for value in alert["say_params"].values())
+        worded = Message(alert["say_id"], "", alert["say_params"])
+        assert Catalogue("en").text(worded) == alert["detail"]
+        assert "9 cards from card 4 of shoe 2" in alert["detail"] and "1.5e-09" in alert["detail"]
+        korean = Catalogue("ko").text(worded)
+        assert "9" in korean and "1.5e-09" in korean and "cards from card" not in korean

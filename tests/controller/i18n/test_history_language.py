@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,31 @@ def test_history_text_in_each_language(journal: str, language: str, word: str) -
 def test_json_and_csv_do_not_change_with_the_language(journal: str) -> None:
     for form in ("--json", "--csv"):
         assert croupier("history", journal, form, "--lang", "es").stdout == croupier("history", journal, form).stdout
+
+
+def test_history_takes_the_language_of_the_config_and_the_environment(journal: str, tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nlanguage = "zh_Hant"\n', encoding="utf-8")
+    from_file = croupier("history", journal, "--config", str(config))
+    assert from_file.returncode == 0, from_file.stderr
+    assert "莊" in from_file.stdout and "Round" not in from_file.stdout
+    environ = {**os.environ, "CROUPIER_TABLE_LANGUAGE": "ja"}
+    from_env = subprocess.run([sys.executable, "-m", "controller.cli.main", "history", journal], capture_output=True,
+                              text=True, cwd=ROOT, timeout=120, env=environ)
+    assert from_env.returncode == 0, from_env.stderr
+    assert "バンカー" in from_env.stdout and "Round" not in from_env.stdout
+    overridden = subprocess.run([sys.executable, "-m", "controller.cli.main", "history", journal, "--lang", "en"],
+                                capture_output=True, text=True, cwd=ROOT, timeout=120, env=environ)
+    assert overridden.stdout == croupier("history", journal).stdout
+
+
+def test_history_refuses_an_unknown_language_in_one_line(journal: str) -> None:
+    run = croupier("history", journal, "--lang", "kr")
+    assert run.returncode == 2 and not run.stdout
+    assert "--lang" in run.stderr and "'kr'" in run.stderr and "Traceback" not in run.stderr
+    environ_run = subprocess.run([sys.executable, "-m", "controller.cli.main", "history", journal],
+                                 capture_output=True, text=True, cwd=ROOT, timeout=120,
+                                 env={**os.environ, "CROUPIER_TABLE_LANGUAGE": "kr"})
+    assert environ_run.returncode == 2 and not environ_run.stdout
+    assert environ_run.stderr.startswith("croupier history: ") and "'kr'" in environ_run.stderr
+    assert len(environ_run.stderr.strip().splitlines()) == 1
