@@ -500,6 +500,13 @@ class AuthSettings(Section):
 # -- all of it --------------------------------------------------------------------------
 
 
+class ProtectionSettings(Section):
+    """``[protection]``: game protection beyond the rules (docs/game-protection.md)."""
+
+    sequence_check: bool = Field(default=True, description="true or false")
+    """Compare each shoe's order, as it is dealt, with the earlier shoes' (the ``sequence_repeat`` alert)."""
+
+
 class Settings(BaseModel):
     """All configuration, validated; ``source`` names where it came from (``environment > table.toml``)."""
 
@@ -517,6 +524,7 @@ class Settings(BaseModel):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     """``[auth]``: badges and approvals (documented in docs/pcsc.md)."""
     bets: BetsSettings = Field(default_factory=BetsSettings)
+    protection: ProtectionSettings = Field(default_factory=ProtectionSettings)
     source: str = "built-in defaults"
 
 
@@ -532,6 +540,7 @@ SECTIONS: dict[str, type[Section]] = {
     "feed": FeedSettings,
     "auth": AuthSettings,
     "bets": BetsSettings,
+    "protection": ProtectionSettings,
 }
 """Every config section, in the order of docs/config.md."""
 

@@ -285,7 +285,7 @@ class Dealing(Revealing):
     def _new_shoe(self, events: list[Event]) -> None:
         self.shoe_number += 1
         self.archive.add_shoe(self.shoe_number - 1, self.ledger.sequence.cards)
-        self.ledger = ShoeLedger(self.decks, self.archive)
+        self.ledger = ShoeLedger(self.decks, self.archive, self.settings.protection.sequence_check)
         self.cut_out = False
         self.model.last_round = None
         events.append({"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks})

@@ -18,7 +18,7 @@ class ShoeLedger:
     the round; the table tells it what happened to each card.
     """
 
-    def __init__(self, decks: int, archive: SequenceArchive | None = None) -> None:
+    def __init__(self, decks: int, archive: SequenceArchive | None = None, sequence_check: bool = True) -> None:
         self.decks = decks
         self.total = 52 * decks
         self.inventory: Counter[str] = Counter()
@@ -27,6 +27,8 @@ class ShoeLedger:
         self.monitor = ShuffleMonitor(decks)
         self.sequence = SequenceMonitor(archive if archive is not None else SequenceArchive(decks), decks)
         """This shoe's order compared with the earlier orders (the repeated-sequence alert)."""
+        self.sequence_check = sequence_check
+        """Whether :attr:`sequence` watches this shoe (``[protection] sequence_check``)."""
         self.repeat: SequenceRepeat | None = None
         """The run the last counted card made implausible, if it did."""
         self.burned: list[str] = []
@@ -53,7 +55,8 @@ class ShoeLedger:
         """Count a card seen in the shoe; the unshuffled-shoe score when it calls for an alert (and set
         :attr:`repeat` when the card makes a repeated run implausible)."""
         score = self.monitor.observe(card, self.inventory, self.seen_total)
-        self.repeat = self.sequence.observe(card, self.inventory, self.seen_total)
+        if self.sequence_check:
+            self.repeat = self.sequence.observe(card, self.inventory, self.seen_total)
         self.inventory[card.code] += 1
         self.seen_total += 1
         return score

@@ -49,7 +49,7 @@ class TableState:
         self.shoe_number = 1
         self.archive = SequenceArchive(self.decks)
         """Every earlier shoe's dealt order, for the repeated-sequence alert."""
-        self.ledger = ShoeLedger(self.decks, self.archive)
+        self.ledger = ShoeLedger(self.decks, self.archive, self.settings.protection.sequence_check)
         self.manual_slots: set[State] = set()
         self.slots_dealt: list[State] = []
         """The slots dealt so far in the round in play, in order (an exposed card is taken off the end)."""

@@ -26,11 +26,15 @@ from controller.core.snapshot import restore_into
 from controller.core.table import Table
 from controller.journal.checkpoint import KIND as CHECKPOINT
 from controller.journal.checkpoint import Cursor
+from controller.journal.compat import EVENTS_FORMAT, Upgrader, events_format, older_form
 from controller.journal.store import IDENTITY_SECTIONS, REPLAY_EXTRA, Journal, Record, canonical, compact
 from controller.journal.verify import verify
 from drivers.base import CardSource, Indication, Resumable
 
 # -- identity -------------------------------------------------------------------
+
+
+UNBOUND_TABLE_KEYS = ("language", "messages_dir")
 
 
 def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
@@ -40,6 +44,8 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
         "arguments": json.loads(canonical(argv_key)),
         "settings": {name: settings[name] for name in IDENTITY_SECTIONS},
     }
+    for key in UNBOUND_TABLE_KEYS:  # how the table speaks, not how it deals: a resume may change it
+        identity["settings"]["table"].pop(key, None)
     return identity
 
 
@@ -51,7 +57,7 @@ def replay_extra(table: Table) -> dict[str, Any]:
     before a key existed replays as it was dealt.
     """
     settings = table.settings.model_dump(mode="json")
-    extra = {"bets": settings["bets"]}
+    extra = {"bets": settings["bets"], "protection": settings["protection"]}
     if table.authority is not None:
         extra.update({name: settings[name] for name in REPLAY_EXTRA})
     return extra
@@ -69,7 +75,11 @@ def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
 
 
 def check_identity(path: str, header: Mapping[str, Any], identity: Mapping[str, Any]) -> None:
-    """Refuse (JournalError) a journal made with other arguments or settings."""
+    """Refuse (JournalError) a journal made with other arguments or settings, or by an earlier version."""
+    if events_format(header) < EVENTS_FORMAT:
+        raise JournalError(f"{path}: this journal was written by an earlier version of Croupier (event format "
+                           f"{events_format(header)}); croupier audit verify and croupier history read it, but "
+                           "dealing on needs that version: give a new --journal path")
     stored = header.get("identity")
     given = json.loads(canonical(identity))
     if stored == given:
@@ -114,6 +124,8 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
         layers.update({k: v for k, v in extra.items() if isinstance(v, dict)})
     if not isinstance(layers.get("bets"), dict):
         layers["bets"] = {"live_edge": False}  # written before bets were settings: no edge events
+    if not isinstance(layers.get("protection"), dict):
+        layers["protection"] = {"sequence_check": False}  # written before it: no sequence alerts
     if isinstance(layers.get("auth"), dict) and "two_person" not in layers["auth"]:
         layers["auth"] = {**layers["auth"], "two_person": False}  # written before approvals needed two people
     try:
@@ -124,8 +136,12 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
 
 def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
     """(seq, events) of every start and events record, in order, each event checked by
-    :func:`~controller.core.events.decode_event`."""
+    :func:`~controller.core.events.decode_event` (a format-1 journal's alerts given their id and severity:
+    :mod:`controller.journal.compat`)."""
+    upgrade: Upgrader | None = None
     for record in journal.records():
+        if record.kind == "header":
+            upgrade = Upgrader() if events_format(_loads(journal, record)) < EVENTS_FORMAT else None
         if record.kind in ("start", "events"):
             try:
                 raw = json.loads(record.body)["events"]
@@ -133,7 +149,7 @@ def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
                 raw = None
             if not isinstance(raw, list):
                 raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
-            yield record.seq, _decoded(journal, record, raw)
+            yield record.seq, _decoded(journal, record, [upgrade(event) for event in raw] if upgrade else raw)
 
 
 def _decoded(journal: Journal, record: Record, raw: list[object]) -> list[Event]:
@@ -212,6 +228,7 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
         result.earlier = Counter(result.cursor.before_shoe)
         records = journal.records(result.cursor.shoe_from)
     pending: tuple[Record, Input, list[Event]] | None = None
+    older = _older(journal)
     for record in records:
         if resume is not None and record.seq <= resume.seq:
             if record.kind in ("start", "events"):
@@ -234,7 +251,7 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
         elif record.kind != "header":
             if pending is None:
                 raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
-            _check_events(journal, record, pending[2])
+            _check_events(journal, record, pending[2], older)
             _count(result, record.seq, pending[2])
             _note_last(result, record, pending[2])
             pending = None
@@ -309,10 +326,20 @@ def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str
     return item, events
 
 
-def _check_events(journal: Journal, record: Record, events: list[Event]) -> None:
-    """The events record holds the events the replayed input gave."""
-    if compact({"events": events}) != record.body and canonical(events) != canonical(
-            _loads(journal, record).get("events")):
+def _older(journal: Journal) -> bool:
+    """The journal's events are in format 1 (:mod:`controller.journal.compat`)."""
+    first = next(iter(journal.records()), None)
+    return first is not None and first.kind == "header" and events_format(_loads(journal, first)) < EVENTS_FORMAT
+
+
+def _check_events(journal: Journal, record: Record, events: list[Event], older: bool = False) -> None:
+    """The events record holds the events the replayed input gave (in the form of its time when the journal
+    is ``older``: format 1)."""
+    if compact({"events": events}) == record.body:
+        return
+    stored = _loads(journal, record).get("events")
+    if canonical(events) != canonical(stored) and not (
+            older and canonical(older_form(list(events))) == canonical(stored)):
         raise JournalError(
             f"{journal.path}: record {record.seq}: replaying the journal gives other events than were "
             "journaled (was it written by another version of Croupier, or with other settings such as "

@@ -49,6 +49,7 @@ from typing import Any, NamedTuple
 from controller.core.events import Event
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input
+from controller.journal.compat import EVENTS_FORMAT
 from controller.journal.files import (
     APPLICATION_ID,
     FORMAT,
@@ -341,7 +342,8 @@ class Journal:
         resume (``[auth]``: a badge added between two runs does not lock the journal;
         the replay check still catches any event it would change).
         """
-        header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "identity": dict(identity)}
+        header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "events": EVENTS_FORMAT,
+                                  "identity": dict(identity)}
         if extra:
             header["extra"] = json.loads(canonical(extra))
         seq = self._write([("header", header), ("start", {"events": start_events})], setup=True)

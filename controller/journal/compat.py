@@ -1,0 +1,52 @@
+"""Journals written before event format 2: read, verified and replayed as they were dealt.
+
+Format 2 (the header's ``"events": 2``) gave every alert an ``id`` and a ``severity``, every text for
+people its message id (``say_id``, ``say_params``), misdeals raised while halted ``while_halted``, and
+added events a format-1 table never emitted (``edge``). An older journal keeps the events of its time:
+:func:`older_form` puts replayed events in that form for the replay check, and :func:`upgraded`
+gives an old alert the fields today's readers expect (its id numbered in the order raised, its
+severity from its kind), without touching the journal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from controller.core.alerts import severity_of
+
+EVENTS_FORMAT = 2
+"""The event format new journals are written in (kept in the header as ``"events"``)."""
+FORMAT_2_FIELDS = frozenset({"say_id", "say_params", "while_halted"})
+FORMAT_2_ALERT_FIELDS = frozenset({"id", "severity"})
+FORMAT_2_EVENTS = frozenset({"edge"})
+
+
+def events_format(header: Mapping[str, Any]) -> int:
+    """The event format of a journal with this header (1 when it does not say)."""
+    found = header.get("events")
+    return found if isinstance(found, int) and not isinstance(found, bool) else 1
+
+
+def older_form(events: list[Any]) -> list[dict[str, Any]]:
+    """``events`` as a format-1 table journaled them."""
+    older = []
+    for event in events:
+        if event.get("event") in FORMAT_2_EVENTS:
+            continue
+        dropped = FORMAT_2_FIELDS | (FORMAT_2_ALERT_FIELDS if event.get("event") == "alert" else frozenset())
+        older.append({key: value for key, value in event.items() if key not in dropped})
+    return older
+
+
+class Upgrader:
+    """Gives the alerts of a format-1 journal, read in order, the fields of format 2."""
+
+    def __init__(self) -> None:
+        self.alerts = 0
+
+    def __call__(self, raw: object) -> object:
+        if not isinstance(raw, dict) or raw.get("event") != "alert" or "id" in raw:
+            return raw
+        self.alerts += 1
+        return {**raw, "id": f"A{self.alerts}", "severity": severity_of(str(raw.get("kind")))}
