@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 from controller.core import rules
 from controller.core.settlement import PAYS, banker_pays
@@ -100,8 +101,9 @@ def _third_cards(counts: list[int], tally: list[int], pt: int, bt: int, w4: int,
     return 0, 0
 
 
+@cache
 def compute_odds(decks: int) -> Odds:
-    """Enumerate every deal of a fresh ``decks``-deck shoe exactly."""
+    """Enumerate every deal of a fresh ``decks``-deck shoe exactly (once per process: the result is frozen)."""
     if not 1 <= decks <= 8:
         raise ValueError(f"decks {decks}: expected 1-8")
     counts = value_counts(decks)
