@@ -174,7 +174,7 @@ class Runner:
         if table.state in SLOTS:
             return f"the events ended in the middle of round {table.round}: {table.due_slot} is still due"
         if table.result_due:
-            return f"the events ended before round {table.round} was revealed: {table.reveal_instruction()}"
+            return f"the events ended before round {table.round} was revealed: {table.reveal_instruction().english()}"
         if table.state in BURN_STATES:
             return "the events ended in the middle of the burn: burn cards are still due"
         return None

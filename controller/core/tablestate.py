@@ -185,9 +185,10 @@ class TableState:
                                         self.ledger.shown, self.alerts))
 
     def _misdeal_round(self) -> int:
-        """The round a misdeal belongs to: the one in play, or the next one between rounds."""
+        """The round a misdeal belongs to: the one in play (its cards down and not all revealed, face down, is
+        still in play), or the next one between rounds."""
         state = self.state
-        if state in SLOTS or state is State.SHOE_CLOSED:
+        if state in SLOTS or state is State.SHOE_CLOSED or self.result_due:
             return self.round
         return self.round + 1
 

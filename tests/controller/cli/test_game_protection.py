@@ -67,6 +67,7 @@ def test_a_face_down_script_that_stops_before_the_reveals_ends_mid_round(face_do
     assert [e["side"] for e in stream if e["event"] == "revealed"] == ["player"]
     assert not [e for e in stream if e["event"] == "result"]
     assert "before round 1 was revealed" in run.stderr and "Traceback" not in run.stderr
+    assert "the result comes after the last reveal" in run.stderr and "Message(" not in run.stderr
 
 
 def whole_rounds(cards: list[str], at_least: int) -> list[str]:

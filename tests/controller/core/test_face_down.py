@@ -116,6 +116,7 @@ def test_a_keyed_total_must_match_the_shoe() -> None:
     assert named(feed(table, Input(InputKind.REVEAL, "5")), "revealed")
     misdeal = named(feed(table, Input(InputKind.REVEAL, "3")), "misdeal")[0]
     assert misdeal["kind"] == "reveal_mismatch"
+    assert misdeal["round"] == 1  # the round in play, whose cards are all down (not the next one)
     assert "keyed 3 for the BANKER hand, the shoe read 6" in misdeal["detail"]
     assert misdeal["resolutions"] == ["void"] and misdeal["supervisor"] == ["void"]
     assert named(feed(table, Input(InputKind.REVEAL, "6")), "rejected")  # halted: resolve first
