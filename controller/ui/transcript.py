@@ -247,6 +247,8 @@ class Progress:
         self.done = 0
         self.enabled = total > 0 and self.stream.isatty()
         self.step = max(1, total // 100)
+        self.drawn = -1
+        """The percentage last drawn: the bar is redrawn at most a hundred times, however often it is told."""
 
     def __call__(self, events: list[Event]) -> None:
         for event in events:
@@ -256,9 +258,11 @@ class Progress:
                     self.show(self.done)
 
     def show(self, done: int) -> None:
-        """Draw the bar at ``done`` rounds of the total."""
+        """Draw the bar at ``done`` rounds of the total (when the percentage changed, and at the end)."""
         self.done = done
-        if self.enabled:
+        percent = 100 * done // self.total if self.total else 100
+        if self.enabled and (percent != self.drawn or done == self.total):
+            self.drawn = percent
             filled = 40 * done // self.total
             self.stream.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {done}/{self.total} rounds")
             self.stream.flush()

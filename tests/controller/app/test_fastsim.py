@@ -188,6 +188,7 @@ def test_a_long_summary_only_run_shows_a_progress_bar_on_a_terminal() -> None:
     assert stdout.startswith("Summary: 30000 rounds over ")
     bars = shown.decode().replace("\r\n", "\n").split("\r")
     assert bars[-1].endswith("] 30000/30000 rounds\n")
+    assert 2 <= len(bars) <= 102, f"the bar is redrawn at most once a percent, not once a shoe ({len(bars)} times)"
     assert any("/30000 rounds" in bar and "30000/30000" not in bar for bar in bars)  # drawn while dealing
 
 
