@@ -48,12 +48,18 @@ class MergedSource(CardSource):
         self._holding = hold_when_idle
         self.keep_open = False
         """While True the source is never exhausted: a console may still send inputs."""
+        self._held = False
         if lines is not None and parse is not None:
             self._start(lambda: self._pump_lines(lines, parse))
 
     def put(self, item: Input) -> None:
         """Queue an input from another producer (e.g. the dealer console). Thread-safe."""
         self._queue.put(item)
+
+    def hold(self, held: bool) -> None:
+        """Read no card from the primary while ``held`` (the console asks the dealer something that a
+        card would make stale); queued inputs still come. Thread-safe."""
+        self._held = held
 
     def _start(self, target: Callable[[], None]) -> None:
         with self._lock:
@@ -85,6 +91,11 @@ class MergedSource(CardSource):
             return self._queue.get_nowait()
         except queue.Empty:
             pass
+        if self._held:
+            try:
+                return self._queue.get(timeout=POLL_SECONDS)
+            except queue.Empty:
+                return None
         if self._holding and not self._primary_failed and self._dealer_input_next():
             return self.primary.recv(POLL_SECONDS)
         if self._primary_failed or self._holding or self.primary.exhausted:

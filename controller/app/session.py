@@ -15,6 +15,7 @@ from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
     from config.schema import ScoreboardSettings
+    from controller.ui.console import DealerConsole
     from controller.floor.feed import TableFeed
 
 Sink = Callable[[list[Event]], None]
@@ -70,14 +71,15 @@ class Outputs:
 
 
 def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,
-         console_history: list[Event] | None = None, feed: TableFeed | None = None) -> int:
+         console_history: list[Event] | None = None, feed: TableFeed | None = None,
+         run_app: Callable[[ConsoleRun], None] | None = None) -> int:
     """Start the table (or resume it from ``journal_path``), run it to its end, close everything.
 
     With ``console_history`` the Textual dealer console shows the table (the
     runner's source must then be a :class:`MergedSource`). With ``feed`` (which
     needs the journal) the journal is published to the floor's broker; it is
     started once the journal is open and closed (drained) before it.
-    Returns the exit status.
+    ``run_app`` runs the console (default: on the terminal). Returns the exit status.
     """
     resumed: list[str] = []
     try:
@@ -103,30 +105,64 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
             if console_history is None:
                 return runner.run()
             assert isinstance(runner.source, MergedSource)
-            return run_with_console(runner, runner.source, console_history, resumed=bool(resumed))
+            return run_with_console(runner, runner.source, console_history, resumed=bool(resumed),
+                                    run_app=run_app or run_console_app)
     finally:
         for close in outputs.closers:
             close()
 
 
-def run_with_console(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False) -> int:
-    """Run ``runner`` in a thread while the Textual dealer console owns the terminal.
+@dataclass
+class ConsoleRun:
+    """The runner in a thread beside the dealer console, wired together (see :func:`console_run`)."""
 
-    The console shows every event; its key bindings send dealer inputs to
-    ``source``. The run ends when the dealer quits the console (Ctrl+Q); the
-    console stays up after the last round so the dealer can read it (``resumed``: the history was
-    replayed from a journal, which the console says). Returns the runner's exit status.
+    runner: Runner
+    source: MergedSource
+    console: DealerConsole
+    outcome: dict[str, Any] = field(default_factory=dict)
+    thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the runner's thread (the console is run by the caller)."""
+        def work() -> None:
+            try:
+                self.outcome["status"] = self.runner.run()
+            except BaseException as error:  # reported after the console closes
+                self.outcome["error"] = error
+                if self.console.is_running:
+                    self.console.call_from_thread(self.console.exit)
+
+        self.thread = threading.Thread(target=work, name="croupier-runner", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        """Stop the table where it is now: no further input is read (the dealer quit)."""
+        self.runner.stopped = True
+        self.source.keep_open = False
+
+    def finish(self) -> int:
+        """Stop, wait for the runner and return its exit status (or raise what it raised)."""
+        self.stop()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+        if "error" in self.outcome:
+            raise self.outcome["error"]
+        status: int = self.outcome.get("status", self.runner.exit_status())
+        return status
+
+
+def console_run(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False) -> ConsoleRun:
+    """Wire ``runner`` to a new dealer console: it shows every event and its keys go to ``source``.
+
+    While the console asks whether to quit mid-round the source is held (no card is read), and once
+    the dealer says yes the runner stops before reading another, so the exit status is the one of the
+    round the dealer quit (3 mid-round).
     """
-    try:
-        from controller.ui.console import DealerConsole
-    except ImportError as error:  # pragma: no cover - depends on the optional extra
-        from controller.core.exceptions import CroupierError
+    from controller.ui.console import DealerConsole
 
-        raise CroupierError(
-            f"the dealer console needs Textual ({error}); install it with .ci/setup in a Croupier checkout "
-            f"(or pip install 'croupier[console]' where croupier came from a package), or use --console plain"
-        ) from None
-    console = DealerConsole(on_input=source.put, events=history, resumed=resumed)
+    console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold)
+    run = ConsoleRun(runner, source, console)
+    console.on_quit = run.stop
     previous_sink = runner.sink
 
     def sink(events: list[Event]) -> None:
@@ -137,26 +173,37 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event],
     runner.sink = sink
     source.keep_open = True
     runner.poll = 0.1
-    outcome: dict[str, Any] = {}
+    return run
 
-    def work() -> None:
-        try:
-            outcome["status"] = runner.run()
-        except BaseException as error:  # reported after the console closes
-            outcome["error"] = error
-            if console.is_running:
-                console.call_from_thread(console.exit)
 
-    thread = threading.Thread(target=work, name="croupier-runner", daemon=True)
-    thread.start()
-    console.run()
-    runner.stopped = True
-    source.keep_open = False
-    thread.join(timeout=5)
-    if "error" in outcome:
-        raise outcome["error"]
-    status: int = outcome.get("status", runner.exit_status())
-    return status
+def run_console_app(run: ConsoleRun) -> None:
+    """Run the console on the terminal until the dealer quits."""
+    run.console.run()
+
+
+def run_with_console(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False,
+                     run_app: Callable[[ConsoleRun], None] = run_console_app) -> int:
+    """Run ``runner`` in a thread while the Textual dealer console owns the terminal.
+
+    The console shows every event; its key bindings send dealer inputs to
+    ``source``. The run ends when the dealer quits the console (Ctrl+Q); the
+    console stays up after the last round so the dealer can read it (``resumed``: the history was
+    replayed from a journal, which the console says). ``run_app`` runs the console (on the terminal;
+    a test runs it headless). Returns the runner's exit status.
+    """
+    try:
+        import controller.ui.console  # noqa: F401
+    except ImportError as error:  # pragma: no cover - depends on the optional extra
+        from controller.core.exceptions import CroupierError
+
+        raise CroupierError(
+            f"the dealer console needs Textual ({error}); install it with .ci/setup in a Croupier checkout "
+            f"(or pip install 'croupier[console]' where croupier came from a package), or use --console plain"
+        ) from None
+    run = console_run(runner, source, history, resumed)
+    run.start()
+    run_app(run)
+    return run.finish()
 
 
 def start_badge_feed(settings: AuthSettings, source: MergedSource,

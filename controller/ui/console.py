@@ -297,9 +297,14 @@ class DealerConsole(App[None]):
     """
 
     def __init__(self, on_input: InputCallback | None = None,
-                 events: Iterable[ViewEvent] = (), resumed: bool = False) -> None:
+                 events: Iterable[ViewEvent] = (), resumed: bool = False,
+                 on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None) -> None:
         super().__init__()
         self.on_input = on_input
+        self.on_hold = on_hold
+        """Called with True while the console asks whether to quit mid-round (no card should be read), then False."""
+        self.on_quit = on_quit
+        """Called the moment the dealer quits, before the console closes (the table stops there)."""
         self.view = TableView()
         self.sent: list[DealerInput] = []
         self._ui_thread: int | None = None
@@ -376,15 +381,24 @@ class DealerConsole(App[None]):
     async def action_quit(self) -> None:
         """Ctrl+Q: quit; while a round is being dealt, only once the dealer confirms."""
         if not self.in_round():
-            self.exit()
+            self._quit()
             return
+        if self.on_hold is not None:
+            self.on_hold(True)
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.exit()
+                self._quit()
+            elif self.on_hold is not None:
+                self.on_hold(False)
 
         self.push_screen(ConfirmScreen(f"Round {self.view.round} is being dealt. Quit the console anyway?",
                                        "quit"), answered)
+
+    def _quit(self) -> None:
+        if self.on_quit is not None:
+            self.on_quit()
+        self.exit()
 
     # ------------------------------------------------------------------ drawing
 

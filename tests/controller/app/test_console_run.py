@@ -1,0 +1,82 @@
+"""The runner beside the dealer console, wired as ``simulate --interactive`` and ``run`` wire them."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from config.loader import load_config
+from controller.app.runner import EXIT_MID_ROUND, Runner
+from controller.app.session import console_run
+from controller.core.table import Table
+from drivers.merged import MergedSource
+from drivers.mock import MockShoe
+
+SIZE = (120, 40)
+DEADLINE = 60.0
+
+
+def interactive_runner(pace: float) -> tuple[Runner, MergedSource]:
+    """A seeded shoe dealt at ``pace`` seconds a card, no burn, the dealer at the console."""
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "simulation": {"auto_next": False}})
+    source = MergedSource(MockShoe("mock://?seed=3"), pace=pace, hold_when_idle=True)
+    runner = Runner(Table(settings), source, lambda events: None, auto_next=False, auto_shoe=False,
+                    rounds=20, new_shoes=True)
+    return runner, source
+
+
+async def wait_for(pilot: Any, condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.05)
+
+
+def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
+    runner, source = interactive_runner(pace=0.2)
+    run = console_run(runner, source, runner.table.start())
+    console = run.console
+
+    async def main() -> None:
+        async with console.run_test(size=SIZE) as pilot:
+            run.start()
+            await pilot.press("s")
+            await pilot.pause()
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "P1" in console.view.slots, "the first card of round 1")
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            cards_left = runner.table.cards_left
+            await asyncio.sleep(2.0)  # at 0.2 s a card the round would be over by now if the shoe dealt on
+            assert runner.table.cards_left >= cards_left - 1, "cards were read while the console asked"
+            await pilot.press("y")
+            await pilot.pause()
+
+    asyncio.run(main())
+    assert run.finish() == EXIT_MID_ROUND
+    assert "is still due" in (runner.ending_message() or "")
+
+
+def test_answering_no_lets_the_table_deal_on() -> None:
+    runner, source = interactive_runner(pace=0.05)
+    run = console_run(runner, source, runner.table.start())
+    console = run.console
+
+    async def main() -> None:
+        async with console.run_test(size=SIZE) as pilot:
+            run.start()
+            await pilot.press("s")
+            await pilot.pause()
+            await pilot.press("y")
+            await wait_for(pilot, lambda: "P1" in console.view.slots, "the first card of round 1")
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+            await pilot.press("n")
+            await wait_for(pilot, lambda: console.view.result is not None, "round 1's result")
+            await pilot.press("ctrl+q")  # between rounds: quits at once
+            await pilot.pause()
+
+    asyncio.run(main())
+    assert run.finish() == 0
