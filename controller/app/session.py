@@ -15,8 +15,8 @@ from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
     from config.schema import ScoreboardSettings
-    from controller.ui.console import DealerConsole
     from controller.floor.feed import TableFeed
+    from controller.ui.console import DealerConsole
 
 Sink = Callable[[list[Event]], None]
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+from textual.widgets import Static
 
 from config.loader import load_config
 from controller.app.runner import EXIT_MID_ROUND, Runner
-from controller.app.session import console_run
+from controller.app.session import ConsoleRun, Outputs, console_run, play
+from controller.core.events import Event
 from controller.core.table import Table
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
@@ -80,3 +84,40 @@ def test_answering_no_lets_the_table_deal_on() -> None:
 
     asyncio.run(main())
     assert run.finish() == 0
+
+
+def test_a_resumed_journal_reaches_the_console_as_resumed_at_its_round(tmp_path: Path) -> None:
+    """The real path: play() resumes the journal, its notice marks the console as resumed."""
+    journal = str(tmp_path / "table.journal")
+    key = {"command": "simulate", "driver": "mock://?seed=3"}
+    header: list[Event] = [{"event": "table", "decks": 8, "variant": "commission", "driver": "mock://?seed=3",
+                            "seed": 3, "mode": "simulation"}]
+    first, _ = interactive_runner(pace=0.0)
+    first.source = MockShoe("mock://?seed=3")
+    first.auto_next = first.auto_shoe = True
+    first.rounds = 3
+    assert play(first, Outputs(notice=lambda text: None), header, journal, key) == 0
+
+    second, _ = interactive_runner(pace=0.05)
+    history: list[Event] = []
+    outputs = Outputs(notice=lambda text: None)
+    outputs.add(history.extend)
+    seen: dict[str, str] = {}
+
+    def headless(run: ConsoleRun) -> None:
+        async def main() -> None:
+            async with run.console.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                seen["banner"] = str(run.console.screen.query_one("#banner-text", Static).render())
+                await pilot.press("ctrl+q")
+                await pilot.pause()
+
+        asyncio.run(main())
+
+    play(second, outputs, header, journal, key, console_history=history, run_app=headless)
+    assert run_rounds(history) == 3
+    assert "Resumed from the journal at round 3" in seen["banner"]
+
+
+def run_rounds(events: list[Event]) -> int:
+    return sum(1 for event in events if event["event"] == "result")
