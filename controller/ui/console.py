@@ -173,8 +173,7 @@ class TableScreen(Screen[None]):
                 yield Static("", id="shoe")
             yield Static("", id="sent")
             yield RoadsView(id="roads")
-            yield Static(f"{RESPONSIBLE_GAMING_LINE}  ·  {RESPONSIBLE_GAMING_LINE_KO}",
-                         id="responsible-gaming")
+            yield Static(RESPONSIBLE_GAMING_TEXT, id="responsible-gaming")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -186,6 +185,9 @@ class TableScreen(Screen[None]):
     def on_resize(self) -> None:
         self.set_class(self.app.size.height < COMPACT_ROWS, "compact")
         self.query_one("#roads", RoadsView).compact = self.has_class("compact")
+        app = self.app
+        if isinstance(app, DealerConsole):
+            app.refresh_view()
 
     @property
     def console(self) -> DealerConsole | None:
@@ -248,6 +250,16 @@ class TableScreen(Screen[None]):
                                 lambda: console.send_input(DealerInput(InputKind.MANUAL, code)))
 
         self.app.push_screen(ManualEntryScreen(), entered)
+
+
+RESPONSIBLE_GAMING_TEXT: Final = f"{RESPONSIBLE_GAMING_LINE}  ·  {RESPONSIBLE_GAMING_LINE_KO}"
+
+
+def responsible_gaming_text(width: int) -> str:
+    """Both responsible-gaming lines on one row when ``width`` holds them, else each whole on its own row."""
+    if Text(RESPONSIBLE_GAMING_TEXT).cell_len <= width:
+        return RESPONSIBLE_GAMING_TEXT
+    return f"{RESPONSIBLE_GAMING_LINE}\n{RESPONSIBLE_GAMING_LINE_KO}"
 
 
 ACTION_INPUTS: Final = {"dealer": "", "void": "void", "close_shoe": "close", "new_shoe": "shoe",
@@ -419,19 +431,29 @@ class DealerConsole(App[None]):
         moment = next_moment(self.view)
         return moment.big, moment.detail
 
-    def _hand(self, side: str, slots: tuple[str, ...]) -> Text:
+    def _hand(self, side: str, slots: tuple[str, ...], compact: bool = False) -> Text:
+        """A hand's title, total and slots; ``compact`` (a small terminal): on one row, the due slot's
+        name in reverse instead of the ``← next`` pointer."""
         view = self.view
         total = view.total(side)
         title = Text(f"{side.upper()}", style=WINNER_STYLES["P" if side == "player" else "B"])
-        title.append(f"   total {total if total is not None else '–'}", style="bold")
+        title.append(f"{' ' if compact else '   '}total {total if total is not None else '–'}", style="bold")
+        prompt = view.prompt
+        due = prompt.get("slot") if prompt is not None else None
         line = Text()
         for slot in slots:
-            line.append(f"{slot} ", style="dim")
+            if compact and slot == due:
+                line.append(slot, style="reverse bold")
+                line.append(" ")
+            else:
+                line.append(f"{slot} ", style="dim")
             line.append_text(card_text(view.slots.get(slot), manual=slot in view.manual_slots))
-            line.append("   ")
-        prompt = view.prompt
-        if prompt is not None and prompt.get("slot") in slots:
-            line.append(f"← next: {prompt.get('slot')}", style="reverse bold")
+            line.append(" " if compact else "   ")
+        if compact:
+            line.rstrip()
+            return Text("  ").join([title, line])
+        if due in slots:
+            line.append(f"← next: {due}", style="reverse bold")
         return Text("\n").join([title, line])
 
     def _show_moment(self, box: str, big: str, text: str, moment: Moment | None) -> None:
@@ -479,8 +501,9 @@ class DealerConsole(App[None]):
         misdeal.update("\n".join(misdeal_lines(view.misdeal)[1:]) if view.misdeal is not None else "")
         misdeal.set_class(view.misdeal is not None, "open")
 
-        self._set_text("#player-hand", self._hand("player", PLAYER_SLOTS))
-        self._set_text("#banker-hand", self._hand("banker", BANKER_SLOTS))
+        compact = screen.has_class("compact")
+        self._set_text("#player-hand", self._hand("player", PLAYER_SLOTS, compact))
+        self._set_text("#banker-hand", self._hand("banker", BANKER_SLOTS, compact))
         self._set_text("#result", self._result_line())
 
         reader = screen.query_one("#reader", Static)
@@ -491,6 +514,8 @@ class DealerConsole(App[None]):
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
         screen.query_one("#sent", Static).set_class(bool(view.rejected), "refused")
         screen.query_one("#roads", RoadsView).show(view.roads())
+        gaming = screen.query_one("#responsible-gaming", Static)
+        gaming.update(responsible_gaming_text(self.size.width - 4))  # its padding and the scroll bar
         screen.refresh_bindings()
 
     def _result_line(self) -> Text | str:
