@@ -73,6 +73,30 @@ def render_big(text: str, scale: int = 1) -> list[str]:
     return lines
 
 
+def wrap_big(text: str, width: int, scale: int = 1) -> list[str] | None:
+    """``text`` split into lines that each fit ``width`` columns in block letters at ``scale``.
+
+    It breaks between groups (two spaces apart, as a misdeal's keys ``"B BURN  V VOID"``), then
+    between words; None when a single word is wider than ``width``.
+    """
+    lines: list[str] = []
+    for group in text.split("  "):
+        for word in group.split(" "):
+            if big_width(word, scale) > width:
+                return None
+        if lines and big_width(f"{lines[-1]}  {group}", scale) <= width:
+            lines[-1] = f"{lines[-1]}  {group}"
+        elif big_width(group, scale) <= width:
+            lines.append(group)
+        else:
+            for word in group.split(" "):
+                if lines and big_width(f"{lines[-1]} {word}", scale) <= width:
+                    lines[-1] = f"{lines[-1]} {word}"
+                else:
+                    lines.append(word)
+    return lines
+
+
 def char_cells(char: str) -> int:
     """Terminal cells ``char`` takes: 2 for East Asian wide and full-width characters, 0 for combining marks."""
     if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):

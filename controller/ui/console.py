@@ -51,7 +51,7 @@ from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
-from controller.ui.bigtext import big_width, can_render, render_big
+from controller.ui.bigtext import big_width, can_render, render_big, wrap_big
 from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner
@@ -67,7 +67,8 @@ SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 MANUAL_MARK: Final = "✎"
 """Marks a card entered by hand."""
 COMPACT_ROWS: Final = 30
-"""Below this many rows the console drops borders and repeated lines so the roads fit (80x24)."""
+"""Below this many rows the console drops borders and repeated lines so the roads fit (80x24), and
+hides the roads while the table is halted so a misdeal's keys fit in large type."""
 LARGE_SCREEN_ROWS: Final = 40
 """From this many rows the large type may grow beyond two pixel rows a row."""
 
@@ -131,6 +132,10 @@ class BigText(Widget):
                 if big_width(self._text, scale) <= width:
                     text.append("\n".join(render_big(self._text, scale)), style=self._style)
                     return text
+            lines = wrap_big(self._text, width)  # too wide for one line: several lines of large type
+            if lines is not None:
+                text.append("\n".join(row for line in lines for row in render_big(line)), style=self._style)
+                return text
         text.append(self._text.upper(), style=self._style)
         return text
 
@@ -306,6 +311,7 @@ class DealerConsole(App[None]):
     .compact #result { display: none; }
     .compact #sent { display: none; }
     .compact #sent.refused { display: block; }
+    .compact.halted #roads { display: none; }
     """
 
     def __init__(self, on_input: InputCallback | None = None,
@@ -497,6 +503,7 @@ class DealerConsole(App[None]):
         screen.query_one("#next-action", BigText).update(moment.big, moment.style)
         self._set_text("#next-action-text", moment.detail)
         screen.query_one("#action-box", Widget).set_class(view.misdeal is not None, "misdeal")
+        screen.set_class(view.misdeal is not None, "halted")
         misdeal = screen.query_one("#misdeal", Static)
         misdeal.update("\n".join(misdeal_lines(view.misdeal)[1:]) if view.misdeal is not None else "")
         misdeal.set_class(view.misdeal is not None, "open")

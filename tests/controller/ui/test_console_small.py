@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from textual.containers import VerticalScroll
 
-from controller.ui.console import DealerConsole
+from controller.ui.console import COMPACT_ROWS, DealerConsole
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from tests.controller.ui.test_console import rendered
 from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, table_events
@@ -49,3 +49,31 @@ def test_at_80x24_a_hand_is_one_row_with_the_due_slot_marked() -> None:
             assert len(label) == 1, "exactly one slot is marked as due"
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+def test_a_misdeals_keys_are_in_large_type_and_fit(size: tuple[int, int]) -> None:
+    async def main() -> None:
+        app = DealerConsole(events=table_events(PAIRS_AND_DERIVED + " @next AS 6C 7S @exposed"))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            assert app.view.misdeal is not None and app.view.misdeal["kind"] == "exposed_card"
+            keys = rendered(app, "#next-action")
+            assert "BURN" not in keys and "USE" not in keys, f"the keys are small text: {keys!r}"
+            assert keys.count("\n") >= 2 and any(block in keys for block in "█▀▄"), "drawn in block letters"
+            assert app.screen.query_one("#next-action").region.bottom <= size[1] - 1, "the keys are off screen"
+            if size[1] < COMPACT_ROWS:  # the roads make way while halted
+                assert app.screen.query_one("#main", VerticalScroll).max_scroll_y == 0, "the misdeal screen scrolls"
+            words = rendered(app, "#misdeal")
+            assert "press B" in words and "press U" in words
+
+    asyncio.run(main())
+
+
+def test_long_large_type_wraps_between_key_groups() -> None:
+    from controller.ui.bigtext import big_width, wrap_big
+
+    lines = wrap_big("M TYPE+SUP  B BURN  V VOID+SUP", 76)
+    assert lines == ["M TYPE+SUP  B BURN", "V VOID+SUP"]
+    assert all(big_width(line) <= 76 for line in lines)
+    assert wrap_big("SUPERCALIFRAGILISTIC", 20) is None
