@@ -192,3 +192,29 @@ def test_scoreboard_config_is_validated(tmp_path: Path, key: str, value: str, fr
     good.write_text('[scoreboard]\ntable_name = "Baccarat 3"\nlimits = "Min 100 - Max 10,000"\n', encoding="utf-8")
     settings = load_config(good, environ={})
     assert (settings.scoreboard.table_name, settings.scoreboard.limits) == ("Baccarat 3", "Min 100 - Max 10,000")
+
+
+WHOLE_ENTRIES = """(() => {
+  const frame = document.getElementById('last-results').getBoundingClientRect();
+  return [...document.querySelectorAll('#last-results li')].filter(li => !li.hidden).map(li => {
+    const box = li.getBoundingClientRect();
+    return [li.innerText, li.scrollWidth <= li.clientWidth + 1 && box.right <= frame.right + 1
+            && box.bottom <= frame.bottom + 1 && box.bottom <= innerHeight];
+  });
+})()"""
+
+
+@pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_last_results_are_shown_whole(board: Scoreboard, width: int, height: int) -> None:
+    marked = [result(7 + SHOE_TWO + index, 2, letter, natural=True, banker_pair=True, player_pair=index != 1)
+              for index, letter in enumerate("BPB")]
+    board.publish_many(two_shoes() + marked)
+    with browser(board.url, window=(width, height)) as page:
+        show(page, board, width, height)
+        entries = page.evaluate(WHOLE_ENTRIES)
+        assert len(entries) >= 3, f"only {len(entries)} last results at {width}x{height}"
+        cut = [text for text, whole in entries if not whole]
+        assert not cut, f"cut off at {width}x{height}: {cut}"
+        newest = entries[0][0]
+        assert newest.startswith("Banker") and "natural" in newest and "banker pair" in newest \
+            and "player pair" in newest, f"the newest entry is not whole: {newest!r}"
