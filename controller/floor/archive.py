@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import queue
-import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -36,13 +35,12 @@ from controller.floor.archive_store import (
     Rejection,
     database_failure,
 )
-from controller.floor.mqttclient import new_client
+from controller.floor.mqttclient import connect_and_subscribe, new_client
 from controller.floor.urls import Broker
 from controller.journal.store import Record
 
 JOURNAL_TOPIC = "croupier/+/+/journal"
 FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
-CONNECT_TIMEOUT = 30.0
 SESSION_TAKEN_OVER = 142
 BATCH_LIMIT = 500
 """The most messages stored in one PostgreSQL transaction."""
@@ -130,15 +128,9 @@ class Archiver:
         properties.SessionExpiryInterval = self.session_expiry
         properties.ReceiveMaximum = RECEIVE_MAXIMUM
         self._storer.start()
-        try:
-            self.client.connect(self.broker.host, self.broker.port, keepalive=30, clean_start=False,
-                                properties=properties)
-        except (OSError, ssl.SSLError, ValueError) as error:
-            raise ArchiveError(f"--broker {self.broker}: cannot connect to the broker ({error}); check that "
-                               "it runs there and the URL") from None
-        self.client.loop_start()
-        if not self._subscribed.wait(CONNECT_TIMEOUT) and self.failure is None:
-            self.failure = f"--broker {self.broker}: no subscription within {CONNECT_TIMEOUT:.0f} s"
+        self.failure = connect_and_subscribe(self.client, self.broker, self._subscribed, lambda: self.failure,
+                                             error=ArchiveError, keepalive=30, clean_start=False,
+                                             properties=properties)
         if self.failure is not None:
             self.close()
             raise ArchiveError(self.failure)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import ssl
+import threading
+from collections.abc import Callable
+from typing import Any
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -30,3 +33,27 @@ def new_client(broker: Broker, client_id: str, *, ca_file: str | None, ca_option
                         "signed the broker's certificate") from None
     client.reconnect_delay_set(min_delay=1, max_delay=max_reconnect_delay)
     return client
+
+
+CONNECT_TIMEOUT = 30.0
+"""Seconds a subscriber waits for its subscription to be granted at start-up."""
+
+
+def connect_and_subscribe(client: mqtt.Client, broker: Broker, subscribed: threading.Event,
+                          failure: Callable[[], str | None], *, error: type[FloorError],
+                          **connect: Any) -> str | None:
+    """Connect ``client`` to ``broker`` (``connect``: keepalive, clean_start, properties), start its network
+    loop and wait for ``subscribed`` (set by its on_subscribe, or when it fails); why it cannot be used
+    (``failure()``, or no subscription in time), or None.
+
+    A broker that cannot be reached raises ``error``, one line naming ``--broker``.
+    """
+    try:
+        client.connect(broker.host, broker.port, **connect)
+    except (OSError, ssl.SSLError, ValueError) as problem:
+        raise error(f"--broker {broker}: cannot connect to the broker ({problem}); check that it runs there and "
+                    "the URL") from None
+    client.loop_start()
+    if not subscribed.wait(CONNECT_TIMEOUT) and failure() is None:
+        return f"--broker {broker}: no subscription within {CONNECT_TIMEOUT:.0f} s"
+    return failure()

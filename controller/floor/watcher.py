@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import socket
-import ssl
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -18,11 +17,10 @@ import paho.mqtt.client as mqtt
 
 from controller.core.exceptions import FloorError
 from controller.floor.board import FloorBoard
-from controller.floor.mqttclient import new_client
+from controller.floor.mqttclient import connect_and_subscribe, new_client
 from controller.floor.urls import Broker
 
 TOPICS = ("croupier/+/+/state", "croupier/+/+/status")
-CONNECT_TIMEOUT = 30.0
 KEEPALIVE = 15
 
 
@@ -50,14 +48,8 @@ class FloorWatcher:
 
     def start(self) -> None:
         """Connect and subscribe; raises :class:`FloorError` when the broker cannot be used."""
-        try:
-            self.client.connect(self.broker.host, self.broker.port, keepalive=KEEPALIVE, clean_start=True)
-        except (OSError, ssl.SSLError, ValueError) as error:
-            raise FloorError(f"--broker {self.broker}: cannot connect to the broker ({error}); check that it runs "
-                             "there and the URL") from None
-        self.client.loop_start()
-        if not self._subscribed.wait(CONNECT_TIMEOUT) and self.failure is None:
-            self.failure = f"--broker {self.broker}: no subscription within {CONNECT_TIMEOUT:.0f} s"
+        self.failure = connect_and_subscribe(self.client, self.broker, self._subscribed, lambda: self.failure,
+                                             error=FloorError, keepalive=KEEPALIVE, clean_start=True)
         if self.failure is not None:
             self.close()
             raise FloorError(self.failure)
