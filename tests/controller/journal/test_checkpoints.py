@@ -14,8 +14,8 @@ import pytest
 from controller.cli import main as cli
 from controller.cli import simulate as simulate_command
 from controller.core.events import Event
-from controller.journal.store import record_hash
 from controller.ui.transcript import JsonLines
+from tests.controller.journal.forger import forge_record
 
 Events = list[dict[str, Any]]
 GAME = ["simulate", "--seed", "31", "--decks", "1", "--rounds", "40"]
@@ -128,22 +128,6 @@ def test_the_summary_after_a_resume_counts_the_whole_game(
     assert "Summary: 40 rounds over" in summary
 
 
-def _forge(path: Path, seq: int, body: str) -> None:
-    """Replace record ``seq``'s body and recompute the whole chain from it (a careful forger)."""
-    connection = sqlite3.connect(path)
-    tail = connection.execute("SELECT seq, kind, at, body, prev FROM records WHERE seq >= ? ORDER BY seq",
-                              (seq,)).fetchall()
-    prev = tail[0][4]
-    for number, kind, at, old, _ in tail:
-        text = body if number == seq else old
-        digest = record_hash(number, kind, at, prev, text)
-        connection.execute("UPDATE records SET body = ?, prev = ?, hash = ? WHERE seq = ?",
-                           (text, prev, digest, number))
-        prev = digest
-    connection.commit()
-    connection.close()
-
-
 @pytest.mark.parametrize("forge", [
     lambda body: body["state"]["ledger"].update(seen_total=body["state"]["ledger"]["seen_total"] + 1),
     lambda body: body["state"].update(rounds_dealt=body["state"]["rounds_dealt"] + 1),
@@ -157,7 +141,7 @@ def test_audit_replay_names_a_forged_checkpoint(tmp_path: Path, capsys: pytest.C
     seq, _, text = [row for row in rows(journal) if row[1] == "checkpoint"][2]
     body = json.loads(text)
     forge(body)
-    _forge(journal, seq, json.dumps(body, separators=(",", ":")))
+    forge_record(journal, seq, json.dumps(body, separators=(",", ":")))
     status, out, _ = run_cli(capsys, "audit", "verify", str(journal))
     assert status == 0, out  # the chain itself is whole: the forger recomputed it
     status, out, err = run_cli(capsys, "audit", "verify", str(journal), "--replay")
@@ -171,7 +155,7 @@ def test_a_forged_last_checkpoint_is_not_resumed_blindly(tmp_path: Path, capsys:
     argv = [*GAME, "--json", "--config", str(config_with(tmp_path, 30)), "--journal", str(journal)]
     run_cli(capsys, *argv)
     seq = [row for row in rows(journal) if row[1] == "checkpoint"][-1][0]
-    _forge(journal, seq, '{"state":{"format":1},"inputs":1}')
+    forge_record(journal, seq, '{"state":{"format":1},"inputs":1}')
     status, printed, err = run_cli(capsys, *argv)
     assert status == 2
     assert printed == ""

@@ -24,6 +24,7 @@ from controller.journal.store import GENESIS, Journal, canonical, record_hash
 from controller.journal.verify import verify
 from controller.ui.transcript import JsonLines
 from drivers.mock import MockShoe
+from tests.controller.journal.forger import forge_record
 
 Events = list[dict[str, Any]]
 
@@ -638,22 +639,6 @@ def test_badges_and_approvals_are_journaled_replayed_and_in_the_history(
     assert "approval" in kinds and "dealer_signed_in" in kinds
 
 
-def _forge(path: Path, seq: int, body: str) -> None:
-    """Replace record ``seq``'s body and recompute the whole chain from it (a careful forger)."""
-    connection = sqlite3.connect(path)
-    rows = connection.execute("SELECT seq, kind, at, body, prev FROM records WHERE seq >= ? ORDER BY seq",
-                              (seq,)).fetchall()
-    prev = rows[0][4]
-    for number, kind, at, old, _ in rows:
-        text = body if number == seq else old
-        digest = record_hash(number, kind, at, prev, text)
-        connection.execute("UPDATE records SET body = ?, prev = ?, hash = ? WHERE seq = ?",
-                           (text, prev, digest, number))
-        prev = digest
-    connection.commit()
-    connection.close()
-
-
 @pytest.mark.parametrize("seq, body", [
     (3, '{"input":"x","source":false}'),
     (3, '{"input":{"kind":"bogus"},"source":false}'),
@@ -668,7 +653,7 @@ def _forge(path: Path, seq: int, body: str) -> None:
 ])
 def test_forged_chains_give_clear_messages(journal_path: Path, capsys: pytest.CaptureFixture[str],
                                            seq: int, body: str) -> None:
-    _forge(journal_path, seq, body)
+    forge_record(journal_path, seq, body)
     status, printed, err = run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--json",
                                    "--journal", str(journal_path))
     assert status == 2, err
@@ -710,7 +695,7 @@ def test_a_journal_from_before_two_person_replays_as_it_was_dealt(
     header = json.loads(body)
     assert header["extra"]["auth"]["two_person"] is False
     del header["extra"]["auth"]["two_person"]
-    _forge(path, 1, canonical(header))
+    forge_record(path, 1, canonical(header))
     assert cli.main(["audit", "verify", str(path), "--replay"]) == 0
     assert "same events" in capsys.readouterr().out
 
