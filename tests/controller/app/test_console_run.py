@@ -38,6 +38,17 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str) -> None
         await pilot.pause(0.05)
 
 
+async def ask_to_quit_in_round_1(pilot: Any, run: ConsoleRun) -> None:
+    """Start the run, confirm the new shoe, and press Ctrl+Q once round 1's first card is down."""
+    run.start()
+    await pilot.press("s")
+    await pilot.pause()
+    await pilot.press("y")
+    await wait_for(pilot, lambda: "P1" in run.console.view.slots, "the first card of round 1")
+    await pilot.press("ctrl+q")
+    await pilot.pause()
+
+
 def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
     runner, source = interactive_runner(pace=0.2)
     run = console_run(runner, source, runner.table.start())
@@ -45,13 +56,7 @@ def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
 
     async def main() -> None:
         async with console.run_test(size=SIZE) as pilot:
-            run.start()
-            await pilot.press("s")
-            await pilot.pause()
-            await pilot.press("y")
-            await wait_for(pilot, lambda: "P1" in console.view.slots, "the first card of round 1")
-            await pilot.press("ctrl+q")
-            await pilot.pause()
+            await ask_to_quit_in_round_1(pilot, run)
             cards_left = runner.table.cards_left
             await asyncio.sleep(2.0)  # at 0.2 s a card the round would be over by now if the shoe dealt on
             assert runner.table.cards_left >= cards_left - 1, "cards were read while the console asked"
@@ -70,13 +75,7 @@ def test_answering_no_lets_the_table_deal_on() -> None:
 
     async def main() -> None:
         async with console.run_test(size=SIZE) as pilot:
-            run.start()
-            await pilot.press("s")
-            await pilot.pause()
-            await pilot.press("y")
-            await wait_for(pilot, lambda: "P1" in console.view.slots, "the first card of round 1")
-            await pilot.press("ctrl+q")
-            await pilot.pause()
+            await ask_to_quit_in_round_1(pilot, run)
             await pilot.press("n")
             await wait_for(pilot, lambda: console.view.result is not None, "round 1's result")
             await pilot.press("ctrl+q")  # between rounds: quits at once
