@@ -80,6 +80,7 @@ def test_every_section_takes_the_environment(tmp_path: Path) -> None:
         "CROUPIER_AUTH_SUPERVISOR_ONLY": "void, close_shoe", "CROUPIER_AUTH_IDLE_SIGNOUT_SECONDS": "30",
         "CROUPIER_SERIAL_BAUDRATE": "19200", "CROUPIER_SERIAL_FRAMING": "stx",
         "CROUPIER_SCOREBOARD_ADDRESS": "127.0.0.1:8080", "CROUPIER_JOURNAL_PATH": "t.journal",
+        "CROUPIER_PROTECTION_SEQUENCE_CHECK": "false",
     })
     auth = settings.auth
     assert (auth.enabled, auth.reader, auth.supervisor_only, auth.idle_signout_seconds) == (
@@ -88,6 +89,7 @@ def test_every_section_takes_the_environment(tmp_path: Path) -> None:
     assert (settings.serial.baudrate, settings.serial.framing) == (19200, "stx")
     assert settings.scoreboard.address == "127.0.0.1:8080"
     assert settings.journal.path == "t.journal"
+    assert settings.protection.sequence_check is False
 
 
 @pytest.mark.parametrize("environ, fragments", [
@@ -101,6 +103,8 @@ def test_every_section_takes_the_environment(tmp_path: Path) -> None:
     ({"CROUPIER_AUTH_TWO_PERSON": "maybe"}, ["[auth] two_person (CROUPIER_AUTH_TWO_PERSON)", "true or false",
                                              "'maybe'"]),
     ({"CROUPIER_AUTH_BADGES": "x"}, ["[auth] badges", "config file"]),
+    ({"CROUPIER_PROTECTION_SEQUENCE_CHECK": "maybe"}, [
+        "environment: [protection] sequence_check", "true or false", "'maybe'"]),
 ])
 def test_bad_environment_is_refused(environ: dict[str, str], fragments: list[str]) -> None:
     with pytest.raises(ConfigError) as caught:
