@@ -191,7 +191,7 @@ class TableScreen(Screen[None]):
                 yield Static("", id="reader")
                 yield Static("", id="shoe")
             yield Static("", id="sent")
-            yield RoadsView(id="roads")
+            yield RoadsView(id="roads", words=self.words)
             yield Static(RESPONSIBLE_GAMING_TEXT, id="responsible-gaming")
         yield Footer()
 

@@ -62,7 +62,8 @@ def misdeal_keys(misdeal: Mapping[str, Any], words: Catalogue = ENGLISH) -> str:
     supervisor = set(misdeal.get("supervisor") or [])
     for resolution in misdeal.get("resolutions") or []:
         key, word, _ = _resolution(str(resolution), words)
-        parts.append(f"{key} {word}".strip() + ("+SUP" if resolution in supervisor else ""))
+        mark = words.say("console.resolution.supervisor_mark", "+SUP") if resolution in supervisor else ""
+        parts.append(f"{key} {word}".strip() + mark)
     return "  ".join(parts)
 
 
