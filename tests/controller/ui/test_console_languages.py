@@ -21,7 +21,7 @@ from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import cells
-from controller.ui.console import DealerConsole
+from controller.ui.console import BigText, DealerConsole
 from controller.ui.console_words import top_bar
 from tests.controller.ui.test_cjk_text import font_covering
 
@@ -104,7 +104,7 @@ def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, A
                               for key in app.screen.query(FooterKey)]
             seen["top"] = ("\n".join(shown(app.screen.query_one("#top-bar", Widget))).strip(),
                            top_bar(app.view, app.words).plain)
-            seen["bigs"] = {name: (app.screen.query_one(name, Widget).text, shown(app.screen.query_one(name, Widget)))
+            seen["bigs"] = {name: (app.screen.query_one(name, BigText).text, shown(app.screen.query_one(name, BigText)))
                             for name in ("#next-action", "#banner-big", "#alert-big")}
             for key in press:
                 await pilot.press(key)
