@@ -108,7 +108,8 @@ def test_a_macau_board_shows_english_under_the_chinese(board: Scoreboard) -> Non
             assert page.evaluate(f"{node}.firstChild.textContent") == chinese
             assert page.evaluate(f"{node}.querySelector('.second').textContent") == english
             assert page.evaluate(f"{node}.querySelector('.second').lang") == "en"
-            below = page.evaluate(f"(() => {{ const range = document.createRange(); range.selectNode({node}.firstChild);"
+            below = page.evaluate(f"(() => {{ const range = document.createRange();"
+                                  f" range.selectNode({node}.firstChild);"
                                   f" return {node}.querySelector('.second').getBoundingClientRect().top"
                                   " >= range.getBoundingClientRect().bottom - 1; })()")
             assert below, f"the English of {key} is not under the Chinese"
