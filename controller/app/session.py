@@ -59,12 +59,13 @@ class Outputs:
         fan_out(self.sinks, events)
 
     def add_scoreboard(self, address: str, settings: ScoreboardSettings | None = None) -> None:
-        """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name and limits from ``settings``)."""
+        """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name, limits and languages from
+        ``settings``)."""
         from controller.ui.scoreboard import parse_address, start_scoreboard
 
         host, port = parse_address(address)
         board = start_scoreboard(host, port, settings.table_name if settings else "",
-                                 settings.limits if settings else "")
+                                 settings.limits if settings else "", settings.languages if settings else ("en",))
         self.add(board.publish_many)
         self.closers.append(board.close)
         self.notice(f"scoreboard at {board.url}")
@@ -156,11 +157,13 @@ def console_run(runner: Runner, source: MergedSource, history: list[Event], resu
 
     While the console asks whether to quit mid-round the source is held (no card is read), and once
     the dealer says yes the runner stops before reading another, so the exit status is the one of the
-    round the dealer quit (3 mid-round).
+    round the dealer quit (3 mid-round). The console speaks the table's language (``[table] language``).
     """
     from controller.ui.console import DealerConsole
+    from controller.ui.localise import table_catalogue
 
-    console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold)
+    console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold,
+                            words=table_catalogue(runner.table.settings))
     run = ConsoleRun(runner, source, console)
     console.on_quit = run.stop
     previous_sink = runner.sink

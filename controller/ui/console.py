@@ -37,7 +37,7 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from typing import ClassVar, Final
+from typing import ClassVar, Final, cast
 
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -48,24 +48,27 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from controller.core.cards import parse_card
+from controller.core.events import Event
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
-from controller.ui.bigtext import big_width, can_render, render_big, wrap_big
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
+from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
 from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen
-from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner
+from controller.ui.localise import Localiser
+from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner, side_word
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from controller.ui.roadsview import WINNER_STYLES, RoadsView
 from controller.ui.tableview import BANKER_SLOTS, FACE_DOWN, PLAYER_SLOTS, TableView, ViewEvent
 
-__all__ = ["BigText", "DealerConsole", "RoadsView", "TableScreen", "card_text", "main"]
+__all__ = ["MANUAL_MARK", "BigText", "DealerConsole", "RoadsView", "TableScreen", "card_text", "main",
+           "status_parts"]
 
 InputCallback = Callable[[DealerInput], None]
 
 SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
-MANUAL_MARK: Final = "✎"
-"""Marks a card entered by hand."""
 COMPACT_ROWS: Final = 30
 """Below this many rows the console drops borders and repeated lines so the roads fit (80x24), and
 hides the roads while the table is halted so a misdeal's keys fit in large type."""
@@ -100,7 +103,9 @@ def card_name(code: str) -> str:
 class BigText(Widget):
     """Text in large block letters, as large as the width allows (plain bold if it cannot fit).
 
-    On a large terminal (:data:`LARGE_SCREEN_ROWS`) the letters grow up to ``max_scale``.
+    On a large terminal (:data:`LARGE_SCREEN_ROWS`) the letters grow up to ``max_scale``. Text the block
+    font has no glyphs for (Korean, Chinese, Japanese) is drawn letter-spaced, or wrapped by terminal cells
+    (a full-width character takes two), by :func:`controller.ui.bigtext.banner`.
     """
 
     DEFAULT_CSS = "BigText { height: auto; width: 100%; }"
@@ -136,6 +141,9 @@ class BigText(Widget):
             if lines is not None:
                 text.append("\n".join(row for line in lines for row in render_big(line)), style=self._style)
                 return text
+        if cells(self._text) > len(self._text):  # full-width characters: spaced out, wrapped by cells
+            text.append("\n".join(banner(self._text, width)), style=self._style)
+            return text
         text.append(self._text.upper(), style=self._style)
         return text
 
@@ -156,6 +164,11 @@ class TableScreen(Screen[None]):
         Binding("r", "dealer('reveal')", "Reveal"),
     ]
 
+    def __init__(self, words: Catalogue = ENGLISH) -> None:
+        super().__init__()
+        self.words = words
+        word_bindings(self, words)
+
     def compose(self) -> ComposeResult:
         yield Static("", id="top-bar")
         with VerticalScroll(id="main"):
@@ -166,8 +179,9 @@ class TableScreen(Screen[None]):
                 yield BigText("", id="banner-big", max_scale=2)
                 yield Static("", id="banner-text")
             with Vertical(id="action-box"):
-                yield BigText("WAITING", id="next-action")
-                yield Static("Waiting for the table.", id="next-action-text")
+                yield BigText(self.words.say("console.waiting", "WAITING"), id="next-action")
+                yield Static(self.words.say("console.waiting.detail", "Waiting for the table."),
+                             id="next-action-text")
             yield Static("", id="misdeal")
             with Horizontal(id="hands"):
                 yield Static("", id="player-hand", classes="hand")
@@ -177,7 +191,7 @@ class TableScreen(Screen[None]):
                 yield Static("", id="reader")
                 yield Static("", id="shoe")
             yield Static("", id="sent")
-            yield RoadsView(id="roads")
+            yield RoadsView(id="roads", words=self.words)
             yield Static(RESPONSIBLE_GAMING_TEXT, id="responsible-gaming")
         yield Footer()
 
@@ -217,7 +231,7 @@ class TableScreen(Screen[None]):
             if confirmed:
                 then()
 
-        self.app.push_screen(ConfirmScreen(question, yes), answered)
+        self.app.push_screen(ConfirmScreen(question, yes, self.words), answered)
 
     def _ask_and_send(self, kind: InputKind, question: str, yes: str) -> None:
         console = self.console
@@ -227,14 +241,21 @@ class TableScreen(Screen[None]):
 
     def action_void(self) -> None:
         round_number = self.console.view.round if self.console is not None else None
-        self._ask_and_send(InputKind.VOID, f"Void round {round_number}? Every bet goes back.", "void it")
+        words = self.words
+        self._ask_and_send(InputKind.VOID, words.say("console.ask.void", "Void round {round}? Every bet goes back.",
+                                                     round=str(round_number)),
+                           words.say("console.ask.void.yes", "void it"))
 
     def action_close_shoe(self) -> None:
-        self._ask_and_send(InputKind.CLOSE, "Close this shoe now? No more rounds are dealt from it.",
-                           "close the shoe")
+        words = self.words
+        self._ask_and_send(InputKind.CLOSE, words.say("console.ask.close", "Close this shoe now? No more rounds are "
+                                                      "dealt from it."),
+                           words.say("console.ask.close.yes", "close the shoe"))
 
     def action_new_shoe(self) -> None:
-        self._ask_and_send(InputKind.SHOE, "New shoe: is it shuffled, cut and loaded?", "start the new shoe")
+        words = self.words
+        self._ask_and_send(InputKind.SHOE, words.say("console.ask.shoe", "New shoe: is it shuffled, cut and loaded?"),
+                           words.say("console.ask.shoe.yes", "start the new shoe"))
 
     def action_ack(self) -> None:
         console = self.console
@@ -247,14 +268,18 @@ class TableScreen(Screen[None]):
         if console is None or not console.applies("manual"):
             return
         prompt = console.view.prompt
-        slot = str(prompt.get("slot")) if prompt is not None else "the due slot"
+        words = self.words
+        slot = (str(prompt.get("slot")) if prompt is not None
+                else words.say("console.ask.manual.due_slot", "the due slot"))
 
         def entered(code: str | None) -> None:
             if code is not None:
-                self._confirmed(f"{card_name(code)} to {slot}?", f"enter {card_name(code)} by hand",
+                card = card_name(code)
+                self._confirmed(words.say("console.ask.manual", "{card} to {slot}?", card=card, slot=slot),
+                                words.say("console.ask.manual.yes", "enter {card} by hand", card=card),
                                 lambda: console.send_input(DealerInput(InputKind.MANUAL, code)))
 
-        self.app.push_screen(ManualEntryScreen(), entered)
+        self.app.push_screen(ManualEntryScreen(words), entered)
 
 
 RESPONSIBLE_GAMING_TEXT: Final = f"{RESPONSIBLE_GAMING_LINE}  ·  {RESPONSIBLE_GAMING_LINE_KO}"
@@ -278,7 +303,9 @@ class DealerConsole(App[None]):
     ``on_input`` is called (on the console's thread) with each
     :class:`controller.core.inputs.Input` the dealer gives. Feed table events with
     :meth:`apply`; ``view`` is the :class:`TableView` they build. ``resumed`` says the
-    events so far were replayed from a journal (the console then says at which round).
+    events so far were replayed from a journal (the console then says at which round). ``words`` is the
+    catalogue of the table's language (``[table] language``): the console's own words and the events' texts
+    are shown in it (docs/languages.md).
     """
 
     TITLE = "Croupier: dealer console"
@@ -316,8 +343,12 @@ class DealerConsole(App[None]):
 
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
-                 on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None) -> None:
+                 on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None,
+                 words: Catalogue = ENGLISH) -> None:
         super().__init__()
+        self.words = words
+        self._localiser = Localiser(words)
+        word_bindings(self, words)
         self.on_input = on_input
         self.on_hold = on_hold
         """Called with True while the console asks whether to quit mid-round (no card should be read), then False."""
@@ -328,23 +359,27 @@ class DealerConsole(App[None]):
         self._ui_thread: int | None = None
         self._lock = threading.Lock()
         for event in events:
-            self.view.apply(event)
+            self.view.apply(self._worded(event))
         self.resumed_at: int | None = (self.view.round or 0) if resumed else None
         """The round the console resumed at from a journal, until the table moves on."""
         self._events_at_start = self.view.events_seen
 
     def on_mount(self) -> None:
         self._ui_thread = threading.get_ident()
-        self.push_screen(TableScreen())
+        self.push_screen(TableScreen(self.words))
 
     # ------------------------------------------------------------------ events in
 
     def apply(self, event: ViewEvent) -> None:
         """Show one table event. Safe from any thread; before the app runs it is just recorded."""
         if self._ui_thread is not None and threading.get_ident() != self._ui_thread:
-            self.call_from_thread(self._apply, event.copy())
+            self.call_from_thread(self._apply, self._worded(event))
         else:
-            self._apply(event.copy())
+            self._apply(self._worded(event))
+
+    def _worded(self, event: ViewEvent) -> ViewEvent:
+        """A copy of ``event`` with its texts in the console's language (machine fields unchanged)."""
+        return cast(ViewEvent, self._localiser.event(cast(Event, event.copy())))
 
     def _apply(self, event: ViewEvent) -> None:
         try:
@@ -353,7 +388,8 @@ class DealerConsole(App[None]):
         except (CroupierError, ValueError, TypeError, AttributeError) as error:
             # A display must never stop the table: show the problem and go on.
             self.log.warning(f"console: skipped event {event!r}: {error}")
-            self.view.rejected = f"event not understood: {error}"
+            self.view.rejected = self.words.say("console.bad_event", "event not understood: {error}",
+                                                error=str(error))
             changed = True
         if event["event"] in ("card", "round", "result", "burn"):
             self.resumed_at = None
@@ -387,7 +423,7 @@ class DealerConsole(App[None]):
         """Hand one dealer input to ``on_input`` and note it on the status bar."""
         self.sent.append(dealer_input)
         self.view.rejected = None
-        self._set_text("#sent", f"sent {dealer_input.token()}")
+        self._set_text("#sent", self.words.say("console.sent", "sent {input}", input=dealer_input.token()))
         if self.on_input is not None:
             self.on_input(dealer_input)
 
@@ -410,8 +446,10 @@ class DealerConsole(App[None]):
             elif self.on_hold is not None:
                 self.on_hold(False)
 
-        self.push_screen(ConfirmScreen(f"Round {self.view.round} is being dealt. Quit the console anyway?",
-                                       "quit"), answered)
+        words = self.words
+        self.push_screen(ConfirmScreen(words.say("console.ask.quit", "Round {round} is being dealt. Quit the console "
+                                                 "anyway?", round=str(self.view.round)),
+                                       words.say("console.ask.quit.yes", "quit"), words), answered)
 
     def _quit(self) -> None:
         if self.on_quit is not None:
@@ -434,7 +472,7 @@ class DealerConsole(App[None]):
 
     def next_action(self) -> tuple[str, str]:
         """The (large, detail) texts of what the dealer does next."""
-        moment = next_moment(self.view)
+        moment = next_moment(self.view, self.words)
         return moment.big, moment.detail
 
     def _hand(self, side: str, slots: tuple[str, ...], compact: bool = False) -> Text:
@@ -442,8 +480,11 @@ class DealerConsole(App[None]):
         name in reverse instead of the ``← next`` pointer."""
         view = self.view
         total = view.total(side)
-        title = Text(f"{side.upper()}", style=WINNER_STYLES["P" if side == "player" else "B"])
-        title.append(f"{' ' if compact else '   '}total {total if total is not None else '–'}", style="bold")
+        words = self.words
+        title = Text(side_word(side, words), style=WINNER_STYLES["P" if side == "player" else "B"])
+        title.append(("" if compact else "  ") + " " + words.say("console.total", "total {total}",
+                                                                  total=str(total if total is not None else "–")),
+                     style="bold")
         prompt = view.prompt
         due = prompt.get("slot") if prompt is not None else None
         line = Text()
@@ -459,7 +500,7 @@ class DealerConsole(App[None]):
             line.rstrip()
             return Text("  ").join([title, line])
         if due in slots:
-            line.append(f"← next: {due}", style="reverse bold")
+            line.append(words.say("console.next_slot", "← next: {slot}", slot=str(due)), style="reverse bold")
         return Text("\n").join([title, line])
 
     def _show_moment(self, box: str, big: str, text: str, moment: Moment | None) -> None:
@@ -472,18 +513,7 @@ class DealerConsole(App[None]):
 
     def top_bar(self) -> Text:
         """Shoe, round, dealer, cards left and the reader: always in view."""
-        view = self.view
-        shoe = view.shoe
-        number = shoe.details.get("shoe", "–")
-        line = Text(f"SHOE {number}", style="bold")
-        line.append(f"  ROUND {view.round if view.round is not None else '–'}")
-        line.append(f"  DEALER {view.dealer or '–'}")
-        line.append(f"  LEFT {shoe.cards_left if shoe.cards_left is not None else '–'}")
-        line.append(f"  READER {view.reader.upper()}", style="bold reverse red" if view.reader == "offline" else "")
-        if view.alerts:
-            line.append(f"  {len(view.alerts)} ALERT{'S' if len(view.alerts) > 1 else ''} OPEN",
-                        style="bold white on red")
-        return line
+        return top_bar(self.view, self.words)
 
     def refresh_view(self) -> None:
         """Redraw every widget from :attr:`view`."""
@@ -492,31 +522,32 @@ class DealerConsole(App[None]):
             return
         view = self.view
         self._set_text("#top-bar", self.top_bar())
-        self._show_moment("#alert-box", "#alert-big", "#alert-text", alert_moment(view))
-        banner = shoe_banner(view)
+        words = self.words
+        self._show_moment("#alert-box", "#alert-big", "#alert-text", alert_moment(view, words))
+        news = shoe_banner(view, words)
         if self.resumed_at is not None:
-            banner = Moment(f"RESUMED AT ROUND {self.resumed_at}",
-                            f"Resumed from the journal at round {self.resumed_at}: carry on as shown.",
-                            "bold black on yellow")
-        self._show_moment("#banner-box", "#banner-big", "#banner-text", banner)
-        moment = next_moment(view)
+            news = Moment(words.say("console.resumed", "RESUMED AT ROUND {round}", round=self.resumed_at),
+                          words.say("console.resumed.detail", "Resumed from the journal at round {round}: carry on "
+                                    "as shown.", round=self.resumed_at), "bold black on yellow")
+        self._show_moment("#banner-box", "#banner-big", "#banner-text", news)
+        moment = next_moment(view, words)
         screen.query_one("#next-action", BigText).update(moment.big, moment.style)
         self._set_text("#next-action-text", moment.detail)
         screen.query_one("#action-box", Widget).set_class(view.misdeal is not None, "misdeal")
         screen.set_class(view.misdeal is not None, "halted")
         misdeal = screen.query_one("#misdeal", Static)
-        misdeal.update("\n".join(misdeal_lines(view.misdeal)[1:]) if view.misdeal is not None else "")
+        misdeal.update("\n".join(misdeal_lines(view.misdeal, words)[1:]) if view.misdeal is not None else "")
         misdeal.set_class(view.misdeal is not None, "open")
 
         compact = screen.has_class("compact")
         self._set_text("#player-hand", self._hand("player", PLAYER_SLOTS, compact))
         self._set_text("#banker-hand", self._hand("banker", BANKER_SLOTS, compact))
-        self._set_text("#result", self._result_line())
+        self._set_text("#result", result_line(view, words))
 
         reader = screen.query_one("#reader", Static)
-        reader.update(f"Reader: {view.reader.upper()}")
+        reader.update(words.say("console.reader", "Reader: {status}", status=reader_word(view.reader, words)))
         reader.set_class(view.reader == "offline", "offline")
-        self._set_text("#shoe", "  ".join(status_parts(view)))
+        self._set_text("#shoe", "  ".join(status_parts(view, words)))
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
         screen.query_one("#sent", Static).set_class(bool(view.rejected), "refused")
@@ -524,42 +555,6 @@ class DealerConsole(App[None]):
         gaming = screen.query_one("#responsible-gaming", Static)
         gaming.update(responsible_gaming_text(self.size.width - 4))  # its padding and the scroll bar
         screen.refresh_bindings()
-
-    def _result_line(self) -> Text | str:
-        view = self.view
-        result = view.result_text()
-        round_text = f"Round {view.round}" if view.round is not None else "No round yet"
-        if result is not None and view.result is not None:
-            winner = str(view.result.get("winner", "")).upper()[:1]
-            line = Text(f"{round_text}: ")
-            line.append(result, style=WINNER_STYLES.get(winner, "bold"))
-            flags = [name for name, key in (("banker pair", "banker_pair"), ("player pair", "player_pair"))
-                     if view.result.get(key)]
-            if flags:
-                line.append("  (" + ", ".join(flags) + ")")
-            return line
-        if view.voided is not None:
-            return f"Round {view.voided}: VOID — bets returned"
-        return round_text
-
-
-def status_parts(view: TableView) -> list[str]:
-    """The status line: shoe counters, round, cut card, approvals and, with badges, the supervisor's
-    advantage alerts (the dealer is on the top bar)."""
-    shoe = view.shoe
-    parts = [f"Cards left: {shoe.cards_left if shoe.cards_left is not None else '–'}",
-             f"Round: {view.round if view.round is not None else '–'}",
-             f"Cut card: {'OUT' if shoe.cut_card_out else 'not yet'}",
-             f"Burned: {shoe.burned}"]
-    if view.manual_slots:
-        parts.append(f"{MANUAL_MARK} entered by hand")
-    if shoe.closed:
-        parts.append("SHOE CLOSED")
-    if view.approval is not None:
-        parts.append(f"Awaiting supervisor: {view.approval}")
-    if view.advantage:
-        parts.append(f"Supervisor, player advantage: {', '.join(view.advantage)}")
-    return parts
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,5 @@
-"""The console's dialogs: a card typed by hand, and a yes/no confirmation for anything irreversible."""
+"""The console's dialogs: a card typed by hand, and a yes/no confirmation for anything irreversible, worded
+in the table's language (the keys stay y, n and Esc)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from textual.widgets import Input, Label
 
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.ui.console_words import word_bindings
 
 
 class ManualEntryScreen(ModalScreen[str | None]):
@@ -25,10 +28,18 @@ class ManualEntryScreen(ModalScreen[str | None]):
     #manual-error { color: $error; }
     """
 
+    def __init__(self, words: Catalogue = ENGLISH) -> None:
+        super().__init__()
+        self.words = words
+        word_bindings(self, words)
+
     def compose(self) -> ComposeResult:
+        words = self.words
         with Vertical(id="manual-box"):
-            yield Label("Manual entry: type the card (e.g. 7H, 10S, KD) and press Enter. Esc cancels.")
-            yield Input(placeholder="card code", id="manual-code", max_length=4)
+            yield Label(words.say("console.manual.ask", "Manual entry: type the card (e.g. 7H, 10S, KD) and press "
+                                  "Enter. Esc cancels."))
+            yield Input(placeholder=words.say("console.manual.placeholder", "card code"), id="manual-code",
+                        max_length=4)
             yield Label("", id="manual-error")
 
     def on_mount(self) -> None:
@@ -38,7 +49,8 @@ class ManualEntryScreen(ModalScreen[str | None]):
         try:
             card = parse_card(message.value)
         except CardCodeError as error:
-            self.query_one("#manual-error", Label).update(f"{message.value!r}: {error}; type it again")
+            self.query_one("#manual-error", Label).update(self.words.say(
+                "console.manual.refused", "{code}: {error}; type it again", code=repr(message.value), error=str(error)))
             return
         self.dismiss(card.code)
 
@@ -60,15 +72,18 @@ class ConfirmScreen(ModalScreen[bool]):
     #confirm-text { text-style: bold; }
     """
 
-    def __init__(self, question: str, yes: str) -> None:
+    def __init__(self, question: str, yes: str, words: Catalogue = ENGLISH) -> None:
         super().__init__()
         self.question = question
         self.yes = yes
+        self.words = words
+        word_bindings(self, words)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-box"):
             yield Label(self.question, id="confirm-text")
-            yield Label(f"y = yes, {self.yes}    n / Esc = no", id="confirm-keys")
+            yield Label(self.words.say("console.confirm.keys", "y = yes, {yes}    n / Esc = no", yes=self.yes),
+                        id="confirm-keys")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)

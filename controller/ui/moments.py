@@ -14,15 +14,30 @@ from typing import Any, Final
 
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
 from controller.ui.dealer_words import misdeal_keys, misdeal_lines
 from controller.ui.tableview import TableView
 
 WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
 ALERT_STYLE: Final = "bold white"
-ACTION_LABELS: Final = {"next_round": "NEXT ROUND: n", "confirm_shoe": "NEW SHOE: s",
-                        "approval": "SUPERVISOR", "sign_in": "SIGN IN",
-                        "new_shoe": "SHOE CLOSED", "resolve": "MISDEAL", "reveal": "REVEAL: r"}
+ACTION_LABELS: Final = {"next_round": message("console.action.next_round", "NEXT ROUND: n"),
+                        "confirm_shoe": message("console.action.confirm_shoe", "NEW SHOE: s"),
+                        "approval": message("console.action.approval", "SUPERVISOR"),
+                        "sign_in": message("console.action.sign_in", "SIGN IN"),
+                        "new_shoe": message("console.action.new_shoe", "SHOE CLOSED"),
+                        "resolve": message("console.action.resolve", "MISDEAL"),
+                        "reveal": message("console.action.reveal", "REVEAL: r")}
 """Large-type labels of the core's instruction actions (the full sentence is shown below them)."""
+
+
+def side_word(side: str, words: Catalogue = ENGLISH) -> str:
+    """``"PLAYER"``, ``"BANKER"`` or ``"TIE"`` as the console writes a side in capitals, in ``words``' language."""
+    if side == "player":
+        return words.say("console.side.player", "PLAYER")
+    if side == "banker":
+        return words.say("console.side.banker", "BANKER")
+    return words.say("console.side.tie", "TIE")
 
 
 @dataclass(frozen=True)
@@ -34,14 +49,14 @@ class Moment:
     style: str = "bold"
 
 
-def score_text(result: Mapping[str, Any]) -> str:
+def score_text(result: Mapping[str, Any], words: Catalogue = ENGLISH) -> str:
     """``"BANKER 7 : 5"``: the winner and its total first; ``"TIE 6 : 6"``."""
     winner = str(result.get("winner", "")).lower()
     totals = {side: (result.get(side) or {}).get("total") for side in ("player", "banker")}
     if winner == "tie":
-        return f"TIE {totals['player']} : {totals['banker']}"
+        return f"{side_word('tie', words)} {totals['player']} : {totals['banker']}"
     loser = "player" if winner == "banker" else "banker"
-    return f"{winner.upper()} {totals[winner]} : {totals[loser]}"
+    return f"{side_word(winner, words)} {totals[winner]} : {totals[loser]}"
 
 
 def _value(code: str | None) -> int | None:
@@ -58,72 +73,111 @@ def _two_card_total(view: TableView, slots: tuple[str, str]) -> int | None:
     return None if None in values else sum(v for v in values if v is not None) % 10
 
 
-def third_card_rule(view: TableView, slot: str) -> str:
+def third_card_rule(view: TableView, slot: str, words: Catalogue = ENGLISH) -> str:
     """The rule that calls for the third card due in ``slot`` (P3 or B3), in words."""
     if slot == "P3":
-        return f"player draws on {_two_card_total(view, ('P1', 'P2'))}"
-    banker = _two_card_total(view, ("B1", "B2"))
+        return words.say("console.rule.player", "player draws on {total}",
+                         total=str(_two_card_total(view, ("P1", "P2"))))
+    banker = str(_two_card_total(view, ("B1", "B2")))
     third = _value(view.slots.get("P3"))
     if third is None:
-        return f"banker draws on {banker}: the player stood"
-    return f"banker draws on {banker} against the player's third card {third}"
+        return words.say("console.rule.banker_player_stood", "banker draws on {total}: the player stood", total=banker)
+    return words.say("console.rule.banker", "banker draws on {total} against the player's third card {third}",
+                     total=banker, third=third)
 
 
-def next_moment(view: TableView) -> Moment:
+def result_text(view: TableView, words: Catalogue = ENGLISH) -> str | None:
+    """``"BANKER wins 7 to 5"`` / ``"TIE 6 to 6"`` for this round's result (``(natural)`` added), or None."""
+    if view.result is None:
+        return None
+    winner = str(view.result.get("winner", "")).lower()
+    player, banker = str(view.total("player")), str(view.total("banker"))
+    natural = " " + words.say("console.result.natural", "(natural)") if view.result.get("natural") else ""
+    if winner == "tie":
+        text = words.say("console.result.tie", "TIE {player} to {banker}", player=player, banker=banker)
+    elif winner == "banker":
+        text = words.say("console.result.banker", "BANKER wins {banker} to {player}", player=player, banker=banker)
+    else:
+        text = words.say("console.result.player", "PLAYER wins {player} to {banker}", player=player, banker=banker)
+    return text + natural
+
+
+def _result_moment(view: TableView, words: Catalogue) -> Moment:
+    assert view.result is not None
+    winner = str(view.result.get("winner", "")).upper()[:1]
+    then = (words.say("console.then.new_shoe", "Pay this hand, then load a new shoe and press s.")
+            if view.shoe.closed else words.say("console.then.next", "Press n for the next round."))
+    return Moment(score_text(view.result, words), f"{result_text(view, words)}. {then}",
+                  WINNER_STYLES.get(winner, "bold"))
+
+
+def next_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment:
     """What the dealer does next, in large type."""
+    supervisor = words.say("console.call_supervisor", "CALL SUPERVISOR")
     if view.approval is not None and view.instruction:
-        return Moment("CALL SUPERVISOR", view.instruction, "bold yellow")
+        return Moment(supervisor, view.instruction, "bold yellow")
     if view.misdeal is not None:
-        lines = misdeal_lines(view.misdeal)
-        return Moment(misdeal_keys(view.misdeal) or "CALL SUPERVISOR", lines[0], "bold yellow")
+        lines = misdeal_lines(view.misdeal, words)
+        return Moment(misdeal_keys(view.misdeal, words) or supervisor, lines[0], "bold yellow")
     if view.result is not None and view.instruction_action in (None, "next_round", "new_shoe"):
-        winner = str(view.result.get("winner", "")).upper()[:1]
-        then = ("Pay this hand, then load a new shoe and press s." if view.shoe.closed
-                else "Press n for the next round.")
-        return Moment(score_text(view.result), f"{view.result_text()}. {then}", WINNER_STYLES.get(winner, "bold"))
+        return _result_moment(view, words)
     if view.shoe.closed:
-        return Moment("SHOE CLOSED", "Shoe closed: load a new shoe, then press s.")
+        return Moment(words.say("console.action.new_shoe", "SHOE CLOSED"),
+                      words.say("console.shoe_closed.detail", "Shoe closed: load a new shoe, then press s."))
     prompt = view.prompt
     if prompt is not None and prompt.get("slot") in ("P3", "B3"):
-        side = "PLAYER" if prompt.get("slot") == "P3" else "BANKER"
-        return Moment(f"THIRD CARD TO {side}", f"Third card to {side}: {third_card_rule(view, str(prompt['slot']))}",
-                      WINNER_STYLES[side[0]])
+        side = "player" if prompt.get("slot") == "P3" else "banker"
+        big = words.say("console.third_card", "THIRD CARD TO {side}", side=side_word(side, words))
+        rule = third_card_rule(view, str(prompt["slot"]), words)
+        return Moment(big, words.say("console.third_card.detail", "Third card to {side}: {rule}",
+                                     side=side_word(side, words), rule=rule), WINNER_STYLES[side[0].upper()])
     if view.instruction:
         label = ACTION_LABELS.get(view.instruction_action or "")
-        style = WINNER_STYLES["P" if "PLAYER" in view.instruction else "B"] if prompt is not None else "bold"
-        return Moment(label or view.instruction, view.instruction, style)
+        style = (WINNER_STYLES["P" if str(prompt.get("slot", "")).startswith("P") else "B"]
+                 if prompt is not None else "bold")
+        return Moment(words.text(label) if label else view.instruction, view.instruction, style)
     if view.voided is not None:
-        return Moment("VOID", f"Round {view.voided} voided: bets returned. Press n for the next round.")
-    return Moment("WAITING", "Waiting for the table.")
+        return Moment(words.say("console.void", "VOID"),
+                      words.say("console.void.detail", "Round {round} voided: bets returned. Press n for the next "
+                                "round.", round=view.voided))
+    return Moment(words.say("console.waiting", "WAITING"),
+                  words.say("console.waiting.detail", "Waiting for the table."))
 
 
-def shoe_banner(view: TableView) -> Moment | None:
+def shoe_banner(view: TableView, words: Catalogue = ENGLISH) -> Moment | None:
     """The shoe's news: closed (with its report), LAST ROUND, or the cut card out; None otherwise."""
     shoe = view.shoe
     if shoe.closed:
         details = shoe.details
         counts = view.roads().counts
-        report = (f"Shoe {details.get('shoe', '?')} closed after {counts.banker + counts.player + counts.tie} "
-                  f"rounds: banker {counts.banker}, player {counts.player}, tie {counts.tie}; "
-                  f"misdeals {details.get('misdeals', 0)}, voided {details.get('voided', 0)}, "
-                  f"cards left {shoe.cards_left if shoe.cards_left is not None else '?'}")
-        return Moment("SHOE CLOSED", report, "bold black on yellow")
+        report = words.say(
+            "console.shoe_report", "Shoe {shoe} closed after {rounds} rounds: banker {banker}, player {player}, "
+            "tie {tie}; misdeals {misdeals}, voided {voided}, cards left {left}",
+            shoe=str(details.get("shoe", "?")), rounds=counts.banker + counts.player + counts.tie,
+            banker=counts.banker, player=counts.player, tie=counts.tie, misdeals=str(details.get("misdeals", 0)),
+            voided=str(details.get("voided", 0)), left=str(shoe.cards_left if shoe.cards_left is not None else "?"))
+        return Moment(words.say("console.action.new_shoe", "SHOE CLOSED"), report, "bold black on yellow")
     if not shoe.cut_card_out:
         return None
     last = view.last_round
     if last is not None and view.round is not None and view.round >= last:
-        return Moment("LAST ROUND", f"Round {view.round} is the last of this shoe.", "bold black on yellow")
-    plan = f"round {last} is the last of this shoe" if last is not None else "the shoe ends soon"
-    return Moment("CUT CARD OUT", f"Cut card out: {plan}.", "bold black on yellow")
+        return Moment(words.say("console.last_round", "LAST ROUND"),
+                      words.say("console.last_round.detail", "Round {round} is the last of this shoe.",
+                                round=view.round), "bold black on yellow")
+    detail = (words.say("console.cut_card.last", "Cut card out: round {round} is the last of this shoe.", round=last)
+              if last is not None else words.say("console.cut_card.soon", "Cut card out: the shoe ends soon."))
+    return Moment(words.say("console.cut_card", "CUT CARD OUT"), detail, "bold black on yellow")
 
 
-def alert_moment(view: TableView) -> Moment | None:
+def alert_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment | None:
     """The oldest open alert, until it is acknowledged (key A sends ``@ack ID``); None when none is open."""
     if not view.alerts:
         return None
     alert = next(iter(view.alerts.values()))
     others = len(view.alerts) - 1
-    more = f" ({others} more open)" if others else ""
-    return Moment(f"ALERT {alert.get('id', '?')}",
-                  f"{str(alert.get('severity', 'critical')).upper()} {alert.get('kind')}: {alert.get('detail', '')}"
-                  f"{more}. Call the supervisor; a acknowledges it (@ack {alert.get('id')}).", ALERT_STYLE)
+    more = " " + words.say("console.alert.more", "({count} more open)", count=others) if others else ""
+    detail = words.say("console.alert.detail", "{severity} {kind}: {detail}{more}. Call the supervisor; "
+                       "a acknowledges it (@ack {id}).", severity=str(alert.get("severity", "critical")).upper(),
+                       kind=str(alert.get("kind")), detail=str(alert.get("detail", "")), more=more,
+                       id=str(alert.get("id")))
+    return Moment(words.say("console.alert", "ALERT {id}", id=str(alert.get("id", "?"))), detail, ALERT_STYLE)

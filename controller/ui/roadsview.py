@@ -2,7 +2,8 @@
 
 Readable at 80 columns and without colour: a bead's pair mark says which side had the pair
 (``B`` banker pair, ``P`` player pair, ``2`` both) and the derived roads draw red and blue as
-different shapes (``●`` red, ``○`` blue).
+different shapes (``●`` red, ``○`` blue). The titles and the counts are in the table's language; a title
+is fitted to its band by terminal cells (a full-width character takes two).
 """
 
 from __future__ import annotations
@@ -14,11 +15,21 @@ from rich.text import Text
 from textual.geometry import Size
 from textual.widget import Widget
 
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.ui.bigtext import cells, pad_cells
 from controller.ui.roads import DERIVED_ROADS, RED, ROWS, Roads, layout_derived
+from controller.ui.scoreboard_words import PAGE_WORDS
 
 WINNER_STYLES: Final = {"B": "bold red", "P": "bold dodger_blue1", "T": "bold green"}
 DERIVED_MARKS: Final = {True: ("●", "red"), False: ("○", "dodger_blue1")}
 """A derived road's mark by colour (red first): a shape each, so the roads read without colour."""
+
+
+def fit_cells(text: str, width: int) -> str:
+    """``text`` cut to at most ``width`` terminal cells (never half a wide character), then padded to them."""
+    while cells(text) > width:
+        text = text[:-1]
+    return pad_cells(text, width)
 
 
 def pair_mark(banker_pair: bool, player_pair: bool) -> str:
@@ -33,8 +44,9 @@ class RoadsView(Widget):
 
     DEFAULT_CSS = "RoadsView { height: auto; width: 100%; }"
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None, words: Catalogue = ENGLISH) -> None:
         super().__init__(id=id)
+        self.words = words
         self.roads: Roads | None = None
         self.compact = False
         """No blank line between the bands (a small terminal)."""
@@ -66,7 +78,7 @@ class RoadsView(Widget):
         for index, (title, _, width) in enumerate(title_blocks):
             if index:
                 header.append(" │ ")
-            header.append(title[:width].ljust(width), style="bold underline")
+            header.append(fit_cells(title, width), style="bold underline")
         lines = [header]
         for row in range(ROWS):
             line = Text()
@@ -88,7 +100,7 @@ class RoadsView(Widget):
         """The roads drawn for ``width`` columns."""
         roads = self.roads
         if roads is None:
-            return Text("No results yet.", style="dim")
+            return Text(self.words.say("console.roads.none", "No results yet."), style="dim")
         width = max(40, width)
         bead_cols = max(4, (width - 3) // 3 // 3)
         big_cols = max(6, (width - 3 - bead_cols * 3) // 3)
@@ -101,23 +113,25 @@ class RoadsView(Widget):
             if entry.ties:
                 cell.append(str(min(entry.ties, 9)), style="bold green")
             big[(entry.display_col, entry.display_row)] = cell
+        words = self.words
         band_one = self._join([
-            ("Bead plate", self._block(beads, bead_cols, 3), bead_cols * 3),
-            ("Big road", self._block(big, big_cols, 3), big_cols * 3),
+            (words.text(PAGE_WORDS["bead_plate"]), self._block(beads, bead_cols, 3), bead_cols * 3),
+            (words.text(PAGE_WORDS["big_road"]), self._block(big, big_cols, 3), big_cols * 3),
         ])
         derived_cols = max(4, (width - 6) // 3 // 2)
         derived_blocks = []
         for name, _k in DERIVED_ROADS:
             colours = roads.derived(name)
-            cells = {position: Text(*DERIVED_MARKS[colour == RED])
+            marks = {position: Text(*DERIVED_MARKS[colour == RED])
                      for colour, position in zip(colours, layout_derived(colours), strict=True)}
-            derived_blocks.append((name.replace("_", " ").capitalize(),
-                                   self._block(cells, derived_cols, 2), derived_cols * 2))
+            derived_blocks.append((words.text(PAGE_WORDS[name]), self._block(marks, derived_cols, 2), derived_cols * 2))
         band_two = self._join(derived_blocks)
         counts = roads.counts
-        summary = Text(f"Banker {counts.banker}  Player {counts.player}  Tie {counts.tie}  "
-                       f"Banker pairs {counts.banker_pair}  Player pairs {counts.player_pair}  "
-                       f"Naturals {counts.natural}")
+        summary = Text(words.say("console.roads.counts", "Banker {banker}  Player {player}  Tie {tie}  Banker pairs "
+                                 "{banker_pairs}  Player pairs {player_pairs}  Naturals {naturals}",
+                                 banker=counts.banker, player=counts.player, tie=counts.tie,
+                                 banker_pairs=counts.banker_pair, player_pairs=counts.player_pair,
+                                 naturals=counts.natural))
         gap = [] if self.compact else [Text("")]
         return Text("\n").join([*band_one, *gap, *band_two, summary])
 

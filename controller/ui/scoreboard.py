@@ -2,7 +2,8 @@
 
 One ``websockets`` asyncio server, on its own thread, answers both:
 
-* plain HTTP: ``GET /`` the page, ``GET /state.json`` the current state;
+* plain HTTP: ``GET /`` the page, ``GET /state.json`` the current state, ``GET /words.json`` the page's
+  words in the board's languages (:mod:`controller.ui.scoreboard_words`);
 * WebSocket on ``/ws``: the full state on connect, then the full state again
   after every change.
 
@@ -25,13 +26,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
 from typing import Any
 
 from config.schema import parse_host_port
 from controller.core.exceptions import CroupierError, ScoreboardError
+from controller.i18n.catalogue import Catalogue, CatalogueError
 from controller.ui.livepage import LivePageServer, Route
+from controller.ui.scoreboard_words import words_message
 from controller.ui.tableview import TableView, ViewEvent
 
 log = logging.getLogger(__name__)
@@ -58,7 +61,8 @@ def page_html() -> bytes:
     sends, so a reload shows the same board. Element ids the tests read:
     ``#bead-plate``, ``#big-road``, ``#big-eye-boy``, ``#small-road``,
     ``#cockroach-pig`` (cells with ``data-col``/``data-row``), ``#last-results``,
-    ``#stats`` and ``#status``; ``body[data-seq]`` is the state shown.
+    ``#stats`` and ``#status``; ``body[data-seq]`` is the state shown. It first reads its words from
+    ``/words.json`` (the first language, the second under it: ``.second``); English is only its fallback.
     """
     return resources.files("controller.ui").joinpath("static", "scoreboard.html").read_bytes()
 
@@ -73,10 +77,13 @@ class Scoreboard(LivePageServer):
     thread_name = "croupier-scoreboard"
     not_found = "Not found: the scoreboard is at /\n"
 
-    def __init__(self, host: str, port: int, table_name: str = "", limits: str = "") -> None:
+    def __init__(self, host: str, port: int, table_name: str = "", limits: str = "",
+                 languages: Sequence[Catalogue] = ()) -> None:
         super().__init__(host, port)
         self.table_name = table_name
         self.limits = limits
+        self.words_text = json.dumps(words_message(list(languages) or [Catalogue()]), ensure_ascii=False)
+        """``/words.json``: the page's words in each board language."""
         self._view = TableView()
         self._seq = 0
         self._state_seq = -1
@@ -156,19 +163,33 @@ class Scoreboard(LivePageServer):
         state["table"] = {"name": self.table_name, "limits": self.limits}
 
     def routes(self) -> Mapping[str, Route]:
-        """``/`` the page, ``/state.json`` the state message."""
+        """``/`` the page, ``/state.json`` the state message, ``/words.json`` the page's words."""
         def page() -> tuple[bytes, str]:
             return page_html(), "text/html; charset=utf-8"
 
         def state() -> tuple[bytes, str]:
             return self.snapshot()[0].encode("utf-8"), "application/json; charset=utf-8"
 
-        return {"/": page, "/index.html": page, "/state.json": state}
+        def words() -> tuple[bytes, str]:
+            return self.words_text.encode("utf-8"), "application/json; charset=utf-8"
+
+        return {"/": page, "/index.html": page, "/state.json": state, "/words.json": words}
 
 
-def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "") -> Scoreboard:
+def board_catalogues(languages: Sequence[str], messages_dir: str = "") -> list[Catalogue]:
+    """The catalogues of the board's ``languages`` (``[scoreboard] languages``, with ``[table] messages_dir``'s
+    overrides); :class:`ScoreboardError` naming a language or house file that cannot be used."""
+    try:
+        return [Catalogue(language, messages_dir or None) for language in languages]
+    except CatalogueError as error:
+        raise ScoreboardError(f"[scoreboard] languages: {error}") from None
+
+
+def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "",
+                     languages: Sequence[str] = ("en",), messages_dir: str = "") -> Scoreboard:
     """Start a scoreboard on ``host:port`` (port 0: a free one) and return it once it listens; it shows
-    ``table_name`` and ``limits`` (``[scoreboard]``) in its header.
+    ``table_name`` and ``limits`` (``[scoreboard]``) in its header, and its words in ``languages`` (one or
+    two, the first on top; :func:`board_catalogues`).
 
     Raises :class:`ScoreboardError` when it cannot listen there, or when the
     ``websockets`` package is missing (``pip install 'croupier[scoreboard]'``).
@@ -180,7 +201,7 @@ def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "
             "the scoreboard needs the websockets package (13 or newer): "
             "pip install 'croupier[scoreboard]'"
         ) from error
-    board = Scoreboard(host, port, table_name, limits)
+    board = Scoreboard(host, port, table_name, limits, board_catalogues(languages, messages_dir))
     failure = board.start(START_TIMEOUT)
     if isinstance(failure, TimeoutError):
         raise ScoreboardError(f"the scoreboard did not start on {host}:{port} within {START_TIMEOUT:.0f} s")

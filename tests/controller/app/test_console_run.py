@@ -120,3 +120,33 @@ def test_a_resumed_journal_reaches_the_console_as_resumed_at_its_round(tmp_path:
 
 def run_rounds(events: list[Event]) -> int:
     return sum(1 for event in events if event["event"] == "result")
+
+
+def test_the_console_speaks_the_tables_language() -> None:
+    settings = load_config(environ={"CROUPIER_TABLE_LANGUAGE": "ko"},
+                           overrides={"shoe": {"burn": "none"}, "simulation": {"auto_next": False}})
+    source = MergedSource(MockShoe("mock://?seed=3"), pace=0.05, hold_when_idle=True)
+    runner = Runner(Table(settings), source, lambda events: None, auto_next=False, auto_shoe=False,
+                    rounds=1, new_shoes=True)
+    run = console_run(runner, source, runner.table.start())
+    console = run.console
+    seen: dict[str, str] = {}
+
+    async def main() -> None:
+        async with console.run_test(size=SIZE) as pilot:
+            run.start()
+            await pilot.press("s")
+            await pilot.pause()
+            seen["question"] = str(console.screen.query_one("#confirm-text", Static).render())
+            await pilot.press("y")
+            await wait_for(pilot, lambda: console.view.result is not None, "round 1's result")
+            await pilot.pause()
+            seen["top"] = console.top_bar().plain
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+
+    asyncio.run(main())
+    run.finish()
+    assert console.words.language == "ko"
+    assert seen["question"] == "새 슈: 셔플, 컷, 장전이 끝났습니까?"
+    assert seen["top"].startswith("슈 1  게임 1")
