@@ -50,7 +50,7 @@ async def ask_to_quit_in_round_1(pilot: Any, run: ConsoleRun) -> None:
 
 
 def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
-    runner, source = interactive_runner(pace=0.2)
+    runner, source = interactive_runner(pace=1.0)  # three cards after P1 (3 s) for Ctrl+Q to land mid-round
     run = console_run(runner, source, runner.table.start())
     console = run.console
 
@@ -58,7 +58,7 @@ def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
         async with console.run_test(size=SIZE) as pilot:
             await ask_to_quit_in_round_1(pilot, run)
             cards_left = runner.table.cards_left
-            await asyncio.sleep(2.0)  # at 0.2 s a card the round would be over by now if the shoe dealt on
+            await asyncio.sleep(4.0)  # at 1 s a card the round would be over by now if the shoe dealt on
             assert runner.table.cards_left >= cards_left - 1, "cards were read while the console asked"
             await pilot.press("y")
             await pilot.pause()
