@@ -18,12 +18,13 @@ m     enter a card by hand (asks, reads it back)  ``@manual XX``
 s     new shoe loaded (asks to confirm)           ``@shoe``
 c     close the shoe early (asks)                 ``@close``
 a     acknowledge the oldest open alert           ``@ack ID``
+z     undo the last hand-entered card or exposed  ``@undo``
+      call (only while the core offers it; asks)
 ^q    quit (asks while a round is being dealt)
 ====  ==========================================  ===========================
 
-There is no undo key: every input above is journaled and acted on by the table at once (a card
-placed, a round voided, a shoe closed, bets settled), and the rules give each mistake its own
-remedy instead (``e`` takes the last card back as an exposed card; a misdeal's resolutions).
+Undo follows the house rules (:mod:`controller.core.undo`): a card read from the shoe is never
+taken back, and the core refuses anything else with the reason.
 
 Feed it table events with :meth:`DealerConsole.apply` (from any thread); it
 calls ``on_input(Input)`` for each dealer input. ``python -m controller.ui.console
@@ -51,6 +52,7 @@ from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
+from controller.i18n.message import message
 from controller.ui.bigtext import big_width, can_render, render_big, wrap_big
 from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen
@@ -154,6 +156,7 @@ class TableScreen(Screen[None]):
         Binding("c", "close_shoe", "Close shoe"),
         Binding("a", "ack", "Ack alert"),
         Binding("r", "dealer('reveal')", "Reveal"),
+        Binding("z", "undo", "Undo"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -242,6 +245,20 @@ class TableScreen(Screen[None]):
             alert_id = next(iter(console.view.alerts))
             console.send_input(DealerInput(InputKind.ACK, alert_id))
 
+    def action_undo(self) -> None:
+        console = self.console
+        subject = console.view.undo_subject() if console is not None and console.applies("undo") else None
+        if console is None or subject is None:
+            return
+        card, slot = subject
+        if console.view.undo == "@exposed":
+            question = message("undo.confirm_exposed", "Take back the exposed call? {card} stays in {slot}.",
+                               card=card_name(card), slot=slot or "?")
+        else:
+            question = message("undo.confirm_manual", "Take back {card} from {slot}?", card=card_name(card),
+                               slot=slot or "the burn")
+        self._confirmed(question.english(), "take it back", lambda: console.send_input(DealerInput(InputKind.UNDO)))
+
     def action_manual(self) -> None:
         console = self.console
         if console is None or not console.applies("manual"):
@@ -268,7 +285,7 @@ def responsible_gaming_text(width: int) -> str:
 
 
 ACTION_INPUTS: Final = {"dealer": "", "void": "void", "close_shoe": "close", "new_shoe": "shoe",
-                        "manual": "manual", "ack": "ack"}
+                        "manual": "manual", "ack": "ack", "undo": "undo"}
 """The screen's actions that give a dealer input (``dealer`` names its input as its parameter)."""
 
 
@@ -368,6 +385,8 @@ class DealerConsole(App[None]):
         misdeal = view.misdeal
         if kind == "ack":
             return bool(view.alerts)
+        if kind == "undo":
+            return view.undo is not None
         if misdeal is not None:
             return kind in (misdeal.get("resolutions") or [])
         between_rounds = view.instruction_action == "next_round" and not view.shoe.closed
