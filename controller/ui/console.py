@@ -53,6 +53,7 @@ from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.i18n.message import message
+from controller.ui import fitting
 from controller.ui.bigtext import big_width, can_render, render_big, wrap_big
 from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen
@@ -107,11 +108,13 @@ class BigText(Widget):
 
     DEFAULT_CSS = "BigText { height: auto; width: 100%; }"
 
-    def __init__(self, text: str = "", *, id: str | None = None, max_scale: int = 3) -> None:
+    def __init__(self, text: str = "", *, id: str | None = None, max_scale: int = 3, shrinks_at: int = 3) -> None:
         super().__init__(id=id)
         self._text = text
         self._style = "bold"
         self.max_scale = max_scale
+        self.shrinks_at = shrinks_at
+        """The fitting level (:mod:`controller.ui.fitting`) from which the letters keep to their smallest size."""
 
     @property
     def text(self) -> str:
@@ -128,6 +131,8 @@ class BigText(Widget):
         width = self.size.width or 80
         rows = self.app.size.height if self.is_attached else 24
         largest = self.max_scale if rows >= LARGE_SCREEN_ROWS else 2
+        if fitting.level_of(self) >= self.shrinks_at:
+            largest = 1
         text = Text()  # the style as a span: Textual reads Rich colour names there
         if can_render(self._text):
             for scale in range(largest, 0, -1):
@@ -144,6 +149,9 @@ class BigText(Widget):
 
 class TableScreen(Screen[None]):
     """The console's main screen; its key bindings are the dealer's inputs (only those that apply now)."""
+
+    fit_level = 0
+    """What the screen gives up to fit the terminal (:mod:`controller.ui.fitting`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "dealer('next')", "Next round"),
@@ -163,10 +171,10 @@ class TableScreen(Screen[None]):
         yield Static("", id="top-bar")
         with VerticalScroll(id="main"):
             with Vertical(id="alert-box"):
-                yield BigText("", id="alert-big", max_scale=2)
+                yield BigText("", id="alert-big", max_scale=2, shrinks_at=2)
                 yield Static("", id="alert-text")
             with Vertical(id="banner-box"):
-                yield BigText("", id="banner-big", max_scale=2)
+                yield BigText("", id="banner-big", max_scale=2, shrinks_at=2)
                 yield Static("", id="banner-text")
             with Vertical(id="action-box"):
                 yield BigText("WAITING", id="next-action")
@@ -319,7 +327,7 @@ class DealerConsole(App[None]):
     #reader.offline { background: $error; text-style: bold; }
     #shoe { width: 1fr; padding: 0 1; }
     #sent { height: auto; padding: 0 1; color: $text-muted; }
-    #roads { border: round $primary; padding: 0 1; }
+    #roads { border: round $primary; padding: 0 1; height: 1fr; min-height: 0; }
     #responsible-gaming { text-align: center; color: $text-muted; padding: 0 1; }
     .compact #action-box { border: none; }
     .compact .hand { border: none; }
@@ -329,7 +337,7 @@ class DealerConsole(App[None]):
     .compact #sent { display: none; }
     .compact #sent.refused { display: block; }
     .compact.halted #roads { display: none; }
-    """
+    """ + fitting.CSS
 
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
@@ -349,6 +357,7 @@ class DealerConsole(App[None]):
         self.resumed_at: int | None = (self.view.round or 0) if resumed else None
         """The round the console resumed at from a journal, until the table moves on."""
         self._events_at_start = self.view.events_seen
+        self._fitting = fitting.Fitting()
 
     def on_mount(self) -> None:
         self._ui_thread = threading.get_ident()
@@ -543,6 +552,14 @@ class DealerConsole(App[None]):
         gaming = screen.query_one("#responsible-gaming", Static)
         gaming.update(responsible_gaming_text(self.size.width - 4))  # its padding and the scroll bar
         screen.refresh_bindings()
+        self._fitting.shown(screen, (self.size, tuple(view.alerts), banner, moment, view.misdeal is not None,
+                                     bool(view.rejected)))
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        screen = self._screen()
+        if screen is not None and self._fitting.step(screen):
+            self.call_after_refresh(self._fit)
 
     def _result_line(self) -> Text | str:
         view = self.view
