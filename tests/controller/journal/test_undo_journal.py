@@ -142,3 +142,53 @@ def test_the_text_transcript_says_each_undo(capsys: pytest.CaptureFixture[str]) 
     text = capsys.readouterr().out
     assert "  << @undo: 9C taken back from B1: enter the card again" in text
     assert "  << @undo: Exposed call taken back: 5H stays in P2; play on" in text
+
+
+def test_a_shoe_script_file_with_undo_tokens_and_its_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    script = tmp_path / "drill.txt"
+    script.write_text("# a mistyped hand-entered card, taken back\n3S ??\n@manual 9C\n@undo\n@manual 9D\n5H 4D\n",
+                      encoding="utf-8")
+    status, events, err = run_cli(capsys, "simulate", "--no-burn", "--script", str(script), "--json")
+    assert status == 0, err
+    undone = [event for event in events if event["event"] == "undone"]
+    assert undone == [{"event": "undone", "input": "@manual 9C", "round": 1, "slot": "B1", "card": "9C",
+                       "say": "9C taken back from B1: enter the card again", "say_id": "undone.manual",
+                       "say_params": {"card": "9C", "slot": "B1"}}]
+    offered = [event["undo"] for event in events if "undo" in event]
+    assert offered == ["@manual 9C", "@manual 9D"]
+    result = next(event for event in events if event["event"] == "result")
+    assert result["banker"]["cards"] == ["9D", "4D"] and result["manual"] == ["B1"]
+
+
+def test_the_cards_export_after_undos_is_the_one_without_them(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    straight = "3S ?? @manual 9D 5H 4D  2C 3C AD ?? @manual 6S  AS 2D 3H 4C 9S"
+    exports = []
+    for name, cards in (("undone", SCRIPT), ("straight", straight)):
+        journal = tmp_path / f"{name}.db"
+        run_cli(capsys, "simulate", "--no-burn", "--cards", cards, "--json", "--journal", str(journal))
+        assert cli.main(["history", str(journal), "--cards", "--json"]) == 0
+        exports.append([{key: value for key, value in row.items() if key != "at"}
+                        for row in lines_of(capsys.readouterr().out)])
+    undone, reference = exports
+    assert undone == reference
+    assert [row["entry"] for row in undone if row["slot"] in ("B1", "B2") and row["round"] <= 2] == [
+        "manual", "read", "read", "manual"]
+
+
+def test_the_dealers_report_does_not_count_an_undone_exposed_call() -> None:
+    from datetime import UTC, datetime
+
+    from controller.core.inputs import parse_tokens
+    from controller.core.table import Table
+    from controller.reports.dealers import Shift, TimedEvent
+    from tests.controller.core.test_undo import settings
+
+    table = Table(settings())
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    shift = Shift("T1", None, None, at, at)
+    started = None
+    for item in parse_tokens("@shoe 5H 3C @exposed @undo 2D @exposed @burn"):
+        for event in table.handle(item):
+            started = shift.count(TimedEvent(at, event), started)
+    assert shift.misdeals["exposed_card"] == 1, "only the exposed call that was resolved"

@@ -14,6 +14,7 @@ from controller.core.events import Event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.table import Table
 from controller.ui.console import DealerConsole, TableScreen
+from controller.ui.moments import next_moment
 from controller.ui.tableview import TableView
 from tests.controller.ui.test_console import rendered
 
@@ -29,6 +30,13 @@ def fed(table: Table, tokens: str) -> list[Event]:
     for item in parse_tokens(tokens):
         events += table.handle(item)
     return events
+
+
+def fresh_view(tokens: str) -> TableView:
+    view = TableView()
+    for event in fed(new_table(), tokens):
+        view.apply(event)
+    return view
 
 
 def footer(app: DealerConsole) -> list[str]:
@@ -76,6 +84,7 @@ def test_z_reads_back_the_hand_entered_card_and_the_halt_is_back() -> None:
         assert "B1" in rendered(app, "#banker-hand") and "4♦" not in rendered(app, "#banker-hand")
         assert app.view.misdeal is not None and app.view.misdeal["kind"] == "unreadable_card"
         assert "Undo" not in footer(app) and "Manual" in footer(app)
+        assert app.next_action()[0] == next_moment(fresh_view("@shoe 5H ??")).big, "the halt's keys again"
         await pilot.press("z")
         await pilot.pause()
         assert len(inputs) == 1, "z does nothing once nothing can be undone"
@@ -97,6 +106,7 @@ def test_z_takes_back_an_exposed_call_and_the_card_stays() -> None:
         await pilot.pause()
         await deliver()
         assert "B1 3♣" in rendered(app, "#banker-hand")
+        assert app.next_action()[0] == next_moment(fresh_view("@shoe 5H 3C")).big, "P2's prompt again"
         assert app.view.misdeal is None and app.view.prompt is not None and app.view.prompt["slot"] == "P2"
         assert "Undo" not in footer(app)
 
@@ -113,6 +123,14 @@ def test_no_undo_key_after_a_card_from_the_shoe() -> None:
         assert inputs == [] and isinstance(app.screen, TableScreen)
 
     drive(table, "@shoe 5H ?? @manual 4D 2C", scenario)
+
+
+def test_z_and_undo_typed_at_the_terminal_give_the_undo_input() -> None:
+    from controller.ui.keyboard import HELP, parse_dealer_line
+
+    assert parse_dealer_line("z") == Input(InputKind.UNDO)
+    assert parse_dealer_line("undo") == Input(InputKind.UNDO)
+    assert "z undo" in HELP
 
 
 def test_the_view_follows_an_undo_exactly() -> None:
