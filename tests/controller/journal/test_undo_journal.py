@@ -192,3 +192,44 @@ def test_the_dealers_report_does_not_count_an_undone_exposed_call() -> None:
         for event in table.handle(item):
             started = shift.count(TimedEvent(at, event), started)
     assert shift.misdeals["exposed_card"] == 1, "only the exposed call that was resolved"
+
+
+def test_a_journal_whose_checkpoints_predate_undo_still_verifies_and_resumes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Checkpoints written before undo existed keep no ``undo`` in their state (and their game no @undo)."""
+    import json
+
+    from controller.journal.store import canonical
+    from tests.controller.journal.forger import forge_record
+
+    config = checkpoint_every_input(tmp_path)
+    game = ["simulate", "--seed", "5", "--rounds", "6", "--json", "--config", config]
+    _, reference, _ = run_cli(capsys, *game)
+    journal = tmp_path / "old.db"
+
+    class Dying(JsonLines):
+        def __call__(self, events: list[Event]) -> None:
+            super().__call__(events)
+            if any(event["event"] == "result" and event["round"] == 3 for event in events):
+                raise Crash
+
+    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    with pytest.raises(Crash):
+        cli.main([*game, "--journal", str(journal)])
+    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    capsys.readouterr()
+    connection = sqlite3.connect(journal)
+    try:
+        checkpoints = connection.execute("SELECT seq, body FROM records WHERE kind = 'checkpoint'").fetchall()
+    finally:
+        connection.close()
+    assert len(checkpoints) > 10
+    for seq, body in checkpoints:
+        older = json.loads(body)
+        del older["state"]["undo"]
+        forge_record(journal, seq, canonical(older))
+    assert cli.main(["audit", "verify", str(journal), "--replay"]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    status, _, err = run_cli(capsys, *game, "--journal", str(journal))
+    assert status == 0, err
+    assert journal_events(journal) == reference
