@@ -155,6 +155,8 @@ def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue)
         stream.write(INDENT + resolution_line(resolution, words) + "\n")
     for approval in entry.approvals:
         stream.write(INDENT + approval_line(approval, words) + "\n")
+    for undone in entry.undone:
+        stream.write(INDENT + f"@undo: {cast(dict[str, Any], localiser.event(undone))['say']}" + "\n")
     for alert in entry.alerts:
         detail = cast(dict[str, Any], localiser.event(alert))["detail"]
         stream.write(INDENT + words.say("history.alert", "ALERT {alert}: {detail}",

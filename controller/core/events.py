@@ -163,6 +163,8 @@ class PromptEvent(TypedDict):
     say: str
     say_id: NotRequired[str]
     say_params: NotRequired[SayParams]
+    undo: NotRequired[str]
+    """The input ``@undo`` would take back now (``"@manual 4D"``), on the last event of a batch only."""
 
 
 class CardEvent(TypedDict):
@@ -191,6 +193,8 @@ class InstructionEvent(TypedDict):
     say: str
     say_id: NotRequired[str]
     say_params: NotRequired[SayParams]
+    undo: NotRequired[str]
+    """The input ``@undo`` would take back now (``"@manual 4D"``), on the last event of a batch only."""
 
 
 class Hand(TypedDict):
@@ -262,6 +266,19 @@ class RoundVoidedEvent(TypedDict):
     cards: list[str]
     bets: Literal["returned"]
     dealer: NotRequired[Identity | None]
+
+
+class UndoneEvent(TypedDict):
+    event: Literal["undone"]
+    input: str
+    """The input taken back (``"@manual 4D"``, ``"@exposed"``)."""
+    round: int
+    slot: str | None
+    """The slot the hand-entered card was taken out of (due again), or the exposed card stays in."""
+    card: str | None
+    say: str
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class RejectedEvent(TypedDict):
@@ -337,7 +354,7 @@ Event = (
     TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | AlertAcknowledgedEvent
     | ReaderEvent | EdgeEvent
     | RoundEvent | PromptEvent | CardEvent | RevealedEvent | InstructionEvent | ResultEvent | SettlementEvent
-    | MisdealEvent | ResolvedEvent | RoundVoidedEvent | RejectedEvent
+    | MisdealEvent | ResolvedEvent | RoundVoidedEvent | UndoneEvent | RejectedEvent
     | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
     | ApprovalRequiredEvent | ApprovalEvent | ApprovalRefusedEvent | ApprovalCancelledEvent | ShoeClosingEvent
 )
@@ -346,7 +363,7 @@ Event = (
 EVENT_TYPES: tuple[type, ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
     RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
-    MisdealEvent, ResolvedEvent, RoundVoidedEvent, RejectedEvent,
+    MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,
 )

@@ -28,6 +28,8 @@ token                   input
 ``@badge_removed``      the badge was taken off the badge reader
 ``@sign_out``           the dealer signs out (also given when the idle time passes)
 ``@ack ID``             acknowledge the open alert ``ID`` (``A1``; a supervisor's, with badges)
+``@undo``               take back the dealer's last input where the rules allow it: a hand-entered
+                        card before anything follows it, an ``@exposed`` call not yet resolved
 ======================  ===========================================================
 """
 
@@ -62,6 +64,7 @@ class InputKind(enum.Enum):
     SIGN_OUT = "sign_out"
     REVEAL = "reveal"
     ACK = "ack"
+    UNDO = "undo"
 
 
 READER_KINDS = frozenset(

@@ -23,16 +23,18 @@ from controller.core.machine import State
 from controller.core.misdeals import Misdeal
 from controller.core.sequence_check import SequenceArchive
 from controller.core.table import Table
+from controller.core.undo import UndoBook
 from controller.i18n.message import Message
 
 FORMAT = 2
 """The snapshot's own format number (kept in it, checked on restore). 2: alerts, reveals, the sequence
-archive and monitor, the cards shown."""
+archive and monitor, the cards shown; since then also the undo book (``undo``; a snapshot without one has
+nothing to undo)."""
 
 TABLE_FIELDS = frozenset({"_events", "alerts", "archive", "authority", "cut_out", "decks", "face_down", "gate",
                           "ledger", "machine", "manual_slots", "misdeal", "model", "reader_online", "result_due",
                           "revealed", "rounds_dealt", "rounds_voided", "settings", "settler", "shoe_number",
-                          "slots_dealt", "variant"})
+                          "slots_dealt", "undo", "variant"})
 """Every attribute a table has; a test fails when one is added that the snapshot does not know. The
 settings decide ``face_down`` and ``settler``; the others are in the snapshot."""
 
@@ -65,6 +67,7 @@ def snapshot(table: Table) -> dict[str, Any]:
         "reveal": {"revealed": table.revealed, "result_due": table.result_due},
         "earlier_shoes": [[reference.shoe, list(reference.cards)] for reference in table.archive.references
                           if reference.order == "dealt"],
+        "undo": table.undo.to_data(),
     }
     if table.gate is not None:
         authority = table.gate.authority
@@ -133,6 +136,7 @@ def _restore_into(table: Table, data: Mapping[str, Any]) -> None:
     table.revealed = _int(data["reveal"]["revealed"])
     table.result_due = _bool(data["reveal"]["result_due"])
     table.machine.set_state(State[data["state"]])
+    table.undo = UndoBook.from_data(data.get("undo"))
     auth = data.get("auth")
     if (auth is None) != (table.gate is None):
         raise ValueError("the badge settings ([auth] enabled) differ from the snapshot's")

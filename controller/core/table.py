@@ -19,6 +19,9 @@ halt and its resolutions.
 
 from __future__ import annotations
 
+from typing import cast
+
+from config.schema import Settings
 from controller.core.approvals import rejected
 from controller.core.cards import parse_card
 from controller.core.dealing import Dealing, round_result
@@ -37,6 +40,7 @@ from controller.core.misdeals import (
     Misdeal,
 )
 from controller.core.tablestate import PROMPTS
+from controller.core.undo import UNDOABLE_EVENTS, UndoBook, capture, roll_back
 from controller.i18n.message import message
 
 __all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CARD", "SHOE_RESTARTED", "UNIDENTIFIED",
@@ -45,7 +49,13 @@ __all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CA
 
 class Table(Dealing):
     """One Punto Banco table: inputs in, events out. The gate sees each input first; a halted table
-    accepts only the pending misdeal's resolutions."""
+    accepts only the pending misdeal's resolutions; ``@undo`` takes back the last input where the rules
+    allow it (:mod:`controller.core.undo`)."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__(settings)
+        self.undo = UndoBook()
+        """What ``@undo`` would take back now, or why it would be refused."""
 
     def start(self) -> list[Event]:
         """The events a fresh table shows: the first shoe, waiting for the dealer."""
@@ -70,8 +80,11 @@ class Table(Dealing):
                 admitted = None
             else:
                 admitted = gate.admit(item, self.misdeal, self.round, events)
+        before = capture(self) if admitted is not None and admitted.kind in UNDOABLE_EVENTS else None
         if admitted is None:
             pass
+        elif admitted.kind is InputKind.UNDO:
+            self._undo(admitted, events)
         elif admitted.kind is InputKind.ACK:
             events.append(self.alerts.acknowledge(admitted.card or "", admitted.approver, self.round))
         elif halted:
@@ -84,8 +97,20 @@ class Table(Dealing):
         if not self.reader_online and self.model.state is not State.HALTED:
             self._raise_misdeal(events, "reader_offline", None,
                                 message("misdeal.reader_offline", "the card reader is offline"))
+        if (admitted or item).kind is not InputKind.UNDO:
+            self.undo = self.undo.after(admitted or item, events, before)
         events.append(self._next_instruction())
+        if self.undo.point is not None:
+            cast(dict[str, object], events[-1])["undo"] = self.undo.point.input
         return events
+
+    def _undo(self, item: Input, events: list[Event]) -> None:
+        point = self.undo.point
+        if point is None:
+            events.append(rejected(item, self.undo.why_not))
+            return
+        events.append(roll_back(self, point))
+        self.undo = UndoBook(None, f"{point.input} was already undone; only the last input can be undone")
 
     def _handle_halted(self, item: Input, events: list[Event]) -> None:
         misdeal = self.misdeal

@@ -44,6 +44,8 @@ def count_events(counts: Counter[str], events: Iterable[Event]) -> None:
             counts["banker_pair"] += event["banker_pair"]
         elif event["event"] == "misdeal":
             counts["misdeal"] += 1
+        elif event["event"] == "undone" and event["input"] == "@exposed":
+            counts["misdeal"] -= 1  # the call was pressed in error: no misdeal after all
         elif event["event"] == "round_voided":
             counts["voided"] += 1
         elif event["event"] == "shoe" and event["status"] == "new":

@@ -20,6 +20,9 @@ EVENTS_FORMAT = 2
 FORMAT_2_FIELDS = frozenset({"say_id", "say_params", "while_halted"})
 FORMAT_2_ALERT_FIELDS = frozenset({"id", "severity"})
 FORMAT_2_EVENTS = frozenset({"edge"})
+LATER_STATE_KEYS = frozenset({"undo"})
+"""Keys of a checkpoint's table state that later versions added (``undo``: the undo book); a checkpoint
+written before one of them keeps none, and its game has no input that reads it."""
 
 
 def events_format(header: Mapping[str, Any]) -> int:
@@ -50,3 +53,13 @@ class Upgrader:
             return raw
         self.alerts += 1
         return {**raw, "id": f"A{self.alerts}", "severity": severity_of(str(raw.get("kind")))}
+
+
+def as_kept(kept: Mapping[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint body ``expected`` (from the replay) in the form of the journal's ``kept`` one: without
+    the state keys of :data:`LATER_STATE_KEYS` that ``kept`` predates."""
+    state = kept.get("state")
+    missing = LATER_STATE_KEYS - set(state) if isinstance(state, Mapping) else frozenset()
+    if not missing or not isinstance(expected.get("state"), dict):
+        return expected
+    return {**expected, "state": {key: value for key, value in expected["state"].items() if key not in missing}}

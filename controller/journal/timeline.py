@@ -121,6 +121,8 @@ def _apply(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None:
             state.held_cards().append(target)
     elif name == "resolved":
         _resolved(state, event)
+    elif name == "undone":
+        _undone(state, rows, event)
     elif name == "round_voided":
         for row in rows:
             if row.shoe == state.shoe and row.round == event.get("round") and row.slot not in ("burn",):
@@ -143,6 +145,24 @@ def _placed(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None
     target.slot, target.code, target.round = slot, code, int(event["round"])
     if event.get("manual"):
         target.entry = "manual"
+
+
+def _undone(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None:
+    """``@undo``: a hand-entered card leaves its slot (the unread card is held again); an exposed card taken
+    back returns to its slot."""
+    held = state.held_cards()
+    if event.get("input") == "@exposed":
+        target = next((row for row in reversed(held) if row.code == event.get("card")), None)
+        if target is not None:
+            held.remove(target)
+            target.slot = str(event["slot"])
+        return
+    where = event.get("slot") or "burn"
+    target = next((row for row in reversed(rows) if row.shoe == state.shoe and row.slot == where
+                   and row.entry == "manual"), None)
+    if target is not None:
+        target.slot, target.code, target.entry = "held", "??", "read"
+        held.append(target)
 
 
 def _resolved(state: _Reading, event: dict[str, Any]) -> None:

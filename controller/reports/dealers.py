@@ -72,6 +72,8 @@ class Shift:
             return None
         if event["event"] == "misdeal":
             self.misdeals[event["kind"]] += 1
+        elif event["event"] == "undone" and event["input"] == "@exposed":
+            self.misdeals["exposed_card"] -= 1  # pressed in error and taken back: no misdeal after all
         elif event["event"] == "approval":
             self.approvals += 1
         return round_started

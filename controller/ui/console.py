@@ -18,12 +18,13 @@ m     enter a card by hand (asks, reads it back)  ``@manual XX``
 s     new shoe loaded (asks to confirm)           ``@shoe``
 c     close the shoe early (asks)                 ``@close``
 a     acknowledge the oldest open alert           ``@ack ID``
+z     undo the last hand-entered card or exposed  ``@undo``
+      call (only while the core offers it; asks)
 ^q    quit (asks while a round is being dealt)
 ====  ==========================================  ===========================
 
-There is no undo key: every input above is journaled and acted on by the table at once (a card
-placed, a round voided, a shoe closed, bets settled), and the rules give each mistake its own
-remedy instead (``e`` takes the last card back as an exposed card; a misdeal's resolutions).
+Undo follows the house rules (:mod:`controller.core.undo`): a card read from the shoe is never
+taken back, and the core refuses anything else with the reason.
 
 Feed it table events with :meth:`DealerConsole.apply` (from any thread); it
 calls ``on_input(Input)`` for each dealer input. ``python -m controller.ui.console
@@ -53,6 +54,8 @@ from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
+from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
 from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
 from controller.ui.dealer_words import misdeal_lines
@@ -110,11 +113,13 @@ class BigText(Widget):
 
     DEFAULT_CSS = "BigText { height: auto; width: 100%; }"
 
-    def __init__(self, text: str = "", *, id: str | None = None, max_scale: int = 3) -> None:
+    def __init__(self, text: str = "", *, id: str | None = None, max_scale: int = 3, shrinks_at: int = 3) -> None:
         super().__init__(id=id)
         self._text = text
         self._style = "bold"
         self.max_scale = max_scale
+        self.shrinks_at = shrinks_at
+        """The fitting level (:mod:`controller.ui.fitting`) from which the letters keep to their smallest size."""
 
     @property
     def text(self) -> str:
@@ -131,6 +136,8 @@ class BigText(Widget):
         width = self.size.width or 80
         rows = self.app.size.height if self.is_attached else 24
         largest = self.max_scale if rows >= LARGE_SCREEN_ROWS else 2
+        if fitting.level_of(self) >= self.shrinks_at:
+            largest = 1
         text = Text()  # the style as a span: Textual reads Rich colour names there
         if can_render(self._text):
             for scale in range(largest, 0, -1):
@@ -151,6 +158,9 @@ class BigText(Widget):
 class TableScreen(Screen[None]):
     """The console's main screen; its key bindings are the dealer's inputs (only those that apply now)."""
 
+    fit_level = 0
+    """What the screen gives up to fit the terminal (:mod:`controller.ui.fitting`)."""
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "dealer('next')", "Next round"),
         Binding("b", "dealer('burn')", "Burn"),
@@ -162,6 +172,7 @@ class TableScreen(Screen[None]):
         Binding("c", "close_shoe", "Close shoe"),
         Binding("a", "ack", "Ack alert"),
         Binding("r", "dealer('reveal')", "Reveal"),
+        Binding("z", "undo", "Undo"),
     ]
 
     def __init__(self, words: Catalogue = ENGLISH) -> None:
@@ -173,10 +184,10 @@ class TableScreen(Screen[None]):
         yield Static("", id="top-bar")
         with VerticalScroll(id="main"):
             with Vertical(id="alert-box"):
-                yield BigText("", id="alert-big", max_scale=2)
+                yield BigText("", id="alert-big", max_scale=2, shrinks_at=2)
                 yield Static("", id="alert-text")
             with Vertical(id="banner-box"):
-                yield BigText("", id="banner-big", max_scale=2)
+                yield BigText("", id="banner-big", max_scale=2, shrinks_at=2)
                 yield Static("", id="banner-text")
             with Vertical(id="action-box"):
                 yield BigText(self.words.say("console.waiting", "WAITING"), id="next-action")
@@ -263,6 +274,22 @@ class TableScreen(Screen[None]):
             alert_id = next(iter(console.view.alerts))
             console.send_input(DealerInput(InputKind.ACK, alert_id))
 
+    def action_undo(self) -> None:
+        console = self.console
+        subject = console.view.undo_subject() if console is not None and console.applies("undo") else None
+        if console is None or subject is None:
+            return
+        card, slot = subject
+        words = self.words
+        if console.view.undo == "@exposed":
+            question = words.say("undo.confirm_exposed", "Take back the exposed call? {card} stays in {slot}.",
+                                 card=card_name(card), slot=slot or "?")
+        else:
+            question = words.say("undo.confirm_manual", "Take back {card} from {slot}?", card=card_name(card),
+                                 slot=slot or words.say("undo.the_burn", "the burn"))
+        self._confirmed(question, words.say("undo.yes", "take it back"),
+                        lambda: console.send_input(DealerInput(InputKind.UNDO)))
+
     def action_manual(self) -> None:
         console = self.console
         if console is None or not console.applies("manual"):
@@ -293,7 +320,7 @@ def responsible_gaming_text(width: int) -> str:
 
 
 ACTION_INPUTS: Final = {"dealer": "", "void": "void", "close_shoe": "close", "new_shoe": "shoe",
-                        "manual": "manual", "ack": "ack"}
+                        "manual": "manual", "ack": "ack", "undo": "undo"}
 """The screen's actions that give a dealer input (``dealer`` names its input as its parameter)."""
 
 
@@ -329,7 +356,7 @@ class DealerConsole(App[None]):
     #reader.offline { background: $error; text-style: bold; }
     #shoe { width: 1fr; padding: 0 1; }
     #sent { height: auto; padding: 0 1; color: $text-muted; }
-    #roads { border: round $primary; padding: 0 1; }
+    #roads { border: round $primary; padding: 0 1; height: 1fr; min-height: 0; }
     #responsible-gaming { text-align: center; color: $text-muted; padding: 0 1; }
     .compact #action-box { border: none; }
     .compact .hand { border: none; }
@@ -339,7 +366,7 @@ class DealerConsole(App[None]):
     .compact #sent { display: none; }
     .compact #sent.refused { display: block; }
     .compact.halted #roads { display: none; }
-    """
+    """ + fitting.CSS
 
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
@@ -363,6 +390,7 @@ class DealerConsole(App[None]):
         self.resumed_at: int | None = (self.view.round or 0) if resumed else None
         """The round the console resumed at from a journal, until the table moves on."""
         self._events_at_start = self.view.events_seen
+        self._fitting = fitting.Fitting()
 
     def on_mount(self) -> None:
         self._ui_thread = threading.get_ident()
@@ -404,6 +432,8 @@ class DealerConsole(App[None]):
         misdeal = view.misdeal
         if kind == "ack":
             return bool(view.alerts)
+        if kind == "undo":
+            return view.undo is not None
         if misdeal is not None:
             return kind in (misdeal.get("resolutions") or [])
         between_rounds = view.instruction_action == "next_round" and not view.shoe.closed
@@ -555,6 +585,14 @@ class DealerConsole(App[None]):
         gaming = screen.query_one("#responsible-gaming", Static)
         gaming.update(responsible_gaming_text(self.size.width - 4))  # its padding and the scroll bar
         screen.refresh_bindings()
+        self._fitting.shown(screen, (self.size, tuple(view.alerts), banner, moment, view.misdeal is not None,
+                                     bool(view.rejected)))
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        screen = self._screen()
+        if screen is not None and self._fitting.step(screen):
+            self.call_after_refresh(self._fit)
 
 
 def main(argv: list[str] | None = None) -> int:

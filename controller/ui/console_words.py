@@ -35,6 +35,7 @@ KEY_WORDS: Final = {
     "close_shoe": message("console.key.close_shoe", "Close shoe"),
     "ack": message("console.key.ack", "Ack alert"),
     "dealer('reveal')": message("console.key.reveal", "Reveal"),
+    "undo": message("console.key.undo", "Undo"),
     "command_palette": message("console.key.palette", "palette"),
     "answer(True)": message("console.key.yes", "Yes"),
     "answer(False)": message("console.key.no", "No"),

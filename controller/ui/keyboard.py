@@ -13,6 +13,7 @@ type                       input
 ``c`` or ``close``         close the shoe early, between rounds
 ``r`` or ``reveal``        face down: reveal the next hand (``r 7``: and key its total)
 ``a ID`` or ``ack ID``     acknowledge the open alert ID (e.g. ``ack A1``)
+``z`` or ``undo``          take back the last hand-entered card or exposed call (``@undo``)
 =========================  =====================================
 """
 
@@ -30,11 +31,12 @@ KEYS: dict[str, InputKind] = {
     "u": InputKind.USE, "use": InputKind.USE,
     "c": InputKind.CLOSE, "close": InputKind.CLOSE,
     "r": InputKind.REVEAL, "reveal": InputKind.REVEAL,
+    "z": InputKind.UNDO, "undo": InputKind.UNDO,
 }
 MANUAL_WORDS = ("m", "manual")
 ACK_WORDS = ("a", "ack")
 HELP = ("n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
-        "r reveal (r 7: with its total), a ID acknowledge an alert")
+        "r reveal (r 7: with its total), a ID acknowledge an alert, z undo")
 
 
 def parse_dealer_line(line: str) -> Input | None:

@@ -94,13 +94,16 @@ class RoadsView(Widget):
         return len(self.draw(width).split())
 
     def render(self) -> Text:
-        return self.draw(self.size.width or 100)
+        rows = self.content_size.height if self.styles.height is not None and self.styles.height.is_fraction else None
+        return self.draw(self.content_size.width or self.size.width or 100, rows)
 
-    def draw(self, width: int) -> Text:
-        """The roads drawn for ``width`` columns."""
+    def draw(self, width: int, rows: int | None = None) -> Text:
+        """The roads drawn for ``width`` columns, in at most ``rows`` rows (None: all of them): all five roads
+        when they fit, else the bead plate and the big road, else the counts alone."""
         roads = self.roads
         if roads is None:
-            return Text(self.words.say("console.roads.none", "No results yet."), style="dim")
+            return Text(self.words.say("console.roads.none", "No results yet.") if rows is None or rows > 0 else "",
+                        style="dim")
         width = max(40, width)
         bead_cols = max(4, (width - 3) // 3 // 3)
         big_cols = max(6, (width - 3 - bead_cols * 3) // 3)
@@ -133,6 +136,9 @@ class RoadsView(Widget):
                                  banker_pairs=counts.banker_pair, player_pairs=counts.player_pair,
                                  naturals=counts.natural))
         gap = [] if self.compact else [Text("")]
-        return Text("\n").join([*band_one, *gap, *band_two, summary])
+        for lines in ([*band_one, *gap, *band_two, summary], [*band_one, summary], [summary], []):
+            if rows is None or len(lines) <= rows:
+                return Text("\n").join(lines)
+        return Text("")
 
 

@@ -29,6 +29,7 @@ from controller.core.events import (
     SettlementEvent,
     ShoeClosedEvent,
     ShoeEvent,
+    UndoneEvent,
 )
 from controller.core.exceptions import CardCodeError
 from controller.ui.roads import (
@@ -149,6 +150,10 @@ class TableView:
         """The slots of this round whose card was entered by hand."""
         self._dealt_order: list[str] = []
         self._not_from_the_shoe = False
+        self.undo: str | None = None
+        """The input ``@undo`` would take back now (the last ``prompt``/``instruction``'s ``undo``)."""
+        self._before_manual: MisdealEvent | None = None
+        self._taken_back: tuple[str, str, bool] | None = None
         self.alerts: dict[str, AlertEvent] = {}
         """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each (an ``advantage``
         alert only when badges are on: it is for the supervisor)."""
@@ -232,6 +237,8 @@ class TableView:
                 self._on_resolved(event)
             case "round_voided":
                 self._on_round_voided(event)
+            case "undone":
+                self._on_undone(event)
             case _:
                 return False
         return True
@@ -286,6 +293,7 @@ class TableView:
 
     def _on_prompt(self, event: PromptEvent) -> None:
         self._start_round(_round_of(event))
+        self.undo = event.get("undo")
         self.prompt = event.copy()
         say = event.get("say")
         self.instruction = str(say) if say else None
@@ -335,6 +343,7 @@ class TableView:
         """An exposed card leaves its slot (and the total) while the misdeal is open."""
         for slot in reversed(self._dealt_order):
             if self.slots.get(slot) == card:
+                self._taken_back = (slot, card, slot in self.manual_slots)
                 del self.slots[slot]
                 self._dealt_order.remove(slot)
                 self.manual_slots.discard(slot)
@@ -347,6 +356,29 @@ class TableView:
             self.shoe.burned += len(event.get("cards") or [])
         elif resolution == "manual" or (resolution == "use" and misdeal is not None):
             self._not_from_the_shoe = True  # the next card is one already counted out of the shoe
+        self._before_manual = misdeal if resolution == "manual" else None
+
+    def _on_undone(self, event: UndoneEvent) -> None:
+        """``@undo``: a hand-entered card leaves its slot and its halt is back; an exposed card is back."""
+        slot = event.get("slot")
+        if event.get("input") == "@exposed":
+            if self._taken_back is not None:
+                taken_slot, card, manual = self._taken_back
+                self.slots[taken_slot] = card
+                self._dealt_order.append(taken_slot)
+                if manual:
+                    self.manual_slots.add(taken_slot)
+            self.misdeal = None
+        else:
+            if slot is None:
+                self.shoe.burned -= 1
+            elif slot in self.slots:
+                del self.slots[slot]
+                self._dealt_order.remove(slot)
+                self.manual_slots.discard(slot)
+            self.misdeal = self._before_manual
+        self._taken_back = None
+        self._before_manual = None
 
     def _on_round_voided(self, event: RoundVoidedEvent) -> None:
         round_number = _round_of(event)
@@ -359,6 +391,7 @@ class TableView:
         self.voided = round_number
 
     def _on_instruction(self, event: InstructionEvent) -> None:
+        self.undo = event.get("undo")
         say = event.get("say")
         self.instruction = str(say) if say else None
         action = event.get("action")
@@ -394,6 +427,19 @@ class TableView:
                     self.slots[slot] = str(card)
 
     # ------------------------------------------------------------------ reading
+
+    def undo_subject(self) -> tuple[str, str | None] | None:
+        """What ``@undo`` would take back now: (card code, its slot; None for a burn card), or None."""
+        if self.undo is None:
+            return None
+        if self.undo == "@exposed":
+            if self._taken_back is None:
+                return None
+            slot, card, _ = self._taken_back
+            return card, slot
+        card = self.undo.split()[-1]
+        last = self._dealt_order[-1] if self._dealt_order else None
+        return card, last if last is not None and last in self.manual_slots else None
 
     def total(self, side: str) -> int | None:
         """The hand total of ``"player"`` or ``"banker"`` from the cards shown (None if none)."""

@@ -105,6 +105,8 @@ class Transcript:
                                        id=event["id"], kind=event["kind"], by=by)]
             case "round" | "instruction" | "rejected":
                 return self._dealer_lines(event)
+            case "undone":
+                return [f"  << @undo: {event['say']}"]
             case "result" | "settlement" | "misdeal" | "resolved" | "round_voided":
                 return _outcome_lines(event, self.words)
             case "revealed":

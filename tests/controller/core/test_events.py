@@ -79,6 +79,7 @@ BADGES = ("@badge FFFF @badge 04A1B2C3D4E5F6 @shoe 3S ?? @manual 4D @badge 04A1B
           "3C 4C 5C 6C @close @badge 04B0B0B0B0B0B0 @badge_removed @badge 04A1B2C3D4E5F6 @sign_out")
 
 NEW_DECK_ORDER = " ".join(rank + "S" for rank in "A23456789TJQK")
+UNDO = "3S ?? @manual 9C @undo @manual 9D 5H @exposed @undo 4D @undo"
 ALERTS = f"{NEW_DECK_ORDER} @ack A1 @ack A1 2H 3H 4H 5H"
 
 
@@ -136,6 +137,7 @@ def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
         "badges": simulate("--config", str(config), "--manual-next", "--cards", BADGES),
         "face down": simulate("--config", str(face_down), "--seed", "42", "--rounds", "30"),
         "alerts": simulate("--no-burn", "--cards", ALERTS),
+        "undo": simulate("--no-burn", "--cards", UNDO),
     }
 
 
@@ -152,7 +154,8 @@ def test_the_runs_cover_most_of_the_vocabulary(emitted: dict[str, list[dict[str,
     assert set(BY_NAME) - seen == set(), sorted(set(BY_NAME) - seen)
     for key in [("result", "dealer"), ("misdeal", "dealer"), ("resolved", "approved_by"), ("card", "manual"),
                 ("card", "face_down"),
-                ("burn", "turned"), ("shoe_closing", "reason"), ("approval", "by")]:
+                ("burn", "turned"), ("shoe_closing", "reason"), ("approval", "by"), ("prompt", "undo"),
+                ("instruction", "undo")]:
         assert key in optional_seen, key
 
 

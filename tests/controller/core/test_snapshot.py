@@ -25,7 +25,7 @@ SUITS = "SHDC"
 CARDS = [rank + suit for rank in RANKS for suit in SUITS]
 DEALER_TOKENS = ["@next", "@shoe", "@burn", "@void", "@exposed", "@use", "@cut", "@double", "@offline",
                  "@online", "@close", "??", "@manual 5H", "@manual KD", "@manual ZZ", "@reveal", "@reveal 7",
-                 "@ack A1", "@ack A2"]
+                 "@ack A1", "@ack A2", "@undo", "@undo"]
 BADGE_TOKENS = [f"@badge {DEALER}", f"@badge {SUPERVISOR}", "@badge 0411223344", "@badge_removed", "@sign_out"]
 
 

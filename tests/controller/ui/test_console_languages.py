@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import time
 import unicodedata
 from typing import Any
 
@@ -100,6 +101,10 @@ def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, A
         app = DealerConsole(events=table_events(tokens), words=Catalogue(language))
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
+            deadline = time.monotonic() + 30.0  # on a loaded machine the footer may be laid out a little later
+            while not all(key.region.width for key in app.screen.query(FooterKey)):
+                assert time.monotonic() < deadline, "the footer was never laid out"
+                await pilot.pause(0.05)
             seen["footer"] = [(key.description, key.region.right, "\n".join(shown(key)))
                               for key in app.screen.query(FooterKey)]
             seen["top"] = ("\n".join(shown(app.screen.query_one("#top-bar", Widget))).strip(),

@@ -1,0 +1,123 @@
+"""The dealer console at every size: 80x24, 100x30, 120x40 and 220x60, in every moment, fits its terminal
+with nothing to scroll, the moments and the footer on screen, and the large type grows on a large one."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import pytest_textual_snapshot  # noqa: F401  (the snap_compare fixture)
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Footer
+
+from controller.ui.console import DealerConsole
+from controller.ui.moments import next_moment, shoe_banner
+from controller.ui.tableview import TableView
+from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED, table_events
+
+SIZES = [(80, 24), (100, 30), (120, 40), (220, 60)]
+ROUNDS = PAIRS_AND_DERIVED
+Check = Callable[[TableView], bool]
+MOMENTS: dict[str, tuple[str, Check]] = {
+    "prompt": (ROUNDS + " @next AS", lambda view: view.prompt is not None and view.prompt["slot"] == "B1"),
+    "third card": ("3S 9C AH 4D", lambda view: next_moment(view).big.startswith("THIRD CARD")),
+    "result": (ROUNDS, lambda view: view.result is not None),
+    "misdeal halt": (ROUNDS + " @next AS 6C 7S @exposed",
+                     lambda view: view.misdeal is not None and view.misdeal["kind"] == "exposed_card"),
+    "alert open": (UNSHUFFLED, lambda view: bool(view.alerts)),
+    "alert open while halted": (UNSHUFFLED + " ??", lambda view: bool(view.alerts) and view.misdeal is not None),
+    "shoe closed with report": (ROUNDS + " @cut @next 9H 8C QS 2D @next 6H QH 2S 9D",
+                                lambda view: view.shoe.closed and shoe_banner(view) is not None),
+    "alert, cut card and halt at once": (
+        UNSHUFFLED + " @cut ??",
+        lambda view: bool(view.alerts) and view.misdeal is not None and shoe_banner(view) is not None),
+    "undo offered": (ROUNDS + " @next AS ?? @manual 4D", lambda view: view.undo == "@manual 4D"),
+}
+
+
+async def settled(pilot: Any) -> None:
+    """Let the console finish its layouts (fitting takes one per level it gives up)."""
+    for _ in range(8):
+        await pilot.pause()
+
+
+def on_screen(widget: Widget, rows: int) -> bool:
+    return widget.region.height > 0 and widget.region.bottom <= rows
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("moment", list(MOMENTS))
+def test_every_moment_fits_every_size_without_scrolling(size: tuple[int, int], moment: str) -> None:
+    tokens, check = MOMENTS[moment]
+    columns, rows = size
+
+    async def main() -> None:
+        app = DealerConsole(events=table_events(tokens))
+        assert check(app.view), f"the events do not give the moment {moment!r}"
+        async with app.run_test(size=size) as pilot:
+            await settled(pilot)
+            screen = app.screen
+            main_area = screen.query_one("#main", VerticalScroll)
+            assert main_area.virtual_size.height <= main_area.size.height, (
+                f"{moment} at {columns}x{rows}: {main_area.virtual_size.height} rows of content in "
+                f"{main_area.size.height}")
+            assert main_area.max_scroll_y == 0
+            assert on_screen(screen.query_one(Footer), rows), "the footer is off screen"
+            assert on_screen(screen.query_one("#top-bar"), rows)
+            assert on_screen(screen.query_one("#next-action"), rows), "the next action is off screen"
+            assert on_screen(screen.query_one("#responsible-gaming"), rows)
+            for box in ("#alert-box", "#banner-box", "#misdeal"):
+                widget = screen.query_one(box)
+                if widget.has_class("open"):
+                    assert on_screen(widget, rows), f"{box} is off screen"
+            for widget in screen.query("*"):
+                if widget.display and widget.region.height:
+                    assert widget.region.bottom <= rows and widget.region.right <= columns, widget
+
+    asyncio.run(main())
+
+
+def test_the_large_type_grows_on_a_large_terminal() -> None:
+    tokens, _ = MOMENTS["prompt"]
+    heights = {}
+
+    async def main(size: tuple[int, int]) -> None:
+        app = DealerConsole(events=table_events(tokens))
+        async with app.run_test(size=size) as pilot:
+            await settled(pilot)
+            heights[size] = app.screen.query_one("#next-action").region.height
+
+    for size in SIZES:
+        asyncio.run(main(size))
+    assert heights[(220, 60)] >= 10 > heights[(100, 30)], heights
+    assert heights[(80, 24)] >= 3
+
+
+def test_the_roads_give_way_but_all_five_show_when_there_is_room() -> None:
+    async def main() -> dict[tuple[int, int], str]:
+        shown = {}
+        for size in ((100, 30), (220, 60)):
+            app = DealerConsole(events=table_events(ROUNDS + " @next AS"))
+            async with app.run_test(size=size) as pilot:
+                await settled(pilot)
+                roads = app.screen.query_one("#roads")
+                shown[size] = "\n".join(strip.text for strip in roads.render_lines(roads.region.reset_offset))
+        return shown
+
+    shown = asyncio.run(main())
+    assert "Big road" in shown[(100, 30)] and "Big eye boy" not in shown[(100, 30)]
+    assert "Big eye boy" in shown[(220, 60)] and "Cockroach pig" in shown[(220, 60)]
+
+
+@pytest.mark.parametrize("size", [(100, 30), (220, 60)], ids=["100x30", "220x60"])
+def test_alert_cut_card_and_halt_at_once_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
+    tokens, _ = MOMENTS["alert, cut card and halt at once"]
+    app = DealerConsole(events=table_events(tokens))
+
+    async def run_before(pilot: Any) -> None:
+        await settled(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
