@@ -54,7 +54,6 @@ from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.i18n.catalogue import ENGLISH, Catalogue
-from controller.i18n.message import message
 from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
 from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
