@@ -112,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from controller.cli.language import text
         from controller.i18n.message import message
 
-        print(f"croupier {command}: {text(message('cli.interrupted', 'interrupted'))}", file=sys.stderr)
+        interrupted = text(message("cli.interrupted", "interrupted"))
+        print(f"croupier {command}: {interrupted}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
