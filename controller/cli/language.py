@@ -44,13 +44,19 @@ def choose(words: Sequence[str]) -> Catalogue:
     try:
         settings = load_config(config)
         return Catalogue(lang or settings.table.language, settings.table.messages_dir or None)
-    except (CroupierError, CatalogueError):
-        return Catalogue(lang) if lang else ENGLISH
+    except (CroupierError, CatalogueError):  # the config cannot be read: what is known of the language
+        known = lang or os.environ.get("CROUPIER_TABLE_LANGUAGE")
+        return Catalogue(known) if known in LANGUAGES else ENGLISH
 
 
 def use(catalogue: Catalogue) -> None:
     """Make ``catalogue`` the one :func:`words` returns (the command line does, once it knows the language)."""
     _current[0] = catalogue
+
+
+def reset() -> None:
+    """Back to English (the command is done)."""
+    _current[0] = ENGLISH
 
 
 def words() -> Catalogue:

@@ -93,10 +93,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``croupier``; returns the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
     named = _command_named(words)
-    if named:
-        from controller.cli import language
+    if not named:
+        return _run(words, named)
+    from controller.cli import language
 
-        language.use(language.choose(words))
+    language.use(language.choose(words))  # the errors' language, before argparse reads --lang
+    try:
+        return _run(words, named)
+    finally:
+        language.reset()
+
+
+def _run(words: list[str], named: str) -> int:
     parser = build_parser(only=named)
     args = parser.parse_args(words)
     command = " ".join(name for name in (args.command, getattr(args, "floor_command", None),

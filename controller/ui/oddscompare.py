@@ -126,31 +126,29 @@ class OddsComparison:
         say, language = words.say, words.language
         if not rounds:
             return say("comparison.none", "Compared with croupier odds: no round with a result to compare")
-        lines = [say("comparison.header", "Compared with croupier odds --decks {decks} --variant {variant} (exact), "
-                     "over {rounds} rounds:", decks=self.decks, variant=self.variant, rounds=rounds),
-                 "  " + " ".join([" " * 13, right(say("comparison.observed", "observed"), 9),
-                                  right(say("comparison.exact", "exact"), 9),
-                                  right(say("comparison.difference", "difference"), 11), right("z", 6)])]
+        observed, difference = say("comparison.observed", "observed"), say("comparison.difference", "difference")
+        frequencies: list[list[str]] = [["", observed, say("comparison.exact", "exact"), difference, "z"]]
         unusual = []
         for row in self.frequencies():
             label = frequency_label(row.name, words)
-            difference = format_fixed((row.observed - float(row.exact)) * 100, 2, language, signed=True)
-            lines.append("  " + " ".join([
-                pad_cells(label, 13), right(format_fixed(row.observed * 100, 2, language), 8) + "%",
-                right(format_fixed(float(row.exact) * 100, 4, language), 8) + "%",
-                right(say("comparison.points", "{difference}pt", difference=difference), 11),
-                right(format_fixed(row.z, 2, language, signed=True), 6)]))
+            frequencies.append([
+                label, format_fixed(row.observed * 100, 2, language) + "%",
+                format_fixed(float(row.exact) * 100, 4, language) + "%",
+                say("comparison.points", "{difference}pt", difference=format_fixed(
+                    (row.observed - float(row.exact)) * 100, 2, language, signed=True)),
+                format_fixed(row.z, 2, language, signed=True)])
             if abs(row.z) > UNUSUAL_Z:
                 unusual.append(label)
-        lines.append("  " + " ".join([pad_cells(say("comparison.net_per_unit", "net per unit"), 13),
-                                      right(say("comparison.observed", "observed"), 9),
-                                      right(say("comparison.expected", "expected"), 9),
-                                      right(say("comparison.difference", "difference"), 11)]))
+        nets: list[list[str]] = [[say("comparison.net_per_unit", "net per unit"), observed,
+                                  say("comparison.expected", "expected"), difference]]
         for bet in self.bet_nets():
-            lines.append("  " + " ".join([
-                pad_cells(bet_label(bet.bet, words), 13), right(format_fixed(bet.per_unit, 4, language, True), 9),
-                right(format_fixed(float(bet.expected), 4, language, True), 9),
-                right(format_fixed(bet.per_unit - float(bet.expected), 4, language, True), 11)]))
+            nets.append([bet_label(bet.bet, words), format_fixed(bet.per_unit, 4, language, True),
+                         format_fixed(float(bet.expected), 4, language, True),
+                         format_fixed(bet.per_unit - float(bet.expected), 4, language, True)])
+        first = max(13, *(cells(row[0]) for row in frequencies + nets))
+        lines = [say("comparison.header", "Compared with croupier odds --decks {decks} --variant {variant} (exact), "
+                     "over {rounds} rounds:", decks=self.decks, variant=self.variant, rounds=rounds)]
+        lines += table(frequencies, [first, 9, 9, 11, 6]) + table(nets, [first, 9, 9, 11])
         z = format_fixed(UNUSUAL_Z, 0, language) if int(UNUSUAL_Z) == UNUSUAL_Z else str(UNUSUAL_Z)
         if unusual:
             lines.append(say("comparison.unusual", "  UNUSUAL: {names} more than {z} standard errors from the exact "
@@ -160,6 +158,15 @@ class OddsComparison:
             lines.append(say("comparison.usual", "  every frequency is within {z} standard errors of the exact odds",
                              z=z))
         return "\n".join(lines)
+
+
+def table(rows: list[list[str]], widths: list[int]) -> list[str]:
+    """``rows`` as lines indented two spaces: the first column left-aligned, the others right-aligned, each at
+    least its width in ``widths`` and as wide as its widest cell (in terminal cells)."""
+    sized = [max(width, *(cells(row[column]) for row in rows)) for column, width in enumerate(widths)]
+    return ["  " + " ".join([pad_cells(row[0], sized[0]), *(right(cell, width) for cell, width
+                                                             in zip(row[1:], sized[1:], strict=True))])
+            for row in rows]
 
 
 def right(text: str, width: int) -> str:
