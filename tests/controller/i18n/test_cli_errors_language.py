@@ -124,3 +124,16 @@ def test_each_command_words_its_own_errors(args: tuple[str, ...], english: str, 
     assert in_korean.stderr == f"croupier {args[0]}: {korean}\n"
     assert english_words(in_korean.stderr, {"croupier", args[0], "results", "plot", "out", "jpg", "png", "svg",
                                             "pdf"}) == []
+
+
+def test_a_serial_port_that_cannot_be_opened_is_worded(tmp_path: Path) -> None:
+    device = tmp_path / "ttyNONE"
+    english = croupier("run", "--driver", f"serial://{device}", "--auto-next")
+    spanish = croupier("run", "--driver", f"serial://{device}", "--auto-next", CROUPIER_TABLE_LANGUAGE="es")
+    assert english.returncode == spanish.returncode == 2
+    assert english.stderr.startswith(f"croupier run: serial://{device}: cannot open {device} (")
+    assert english.stderr.endswith("); check the cable, the device path and its permissions, and that no other "
+                                   "program holds the port\n")
+    assert spanish.stderr.startswith(f"croupier run: serial://{device}: no se puede abrir {device} (")
+    assert spanish.stderr.endswith("); revise el cable, la ruta del dispositivo y sus permisos, y que ningún otro "
+                                   "programa ocupe el puerto\n")
