@@ -137,3 +137,21 @@ def test_a_serial_port_that_cannot_be_opened_is_worded(tmp_path: Path) -> None:
     assert spanish.stderr.startswith(f"croupier run: serial://{device}: no se puede abrir {device} (")
     assert spanish.stderr.endswith("); revise el cable, la ruta del dispositivo y sus permisos, y que ningún otro "
                                    "programa ocupe el puerto\n")
+
+
+@pytest.mark.parametrize(("args", "english", "japanese"), [
+    (("floor",), "--broker is missing: the dashboard needs the floor's broker, e.g. --broker mqtt://127.0.0.1:1883",
+     "--broker がありません: ダッシュボードにはフロアのブローカーが必要です。例: --broker mqtt://127.0.0.1:1883"),
+    (("audit", "verify", "table.journal", "--site", "macau"),
+     "--site and --table name a table in the archive together; give both or neither",
+     "--site と --table は組でアーカイブのテーブルを指します。両方指定するか両方省いてください"),
+    (("train", "--cards", "5H", "--script", "shoe.txt"), "give --cards or --script, not both",
+     "--cards か --script のどちらか一方を指定してください"),
+])
+def test_commands_without_lang_word_their_errors_from_the_environment(args: tuple[str, ...], english: str,
+                                                                      japanese: str) -> None:
+    in_english, in_japanese = croupier(*args), croupier(*args, CROUPIER_TABLE_LANGUAGE="ja")
+    assert in_english.returncode == in_japanese.returncode == 2
+    command = args[0]
+    assert in_english.stderr == f"croupier {command}: {english}\n"
+    assert in_japanese.stderr == f"croupier {command}: {japanese}\n"
