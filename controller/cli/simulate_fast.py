@@ -12,6 +12,7 @@ import sys
 from decimal import Decimal
 
 from config.schema import STANDARD_BETS, Settings
+from controller.cli.language import text as worded
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 from controller.ui.oddscompare import OddsComparison
@@ -45,9 +46,10 @@ def blocking_option(args: argparse.Namespace, settings: Settings, transcript_lim
     if not settings.simulation.auto_next:
         return "[simulation] auto_next = false"
     if not args.quiet and settings.simulation.rounds <= transcript_limit:
-        return "the transcript (no --quiet)"
+        return worded(message("cli.blocking_transcript", "the transcript (no --quiet)"))
     if settings.table.variant != "commission" or not set(settings.bets.offered) <= set(STANDARD_BETS):
-        return "[table] variant or [bets] offered (the fast path settles the standard bets, commission)"
+        return worded(message("cli.blocking_bets", "[table] variant or [bets] offered (the fast path settles the "
+                              "standard bets, commission)"))
     return None
 
 

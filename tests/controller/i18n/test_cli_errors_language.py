@@ -155,3 +155,14 @@ def test_commands_without_lang_word_their_errors_from_the_environment(args: tupl
     command = args[0]
     assert in_english.stderr == f"croupier {command}: {english}\n"
     assert in_japanese.stderr == f"croupier {command}: {japanese}\n"
+
+
+def test_the_workers_refusal_words_its_reason_too() -> None:
+    english = croupier("simulate", "--rounds", "5", "--workers", "2")
+    korean = croupier("simulate", "--rounds", "5", "--workers", "2", "--lang", "ko")
+    assert english.returncode == korean.returncode == 2
+    assert english.stderr == ("croupier simulate: --workers 2 deals shoes in parallel only for summary-only runs, and "
+                              "the transcript (no --quiet) needs every event; drop --workers or the transcript (no "
+                              "--quiet)\n")
+    assert english_words(korean.stderr, {"croupier", "simulate", "workers", "quiet"}) == []
+    assert "트랜스크립트 (--quiet 없음)" in korean.stderr
