@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from controller.cli.argtypes import add_lang_option, whole_number
-from controller.cli.language import of_args
+from controller.cli.language import error_text, of_args
 from controller.core.bets.catalogue import BANKER_BY_VARIANT, BETS
 from controller.core.bets.exact import Shoe, ShoeTooShort, bet_odds, round_probabilities
 from controller.core.cards import parse_card
@@ -65,7 +65,7 @@ def parse_seen(text: str, decks: int) -> Counter[str]:
             gone[parse_card(token).code] += 1
         except CardCodeError as error:
             raise CroupierError(message("odds.seen_not_card", "--seen: {error}; give the cards gone from the shoe, "
-                                        "e.g. \"AS 10H KD\"", error=str(error))) from None
+                                        "e.g. \"AS 10H KD\"", error=error_text(error))) from None
     for code, count in gone.items():
         if count > decks:
             raise CroupierError(message("odds.seen_too_many", "--seen: {count} copies of {code}, but a {decks}-deck "

@@ -166,3 +166,13 @@ def test_the_workers_refusal_words_its_reason_too() -> None:
                               "--quiet)\n")
     assert english_words(korean.stderr, {"croupier", "simulate", "workers", "quiet"}) == []
     assert "트랜스크립트 (--quiet 없음)" in korean.stderr
+
+
+def test_a_card_code_problem_from_the_core_is_worded_inside_the_command_error() -> None:
+    english = croupier("odds", "--seen", "ZZ")
+    japanese = croupier("odds", "--seen", "ZZ", "--lang", "ja")
+    assert english.returncode == japanese.returncode == 2
+    assert english.stderr == ("croupier odds: --seen: 'ZZ' is not a card: expected a rank (A 2-9 T/10 J Q K) followed "
+                              "by a suit (S H D C), e.g. AS, 10H, kd; give the cards gone from the shoe, e.g. "
+                              "\"AS 10H KD\"\n")
+    assert english_words(japanese.stderr, {"croupier", "odds", "seen", "ZZ", "AS", "KD", "kd"}) == []
