@@ -21,6 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from config.schema import SECTIONS, Problem, Section, SerialSettings, Settings, first_problem, max_cut_from_end
 from controller.core.exceptions import ConfigError
+from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
 NON_CONFIG_VARIABLES: dict[str, str] = {
@@ -67,14 +68,22 @@ def _merge(layers: list[Layer]) -> Settings:
             cls = SECTIONS.get(section)
             if cls is None and not isinstance(table, dict):
                 owner = next((name for name, kind in SECTIONS.items() if section in kind.model_fields), None)
-                hint = f"; it belongs in [{owner}]" if owner else ""
-                raise ConfigError(f"{layer.source}: key {section!r} is outside any section{hint}; "
-                                  f"write it under a [section] header, see docs/config.md")
+                if owner:
+                    raise ConfigError(message(
+                        "config.key_outside_section_of", "{source}: key {key} is outside any section; it belongs "
+                        "in [{owner}]; write it under a [section] header, see docs/config.md",
+                        source=layer.source, key=repr(section), owner=owner))
+                raise ConfigError(message("config.key_outside_section", "{source}: key {key} is outside any "
+                                          "section; write it under a [section] header, see docs/config.md",
+                                          source=layer.source, key=repr(section)))
             if cls is None:
                 known = ", ".join(f"[{name}]" for name in SECTIONS)
-                raise ConfigError(f"{layer.source}: unknown section [{section}]; expected one of {known}")
+                raise ConfigError(message("config.unknown_section", "{source}: unknown section [{section}]; "
+                                          "expected one of {known}", source=layer.source, section=section,
+                                          known=known))
             if not isinstance(table, dict):
-                raise ConfigError(f"{layer.source}: [{section}] must be a table of keys, got {table!r}")
+                raise ConfigError(message("config.not_a_table", "{source}: [{section}] must be a table of keys, "
+                                          "got {value}", source=layer.source, section=section, value=repr(table)))
             for key, value in table.items():
                 merged.setdefault(section, {})[key] = value
                 origin[section, key] = (layer.source, layer.variables.get((section, key)))
@@ -96,10 +105,10 @@ def _merge(layers: list[Layer]) -> Settings:
     if cut > deepest:
         cut_from = origin.get(("shoe", "cut_card_from_end"), (DEFAULTS, None))[0]
         decks_from = origin.get(("table", "decks"), (DEFAULTS, None))[0]
-        raise ConfigError(
-            f"{cut_from}: [shoe] cut_card_from_end: expected at most {deepest} for a {decks}-deck shoe "
-            f"(the back half; [table] decks = {decks} from {decks_from}), got {cut}; "
-            f"lower it or use more decks")
+        raise ConfigError(message(
+            "config.cut_too_deep", "{source}: [shoe] cut_card_from_end: expected at most {deepest} for a "
+            "{decks}-deck shoe (the back half; [table] decks = {decks} from {decks_from}), got {cut}; lower it or "
+            "use more decks", source=cut_from, deepest=deepest, decks=decks, decks_from=decks_from, cut=cut))
     return settings
 
 
@@ -112,15 +121,19 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
         try:
             text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ConfigError(f"{name}: no such config file; give the path of a TOML file") from None
+            raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
+                                      name=name)) from None
         except OSError as error:
-            raise ConfigError(f"{name}: cannot read the config file ({error.strerror})") from None
+            raise ConfigError(message("config.unreadable", "{name}: cannot read the config file ({reason})",
+                                      name=name, reason=str(error.strerror))) from None
         except UnicodeDecodeError:
-            raise ConfigError(f"{name}: not a UTF-8 text file; expected a TOML config") from None
+            raise ConfigError(message("config.not_utf8", "{name}: not a UTF-8 text file; expected a TOML config",
+                                      name=name)) from None
     try:
         return name, tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{name}: not valid TOML ({error}); fix the file or see docs/config.md") from None
+        raise ConfigError(message("config.not_toml", "{name}: not valid TOML ({reason}); fix the file or see "
+                                  "docs/config.md", name=name, reason=str(error))) from None
 
 
 def _from_text(section: type[Section], key: str, text: str) -> Any:
@@ -153,17 +166,21 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
         if section is None:
             known = ", ".join(sorted(SECTIONS))
             others = ", ".join(NON_CONFIG_VARIABLES)
-            raise ConfigError(
-                f"environment: {name}: not a Croupier setting; expected CROUPIER_<SECTION>_<KEY> with a "
-                f"section of {known} (or one of {others}); fix its name or unset it, see docs/config.md")
+            raise ConfigError(message(
+                "config.env_not_setting", "environment: {name}: not a Croupier setting; expected "
+                "CROUPIER_<SECTION>_<KEY> with a section of {known} (or one of {others}); fix its name or unset "
+                "it, see docs/config.md", name=name, known=known, others=others))
         key = rest[len(section) + 1:]
         cls = SECTIONS[section]
         if key not in cls.model_fields:
             settable = ", ".join(k for k in cls.model_fields if k not in cls.FILE_ONLY)
-            raise ConfigError(f"environment: [{section}] {key}: unknown key ({name}); expected one of {settable}")
+            raise ConfigError(message("config.env_unknown_key", "environment: [{section}] {key}: unknown key "
+                                      "({name}); expected one of {settable}", section=section, key=key, name=name,
+                                      settable=settable))
         if key in cls.FILE_ONLY:
-            raise ConfigError(f"environment: [{section}] {key} ({name}): cannot be set from the environment; "
-                              f"set it in the config file, see docs/config.md")
+            raise ConfigError(message("config.env_file_only", "environment: [{section}] {key} ({name}): cannot be "
+                                      "set from the environment; set it in the config file, see docs/config.md",
+                                      section=section, key=key, name=name))
         data.setdefault(section, {})[key] = _from_text(cls, key, value)
         variables[section, key] = name
     return Layer("environment", data, variables)

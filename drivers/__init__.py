@@ -25,6 +25,7 @@ from importlib.metadata import EntryPoint, entry_points
 from urllib.parse import urlsplit
 
 from controller.core.exceptions import DriverURLError
+from controller.i18n.message import message
 from drivers.base import CardSource, Indication, Option, Resumable
 
 LOG = logging.getLogger("croupier.drivers")
@@ -68,7 +69,8 @@ def driver_class(url: str) -> type[CardSource]:
     entry = plugins().get(scheme) if scheme else None
     if entry is None:
         known = ", ".join(f"{name}://" for name in schemes())
-        raise DriverURLError(f"{url!r}: unknown driver scheme {scheme!r}; expected one of {known}")
+        raise DriverURLError(message("driver.unknown_scheme", "{url}: unknown driver scheme {scheme}; expected one "
+                                     "of {known}", url=repr(url), scheme=repr(scheme), known=known))
     return _plugin(url, scheme, entry)
 
 
@@ -77,10 +79,10 @@ def _builtin(url: str, scheme: str) -> type[CardSource]:
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
-        raise DriverURLError(
-            f"{url!r}: the {scheme}:// driver needs a package that is not installed ({error}); "
-            f"install it, e.g. pip install 'croupier[{'pcsc' if scheme == 'pcsc' else scheme}]'"
-        ) from None
+        raise DriverURLError(message(
+            "driver.not_installed", "{url}: the {scheme}:// driver needs a package that is not installed ({error}); "
+            "install it, e.g. pip install 'croupier[{scheme}]'", url=repr(url), scheme=scheme, error=str(error)
+        )) from None
     cls: type[CardSource] = getattr(module, class_name)
     return cls
 

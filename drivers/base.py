@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input
+from controller.i18n.message import message
 
 LOG = logging.getLogger("croupier.drivers")
 
@@ -64,11 +65,14 @@ class Option:
         """
         if self.type is bool:
             if text not in ("0", "1"):
-                raise DriverURLError(f"{url}: option {name}={text!r} is not a flag; expected 0 or 1")
+                raise DriverURLError(message("driver.not_flag", "{url}: option {name}={value} is not a flag; expected "
+                                             "0 or 1", url=url, name=name, value=repr(text)))
             return text == "1"
         if self.type is str:
             if self.choices and text not in self.choices:
-                raise DriverURLError(f"{url}: option {name}={text!r} is unknown; expected {_one_of(self.choices)}")
+                raise DriverURLError(message("driver.unknown_choice", "{url}: option {name}={value} is unknown; "
+                                             "expected {choices}", url=url, name=name, value=repr(text),
+                                             choices=_one_of(self.choices)))
             return text
         return self._number(url, name, text, high)
 
@@ -86,7 +90,9 @@ class Option:
             expected = bounds if self.type is int else "e.g. 3"
             raise DriverURLError(f"{url}: option {name}={text!r} is not {what}; expected {expected}") from None
         if (low is not None and number < low) or (top is not None and number > top):
-            raise DriverURLError(f"{url}: option {name}={number} is out of range; expected {bounds}{unit}")
+            raise DriverURLError(message("driver.out_of_range", "{url}: option {name}={number} is out of range; "
+                                         "expected {bounds}{unit}", url=url, name=name, number=str(number),
+                                         bounds=bounds, unit=unit))
         return number
 
 
@@ -121,7 +127,8 @@ class CardSource(ABC):
         ``timeout=None`` waits for ever (until :attr:`exhausted`); ``0`` polls.
         """
         if self._closed:
-            raise DriverError(f"{self.url}: the card source is closed; open it again to read")
+            raise DriverError(message("driver.closed", "{url}: the card source is closed; open it again to read",
+                                      url=self.url))
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -207,12 +214,13 @@ class CardSource(ABC):
         for name, given in query.items():
             if name not in cls.options:
                 known = ", ".join(f"{key} ({option.help})" for key, option in cls.options.items())
-                raise DriverURLError(
-                    f"{url}: unknown option {name!r} for {cls.scheme}://; "
-                    f"expected {cls.expected_form()} with options: {known or 'none'}"
-                )
+                raise DriverURLError(message(
+                    "driver.unknown_option", "{url}: unknown option {name} for {scheme}://; expected {form} with "
+                    "options: {known}", url=url, name=repr(name), scheme=cls.scheme, form=cls.expected_form(),
+                    known=known or "none"))
             if len(given) != 1:
-                raise DriverURLError(f"{url}: option {name!r} given {len(given)} times; give it once")
+                raise DriverURLError(message("driver.option_repeated", "{url}: option {name} given {times} times; "
+                                             "give it once", url=url, name=repr(name), times=len(given)))
             values[name] = given[0]
         location = parts.netloc + parts.path
         return location, values

@@ -19,6 +19,7 @@ from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_e
 from controller.core.exceptions import DriverURLError, ScriptError
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.shoe import shoe_with_cut_card
+from controller.i18n.message import message
 from drivers.base import Indication, Option, Resumable
 
 DEFAULT_SEED = 0
@@ -31,9 +32,11 @@ def read_script(path: str | Path) -> list[Input]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ScriptError(f"{name}: no such script file; give the path of a shoe script") from None
+        raise ScriptError(message("script.no_file", "{name}: no such script file; give the path of a shoe script",
+                                  name=name)) from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ScriptError(f"{name}: cannot read the script ({error})") from None
+        raise ScriptError(message("script.unreadable", "{name}: cannot read the script ({error})", name=name,
+                                  error=str(error))) from None
     inputs: list[Input] = []
     for number, line in enumerate(text.splitlines(), start=1):
         content = line.split("#", 1)[0]
@@ -68,7 +71,8 @@ class MockShoe(Resumable):
         self.shoe_index: int = self.option_value(url, values, "shoe") - 1
         self.scripted = inputs is not None or "script" in values
         if inputs is not None and "script" in values:
-            raise DriverURLError(f"{url}: give either a script or --cards, not both")
+            raise DriverURLError(message("driver.script_and_cards", "{url}: give either a script or --cards, not both",
+                                         url=url))
         if "script" in values:
             inputs = read_script(values["script"])
         self._queue: list[Input] = inputs if inputs is not None else self._seeded_shoe()

@@ -22,6 +22,7 @@ from typing import Any
 
 from controller.cli.argtypes import whole_number
 from controller.core.exceptions import CroupierError
+from controller.i18n.message import message
 
 EXIT_STOPPED = 0
 EXIT_FAILED = 2
@@ -67,13 +68,14 @@ def archive(args: argparse.Namespace) -> int:
     database = check_database_url(args.db)
     group = _group(args.group)
     if args.ca_file is not None and not broker.tls:
-        raise CroupierError("--ca-file is for an mqtts:// broker; use mqtts:// or leave --ca-file out")
+        raise CroupierError(message("floor.ca_file_plain", "--ca-file is for an mqtts:// broker; use mqtts:// or "
+                                    "leave --ca-file out"))
     try:
         from controller.floor.archive import Archiver
         from controller.floor.archive_store import ArchiveStore, connect, create_schema
     except ImportError as error:
-        raise CroupierError(f"the archive needs the floor extra ({error}); install it: pip install "
-                            "'croupier[floor]'") from None
+        raise CroupierError(message("archive.needs_floor", "the archive needs the floor extra ({error}); install "
+                                    "it: pip install 'croupier[floor]'", error=str(error))) from None
     store = ArchiveStore(connect(database))
     try:
         create_schema(store)
@@ -89,8 +91,9 @@ def _group(name: str) -> str:
     if name.strip().lower() in PLAIN:
         return ""
     if any(char in name for char in "/+#") or name != name.strip():
-        raise CroupierError(f"--group {name!r}: a shared-subscription group is one topic level without '/', '+', "
-                            "'#' or surrounding spaces; give another name, or none for a plain subscription")
+        raise CroupierError(message("archive.bad_group", "--group {name}: a shared-subscription group is one topic "
+                                    "level without '/', '+', '#' or surrounding spaces; give another name, or none "
+                                    "for a plain subscription", name=repr(name)))
     return name
 
 

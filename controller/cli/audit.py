@@ -18,8 +18,10 @@ import argparse
 import sys
 from typing import Any
 
+from controller.cli.language import error_text
 from controller.core.exceptions import CroupierError, JournalError, JournalTamperedError
 from controller.core.table import Table
+from controller.i18n.message import message
 from controller.journal.replay import replay, settings_from_header
 from controller.journal.store import Journal
 from controller.journal.verify import verify
@@ -57,9 +59,11 @@ def audit_verify(args: argparse.Namespace) -> int:
     """Verify ``args.path``; print the outcome; return the exit status."""
     path: str = args.path
     if (args.site is None) != (args.table is None):
-        raise CroupierError("--site and --table name a table in the archive together; give both or neither")
+        raise CroupierError(message("audit.site_and_table", "--site and --table name a table in the archive "
+                                    "together; give both or neither"))
     if args.site is not None and args.archive is None:
-        raise CroupierError("--site and --table name a table in the archive; give --archive URL too")
+        raise CroupierError(message("audit.needs_archive", "--site and --table name a table in the archive; give "
+                                    "--archive URL too"))
     if args.archive is not None:
         from controller.floor.urls import check_database_url
 
@@ -70,7 +74,7 @@ def audit_verify(args: argparse.Namespace) -> int:
         print(f"TAMPERED: {error}")
         return EXIT_TAMPERED
     except JournalError as error:
-        print(f"croupier audit verify: {error}", file=sys.stderr)
+        print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
         return EXIT_NOT_A_JOURNAL
     try:
         try:
@@ -82,7 +86,7 @@ def audit_verify(args: argparse.Namespace) -> int:
                       "No record before it.")
             return EXIT_TAMPERED
         except JournalError as error:
-            print(f"croupier audit verify: {error}", file=sys.stderr)
+            print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
             return EXIT_NOT_A_JOURNAL
         if args.replay:
             try:
@@ -109,8 +113,8 @@ def _matches_archive(journal: Journal, args: argparse.Namespace) -> bool:
     try:
         from controller.floor.archive_check import compare_with_archive
     except ImportError as error:
-        raise CroupierError(f"--archive needs the floor extra ({error}); install it: pip install "
-                            "'croupier[floor]'") from None
+        raise CroupierError(message("audit.needs_floor", "--archive needs the floor extra ({error}); install it: "
+                                    "pip install 'croupier[floor]'", error=str(error))) from None
     with journal.snapshot():
         records = list(journal.records())
     comparison = compare_with_archive(records, args.archive, args.site, args.table)

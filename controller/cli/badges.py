@@ -22,9 +22,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import whole_number
+from controller.cli.language import error_text
 from controller.core.auth import AuthSettings, reader_from_url
 from controller.core.events import BadgeWatchEvent
 from controller.core.exceptions import DriverError
+from controller.i18n.message import message
 
 if TYPE_CHECKING:
     from drivers.pcsc.badges import BadgeEvent
@@ -104,8 +106,9 @@ def watch(args: argparse.Namespace) -> int:
         opened = BadgeReader.from_settings(settings, reader)
     except DriverError as error:
         if reader is None and settings.reader_name is None and "?reader=NAME" in str(error):
-            raise DriverError(f"{error} (give --reader NAME, or reader = \"pcsc://?reader=NAME\" "
-                              "in [auth] of the --config file)") from None
+            raise DriverError(message("badges.name_the_reader", "{error} (give --reader NAME, or reader = "
+                                      "\"pcsc://?reader=NAME\" in [auth] of the --config file)",
+                                      error=error_text(error))) from None
         raise
     printed = 0
     try:

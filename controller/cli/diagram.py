@@ -10,6 +10,7 @@ from typing import Any
 
 from controller.core.exceptions import CroupierError
 from controller.core.machine import RoundModel, State, build_machine, mermaid
+from controller.i18n.message import message
 
 REPOSITORY_DOCS = Path(__file__).resolve().parents[2] / "docs"
 """The repository's docs/ (where the checked-in diagram lives), found from the package itself."""
@@ -51,8 +52,9 @@ def dot(machine_text: str) -> str:
 def default_dir() -> Path:
     """The repository's docs/; refuses (one clear line) when the package is not in a checkout."""
     if not REPOSITORY_DOCS.is_dir():
-        raise CroupierError(f"cannot find the repository's docs directory ({REPOSITORY_DOCS} does not exist: "
-                            "croupier is not run from a checkout); give --out DIR")
+        raise CroupierError(message("diagram.no_docs", "cannot find the repository's docs directory ({docs} does "
+                                    "not exist: croupier is not run from a checkout); give --out DIR",
+                                    docs=str(REPOSITORY_DOCS)))
     return REPOSITORY_DOCS
 
 
@@ -62,8 +64,9 @@ def diagram(args: argparse.Namespace) -> int:
     files = {MERMAID_NAME: text, MARKDOWN_NAME: markdown(text)}
     out: Path = args.out if args.out is not None else default_dir()
     if out.exists() and not out.is_dir():
-        raise CroupierError(f"--out {out}: is a file; expected a directory to write {MERMAID_NAME} and "
-                            f"{MARKDOWN_NAME} to")
+        raise CroupierError(message("diagram.out_is_file", "--out {out}: is a file; expected a directory to write "
+                                    "{mermaid} and {markdown} to", out=str(out), mermaid=MERMAID_NAME,
+                                    markdown=MARKDOWN_NAME))
     if args.check:
         stale = [name for name, content in files.items()
                  if not (out / name).exists() or (out / name).read_text(encoding="utf-8") != content]
@@ -75,8 +78,8 @@ def diagram(args: argparse.Namespace) -> int:
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise CroupierError(f"--out {out}: cannot create the directory ({error.strerror}); "
-                            "give another --out DIR") from None
+        raise CroupierError(message("diagram.cannot_create", "--out {out}: cannot create the directory ({reason}); "
+                                    "give another --out DIR", out=str(out), reason=str(error.strerror))) from None
     for name, content in files.items():
         (out / name).write_text(content, encoding="utf-8")
         print(f"wrote {out / name}")

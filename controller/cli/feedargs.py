@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from config.schema import Settings
 from controller.core.exceptions import FeedError
 from controller.floor.urls import parse_feed
+from controller.i18n.message import message
 
 if TYPE_CHECKING:
     from controller.floor.feed import TableFeed
@@ -34,12 +35,14 @@ def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | 
     target = parse_feed(given if given is not None else section.url, section.site, section.table,
                         section.ca_file, label=label)
     if not journal:
-        raise FeedError(f"{label}: a feed needs a journal (the journal is its outbox: nothing is lost while the "
-                        "broker is away); give --journal PATH (or [journal] path for croupier run)")
+        raise FeedError(message("feed.needs_journal", "{label}: a feed needs a journal (the journal is its outbox: "
+                                "nothing is lost while the broker is away); give --journal PATH (or [journal] path "
+                                "for croupier run)", label=label))
     try:
         from controller.floor.feed import TableFeed
     except ImportError as error:  # pragma: no cover - depends on the optional extra
-        raise FeedError(f"{label}: the feed needs paho-mqtt ({error}); install it with .ci/setup in a Croupier "
-                        "checkout (or pip install 'croupier[floor]')") from None
+        raise FeedError(message("feed.needs_paho", "{label}: the feed needs paho-mqtt ({error}); install it with "
+                                ".ci/setup in a Croupier checkout (or pip install 'croupier[floor]')", label=label,
+                                error=str(error))) from None
     return TableFeed(target, journal, will_delay=section.will_delay, drain_timeout=section.drain_timeout,
                      notice=notice)

@@ -24,6 +24,7 @@ from types import FrameType
 from typing import Any
 
 from controller.core.exceptions import CroupierError
+from controller.i18n.message import message
 
 EXIT_STOPPED = 0
 DEFAULT_LISTEN = "127.0.0.1:8090"
@@ -67,11 +68,12 @@ def floor(args: argparse.Namespace) -> int:
     from controller.floor.urls import parse_broker_url
 
     if args.broker is None:
-        raise CroupierError("--broker is missing: the dashboard needs the floor's broker, "
-                            "e.g. --broker mqtt://127.0.0.1:1883")
+        raise CroupierError(message("floor.no_broker", "--broker is missing: the dashboard needs the floor's "
+                                    "broker, e.g. --broker mqtt://127.0.0.1:1883"))
     broker = parse_broker_url(args.broker)
     if args.ca_file is not None and not broker.tls:
-        raise CroupierError("--ca-file is for an mqtts:// broker; use mqtts:// or leave --ca-file out")
+        raise CroupierError(message("floor.ca_file_plain", "--ca-file is for an mqtts:// broker; use mqtts:// or "
+                                    "leave --ca-file out"))
     broker = dataclasses.replace(broker, ca_file=args.ca_file)
     host, port = parse_listen(args.listen)
     try:
@@ -79,8 +81,8 @@ def floor(args: argparse.Namespace) -> int:
         from controller.floor.dashboard import start_dashboard
         from controller.floor.watcher import FloorWatcher
     except ImportError as error:
-        raise CroupierError(f"the dashboard needs the floor extra ({error}); install it: pip install "
-                            "'croupier[floor]'") from None
+        raise CroupierError(message("floor.needs_floor", "the dashboard needs the floor extra ({error}); install "
+                                    "it: pip install 'croupier[floor]'", error=str(error))) from None
     board = FloorBoard(broker.address, report=_say)
     dashboard = start_dashboard(board, host, port)
     try:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.cli.language import error_text
 from controller.core.exceptions import CroupierError
 
 EXIT_WRITTEN = 0
@@ -95,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return floor_acl(args)
     except CroupierError as error:
-        print(f"croupier floor acl: {error}", file=sys.stderr)
+        print(f"croupier floor acl: {error_text(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

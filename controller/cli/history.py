@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
 from controller.cli.argtypes import add_lang_option
+from controller.cli.language import error_text
 from controller.core.events import (
     AlertEvent,
     ApprovalEvent,
@@ -280,7 +281,7 @@ def _read(args: argparse.Namespace) -> tuple[int, int, list[Timed], list[CardOut
     try:
         journal = Journal.open_existing(args.path)
     except JournalError as error:
-        print(f"croupier history: {error}", file=sys.stderr)
+        print(f"croupier history: {error_text(error)}", file=sys.stderr)
         return 2, 0, [], []
     failed = 0
     try:
@@ -293,7 +294,7 @@ def _read(args: argparse.Namespace) -> tuple[int, int, list[Timed], list[CardOut
         events = timed_events(journal)
         cards = cards_out(journal) if args.cards else []
     except JournalError as error:
-        print(f"croupier history: {error}", file=sys.stderr)
+        print(f"croupier history: {error_text(error)}", file=sys.stderr)
         return 2, 0, [], []
     finally:
         journal.close()

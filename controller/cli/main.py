@@ -92,17 +92,36 @@ def _command_named(argv: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``croupier``; returns the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(only=_command_named(words))
+    named = _command_named(words)
+    if not named:
+        return _run(words, named)
+    from controller.cli import language
+
+    language.use(language.choose(words))  # the errors' language, before argparse reads --lang
+    try:
+        return _run(words, named)
+    finally:
+        language.reset()
+
+
+def _run(words: list[str], named: str) -> int:
+    parser = build_parser(only=named)
     args = parser.parse_args(words)
     command = " ".join(name for name in (args.command, getattr(args, "floor_command", None),
                                          getattr(args, "report_command", None)) if name)
     try:
         status: int = args.handler(args)
     except CroupierError as error:
-        print(f"croupier {command}: {error}", file=sys.stderr)
+        from controller.cli.language import error_text
+
+        print(f"croupier {command}: {error_text(error)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        print(f"croupier {command}: interrupted", file=sys.stderr)
+        from controller.cli.language import text
+        from controller.i18n.message import message
+
+        interrupted = text(message("cli.interrupted", "interrupted"))
+        print(f"croupier {command}: {interrupted}", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0

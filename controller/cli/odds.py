@@ -8,12 +8,18 @@ from collections import Counter
 from fractions import Fraction
 from typing import Any
 
-from controller.cli.argtypes import whole_number
+from controller.cli.argtypes import add_lang_option, whole_number
+from controller.cli.language import error_text, of_args
 from controller.core.bets.catalogue import BANKER_BY_VARIANT, BETS
 from controller.core.bets.exact import Shoe, ShoeTooShort, bet_odds, round_probabilities
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.table import Table
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
+from controller.i18n.numbers import format_fixed
+from controller.ui.bigtext import pad_cells
+from controller.ui.oddscompare import right
 
 
 def register(subparsers: Any) -> None:
@@ -34,6 +40,7 @@ def register(subparsers: Any) -> None:
     gone.add_argument("--journal", metavar="PATH", help="the shoe in play on this journal (the cards the "
                       "players could have seen in it are gone)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_lang_option(parser)
     parser.set_defaults(handler=odds)
 
 
@@ -57,11 +64,13 @@ def parse_seen(text: str, decks: int) -> Counter[str]:
         try:
             gone[parse_card(token).code] += 1
         except CardCodeError as error:
-            raise CroupierError(f"--seen: {error}; give the cards gone from the shoe, e.g. \"AS 10H KD\"") from None
+            raise CroupierError(message("odds.seen_not_card", "--seen: {error}; give the cards gone from the shoe, "
+                                        "e.g. \"AS 10H KD\"", error=error_text(error))) from None
     for code, count in gone.items():
         if count > decks:
-            raise CroupierError(f"--seen: {count} copies of {code}, but a {decks}-deck shoe holds {decks}; "
-                                "check the cards or give --decks")
+            raise CroupierError(message("odds.seen_too_many", "--seen: {count} copies of {code}, but a {decks}-deck "
+                                        "shoe holds {decks}; check the cards or give --decks", count=count, code=code,
+                                        decks=decks))
     return gone
 
 
@@ -87,8 +96,8 @@ def odds(args: argparse.Namespace) -> int:
         decks, played, gone = journal_shoe(args.journal)
         variant = args.variant or played
         if args.decks is not None and args.decks != decks:
-            raise CroupierError(f"--decks {args.decks}: the journal's shoe has {decks} decks; "
-                                "leave --decks out with --journal")
+            raise CroupierError(message("odds.decks_not_journal", "--decks {given}: the journal's shoe has {decks} "
+                                        "decks; leave --decks out with --journal", given=args.decks, decks=decks))
     else:
         decks = args.decks if args.decks is not None else 8
         gone = parse_seen(args.seen, decks) if args.seen is not None else Counter()
@@ -97,7 +106,8 @@ def odds(args: argparse.Namespace) -> int:
         probabilities = round_probabilities(shoe)
         every_bet = bet_odds(shoe)
     except ShoeTooShort as error:
-        raise CroupierError(f"{'--journal' if args.journal else '--seen'}: {error}; no round can be dealt") from None
+        raise CroupierError(message("odds.too_short", "{option}: {error}; no round can be dealt",
+                                    option="--journal" if args.journal else "--seen", error=str(error))) from None
     banker = BANKER_BY_VARIANT[variant]
     edges = {bet: every_bet[banker if bet == "banker" else bet].house_edge for bet in BETS_SUMMARY}
     if args.json:
@@ -110,29 +120,45 @@ def odds(args: argparse.Namespace) -> int:
                      for name, bet in every_bet.items()},
         }))
         return 0
-    _print_text(variant, decks, shoe, probabilities, edges, every_bet)
+    _print_text(variant, decks, shoe, probabilities, edges, every_bet, of_args(args))
     return 0
 
 
-def _print_text(variant: str, decks: int, shoe: Shoe, probabilities: dict[str, Fraction],
-                edges: dict[str, Fraction], every_bet: dict[str, Any]) -> None:
-    labels = {
-        "banker": "banker wins", "player": "player wins", "tie": "tie",
-        "player_draws": "player draws a third card", "banker_draws": "banker draws a third card",
-        "natural": "a natural on either side", "player_pair": "player pair", "banker_pair": "banker pair",
+def _labels(words: Catalogue) -> dict[str, str]:
+    say = words.say
+    return {
+        "banker": say("odds.banker_wins", "banker wins"), "player": say("odds.player_wins", "player wins"),
+        "tie": say("odds.tie", "tie"), "player_draws": say("odds.player_draws", "player draws a third card"),
+        "banker_draws": say("odds.banker_draws", "banker draws a third card"),
+        "natural": say("odds.natural", "a natural on either side"),
+        "player_pair": say("odds.player_pair", "player pair"), "banker_pair": say("odds.banker_pair", "banker pair"),
     }
-    left = "" if shoe.size == 52 * decks else f", {shoe.size} cards left"
-    print(f"Exact odds, {decks} deck(s){left}, {variant.replace('_', ' ')} variant")
+
+
+def _print_text(variant: str, decks: int, shoe: Shoe, probabilities: dict[str, Fraction],
+                edges: dict[str, Fraction], every_bet: dict[str, Any], words: Catalogue = ENGLISH) -> None:
+    say, language = words.say, words.language
+    labels = _labels(words)
+    edge_names = {"banker": say("odds.bet_banker", "banker"), "player": say("odds.bet_player", "player"),
+                  "tie": labels["tie"], "player_pair": labels["player_pair"], "banker_pair": labels["banker_pair"]}
+
+    def percent(value: Fraction) -> str:
+        return right(format_fixed(float(value) * 100, 4, language), 9) + "%"
+
+    left = "" if shoe.size == 52 * decks else say("odds.cards_left", ", {cards} cards left", cards=shoe.size)
+    print(say("odds.heading", "Exact odds, {decks} deck(s){left}, {variant} variant", decks=decks, left=left,
+              variant=variant.replace("_", " ")))
     for name in PROBABILITY_NAMES:
         value = probabilities[name]
-        print(f"  {labels[name]:<28} {float(value) * 100:9.4f}%   {value.numerator}/{value.denominator}")
-    print("House edge")
+        print(f"  {pad_cells(labels[name], 28)} {percent(value)}   {value.numerator}/{value.denominator}")
+    print(say("odds.house_edge", "House edge"))
     for bet, edge in edges.items():
-        print(f"  {bet.replace('_', ' '):<28} {float(edge) * 100:9.4f}%")
-    print("Every bet (default pays; docs/bets.md): house edge, then each paying outcome")
+        print(f"  {pad_cells(edge_names[bet], 28)} {percent(edge)}")
+    print(say("odds.every_bet", "Every bet (default pays; docs/bets.md): house edge, then each paying outcome"))
     for name, bet in every_bet.items():
         edge = bet.house_edge
-        print(f"  {name:<28} {float(edge) * 100:9.4f}%   {edge.numerator}/{edge.denominator}")
+        print(f"  {name:<28} {percent(edge)}   {edge.numerator}/{edge.denominator}")
         for pay_class, probability in bet.classes.items():
-            pays = "push" if pay_class not in BETS[name].pays else f"pays {BETS[name].pays[pay_class]}"
-            print(f"      {pay_class:<24} {float(probability) * 100:9.4f}%   ({pays})")
+            pays = (say("odds.push", "push") if pay_class not in BETS[name].pays
+                    else say("odds.pays", "pays {pays}", pays=str(BETS[name].pays[pay_class])))
+            print(f"      {pay_class:<24} {percent(probability)}   ({pays})")

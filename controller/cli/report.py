@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from controller.cli.argtypes import add_lang_option
+from controller.cli.language import of_args
 from controller.reports.dealers import Shift, report, shifts_of
 from controller.reports.sources import archive_timelines, journal_timeline
 from controller.reports.tables import text_lines, write_csv
@@ -18,6 +20,7 @@ def register(subparsers: Any) -> None:
     reports = parser.add_subparsers(dest="report_command", required=True, metavar="REPORT")
     dealers = reports.add_parser(
         "dealers",
+        usage="%(prog)s [-h] [--json | --csv] [--plot FILE.png] [--lang CODE] PATH [PATH ...]",
         help="per dealer (badge) and per shift: rounds, pace, misdeals, voids, approvals, seconds per round",
         description="Per dealer (badge) and per shift (a dealer's continuous stretch at a table, sign-in to "
                     "sign-out; a table without badges is one shift of no dealer): rounds dealt, rounds per "
@@ -30,6 +33,7 @@ def register(subparsers: Any) -> None:
     output.add_argument("--json", action="store_true", help='one JSON object: {"dealers": [...], "shifts": [...]}')
     output.add_argument("--csv", action="store_true", help="CSV: a row per dealer, then a row per shift")
     dealers.add_argument("--plot", metavar="FILE.png", help="draw the game pace over each shift to this PNG")
+    add_lang_option(dealers)
     dealers.set_defaults(handler=report_dealers)
 
 
@@ -56,5 +60,5 @@ def report_dealers(args: argparse.Namespace) -> int:
     elif args.csv:
         write_csv(result, sys.stdout)
     else:
-        print("\n".join(text_lines(result)))
+        print("\n".join(text_lines(result, of_args(args))))
     return 0

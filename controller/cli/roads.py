@@ -18,8 +18,10 @@ import os
 import sys
 from pathlib import Path
 
-from controller.cli.argtypes import whole_number
+from controller.cli.argtypes import add_lang_option, whole_number
+from controller.cli.language import of_args
 from controller.core.exceptions import RoadsInputError
+from controller.i18n.message import message
 from controller.ui.roads import render_text, roads_from_events, roads_from_results
 
 
@@ -44,6 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object with bead_plate, big_road, big_eye_boy, "
                              "small_road and cockroach_pig")
+    add_lang_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -51,12 +54,14 @@ def _read_events(path: str) -> list[dict[str, object]]:
     try:
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as error:
-        raise RoadsInputError(f"cannot read events file {path!r}: {error.strerror}") from error
+        raise RoadsInputError(message("roads.unreadable", "cannot read events file {path}: {reason}",
+                                      path=repr(path), reason=str(error.strerror))) from error
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError as error:
-        raise RoadsInputError(f"{path}: not UTF-8 text (byte {error.start} is 0x{data[error.start]:02x}): "
-                              "expected table events, one JSON object a line") from None
+        raise RoadsInputError(message("roads.not_utf8", "{path}: not UTF-8 text (byte {start} is 0x{byte}): "
+                                      "expected table events, one JSON object a line", path=path,
+                                      start=error.start, byte=f"{data[error.start]:02x}")) from None
     events: list[dict[str, object]] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -64,10 +69,12 @@ def _read_events(path: str) -> list[dict[str, object]]:
         try:
             event = json.loads(line)
         except json.JSONDecodeError as error:
-            raise RoadsInputError(f"{path} line {number}: not JSON ({error.msg}): "
-                                  "expected one table event object a line") from error
+            raise RoadsInputError(message("roads.not_json", "{path} line {number}: not JSON ({reason}): "
+                                          "expected one table event object a line", path=path, number=number,
+                                          reason=error.msg)) from error
         if not isinstance(event, dict):
-            raise RoadsInputError(f"{path} line {number}: expected a JSON object, got {type(event).__name__}")
+            raise RoadsInputError(message("roads.not_object", "{path} line {number}: expected a JSON object, got "
+                                          "{kind}", path=path, number=number, kind=type(event).__name__))
         events.append(event)
     return events
 
@@ -102,8 +109,16 @@ def events_of_shoe(events: list[dict[str, object]], shoe: int, source: str) -> l
     picked = [event for event, number in zip(events, numbers, strict=True) if number == shoe]
     if not picked:
         held = sorted(set(numbers))
-        shown = f"shoes {held[0]}-{held[-1]}" if len(held) > 1 else f"shoe {held[0]}" if held else "no shoe"
-        raise RoadsInputError(f"--shoe {shoe}: {source} holds {shown}; give one of those")
+        if len(held) > 1:
+            worded = message("roads.shoes_held", "--shoe {shoe}: {source} holds shoes {first}-{last}; give one of "
+                             "those", shoe=shoe, source=source, first=held[0], last=held[-1])
+        elif held:
+            worded = message("roads.shoe_held", "--shoe {shoe}: {source} holds shoe {first}; give one of those",
+                             shoe=shoe, source=source, first=held[0])
+        else:
+            worded = message("roads.no_shoe_held", "--shoe {shoe}: {source} holds no shoe; give one of those",
+                             shoe=shoe, source=source)
+        raise RoadsInputError(worded)
     return picked
 
 
@@ -111,7 +126,8 @@ def run(args: argparse.Namespace) -> int:
     """Print the roads; bad input raises :class:`RoadsInputError` (exit 2)."""
     if args.results is not None:
         if args.shoe is not None:
-            raise RoadsInputError("--shoe picks a shoe of --events or --journal; --results is one history")
+            raise RoadsInputError(message("roads.shoe_with_results", "--shoe picks a shoe of --events or --journal; "
+                                          "--results is one history"))
         roads = roads_from_results(args.results)
     else:
         events = _read_events(args.events) if args.events is not None else _journal_events(args.journal)
@@ -121,5 +137,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(roads.to_dict(), ensure_ascii=False))
     else:
-        print(render_text(roads, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
+        print(render_text(roads, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), words=of_args(args)))
     return 0

@@ -10,11 +10,13 @@ from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.feedargs import feed_from_args
+from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, settings_from_args
 from controller.core.events import Event
 from controller.core.exceptions import CroupierError, DriverURLError
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
 from controller.ui.bigtext import banner, can_render, render_big
 from controller.ui.keyboard import HELP, parse_dealer_line
 from controller.ui.localise import Localiser, table_catalogue
@@ -77,7 +79,8 @@ class DealerDisplay(Transcript):
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, rounds_in_settings=False)
     if args.driver is not None and not args.driver.strip():
-        raise DriverURLError("--driver '': expected a driver URL, e.g. serial:///dev/ttyUSB0 or mock://?seed=1")
+        raise DriverURLError(message("run.empty_driver", "--driver '': expected a driver URL, e.g. "
+                                     "serial:///dev/ttyUSB0 or mock://?seed=1"))
     url = args.driver or settings.driver.url
     journal_path = args.journal or settings.journal.path
     feed = feed_from_args(args, settings, journal_path, lambda text: print(f"croupier run: {text}", file=sys.stderr,
@@ -86,11 +89,12 @@ def run(args: argparse.Namespace) -> int:
         primary = open_source(serial_url(url, settings.serial))
     except DriverURLError as error:
         if args.driver is None:
-            raise DriverURLError(f"{settings.source}: [driver] url: {error}") from None
+            raise DriverURLError(message("run.config_driver", "{source}: [driver] url: {error}",
+                                         source=settings.source, error=error_text(error))) from None
         raise
 
-    def complain(message: str) -> None:
-        print(f"croupier run: {message}", file=sys.stderr, flush=True)
+    def complain(text: str) -> None:
+        print(f"croupier run: {text}", file=sys.stderr, flush=True)
 
     use_console = not args.json and not args.quiet and (
         args.console == "textual"
@@ -100,10 +104,10 @@ def run(args: argparse.Namespace) -> int:
     dealt_by_hand = isinstance(primary, MockShoe) and not primary.scripted and not args.auto_next
     if dealt_by_hand and keyboard is None and not use_console:
         primary.close()
-        raise CroupierError(
-            f"{url}: a seeded mock shoe without --auto-next waits for the dealer to confirm the "
+        raise CroupierError(message(
+            "run.no_dealer", "{url}: a seeded mock shoe without --auto-next waits for the dealer to confirm the "
             "shoe and start each round, but --no-keyboard leaves no dealer; give --auto-next, or use "
-            "croupier simulate --interactive")
+            "croupier simulate --interactive", url=url))
     # A mock is a shoe with no dealer's hand on it: draw only while a card is due (a seeded one at a dealer's
     # pace; a script's own dealer inputs come as written), like shoe-emulator --follow-table.
     source = MergedSource(primary, keyboard, parse_dealer_line, complain,
@@ -138,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
                   {"command": "run", "driver": url}, history if use_console else None, feed=feed)
     if not args.json:
         print(summary.text(words))
-    message = runner.ending_message()
-    if message:
-        complain(message)
+    ending = runner.ending_message()
+    if ending:
+        complain(ending)
     return status

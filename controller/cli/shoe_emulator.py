@@ -21,6 +21,7 @@ from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_e
 from controller.cli.argtypes import rate, seconds, whole_number
 from controller.core.exceptions import CroupierError, DriverError
 from controller.core.inputs import Input
+from controller.i18n.message import message
 from drivers.mock import read_script as read_mock_script
 from drivers.serial.emulator import (
     EmulatorOptions,
@@ -114,8 +115,9 @@ def shoe_emulator(args: argparse.Namespace) -> int:
         seed = 0
     else:
         if args.cut > max_cut_from_end(args.decks):
-            raise CroupierError(f"--cut {args.cut}: expected at most {max_cut_from_end(args.decks)} cards "
-                                f"from the bottom of a {args.decks}-deck shoe (the back half)")
+            raise CroupierError(message("emulator.cut_too_deep", "--cut {cut}: expected at most {deepest} cards from "
+                                        "the bottom of a {decks}-deck shoe (the back half)", cut=args.cut,
+                                        deepest=max_cut_from_end(args.decks), decks=args.decks))
         shoes = seeded_shoes(args.seed, args.decks, args.cut)
         seed = args.seed
     options = EmulatorOptions(
@@ -129,8 +131,9 @@ def shoe_emulator(args: argparse.Namespace) -> int:
     if args.link and not args.tcp:
         directory = os.path.dirname(args.link) or "."
         if not os.path.isdir(directory):
-            raise CroupierError(f"--link {args.link}: directory {directory!r} does not exist; create it or "
-                                "give another --link path")
+            raise CroupierError(message("emulator.no_link_directory", "--link {link}: directory {directory} does not "
+                                        "exist; create it or give another --link path", link=args.link,
+                                        directory=repr(directory)))
     endpoint: Endpoint
     try:
         endpoint = TcpEndpoint(_announce, *args.tcp) if args.tcp else PtyEndpoint(_announce, args.link)

@@ -16,11 +16,13 @@ from controller.app.runner import Runner
 from controller.app.session import Outputs, play
 from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, feed_from_args
+from controller.cli.language import text as worded
 from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
 from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
 from controller.ui.localise import Localiser, table_catalogue
 from controller.ui.oddscompare import OddsComparison
 from controller.ui.oddsplot import check_plot_path, write_plot
@@ -114,10 +116,10 @@ def build_sinks(args: argparse.Namespace, rounds: int, words: Catalogue = ENGLIS
 def _refused(args: argparse.Namespace, scripted: bool) -> str | None:
     """Why the options cannot run together (one line), or None; notes what is not used, checks --plot."""
     if args.cards is not None and args.script is not None:
-        return "give --cards or --script, not both"
+        return worded(message("cli.cards_or_script", "give --cards or --script, not both"))
     if scripted and args.seed is not None:
-        print("croupier simulate: note: --seed is not used when the cards are given (--cards/--script)",
-              file=sys.stderr)
+        print("croupier simulate: " + worded(message("cli.seed_unused", "note: --seed is not used when the cards "
+                                                     "are given (--cards/--script)")), file=sys.stderr)
     if args.plot is not None:
         check_plot_path(args.plot)
     return None
@@ -135,8 +137,9 @@ def simulate(args: argparse.Namespace) -> int:
     source, url = _mock_shoe(args, f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}")
     rounds = settings.simulation.rounds
     blocking = blocking_option(args, settings, TRANSCRIPT_LIMIT)
-    if workers_error(args, blocking):
-        print(f"croupier simulate: {workers_error(args, blocking)}", file=sys.stderr)
+    refusal = workers_error(args, blocking)
+    if refusal is not None:
+        print(f"croupier simulate: {worded(refusal)}", file=sys.stderr)
         return 2
     words = table_catalogue(settings)
     if blocking is None and run_fast(args, settings, seed, source.decks, source.cut_from_end, words):
@@ -173,12 +176,12 @@ def simulate(args: argparse.Namespace) -> int:
                   history if interactive else None, feed=feed)
     if not args.json:
         print(summary.text(words))
-        print(comparison.text())
+        print(comparison.text(words))
     if args.plot is not None:
-        write_plot(comparison, args.plot)
-    message = runner.ending_message()
-    if message:
-        outputs.notice(message)
+        write_plot(comparison, args.plot, words)
+    ending = runner.ending_message()
+    if ending:
+        outputs.notice(ending)
     return status
 
 

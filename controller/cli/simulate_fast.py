@@ -12,7 +12,9 @@ import sys
 from decimal import Decimal
 
 from config.schema import STANDARD_BETS, Settings
+from controller.cli.language import text as worded
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import Message, message
 from controller.ui.oddscompare import OddsComparison
 from controller.ui.oddsplot import write_plot
 from controller.ui.transcript import Progress, Summary
@@ -44,9 +46,10 @@ def blocking_option(args: argparse.Namespace, settings: Settings, transcript_lim
     if not settings.simulation.auto_next:
         return "[simulation] auto_next = false"
     if not args.quiet and settings.simulation.rounds <= transcript_limit:
-        return "the transcript (no --quiet)"
+        return worded(message("cli.blocking_transcript", "the transcript (no --quiet)"))
     if settings.table.variant != "commission" or not set(settings.bets.offered) <= set(STANDARD_BETS):
-        return "[table] variant or [bets] offered (the fast path settles the standard bets, commission)"
+        return worded(message("cli.blocking_bets", "[table] variant or [bets] offered (the fast path settles the "
+                              "standard bets, commission)"))
     return None
 
 
@@ -61,11 +64,12 @@ def standard_pays(settings: Settings) -> dict[str, Decimal]:
     return pays
 
 
-def workers_error(args: argparse.Namespace, blocking: str | None) -> str | None:
+def workers_error(args: argparse.Namespace, blocking: str | None) -> Message | None:
     """The one-line error when ``--workers`` is given for a run that needs the full path."""
     if getattr(args, "workers", 1) > 1 and blocking is not None:
-        return (f"--workers {args.workers} deals shoes in parallel only for summary-only runs, and "
-                f"{blocking} needs every event; drop --workers or {blocking}")
+        return message("cli.workers_full_path", "--workers {workers} deals shoes in parallel only for summary-only "
+                       "runs, and {blocking} needs every event; drop --workers or {blocking}",
+                       workers=args.workers, blocking=blocking)
     return None
 
 
@@ -93,8 +97,8 @@ def run_fast(args: argparse.Namespace, settings: Settings, seed: int, decks: int
     comparison = OddsComparison(decks, settings.table.variant)
     comparison.add_totals(counts, standard_pays(settings))
     print(summary.text(words))
-    print(comparison.text())
+    print(comparison.text(words))
     sys.stdout.flush()
     if args.plot is not None:
-        write_plot(comparison, args.plot)
+        write_plot(comparison, args.plot, words)
     return True

@@ -9,8 +9,10 @@ from typing import Any
 
 from config.loader import load_config
 from controller.cli.argtypes import whole_number
+from controller.cli.language import text as worded
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
+from controller.i18n.message import message
 from controller.training.deal import dealt_rounds
 from controller.training.drill import Drill
 from controller.training.frontends import JsonLines, PlainTerminal, run_drill
@@ -50,7 +52,8 @@ def register(subparsers: Any) -> None:
 
 def train(args: argparse.Namespace) -> int:
     if args.cards is not None and args.script is not None:
-        print("croupier train: give --cards or --script, not both", file=sys.stderr)
+        print("croupier train: " + worded(message("cli.cards_or_script", "give --cards or --script, not both")),
+              file=sys.stderr)
         return 2
     overrides: dict[str, dict[str, Any]] = {"table": {}, "shoe": {}}
     if args.decks is not None:

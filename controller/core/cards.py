@@ -6,11 +6,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from controller.core.exceptions import CardCodeError
+from controller.i18n.message import Message, message
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
 RANK_VALUES = {rank: (index + 1 if index < 9 else 0) for index, rank in enumerate(RANKS)}
 EXPECTED_FORM = "a rank (A 2-9 T/10 J Q K) followed by a suit (S H D C), e.g. AS, 10H, kd"
+
+
+def _not_a_card(text: str) -> Message:
+    return message("card.not_a_card", "{given} is not a card: expected a rank (A 2-9 T/10 J Q K) followed by a suit "
+                   "(S H D C), e.g. AS, 10H, kd", given=repr(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +51,11 @@ def parse_card(text: str) -> Card:
         return cached
     code = text.strip().upper()
     if not text.isascii():
-        raise CardCodeError(f"{text!r} is not a card: expected {EXPECTED_FORM}")
+        raise CardCodeError(_not_a_card(text))
     if code.startswith("10"):
         code = "T" + code[2:]
     if len(code) != 2 or code[0] not in RANKS or code[1] not in SUITS:
-        raise CardCodeError(f"{text!r} is not a card: expected {EXPECTED_FORM}")
+        raise CardCodeError(_not_a_card(text))
     card = Card(code[0], code[1])
     if len(_CACHE) < 4096:
         _CACHE[text] = card

@@ -24,9 +24,26 @@ Each message names the input, what was expected and what to do.
 
 from __future__ import annotations
 
+from typing import Any
+
+from controller.i18n.message import Message
+
 
 class CroupierError(Exception):
-    """Base class of every error Croupier raises on purpose."""
+    """Base class of every error Croupier raises on purpose.
+
+    Raised with a :class:`~controller.i18n.message.Message` (``raise ConfigError(message("config.x", ...))``),
+    its text is the English one and :attr:`message` keeps the id and parameters, so the command line can
+    word it in the table's language (docs/languages.md)."""
+
+    message: Message | None = None
+    """The error's message before translation; None for an error raised with a plain English text."""
+
+    def __init__(self, *args: Any) -> None:
+        if args and isinstance(args[0], Message):
+            self.message = args[0]
+            args = (args[0].english(), *args[1:])
+        super().__init__(*args)
 
 
 class ConfigError(CroupierError):

@@ -28,6 +28,6 @@ class Message:
         return self.text.format(**self.params)
 
 
-def message(msg_id: str, text: str, **params: Param) -> Message:
+def message(msg_id: str, text: str, /, **params: Param) -> Message:
     """The message ``msg_id`` (English ``text``, ``{name}`` placeholders filled from ``params``)."""
     return Message(msg_id, text, dict(params))

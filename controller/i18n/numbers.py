@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, get_decimal_symbol
 
 NET_PATTERN = "+#,##0.####;-#,##0.####"
 """A net amount per unit: always signed, grouped, up to four decimals (as the settlement gives them)."""
@@ -25,3 +25,10 @@ def format_net(net: str, language: str) -> str:
 def format_count(count: int, language: str) -> str:
     """A whole number in ``language``'s grouping (``12,345``; ``12.345`` in Spanish)."""
     return format_decimal(count, locale=language)
+
+
+def format_fixed(value: float, places: int, language: str, signed: bool = False) -> str:
+    """``value`` with ``places`` decimals (rounded as Python's ``f"{value:.2f}"``, so English is unchanged) and
+    ``language``'s decimal sign (``45,86`` in Spanish); ``signed`` always shows ``+`` or ``-``. No grouping."""
+    text = f"{value:{'+' if signed else ''}.{places}f}"
+    return text.replace(".", get_decimal_symbol(language))

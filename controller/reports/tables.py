@@ -6,6 +6,10 @@ import csv
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+from babel.numbers import get_decimal_symbol
+
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.numbers import format_fixed
 from controller.reports.dealers import MISDEAL_KINDS
 
 CSV_COLUMNS: tuple[str, ...] = (
@@ -28,29 +32,39 @@ def write_csv(report: Mapping[str, Any], out: TextIO) -> None:
             writer.writerow(["" if values.get(column) is None else values[column] for column in CSV_COLUMNS])
 
 
-def _number(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
+def _number(value: float | None, digits: int, language: str) -> str:
+    return "-" if value is None else format_fixed(value, digits, language)
 
 
-def _who(row: Mapping[str, Any]) -> str:
+def _who(row: Mapping[str, Any], words: Catalogue) -> str:
     if row["dealer"] is None:
-        return "(no badge)"
+        return words.say("report.no_badge", "(no badge)")
     return f"{row['name']} ({row['dealer']})" if row["name"] else str(row["dealer"])
 
 
-def _line(row: Mapping[str, Any]) -> str:
-    misdeals = ", ".join(f"{kind} {rate:g}" for kind, rate in row["misdeals_per_100_rounds"].items()
-                         if rate is not None) or "none"
-    return (f"{row['rounds']} rounds in {_number(row['hours'], 2)} h ({_number(row['rounds_per_hour'])}/h), "
-            f"{_number(row['mean_seconds_per_round'])} s a round (p90 {_number(row['p90_seconds_per_round'])}), "
-            f"misdeals per 100 rounds: {misdeals}; voids {row['voids']}, approvals {row['approvals']}")
+def _line(row: Mapping[str, Any], words: Catalogue) -> str:
+    language = words.language
+    misdeals = ", ".join(f"{kind} {rate:g}".replace(".", get_decimal_symbol(language))
+                         for kind, rate in row["misdeals_per_100_rounds"].items()
+                         if rate is not None) or words.say("report.none", "none")
+    return words.say("report.line", "{rounds} rounds in {hours} h ({per_hour}/h), {mean} s a round (p90 {p90}), "
+                     "misdeals per 100 rounds: {misdeals}; voids {voids}, approvals {approvals}",
+                     rounds=row["rounds"], hours=_number(row["hours"], 2, language),
+                     per_hour=_number(row["rounds_per_hour"], 1, language),
+                     mean=_number(row["mean_seconds_per_round"], 1, language),
+                     p90=_number(row["p90_seconds_per_round"], 1, language), misdeals=misdeals, voids=row["voids"],
+                     approvals=row["approvals"])
 
 
-def text_lines(report: Mapping[str, Any]) -> list[str]:
-    """The report for a person: each dealer, then each shift."""
-    lines = ["Dealers:"]
-    lines.extend(f"  {_who(row)}: {row['shifts']} shift(s), {_line(row)}" for row in report["dealers"])
-    lines.append("Shifts:")
-    lines.extend(f"  {row['table']} {row['start']} to {row['end']} {_who(row)}: {_line(row)}"
+def text_lines(report: Mapping[str, Any], words: Catalogue = ENGLISH) -> list[str]:
+    """The report for a person, in ``words``' language: each dealer, then each shift (dealer ids, tables,
+    times and misdeal kinds stay as recorded)."""
+    say = words.say
+    lines = [say("report.dealers", "Dealers:")]
+    lines.extend(say("report.dealer", "  {who}: {shifts} shift(s), {line}", who=_who(row, words),
+                     shifts=row["shifts"], line=_line(row, words)) for row in report["dealers"])
+    lines.append(say("report.shifts", "Shifts:"))
+    lines.extend(say("report.shift", "  {table} {start} to {end} {who}: {line}", table=row["table"],
+                     start=row["start"], end=row["end"], who=_who(row, words), line=_line(row, words))
                  for row in report["shifts"])
     return lines

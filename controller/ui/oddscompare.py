@@ -19,6 +19,9 @@ from fractions import Fraction
 from controller.core.events import Event
 from controller.core.odds import compute_odds
 from controller.core.tally import NET_UNITS, net_key
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.numbers import format_fixed
+from controller.ui.bigtext import cells, pad_cells
 
 FREQUENCIES = (("banker", "banker wins"), ("player", "player wins"), ("tie", "tie"),
                ("natural", "natural"), ("player_pair", "player pair"), ("banker_pair", "banker pair"))
@@ -117,27 +120,77 @@ class OddsComparison:
         odds = compute_odds(self.decks)
         return [BetNet(bet, self.nets[bet], self.settled, -odds.house_edge(bet, self.variant)) for bet in BETS]
 
-    def text(self) -> str:
-        """The comparison as lines of text (nothing to compare without a result)."""
+    def text(self, words: Catalogue = ENGLISH) -> str:
+        """The comparison as lines of text in ``words``' language (nothing to compare without a result)."""
         rounds = self.counts["rounds"]
+        say, language = words.say, words.language
         if not rounds:
-            return "Compared with croupier odds: no round with a result to compare"
-        lines = [f"Compared with croupier odds --decks {self.decks} --variant {self.variant} "
-                 f"(exact), over {rounds} rounds:",
-                 f"  {'':<13} {'observed':>9} {'exact':>9} {'difference':>11} {'z':>6}"]
+            return say("comparison.none", "Compared with croupier odds: no round with a result to compare")
+        observed, difference = say("comparison.observed", "observed"), say("comparison.difference", "difference")
+        frequencies: list[list[str]] = [["", observed, say("comparison.exact", "exact"), difference, "z"]]
         unusual = []
         for row in self.frequencies():
-            lines.append(f"  {row.label:<13} {row.observed * 100:8.2f}% {float(row.exact) * 100:8.4f}% "
-                         f"{(row.observed - float(row.exact)) * 100:+9.2f}pt {row.z:+6.2f}")
+            label = frequency_label(row.name, words)
+            frequencies.append([
+                label, format_fixed(row.observed * 100, 2, language) + "%",
+                format_fixed(float(row.exact) * 100, 4, language) + "%",
+                say("comparison.points", "{difference}pt", difference=format_fixed(
+                    (row.observed - float(row.exact)) * 100, 2, language, signed=True)),
+                format_fixed(row.z, 2, language, signed=True)])
             if abs(row.z) > UNUSUAL_Z:
-                unusual.append(row.label)
-        lines.append(f"  {'net per unit':<13} {'observed':>9} {'expected':>9} {'difference':>11}")
+                unusual.append(label)
+        nets: list[list[str]] = [[say("comparison.net_per_unit", "net per unit"), observed,
+                                  say("comparison.expected", "expected"), difference]]
         for bet in self.bet_nets():
-            lines.append(f"  {bet.bet.replace('_', ' '):<13} {bet.per_unit:+9.4f} {float(bet.expected):+9.4f} "
-                         f"{bet.per_unit - float(bet.expected):+11.4f}")
+            nets.append([bet_label(bet.bet, words), format_fixed(bet.per_unit, 4, language, True),
+                         format_fixed(float(bet.expected), 4, language, True),
+                         format_fixed(bet.per_unit - float(bet.expected), 4, language, True)])
+        first = max(13, *(cells(row[0]) for row in frequencies + nets))
+        lines = [say("comparison.header", "Compared with croupier odds --decks {decks} --variant {variant} (exact), "
+                     "over {rounds} rounds:", decks=self.decks, variant=self.variant, rounds=rounds)]
+        lines += table(frequencies, [first, 9, 9, 11, 6]) + table(nets, [first, 9, 9, 11])
+        z = format_fixed(UNUSUAL_Z, 0, language) if int(UNUSUAL_Z) == UNUSUAL_Z else str(UNUSUAL_Z)
         if unusual:
-            lines.append(f"  UNUSUAL: {', '.join(unusual)} more than {UNUSUAL_Z:g} standard errors from the exact "
-                         "odds; check the shoe and the rules")
+            lines.append(say("comparison.unusual", "  UNUSUAL: {names} more than {z} standard errors from the exact "
+                             "odds; check the shoe and the rules",
+                             names=say("comparison.list_separator", ", ").join(unusual), z=z))
         else:
-            lines.append(f"  every frequency is within {UNUSUAL_Z:g} standard errors of the exact odds")
+            lines.append(say("comparison.usual", "  every frequency is within {z} standard errors of the exact odds",
+                             z=z))
         return "\n".join(lines)
+
+
+def table(rows: list[list[str]], widths: list[int]) -> list[str]:
+    """``rows`` as lines indented two spaces: the first column left-aligned, the others right-aligned, each at
+    least its width in ``widths`` and as wide as its widest cell (in terminal cells)."""
+    sized = [max(width, *(cells(row[column]) for row in rows)) for column, width in enumerate(widths)]
+    return ["  " + " ".join([pad_cells(row[0], sized[0]), *(right(cell, width) for cell, width
+                                                             in zip(row[1:], sized[1:], strict=True))])
+            for row in rows]
+
+
+def right(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width`` terminal cells (a full-width character takes two)."""
+    return " " * max(0, width - cells(text)) + text
+
+
+def frequency_label(name: str, words: Catalogue = ENGLISH) -> str:
+    """The row label of a frequency (``banker``: "banker wins") in ``words``' language."""
+    labels = {
+        "banker": words.say("comparison.banker_wins", "banker wins"),
+        "player": words.say("comparison.player_wins", "player wins"),
+        "tie": words.say("comparison.tie", "tie"), "natural": words.say("comparison.natural", "natural"),
+        "player_pair": words.say("comparison.player_pair", "player pair"),
+        "banker_pair": words.say("comparison.banker_pair", "banker pair"),
+    }
+    return labels[name]
+
+
+def bet_label(bet: str, words: Catalogue = ENGLISH) -> str:
+    """A bet's name (``player_pair``: "player pair") in ``words``' language."""
+    labels = {
+        "banker": words.say("comparison.bet_banker", "banker"), "player": words.say("comparison.bet_player", "player"),
+        "tie": words.say("comparison.tie", "tie"), "player_pair": words.say("comparison.player_pair", "player pair"),
+        "banker_pair": words.say("comparison.banker_pair", "banker pair"),
+    }
+    return labels.get(bet, bet.replace("_", " "))

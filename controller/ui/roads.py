@@ -23,9 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from controller.core.exceptions import RoadsInputError
+from controller.i18n.message import message
+
+if TYPE_CHECKING:
+    from controller.i18n.catalogue import Catalogue
 
 ROWS: Final = 6
 """Rows of every road grid."""
@@ -365,9 +369,8 @@ def parse_results(text: str) -> list[Result]:
             continue
         letter = char.upper()
         if letter not in WINNER_LETTERS:
-            raise RoadsInputError(
-                f"results position {position} is {char!r}: expected B (banker), P (player) or T (tie)"
-            )
+            raise RoadsInputError(message("roads.bad_letter", "results position {position} is {char}: expected B "
+                                          "(banker), P (player) or T (tie)", position=position, char=repr(char)))
         results.append(Result(letter))
     return results
 
@@ -389,10 +392,9 @@ def result_from_event(event: Mapping[str, object]) -> Result:
     raw_winner = event.get("winner")
     winner = _EVENT_WINNERS.get(str(raw_winner).lower()) if raw_winner is not None else None
     if winner is None:
-        raise RoadsInputError(
-            f"result event for round {event.get('round')!r} has winner {raw_winner!r}: "
-            "expected 'banker', 'player' or 'tie'"
-        )
+        raise RoadsInputError(message("roads.bad_winner", "result event for round {round} has winner {winner}: "
+                                      "expected 'banker', 'player' or 'tie'", round=repr(event.get("round")),
+                                      winner=repr(raw_winner)))
     round_number = event.get("round")
     return Result(
         winner,
@@ -495,9 +497,9 @@ def roads_from_events(events: Iterable[Mapping[str, object]]) -> Roads:
 # --------------------------------------------------------------------------- text
 
 
-def render_text(roads: Roads, colour: bool = False) -> str:
-    """The roads as a readable text grid (what ``croupier roads`` prints without ``--json``); see
-    :mod:`controller.ui.roadtext`."""
+def render_text(roads: Roads, colour: bool = False, words: Catalogue | None = None) -> str:
+    """The roads as a readable text grid (what ``croupier roads`` prints without ``--json``), in ``words``'
+    language (default English); see :mod:`controller.ui.roadtext`."""
     from controller.ui.roadtext import render
 
-    return render(roads, colour)
+    return render(roads, colour) if words is None else render(roads, colour, words)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui.roads import (
     BANKER,
     DERIVED_ROADS,
@@ -28,6 +29,7 @@ COLOURS: Final = {BANKER: "\033[1;31m", PLAYER: "\033[1;34m", "T": "\033[1;32m",
                   "b": "\033[34m", "mark": "\033[33m"}
 """ANSI colours: banker red, player blue, tie green (bold); derived roads red and blue; marks yellow."""
 MARKS_LEGEND: Final = "marks: p player pair, b banker pair, n natural"
+"""The marks' legend in English (``roads.marks`` in the catalogues)."""
 
 
 def marks(player_pair: bool, banker_pair: bool, natural: bool) -> str:
@@ -64,33 +66,45 @@ def grid(cells: Mapping[tuple[int, int], str], colour: bool, rows: int = ROWS, m
     return lines
 
 
-def render(roads: Roads, colour: bool = False) -> str:
-    """Every road of ``roads`` as a text grid (coloured for a terminal when ``colour``)."""
+def render(roads: Roads, colour: bool = False, words: Catalogue = ENGLISH) -> str:
+    """Every road of ``roads`` as a text grid (coloured for a terminal when ``colour``), the headings and
+    legends in ``words``' language (the cells keep their letters: B, P, T, p, b, n, R)."""
     counts = roads.counts
-    lines = [f"Rounds {counts.rounds}: banker {counts.banker}, player {counts.player}, "
-             f"tie {counts.tie}; banker pairs {counts.banker_pair}, player pairs "
-             f"{counts.player_pair}, naturals {counts.natural}", ""]
-    lines.append(f"Bead plate (B banker, P player, T tie; {MARKS_LEGEND}):")
+    say = words.say
+    legend = say("roads.marks", "marks: p player pair, b banker pair, n natural")
+    lines = [say("roads.counts", "Rounds {rounds}: banker {banker}, player {player}, tie {tie}; banker pairs "
+                 "{banker_pairs}, player pairs {player_pairs}, naturals {naturals}", rounds=counts.rounds,
+                 banker=counts.banker, player=counts.player, tie=counts.tie, banker_pairs=counts.banker_pair,
+                 player_pairs=counts.player_pair, naturals=counts.natural), ""]
+    lines.append(say("roads.bead_plate", "Bead plate (B banker, P player, T tie; {marks}):", marks=legend))
     lines.extend(grid({(bead.col, bead.row): bead.winner + marks(bead.player_pair, bead.banker_pair, bead.natural)
                        for bead in roads.bead_plate}, colour))
     lines.append("")
-    lines.append(f"Big road (digits = ties marked on the cell; {MARKS_LEGEND}):")
+    lines.append(say("roads.big_road", "Big road (digits = ties marked on the cell; {marks}):", marks=legend))
     cells = {(entry.display_col, entry.display_row):
              entry.winner + (str(entry.ties) if entry.ties else "")
              + marks(entry.player_pair, entry.banker_pair, entry.natural)
              for entry in roads.big_road}
     lines.extend(grid(cells, colour, minimum=3))
     if roads.leading_ties:
-        lines.append(f"({roads.leading_ties} tie(s) before the first banker/player result, "
-                     "marked on the first entry)")
+        lines.append(say("roads.leading_ties", "({ties} tie(s) before the first banker/player result, marked on the "
+                         "first entry)", ties=roads.leading_ties))
     for name, _ in DERIVED_ROADS:
         colours = roads.derived(name)
         letters = ["R" if shade == RED else "b" for shade in colours]
         lines.append("")
-        lines.append(f"{name.replace('_', ' ').capitalize()} (R red, b blue): "
+        lines.append(say("roads.derived", "{road} (R red, b blue): ", road=derived_name(name, words))
                      + (" ".join(_paint(letter, colour) for letter in letters) or "-"))
         if colours:
             lines.extend(grid(dict(zip(layout_derived(colours), letters, strict=True)), colour))
     lines.append("")
     lines.append(f"{RESPONSIBLE_GAMING_LINE} / {RESPONSIBLE_GAMING_LINE_KO}")
     return "\n".join(lines)
+
+
+def derived_name(name: str, words: Catalogue = ENGLISH) -> str:
+    """A derived road's name (``big_eye_boy``: "Big eye boy") in ``words``' language."""
+    names = {"big_eye_boy": words.say("roads.big_eye_boy", "Big eye boy"),
+             "small_road": words.say("roads.small_road", "Small road"),
+             "cockroach_pig": words.say("roads.cockroach_pig", "Cockroach pig")}
+    return names.get(name, name.replace("_", " ").capitalize())

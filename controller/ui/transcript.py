@@ -29,6 +29,7 @@ from controller.core.events import (
 )
 from controller.core.tally import KEYS, count_events
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.numbers import format_fixed
 from controller.ui.bigtext import pad_cells
 
 
@@ -225,7 +226,8 @@ class Summary:
         rounds = counts["rounds"]
 
         def share(key: str) -> str:
-            return f"{counts[key]} ({100 * counts[key] / rounds:.2f}%)" if rounds else str(counts[key])
+            return (f"{counts[key]} ({format_fixed(100 * counts[key] / rounds, 2, words.language)}%)" if rounds
+                    else str(counts[key]))
 
         say = words.say
         return "\n".join([

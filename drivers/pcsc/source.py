@@ -44,6 +44,7 @@ from controller.core.auth import normalise_uid, parse_apdu
 from controller.core.cards import is_card_code
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
+from controller.i18n.message import message
 from drivers.base import CardSource, Option
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,8 @@ class ReaderWatch:
         code, context = s.SCardEstablishContext(s.SCARD_SCOPE_USER)
         if code != s.SCARD_S_SUCCESS:
             if _u32(code) in (_u32(s.SCARD_E_NO_SERVICE), _u32(s.SCARD_E_SERVICE_STOPPED)):
-                raise DriverError(f"{self.label}: {PCSCD_DOWN}")
+                raise DriverError(message("pcsc.pcscd_down", "{label}: pcscd is not running (start it: sudo systemctl "
+                                          "start pcscd.socket, or pcscd -f)", label=self.label))
             raise DriverError(f"{self.label}: cannot talk to pcscd: {self._error(code)}")
         try:
             code, readers = s.SCardListReaders(context, [])
@@ -168,18 +170,19 @@ class ReaderWatch:
         if wanted is None:
             if len(readers) == 1:
                 return readers[0]
-            raise DriverError(
-                f"{self.label}: name the reader with ?reader=NAME; readers present: {present}"
-            )
+            raise DriverError(message("pcsc.name_the_reader", "{label}: name the reader with ?reader=NAME; readers "
+                                      "present: {present}", label=self.label, present=present))
         if wanted in readers:
             return wanted
         matches = [name for name in readers if wanted.lower() in name.lower()]
         if len(matches) == 1:
             return matches[0]
         if matches:
-            raise DriverError(f"{self.label}: reader {wanted!r} matches several readers: {present}; "
-                              "give the full name")
-        raise DriverError(f"{self.label}: no PC/SC reader {wanted!r}; readers present: {present}")
+            raise DriverError(message("pcsc.several_readers", "{label}: reader {wanted} matches several readers: "
+                                      "{present}; give the full name", label=self.label, wanted=repr(wanted),
+                                      present=present))
+        raise DriverError(message("pcsc.no_reader", "{label}: no PC/SC reader {wanted}; readers present: {present}",
+                                  label=self.label, wanted=repr(wanted), present=present))
 
     def _release(self) -> None:
         context, self._context = self._context, None

@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
+from controller.i18n.message import message
 from drivers.base import Indication, Option, Resumable
 from drivers.serial import framing as fr
 from drivers.serial.inbox import Inbox
@@ -84,7 +85,8 @@ class SerialShoe(Resumable):
         self.port = Port(url, self.port_name, self.baudrate, local)
         self.framing: str = self.option_value(url, values, "framing")
         if "heartbeat" in values and "timeout" in values:
-            raise DriverURLError(f"{url}: give heartbeat or timeout, not both (they are the same option)")
+            raise DriverURLError(message("serial.heartbeat_and_timeout", "{url}: give heartbeat or timeout, not both "
+                                         "(they are the same option)", url=url))
         self.heartbeat: float = self.option_value(url, values, "timeout" if "timeout" in values else "heartbeat")
         self.indicator: bool = self.option_value(url, values, "indicator")
         self.reconnect: bool = self.option_value(url, values, "reconnect")
@@ -104,10 +106,10 @@ class SerialShoe(Resumable):
         try:
             self.port.open()
         except OPEN_ERRORS as error:
-            raise DriverError(
-                f"{url}: cannot open {self.port_name} ({error}); check the cable, the device path "
-                "and its permissions, and that no other program holds the port"
-            ) from None
+            raise DriverError(message(
+                "serial.cannot_open", "{url}: cannot open {port} ({error}); check the cable, the device path and its "
+                "permissions, and that no other program holds the port", url=url, port=self.port_name,
+                error=str(error))) from None
         LOG.info("%s: opened %s (%s framing)", self.url, self.port_name, self.framing)
         self._hello()
 
@@ -363,16 +365,18 @@ def port_name_of(url: str, location: str) -> tuple[str, bool]:
     """The name pyserial opens, and whether it is a local device."""
     scheme = urlsplit(url).scheme
     if scheme not in SCHEMES:
-        raise DriverURLError(f"{url}: not a serial URL; expected {SerialShoe.expected_form()}")
+        raise DriverURLError(message("serial.not_serial", "{url}: not a serial URL; expected {form}", url=url,
+                                     form=SerialShoe.expected_form()))
     if scheme == "serial":
         if not location:
-            raise DriverURLError(f"{url}: no device path; expected {SerialShoe.expected_form()}")
+            raise DriverURLError(message("serial.no_device", "{url}: no device path; expected {form}", url=url,
+                                         form=SerialShoe.expected_form()))
         return location, True
     if scheme == "socket":
         host, _, port = location.rpartition(":")
         if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise DriverURLError(f"{url}: expected socket://HOST:PORT with a port from 1 to 65535, "
-                                 f"e.g. socket://127.0.0.1:4001")
+            raise DriverURLError(message("serial.bad_socket", "{url}: expected socket://HOST:PORT with a port from 1 "
+                                         "to 65535, e.g. socket://127.0.0.1:4001", url=url))
     return f"{scheme}://{location}", False
 
 

@@ -29,7 +29,8 @@ def extracted(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     """What ``pybabel extract`` finds in the code today, with the project's babel.cfg and keywords."""
     pot = tmp_path_factory.mktemp("pot") / "croupier.pot"
     subprocess.run([sys.executable, "-m", "babel.messages.frontend", "extract", "-F", "babel.cfg",
-                    "-k", "message:1c,2", "-k", "say:1c,2", "--no-default-keywords", "-o", str(pot), "controller"],
+                    "-k", "message:1c,2", "-k", "say:1c,2", "--no-default-keywords", "-o", str(pot),
+                    "controller", "drivers", "config"],
                    cwd=ROOT, check=True, capture_output=True, timeout=120)
     with pot.open("rb") as handle:
         return read_po(handle)
