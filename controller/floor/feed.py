@@ -3,7 +3,10 @@
 The journal is the outbox. A worker thread reads the journal's records on a connection of its own
 and publishes each one (QoS 1) on ``journal``, its events on ``events`` (numbered 1, 2, 3 ... per
 table, derived from the journal, so a restart continues the numbering), then the retained ``state``.
-The table's loop only wakes the worker (:meth:`TableFeed.wake`): publishing never blocks it.
+The table's loop only wakes the worker (:meth:`TableFeed.wake`, after each commit): publishing never
+blocks it. The worker reads the journal only when woken by a commit (or a connection, or a window the
+broker's acknowledgements opened again), never on a timer; acknowledgements are taken in passing and
+wake it only to keep the mark when the table is quiet.
 
 While the broker is away nothing new is handed to the client (the records wait in the journal);
 what was in flight is sent again by paho-mqtt on reconnection, in order. The last record whose
@@ -39,8 +42,6 @@ BATCH = 200
 """Records read from the journal at a time."""
 MARK_INTERVAL = 0.2
 """Seconds between two writes of the acknowledged mark (and on every stop)."""
-IDLE_WAIT = 0.5
-"""Seconds the worker sleeps when there is nothing to do (the table wakes it sooner)."""
 KEEPALIVE = 15
 OFFLINE_WAIT = 2.0
 """Seconds a clean stop waits for the broker to take the ``offline`` status (within the drain time)."""
@@ -104,6 +105,11 @@ class TableFeed:
         self.drain_timeout = drain_timeout
         self.notice = notice
         self._wakeup = threading.Event()
+        self._pending = True
+        """The journal may hold records not handed to the client yet (set by a commit, a connection, a
+        window that opened again; cleared by the worker just before it reads)."""
+        self._window_full = False
+        """The worker stopped handing records over at :data:`WINDOW`: an acknowledgement wakes it."""
         self._stopping = threading.Event()
         self._connected = threading.Event()
         self._acks_in: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -142,6 +148,7 @@ class TableFeed:
         self._connected.set()
         self._said_unreachable = False
         self.notice(f"feed: connected to {self.target.broker.address} as {self.target.site}/{self.target.table}")
+        self._pending = True
         self._wakeup.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -157,7 +164,9 @@ class TableFeed:
             self._refused(reason)
             return  # never counted as delivered: the mark stays before it, the next start sends it again
         self._acks_in.put(mid)
-        self._wakeup.set()
+        if self._window_full:
+            self._pending = True
+            self._wakeup.set()
 
     def _refused(self, reason: Any) -> None:
         if not self._said_refused:
@@ -192,6 +201,7 @@ class TableFeed:
 
     def wake(self, events: object = None) -> None:
         """New records are in the journal (a sink: takes the events and ignores them)."""
+        self._pending = True
         self._wakeup.set()
 
     def _work(self) -> None:
@@ -208,9 +218,15 @@ class TableFeed:
         published = self._publish_some()
         self._keep_mark()
         if not published:
-            self._wakeup.wait(IDLE_WAIT)
+            self._wakeup.wait(self._mark_due())
             self._wakeup.clear()
         return published
+
+    def _mark_due(self) -> float | None:
+        """Seconds until the mark should be kept again (None: nothing in flight, wait for a commit)."""
+        if self.acks.idle and self._acks_in.empty() and self.acks.acked == self.marked:
+            return None
+        return max(0.01, MARK_INTERVAL - (time.monotonic() - self._marked_at))
 
     def _take_acks(self) -> None:
         while True:
@@ -226,13 +242,20 @@ class TableFeed:
     def _publish_some(self) -> bool:
         """Hand the next records to the client while connected and within the window."""
         assert self.outbox is not None
-        if not self._connected.is_set() or self.acks.inflight >= WINDOW:
+        if not self._pending or not self._connected.is_set():
             return False
+        self._window_full = self.acks.inflight >= WINDOW
+        if self._window_full:
+            return False
+        self._pending = False
         records = self.outbox.records_after(self.cursor, BATCH)
         for record in records:
-            self._publish_record(record)
             if self.acks.inflight >= WINDOW:
+                self._window_full = self._pending = True
                 break
+            self._publish_record(record)
+        if len(records) == BATCH:
+            self._pending = True
         if records:
             info = self.client.publish(self.target.topic("state"), self.state.message(), qos=QOS, retain=True)
             self.acks.extra(info.mid)
@@ -288,6 +311,7 @@ class TableFeed:
         assert self.outbox is not None
         while time.monotonic() < deadline:
             self._take_acks()
+            self._pending = True
             self._publish_some()
             self._keep_mark()
             if not self.outbox.records_after(self.acks.acked, 1) and self.acks.idle:
