@@ -4,9 +4,9 @@ The journal is the outbox. A worker thread reads the journal's records on a conn
 and publishes each one (QoS 1) on ``journal``, its events on ``events`` (numbered 1, 2, 3 ... per
 table, derived from the journal, so a restart continues the numbering), then the retained ``state``.
 The table's loop only wakes the worker (:meth:`TableFeed.wake`, after each commit): publishing never
-blocks it. The worker reads the journal only when woken by a commit (or a connection, or a window the
-broker's acknowledgements opened again), never on a timer; acknowledgements are taken in passing and
-wake it only to keep the mark when the table is quiet.
+blocks it. The worker is the client's network loop too (:mod:`controller.floor.netloop`: one thread
+per table, no hand-off per message). It reads the journal only when woken by a commit (or a
+connection, or a window the broker's acknowledgements opened again), never on a timer.
 
 While the broker is away nothing new is handed to the client (the records wait in the journal);
 what was in flight is sent again by paho-mqtt on reconnection, in order. The last record whose
@@ -31,6 +31,7 @@ from paho.mqtt.properties import Properties
 from controller.core.exceptions import FeedError
 from controller.floor.messages import TableState, event_message, journal_message, record_events
 from controller.floor.mqttclient import new_client
+from controller.floor.netloop import ClientLoop
 from controller.floor.urls import FeedTarget
 from controller.journal.outbox import Outbox
 from controller.journal.store import Record
@@ -104,7 +105,6 @@ class TableFeed:
         self.will_delay = will_delay
         self.drain_timeout = drain_timeout
         self.notice = notice
-        self._wakeup = threading.Event()
         self._pending = True
         """The journal may hold records not handed to the client yet (set by a commit, a connection, a
         window that opened again; cleared by the worker just before it reads)."""
@@ -117,6 +117,7 @@ class TableFeed:
         self._said_refused = False
         self._thread: threading.Thread | None = None
         self.client = self._client()
+        self.loop = ClientLoop(self.client, max_delay=2, cannot_connect=lambda: self._unreachable("cannot connect"))
         self.outbox: Outbox | None = None
         self.state = TableState(target.site, target.table)
         self.acks = Acks(0)
@@ -135,7 +136,6 @@ class TableFeed:
         client.max_inflight_messages_set(WINDOW)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
-        client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
         return client
 
@@ -149,15 +149,11 @@ class TableFeed:
         self._said_unreachable = False
         self.notice(f"feed: connected to {self.target.broker.address} as {self.target.site}/{self.target.table}")
         self._pending = True
-        self._wakeup.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self._connected.clear()
         if not self._stopping.is_set():
             self._unreachable(f"the connection was lost ({reason})")
-
-    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        self._unreachable("cannot connect")
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         if getattr(reason, "is_failure", False):  # e.g. "Not authorized": the ACL does not let it publish there
@@ -166,7 +162,6 @@ class TableFeed:
         self._acks_in.put(mid)
         if self._window_full:
             self._pending = True
-            self._wakeup.set()
 
     def _refused(self, reason: Any) -> None:
         if not self._said_refused:
@@ -195,14 +190,13 @@ class TableFeed:
         broker = self.target.broker
         self.client.connect_async(broker.host, broker.port, keepalive=KEEPALIVE, clean_start=False,
                                   properties=properties)
-        self.client.loop_start()
         self._thread = threading.Thread(target=self._work, name="croupier-feed", daemon=True)
         self._thread.start()
 
     def wake(self, events: object = None) -> None:
         """New records are in the journal (a sink: takes the events and ignores them)."""
         self._pending = True
-        self._wakeup.set()
+        self.loop.wake()
 
     def _work(self) -> None:
         try:
@@ -213,13 +207,12 @@ class TableFeed:
                         "records, they go out on the next start")
 
     def _step(self) -> bool:
-        """Take acknowledgements, publish what the window allows, keep the mark; False when idle."""
+        """Take acknowledgements, publish what the window allows, keep the mark, serve the network until
+        woken (by a commit, the broker, or the mark falling due); False when there was nothing to publish."""
         self._take_acks()
         published = self._publish_some()
         self._keep_mark()
-        if not published:
-            self._wakeup.wait(self._mark_due())
-            self._wakeup.clear()
+        self.loop.run_once(0.0 if published else self._mark_due())
         return published
 
     def _mark_due(self) -> float | None:
@@ -288,7 +281,7 @@ class TableFeed:
         if self._thread is None or self.outbox is None:
             return
         self._stopping.set()
-        self._wakeup.set()
+        self.loop.wake()
         self._thread.join(timeout=5)
         self._thread = None
         deadline = time.monotonic() + self.drain_timeout
@@ -296,7 +289,7 @@ class TableFeed:
         self._say_offline(min(deadline, time.monotonic() + OFFLINE_WAIT) if self.drain_timeout else 0.0)
         with contextlib.suppress(Exception):
             self.client.disconnect()
-        self.client.loop_stop()
+        self.loop.close()
         self._take_acks()
         self._keep_mark(now=True)
         left = self.outbox.records_after(self.acks.acked, 1)
@@ -316,8 +309,7 @@ class TableFeed:
             self._keep_mark()
             if not self.outbox.records_after(self.acks.acked, 1) and self.acks.idle:
                 return
-            self._wakeup.wait(0.05)
-            self._wakeup.clear()
+            self.loop.run_once(0.05)
 
     def _say_offline(self, deadline: float) -> None:
         """The clean stop's ``offline`` status and state (the Last Will says it when the table dies)."""
@@ -327,5 +319,5 @@ class TableFeed:
         topic = self.target.topic
         self.client.publish(topic("state"), self.state.message(), qos=QOS, retain=True)
         info = self.client.publish(topic("status"), "offline", qos=QOS, retain=True)
-        with contextlib.suppress(Exception):
-            info.wait_for_publish(timeout=max(0.0, deadline - time.monotonic()))
+        while not info.is_published() and self._connected.is_set() and time.monotonic() < deadline:
+            self.loop.run_once(0.05)
