@@ -15,8 +15,10 @@ import select
 import socket
 import time
 from collections.abc import Callable
+from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt.enums import MQTTErrorCode
 
 HOUSEKEEPING = 1.0
 """Longest wait without a look at the connection (keepalive pings, as paho's own loop)."""
@@ -55,8 +57,8 @@ class ClientLoop:
             wait = max(0.0, min(wait, self._retry_at - time.monotonic()))
         elif getattr(sock, "pending", lambda: 0)():
             wait = 0.0  # TLS bytes already decrypted: no select would see them
-        readers: list[object] = [self._wakee] if sock is None else [self._wakee, sock]
-        writers: list[object] = [sock] if sock is not None and self.client.want_write() else []
+        readers: list[Any] = [self._wakee] if sock is None else [self._wakee, sock]
+        writers: list[Any] = [sock] if sock is not None and self.client.want_write() else []
         try:
             readable, writable, _ = select.select(readers, writers, [], wait)
         except (OSError, ValueError):  # the socket was closed under us: the connection is lost
@@ -70,16 +72,16 @@ class ClientLoop:
 
     def _serve(self, sock: object, readable: bool, writable: bool) -> None:
         client = self.client
-        status = mqtt.MQTTErrorCode.MQTT_ERR_SUCCESS
+        status = MQTTErrorCode.MQTT_ERR_SUCCESS
         if readable:
             status = client.loop_read()
-        if status == mqtt.MQTTErrorCode.MQTT_ERR_SUCCESS and client.socket() is sock and (
+        if status == MQTTErrorCode.MQTT_ERR_SUCCESS and client.socket() is sock and (
                 writable or client.want_write()):
             status = client.loop_write()
         if client.socket() is sock:
             client.loop_misc()
-        if client.socket() is None or status not in (mqtt.MQTTErrorCode.MQTT_ERR_SUCCESS,
-                                                     mqtt.MQTTErrorCode.MQTT_ERR_AGAIN):
+        if client.socket() is None or status not in (MQTTErrorCode.MQTT_ERR_SUCCESS,
+                                                     MQTTErrorCode.MQTT_ERR_AGAIN):
             self._retry_at = time.monotonic() + self._delay
 
     def _connection(self) -> object | None:

@@ -15,7 +15,7 @@ def test_a_paced_dealer_waits_for_its_next_card_without_polling() -> None:
     looks = 0
     real = source._recv
 
-    def counted(timeout: float | None) -> object:
+    def counted(timeout: float | None) -> Input | None:
         nonlocal looks
         looks += 1
         return real(timeout)

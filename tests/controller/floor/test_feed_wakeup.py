@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.core.events import Event, ReaderEvent, RoundEvent, TableEvent
 from controller.floor.feed import TableFeed
 from controller.floor.urls import parse_feed
 from controller.journal.outbox import Outbox
@@ -50,7 +51,9 @@ class CountedReads:
 def fed(broker: str, tmp_path: Path) -> Iterator[tuple[Journal, TableFeed, Subscriber, CountedReads]]:
     site, table = "site-" + uuid.uuid4().hex[:8], "t1"
     journal = Journal.create_or_open(tmp_path / "t.journal")
-    journal.begin({"table": "test"}, [{"event": "table", "decks": 8}])
+    header: TableEvent = {"event": "table", "decks": 8, "variant": "commission", "driver": "mock://", "seed": 1,
+                          "mode": "simulation"}
+    journal.begin({"table": "test"}, [header])
     subscriber = Subscriber(broker, f"croupier/{site}/{table}/#")
     feed = TableFeed(parse_feed(f"mqtt://{broker}/{site}/{table}"), str(tmp_path / "t.journal"))
     feed.start()
@@ -70,7 +73,7 @@ def journal_seqs(subscriber: Subscriber) -> set[int]:
 
 
 def test_an_idle_feed_does_not_read_the_journal(fed: tuple[Journal, TableFeed, Subscriber, CountedReads]) -> None:
-    journal, feed, subscriber, counted = fed
+    _, feed, subscriber, counted = fed
     wait_for(lambda: journal_seqs(subscriber) >= {1, 2} and feed.acks.idle and feed.acks.acked == 2,
              "the first records published and acknowledged")
     counted.take()
@@ -82,7 +85,8 @@ def test_a_commit_is_read_once_and_published(fed: tuple[Journal, TableFeed, Subs
     journal, feed, subscriber, counted = fed
     wait_for(lambda: feed.acks.idle and feed.acks.acked == 2, "the first records acknowledged")
     counted.take()
-    seq = journal.append_events([{"event": "note", "number": number} for number in range(40)])
+    rounds: list[Event] = [RoundEvent(event="round", round=number, shoe=1) for number in range(1, 41)]
+    seq = journal.append_events(rounds)
     feed.wake()
     wait_for(lambda: seq in journal_seqs(subscriber), "the committed record on the journal topic")
     wait_for(lambda: feed.acks.idle and feed.acks.acked == seq, "its 41 messages acknowledged")
@@ -91,8 +95,9 @@ def test_a_commit_is_read_once_and_published(fed: tuple[Journal, TableFeed, Subs
 
 def test_the_acknowledged_mark_is_kept_while_the_table_is_quiet(
         fed: tuple[Journal, TableFeed, Subscriber, CountedReads], tmp_path: Path) -> None:
-    journal, feed, subscriber, counted = fed
-    seq = journal.append_events([{"event": "note"}])
+    journal, feed, _, _ = fed
+    reader: ReaderEvent = {"event": "reader", "status": "online"}
+    seq = journal.append_events([reader])
     feed.wake()
     outbox = Outbox(str(tmp_path / "t.journal"))
     try:
