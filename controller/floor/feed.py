@@ -44,6 +44,8 @@ BATCH = 200
 MARK_INTERVAL = 0.2
 """Seconds between two writes of the acknowledged mark (and on every stop)."""
 KEEPALIVE = 15
+JOIN_SECONDS = 15.0
+"""How long a stop waits for the worker's step (a reconnection attempt may take paho's 5 s connect timeout)."""
 OFFLINE_WAIT = 2.0
 """Seconds a clean stop waits for the broker to take the ``offline`` status (within the drain time)."""
 
@@ -282,7 +284,7 @@ class TableFeed:
             return
         self._stopping.set()
         self.loop.wake()
-        self._thread.join(timeout=5)
+        self._thread.join(timeout=JOIN_SECONDS)
         self._thread = None
         deadline = time.monotonic() + self.drain_timeout
         self._drain(deadline)
