@@ -10,6 +10,14 @@ from benchmarks.floor_measure import Audit, median, percentile
 TARGET_P99_MS = 100.0
 FAST_REAL_ROUNDS_PER_HOUR = 200.0
 """A fast real Punto Banco table (mini-baccarat); a full big table deals 60-80 rounds an hour."""
+CARDS_PER_ROUND = 4.9
+"""About 4.9 cards a round with the burns: a fast real table draws a card every ~3.7 s."""
+
+
+def times_real(pace: float) -> float:
+    """How many times a fast real table's pace ``--pace SECONDS`` between cards asks for."""
+    real_seconds_per_card = 3600 / (FAST_REAL_ROUNDS_PER_HOUR * CARDS_PER_ROUND)
+    return real_seconds_per_card / pace if pace > 0 else float("inf")
 
 
 LOSS_NOTE = (
@@ -111,6 +119,8 @@ def table_rows(outcomes: list[Outcome]) -> list[str]:
              [_split(o.audit.subscriber_to_archive_ms) for o in each]),
         _row("CPU seconds from the tables' start to the archive caught up (share of the cores' time)",
              [_cpu(o) for o in each]),
+        _row("the tables' CPU per round a table deals (all of it: start-up, dealing, live edge, journal, feed)",
+             [f"{1000 * o.cpu_seconds.get('tables', float('nan')) / max(1, o.audit.rounds):.1f} ms" for o in each]),
         _row("archive caught up, after the tables ended", [f"{o.catch_up_seconds:.1f} s" for o in each]),
         _row("load average (1 min) before → after", [f"{o.load_before:.1f} → {o.load_after:.1f}" for o in each]),
         _row("resident memory: a table process; a worker process with its thread tables",
@@ -158,11 +168,20 @@ def report(outcomes: list[Outcome], quick: bool = False) -> str:
         "(persistent, `max_queued_messages 1000000`) and one `croupier archive` process (its default: a plain "
         "persistent subscription, records stored in batches of up to 500 a transaction, a few round trips a "
         "batch) into one PostgreSQL 15 on the disk, all on this "
-        f"machine ({os.cpu_count()} cores shared with other work; the load averages below say how busy it was). "
+        f"machine ({os.cpu_count()} cores shared with other engineers' builds and tests while this was measured; "
+        "the load averages below say how busy it was, and count the tables' own threads). "
         "On a real floor every table has a machine and a disk of its own, and the broker, the archive and "
         "PostgreSQL theirs; here all share 2 cores and one disk. So the floor's scenarios run the tables at a "
         "lower priority (`nice`) with their journals on tmpfs, and the shared scenario runs the same tables "
         "at the services' priority with their journals on the disk, to show what sharing costs.",
+        "",
+        f"Pace: a fast real table deals {FAST_REAL_ROUNDS_PER_HOUR:.0f} rounds an hour, about "
+        f"{CARDS_PER_ROUND} cards a round, a card every {3600 / (FAST_REAL_ROUNDS_PER_HOUR * CARDS_PER_ROUND):.1f} s; "
+        f"`--pace {first.pace}` (seconds between two cards of the simulated dealer) asks for "
+        f"{times_real(first.pace):.1f}× that, and the dealing-rate row says what each table achieved. Each "
+        "table computes the live edge of every round (`[bets] live_edge`, the default, as a real table does). "
+        "The tables' CPU per round is the figure to compare between runs on a shared machine; the latencies "
+        "depend on what else runs.",
         "",
         "Latency: from each record's `at` (taken in the table's journal transaction, just before its "
         "fsync'd commit) to the commit of the archive's transaction that stored it "

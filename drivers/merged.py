@@ -107,8 +107,11 @@ class MergedSource(CardSource):
         if self.pace:
             now = time.monotonic()
             if now < self._next_read:
+                # a simulated dealer waits out its pace at once (a typed input still comes at once); one that
+                # may be held or stopped from a console keeps looking every poll
+                paced = wait if self.hold_when_idle or timeout is not None else self._next_read - now
                 try:
-                    return self._queue.get(timeout=min(wait, self._next_read - now))
+                    return self._queue.get(timeout=min(paced, self._next_read - now))
                 except queue.Empty:
                     return None
         try:

@@ -3,7 +3,10 @@
 The journal is the outbox. A worker thread reads the journal's records on a connection of its own
 and publishes each one (QoS 1) on ``journal``, its events on ``events`` (numbered 1, 2, 3 ... per
 table, derived from the journal, so a restart continues the numbering), then the retained ``state``.
-The table's loop only wakes the worker (:meth:`TableFeed.wake`): publishing never blocks it.
+The table's loop only wakes the worker (:meth:`TableFeed.wake`, after each commit): publishing never
+blocks it. The worker is the client's network loop too (:mod:`controller.floor.netloop`: one thread
+per table, no hand-off per message). It reads the journal only when woken by a commit (or a
+connection, or a window the broker's acknowledgements opened again), never on a timer.
 
 While the broker is away nothing new is handed to the client (the records wait in the journal);
 what was in flight is sent again by paho-mqtt on reconnection, in order. The last record whose
@@ -28,6 +31,7 @@ from paho.mqtt.properties import Properties
 from controller.core.exceptions import FeedError
 from controller.floor.messages import TableState, event_message, journal_message, record_events
 from controller.floor.mqttclient import new_client
+from controller.floor.netloop import ClientLoop
 from controller.floor.urls import FeedTarget
 from controller.journal.outbox import Outbox
 from controller.journal.store import Record
@@ -39,9 +43,9 @@ BATCH = 200
 """Records read from the journal at a time."""
 MARK_INTERVAL = 0.2
 """Seconds between two writes of the acknowledged mark (and on every stop)."""
-IDLE_WAIT = 0.5
-"""Seconds the worker sleeps when there is nothing to do (the table wakes it sooner)."""
 KEEPALIVE = 15
+JOIN_SECONDS = 15.0
+"""How long a stop waits for the worker's step (a reconnection attempt may take paho's 5 s connect timeout)."""
 OFFLINE_WAIT = 2.0
 """Seconds a clean stop waits for the broker to take the ``offline`` status (within the drain time)."""
 
@@ -103,7 +107,11 @@ class TableFeed:
         self.will_delay = will_delay
         self.drain_timeout = drain_timeout
         self.notice = notice
-        self._wakeup = threading.Event()
+        self._pending = True
+        """The journal may hold records not handed to the client yet (set by a commit, a connection, a
+        window that opened again; cleared by the worker just before it reads)."""
+        self._window_full = False
+        """The worker stopped handing records over at :data:`WINDOW`: an acknowledgement wakes it."""
         self._stopping = threading.Event()
         self._connected = threading.Event()
         self._acks_in: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -111,6 +119,7 @@ class TableFeed:
         self._said_refused = False
         self._thread: threading.Thread | None = None
         self.client = self._client()
+        self.loop = ClientLoop(self.client, max_delay=2, cannot_connect=lambda: self._unreachable("cannot connect"))
         self.outbox: Outbox | None = None
         self.state = TableState(target.site, target.table)
         self.acks = Acks(0)
@@ -129,7 +138,6 @@ class TableFeed:
         client.max_inflight_messages_set(WINDOW)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
-        client.on_connect_fail = self._on_connect_fail
         client.on_publish = self._on_publish
         return client
 
@@ -142,22 +150,20 @@ class TableFeed:
         self._connected.set()
         self._said_unreachable = False
         self.notice(f"feed: connected to {self.target.broker.address} as {self.target.site}/{self.target.table}")
-        self._wakeup.set()
+        self._pending = True
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self._connected.clear()
         if not self._stopping.is_set():
             self._unreachable(f"the connection was lost ({reason})")
 
-    def _on_connect_fail(self, client: mqtt.Client, userdata: Any) -> None:
-        self._unreachable("cannot connect")
-
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         if getattr(reason, "is_failure", False):  # e.g. "Not authorized": the ACL does not let it publish there
             self._refused(reason)
             return  # never counted as delivered: the mark stays before it, the next start sends it again
         self._acks_in.put(mid)
-        self._wakeup.set()
+        if self._window_full:
+            self._pending = True
 
     def _refused(self, reason: Any) -> None:
         if not self._said_refused:
@@ -186,13 +192,13 @@ class TableFeed:
         broker = self.target.broker
         self.client.connect_async(broker.host, broker.port, keepalive=KEEPALIVE, clean_start=False,
                                   properties=properties)
-        self.client.loop_start()
         self._thread = threading.Thread(target=self._work, name="croupier-feed", daemon=True)
         self._thread.start()
 
     def wake(self, events: object = None) -> None:
         """New records are in the journal (a sink: takes the events and ignores them)."""
-        self._wakeup.set()
+        self._pending = True
+        self.loop.wake()
 
     def _work(self) -> None:
         try:
@@ -203,14 +209,19 @@ class TableFeed:
                         "records, they go out on the next start")
 
     def _step(self) -> bool:
-        """Take acknowledgements, publish what the window allows, keep the mark; False when idle."""
+        """Take acknowledgements, publish what the window allows, keep the mark, serve the network until
+        woken (by a commit, the broker, or the mark falling due); False when there was nothing to publish."""
         self._take_acks()
         published = self._publish_some()
         self._keep_mark()
-        if not published:
-            self._wakeup.wait(IDLE_WAIT)
-            self._wakeup.clear()
+        self.loop.run_once(0.0 if published else self._mark_due())
         return published
+
+    def _mark_due(self) -> float | None:
+        """Seconds until the mark should be kept again (None: nothing in flight, wait for a commit)."""
+        if self.acks.idle and self._acks_in.empty() and self.acks.acked == self.marked:
+            return None
+        return max(0.01, MARK_INTERVAL - (time.monotonic() - self._marked_at))
 
     def _take_acks(self) -> None:
         while True:
@@ -226,13 +237,20 @@ class TableFeed:
     def _publish_some(self) -> bool:
         """Hand the next records to the client while connected and within the window."""
         assert self.outbox is not None
-        if not self._connected.is_set() or self.acks.inflight >= WINDOW:
+        if not self._pending or not self._connected.is_set():
             return False
+        self._window_full = self.acks.inflight >= WINDOW
+        if self._window_full:
+            return False
+        self._pending = False
         records = self.outbox.records_after(self.cursor, BATCH)
         for record in records:
-            self._publish_record(record)
             if self.acks.inflight >= WINDOW:
+                self._window_full = self._pending = True
                 break
+            self._publish_record(record)
+        if len(records) == BATCH:
+            self._pending = True
         if records:
             info = self.client.publish(self.target.topic("state"), self.state.message(), qos=QOS, retain=True)
             self.acks.extra(info.mid)
@@ -265,15 +283,15 @@ class TableFeed:
         if self._thread is None or self.outbox is None:
             return
         self._stopping.set()
-        self._wakeup.set()
-        self._thread.join(timeout=5)
+        self.loop.wake()
+        self._thread.join(timeout=JOIN_SECONDS)
         self._thread = None
         deadline = time.monotonic() + self.drain_timeout
         self._drain(deadline)
         self._say_offline(min(deadline, time.monotonic() + OFFLINE_WAIT) if self.drain_timeout else 0.0)
         with contextlib.suppress(Exception):
             self.client.disconnect()
-        self.client.loop_stop()
+        self.loop.close()
         self._take_acks()
         self._keep_mark(now=True)
         left = self.outbox.records_after(self.acks.acked, 1)
@@ -288,12 +306,12 @@ class TableFeed:
         assert self.outbox is not None
         while time.monotonic() < deadline:
             self._take_acks()
+            self._pending = True
             self._publish_some()
             self._keep_mark()
             if not self.outbox.records_after(self.acks.acked, 1) and self.acks.idle:
                 return
-            self._wakeup.wait(0.05)
-            self._wakeup.clear()
+            self.loop.run_once(0.05)
 
     def _say_offline(self, deadline: float) -> None:
         """The clean stop's ``offline`` status and state (the Last Will says it when the table dies)."""
@@ -303,5 +321,5 @@ class TableFeed:
         topic = self.target.topic
         self.client.publish(topic("state"), self.state.message(), qos=QOS, retain=True)
         info = self.client.publish(topic("status"), "offline", qos=QOS, retain=True)
-        with contextlib.suppress(Exception):
-            info.wait_for_publish(timeout=max(0.0, deadline - time.monotonic()))
+        while not info.is_published() and self._connected.is_set() and time.monotonic() < deadline:
+            self.loop.run_once(0.05)
