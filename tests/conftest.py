@@ -14,12 +14,6 @@ import pytest
 
 from tests import hypothesis_profile, slowrule
 
-SERVICE_FIXTURES = frozenset({
-    "pcscd_daemon", "pcscd", "reader_a", "reader_b", "hand_a", "hand_b",  # tests/drivers/pcsc/conftest.py
-    "broker", "own_broker", "postgres_server", "database",  # tests/controller/floor/conftest.py
-})
-"""Fixtures that start or reach a real external service: every test using one is slow."""
-
 LOADED_PROFILE = hypothesis_profile.profile()
 
 
@@ -28,7 +22,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark slow every test that uses a service fixture."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
-        if SERVICE_FIXTURES.intersection(fixtures) and item.get_closest_marker("slow") is None:
+        if slowrule.SERVICE_FIXTURES.intersection(fixtures) and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
 
 
