@@ -15,6 +15,7 @@ import pytest
 from tests import hypothesis_profile, slowrule
 
 LOADED_PROFILE = hypothesis_profile.profile()
+"""The hypothesis profile of this run (importing the module loaded it)."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
