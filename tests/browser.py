@@ -24,6 +24,8 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from tests.slowrule import require_slow
+
 
 def chromium_binary() -> str | None:
     """The Chromium on the PATH, if any."""
@@ -77,7 +79,9 @@ class DevTools:
 
 @contextlib.contextmanager
 def browser(url: str, window: tuple[int, int] | None = None) -> Iterator[DevTools]:
-    """A headless Chromium showing ``url`` (in a window of ``window`` pixels when given)."""
+    """A headless Chromium showing ``url`` (in a window of ``window`` pixels when given); only in a test
+    marked slow (docs/testing.md)."""
+    require_slow("Chromium")
     size = [f"--window-size={window[0]},{window[1]}"] if window else []
     binary = chromium_binary()
     if binary is None:

@@ -16,11 +16,13 @@ from controller.core.events import Event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
 from controller.ui.keyboard import parse_dealer_line
+from tests.inprocess import croupier_in_process
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def croupier(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``croupier ARGS`` in a process of its own (the reference ``simulate`` runs use the in-process one)."""
     return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=timeout, input=stdin)
 
@@ -37,7 +39,7 @@ def test_run_with_auto_next_matches_simulate_for_the_same_seed() -> None:
     live = croupier("run", "--driver", "mock://?seed=11&decks=8", "--json", "--auto-next", "--rounds", "100",
                     "--no-keyboard")
     assert live.returncode == 0, live.stderr
-    simulated = croupier("simulate", "--seed", "11", "--rounds", "100", "--json")
+    simulated = croupier_in_process("simulate", "--seed", "11", "--rounds", "100", "--json")
     assert picked(stream(live.stdout)) == picked(stream(simulated.stdout))
     assert len([e for e in stream(live.stdout) if e["event"] == "result"]) == 100
 
@@ -117,7 +119,7 @@ def test_run_through_the_shoe_emulator_matches_simulate_across_shoes() -> None:
     finally:
         emulator.kill()
         emulator.wait(timeout=10)
-    simulated = croupier("simulate", "--seed", "7", "--rounds", "120", "--json")
+    simulated = croupier_in_process("simulate", "--seed", "7", "--rounds", "120", "--json")
     live_events = picked(stream(live.stdout))
     assert live_events == picked(stream(simulated.stdout))
     assert len([e for e in stream(live.stdout) if e["event"] == "shoe_closed"]) == 1
@@ -302,7 +304,7 @@ def test_run_on_a_seeded_mock_waits_for_the_dealer() -> None:
     assert process.returncode == 0, err
     assert not [e for e in events if e["event"] == "misdeal"]
     assert [e["round"] for e in events if e["event"] == "result"] == [1]
-    simulated = stream(croupier("simulate", "--seed", "5", "--no-burn", "--rounds", "1", "--json").stdout)
+    simulated = stream(croupier_in_process("simulate", "--seed", "5", "--no-burn", "--rounds", "1", "--json").stdout)
     assert picked(events) == picked(simulated)
 
 
@@ -332,7 +334,7 @@ def test_auto_next_deals_from_a_shoe_that_follows_the_table() -> None:
     assert not [e for e in events if e["event"] == "misdeal"]
     assert len([e for e in events if e["event"] == "result"]) == 12
     assert [e for e in events if e["event"] == "shoe" and e["status"] == "ready"][-1]["shoe"] >= 2
-    simulated = croupier("simulate", "--seed", "42", "--decks", "1", "--rounds", "12", "--json")
+    simulated = croupier_in_process("simulate", "--seed", "42", "--decks", "1", "--rounds", "12", "--json")
     assert picked(events) == picked(stream(simulated.stdout))
 
 

@@ -21,6 +21,7 @@ from controller.core.events import Event, ResultEvent, SettlementEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import SLOTS, State
 from controller.core.table import Table
+from tests.hypothesis_profile import examples
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -129,7 +130,7 @@ def check_call(events: list[Event], table: Table) -> None:
     assert (last["event"] == "prompt") == (table.state in SLOTS)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                  HealthCheck.data_too_large])
 @given(shoes(), st.sampled_from(["commission", "no_commission"]))
 def test_any_shoe_is_dealt_by_the_rules(shoe: tuple[int, list[str]], variant: str) -> None:

@@ -15,6 +15,7 @@ from controller.core.events import Event
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
 from drivers.mock import MockShoe
+from tests.hypothesis_profile import examples
 
 
 def deal_shoe(order: list[str], cut_from_end: int, **shoe: Any) -> list[Event]:
@@ -29,7 +30,7 @@ def deal_shoe(order: list[str], cut_from_end: int, **shoe: Any) -> list[Event]:
     return events
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(order=st.permutations([c.code for _ in range(8) for c in full_deck()]),
        cut_from_end=st.integers(min_value=12, max_value=60),
        option=st.sampled_from(["one_more", "this_round"]))

@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from controller.i18n.numbers import format_count, format_net
+from tests.inprocess import Completed, croupier_in_process
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+def croupier(*args: str, env: dict[str, str] | None = None) -> Completed:
+    """``croupier ARGS`` in this process (``env``: the whole environment); the test of an unknown language
+    in the environment spawns a real one."""
+    return croupier_in_process(*args, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -65,12 +67,10 @@ def test_history_takes_the_language_of_the_config_and_the_environment(journal: s
     assert from_file.returncode == 0, from_file.stderr
     assert "莊" in from_file.stdout and "Round" not in from_file.stdout
     environ = {**os.environ, "CROUPIER_TABLE_LANGUAGE": "ja"}
-    from_env = subprocess.run([sys.executable, "-m", "controller.cli.main", "history", journal], capture_output=True,
-                              text=True, cwd=ROOT, timeout=120, env=environ)
+    from_env = croupier("history", journal, env=environ)
     assert from_env.returncode == 0, from_env.stderr
     assert "バンカー" in from_env.stdout and "Round" not in from_env.stdout
-    overridden = subprocess.run([sys.executable, "-m", "controller.cli.main", "history", journal, "--lang", "en"],
-                                capture_output=True, text=True, cwd=ROOT, timeout=120, env=environ)
+    overridden = croupier("history", journal, "--lang", "en", env=environ)
     assert overridden.stdout == croupier("history", journal).stdout
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +16,17 @@ from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.localise import Localiser
+from tests.inprocess import Completed, croupier_in_process
 
 ROOT = Path(__file__).resolve().parents[3]
 HUMAN_FIELDS = {"say", "detail", "instruction"}
 
 
-def croupier(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def croupier(*args: str, env: dict[str, str] | None = None) -> Completed:
+    """``croupier ARGS`` in this process (what it prints is the test; tests/controller/cli spawn it), with
+    no CROUPIER_ variable but those of ``env``."""
     base = {key: value for key, value in os.environ.items() if not key.startswith("CROUPIER_")}
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, env={**base, **(env or {})})
+    return croupier_in_process(*args, env={**base, **(env or {})})
 
 
 def stream(output: str) -> list[dict[str, Any]]:

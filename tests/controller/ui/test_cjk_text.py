@@ -16,6 +16,7 @@ from babel.messages.pofile import read_po
 from controller.i18n.catalogue import builtin_po_path
 from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import banner, can_render, cells, pad_cells, render_big, wrap_cells
+from tests.slowrule import require_slow
 
 ROOT = Path(__file__).resolve().parents[3]
 COLUMNS = 80
@@ -87,9 +88,11 @@ def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], capture_output=True, text=True, timeout=60, check=True).stdout
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/setup --test installs it)")
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_transcript_in_an_80_column_terminal_is_not_cut(language: str, tmp_path: Path) -> None:
+    require_slow("tmux")
     expected = [line for line in transcript(language).splitlines()[:40] if line.strip()]
     socket = str(tmp_path / "tmux.sock")
     done = tmp_path / "done"

@@ -183,6 +183,7 @@ def test_close_is_idempotent_and_publish_after_close_is_ignored() -> None:
 # --------------------------------------------------------------------------- a real browser
 
 
+@pytest.mark.slow
 def test_chromium_draws_the_roads_live_and_after_a_reload(board: Scoreboard) -> None:
     board.publish_many(results("BPPTB"))
     board.publish(result_event(6, "P", player_pair=True, natural=True))

@@ -99,6 +99,7 @@ def compare_with_reference(page: DevTools, tmp_path: Path, width: int, height: i
     assert mean < 6, f"the page looks different from {reference.name} (mean difference {mean:.1f}/255)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_the_board_at_casino_display_sizes(board: Scoreboard, tmp_path: Path, width: int, height: int) -> None:
     board.publish_many(two_shoes())
@@ -147,6 +148,7 @@ def test_game_numbers_start_again_with_each_shoe(board: Scoreboard) -> None:
     assert state["table"] == {"name": "Baccarat 3", "limits": "Min 100 - Max 10,000"}
 
 
+@pytest.mark.slow
 def test_leading_ties_are_drawn(board: Scoreboard) -> None:
     board.publish_many([result(1, 1, "T"), result(2, 1, "T"), result(3, 1, "T")])
     with browser(board.url) as page:
@@ -159,6 +161,7 @@ def test_leading_ties_are_drawn(board: Scoreboard) -> None:
         assert page.evaluate("document.querySelectorAll('#big-road .leading').length") == 0
 
 
+@pytest.mark.slow
 def test_a_stopped_controller_shows_offline() -> None:
     board = start_scoreboard("127.0.0.1", 0)
     try:
@@ -204,6 +207,7 @@ WHOLE_ENTRIES = """(() => {
 })()"""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width, height", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_last_results_are_shown_whole(board: Scoreboard, width: int, height: int) -> None:
     marked = [result(7 + SHOE_TWO + index, 2, letter, natural=True, banker_pair=True, player_pair=index != 1)

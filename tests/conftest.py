@@ -1,0 +1,33 @@
+"""Suite-wide rules: which tests are ``slow`` (docs/testing.md) and the hypothesis profiles.
+
+A test is ``slow`` when it needs a real external service (pcscd, Mosquitto, PostgreSQL), a browser
+(Chromium) or a terminal (tmux), or a long run. The service fixtures mark their tests slow here, at
+collection; a test that drives Chromium or tmux without the mark fails (tests/slowrule.py).
+
+Importing :mod:`tests.hypothesis_profile` loads the hypothesis profile (``dev`` unless
+``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with ``ci``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import hypothesis_profile, slowrule
+
+LOADED_PROFILE = hypothesis_profile.profile()
+"""The hypothesis profile of this run (importing the module loaded it)."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark slow every test that uses a service fixture."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if slowrule.SERVICE_FIXTURES.intersection(fixtures) and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Remember whether the test about to run is slow, for :func:`tests.slowrule.require_slow`."""
+    slowrule.running_slow_test = item.get_closest_marker("slow") is not None
