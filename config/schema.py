@@ -505,6 +505,16 @@ class ProtectionSettings(Section):
 
     sequence_check: bool = Field(default=True, description="true or false")
     """Compare each shoe's order, as it is dealt, with the earlier shoes' (the ``sequence_repeat`` alert)."""
+    archive: str = Field(default="", description='a PostgreSQL URL, postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, '
+                                                 'or "" = no property check')
+    """The floor archive whose other tables' shoes each shoe is compared with too (the property check)."""
+
+    @field_validator("archive")
+    @classmethod
+    def _database_url(cls, url: str) -> str:
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise Refused('expected a postgresql:// URL or "" (the value is not shown: it may hold a password)')
+        return url
 
 
 class Settings(BaseModel):

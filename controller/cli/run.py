@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
+from controller.cli.archiveargs import add_archive_option, watch_property
 from controller.cli.feedargs import feed_from_args
 from controller.cli.simulate import add_table_options, settings_from_args
 from controller.core.events import Event
@@ -48,6 +49,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--console", choices=("auto", "textual", "plain"), default="auto",
                         help="dealer display: the Textual console, plain lines, or auto (the console on a "
                              "terminal, plain otherwise)")
+    add_archive_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -126,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
                     rounds=args.rounds or 0, new_shoes=True)
+    watch_property(runner, outputs, args, settings, feed)
     if settings.auth.enabled:
         from controller.app.session import start_badge_feed
 

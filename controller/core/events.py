@@ -112,6 +112,10 @@ class AlertEvent(TypedDict):
     detail: str
     earlier_shoe: NotRequired[int | None]
     """``sequence_repeat``: the earlier shoe repeated (null for the factory order)."""
+    earlier_site: NotRequired[str]
+    """``sequence_repeat`` found by the property check: the site of the earlier shoe's table."""
+    earlier_table: NotRequired[str]
+    """``sequence_repeat`` found by the property check: the table the earlier shoe was dealt at."""
     order: NotRequired[Literal["dealt", "discard", "factory"]]
     start: NotRequired[int]
     earlier_start: NotRequired[int]

@@ -29,6 +29,9 @@ token                   input
 ``@sign_out``           the dealer signs out (also given when the idle time passes)
 ``@ack ID``             acknowledge the open alert ``ID`` (``A1``; a supervisor's, with badges)
 ======================  ===========================================================
+
+One more input comes from no script and no person: ``PROPERTY_REPEAT``, given by the app layer's
+property check (:mod:`controller.core.property_check`) and journaled like every other.
 """
 
 from __future__ import annotations
@@ -62,6 +65,8 @@ class InputKind(enum.Enum):
     SIGN_OUT = "sign_out"
     REVEAL = "reveal"
     ACK = "ack"
+    PROPERTY_REPEAT = "property_repeat"
+    """The app layer's property check found this shoe repeating another table's shoe (``card``: the finding)."""
 
 
 READER_KINDS = frozenset(
@@ -105,7 +110,7 @@ class Input:
             return str(self.card)
         if self.kind is InputKind.UNREADABLE:
             return "??"
-        if self.kind in ARGUMENT_KINDS or (self.kind is InputKind.REVEAL and self.card):
+        if self.kind in ARGUMENT_KINDS or (self.kind in (InputKind.REVEAL, InputKind.PROPERTY_REPEAT) and self.card):
             return f"@{self.kind.value} {self.card}"
         return "@" + str(self.kind.value)
 
@@ -122,7 +127,8 @@ def card_read(code: str) -> Input:
 _SIMPLE_TOKENS = {
     "@" + kind.value: kind
     for kind in InputKind
-    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.REVEAL, *ARGUMENT_KINDS)
+    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.REVEAL, InputKind.PROPERTY_REPEAT,
+                    *ARGUMENT_KINDS)
 }
 ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
                    "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'"),

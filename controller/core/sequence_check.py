@@ -109,9 +109,16 @@ class SequenceArchive:
     """Cards in all references."""
     previous: Reference | None = None
     """The last shoe's dealt order (its reverse is the discard reference)."""
+    factory: bool = True
+    """Whether the factory order is a reference (the property check's archive leaves it to the table's)."""
 
     def __post_init__(self) -> None:
-        self._add(Reference(None, "factory", tuple(factory_order(self.decks))))
+        if self.factory:
+            self._add(Reference(None, "factory", tuple(factory_order(self.decks))))
+
+    def add_reference(self, reference: Reference) -> None:
+        """Compare later shoes with ``reference`` too (it does not become the previous shoe)."""
+        self._add(reference)
 
     def _add(self, reference: Reference) -> None:
         self.references.append(reference)

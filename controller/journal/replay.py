@@ -57,7 +57,8 @@ def replay_extra(table: Table) -> dict[str, Any]:
     before a key existed replays as it was dealt.
     """
     settings = table.settings.model_dump(mode="json")
-    extra = {"bets": settings["bets"], "protection": settings["protection"]}
+    protection = {key: value for key, value in settings["protection"].items() if key != "archive"}
+    extra = {"bets": settings["bets"], "protection": protection}  # the archive's URL may hold a password
     if table.authority is not None:
         extra.update({name: settings[name] for name in REPLAY_EXTRA})
     return extra

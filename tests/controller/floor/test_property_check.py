@@ -1,0 +1,128 @@
+"""The property check: a shoe compared, as it is dealt, with the other tables' shoes in the floor archive.
+
+Table A's journal is archived through the archive's own store (real PostgreSQL); table B then deals
+with ``croupier simulate --archive`` and must flag the stretch of A's shoe it repeats, naming A.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from controller.floor.archive_store import ArchiveStore, create_schema, record_payload
+from controller.journal.store import Journal
+from tests.controller.floor.floorkit import croupier
+
+SITE, TABLE = "casino", "t7"
+
+
+def archive_journal(database: str, journal: Path, site: str = SITE, table: str = TABLE) -> int:
+    """Store every record of ``journal`` in the archive as table ``site/table``; returns how many."""
+    opened = Journal.open_existing(journal)
+    try:
+        records = list(opened.records())
+    finally:
+        opened.close()
+    store = ArchiveStore(psycopg.connect(database))
+    try:
+        create_schema(store)
+        store.receive_batch([((site, table, record), record_payload(record)) for record in records])
+    finally:
+        store.close()
+    return len(records)
+
+
+def shuffled_shoe(seed: int, decks: int = 8) -> list[str]:
+    ranks = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    cards = [rank + suit for rank in ranks for suit in "SHDC"] * decks
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def events(run_stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in run_stdout.splitlines() if line.startswith("{")]
+
+
+def sequence_alerts(found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [event for event in found if event["event"] == "alert" and event["kind"] == "sequence_repeat"]
+
+
+def test_a_shoe_carried_from_another_table_is_flagged_naming_that_table_and_replays_without_the_database(
+        database: str, tmp_path: Path) -> None:
+    shoe_a = shuffled_shoe(1)[:70]
+    dealt_a = croupier("simulate", "--cards", " ".join(shoe_a), "--journal", str(tmp_path / "a.db"), "--json")
+    assert dealt_a.returncode in (0, 3), dealt_a.stderr
+    assert archive_journal(database, tmp_path / "a.db") > 10
+    fresh = [card for card in shuffled_shoe(2) if card not in shoe_a[10:45]][:20]
+    shoe_b = fresh + shoe_a[10:45]
+    dealt_b = croupier("simulate", "--cards", " ".join(shoe_b), "--archive", database,
+                       "--journal", str(tmp_path / "b.db"), "--json")
+    assert dealt_b.returncode in (0, 3), dealt_b.stderr
+    found = events(dealt_b.stdout)
+    alerts = sequence_alerts(found)
+    assert len(alerts) == 1, alerts
+    alert = alerts[0]
+    assert (alert["earlier_site"], alert["earlier_table"], alert["earlier_shoe"]) == (SITE, TABLE, 1)
+    assert (alert["order"], alert["start"], alert["earlier_start"]) == ("dealt", 21, 11)
+    assert 6 <= alert["length"] <= 12, "flagged within a few cards of the run becoming implausible"
+    assert alert["threshold"] == pytest.approx(1e-6 / (416 * 70)), "one in a million over every alignment"
+    assert alert["probability"] < alert["threshold"]
+    assert SITE in alert["detail"] and TABLE in alert["detail"]
+    cards_before = [event for event in found[:found.index(alert)] if event["event"] == "card"]
+    assert len(cards_before) <= 20 + 12
+    verified = croupier("audit", "verify", str(tmp_path / "b.db"), "--replay")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "same events" in verified.stdout
+
+
+def test_a_fresh_seeded_shoe_raises_nothing_against_an_archive_of_several_shoes(database: str, tmp_path: Path) -> None:
+    made = croupier("simulate", "--seed", "5", "--rounds", "240", "--quiet", "--journal", str(tmp_path / "a.db"))
+    assert made.returncode == 0, made.stderr
+    archive_journal(database, tmp_path / "a.db")
+    dealt = croupier("simulate", "--seed", "6", "--rounds", "90", "--archive", database, "--json")
+    assert dealt.returncode == 0, dealt.stderr
+    found = events(dealt.stdout)
+    assert sum(event["event"] == "result" for event in found) == 90
+    assert sequence_alerts(found) == []
+    assert dealt.stderr == ""
+
+
+def test_this_tables_own_shoes_are_left_to_its_own_check(database: str, tmp_path: Path) -> None:
+    shoe = shuffled_shoe(3)[:60]
+    first = croupier("simulate", "--cards", " ".join(shoe), "--journal", str(tmp_path / "a.db"), "--json")
+    assert first.returncode in (0, 3), first.stderr
+    archive_journal(database, tmp_path / "a.db")
+    config = tmp_path / "table.toml"
+    config.write_text(f'[feed]\nsite = "{SITE}"\ntable = "{TABLE}"\n')
+    again = croupier("simulate", "--config", str(config), "--cards", " ".join(shoe), "--archive", database, "--json")
+    assert again.returncode in (0, 3), again.stderr
+    assert sequence_alerts(events(again.stdout)) == []
+    elsewhere = croupier("simulate", "--cards", " ".join(shoe), "--archive", database, "--json")
+    assert [alert["earlier_table"] for alert in sequence_alerts(events(elsewhere.stdout))] == [TABLE]
+
+
+def test_an_unreachable_archive_is_said_in_one_line_and_the_table_deals_on(tmp_path: Path) -> None:
+    dealt = croupier("simulate", "--seed", "7", "--rounds", "5", "--archive",
+                     "postgresql://croupier:secret@127.0.0.1:9/archive", "--json")
+    assert dealt.returncode == 0, dealt.stderr
+    assert sum(event["event"] == "result" for event in events(dealt.stdout)) == 5
+    lines = dealt.stderr.strip().splitlines()
+    assert len(lines) == 1, dealt.stderr
+    assert "--archive" in lines[0] and "property check is off" in lines[0] and "secret" not in lines[0]
+    assert "Traceback" not in dealt.stderr
+
+
+def test_an_archive_url_that_is_not_postgresql_is_refused_in_one_line(tmp_path: Path) -> None:
+    refused = croupier("simulate", "--seed", "7", "--rounds", "5", "--archive", "mysql://host/db")
+    assert refused.returncode == 2
+    assert refused.stderr.count("\n") == 1 and "--archive" in refused.stderr and "postgresql" in refused.stderr
+    config = tmp_path / "table.toml"
+    config.write_text('[protection]\narchive = "archive.example"\n')
+    refused = croupier("simulate", "--config", str(config), "--rounds", "5")
+    assert refused.returncode == 2
+    assert "[protection] archive" in refused.stderr and refused.stderr.count("\n") == 1
