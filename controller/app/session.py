@@ -160,7 +160,8 @@ def console_run(runner: Runner, source: MergedSource, history: list[Event], resu
     """
     from controller.ui.console import DealerConsole
 
-    console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold)
+    console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold,
+                            reveal_total=runner.table.settings.table.reveal_confirm == "total")
     run = ConsoleRun(runner, source, console)
     console.on_quit = run.stop
     previous_sink = runner.sink

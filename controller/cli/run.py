@@ -9,7 +9,7 @@ from typing import Any, TextIO
 from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
-from controller.cli.archiveargs import add_archive_option, watch_property
+from controller.cli.archiveargs import watch_property
 from controller.cli.feedargs import feed_from_args
 from controller.cli.simulate import add_table_options, settings_from_args
 from controller.core.events import Event
@@ -49,7 +49,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--console", choices=("auto", "textual", "plain"), default="auto",
                         help="dealer display: the Textual console, plain lines, or auto (the console on a "
                              "terminal, plain otherwise)")
-    add_archive_option(parser)
     parser.set_defaults(handler=run)
 
 

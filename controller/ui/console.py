@@ -53,7 +53,7 @@ from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.ui.bigtext import big_width, can_render, render_big, wrap_big
 from controller.ui.dealer_words import misdeal_lines
-from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen
+from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from controller.ui.roadsview import WINNER_STYLES, RoadsView
@@ -153,7 +153,7 @@ class TableScreen(Screen[None]):
         Binding("s", "new_shoe", "New shoe"),
         Binding("c", "close_shoe", "Close shoe"),
         Binding("a", "ack", "Ack alert"),
-        Binding("r", "dealer('reveal')", "Reveal"),
+        Binding("r", "reveal", "Reveal"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -242,6 +242,21 @@ class TableScreen(Screen[None]):
             alert_id = next(iter(console.view.alerts))
             console.send_input(DealerInput(InputKind.ACK, alert_id))
 
+    def action_reveal(self) -> None:
+        """Reveal the next hand; with ``reveal_total`` first ask the total the dealer sees on it."""
+        console = self.console
+        if console is None or not console.applies("reveal"):
+            return
+        if not console.reveal_total:
+            console.send_input(DealerInput(InputKind.REVEAL))
+            return
+
+        def keyed(total: int | None) -> None:
+            if total is not None:
+                console.send_input(DealerInput(InputKind.REVEAL, str(total)))
+
+        self.app.push_screen(RevealTotalScreen(next_reveal_side(console.view.slots)), keyed)
+
     def action_manual(self) -> None:
         console = self.console
         if console is None or not console.applies("manual"):
@@ -267,8 +282,17 @@ def responsible_gaming_text(width: int) -> str:
     return f"{RESPONSIBLE_GAMING_LINE}\n{RESPONSIBLE_GAMING_LINE_KO}"
 
 
+def next_reveal_side(slots: dict[str, str]) -> str:
+    """The side the next reveal turns up: the player's hand, the banker's, then each third card as dealt."""
+    for side, wanted in (("player", ("P1", "P2")), ("banker", ("B1", "B2")), ("player", ("P3",)),
+                         ("banker", ("B3",))):
+        if any(slots.get(slot) == FACE_DOWN for slot in wanted):
+            return side
+    return "player"
+
+
 ACTION_INPUTS: Final = {"dealer": "", "void": "void", "close_shoe": "close", "new_shoe": "shoe",
-                        "manual": "manual", "ack": "ack"}
+                        "manual": "manual", "ack": "ack", "reveal": "reveal"}
 """The screen's actions that give a dealer input (``dealer`` names its input as its parameter)."""
 
 
@@ -316,8 +340,11 @@ class DealerConsole(App[None]):
 
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
-                 on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None) -> None:
+                 on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None,
+                 reveal_total: bool = False) -> None:
         super().__init__()
+        self.reveal_total = reveal_total
+        """``[table] reveal_confirm = "total"``: the reveal key asks the total the dealer sees first."""
         self.on_input = on_input
         self.on_hold = on_hold
         """Called with True while the console asks whether to quit mid-round (no card should be read), then False."""

@@ -1,4 +1,5 @@
-"""The console's dialogs: a card typed by hand, and a yes/no confirmation for anything irreversible."""
+"""The console's dialogs: a card typed by hand, a hand's total keyed at a reveal, and a yes/no confirmation for
+anything irreversible."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.widgets import Input, Label
 
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError
+from controller.i18n.message import message
 
 
 class ManualEntryScreen(ModalScreen[str | None]):
@@ -41,6 +43,48 @@ class ManualEntryScreen(ModalScreen[str | None]):
             self.query_one("#manual-error", Label).update(f"{message.value!r}: {error}; type it again")
             return
         self.dismiss(card.code)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class RevealTotalScreen(ModalScreen[int | None]):
+    """Asks for the total the dealer sees on the hand being revealed (``[table] reveal_confirm = "total"``);
+    returns it (0-9), or None when cancelled (Esc)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    RevealTotalScreen { align: center middle; }
+    #reveal-box { width: 60; max-width: 100%; height: auto; border: thick $accent; padding: 1 2;
+                  background: $surface; }
+    #reveal-error { color: $error; }
+    """
+
+    def __init__(self, side: str) -> None:
+        super().__init__()
+        self.side = side
+
+    def compose(self) -> ComposeResult:
+        side = (message("side.player", "PLAYER") if self.side == "player" else message("side.banker", "BANKER"))
+        with Vertical(id="reveal-box"):
+            yield Label(message("console.reveal_total", "Total you see on {side}'s hand (0-9)?",
+                                side=side.english()).english(), id="reveal-question")
+            yield Label(message("console.reveal_total_keys", "Type the total and press Enter. Esc cancels.").english())
+            yield Input(placeholder="0-9", id="reveal-total", max_length=2)
+            yield Label("", id="reveal-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#reveal-total", Input).focus()
+
+    def on_input_submitted(self, submitted: Input.Submitted) -> None:
+        text = submitted.value.strip()
+        if len(text) != 1 or text not in "0123456789":
+            error = message("console.reveal_total_bad", "{typed} is not a total: type one digit from 0 to 9, "
+                            "the total the hand shows on the layout", typed=repr(submitted.value))
+            self.query_one("#reveal-error", Label).update(error.english())
+            self.query_one("#reveal-total", Input).value = ""
+            return
+        self.dismiss(int(text))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
