@@ -92,6 +92,8 @@ def settings_from_args(args: argparse.Namespace, rounds_in_settings: bool = True
         overrides["table"]["language"] = args.lang
     if getattr(args, "manual_next", False) or getattr(args, "interactive", False):
         overrides["simulation"]["auto_next"] = False
+    if getattr(args, "archive", None) is not None:  # the URL itself is checked by the property check
+        overrides["protection"] = {"property_check": bool(args.archive)}
     return load_config(args.config, overrides=overrides)
 
 

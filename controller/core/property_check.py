@@ -16,7 +16,13 @@ from dataclasses import asdict, dataclass, fields
 
 from controller.core.alerts import severity_of
 from controller.core.events import AlertEvent
-from controller.core.sequence_check import Reference, SequenceArchive, SequenceMonitor, SequenceRepeat
+from controller.core.sequence_check import (
+    Reference,
+    SequenceArchive,
+    SequenceMonitor,
+    SequenceRepeat,
+    false_alarm_budgets,
+)
 from controller.i18n.message import message
 
 
@@ -47,8 +53,9 @@ class PropertyArchive:
         return len(self._shoes)
 
     def monitor(self, decks: int) -> SequenceMonitor:
-        """A monitor comparing one new shoe with every shoe of the property (threshold over all alignments)."""
-        return SequenceMonitor(self.archive, decks)
+        """A monitor comparing one new shoe with every shoe of the property (its share of the false-alarm bound
+        over all alignments)."""
+        return SequenceMonitor(self.archive, decks, false_alarm_budgets(True)[1])
 
     def finding(self, repeat: SequenceRepeat) -> PropertyRepeat:
         """The finding for ``repeat``, a run found by :meth:`monitor`, naming the earlier shoe's table."""

@@ -46,6 +46,8 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
     }
     for key in UNBOUND_TABLE_KEYS:  # how the table speaks, not how it deals: a resume may change it
         identity["settings"]["table"].pop(key, None)
+    if table.settings.protection.property_check:  # the sequence check's bound depends on it (never the URL)
+        identity["property_check"] = True
     return identity
 
 

@@ -70,7 +70,7 @@ def test_a_shoe_carried_from_another_table_is_flagged_naming_that_table_and_repl
     assert (alert["earlier_site"], alert["earlier_table"], alert["earlier_shoe"]) == (SITE, TABLE, 1)
     assert (alert["order"], alert["start"], alert["earlier_start"]) == ("dealt", 21, 11)
     assert 6 <= alert["length"] <= 12, "flagged within a few cards of the run becoming implausible"
-    assert alert["threshold"] == pytest.approx(1e-6 / (416 * 70)), "one in a million over every alignment"
+    assert alert["threshold"] == pytest.approx(0.5e-6 / (416 * 70)), "half of one in a million, over every alignment"
     assert alert["probability"] < alert["threshold"]
     assert SITE in alert["detail"] and TABLE in alert["detail"]
     cards_before = [event for event in found[:found.index(alert)] if event["event"] == "card"]
@@ -126,3 +126,36 @@ def test_an_archive_url_that_is_not_postgresql_is_refused_in_one_line(tmp_path: 
     refused = croupier("simulate", "--config", str(config), "--rounds", "5")
     assert refused.returncode == 2
     assert "[protection] archive" in refused.stderr and refused.stderr.count("\n") == 1
+
+
+def test_a_journal_dealt_with_the_property_check_keeps_its_bound_and_replays_without_the_database(
+        database: str, tmp_path: Path) -> None:
+    """The table's own alert, at half the bound with the property check on, replays exactly from the journal alone:
+    the header says the property check was on (never the URL, which may hold a password)."""
+    from tests.controller.cli.test_game_protection import whole_rounds
+
+    archive_journal(database, journal_of(tmp_path / "other.db", shuffled_shoe(9)[:40]))
+    first = shuffled_shoe(3)
+    cards = f"{' '.join(whole_rounds(first, 80))} @close @shoe {' '.join(first[10:40])}"
+    dealt = croupier("simulate", "--no-burn", "--json", "--cards", cards, "--archive", database,
+                     "--journal", str(tmp_path / "b.db"))
+    assert dealt.returncode in (0, 3), dealt.stderr
+    own = [alert for alert in sequence_alerts(events(dealt.stdout)) if "earlier_table" not in alert]
+    assert [(alert["shoe"], alert["earlier_shoe"]) for alert in own] == [(2, 1)]
+    dealt_first = len(whole_rounds(first, 80))
+    assert own[0]["threshold"] == pytest.approx(0.5e-6 / (416 * (416 + 2 * dealt_first)))
+    journal = Journal.open_existing(tmp_path / "b.db")
+    try:
+        header = next(iter(journal.records())).body
+    finally:
+        journal.close()
+    assert '"property_check":true' in header and "postgresql" not in header and database not in header
+    verified = croupier("audit", "verify", str(tmp_path / "b.db"), "--replay")
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "same events" in verified.stdout
+
+
+def journal_of(path: Path, cards: list[str]) -> Path:
+    made = croupier("simulate", "--cards", " ".join(cards), "--journal", str(path), "--json")
+    assert made.returncode in (0, 3), made.stderr
+    return path
