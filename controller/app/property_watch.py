@@ -7,7 +7,10 @@ and returns the ``PROPERTY_REPEAT`` input the table must be given when a run bec
 The runner journals and applies that input like any other, so a replay needs no database.
 
 When ``load`` fails the watch says so in one line and goes on with what it had (nothing at the start:
-the property check is off, the table's own comparison goes on); it tries again at the next shoe.
+the property check is off, the table's own comparison goes on); it tries again at the next shoe. When
+the check is off it also gives the table a ``PROPERTY_OFF`` input (journaled, once per outage), which
+the core turns into an open ``alert`` of kind ``property_check_off``: the console, ``history`` and the
+floor feed show it, not only the terminal.
 """
 
 from __future__ import annotations
@@ -41,19 +44,29 @@ class PropertyWatch:
         self._archive: PropertyArchive | None = None
         self._done = 0
         self._seen: Counter[str] = Counter()
+        self._pending: list[Input] = []
+        """A ``PROPERTY_OFF`` input not yet handed to the table."""
 
     @property
     def active(self) -> bool:
         """Whether the property's shoes were loaded (the check runs)."""
         return self.shoes is not None
 
-    def prime(self, table: Table) -> None:
-        """Catch up with the shoe in play without a finding (a resumed journal already holds its findings)."""
+    def prime(self, table: Table) -> list[Input]:
+        """Catch up with the shoe in play without a finding (a resumed journal already holds its findings);
+        the ``PROPERTY_OFF`` input the table must be given if the archive cannot be read."""
         self._compare(table)
+        return self._take_pending()
 
     def after(self, table: Table) -> list[Input]:
-        """The inputs the table must be given now: a ``PROPERTY_REPEAT`` for each run found since the last call."""
-        return self._compare(table)
+        """The inputs the table must be given now: ``PROPERTY_OFF`` when the check has just gone off, and a
+        ``PROPERTY_REPEAT`` for each run found since the last call."""
+        found = self._compare(table)
+        return self._take_pending() + found
+
+    def _take_pending(self) -> list[Input]:
+        pending, self._pending = self._pending, []
+        return pending
 
     def _compare(self, table: Table) -> list[Input]:
         if table.shoe_number != self._shoe:
@@ -84,6 +97,8 @@ class PropertyWatch:
                      else f"the property check goes on with the {len(self.shoes)} shoes loaded before")
             if not self.off_said:
                 self.notice(f"{error}; {state}")
+                if self.shoes is None:
+                    self._pending.append(Input(InputKind.PROPERTY_OFF, str(error)))
             self.off_said = True
         if self.shoes is None:
             self._monitor = self._archive = None

@@ -125,7 +125,8 @@ class Runner:
         """
         self._last_activity = self.clock()
         if self.watch is not None:
-            self.watch.prime(self.table)  # a resumed journal holds the findings of the shoe so far
+            for note in self.watch.prime(self.table):  # a resumed journal holds the findings of the shoe so far
+                self.feed(note)
         if self.indication() != self.table.expecting:
             self.source.indicate(self.indication())  # a shoe that waits for the table: the dealer deals now
         if self.auto_reveal:

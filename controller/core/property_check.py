@@ -105,6 +105,17 @@ class PropertyRepeat:
         return cls(**data)
 
 
+def property_off_alert(reason: str, shoe: int, round_number: int, alert_id: str) -> AlertEvent:
+    """The ``alert`` event ``alert_id`` (``kind: "property_check_off"``): the archive cannot be read (``reason``)."""
+    detail = message("alert.property_check_off",
+                     "The property check is off: the floor archive cannot be read ({reason}). This table's own "
+                     "shoes are still compared; the other tables' shoes are not until the archive can be read "
+                     "(tried again at the next shoe). Call the floor supervisor", reason=reason)
+    return {"event": "alert", "id": alert_id, "kind": "property_check_off",
+            "severity": severity_of("property_check_off"), "shoe": shoe, "round": round_number,
+            "detail": detail.english(), "say_id": detail.id, "say_params": detail.params}
+
+
 def property_alert(repeat: PropertyRepeat, shoe: int, round_number: int, alert_id: str) -> AlertEvent:
     """The ``alert`` event ``alert_id`` (``kind: "sequence_repeat"``) for ``repeat``, found in ``shoe``."""
     detail = message("alert.sequence_repeat.property",

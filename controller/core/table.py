@@ -36,7 +36,7 @@ from controller.core.misdeals import (
     Held,
     Misdeal,
 )
-from controller.core.property_check import PropertyRepeat, property_alert
+from controller.core.property_check import PropertyRepeat, property_alert, property_off_alert
 from controller.core.tablestate import PROMPTS
 from controller.i18n.message import message
 
@@ -64,6 +64,10 @@ class Table(Dealing):
         admitted: Input | None = item
         if item.kind is InputKind.PROPERTY_REPEAT:
             self._property_repeat(item, events)
+            admitted = None
+        elif item.kind is InputKind.PROPERTY_OFF:
+            alert = property_off_alert(item.card or "", self.shoe_number, self.round, self.alerts.next_id())
+            events.append(self.alerts.open(alert))
             admitted = None
         elif item.kind is InputKind.ACK and self.alerts.why_not(item.card or "") is not None:
             events.append(rejected(item, self.alerts.why_not(item.card or "") or ""))

@@ -63,11 +63,42 @@ def test_an_archive_that_cannot_be_read_is_said_once_and_nothing_is_found() -> N
 
     watch = PropertyWatch(load, notices.append)
     table = fresh_table()
-    watch.prime(table)
+    off = watch.prime(table)
+    assert [item.kind for item in off] == [InputKind.PROPERTY_OFF]
+    table.handle(off[0])
     assert dealt(table, watch, shoe(3)[:4]) == []
     assert not watch.active
     assert notices == ["--archive 'postgresql://host/db': cannot connect to the database (refused); the property "
                        "check is off; this table's own shoes are still compared"]
+    alert, = table.alerts.open_alerts
+    assert (alert["kind"], alert["severity"], alert["say_id"]) == ("property_check_off", "warning",
+                                                                    "alert.property_check_off")
+    assert "cannot connect to the database" in alert["detail"] and "threshold" not in alert
+    table.handle(Input(InputKind.CLOSE))
+    table.handle(Input(InputKind.SHOE))
+    assert dealt(table, watch, shoe(4)[:4]) == [], "one alert for the outage, not one per shoe"
+    assert len(notices) == 1
+
+
+
+def test_an_archive_lost_after_a_load_keeps_the_shoes_loaded_before_and_is_not_off() -> None:
+    loads: list[int] = []
+
+    def load() -> list[PropertyShoe]:
+        loads.append(1)
+        if len(loads) > 1:
+            raise ArchiveError("--archive 'postgresql://host/db': cannot read the archive (gone)")
+        return []
+
+    watch = PropertyWatch(load, lambda _: None)
+    table = fresh_table()
+    assert watch.prime(table) == [] and dealt(table, watch, ["9S", "KD", "9H", "2C"]) == []  # a natural: over
+    table.handle(Input(InputKind.CLOSE))
+    table.handle(Input(InputKind.SHOE))
+    off = watch.after(table)
+    assert len(loads) == 2 and table.shoe_number == 2
+    assert off == [], "the shoes loaded before are still compared: not off"
+    assert Input.from_dict(Input(InputKind.PROPERTY_OFF, "why").to_dict()) == Input(InputKind.PROPERTY_OFF, "why")
 
 
 def test_a_finding_that_is_not_one_is_rejected_naming_it() -> None:
@@ -75,3 +106,33 @@ def test_a_finding_that_is_not_one_is_rejected_naming_it() -> None:
     events = table.handle(Input(InputKind.PROPERTY_REPEAT, '{"site": "x"}'))
     assert events[0]["event"] == "rejected" and "not a property check finding" in str(events[0]["reason"])
     assert table.alerts.open_alerts == []
+
+
+def test_the_check_being_off_is_an_open_warning_on_the_console_and_in_the_tables_language() -> None:
+    import asyncio
+
+    from controller.i18n.catalogue import Catalogue
+    from controller.ui.console import DealerConsole
+    from controller.ui.localise import Localiser
+    from tests.controller.ui.test_console import rendered
+
+    def load() -> list[PropertyShoe]:
+        raise ArchiveError("--archive 'postgresql://host/db': cannot connect to the database (refused)")
+
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for item in PropertyWatch(load, lambda _: None).prime(table):
+        events += table.handle(item)
+    alert = next(event for event in events if event["event"] == "alert")
+    assert "floor archive" not in str(Localiser(Catalogue("ja")).event(alert).get("detail"))
+    assert "フロアのアーカイブを読めません" in str(Localiser(Catalogue("ja")).event(alert).get("detail"))
+
+    async def main() -> None:
+        app = DealerConsole(events=events)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert app.screen.query_one("#alert-box").display is True
+            assert "WARNING property_check_off" in rendered(app, "#alert-text")
+            assert "1 ALERT OPEN" in rendered(app, "#top-bar")
+
+    asyncio.run(main())

@@ -108,13 +108,23 @@ def test_this_tables_own_shoes_are_left_to_its_own_check(database: str, tmp_path
 
 def test_an_unreachable_archive_is_said_in_one_line_and_the_table_deals_on(tmp_path: Path) -> None:
     dealt = croupier("simulate", "--seed", "7", "--rounds", "5", "--archive",
-                     "postgresql://croupier:secret@127.0.0.1:9/archive", "--json")
+                     "postgresql://croupier:secret@127.0.0.1:9/archive", "--json", "--journal", str(tmp_path / "t.db"))
     assert dealt.returncode == 0, dealt.stderr
-    assert sum(event["event"] == "result" for event in events(dealt.stdout)) == 5
+    found = events(dealt.stdout)
+    assert sum(event["event"] == "result" for event in found) == 5
     lines = dealt.stderr.strip().splitlines()
     assert len(lines) == 1, dealt.stderr
     assert "--archive" in lines[0] and "property check is off" in lines[0] and "secret" not in lines[0]
     assert "Traceback" not in dealt.stderr
+    off = [event for event in found if event["event"] == "alert"]
+    assert [(alert["kind"], alert["severity"], alert["id"]) for alert in off] == [("property_check_off", "warning",
+                                                                                   "A1")]
+    assert "secret" not in dealt.stdout
+    history = croupier("history", str(tmp_path / "t.db"), "--json")
+    assert history.returncode == 0, history.stderr
+    assert "property_check_off" in history.stdout and "secret" not in history.stdout
+    verified = croupier("audit", "verify", str(tmp_path / "t.db"), "--replay")
+    assert verified.returncode == 0 and "same events" in verified.stdout, verified.stdout + verified.stderr
 
 
 def test_an_archive_url_that_is_not_postgresql_is_refused_in_one_line(tmp_path: Path) -> None:
