@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +19,7 @@ import pytest
 
 from controller.floor.archive_store import ArchiveStore, create_schema, record_payload
 from controller.journal.store import Journal
-from tests.controller.floor.floorkit import croupier
+from tests.controller.floor.floorkit import ROOT, croupier
 
 SITE, TABLE = "casino", "t7"
 
@@ -169,3 +172,65 @@ def journal_of(path: Path, cards: list[str]) -> Path:
     made = croupier("simulate", "--cards", " ".join(cards), "--journal", str(path), "--json")
     assert made.returncode in (0, 3), made.stderr
     return path
+
+
+def killed_after(args: list[str], enough: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
+    """Run ``croupier ARGS`` and kill it (SIGKILL) once its JSON events so far are ``enough``; those events."""
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli.main", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    seen: list[dict[str, Any]] = []
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.startswith("{"):
+                seen.append(json.loads(line))
+            if enough(seen):
+                break
+        else:
+            raise AssertionError(f"the run ended first: {process.wait(timeout=60)}, {seen[-3:]}")
+    finally:
+        process.kill()
+        process.wait(timeout=60)
+    return seen
+
+
+def cards_out(found: list[dict[str, Any]]) -> int:
+    """Cards out of the shoe so far, burned ones included (as the sequence check counts them)."""
+    return sum(event["event"] in ("card", "burn") for event in found)
+
+
+def journaled_alerts(path: Path) -> list[dict[str, Any]]:
+    from controller.journal.replay import journaled_events
+
+    journal = Journal.open_existing(path)
+    try:
+        return sequence_alerts([dict(event) for _, batch in journaled_events(journal) for event in batch])
+    finally:
+        journal.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("killed_at", ["before the run is implausible", "after its alert"])
+def test_a_table_killed_mid_shoe_and_resumed_reports_the_other_tables_run_exactly_once(
+        database: str, tmp_path: Path, killed_at: str) -> None:
+    shoe_a = shuffled_shoe(1)[:70]
+    archive_journal(database, journal_of(tmp_path / "a.db", shoe_a))
+    shoe_b = [card for card in shuffled_shoe(2) if card not in shoe_a[10:45]][:20] + shoe_a[10:45]
+    args = ["simulate", "--cards", " ".join(shoe_b), "--archive", database, "--journal", str(tmp_path / "b.db"),
+            "--json"]
+    if killed_at == "after its alert":
+        before = killed_after([*args, "--pace", "0.05"], lambda seen: bool(sequence_alerts(seen))
+                              and cards_out(seen) >= cards_out(seen[:seen.index(sequence_alerts(seen)[0])]) + 3)
+        assert len(sequence_alerts(before)) == 1
+    else:
+        before = killed_after([*args, "--pace", "0.05"], lambda seen: cards_out(seen) >= 23)  # 3 cards into the run
+        assert sequence_alerts(before) == [], "killed before the run became implausible"
+    resumed = croupier(*args)
+    assert resumed.returncode in (0, 3), resumed.stderr
+    assert "resumed from journal" in resumed.stderr
+    after = sequence_alerts(events(resumed.stdout))
+    assert len(after) == (1 if killed_at == "before the run is implausible" else 0), after
+    alerts = journaled_alerts(tmp_path / "b.db")
+    assert [(alert["earlier_table"], alert["start"], alert["earlier_start"]) for alert in alerts] == [(TABLE, 21, 11)]
+    verified = croupier("audit", "verify", str(tmp_path / "b.db"), "--replay")
+    assert verified.returncode == 0 and "same events" in verified.stdout, verified.stdout + verified.stderr
