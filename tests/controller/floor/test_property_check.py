@@ -234,3 +234,34 @@ def test_a_table_killed_mid_shoe_and_resumed_reports_the_other_tables_run_exactl
     assert [(alert["earlier_table"], alert["start"], alert["earlier_start"]) for alert in alerts] == [(TABLE, 21, 11)]
     verified = croupier("audit", "verify", str(tmp_path / "b.db"), "--replay")
     assert verified.returncode == 0 and "same events" in verified.stdout, verified.stdout + verified.stderr
+
+
+@pytest.mark.slow
+def test_end_to_end_a_shoe_fed_by_table_a_through_the_broker_and_archived_is_caught_at_table_b(
+        broker: str, database: str, site: str, tmp_path: Path) -> None:
+    """Table A deals and feeds its journal to a real Mosquitto, a real ``croupier archive`` stores it in the
+    real PostgreSQL, and table B, dealing 30+ of A's cards in A's order with ``--archive``, is alerted naming A."""
+    from tests.controller.floor.floorkit import Archive, archived, journal_records, wait_for
+
+    shoe_a = shuffled_shoe(11)[:80]
+    archive = Archive(broker, database)
+    try:
+        dealt_a = croupier("simulate", "--cards", " ".join(shoe_a), "--journal", str(tmp_path / "a.db"), "--json",
+                           "--feed", f"mqtt://{broker}/{site}/a")
+        assert dealt_a.returncode in (0, 3), dealt_a.stderr
+        stored = journal_records(tmp_path / "a.db")
+        wait_for(lambda: len(archived(database, site, "a")) >= len(stored), "table A's records in the archive")
+    finally:
+        status, _, stderr = archive.stop()
+    assert status == 0, stderr
+    assert archived(database, site, "a") == stored
+    repeated = shoe_a[20:52]
+    shoe_b = [card for card in shuffled_shoe(12) if card not in repeated][:15] + repeated
+    dealt_b = croupier("simulate", "--cards", " ".join(shoe_b), "--archive", database, "--json",
+                       "--journal", str(tmp_path / "b.db"), "--feed", f"mqtt://{broker}/{site}/b")
+    assert dealt_b.returncode in (0, 3), dealt_b.stderr
+    alerts = sequence_alerts(events(dealt_b.stdout))
+    assert [(alert["earlier_site"], alert["earlier_table"], alert["earlier_shoe"]) for alert in alerts] == [
+        (site, "a", 1)]
+    assert (alerts[0]["start"], alerts[0]["earlier_start"]) == (16, 21)
+    assert alerts[0]["length"] <= 12 and f"table a at {site}" in alerts[0]["detail"]
