@@ -166,6 +166,8 @@ def test_a_journal_dealt_with_the_property_check_keeps_its_bound_and_replays_wit
     verified = croupier("audit", "verify", str(tmp_path / "b.db"), "--replay")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "same events" in verified.stdout
+    without = croupier("simulate", "--no-burn", "--json", "--cards", cards, "--journal", str(tmp_path / "b.db"))
+    assert without.returncode == 2 and "property_check" in without.stderr, "a resume must ask for it again"
 
 
 def journal_of(path: Path, cards: list[str]) -> Path:
