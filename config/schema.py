@@ -505,6 +505,28 @@ class ProtectionSettings(Section):
 
     sequence_check: bool = Field(default=True, description="true or false")
     """Compare each shoe's order, as it is dealt, with the earlier shoes' (the ``sequence_repeat`` alert)."""
+    archive: str = Field(default="", description='a PostgreSQL URL, postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, '
+                                                 'or "" = no property check')
+    """The floor archive whose other tables' shoes each shoe is compared with too (the property check)."""
+    property_check: bool = Field(default=False, description="true or false (default: true when archive is set)")
+    """Whether the property check takes half the false-alarm bound (the table's own check keeps the other half).
+
+    Set by ``archive`` (and ``--archive``); the journal keeps it, never the URL, so a replay needs no database.
+    """
+
+    @model_validator(mode="before")
+    @classmethod
+    def _property_check_from_archive(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "property_check" not in data:
+            return {**data, "property_check": bool(data.get("archive"))}
+        return data
+
+    @field_validator("archive")
+    @classmethod
+    def _database_url(cls, url: str) -> str:
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise Refused('expected a postgresql:// URL or "" (the value is not shown: it may hold a password)')
+        return url
 
 
 class Settings(BaseModel):

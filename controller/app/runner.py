@@ -11,12 +11,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, SLOTS, State
 from controller.core.table import Table
 from drivers.base import CardSource
+
+if TYPE_CHECKING:
+    from controller.app.property_watch import PropertyWatch
 
 EXIT_OK = 0
 EXIT_MID_ROUND = 3
@@ -49,6 +53,8 @@ class Runner:
     idle_signout: float = 0.0
     """Sign the dealer out after this many seconds without an input (0: never); needs ``poll``."""
     clock: Callable[[], float] = time.monotonic
+    watch: PropertyWatch | None = None
+    """The property check: after each input, the inputs its findings give the table (journaled like any)."""
     _last_activity: float = field(default=0.0, init=False, repr=False)
     new_shoe_asked: int = field(default=0, init=False)
     """The closed shoe whose successor the source was already asked to load (a resumed journal sets it)."""
@@ -67,6 +73,9 @@ class Runner:
         events = self.table.handle(item)
         self.sink(events)
         self.source.indicate(self.indication())
+        if self.watch is not None:
+            for finding in self.watch.after(self.table):
+                self.feed(finding)
         if self.auto_reveal and item.kind is not InputKind.REVEAL:
             self._reveal_due()
         return events
@@ -115,6 +124,9 @@ class Runner:
         that ends after a result ends at a round boundary.
         """
         self._last_activity = self.clock()
+        if self.watch is not None:
+            for note in self.watch.prime(self.table):  # a resumed journal holds the findings of the shoe so far
+                self.feed(note)
         if self.indication() != self.table.expecting:
             self.source.indicate(self.indication())  # a shoe that waits for the table: the dealer deals now
         if self.auto_reveal:

@@ -163,7 +163,8 @@ def console_run(runner: Runner, source: MergedSource, history: list[Event], resu
     from controller.ui.localise import table_catalogue
 
     console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold,
-                            words=table_catalogue(runner.table.settings))
+                            words=table_catalogue(runner.table.settings),
+                            reveal_total=runner.table.settings.table.reveal_confirm == "total")
     run = ConsoleRun(runner, source, console)
     console.on_quit = run.stop
     previous_sink = runner.sink

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
+from controller.cli.archiveargs import watch_property
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, settings_from_args
@@ -130,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
                     rounds=args.rounds or 0, new_shoes=True)
+    watch_property(runner, outputs, args, settings, feed)
     if settings.auth.enabled:
         from controller.app.session import start_badge_feed
 

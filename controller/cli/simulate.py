@@ -14,6 +14,7 @@ from config.loader import load_config
 from config.schema import Settings
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play
+from controller.cli.archiveargs import add_archive_option, watch_property
 from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, feed_from_args
 from controller.cli.language import text as worded
@@ -48,6 +49,7 @@ def add_table_options(parser: argparse.ArgumentParser,
     parser.add_argument("--scoreboard", metavar="HOST:PORT",
                         help="serve the live web scoreboard here (e.g. 127.0.0.1:8080; default: [scoreboard] address)")
     add_feed_option(parser)
+    add_archive_option(parser)
 
 
 def register(subparsers: Any) -> None:
@@ -92,6 +94,8 @@ def settings_from_args(args: argparse.Namespace, rounds_in_settings: bool = True
         overrides["table"]["language"] = args.lang
     if getattr(args, "manual_next", False) or getattr(args, "interactive", False):
         overrides["simulation"]["auto_next"] = False
+    if getattr(args, "archive", None) is not None:  # the URL itself is checked by the property check
+        overrides["protection"] = {"property_check": bool(args.archive)}
     return load_config(args.config, overrides=overrides)
 
 
@@ -170,6 +174,7 @@ def simulate(args: argparse.Namespace) -> int:
                     rounds=rounds, new_shoes=not scripted and (rounds > 0 or interactive),
                     auto_shoe=not interactive, deliver_all=scripted,
                     auto_reveal=settings.simulation.auto_next and not interactive)
+    watch_property(runner, outputs, args, settings, feed)
     header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
                             "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
     status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,

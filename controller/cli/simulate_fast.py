@@ -21,7 +21,7 @@ from controller.ui.transcript import Progress, Summary
 
 MAX_WORKERS = 64
 FULL_PATH_OPTIONS = ("json", "journal", "feed", "scoreboard", "interactive", "pace", "cards", "script",
-                     "manual_next")
+                     "manual_next", "archive")
 """Options that need every event, so the full controller path."""
 
 
@@ -41,6 +41,8 @@ def blocking_option(args: argparse.Namespace, settings: Settings, transcript_lim
             return "--" + name.replace("_", "-")
     if settings.scoreboard.address:
         return "[scoreboard] address"
+    if settings.protection.archive:
+        return "[protection] archive"
     if settings.auth.enabled:
         return "[auth] enabled"
     if not settings.simulation.auto_next:

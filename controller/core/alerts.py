@@ -17,6 +17,8 @@ SEVERITY: dict[str, tuple[Severity, str]] = {
                              "seen: watch for advantage play (Thorp and Walden 1966)"),
     "sequence_repeat": ("critical", "the shoe repeats the order of an earlier one: a false shuffle or a "
                                     "pre-sequenced shoe"),
+    "property_check_off": ("warning", "the floor archive cannot be read: shoes carried from other tables "
+                                      "are not caught until it can"),
 }
 """Each alert kind: its severity and the reason for it."""
 

@@ -13,7 +13,6 @@ from controller.core.cards import Card, hand_total, parse_card
 from controller.core.events import CardEvent, Event, ResultEvent, ShoeClosingEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
-from controller.core.ledger import ShoeLedger
 from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State
 from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED
 from controller.core.revealing import Revealing
@@ -285,7 +284,7 @@ class Dealing(Revealing):
     def _new_shoe(self, events: list[Event]) -> None:
         self.shoe_number += 1
         self.archive.add_shoe(self.shoe_number - 1, self.ledger.sequence.cards)
-        self.ledger = ShoeLedger(self.decks, self.archive, self.settings.protection.sequence_check)
+        self.ledger = self.new_ledger()
         self.cut_out = False
         self.model.last_round = None
         events.append({"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks})

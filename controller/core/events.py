@@ -103,15 +103,20 @@ AlertSeverity = Literal["warning", "critical"]
 class AlertEvent(TypedDict):
     event: Literal["alert"]
     id: str
-    kind: Literal["unshuffled_shoe", "sequence_repeat", "advantage"]
+    kind: Literal["unshuffled_shoe", "sequence_repeat", "advantage", "property_check_off"]
     severity: AlertSeverity
     shoe: int
     round: int
     probability: NotRequired[float]
-    threshold: float
+    threshold: NotRequired[float]
+    """Every kind but ``property_check_off``."""
     detail: str
     earlier_shoe: NotRequired[int | None]
     """``sequence_repeat``: the earlier shoe repeated (null for the factory order)."""
+    earlier_site: NotRequired[str]
+    """``sequence_repeat`` found by the property check: the site of the earlier shoe's table."""
+    earlier_table: NotRequired[str]
+    """``sequence_repeat`` found by the property check: the table the earlier shoe was dealt at."""
     order: NotRequired[Literal["dealt", "discard", "factory"]]
     start: NotRequired[int]
     earlier_start: NotRequired[int]

@@ -7,7 +7,7 @@ from collections import Counter
 from controller.core.cards import Card
 from controller.core.events import ResultEvent, ShoeClosedEvent
 from controller.core.misdeals import SHOE_CARD, UNIDENTIFIED, Held
-from controller.core.sequence_check import SequenceArchive, SequenceMonitor, SequenceRepeat
+from controller.core.sequence_check import FALSE_ALARM, SequenceArchive, SequenceMonitor, SequenceRepeat
 from controller.core.shuffle_check import ShuffleMonitor
 
 
@@ -18,14 +18,16 @@ class ShoeLedger:
     the round; the table tells it what happened to each card.
     """
 
-    def __init__(self, decks: int, archive: SequenceArchive | None = None, sequence_check: bool = True) -> None:
+    def __init__(self, decks: int, archive: SequenceArchive | None = None, sequence_check: bool = True,
+                 false_alarm: float = FALSE_ALARM) -> None:
         self.decks = decks
         self.total = 52 * decks
         self.inventory: Counter[str] = Counter()
         self.seen_total = 0
         """Cards of this shoe identified as they left it."""
         self.monitor = ShuffleMonitor(decks)
-        self.sequence = SequenceMonitor(archive if archive is not None else SequenceArchive(decks), decks)
+        self.sequence = SequenceMonitor(archive if archive is not None else SequenceArchive(decks), decks,
+                                        false_alarm)
         """This shoe's order compared with the earlier orders (the repeated-sequence alert)."""
         self.sequence_check = sequence_check
         """Whether :attr:`sequence` watches this shoe (``[protection] sequence_check``)."""

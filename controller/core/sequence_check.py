@@ -42,6 +42,16 @@ from controller.i18n.message import Param, message
 FALSE_ALARM = 1e-6
 """The chance, under a random shuffle, that a shoe raises a sequence alert (an upper bound)."""
 
+PROPERTY_SHARE = 0.5
+"""The part of :data:`FALSE_ALARM` the property check takes when it is on (the table's own check keeps the rest)."""
+
+
+def false_alarm_budgets(property_check: bool) -> tuple[float, float]:
+    """(the table's own check's, the property check's) false-alarm bound per shoe; together :data:`FALSE_ALARM`."""
+    if not property_check:
+        return FALSE_ALARM, 0.0
+    return FALSE_ALARM * (1 - PROPERTY_SHARE), FALSE_ALARM * PROPERTY_SHARE
+
 FACTORY_SUITS = "SHDC"
 """New decks come in suit order, each suit ace to king."""
 
@@ -109,9 +119,16 @@ class SequenceArchive:
     """Cards in all references."""
     previous: Reference | None = None
     """The last shoe's dealt order (its reverse is the discard reference)."""
+    factory: bool = True
+    """Whether the factory order is a reference (the property check's archive leaves it to the table's)."""
 
     def __post_init__(self) -> None:
-        self._add(Reference(None, "factory", tuple(factory_order(self.decks))))
+        if self.factory:
+            self._add(Reference(None, "factory", tuple(factory_order(self.decks))))
+
+    def add_reference(self, reference: Reference) -> None:
+        """Compare later shoes with ``reference`` too (it does not become the previous shoe)."""
+        self._add(reference)
 
     def _add(self, reference: Reference) -> None:
         self.references.append(reference)
@@ -149,7 +166,7 @@ class SequenceMonitor:
     a reference becomes implausible (at most once per reference).
     """
 
-    def __init__(self, archive: SequenceArchive, decks: int) -> None:
+    def __init__(self, archive: SequenceArchive, decks: int, false_alarm: float = FALSE_ALARM) -> None:
         self.archive = archive
         self.total = 52 * decks
         self.decks = decks
@@ -161,7 +178,7 @@ class SequenceMonitor:
                                                tuple(reversed(archive.previous.cards)))
             add_grams(self.discard, self.discard_reference.cards, DISCARD_BASE)
         self.alignments = max(1, self.total * archive.cards)
-        self.threshold = FALSE_ALARM / self.alignments
+        self.threshold = false_alarm / self.alignments
         self.log_threshold = math.log(self.threshold)
         self.cards: list[str] = []
         """This shoe's identified cards, in the order they came out."""

@@ -21,7 +21,6 @@ from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import State
 from controller.core.misdeals import Misdeal
-from controller.core.sequence_check import SequenceArchive
 from controller.core.table import Table
 from controller.core.undo import UndoBook
 from controller.i18n.message import Message
@@ -127,7 +126,7 @@ def _restore_into(table: Table, data: Mapping[str, Any]) -> None:
     model.resume_state = None if resume is None else State[resume]
     for shoe, cards in data["earlier_shoes"]:
         table.archive.add_shoe(_int(shoe), [str(code) for code in cards])
-    table.ledger = _ledger_from(table.decks, data["ledger"], table.archive, table.settings.protection.sequence_check)
+    table.ledger = _ledger_from(table.new_ledger(), data["ledger"])
     alerts = data["alerts"]
     table.alerts.raised = _int(alerts["raised"])
     for alert in alerts["open"]:
@@ -216,8 +215,7 @@ def _ledger(ledger: ShoeLedger) -> dict[str, Any]:
     }
 
 
-def _ledger_from(decks: int, data: Mapping[str, Any], archive: SequenceArchive, sequence_check: bool) -> ShoeLedger:
-    ledger = ShoeLedger(decks, archive, sequence_check)
+def _ledger_from(ledger: ShoeLedger, data: Mapping[str, Any]) -> ShoeLedger:
     ledger.inventory = Counter({str(code): _int(count) for code, count in data["inventory"].items()})
     ledger.seen_total = _int(data["seen_total"])
     ledger.burned = [str(code) for code in data["burned"]]

@@ -39,6 +39,7 @@ from controller.core.misdeals import (
     Held,
     Misdeal,
 )
+from controller.core.property_check import PropertyRepeat, property_alert, property_off_alert
 from controller.core.tablestate import PROMPTS
 from controller.core.undo import UNDOABLE_EVENTS, UndoBook, capture, roll_back
 from controller.i18n.message import message
@@ -71,7 +72,14 @@ class Table(Dealing):
         gate = self.gate
         halted = self.model.state is State.HALTED
         admitted: Input | None = item
-        if item.kind is InputKind.ACK and self.alerts.why_not(item.card or "") is not None:
+        if item.kind is InputKind.PROPERTY_REPEAT:
+            self._property_repeat(item, events)
+            admitted = None
+        elif item.kind is InputKind.PROPERTY_OFF:
+            alert = property_off_alert(item.card or "", self.shoe_number, self.round, self.alerts.next_id())
+            events.append(self.alerts.open(alert))
+            admitted = None
+        elif item.kind is InputKind.ACK and self.alerts.why_not(item.card or "") is not None:
             events.append(rejected(item, self.alerts.why_not(item.card or "") or ""))
             admitted = None
         elif gate is not None:
@@ -111,6 +119,14 @@ class Table(Dealing):
             return
         events.append(roll_back(self, point))
         self.undo = UndoBook(None, f"{point.input} was already undone; only the last input can be undone")
+    def _property_repeat(self, item: Input, events: list[Event]) -> None:
+        """The property check's finding becomes an open ``sequence_repeat`` alert (whatever the table's state)."""
+        try:
+            repeat = PropertyRepeat.from_text(item.card or "")
+        except ValueError as error:
+            events.append(rejected(item, f"not a property check finding ({error})"))
+            return
+        events.append(self.alerts.open(property_alert(repeat, self.shoe_number, self.round, self.alerts.next_id())))
 
     def _handle_halted(self, item: Input, events: list[Event]) -> None:
         misdeal = self.misdeal

@@ -25,7 +25,7 @@ from controller.core.misdeals import (
     instruction,
     needs_supervisor,
 )
-from controller.core.sequence_check import SequenceArchive
+from controller.core.sequence_check import SequenceArchive, false_alarm_budgets
 from controller.i18n.message import Message, message
 
 CARD_TO = {"player": message("prompt.player", "Card to PLAYER"), "banker": message("prompt.banker", "Card to BANKER")}
@@ -49,7 +49,7 @@ class TableState:
         self.shoe_number = 1
         self.archive = SequenceArchive(self.decks)
         """Every earlier shoe's dealt order, for the repeated-sequence alert."""
-        self.ledger = ShoeLedger(self.decks, self.archive, self.settings.protection.sequence_check)
+        self.ledger = self.new_ledger()
         self.manual_slots: set[State] = set()
         self.slots_dealt: list[State] = []
         """The slots dealt so far in the round in play, in order (an exposed card is taken off the end)."""
@@ -71,6 +71,12 @@ class TableState:
         self.alerts = AlertBook()
         """The table's alerts, open until acknowledged (``@ack ID``)."""
         self._events: list[Event] = []
+
+    def new_ledger(self) -> ShoeLedger:
+        """A fresh shoe's ledger, its sequence check within this table's share of the false-alarm bound."""
+        protection = self.settings.protection
+        own, _ = false_alarm_budgets(protection.property_check)
+        return ShoeLedger(self.decks, self.archive, protection.sequence_check, own)
 
     @property
     def state(self) -> State:

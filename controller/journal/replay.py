@@ -46,6 +46,8 @@ def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
     }
     for key in UNBOUND_TABLE_KEYS:  # how the table speaks, not how it deals: a resume may change it
         identity["settings"]["table"].pop(key, None)
+    if table.settings.protection.property_check:  # the sequence check's bound depends on it (never the URL)
+        identity["property_check"] = True
     return identity
 
 
@@ -57,7 +59,8 @@ def replay_extra(table: Table) -> dict[str, Any]:
     before a key existed replays as it was dealt.
     """
     settings = table.settings.model_dump(mode="json")
-    extra = {"bets": settings["bets"], "protection": settings["protection"]}
+    protection = {key: value for key, value in settings["protection"].items() if key != "archive"}
+    extra = {"bets": settings["bets"], "protection": protection}  # the archive's URL may hold a password
     if table.authority is not None:
         extra.update({name: settings[name] for name in REPLAY_EXTRA})
     return extra

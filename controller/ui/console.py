@@ -58,7 +58,7 @@ from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
 from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
 from controller.ui.dealer_words import misdeal_lines
-from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen
+from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen
 from controller.ui.localise import Localiser
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner, side_word
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
@@ -170,7 +170,7 @@ class TableScreen(Screen[None]):
         Binding("s", "new_shoe", "New shoe"),
         Binding("c", "close_shoe", "Close shoe"),
         Binding("a", "ack", "Ack alert"),
-        Binding("r", "dealer('reveal')", "Reveal"),
+        Binding("r", "reveal", "Reveal"),
         Binding("z", "undo", "Undo"),
     ]
 
@@ -289,6 +289,21 @@ class TableScreen(Screen[None]):
         self._confirmed(question, words.say("undo.yes", "take it back"),
                         lambda: console.send_input(DealerInput(InputKind.UNDO)))
 
+    def action_reveal(self) -> None:
+        """Reveal the next hand; with ``reveal_total`` first ask the total the dealer sees on it."""
+        console = self.console
+        if console is None or not console.applies("reveal"):
+            return
+        if not console.reveal_total:
+            console.send_input(DealerInput(InputKind.REVEAL))
+            return
+
+        def keyed(total: int | None) -> None:
+            if total is not None:
+                console.send_input(DealerInput(InputKind.REVEAL, str(total)))
+
+        self.app.push_screen(RevealTotalScreen(next_reveal_side(console.view.slots), self.words), keyed)
+
     def action_manual(self) -> None:
         console = self.console
         if console is None or not console.applies("manual"):
@@ -318,8 +333,17 @@ def responsible_gaming_text(width: int) -> str:
     return f"{RESPONSIBLE_GAMING_LINE}\n{RESPONSIBLE_GAMING_LINE_KO}"
 
 
+def next_reveal_side(slots: dict[str, str]) -> str:
+    """The side the next reveal turns up: the player's hand, the banker's, then each third card as dealt."""
+    for side, wanted in (("player", ("P1", "P2")), ("banker", ("B1", "B2")), ("player", ("P3",)),
+                         ("banker", ("B3",))):
+        if any(slots.get(slot) == FACE_DOWN for slot in wanted):
+            return side
+    return "player"
+
+
 ACTION_INPUTS: Final = {"dealer": "", "void": "void", "close_shoe": "close", "new_shoe": "shoe",
-                        "manual": "manual", "ack": "ack", "undo": "undo"}
+                        "manual": "manual", "ack": "ack", "undo": "undo", "reveal": "reveal"}
 """The screen's actions that give a dealer input (``dealer`` names its input as its parameter)."""
 
 
@@ -370,11 +394,13 @@ class DealerConsole(App[None]):
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
                  on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None,
-                 words: Catalogue = ENGLISH) -> None:
+                 words: Catalogue = ENGLISH, reveal_total: bool = False) -> None:
         super().__init__()
         self.words = words
         self._localiser = Localiser(words)
         word_bindings(self, words)
+        self.reveal_total = reveal_total
+        """``[table] reveal_confirm = "total"``: the reveal key asks the total the dealer sees first."""
         self.on_input = on_input
         self.on_hold = on_hold
         """Called with True while the console asks whether to quit mid-round (no card should be read), then False."""

@@ -34,7 +34,7 @@ KEY_WORDS: Final = {
     "new_shoe": message("console.key.new_shoe", "New shoe"),
     "close_shoe": message("console.key.close_shoe", "Close shoe"),
     "ack": message("console.key.ack", "Ack alert"),
-    "dealer('reveal')": message("console.key.reveal", "Reveal"),
+    "reveal": message("console.key.reveal", "Reveal"),
     "undo": message("console.key.undo", "Undo"),
     "command_palette": message("console.key.palette", "palette"),
     "answer(True)": message("console.key.yes", "Yes"),

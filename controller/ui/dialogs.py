@@ -1,5 +1,5 @@
-"""The console's dialogs: a card typed by hand, and a yes/no confirmation for anything irreversible, worded
-in the table's language (the keys stay y, n and Esc)."""
+"""The console's dialogs: a card typed by hand, a hand's total keyed at a reveal, and a yes/no confirmation for
+anything irreversible, worded in the table's language (the keys stay y, n and Esc)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,51 @@ class ManualEntryScreen(ModalScreen[str | None]):
                 "console.manual.refused", "{code}: {error}; type it again", code=repr(message.value), error=str(error)))
             return
         self.dismiss(card.code)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class RevealTotalScreen(ModalScreen[int | None]):
+    """Asks for the total the dealer sees on the hand being revealed (``[table] reveal_confirm = "total"``);
+    returns it (0-9), or None when cancelled (Esc)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    RevealTotalScreen { align: center middle; }
+    #reveal-box { width: 60; max-width: 100%; height: auto; border: thick $accent; padding: 1 2;
+                  background: $surface; }
+    #reveal-error { color: $error; }
+    """
+
+    def __init__(self, side: str, words: Catalogue = ENGLISH) -> None:
+        super().__init__()
+        self.side = side
+        self.words = words
+        word_bindings(self, words)
+
+    def compose(self) -> ComposeResult:
+        words = self.words
+        side = (words.say("side.player", "PLAYER") if self.side == "player" else words.say("side.banker", "BANKER"))
+        with Vertical(id="reveal-box"):
+            yield Label(words.say("console.reveal_total", "Total you see on {side}'s hand (0-9)?", side=side),
+                        id="reveal-question")
+            yield Label(words.say("console.reveal_total_keys", "Type the total and press Enter. Esc cancels."))
+            yield Input(placeholder="0-9", id="reveal-total", max_length=2)
+            yield Label("", id="reveal-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#reveal-total", Input).focus()
+
+    def on_input_submitted(self, submitted: Input.Submitted) -> None:
+        text = submitted.value.strip()
+        if len(text) != 1 or text not in "0123456789":
+            error = self.words.say("console.reveal_total_bad", "{typed} is not a total: type one digit from 0 to 9, "
+                                   "the total the hand shows on the layout", typed=repr(submitted.value))
+            self.query_one("#reveal-error", Label).update(error)
+            self.query_one("#reveal-total", Input).value = ""
+            return
+        self.dismiss(int(text))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

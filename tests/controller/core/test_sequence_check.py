@@ -7,6 +7,7 @@ import random
 from collections import Counter
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +16,15 @@ from controller.app.runner import Runner
 from controller.core.cards import parse_card
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind, card_read
-from controller.core.sequence_check import FALSE_ALARM, SequenceArchive, SequenceMonitor, SequenceRepeat, factory_order
+from controller.core.property_check import PropertyArchive, PropertyShoe
+from controller.core.sequence_check import (
+    FALSE_ALARM,
+    SequenceArchive,
+    SequenceMonitor,
+    SequenceRepeat,
+    factory_order,
+    false_alarm_budgets,
+)
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
 from drivers.mock import MockShoe
@@ -174,6 +183,38 @@ def test_the_table_alerts_during_the_second_shoe_of_a_replayed_script() -> None:
         "sequence_repeat", 2, 1, "dealt")
     assert (alert["start"], alert["earlier_start"]) == (1, 1)
     assert alert["length"] < 12 and "shoe 1" in alert["detail"]
+
+
+@pytest.mark.parametrize(("overrides", "own_bound"), [({}, FALSE_ALARM),
+                                                      ({"property_check": True}, FALSE_ALARM / 2),
+                                                      ({"archive": "postgresql://host/db"}, FALSE_ALARM / 2)])
+def test_the_tables_own_check_leaves_half_the_bound_to_the_property_check_when_it_is_on(
+        overrides: dict[str, Any], own_bound: float) -> None:
+    """One in a million shoes over both checks: with the property check on, each has half."""
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}, "protection": overrides}))
+    first = shuffled_shoe(7, DECKS)[:100]
+    table.start()
+
+    def shoe_of(cards: list[str]) -> tuple[list[Event], int]:
+        events = table.handle(Input(InputKind.SHOE))
+        for dealt, code in enumerate(cards):
+            if table.state.value == "round_over":
+                if dealt >= 60:
+                    return events, dealt
+                events += table.handle(Input(InputKind.NEXT))
+            events += table.handle(card_read(code))
+        return events, len(cards)
+
+    _, dealt = shoe_of(first)
+    table.handle(Input(InputKind.CLOSE))
+    alerts: list[Any] = [event for event in shoe_of(first[:20])[0] if event["event"] == "alert"]
+    assert len(alerts) == 1
+    references = 52 * DECKS + 2 * dealt  # the factory order, shoe 1 dealt and its discard order
+    assert alerts[0]["threshold"] == pytest.approx(own_bound / (52 * DECKS * references))
+    property_monitor = PropertyArchive(DECKS, [PropertyShoe("casino", "t2", 1, tuple(first))]).monitor(DECKS)
+    assert property_monitor.threshold == pytest.approx(FALSE_ALARM / 2 / (52 * DECKS * len(first)))
+    own, at_property = false_alarm_budgets(table.settings.protection.property_check)
+    assert own == own_bound and own + at_property == FALSE_ALARM
 
 
 def seeded_alerts(seed: int, shoes: int) -> tuple[list[Event], Table]:

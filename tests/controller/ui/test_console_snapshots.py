@@ -134,3 +134,14 @@ def test_80x24_with_roads_and_the_footer(snap_compare: Any) -> None:
 def test_220x60_big_type_grows(snap_compare: Any) -> None:
     app = DealerConsole(events=table_events(MANY_ROUNDS))
     assert snap_compare(app, terminal_size=LARGE)
+
+
+def test_reveal_total_dialog(snap_compare: Any) -> None:
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"},
+                                                  "table": {"dealing": "face_down", "reveal_confirm": "total"}})
+    table = Table(settings)
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    for item in parse_tokens("2C 4D 3S 2H"):
+        events += table.handle(item)
+    app = DealerConsole(events=events, reveal_total=True)
+    assert snap_compare(app, terminal_size=SIZE, press=["r", "x", "enter"])

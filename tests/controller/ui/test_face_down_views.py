@@ -160,3 +160,100 @@ def test_the_console_shows_face_down_cards_and_r_reveals() -> None:
 
     asyncio.run(main())
     assert sent == [Input(InputKind.REVEAL)]
+
+
+def shown_keys(app: DealerConsole) -> str:
+    """The keys the footer shows now (those whose action applies)."""
+    return " ".join(key for key, active in app.screen.active_bindings.items()
+                    if active.binding.show and active.enabled and app.screen.check_action(
+                        active.binding.action.split("(")[0], tuple(
+                            part.strip("')") for part in active.binding.action.split("(")[1:])) is not False)
+
+
+def keyed_total_table() -> Table:
+    return Table(load_config(environ={}, overrides={"shoe": {"burn": "none"},
+                                                     "table": {"dealing": "face_down", "reveal_confirm": "total"}}))
+
+
+def keyed_total_run(keys: list[str], table: Table) -> tuple[list[Input], dict[str, str]]:
+    """Deal 2C 4D 3S 2H face down (player 5, banker 6), press ``keys`` on the console, feeding what it sends to
+    the real table; returns what it sent and what the screen showed along the way."""
+    events = [*table.start(), *table.handle(Input(InputKind.SHOE))]
+    for code in ["2C", "4D", "3S", "2H"]:
+        events += table.handle(card_read(code))
+    sent: list[Input] = []
+    seen: dict[str, str] = {}
+
+    async def main() -> None:
+        app = DealerConsole(on_input=sent.append, events=list(events), reveal_total=True)
+        async with app.run_test(size=(120, 50)) as pilot:
+            await pilot.pause()
+            seen["footer"] = shown_keys(app)
+            await pilot.press("r")
+            await pilot.pause()
+            seen["question"] = rendered(app, "#reveal-question")
+            for key in keys:
+                before = len(sent)
+                await pilot.press(key)
+                await pilot.pause()
+                if key == "enter" and len(sent) == before and app.screen.query("#reveal-error"):
+                    seen["error"] = rendered(app, "#reveal-error")
+            for item in sent:
+                for event in table.handle(item):
+                    app.apply(event)
+            await pilot.pause()
+            seen["misdeal"] = rendered(app, "#misdeal")
+            seen["action"] = rendered(app, "#next-action-text")
+            seen["halted"] = str(app.screen.has_class("halted"))
+            seen["player"] = rendered(app, "#player-hand")
+            seen["footer_after"] = shown_keys(app)
+
+    asyncio.run(main())
+    return sent, seen
+
+
+def test_the_reveal_key_asks_the_total_the_dealer_sees_and_sends_it() -> None:
+    table = keyed_total_table()
+    sent, seen = keyed_total_run(["5", "enter"], table)
+    assert "r" in seen["footer"]
+    assert seen["question"] == "Total you see on PLAYER's hand (0-9)?"
+    assert sent == [Input(InputKind.REVEAL, "5")]
+    assert "P1 2♣" in seen["player"] and "total 5" in seen["player"]
+    assert table.misdeal is None and table.revealed == 1
+
+
+def test_a_total_that_is_not_one_digit_is_explained_and_esc_sends_nothing() -> None:
+    sent, seen = keyed_total_run(["x", "enter", "escape"], keyed_total_table())
+    assert sent == []
+    assert "'x' is not a total" in seen["error"] and "0 to 9" in seen["error"]
+    sent, seen = keyed_total_run(["1", "2", "enter", "escape"], keyed_total_table())
+    assert sent == [] and "'12' is not a total" in seen["error"]
+
+
+def test_a_keyed_total_other_than_the_shoes_shows_the_reveal_mismatch_misdeal() -> None:
+    table = keyed_total_table()
+    sent, seen = keyed_total_run(["3", "enter"], table)
+    assert sent == [Input(InputKind.REVEAL, "3")]
+    assert table.misdeal is not None and table.misdeal.kind == "reveal_mismatch"
+    assert seen["halted"] == "True"
+    assert seen["action"] == "The total keyed for the revealed hand is not the shoe's: a card may have been switched."
+    assert "supervisor" in seen["misdeal"] and "press V" in seen["misdeal"]
+    assert "r" not in seen["footer_after"].split()
+
+
+def test_the_reveal_key_is_not_shown_when_no_card_is_face_down() -> None:
+    table = keyed_total_table()
+    events = [*table.start(), *table.handle(Input(InputKind.SHOE))]
+    shown: list[str] = []
+
+    async def main() -> None:
+        app = DealerConsole(events=list(events), reveal_total=True)
+        async with app.run_test(size=(120, 50)) as pilot:
+            await pilot.pause()
+            shown.extend(shown_keys(app).split())
+            await pilot.press("r")
+            await pilot.pause()
+            assert not app.screen.query("#reveal-question")
+
+    asyncio.run(main())
+    assert "r" not in shown

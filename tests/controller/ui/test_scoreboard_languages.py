@@ -75,6 +75,7 @@ def letters(text: str) -> str:
     return "".join(char for char in text if unicodedata.category(char)[0] in "LNP")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", [["ko"]], indirect=True)
 def test_a_korean_board_has_every_word_in_korean(board: Scoreboard) -> None:
     with urllib.request.urlopen(board.url + "words.json", timeout=30) as reply:
@@ -97,6 +98,7 @@ def test_a_korean_board_has_every_word_in_korean(board: Scoreboard) -> None:
         assert "재연결" in page.evaluate("document.getElementById('status').textContent")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("board", [["zh_Hant", "en"]], indirect=True)
 def test_a_macau_board_shows_english_under_the_chinese(board: Scoreboard) -> None:
     with browser(board.url) as page:
@@ -126,6 +128,7 @@ def test_a_macau_board_shows_english_under_the_chinese(board: Scoreboard) -> Non
         assert any("CJK" in family for family in heading), f"the Chinese heading is drawn with {heading}"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("fc-list") is None, reason="fontconfig is not installed (.ci/setup installs it)")
 @pytest.mark.parametrize("board", [["ko"], ["zh_Hant", "en"], ["zh_Hans"], ["ja"], ["es"]], indirect=True)
 def test_an_installed_font_has_every_glyph_of_the_board(board: Scoreboard) -> None:
