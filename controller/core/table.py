@@ -71,23 +71,7 @@ class Table(Dealing):
         self._events = events
         gate = self.gate
         halted = self.model.state is State.HALTED
-        admitted: Input | None = item
-        if item.kind is InputKind.PROPERTY_REPEAT:
-            self._property_repeat(item, events)
-            admitted = None
-        elif item.kind is InputKind.PROPERTY_OFF:
-            alert = property_off_alert(item.card or "", self.shoe_number, self.round, self.alerts.next_id())
-            events.append(self.alerts.open(alert))
-            admitted = None
-        elif item.kind is InputKind.ACK and self.alerts.why_not(item.card or "") is not None:
-            events.append(rejected(item, self.alerts.why_not(item.card or "") or ""))
-            admitted = None
-        elif gate is not None:
-            if gate.unattended(item, halted):
-                self._reader_card_without_dealer(item, events)
-                admitted = None
-            else:
-                admitted = gate.admit(item, self.misdeal, self.round, events)
+        admitted = self._admit(item, halted, events)
         before = capture(self) if admitted is not None and admitted.kind in UNDOABLE_EVENTS else None
         if admitted is None:
             pass
@@ -112,6 +96,27 @@ class Table(Dealing):
             cast(dict[str, object], events[-1])["undo"] = self.undo.point.input
         return events
 
+    def _admit(self, item: Input, halted: bool, events: list[Event]) -> Input | None:
+        """The input the table acts on (None when it is dealt with here): the property check's inputs become
+        alerts, an ``@ack`` of no open alert is refused, and the badge gate admits the rest."""
+        gate = self.gate
+        if item.kind is InputKind.PROPERTY_REPEAT:
+            self._property_repeat(item, events)
+            return None
+        if item.kind is InputKind.PROPERTY_OFF:
+            alert = property_off_alert(item.card or "", self.shoe_number, self.round, self.alerts.next_id())
+            events.append(self.alerts.open(alert))
+            return None
+        if item.kind is InputKind.ACK and self.alerts.why_not(item.card or "") is not None:
+            events.append(rejected(item, self.alerts.why_not(item.card or "") or ""))
+            return None
+        if gate is None:
+            return item
+        if gate.unattended(item, halted):
+            self._reader_card_without_dealer(item, events)
+            return None
+        return gate.admit(item, self.misdeal, self.round, events)
+
     def _undo(self, item: Input, events: list[Event]) -> None:
         point = self.undo.point
         if point is None:
@@ -119,6 +124,7 @@ class Table(Dealing):
             return
         events.append(roll_back(self, point))
         self.undo = UndoBook(None, f"{point.input} was already undone; only the last input can be undone")
+
     def _property_repeat(self, item: Input, events: list[Event]) -> None:
         """The property check's finding becomes an open ``sequence_repeat`` alert (whatever the table's state)."""
         try:
