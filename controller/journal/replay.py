@@ -483,12 +483,13 @@ def attach_journal(
         held.clear()
         cursor.note_input(item, before, from_source, position)
         began = cursor.note_events(journal.last_seq + 2, events)
-        checkpoint = cursor.body(table) if cursor.due(began, every) else None
-        seq = journal.append_input_and_events(item, from_source, position, events, checkpoint)
+        seq = journal.append_input_and_events(item, from_source, position, events)
         if from_source and reader is not None:
             reader.journaled(item)  # a shoe may acknowledge the card only now that it is durable
         sink(events)
         journal.mark_delivered(seq)
+        if cursor.due(began, every):  # off the card's path: its prompt is shown
+            journal.append_checkpoint(cursor.body(table))
 
     runner.record = record
     runner.sink = journaled_sink
