@@ -13,6 +13,8 @@ input takes minutes on a busy disk) and read back from the page cache, as a resu
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -25,6 +27,7 @@ from benchmarks.report import write_section
 from config.loader import load_config
 from controller.app.runner import Runner
 from controller.core.events import Event
+from controller.core.sequence_check import SequenceArchive
 from controller.core.table import Table
 from controller.journal.replay import attach_journal, replay, settings_from_header
 from controller.journal.store import Journal
@@ -33,6 +36,8 @@ from drivers.mock import MockShoe
 
 SEED = 2026
 TARGET_RECOVERY_MS = 50.0
+FLAT_MEMORY = 1.25
+"""A resume's peak memory counts as flat when the longest journal's is at most this times the shortest's."""
 SIZES = (("one shoe", 0), ("10 shoes", 750), ("a 40-shoe day", 3000))
 """(name, rounds; 0 = one shoe to the cut card) of the journals recovered."""
 
@@ -124,6 +129,26 @@ def replay_from_start(path: Path) -> tuple[float, int]:
     return elapsed, peak
 
 
+def archive_peak(path: Path) -> int:
+    """Bytes the repeated-sequence archive (every earlier shoe's dealt order and its trigram index) takes when
+    rebuilt from the last checkpoint of ``path``: the part of a resume's memory that grows with the day."""
+    journal = Journal.open_existing(path)
+    try:
+        anchor = journal.last_checkpoint()
+        shoes = json.loads(anchor.body)["state"]["earlier_shoes"] if anchor is not None else []
+    finally:
+        journal.close()
+    tracemalloc.start()
+    try:
+        archive = SequenceArchive(8)
+        for shoe, cards in shoes:
+            archive.add_shoe(shoe, cards)
+        size, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return size
+
+
 def journal_counts(path: Path) -> tuple[int, int, int]:
     """(records, inputs, checkpoints) of the journal at ``path``."""
     journal = Journal.open_existing(path)
@@ -157,6 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     size = 0
     rows: list[str] = []
     verdicts: list[bool] = []
+    peaks: list[int] = []
     with tempfile.TemporaryDirectory(dir=args.dir) as scratch, \
             tempfile.TemporaryDirectory(dir=args.build_dir) as build:
         for attempt in range(args.repeat):
@@ -172,10 +198,13 @@ def main(argv: list[str] | None = None) -> int:
             records, journal_inputs, checkpoints = journal_counts(path)
             recovery = statistics.median(recover(path, rounds) for _ in range(args.repeat))
             peak = recover_peak(path, rounds)
+            archive = archive_peak(path)
+            peaks.append(peak)
             full, full_peak = replay_from_start(path)
             verdicts.append(recovery * 1000 < TARGET_RECOVERY_MS)
             rows.append(f"| {name}: {dealt} cards, {journal_inputs} inputs, {records} records, "
-                        f"{checkpoints} checkpoints | {recovery * 1000:.1f} ms, peak {peak / 2**20:.1f} MiB | "
+                        f"{checkpoints} checkpoints | {recovery * 1000:.1f} ms, peak {peak / 2**20:.1f} MiB "
+                        f"(of which the sequence archive {archive / 2**20:.1f} MiB) | "
                         f"{full * 1000:.0f} ms, peak {full_peak / 2**20:.1f} MiB |")
         simulate = [sys.executable, "-m", "controller.cli.main", "simulate", "--seed", str(SEED), "--json"]
         started = time.perf_counter()
@@ -189,11 +218,13 @@ def main(argv: list[str] | None = None) -> int:
     per_card = (journaled - plain) / cards * 1e6
     per_input = (journaled - plain) / inputs * 1e6
     verdict = "meets" if all(verdicts) else "MISSES"
+    flat = "meets" if max(peaks) <= FLAT_MEMORY * min(peaks) else "MISSES"
     every = load_config(None, environ={}).journal.checkpoint_every
     body = "\n".join([
         f"One seeded 8-deck shoe (seed {SEED}): {cards} cards dealt or burned, {inputs} inputs, "
         f"{size / 1024:.0f} KiB. Median of {args.repeat}; journal in `{args.dir}`, WAL mode, `synchronous=FULL` "
-        "(one fsync'd commit per input: the input, its events and any checkpoint in one transaction).",
+        "(one fsync'd commit per input: the input and its events in one transaction; a checkpoint due after "
+        "it is a commit of its own once its events were shown).",
         "",
         "| measure | value |",
         "| --- | --- |",
@@ -206,18 +237,27 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Recovery by journal size (`[journal] checkpoint_every = {every}`; median of {args.repeat}; peak = "
         "Python's allocations during the step, tracemalloc), beside the replay of the same journal from its "
-        f"start in the same run. Target: resume under {TARGET_RECOVERY_MS:.0f} ms and flat memory ({verdict}). "
+        f"start in the same run. Target: resume under {TARGET_RECOVERY_MS:.0f} ms ({verdict}) and flat memory "
+        f"(peak at most {FLAT_MEMORY:g} times the one-shoe peak: {flat}). "
         f"The long journals were dealt in `{args.build_dir}`.",
         "",
-        "| journal | resume (verify from the last checkpoint's shoe, restore it, replay since) | "
+        "| journal | resume (verify from the last checkpoint's shoe, restore it, replay since, each replayed "
+        "round's edge read from the journal) | "
         "replay from the start (`audit verify --replay`) |",
         "| --- | --- | --- |",
         *rows,
+        "",
+        "What grows with the day in a resume's memory is the repeated-sequence check's archive "
+        "(`[protection] sequence_check`: every earlier shoe's dealt order and the index of its three-card runs, "
+        "which the check must see; measured on its own in the resume column) and the last checkpoint, which "
+        "holds those orders and the alerts still open (in a simulation nobody acknowledges the advantage "
+        f"alerts). Load average (1 min) at the end: {os.getloadavg()[0]:.1f}; the machine (2 cores, one disk) "
+        "was shared with other engineers' builds and tests while this ran.",
     ])
     print(body)
     if args.write:
         write_section("Journal", "python -m benchmarks.journal --write", body)
-    return 0 if verdict == "meets" else 1
+    return 0 if verdict == flat == "meets" else 1
 
 
 if __name__ == "__main__":

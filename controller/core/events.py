@@ -14,7 +14,7 @@ annotations (``NotRequired`` included) at run time.
 
 import functools
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal, NotRequired, TypedDict, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
 
 from config.schema import Role
@@ -424,31 +424,48 @@ BY_NAME: dict[str, type] = {name: event_type for event_type in EVENT_TYPES for n
 
 def _matches(value: object, annotation: object) -> bool:
     """Does the JSON ``value`` fit ``annotation`` (nested TypedDicts, lists and dicts included)?"""
+    return _checker(annotation)(value)
+
+
+Check = Callable[[object], bool]
+
+
+@functools.cache
+def _checker(annotation: object) -> Check:
+    """The check of a JSON value against ``annotation``, built once per annotation (a journal's replay and
+    ``croupier history`` read every event back through it)."""
     origin = get_origin(annotation)
     if annotation is None or annotation is type(None):
-        return value is None
+        return lambda value: value is None
     if origin is Literal:
-        return any(value == choice and type(value) is type(choice) for choice in get_args(annotation))
+        choices = tuple((choice, type(choice)) for choice in get_args(annotation))
+        return lambda value: any(value == choice and type(value) is kind for choice, kind in choices)
     if origin is Union or origin is types.UnionType:
-        return any(_matches(value, option) for option in get_args(annotation))
+        options = tuple(_checker(option) for option in get_args(annotation))
+        return lambda value: any(check(value) for check in options)
     if origin is list:
         (item,) = get_args(annotation)
-        return isinstance(value, list) and all(_matches(part, item) for part in value)
+        each = _checker(item)
+        return lambda value: isinstance(value, list) and all(map(each, value))
     if origin is dict:
         key, item = get_args(annotation)
-        return isinstance(value, dict) and all(
-            _matches(k, key) and _matches(v, item) for k, v in value.items())
+        keys, items = _checker(key), _checker(item)
+        return lambda value: isinstance(value, dict) and all(keys(k) and items(v) for k, v in value.items())
     if isinstance(annotation, type) and is_typeddict(annotation):
-        return isinstance(value, dict) and not _shape_problem(value, annotation)
-    if annotation is bool:
-        return isinstance(value, bool)
-    if annotation is int:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if annotation is float:
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if annotation is str:
-        return isinstance(value, str)
+        typed = annotation
+        return lambda value: isinstance(value, dict) and not _shape_problem(value, typed)
+    for kind, check in _SIMPLE.items():
+        if annotation is kind:
+            return check
     raise TypeError(f"no JSON check for {annotation!r}")
+
+
+_SIMPLE: dict[type, Check] = {
+    bool: lambda value: isinstance(value, bool),
+    int: lambda value: isinstance(value, int) and not isinstance(value, bool),
+    float: lambda value: isinstance(value, int | float) and not isinstance(value, bool),
+    str: lambda value: isinstance(value, str),
+}
 
 
 @functools.cache
@@ -457,15 +474,21 @@ def _hints(typed: type) -> dict[str, object]:
     return get_type_hints(typed)
 
 
+@functools.cache
+def _field_checks(typed: type) -> tuple[frozenset[str], tuple[tuple[str, Check], ...]]:
+    """A TypedDict's required keys and each field's check, built once."""
+    required: frozenset[str] = getattr(typed, "__required_keys__", frozenset())
+    return required, tuple((key, _checker(annotation)) for key, annotation in _hints(typed).items())
+
+
 def _shape_problem(value: Mapping[str, object], typed: type) -> str | None:
     """What keeps ``value`` from being a ``typed`` (a TypedDict), or None. Extra keys are allowed."""
-    hints = _hints(typed)
-    required: frozenset[str] = getattr(typed, "__required_keys__", frozenset())
+    required, checks = _field_checks(typed)
     missing = sorted(required - value.keys())
     if missing:
         return f"missing {', '.join(missing)}"
-    for key, annotation in hints.items():
-        if key in value and not _matches(value[key], annotation):
+    for key, check in checks:
+        if key in value and not check(value[key]):
             return f"{key} is {value[key]!r}"
     return None
 

@@ -4,6 +4,7 @@ and the instruction for the dealer. :class:`~controller.core.table.Table` builds
 from __future__ import annotations
 
 from collections import Counter
+from fractions import Fraction
 
 from config.schema import DEFAULT_SUPERVISOR_ONLY, Settings
 from controller.core.alerts import AlertBook
@@ -71,6 +72,10 @@ class TableState:
         self.alerts = AlertBook()
         """The table's alerts, open until acknowledged (``@ack ID``)."""
         self._events: list[Event] = []
+        self.known_edges: dict[tuple[int, int], dict[str, Fraction]] = {}
+        """(shoe, round) -> each bet's expected value, known before that round starts (a resume reads them
+        from the journal's ``edge`` events instead of computing them again); taken when the round starts,
+        never part of the table's state (:mod:`controller.core.snapshot`)."""
 
     def new_ledger(self) -> ShoeLedger:
         """A fresh shoe's ledger, its sequence check within this table's share of the false-alarm bound."""
@@ -187,8 +192,9 @@ class TableState:
         self.result_due = False
         model.round_number += 1
         self._events.append({"event": "round", "round": model.round_number, "shoe": self.shoe_number})
+        known = self.known_edges.pop((self.shoe_number, model.round_number), None)
         self._events.extend(edge_events(self.settings.bets, self.decks, self.shoe_number, model.round_number,
-                                        self.ledger.shown, self.alerts))
+                                        self.ledger.shown, self.alerts, known))
 
     def _misdeal_round(self) -> int:
         """The round a misdeal belongs to: the one in play (its cards down and not all revealed, face down, is

@@ -1,7 +1,8 @@
 """Checkpoints: the table's state in the journal, so that resuming replays only the inputs since the last one.
 
-A ``checkpoint`` record is written in the same transaction as the input and events records it follows,
-at every new shoe and every ``[journal] checkpoint_every`` inputs within a shoe. It is hash-chained like
+A ``checkpoint`` record follows the input and events records of the input it is taken after, at every new
+shoe and every ``[journal] checkpoint_every`` inputs within a shoe; it is committed (fsync'd) in a transaction
+of its own once those events were shown, off the card's path. It is hash-chained like
 every record. Its body is the table's state (:func:`controller.core.snapshot.snapshot`) and the
 :class:`Cursor`: what recovery needs besides the table (how many inputs and rounds, where the card source
 was, the totals of the events before the current shoe). ``audit verify --replay`` replays the journal from

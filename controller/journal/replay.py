@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -215,12 +216,17 @@ class Replay:
         return self.cursor.rounds
 
 
-def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Record | None = None) -> Replay:
+def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Record | None = None,
+           edges_from_journal: bool = False) -> Replay:
     """Apply the journaled inputs to ``table`` (fresh), checking the journaled events.
 
     From the start (``resume`` None), every checkpoint is checked against the replay. With ``resume``
     (the last checkpoint record) the table is restored from it and only the inputs after it are
     replayed; the events from the start of its shoe up to it are read back, not replayed.
+    With ``edges_from_journal`` (a resume) each replayed round's bet values are taken from the journaled
+    ``edge`` event of the input that began it instead of being computed again (the exact edge is a pure
+    function of the cards shown, and every other event, the advantage alerts included, is still replayed
+    and compared); ``audit verify --replay`` recomputes them all.
     Raises :class:`JournalError` if the replay disagrees with the journal (the controller's rules
     changed since the journal was written, or a checkpoint was edited).
     """
@@ -230,38 +236,80 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
         result.cursor = _restore(journal, table, resume)
         result.earlier = Counter(result.cursor.before_shoe)
         records = journal.records(result.cursor.shoe_from)
-    pending: tuple[Record, Input, list[Event]] | None = None
+    pending: tuple[Record, dict[str, Any]] | None = None
+    """An input record, handled when its events record is read (it may hold the round's edge)."""
     older = _older(journal)
     for record in records:
         if resume is not None and record.seq <= resume.seq:
-            if record.kind in ("start", "events"):
-                events = _decoded(journal, record, _loads(journal, record)["events"])
-                result.events.extend(events)
-                _note_last(result, record, events)
+            _read_back(journal, record, result)
         elif record.kind == "start":
             start_events = _decoded(journal, record, _loads(journal, record)["events"])
             result.cursor.note_events(record.seq, start_events)
             result.events.extend(start_events)
             _note_last(result, record, start_events)
         elif record.kind == "input":
-            body = _loads(journal, record)
             if pending is not None:
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
-            pending = (record, *_replay_input(journal, table, record, body, result, new_shoes))
+            pending = (record, _loads(journal, record))
         elif record.kind == CHECKPOINT:
+            if pending is not None:
+                raise JournalError(f"{journal.path}: record {record.seq}: a checkpoint follows an input "
+                                   "without its events; the journal is damaged")
             _check_checkpoint(journal, table, record, result)
         elif record.kind != "header":
             if pending is None:
                 raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
-            _check_events(journal, record, pending[2], older)
-            _count(result, record.seq, pending[2])
-            _note_last(result, record, pending[2])
+            _replay_step(journal, table, pending, record, result, new_shoes, older, edges_from_journal)
             pending = None
     if pending is not None:
-        _, result.unapplied, result.unapplied_events = pending
+        result.unapplied, result.unapplied_events = _replay_input(journal, table, *pending, result, new_shoes)
         _count(result, journal.last_seq + 1, result.unapplied_events)
     return result
+
+
+def _read_back(journal: Journal, record: Record, result: Replay) -> None:
+    """A record of the current shoe up to the checkpoint resumed from: its events are read, not replayed."""
+    if record.kind in ("start", "events"):
+        events = _decoded(journal, record, _loads(journal, record)["events"])
+        result.events.extend(events)
+        _note_last(result, record, events)
+
+
+def _replay_step(journal: Journal, table: Table, pending: tuple[Record, dict[str, Any]], record: Record,
+                 result: Replay, new_shoes: bool, older: bool, edges_from_journal: bool) -> None:
+    """Replay the input ``pending`` holds and check its events against events ``record``."""
+    if edges_from_journal:
+        table.known_edges.update(_journaled_edges(record))
+    _, events = _replay_input(journal, table, *pending, result, new_shoes)
+    table.known_edges.clear()
+    _check_events(journal, record, events, older)
+    _count(result, record.seq, events)
+    _note_last(result, record, events)
+
+
+EDGE_MARK = '"event":"edge"'
+"""How an events record that holds an ``edge`` event reads (compact JSON)."""
+
+
+def _journaled_edges(record: Record) -> dict[tuple[int, int], dict[str, Fraction]]:
+    """(shoe, round) -> bet values of the ``edge`` events journaled in events ``record``; an edge that does not
+    read as one is left out (the replay then computes it, and compares)."""
+    if EDGE_MARK not in record.body:
+        return {}
+    try:
+        events = json.loads(record.body)["events"]
+    except (ValueError, KeyError, TypeError):
+        return {}
+    found: dict[tuple[int, int], dict[str, Fraction]] = {}
+    for event in events if isinstance(events, list) else []:
+        try:
+            if event["event"] == "edge":
+                found[(event["shoe"], event["round"])] = {str(name): Fraction(value["ev"])
+                                                          for name, value in event["bets"].items()}
+        except (KeyError, TypeError, ValueError, ZeroDivisionError, AttributeError):
+            continue
+    return found
 
 
 def _shoe_start(anchor: Record) -> int:
@@ -438,12 +486,13 @@ def attach_journal(
         held.clear()
         cursor.note_input(item, before, from_source, position)
         began = cursor.note_events(journal.last_seq + 2, events)
-        checkpoint = cursor.body(table) if cursor.due(began, every) else None
-        seq = journal.append_input_and_events(item, from_source, position, events, checkpoint)
+        seq = journal.append_input_and_events(item, from_source, position, events)
         if from_source and reader is not None:
             reader.journaled(item)  # a shoe may acknowledge the card only now that it is durable
         sink(events)
         journal.mark_delivered(seq)
+        if cursor.due(began, every):  # off the card's path: its prompt is shown
+            journal.append_checkpoint(cursor.body(table))
 
     runner.record = record
     runner.sink = journaled_sink
@@ -466,7 +515,8 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
     anchor = journal.last_checkpoint()
     verified = verify(journal, since=_shoe_start(anchor) if anchor is not None else 1)
     check_identity(journal.path, verified.header, identity)
-    found = replay(journal, table, new_shoes=bool(getattr(runner, "new_shoes", False)), resume=anchor)
+    found = replay(journal, table, new_shoes=bool(getattr(runner, "new_shoes", False)), resume=anchor,
+                   edges_from_journal=True)
     if found.unapplied is not None:
         # An old journal's input whose events were never journaled: journal them, then show them.
         seq = journal.append_events(found.unapplied_events)

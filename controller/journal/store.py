@@ -18,6 +18,8 @@ A journal is an SQLite database (stdlib :mod:`sqlite3`, WAL mode,
 ``checkpoint``
     the table's state after the events before it, at every new shoe and every ``[journal]
     checkpoint_every`` inputs (:mod:`controller.journal.checkpoint`): a resume replays only what follows.
+    Committed (fsync'd) on its own once those events were shown, so the card's commit stays one small
+    transaction; a crash in between only means the resume starts from the checkpoint before.
 
 Every record is committed (fsync'd) before anything that follows from it
 happens: an input and its events (the core is pure, so handling the input
@@ -372,6 +374,11 @@ class Journal:
             rows.append(("checkpoint", checkpoint))
         last = self._write(rows)
         return last - 1 if checkpoint is not None else last
+
+    def append_checkpoint(self, body: Mapping[str, Any]) -> int:
+        """Durably append a checkpoint (after the events record just journaled) in a transaction of its own;
+        the live path writes it once those events were shown, off the card's commit. Returns its seq."""
+        return self._write([("checkpoint", body)])
 
     def append_events(self, events: list[Event]) -> int:
         """Durably append the events of the input just journaled; returns the record's seq."""

@@ -8,7 +8,8 @@ from fractions import Fraction
 
 from config.schema import BetsSettings
 from controller.core.alerts import AlertBook, severity_of
-from controller.core.bets.exact import Shoe, ShoeTooShort, bet_evs
+from controller.core.bets.catalogue import BETS
+from controller.core.bets.exact import MAX_CARDS, Shoe, ShoeTooShort, bet_evs
 from controller.core.events import AlertEvent, EdgeEvent, Event
 from controller.i18n.message import message
 
@@ -19,15 +20,23 @@ def exact_text(value: Fraction) -> str:
 
 
 def edge_events(settings: BetsSettings, decks: int, shoe: int, round_number: int,
-                shown: Mapping[str, int], alerts: AlertBook) -> list[Event]:
+                shown: Mapping[str, int], alerts: AlertBook,
+                known: Mapping[str, Fraction] | None = None) -> list[Event]:
     """The ``edge`` event of the round about to be dealt, then an ``advantage`` alert for each bet whose
     expected value is above ``[bets] alert_above`` and has no advantage alert of this shoe open already
     (opened in ``alerts``); nothing when ``[bets] live_edge`` is off or fewer cards are left than a round
-    may need."""
+    may need.
+
+    ``known``: every bet's expected value for this round, already known (a resume reads them from the
+    journal's ``edge`` event of the round: the same function of the same cards); used instead of computing
+    them when it names exactly the catalogue's bets, else ignored."""
     if not settings.live_edge:
         return []
+    left = Shoe.of(decks, shown)
+    if left.size < MAX_CARDS:
+        return []
     try:
-        evs = bet_evs(Shoe.of(decks, shown))
+        evs = dict(known) if known is not None and known.keys() == BETS.keys() else bet_evs(left)
     except ShoeTooShort:
         return []
     edge: EdgeEvent = {"event": "edge", "round": round_number, "shoe": shoe, "seen": sum(shown.values()),

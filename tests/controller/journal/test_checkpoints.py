@@ -194,3 +194,45 @@ def test_an_edited_record_of_the_current_shoe_before_the_checkpoint_stops_the_re
     status, _, err = run_cli(capsys, *argv)
     assert status == 2
     assert f"record {edited}" in err and "Traceback" not in err
+
+
+def test_a_checkpoint_is_committed_on_its_own_after_its_events_were_shown(tmp_path: Path) -> None:
+    """The card's commit holds only its input and events (one fsync before the prompt); the checkpoint
+    that follows them is a transaction of its own, durable too, written once the events were shown."""
+    from config.loader import load_config
+    from controller.app.runner import Runner
+    from controller.core.table import Table
+    from controller.journal.replay import attach_journal
+    from drivers.mock import MockShoe
+
+    settings = load_config(None, environ={}, overrides={"journal": {"checkpoint_every": 7}})
+    log: list[str] = []
+
+    def shown(events: list[Event]) -> None:
+        log.append("shown")
+
+    runner = Runner(Table(settings), MockShoe("mock://?seed=5&decks=1"), shown, rounds=12, new_shoes=True)
+    path = tmp_path / "j.db"
+    journal = attach_journal(runner, path, argv_key="own-commit")
+    journal.connection.set_trace_callback(log.append)
+    runner.run()
+    journal.close()
+    transactions: list[list[str]] = []
+    after_shown: list[bool] = []
+    """Each transaction: were events shown since the transaction before it began?"""
+    begun = 0
+    for index, entry in enumerate(log):
+        if entry.startswith("BEGIN"):
+            transactions.append([])
+            after_shown.append("shown" in log[begun:index])
+            begun = index
+        elif entry.startswith("INSERT INTO records") and transactions:
+            transactions[-1].append(entry)
+    shapes = [(len(inserts), shown_before) for inserts, shown_before in zip(transactions, after_shown, strict=True)
+              if inserts]
+    checkpoints = sum(1 for _, kind, _ in rows(path) if kind == "checkpoint")
+    inputs = sum(1 for _, kind, _ in rows(path) if kind == "input")
+    assert checkpoints >= 5 and inputs > 40
+    assert shapes.count((1, True)) == checkpoints  # each checkpoint alone, right after its events were shown
+    assert all(size == 2 for size, _ in shapes if size != 1)
+    assert sum(1 for size, _ in shapes if size == 2) == inputs
