@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
-from itertools import combinations_with_replacement, repeat
+from itertools import combinations_with_replacement, product, repeat
 from math import perm
 from operator import itemgetter, mul
 
@@ -187,16 +187,19 @@ class BetOdds:
 
 
 @cache
+def _every_position() -> tuple[tuple[Position, RoundFacts], ...]:
+    """Every final position (totals 0-9, two or three cards a hand) and its facts, made once for all bets."""
+    return tuple(((pt, bt, pn, bn), RoundFacts(pt, bt, pn, bn))
+                 for pt, bt, pn, bn in product(range(10), range(10), (2, 3), (2, 3)))
+
+
+@cache
 def _class_positions(name: str) -> dict[str | None, tuple[Position, ...]]:
     """The final positions in each pay class of the value bet ``name`` (None: it loses)."""
-    bet = BETS[name]
+    classify = BETS[name].classify
     grouped: dict[str | None, list[Position]] = {}
-    for pt in range(10):
-        for bt in range(10):
-            for pn in (2, 3):
-                for bn in (2, 3):
-                    position = (pt, bt, pn, bn)
-                    grouped.setdefault(bet.classify(RoundFacts(*position)), []).append(position)
+    for position, facts in _every_position():
+        grouped.setdefault(classify(facts), []).append(position)
     return {pay_class: tuple(found) for pay_class, found in grouped.items()}
 
 
