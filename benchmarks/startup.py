@@ -1,0 +1,100 @@
+"""The command line's start-up beside the interpreter's own, in one run.
+
+Wall and CPU time of each command as a user runs it (the ``croupier`` entry point of the environment,
+bytecode compiled first), taken in rounds: every round runs every command once, in the same order, so
+that a busy machine slows them alike; the figures are medians over the rounds. ``python -c pass`` is the
+floor no command can go under; the config rows tell what the typed config (pydantic and
+``config/schema.py``) costs of it.
+
+Run: .venv/bin/python -m benchmarks.startup [--rounds N] [--write]. Targets: ``croupier --help`` and
+``croupier simulate --rounds 1`` each under 100 ms of wall time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.report import write_section
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_MS = 100
+PYTHON = sys.executable
+CROUPIER = shutil.which("croupier", path=str(Path(sys.executable).parent)) or "croupier"
+COMMANDS: tuple[tuple[str, list[str], bool], ...] = (
+    ("`python -c pass` (the interpreter alone)", [PYTHON, "-c", "pass"], False),
+    ("`croupier --help`", [CROUPIER, "--help"], True),
+    ("`croupier simulate --rounds 1`", [CROUPIER, "simulate", "--rounds", "1"], True),
+    ("`croupier simulate --rounds 1 --json`", [CROUPIER, "simulate", "--rounds", "1", "--json"], False),
+    ("`croupier simulate --rounds 1 --quiet`", [CROUPIER, "simulate", "--rounds", "1", "--quiet"], False),
+    ("`python -c 'import pydantic.main'` (pydantic's import alone)", [PYTHON, "-c", "import pydantic.main"], False),
+    ("`python -c 'from config.loader import load_config; load_config()'` (the typed config: pydantic, "
+     "its models, one load)", [PYTHON, "-c", "from config.loader import load_config; load_config()"], False),
+)
+"""Each row: its label, the command, and whether the 100 ms target applies."""
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure(rounds: int) -> list[tuple[list[float], list[float]]]:
+    """Wall and CPU seconds of every command of :data:`COMMANDS`, ``rounds`` times each, interleaved."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("CROUPIER_")}
+    found: list[tuple[list[float], list[float]]] = [([], []) for _ in COMMANDS]
+    for _ in range(rounds):
+        for (_, argv, _), (wall, cpu) in zip(COMMANDS, found, strict=True):
+            cpu_start, start = _children_cpu(), time.perf_counter()
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
+            wall.append(time.perf_counter() - start)
+            cpu.append(_children_cpu() - cpu_start)
+    return found
+
+
+def report(found: list[tuple[list[float], list[float]]], rounds: int, load: tuple[float, float]) -> str:
+    """The section's text: one row a command, and whether each target is met."""
+    ms = 1000
+    lines = [f"| command (median of {rounds} rounds, bytecode compiled) | wall | fastest wall | CPU | target |",
+             "| --- | --- | --- | --- | --- |"]
+    misses = []
+    for (label, _, targeted), (wall, cpu) in zip(COMMANDS, found, strict=True):
+        median = statistics.median(wall) * ms
+        verdict = "-"
+        if targeted:
+            verdict = f"< {TARGET_MS} ms: {'meets' if median < TARGET_MS else 'MISSES'}"
+            if median >= TARGET_MS:
+                misses.append(label)
+        lines.append(f"| {label} | {median:.0f} ms | {min(wall) * ms:.0f} ms | "
+                     f"{statistics.median(cpu) * ms:.0f} ms | {verdict} |")
+    lines += ["", f"Load average (1 min) before → after: {load[0]:.1f} → {load[1]:.1f} (2 cores shared with "
+              "other work: compare rows of this run with each other, not with another run's)."]
+    if misses:
+        lines += ["", f"MISSES the {TARGET_MS} ms target: {', '.join(misses)}."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=21, help="how many times to run each command (default 21)")
+    parser.add_argument("--write", action="store_true", help="write the results to docs/performance.md")
+    args = parser.parse_args()
+    subprocess.run([PYTHON, "-m", "compileall", "-q", "controller", "config", "drivers"], cwd=ROOT,
+                   check=True, stdout=subprocess.DEVNULL)
+    before = os.getloadavg()[0]
+    found = measure(args.rounds)
+    text = report(found, args.rounds, (before, os.getloadavg()[0]))
+    print(text)
+    if args.write:
+        write_section("Start-up", "python -m benchmarks.startup --write", text)
+
+
+if __name__ == "__main__":
+    main()
