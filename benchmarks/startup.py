@@ -45,7 +45,7 @@ INTERPRETER, SIMULATE, PYDANTIC, CONFIG = 0, 2, 5, 6
 NOTE = ("`croupier --help` imports no command module (the commands are listed from one table in "
         "`controller/cli/main.py`). What a process used to compute or parse before the first round's events and "
         "the summary is shipped as generated modules (`python -m controller.cli.gendata`; "
-        "`tests/controller/test_generated_data.py` recomputes each from its source and compares): the live "
+        "`tests/controller/cli/test_gendata.py` recomputes each from its source and compares): the live "
         "edge's multiset tables (`controller/core/bets/exact_tables.py`, about 115 ms of classification before), "
         "every fresh 1-8 deck shoe's exact odds for the summary's comparison (`controller/core/fresh_odds.py`, "
         "about 45 ms of enumeration) and the shipped catalogues' messages (`controller/i18n/builtin.py`: "
