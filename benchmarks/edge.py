@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import os
 import statistics
 import sys
 import time
@@ -89,7 +90,7 @@ def main() -> None:
         f"| for comparison: the fresh-shoe enumerator card by card (`controller.core.odds`, "
         f"player/banker/tie only) | {straightforward * ms:.0f} ms | - |",
     ]
-    text = "\n".join(lines) + "\n\n" + METHOD
+    text = "\n".join(lines) + f"\n\nLoad average (1 min) at the end: {os.getloadavg()[0]:.1f}.\n\n" + METHOD
     print(text)
     if args.write:
         write_section("Live edge", "python -m benchmarks.edge --write", text)
