@@ -45,3 +45,18 @@ def test_a_command_imports_its_own_module_only() -> None:
     modules = imported_after("odds", "--decks", "1", "--json")
     assert "controller.cli.odds" in modules
     assert not modules & (set(cli.COMMAND_MODULES) - {"controller.cli.odds"})
+
+
+def test_simulate_reads_the_shipped_data_instead_of_computing_it() -> None:
+    code = ("import sys, contextlib, io\n"
+            "from controller.cli.main import main\n"
+            "from controller.core.odds import compute_odds\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['simulate', '--seed', '3', '--rounds', '1'])\n"
+            "print(compute_odds.cache_info().misses, ' '.join(sorted(sys.modules)))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    enumerations, *modules = run.stdout.split()
+    assert enumerations == "0"
+    shipped = {"controller.core.bets.exact_tables", "controller.core.fresh_odds", "controller.i18n.builtin"}
+    assert shipped <= set(modules)
+    assert not any(module == "babel" or module.startswith("babel.") for module in modules)
