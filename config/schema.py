@@ -528,6 +528,12 @@ class Settings(BaseModel):
     source: str = "built-in defaults"
 
 
+def settings_data(settings: BaseModel) -> dict[str, Any]:
+    """:class:`Settings` or one section as JSON-compatible data, keys in the order of the schema (what a
+    journal stores)."""
+    return settings.model_dump(mode="json")
+
+
 SECTIONS: dict[str, type[Section]] = {
     "table": TableSettings,
     "driver": DriverSettings,
@@ -636,4 +642,5 @@ __all__ = [
     "parse_apdu",
     "parse_host_port",
     "reader_from_url",
+    "settings_data",
 ]

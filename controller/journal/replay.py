@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from config.loader import load_config
-from config.schema import Settings
+from config.schema import Settings, settings_data
 from controller.core.events import Event, EventShapeError, decode_event
 from controller.core.exceptions import ConfigError, JournalError, SnapshotError
 from controller.core.inputs import Input
@@ -39,7 +39,7 @@ UNBOUND_TABLE_KEYS = ("language", "messages_dir")
 
 def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
     """What a journal is tied to: the arguments key and the game settings."""
-    settings = table.settings.model_dump()
+    settings = settings_data(table.settings)
     identity: dict[str, Any] = {
         "arguments": json.loads(canonical(argv_key)),
         "settings": {name: settings[name] for name in IDENTITY_SECTIONS},
@@ -56,7 +56,7 @@ def replay_extra(table: Table) -> dict[str, Any]:
     Every key is stored as it was in force (``two_person`` included), so that a journal written
     before a key existed replays as it was dealt.
     """
-    settings = table.settings.model_dump(mode="json")
+    settings = settings_data(table.settings)
     extra = {"bets": settings["bets"], "protection": settings["protection"]}
     if table.authority is not None:
         extra.update({name: settings[name] for name in REPLAY_EXTRA})
