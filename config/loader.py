@@ -14,12 +14,11 @@ import tomllib
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, get_origin
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from pydantic import TypeAdapter, ValidationError
-
-from config.schema import SECTIONS, Problem, Section, SerialSettings, Settings, first_problem, max_cut_from_end
+from config.schema import SECTIONS, SerialSettings, Settings, max_cut_from_end, settings_from
+from config.typed import Invalid, Problem, from_text, keys_of
 from controller.core.exceptions import ConfigError
 
 ENV_PREFIX = "CROUPIER_"
@@ -66,7 +65,7 @@ def _merge(layers: list[Layer]) -> Settings:
         for section, table in layer.data.items():
             cls = SECTIONS.get(section)
             if cls is None and not isinstance(table, dict):
-                owner = next((name for name, kind in SECTIONS.items() if section in kind.model_fields), None)
+                owner = next((name for name, kind in SECTIONS.items() if section in keys_of(kind)), None)
                 hint = f"; it belongs in [{owner}]" if owner else ""
                 raise ConfigError(f"{layer.source}: key {section!r} is outside any section{hint}; "
                                   f"write it under a [section] header, see docs/config.md")
@@ -80,9 +79,9 @@ def _merge(layers: list[Layer]) -> Settings:
                 origin[section, key] = (layer.source, layer.variables.get((section, key)))
     source = " > ".join(reversed([layer.source for layer in layers if layer.data])) or DEFAULTS
     try:
-        settings = Settings.model_validate({**merged, "source": source})
-    except ValidationError as error:
-        problem = first_problem(error, Settings)
+        settings = settings_from(merged, source)
+    except Invalid as error:
+        problem = error.problem
         section = problem.section or ""
         if (section, problem.key or "") in origin:
             given_in, variable = origin[section, problem.key or ""]
@@ -123,18 +122,6 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
         raise ConfigError(f"{name}: not valid TOML ({error}); fix the file or see docs/config.md") from None
 
 
-def _from_text(section: type[Section], key: str, text: str) -> Any:
-    """An environment value as the type its key takes (a list: comma-separated); text the type refuses stays
-    text, for validation to report."""
-    annotation: Any = section.model_fields[key].annotation
-    if get_origin(annotation) is list:
-        return [item.strip() for item in text.split(",") if item.strip()]
-    try:
-        return TypeAdapter(annotation).validate_python(text.strip(), strict=False)
-    except ValidationError:
-        return text
-
-
 def environment_layer(environ: Mapping[str, str]) -> Layer:
     """``CROUPIER_<SECTION>_<KEY>`` variables as a config layer, for every section.
 
@@ -158,13 +145,13 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
                 f"section of {known} (or one of {others}); fix its name or unset it, see docs/config.md")
         key = rest[len(section) + 1:]
         cls = SECTIONS[section]
-        if key not in cls.model_fields:
-            settable = ", ".join(k for k in cls.model_fields if k not in cls.FILE_ONLY)
+        if key not in keys_of(cls):
+            settable = ", ".join(k for k in keys_of(cls) if k not in cls.FILE_ONLY)
             raise ConfigError(f"environment: [{section}] {key}: unknown key ({name}); expected one of {settable}")
         if key in cls.FILE_ONLY:
             raise ConfigError(f"environment: [{section}] {key} ({name}): cannot be set from the environment; "
                               f"set it in the config file, see docs/config.md")
-        data.setdefault(section, {})[key] = _from_text(cls, key, value)
+        data.setdefault(section, {})[key] = from_text(cls, key, value)
         variables[section, key] = name
     return Layer("environment", data, variables)
 

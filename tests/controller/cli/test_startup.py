@@ -60,3 +60,9 @@ def test_simulate_reads_the_shipped_data_instead_of_computing_it() -> None:
     shipped = {"controller.core.bets.exact_tables", "controller.core.fresh_odds", "controller.i18n.builtin"}
     assert shipped <= set(modules)
     assert not any(module == "babel" or module.startswith("babel.") for module in modules)
+
+
+def test_simulate_reads_its_typed_config_without_pydantic() -> None:
+    modules = imported_after("simulate", "--seed", "3", "--rounds", "1")
+    assert "config.schema" in modules and "msgspec" in modules
+    assert not any(module == "pydantic" or module.startswith(("pydantic.", "pydantic_")) for module in modules)
