@@ -3,11 +3,13 @@
 Wall and CPU time of each command as a user runs it (the ``croupier`` entry point of the environment,
 bytecode compiled first), taken in rounds: every round runs every command once, in the same order, so
 that a busy machine slows them alike; the figures are medians over the rounds. ``python -c pass`` is the
-floor no command can go under; the config rows tell what the typed config (pydantic and
-``config/schema.py``) costs of it.
+floor no command can go under; the config rows tell what the typed config (msgspec and
+``config/schema.py``) costs of it. ``--before DIR`` adds ``python -m controller.cli simulate --rounds 1``
+run from DIR, an earlier commit's tree (``mkdir DIR && git archive COMMIT | tar -x -C DIR``), beside the same command
+run from this tree, in the same rounds.
 
-Run: .venv/bin/python -m benchmarks.startup [--rounds N] [--write]. Targets: ``croupier --help`` and
-``croupier simulate --rounds 1`` each under 100 ms of wall time.
+Run: .venv/bin/python -m benchmarks.startup [--rounds N] [--before DIR] [--write]. Targets: ``croupier --help``
+and ``croupier simulate --rounds 1`` each under 100 ms of wall time.
 """
 
 from __future__ import annotations
@@ -34,13 +36,12 @@ COMMANDS: tuple[tuple[str, list[str], bool], ...] = (
     ("`croupier simulate --rounds 1`", [CROUPIER, "simulate", "--rounds", "1"], True),
     ("`croupier simulate --rounds 1 --json`", [CROUPIER, "simulate", "--rounds", "1", "--json"], False),
     ("`croupier simulate --rounds 1 --quiet`", [CROUPIER, "simulate", "--rounds", "1", "--quiet"], False),
-    ("`python -c 'import pydantic.main'` (pydantic's import, before any model)",
-     [PYTHON, "-c", "import pydantic.main"], False),
-    ("`python -c 'from config.loader import load_config; load_config()'` (the typed config: pydantic, "
-     "its models, one load)", [PYTHON, "-c", "from config.loader import load_config; load_config()"], False),
+    ("`python -c 'import msgspec'` (the typed config's library alone)", [PYTHON, "-c", "import msgspec"], False),
+    ("`python -c 'from config.loader import load_config; load_config()'` (the typed config: msgspec, "
+     "its sections, one load)", [PYTHON, "-c", "from config.loader import load_config; load_config()"], False),
 )
 """Each row: its label, the command, and whether the 100 ms target applies."""
-INTERPRETER, SIMULATE, PYDANTIC, CONFIG = 0, 2, 5, 6
+INTERPRETER, SIMULATE, LIBRARY, CONFIG = 0, 2, 5, 6
 """Rows of :data:`COMMANDS` the breakdown below the table is computed from."""
 NOTE = ("`croupier --help` imports no command module (the commands are listed from one table in "
         "`controller/cli/main.py`). What a process used to compute or parse before the first round's events and "
@@ -57,26 +58,41 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(rounds: int) -> list[tuple[list[float], list[float]]]:
-    """Wall and CPU seconds of every command of :data:`COMMANDS`, ``rounds`` times each, interleaved."""
+Row = tuple[str, list[str], bool, Path]
+"""A command to measure: its label, its argv, whether the target applies, and where it runs."""
+
+
+def rows(before: Path | None) -> list[Row]:
+    """:data:`COMMANDS` run from this tree, and with ``before`` the same simulation run from both trees."""
+    found = [(label, argv, targeted, ROOT) for label, argv, targeted in COMMANDS]
+    if before is not None:
+        module = [PYTHON, "-m", "controller.cli", "simulate", "--rounds", "1"]
+        found += [("`python -m controller.cli simulate --rounds 1` from this tree", module, False, ROOT),
+                  (f"the same from `{before.name}` (`--before`)", module, False, before)]
+    return found
+
+
+def measure(commands: list[Row], rounds: int) -> list[tuple[list[float], list[float]]]:
+    """Wall and CPU seconds of every command, ``rounds`` times each, interleaved."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("CROUPIER_")}
-    found: list[tuple[list[float], list[float]]] = [([], []) for _ in COMMANDS]
+    found: list[tuple[list[float], list[float]]] = [([], []) for _ in commands]
     for _ in range(rounds):
-        for (_, argv, _), (wall, cpu) in zip(COMMANDS, found, strict=True):
+        for (_, argv, _, cwd), (wall, cpu) in zip(commands, found, strict=True):
             cpu_start, start = _children_cpu(), time.perf_counter()
-            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
+            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, cwd=cwd, env=env)
             wall.append(time.perf_counter() - start)
             cpu.append(_children_cpu() - cpu_start)
     return found
 
 
-def report(found: list[tuple[list[float], list[float]]], rounds: int, load: tuple[float, float]) -> str:
+def report(commands: list[Row], found: list[tuple[list[float], list[float]]], rounds: int,
+           load: tuple[float, float]) -> str:
     """The section's text: one row a command, and whether each target is met."""
     ms = 1000
     lines = [f"| command (median of {rounds} rounds, bytecode compiled) | wall | fastest wall | CPU | target |",
              "| --- | --- | --- | --- | --- |"]
     misses = []
-    for (label, _, targeted), (wall, cpu) in zip(COMMANDS, found, strict=True):
+    for (label, _, targeted, _), (wall, cpu) in zip(commands, found, strict=True):
         median = statistics.median(wall) * ms
         verdict = "-"
         if targeted:
@@ -88,8 +104,8 @@ def report(found: list[tuple[list[float], list[float]]], rounds: int, load: tupl
     cpu_of = [statistics.median(cpu) * ms for _, cpu in found]
     lines += ["", f"Of `croupier simulate --rounds 1`'s {cpu_of[SIMULATE]:.0f} ms of CPU, the interpreter's start "
               f"takes {cpu_of[INTERPRETER]:.0f} ms and the typed config {cpu_of[CONFIG] - cpu_of[INTERPRETER]:.0f} ms "
-              f"(of which `import pydantic.main` {cpu_of[PYDANTIC] - cpu_of[INTERPRETER]:.0f} ms; the rest: what "
-              f"pydantic imports when it builds the first model, the models of `config/schema.py`, one load); "
+              f"(of which `import msgspec` {cpu_of[LIBRARY] - cpu_of[INTERPRETER]:.0f} ms; the rest: "
+              f"`tomllib`, the sections of `config/schema.py`, one load of the embedded default); "
               f"everything else (the table core and `transitions`, one round with its live edge, the "
               f"summary) {cpu_of[SIMULATE] - cpu_of[CONFIG]:.0f} ms.", "", NOTE]
     lines += ["", f"Load average (1 min) before → after: {load[0]:.1f} → {load[1]:.1f} (2 cores shared with "
@@ -97,21 +113,23 @@ def report(found: list[tuple[list[float], list[float]]], rounds: int, load: tupl
     if misses:
         without_config = cpu_of[SIMULATE] - (cpu_of[CONFIG] - cpu_of[INTERPRETER])
         lines += ["", f"MISSES the {TARGET_MS} ms target: {', '.join(misses)}. Without the typed config's share, "
-                  f"the command's CPU would be {without_config:.0f} ms: what is left to cut is pydantic, the library "
-                  "`config/schema.py` is built on."]
+                  f"the command's CPU would be {without_config:.0f} ms."]
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=21, help="how many times to run each command (default 21)")
+    parser.add_argument("--before", type=Path, help="a checkout of an earlier commit to run the simulation from too")
     parser.add_argument("--write", action="store_true", help="write the results to docs/performance.md")
     args = parser.parse_args()
-    subprocess.run([PYTHON, "-m", "compileall", "-q", "controller", "config", "drivers"], cwd=ROOT,
-                   check=True, stdout=subprocess.DEVNULL)
-    before = os.getloadavg()[0]
-    found = measure(args.rounds)
-    text = report(found, args.rounds, (before, os.getloadavg()[0]))
+    commands = rows(args.before)
+    for tree in {cwd for *_, cwd in commands}:
+        subprocess.run([PYTHON, "-m", "compileall", "-q", "controller", "config", "drivers"], cwd=tree,
+                       check=True, stdout=subprocess.DEVNULL)
+    load = os.getloadavg()[0]
+    found = measure(commands, args.rounds)
+    text = report(commands, found, args.rounds, (load, os.getloadavg()[0]))
     print(text)
     if args.write:
         write_section("Start-up", "python -m benchmarks.startup --write", text)
