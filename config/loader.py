@@ -10,13 +10,12 @@ expected value and what was given.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+from config.default_data import default_data
 from config.schema import SECTIONS, SerialSettings, Settings, max_cut_from_end, settings_from
 from config.typed import Invalid, Problem, from_text, keys_of
 from controller.core.exceptions import ConfigError
@@ -37,6 +36,8 @@ DEFAULTS = "built-in defaults"
 
 def default_config_text() -> str:
     """The embedded default config file's text."""
+    from importlib import resources
+
     return resources.files("config").joinpath("default.toml").read_text(encoding="utf-8")
 
 
@@ -103,19 +104,21 @@ def _merge(layers: list[Layer]) -> Settings:
 
 
 def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str, Any]]:
-    """Read a TOML config file (None: the embedded default); returns (name, data)."""
+    """Read a TOML config file (None: the embedded default, shipped parsed as :mod:`config.default_data`);
+    returns (name, data)."""
     if path is None:
-        name, text = "embedded config/default.toml", default_config_text()
-    else:
-        name = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ConfigError(f"{name}: no such config file; give the path of a TOML file") from None
-        except OSError as error:
-            raise ConfigError(f"{name}: cannot read the config file ({error.strerror})") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"{name}: not a UTF-8 text file; expected a TOML config") from None
+        return "embedded config/default.toml", default_data()
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{name}: no such config file; give the path of a TOML file") from None
+    except OSError as error:
+        raise ConfigError(f"{name}: cannot read the config file ({error.strerror})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{name}: not a UTF-8 text file; expected a TOML config") from None
+    import tomllib
+
     try:
         return name, tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +28,9 @@ class CatalogueError(ValueError):
 
 
 def builtin_po_path(language: str) -> Path:
-    """The shipped catalogue of ``language``."""
+    """The shipped catalogue of ``language`` (read by the generator and the tests, not at start-up)."""
+    from importlib import resources
+
     return Path(str(resources.files("controller.i18n").joinpath("locales", f"{language}.po")))
 
 

@@ -1,9 +1,13 @@
 """The data shipped as generated modules is what its source gives today, recomputed here: the live edge's
 multiset tables (classified through the rules table), every fresh shoe's odds (enumerated) and the shipped
-catalogues' messages (the .po files read with Babel)."""
+catalogues' messages (the .po files read with Babel), and the embedded default config (parsed again)."""
 
 from __future__ import annotations
 
+import tomllib
+
+from config.default_data import default_data
+from config.loader import default_config_text, read_config_file
 from controller.cli import gendata
 from controller.core.bets import exact
 from controller.core.odds import DECKS, compute_odds, fresh_odds
@@ -40,3 +44,12 @@ def test_each_catalogue_has_its_po_files_messages() -> None:
     assert ENGLISH.texts == po_translations("en")
     for language in LANGUAGES:
         assert Catalogue(language).texts == po_translations(language)
+
+
+def test_the_shipped_default_config_is_the_toml_file_of_today() -> None:
+    assert gendata.DEFAULT_CONFIG_MODULE.read_text(encoding="utf-8") == gendata.render_default_config(), STALE
+    parsed = tomllib.loads(default_config_text())
+    assert repr(default_data()) == repr(parsed)
+    first, second = default_data(), default_data()
+    assert first["bets"]["offered"] is not second["bets"]["offered"]
+    assert read_config_file(None) == ("embedded config/default.toml", parsed)
