@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from config.schema import Settings
 from controller.core.exceptions import FeedError
-from controller.floor.urls import parse_feed
 
 if TYPE_CHECKING:
     from controller.floor.feed import TableFeed
@@ -31,6 +30,8 @@ def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | 
     if given is None and not section.url:
         return None
     label = "--feed" if given is not None else f"{settings.source}: [feed] url"
+    from controller.floor.urls import parse_feed
+
     target = parse_feed(given if given is not None else section.url, section.site, section.table,
                         section.ca_file, label=label)
     if not journal:
