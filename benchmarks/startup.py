@@ -138,7 +138,8 @@ def main() -> None:
     text = report(commands, found, args.rounds, (load, os.getloadavg()[0]))
     print(text)
     if args.write:
-        write_section("Start-up", "python -m benchmarks.startup --write", text)
+        before = f" --before {args.before}" if args.before is not None else ""
+        write_section("Start-up", f"python -m benchmarks.startup{before} --write", text)
 
 
 if __name__ == "__main__":
