@@ -74,7 +74,8 @@ def rows(before: Path | None) -> list[Row]:
     if before is not None:
         module = [PYTHON, "-m", "controller.cli", "simulate", "--rounds", "1"]
         found += [("`python -m controller.cli simulate --rounds 1` from this tree", module, False, ROOT),
-                  (f"the same from `{before.name}` (`--before`)", module, False, before)]
+                  (f"the same from `{before.name}` (`--before`: an earlier commit's tree, from "
+                   "`git archive COMMIT`)", module, False, before)]
     return found
 
 
