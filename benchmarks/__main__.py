@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.edge", "benchmarks.serial_latency",
-              "benchmarks.journal", "benchmarks.floor", "benchmarks.sequence")
+BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.startup", "benchmarks.edge",
+              "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor", "benchmarks.sequence")
 
 
 def main() -> int:

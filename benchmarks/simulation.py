@@ -1,11 +1,9 @@
-"""Simulation speed beside its peers, in one run, and the command line's start-up.
+"""Simulation speed beside its peers, in one run (the command line's start-up: :mod:`benchmarks.startup`).
 
 Rounds per second of CPU time, one core, 8-deck seeded shoes (cut card 16 from the end, first-card burn):
 the fast path (``controller.app.fastsim``, what ``croupier simulate --quiet`` uses), a plain straight-line
 Python simulator over the same seeded shoes (``benchmarks/simulation_peers.py``), pybaccarat's engine
 (when ``--pybaccarat-python`` names an interpreter that has it), and the full controller path.
-Start-up: wall time of ``croupier --help`` and ``croupier simulate --rounds 1`` (median of 7, bytecode
-compiled first).
 
 Run: .venv/bin/python -m benchmarks.simulation [--rounds N] [--pybaccarat-python PATH] [--write]
 pybaccarat 0.18 imports the Windows-only ``msvcrt`` at import (for its interactive play), so it neither
@@ -13,15 +11,13 @@ builds nor imports on Linux as published; install it in an environment of its ow
 writes (``python -m benchmarks.simulation --print-shim-dir`` prints its directory):
 ``python3 -m venv ENV && ENV/bin/pip install wheel &&
 PYTHONPATH=SHIM_DIR ENV/bin/pip install --no-build-isolation pybaccarat``. Targets: the fast path
-at least the baseline's speed and ahead of pybaccarat; each start-up under 100 ms.
+at least the baseline's speed and ahead of pybaccarat.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,15 +44,6 @@ if _caller is None or "baccarat" not in _caller.f_code.co_filename.lower():
 def getch():
     raise OSError("msvcrt.getch is Windows-only")
 '''
-
-
-STARTUP_NOTE = ("`croupier --help` imports no command module (the commands are listed from one table in "
-                "`controller/cli/main.py`).")
-STARTUP_MISS = (" `croupier simulate --rounds 1` MISSES the 100 ms target: `python -X importtime` gives about "
-                "75 ms to the typed config alone (pydantic and the models of `config/schema.py`) and about 25 ms "
-                "to the table core with `transitions`; the live edge (`[bets] live_edge`, on by default) builds "
-                "its multiset tables once per process (about 115 ms, before round 1's `edge` event), and the "
-                "summary's comparison enumerates the fresh shoe's exact odds once (about 45 ms).")
 
 
 def fast_rate(rounds: int, workers: int = 1) -> tuple[float, tuple[int, int, int, int]]:
@@ -95,16 +82,6 @@ def pybaccarat_rate(python: str, rounds: int) -> float:
                          env=env, check=True, timeout=600)
     played, seconds = run.stdout.split()
     return int(played) / float(seconds)
-
-
-def startup_ms(*argv: str) -> float:
-    croupier = shutil.which("croupier", path=str(Path(sys.executable).parent)) or "croupier"
-    times = []
-    for _ in range(7):
-        start = time.perf_counter()
-        subprocess.run([croupier, *argv], check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
 
 
 def command_seconds(rounds: int) -> tuple[float, float]:
@@ -150,16 +127,10 @@ def main() -> None:
     rows.append((f"fast path, `--workers 2` (wall clock, 2 cores shared with other work); totals "
                  f"{'the same' if workers_totals == fast_totals else 'DIFFERENT'}", f"{workers_rate:,.0f}"))
     wall, cpu = command_seconds(args.rounds)
-    one_round = startup_ms("simulate", "--rounds", "1")
     lines = ["| simulation | rounds/s (CPU, one core) |", "| --- | --- |", *(f"| {a} | {b} |" for a, b in rows), "",
              f"`croupier simulate --seed {SEED} --rounds {args.rounds} --quiet`, the whole command: "
-             f"{wall:.2f} s wall, {cpu:.2f} s CPU.", "",
-             "| start-up, wall (median of 7, bytecode compiled) | ms | target |", "| --- | --- | --- |",
-             f"| `croupier --help` | {startup_ms('--help'):.0f} | < 100 |",
-             f"| `croupier simulate --rounds 1` | {one_round:.0f} | < 100 |",
-             f"| `croupier simulate --rounds 1 --quiet` | {startup_ms('simulate', '--rounds', '1', '--quiet'):.0f} "
-             "| - |", "", STARTUP_NOTE + (STARTUP_MISS if one_round >= 100 else ""),
-             "", f"Load average (1 min) at the end: {os.getloadavg()[0]:.1f}."]
+             f"{wall:.2f} s wall, {cpu:.2f} s CPU. The command line's start-up: the Start-up section "
+             "(`python -m benchmarks.startup`).", "", f"Load average (1 min) at the end: {os.getloadavg()[0]:.1f}."]
     text = "\n".join(lines)
     print(text)
     if args.write:

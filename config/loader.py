@@ -10,16 +10,14 @@ expected value and what was given.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
-from typing import Any, get_origin
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from pydantic import TypeAdapter, ValidationError
-
-from config.schema import SECTIONS, Problem, Section, SerialSettings, Settings, first_problem, max_cut_from_end
+from config.default_data import default_data
+from config.schema import SECTIONS, SerialSettings, Settings, max_cut_from_end, settings_from
+from config.typed import Invalid, Problem, from_text, keys_of
 from controller.core.exceptions import ConfigError
 from controller.i18n.message import message
 
@@ -39,6 +37,8 @@ DEFAULTS = "built-in defaults"
 
 def default_config_text() -> str:
     """The embedded default config file's text."""
+    from importlib import resources
+
     return resources.files("config").joinpath("default.toml").read_text(encoding="utf-8")
 
 
@@ -67,7 +67,7 @@ def _merge(layers: list[Layer]) -> Settings:
         for section, table in layer.data.items():
             cls = SECTIONS.get(section)
             if cls is None and not isinstance(table, dict):
-                owner = next((name for name, kind in SECTIONS.items() if section in kind.model_fields), None)
+                owner = next((name for name, kind in SECTIONS.items() if section in keys_of(kind)), None)
                 if owner:
                     raise ConfigError(message(
                         "config.key_outside_section_of", "{source}: key {key} is outside any section; it belongs "
@@ -89,9 +89,9 @@ def _merge(layers: list[Layer]) -> Settings:
                 origin[section, key] = (layer.source, layer.variables.get((section, key)))
     source = " > ".join(reversed([layer.source for layer in layers if layer.data])) or DEFAULTS
     try:
-        settings = Settings.model_validate({**merged, "source": source})
-    except ValidationError as error:
-        problem = first_problem(error, Settings)
+        settings = settings_from(merged, source)
+    except Invalid as error:
+        problem = error.problem
         section = problem.section or ""
         if (section, problem.key or "") in origin:
             given_in, variable = origin[section, problem.key or ""]
@@ -113,39 +113,29 @@ def _merge(layers: list[Layer]) -> Settings:
 
 
 def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str, Any]]:
-    """Read a TOML config file (None: the embedded default); returns (name, data)."""
+    """Read a TOML config file (None: the embedded default, shipped parsed as :mod:`config.default_data`);
+    returns (name, data)."""
     if path is None:
-        name, text = "embedded config/default.toml", default_config_text()
-    else:
-        name = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
-                                      name=name)) from None
-        except OSError as error:
-            raise ConfigError(message("config.unreadable", "{name}: cannot read the config file ({reason})",
-                                      name=name, reason=str(error.strerror))) from None
-        except UnicodeDecodeError:
-            raise ConfigError(message("config.not_utf8", "{name}: not a UTF-8 text file; expected a TOML config",
-                                      name=name)) from None
+        return "embedded config/default.toml", default_data()
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
+                                  name=name)) from None
+    except OSError as error:
+        raise ConfigError(message("config.unreadable", "{name}: cannot read the config file ({reason})",
+                                  name=name, reason=str(error.strerror))) from None
+    except UnicodeDecodeError:
+        raise ConfigError(message("config.not_utf8", "{name}: not a UTF-8 text file; expected a TOML config",
+                                  name=name)) from None
+    import tomllib
+
     try:
         return name, tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(message("config.not_toml", "{name}: not valid TOML ({reason}); fix the file or see "
                                   "docs/config.md", name=name, reason=str(error))) from None
-
-
-def _from_text(section: type[Section], key: str, text: str) -> Any:
-    """An environment value as the type its key takes (a list: comma-separated); text the type refuses stays
-    text, for validation to report."""
-    annotation: Any = section.model_fields[key].annotation
-    if get_origin(annotation) is list:
-        return [item.strip() for item in text.split(",") if item.strip()]
-    try:
-        return TypeAdapter(annotation).validate_python(text.strip(), strict=False)
-    except ValidationError:
-        return text
 
 
 def environment_layer(environ: Mapping[str, str]) -> Layer:
@@ -172,8 +162,8 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
                 "it, see docs/config.md", name=name, known=known, others=others))
         key = rest[len(section) + 1:]
         cls = SECTIONS[section]
-        if key not in cls.model_fields:
-            settable = ", ".join(k for k in cls.model_fields if k not in cls.FILE_ONLY)
+        if key not in keys_of(cls):
+            settable = ", ".join(k for k in keys_of(cls) if k not in cls.FILE_ONLY)
             raise ConfigError(message("config.env_unknown_key", "environment: [{section}] {key}: unknown key "
                                       "({name}); expected one of {settable}", section=section, key=key, name=name,
                                       settable=settable))
@@ -181,7 +171,7 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
             raise ConfigError(message("config.env_file_only", "environment: [{section}] {key} ({name}): cannot be "
                                       "set from the environment; set it in the config file, see docs/config.md",
                                       section=section, key=key, name=name))
-        data.setdefault(section, {})[key] = _from_text(cls, key, value)
+        data.setdefault(section, {})[key] = from_text(cls, key, value)
         variables[section, key] = name
     return Layer("environment", data, variables)
 

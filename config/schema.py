@@ -1,9 +1,10 @@
-"""Typed settings: one frozen pydantic model per config section, the only config module the core imports.
+"""Typed settings: one frozen section (a ``msgspec.Struct``, see :mod:`config.typed`) per config section,
+the only config module the core imports.
 
 The loader (:mod:`config.loader`) reads the file, the environment and the command line into
-:class:`Settings`. Values are checked strictly (a TOML file gives them typed); a validator that
-refuses a value raises :class:`Refused`, and :func:`expected` says what a key takes, so that the
-loader's one-line errors name the key, what was expected and what was given.
+:class:`Settings` (:func:`settings_from`). Values are checked strictly (a TOML file gives them typed); a
+check that refuses a value raises :class:`Refused`, and :func:`expected` says what a key takes, so that
+the loader's one-line errors name the key, what was expected and what was given.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any, ClassVar, Literal, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+import msgspec
+from msgspec import Meta, field
 
+from config.typed import Invalid, Problem, Refused, Section, check, convert_section, expected, keys_of
 from controller.i18n.languages import LANGUAGES, language_problem
 
 DEFAULT_CUT_FROM_END = 16
@@ -29,44 +32,19 @@ def max_cut_from_end(decks: int) -> int:
     return min(100, 26 * decks)
 
 
-class Refused(ValueError):
-    """A value a validator refuses.
-
-    ``message`` is what to say after the key (``expected ..., got ...``); ``below`` continues the
-    key's path (``[1]``, ``.04A1.role``); ``key`` names the key when a whole section is checked, and
-    ``blame`` the key whose value made it wrong (``enabled`` for a missing ``reader``).
-    """
-
-    def __init__(self, message: str, below: str = "", key: str | None = None, blame: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        self.below = below
-        self.key = key
-        self.blame = blame
-
-
-class Section(BaseModel):
-    """A config section: frozen, unknown keys refused, every value of exactly its type."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-    FILE_ONLY: ClassVar[frozenset[str]] = frozenset()
-    """Keys that only the config file can set (not the environment)."""
-
-
-class TableSettings(Section):
+class TableSettings(Section, frozen=True):
     """``[table]``: the game."""
 
-    decks: int = Field(default=8, ge=1, le=8)
+    decks: Annotated[int, Meta(ge=1, le=8)] = 8
     variant: Literal["commission", "no_commission", "ez"] = "commission"
     dealing: Literal["face_up", "face_down"] = "face_up"
     reveal_confirm: Literal["none", "total"] = "none"
-    language: str = Field(default="en", description=f"the dealer's language: one of {', '.join(LANGUAGES)}")
-    messages_dir: str = Field(default="", description='a directory of the house\'s own <language>.po files '
-                                                      '(docs/languages.md); "" = none')
+    language: Annotated[str, Meta(description=f"the dealer's language: one of {', '.join(LANGUAGES)}")] = "en"
+    messages_dir: Annotated[str, Meta(description='a directory of the house\'s own <language>.po files '
+                                                  '(docs/languages.md); "" = none')] = ""
 
-    @field_validator("language")
-    @classmethod
-    def _known_language(cls, language: str) -> str:
+    @check("language")
+    def _known_language(language: str, key: str) -> str:
         problem = language_problem(language)
         if problem is not None:
             raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}")
@@ -101,21 +79,20 @@ STANDARD_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 OFFERABLE_BETS = tuple(name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS)
 
 
-class BetsSettings(Section):
+class BetsSettings(Section, frozen=True):
     """``[bets]``: the bets the house offers, their pay tables, and the live edge of every bet."""
 
     FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"pays"})
 
-    offered: list[str] = Field(default_factory=lambda: list(STANDARD_BETS),
-                               description='a list of bet names, e.g. ["player", "banker", "tie", "dragon_7"]')
-    pays: dict[str, dict[str, int | float | str]] = Field(
-        default_factory=dict, description='a table of pay tables keyed by bet, e.g. {tie = {win = 9}}')
-    live_edge: bool = Field(default=True, description="true or false")
-    alert_above: float = Field(default=0.0, description="a number from -1 to 1 (expected net win per unit)")
+    offered: Annotated[list[str], Meta(description='a list of bet names, e.g. ["player", "banker", "tie", '
+                                                   '"dragon_7"]')] = field(default_factory=lambda: list(STANDARD_BETS))
+    pays: Annotated[dict[str, dict[str, int | float | str]], Meta(
+        description='a table of pay tables keyed by bet, e.g. {tie = {win = 9}}')] = field(default_factory=dict)
+    live_edge: Annotated[bool, Meta(description="true or false")] = True
+    alert_above: Annotated[float, Meta(description="a number from -1 to 1 (expected net win per unit)")] = 0.0
 
-    @field_validator("offered", mode="before")
-    @classmethod
-    def _bet_names(cls, names: Any) -> Any:
+    @check("offered", before=True)
+    def _bet_names(names: Any, key: str) -> Any:
         allowed = OFFERABLE_BETS
         if isinstance(names, list):
             for index, name in enumerate(names):
@@ -126,11 +103,10 @@ class BetsSettings(Section):
                     raise Refused(f"expected one of {', '.join(allowed)}, got {name!r}", f"[{index}]")
         return names
 
-    @field_validator("pays", mode="before")
-    @classmethod
-    def _pay_tables(cls, raw: Any) -> Any:
+    @check("pays", before=True)
+    def _pay_tables(raw: Any, key: str) -> Any:
         if not isinstance(raw, dict):
-            raise Refused(f"expected {expected(cls, 'pays')}, got {raw!r}")
+            raise Refused(f"expected {expected(BetsSettings, key)}, got {raw!r}")
         for bet, table in raw.items():
             classes = BET_PAY_CLASSES.get(bet)
             if classes is None:
@@ -143,11 +119,10 @@ class BetsSettings(Section):
                 _check_pay(value, f".{bet}.{pay_class}")
         return raw
 
-    @field_validator("alert_above")
-    @classmethod
-    def _edge_range(cls, value: float) -> float:
+    @check("alert_above")
+    def _edge_range(value: float, key: str) -> float:
         if not -1 <= value <= 1:
-            raise Refused(f"expected {expected(cls, 'alert_above')}, got {value!r}")
+            raise Refused(f"expected {expected(BetsSettings, key)}, got {value!r}")
         return value
 
 
@@ -166,49 +141,49 @@ def _check_pay(value: Any, below: str) -> None:
         raise Refused(f"expected {words}, with at most six decimal places, got {value!r}", below)
 
 
-class DriverSettings(Section):
+class DriverSettings(Section, frozen=True):
     """``[driver]``: where cards come from."""
 
     url: str = "mock://"
 
 
-class ShoeSettings(Section):
+class ShoeSettings(Section, frozen=True):
     """``[shoe]``: burn and cut-card procedure."""
 
     burn: Literal["first_card", "fixed", "none"] = "first_card"
-    burn_cards: int = Field(default=3, ge=1, le=8)
+    burn_cards: Annotated[int, Meta(ge=1, le=8)] = 3
     cut_card: Literal["one_more", "this_round"] = "one_more"
-    cut_card_from_end: int = Field(default=DEFAULT_CUT_FROM_END, ge=MIN_CUT_FROM_END, le=100)
+    cut_card_from_end: Annotated[int, Meta(ge=MIN_CUT_FROM_END, le=100)] = DEFAULT_CUT_FROM_END
 
 
-class ProcedureSettings(Section):
+class ProcedureSettings(Section, frozen=True):
     """``[procedures]``: how the house resolves dealing errors."""
 
     extra_card: Literal["burn", "void"] = "burn"
     exposed_card: Literal["burn", "use"] = "burn"
 
 
-class SimulationSettings(Section):
+class SimulationSettings(Section, frozen=True):
     """``[simulation]``: the simulated table."""
 
-    rounds: int = Field(default=0, ge=0, le=10_000_000)
+    rounds: Annotated[int, Meta(ge=0, le=10_000_000)] = 0
     auto_next: bool = True
 
 
-class JournalSettings(Section):
+class JournalSettings(Section, frozen=True):
     """``[journal]``: where ``croupier run`` journals by default ("" = no journal), and how often a
     journal keeps a checkpoint of the table's state."""
 
     path: str = ""
-    checkpoint_every: int = Field(default=250, ge=0, le=1_000_000)
+    checkpoint_every: Annotated[int, Meta(ge=0, le=1_000_000)] = 250
     """Inputs between two checkpoints within a shoe (0: only at shoe boundaries); a resume replays at most
     this many inputs."""
 
 
-class SerialSettings(Section):
+class SerialSettings(Section, frozen=True):
     """``[serial]``: defaults for the options a ``serial://``, ``socket://`` or ``loop://`` URL leaves out."""
 
-    baudrate: int = Field(default=9600, ge=50, le=4_000_000)
+    baudrate: Annotated[int, Meta(ge=50, le=4_000_000)] = 9600
     framing: Literal["line", "stx"] = "line"
 
 
@@ -229,31 +204,30 @@ def parse_host_port(text: str) -> tuple[str, int]:
     return host.strip("[]"), port
 
 
-class ScoreboardSettings(Section):
+class ScoreboardSettings(Section, frozen=True):
     """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
 
-    address: str = Field(default="", description='HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')
-    table_name: str = Field(default="", description='the table\'s name on the board, up to 40 characters, '
-                                                    'e.g. "Baccarat 3" ("" = none)')
-    limits: str = Field(default="", description='the table limits on the board, up to 80 characters, '
-                                                'e.g. "Min 100 - Max 10,000" ("" = none)')
+    address: Annotated[str, Meta(description='HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')] = ""
+    table_name: Annotated[str, Meta(description='the table\'s name on the board, up to 40 characters, '
+                                                'e.g. "Baccarat 3" ("" = none)')] = ""
+    limits: Annotated[str, Meta(description='the table limits on the board, up to 80 characters, '
+                                            'e.g. "Min 100 - Max 10,000" ("" = none)')] = ""
 
-    @field_validator("table_name", "limits")
-    @classmethod
-    def _board_text(cls, text: str, info: ValidationInfo) -> str:
-        longest = 40 if info.field_name == "table_name" else 80
+    @check("table_name", "limits")
+    def _board_text(text: str, key: str) -> str:
+        longest = 40 if key == "table_name" else 80
         if len(text) > longest:
             raise Refused(f"at most {longest} characters, got {len(text)}")
         if any(not character.isprintable() for character in text):
             raise Refused(f"printable text on one line (no control characters), got {text!r}")
         return text
 
-    languages: list[str] = Field(default_factory=lambda: ["en"], min_length=1, max_length=2,
-                                 description="the board's languages, the first on top (e.g. [\"zh_Hant\", \"en\"])")
+    languages: Annotated[list[str], Meta(min_length=1, max_length=2, description="the board's languages, the "
+                                         "first on top (e.g. [\"zh_Hant\", \"en\"])")] = field(
+        default_factory=lambda: ["en"])
 
-    @field_validator("languages")
-    @classmethod
-    def _known_languages(cls, languages: list[str]) -> list[str]:
+    @check("languages")
+    def _known_languages(languages: list[str], key: str) -> list[str]:
         for index, language in enumerate(languages):
             if language_problem(language) is not None:
                 raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}", below=f"[{index}]")
@@ -261,9 +235,8 @@ class ScoreboardSettings(Section):
             raise Refused(f"expected different languages, got {languages!r}")
         return languages
 
-    @field_validator("address")
-    @classmethod
-    def _host_port(cls, address: str) -> str:
+    @check("address")
+    def _host_port(address: str, key: str) -> str:
         if address:
             try:
                 parse_host_port(address)
@@ -272,19 +245,18 @@ class ScoreboardSettings(Section):
         return address
 
 
-class FeedSettings(Section):
+class FeedSettings(Section, frozen=True):
     """``[feed]``: where ``croupier run``/``simulate`` publish the journal without ``--feed`` (docs/floor.md)."""
 
-    url: str = Field(default="", description='an MQTT URL, mqtt://[USER:PASSWORD@]HOST:PORT[/SITE/TABLE] '
-                                              'or mqtts://..., "" = no feed')
-    site: str = Field(default="", description="a name of letters, digits, '-', '_' or '.' (used when the url "
-                                              "gives no /SITE/TABLE)")
-    table: str = Field(default="", description="a name of letters, digits, '-', '_' or '.' (used when the url "
-                                               "gives no /SITE/TABLE)")
-    ca_file: str = Field(default="", description='the path of a PEM CA file for mqtts:// ("" = the system CAs)')
-    will_delay: int = Field(default=10, ge=0, le=86_400)
-    drain_timeout: float = Field(default=10.0, ge=0, le=3600,
-                                 description="a number of seconds from 0 to 3600")
+    url: Annotated[str, Meta(description='an MQTT URL, mqtt://[USER:PASSWORD@]HOST:PORT[/SITE/TABLE] '
+                                         'or mqtts://..., "" = no feed')] = ""
+    site: Annotated[str, Meta(description="a name of letters, digits, '-', '_' or '.' (used when the url "
+                                          "gives no /SITE/TABLE)")] = ""
+    table: Annotated[str, Meta(description="a name of letters, digits, '-', '_' or '.' (used when the url "
+                                           "gives no /SITE/TABLE)")] = ""
+    ca_file: Annotated[str, Meta(description='the path of a PEM CA file for mqtts:// ("" = the system CAs)')] = ""
+    will_delay: Annotated[int, Meta(ge=0, le=86_400)] = 10
+    drain_timeout: Annotated[float, Meta(ge=0, le=3600, description="a number of seconds from 0 to 3600")] = 10.0
 
 
 # -- [auth] ---------------------------------------------------------------------------
@@ -400,7 +372,7 @@ def _badges_from(raw: Any) -> dict[str, Badge]:
     return badges
 
 
-class AuthSettings(Section):
+class AuthSettings(Section, frozen=True):
     """``[auth]``: the badge reader, how badges are identified, and who may approve what.
 
     ``reader`` is the ``pcsc://?reader=NAME`` URL of the badge reader;
@@ -410,79 +382,71 @@ class AuthSettings(Section):
 
     FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"badges"})
 
-    enabled: bool = Field(default=False, description="true or false")
-    reader: str | None = Field(default=None, description="a PC/SC reader URL, pcsc://?reader=NAME")
-    identify: Identify = Field(default="uid", description='"uid" or "apdu"')
-    select_apdu: str | None = Field(default=None, description='an APDU in hex, e.g. "00A4040008F043524F55504945"')
-    read_apdu: str | None = Field(default=None, description='an APDU in hex, e.g. "00CA010000"')
-    idle_signout_seconds: float = Field(default=DEFAULT_IDLE_SIGNOUT_SECONDS,
-                                        description="a number of seconds >= 0 (0 = never)")
-    supervisor_only: list[str] = Field(default_factory=lambda: list(DEFAULT_SUPERVISOR_ONLY),
-                                       description='a list of action names, e.g. ["void", "manual"]')
-    two_person: bool = Field(default=True, description="true or false (true: the dealer signed in cannot "
-                                                       "approve their own input)")
-    badges: dict[str, Badge] = Field(default_factory=dict,
-                                     description="a table of badges keyed by UID, each with name and role")
+    enabled: Annotated[bool, Meta(description="true or false")] = False
+    reader: Annotated[str | None, Meta(description="a PC/SC reader URL, pcsc://?reader=NAME")] = None
+    identify: Annotated[Identify, Meta(description='"uid" or "apdu"')] = "uid"
+    select_apdu: Annotated[str | None, Meta(description='an APDU in hex, e.g. "00A4040008F043524F55504945"')] = None
+    read_apdu: Annotated[str | None, Meta(description='an APDU in hex, e.g. "00CA010000"')] = None
+    idle_signout_seconds: Annotated[float, Meta(description="a number of seconds >= 0 (0 = never)")] = \
+        DEFAULT_IDLE_SIGNOUT_SECONDS
+    supervisor_only: Annotated[list[str], Meta(description='a list of action names, e.g. ["void", "manual"]')] = \
+        field(default_factory=lambda: list(DEFAULT_SUPERVISOR_ONLY))
+    two_person: Annotated[bool, Meta(description="true or false (true: the dealer signed in cannot "
+                                                 "approve their own input)")] = True
+    badges: Annotated[dict[str, Badge], Meta(description="a table of badges keyed by UID, each with name and "
+                                                         "role")] = field(default_factory=dict)
 
-    @field_validator("reader")
-    @classmethod
-    def _pcsc_url(cls, reader: str | None) -> str | None:
+    @check("reader")
+    def _pcsc_url(reader: str | None, key: str) -> str | None:
         if reader is not None and (urlsplit(reader).scheme != "pcsc" or not reader_from_url(reader)):
-            raise Refused(f"expected {expected(cls, 'reader')}, got {reader!r}")
+            raise Refused(f"expected {expected(AuthSettings, key)}, got {reader!r}")
         return reader
 
-    @field_validator("select_apdu", "read_apdu")
-    @classmethod
-    def _apdu_hex(cls, value: str | None, info: ValidationInfo) -> str | None:
+    @check("select_apdu", "read_apdu")
+    def _apdu_hex(value: str | None, key: str) -> str | None:
         if value is None:
             return None
         try:
             return parse_apdu(value).hex().upper()
         except ValueError as error:
-            raise Refused(f"expected {expected(cls, str(info.field_name))}, got {value!r} ({error})") from None
+            raise Refused(f"expected {expected(AuthSettings, key)}, got {value!r} ({error})") from None
 
-    @field_validator("idle_signout_seconds")
-    @classmethod
-    def _not_negative(cls, idle: float) -> float:
+    @check("idle_signout_seconds")
+    def _not_negative(idle: float, key: str) -> float:
         if idle < 0 or idle != idle:
-            raise Refused(f"expected {expected(cls, 'idle_signout_seconds')}, got {idle!r}")
+            raise Refused(f"expected {expected(AuthSettings, key)}, got {idle!r}")
         return idle
 
-    @field_validator("supervisor_only")
-    @classmethod
-    def _action_names(cls, actions: list[str]) -> list[str]:
+    @check("supervisor_only")
+    def _action_names(actions: list[str], key: str) -> list[str]:
         for index, action in enumerate(actions):
             if action not in APPROVAL_ACTIONS:
                 raise Refused(f"expected one of {', '.join(APPROVAL_ACTIONS)}, got {action!r}", f"[{index}]")
         return actions
 
-    @field_validator("supervisor_only", mode="before")
-    @classmethod
-    def _action_list(cls, actions: Any) -> Any:
+    @check("supervisor_only", before=True)
+    def _action_list(actions: Any, key: str) -> Any:
         if isinstance(actions, list):
             for index, action in enumerate(actions):
                 if not isinstance(action, str):
                     raise Refused(f"expected one of {', '.join(APPROVAL_ACTIONS)}, got {action!r}", f"[{index}]")
         return actions
 
-    @field_validator("badges", mode="before")
-    @classmethod
-    def _enrolled(cls, raw: Any) -> dict[str, Badge]:
+    @check("badges", before=True)
+    def _enrolled(raw: Any, key: str) -> dict[str, Badge]:
         return _badges_from(raw)
 
-    @model_validator(mode="before")
     @classmethod
-    def _apdu_read_default(cls, data: Any) -> Any:
-        if isinstance(data, Mapping) and data.get("identify") == "apdu" and data.get("read_apdu") is None:
+    def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """``identify = "apdu"`` without a ``read_apdu`` reads the badge ID with :data:`DEFAULT_READ_APDU`."""
+        if data.get("identify") == "apdu" and data.get("read_apdu") is None:
             return {**data, "read_apdu": DEFAULT_READ_APDU}
         return data
 
-    @model_validator(mode="after")
-    def _reader_when_enabled(self) -> AuthSettings:
+    def __post_init__(self) -> None:
         if self.enabled and self.reader is None:
             raise Refused(f"expected {expected(AuthSettings, 'reader')} when auth.enabled = true, got nothing",
                           key="reader", blame="enabled")
-        return self
 
     @property
     def reader_name(self) -> str | None:
@@ -500,54 +464,58 @@ class AuthSettings(Section):
 # -- all of it --------------------------------------------------------------------------
 
 
-class ProtectionSettings(Section):
+class ProtectionSettings(Section, frozen=True):
     """``[protection]``: game protection beyond the rules (docs/game-protection.md)."""
 
-    sequence_check: bool = Field(default=True, description="true or false")
+    sequence_check: Annotated[bool, Meta(description="true or false")] = True
     """Compare each shoe's order, as it is dealt, with the earlier shoes' (the ``sequence_repeat`` alert)."""
-    archive: str = Field(default="", description='a PostgreSQL URL, postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, '
-                                                 'or "" = no property check')
+    archive: Annotated[str, Meta(description='a PostgreSQL URL, postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, '
+                                             'or "" = no property check')] = ""
     """The floor archive whose other tables' shoes each shoe is compared with too (the property check)."""
-    property_check: bool = Field(default=False, description="true or false (default: true when archive is set)")
+    property_check: Annotated[bool, Meta(description="true or false (default: true when archive is set)")] = False
     """Whether the property check takes half the false-alarm bound (the table's own check keeps the other half).
 
     Set by ``archive`` (and ``--archive``); the journal keeps it, never the URL, so a replay needs no database.
     """
 
-    @model_validator(mode="before")
     @classmethod
-    def _property_check_from_archive(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "property_check" not in data:
+    def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
+        """``property_check`` defaults to whether an ``archive`` is set."""
+        if "property_check" not in data:
             return {**data, "property_check": bool(data.get("archive"))}
         return data
 
-    @field_validator("archive")
-    @classmethod
-    def _database_url(cls, url: str) -> str:
+    @check("archive")
+    def _database_url(url: str, key: str) -> str:
         if url and not url.startswith(("postgresql://", "postgres://")):
             raise Refused('expected a postgresql:// URL or "" (the value is not shown: it may hold a password)')
         return url
 
 
-class Settings(BaseModel):
+class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """All configuration, validated; ``source`` names where it came from (``environment > table.toml``)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-    table: TableSettings = Field(default_factory=TableSettings)
-    driver: DriverSettings = Field(default_factory=DriverSettings)
-    shoe: ShoeSettings = Field(default_factory=ShoeSettings)
-    procedures: ProcedureSettings = Field(default_factory=ProcedureSettings)
-    simulation: SimulationSettings = Field(default_factory=SimulationSettings)
-    journal: JournalSettings = Field(default_factory=JournalSettings)
-    serial: SerialSettings = Field(default_factory=SerialSettings)
-    scoreboard: ScoreboardSettings = Field(default_factory=ScoreboardSettings)
-    feed: FeedSettings = Field(default_factory=FeedSettings)
-    auth: AuthSettings = Field(default_factory=AuthSettings)
+    table: TableSettings = field(default_factory=TableSettings)
+    driver: DriverSettings = field(default_factory=DriverSettings)
+    shoe: ShoeSettings = field(default_factory=ShoeSettings)
+    procedures: ProcedureSettings = field(default_factory=ProcedureSettings)
+    simulation: SimulationSettings = field(default_factory=SimulationSettings)
+    journal: JournalSettings = field(default_factory=JournalSettings)
+    serial: SerialSettings = field(default_factory=SerialSettings)
+    scoreboard: ScoreboardSettings = field(default_factory=ScoreboardSettings)
+    feed: FeedSettings = field(default_factory=FeedSettings)
+    auth: AuthSettings = field(default_factory=AuthSettings)
     """``[auth]``: badges and approvals (documented in docs/pcsc.md)."""
-    bets: BetsSettings = Field(default_factory=BetsSettings)
-    protection: ProtectionSettings = Field(default_factory=ProtectionSettings)
+    bets: BetsSettings = field(default_factory=BetsSettings)
+    protection: ProtectionSettings = field(default_factory=ProtectionSettings)
     source: str = "built-in defaults"
+
+
+def settings_data(settings: Settings | Section) -> dict[str, Any]:
+    """:class:`Settings` or one section as JSON-compatible data, keys in the order of the schema (what a
+    journal stores)."""
+    data: dict[str, Any] = msgspec.to_builtins(settings)
+    return data
 
 
 SECTIONS: dict[str, type[Section]] = {
@@ -567,62 +535,14 @@ SECTIONS: dict[str, type[Section]] = {
 """Every config section, in the order of docs/config.md."""
 
 
-def expected(section: type[Section], key: str) -> str:
-    """What ``key`` of ``section`` takes, in words (``a whole number from 1 to 8``)."""
-    field = section.model_fields[key]
-    if field.description:
-        return field.description
-    if get_origin(field.annotation) is Literal:
-        return "one of " + ", ".join(f'"{choice}"' for choice in get_args(field.annotation))
-    bounds = {name: getattr(rule, name) for rule in field.metadata for name in ("ge", "le") if hasattr(rule, name)}
-    if field.annotation is int and len(bounds) == 2:
-        return f"a whole number from {bounds['ge']} to {bounds['le']}"
-    words: dict[Any, str] = {int: "a whole number", bool: "true or false", str: "a string"}
-    return words.get(field.annotation, "a value")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """The first thing wrong in a :class:`~pydantic.ValidationError`, in the words of a config error.
-
-    ``key`` is the section's key (None: the whole section), ``below`` the path under it, ``message``
-    what to say (``expected ..., got ...``), ``given_type`` the type of a value of the wrong type, and
-    ``blame`` the key whose value made ``key`` wrong, when that is another key.
-    """
-
-    section: str | None
-    key: str | None
-    below: str
-    message: str
-    given_type: str | None = None
-    blame: str | None = None
-
-
-def first_problem(error: ValidationError, model: type[BaseModel]) -> Problem:
-    """The first error of validating ``model`` (:class:`Settings` or one section), as a :class:`Problem`."""
-    details = error.errors()[0]
-    loc = list(details["loc"])
-    section: str | None = None
-    cls: type[BaseModel] = model
-    if model is Settings and loc and isinstance(loc[0], str) and loc[0] in SECTIONS:
-        section = str(loc.pop(0))
-        cls = SECTIONS[section]
-    elif issubclass(model, Section):
-        section = next((name for name, kind in SECTIONS.items() if kind is model), None)
-    key = str(loc.pop(0)) if loc else None
-    below = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
-    refused = details.get("ctx", {}).get("error")
-    if isinstance(refused, Refused):
-        return Problem(section, key or refused.key, refused.below + below, refused.message, blame=refused.blame)
-    if details["type"] == "extra_forbidden":
-        known = ", ".join(cls.model_fields)
-        return Problem(section, key, below, f"unknown key; expected one of {known}")
-    given = details["input"]
-    wrong_type = details["type"].endswith("_type") or (details["type"] == "literal_error"
-                                                       and not isinstance(given, str))
-    wanted = expected(cls, key) if key in cls.model_fields and issubclass(cls, Section) else "a valid value"
-    return Problem(section, key, below, f"expected {wanted}, got {given!r}",
-                   type(given).__name__ if wrong_type else None)
+def settings_from(data: Mapping[str, Any], source: str) -> Settings:
+    """:class:`Settings` from a table of sections (each a table of keys, as TOML gives them), checked section
+    by section in the order of :data:`SECTIONS`; raises :class:`~config.typed.Invalid` at the first problem."""
+    unknown = [name for name in data if name not in SECTIONS]
+    if unknown:
+        raise Invalid(Problem(None, unknown[0], "", f"unknown key; expected one of {', '.join(keys_of(Settings))}"))
+    sections = {name: convert_section(cls, data[name], name) for name, cls in SECTIONS.items() if name in data}
+    return msgspec.structs.replace(Settings(source=source), **sections)
 
 
 __all__ = [
@@ -639,6 +559,7 @@ __all__ = [
     "Badge",
     "DriverSettings",
     "Identify",
+    "Invalid",
     "JournalSettings",
     "Problem",
     "ProcedureSettings",
@@ -651,11 +572,15 @@ __all__ = [
     "ShoeSettings",
     "SimulationSettings",
     "TableSettings",
+    "check",
+    "convert_section",
     "expected",
-    "first_problem",
+    "keys_of",
     "max_cut_from_end",
     "normalise_uid",
     "parse_apdu",
     "parse_host_port",
     "reader_from_url",
+    "settings_data",
+    "settings_from",
 ]

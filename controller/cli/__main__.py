@@ -1,5 +1,5 @@
 """``python -m controller.cli``: the croupier command."""
 
-from controller.cli.main import main
+from controller.cli.main import entry
 
-raise SystemExit(main())
+raise SystemExit(entry())

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from config.schema import Settings
 from controller.core.exceptions import FeedError
-from controller.floor.urls import parse_feed
 from controller.i18n.message import message
 
 if TYPE_CHECKING:
@@ -32,6 +31,8 @@ def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | 
     if given is None and not section.url:
         return None
     label = "--feed" if given is not None else f"{settings.source}: [feed] url"
+    from controller.floor.urls import parse_feed
+
     target = parse_feed(given if given is not None else section.url, section.site, section.table,
                         section.ca_file, label=label)
     if not journal:

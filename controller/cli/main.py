@@ -8,6 +8,7 @@ raised on purpose (:class:`CroupierError`) print one clear line and exit 2.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import sys
 from collections.abc import Sequence
@@ -128,5 +129,15 @@ def _run(words: list[str], named: str) -> int:
     return status
 
 
+def entry() -> int:
+    """The ``croupier`` executable (and ``python -m controller.cli``): :func:`main`, then every object left is
+    frozen out of the cyclic garbage collector's reach, so that the interpreter's exit does not walk them all
+    once more (about 10 ms of a short command); the operating system frees the process. Every command closes
+    what it opens (files, journals, sockets) before it returns."""
+    status = main()
+    gc.freeze()
+    return status
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(entry())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import random
 import sys
 from collections.abc import Callable
@@ -215,5 +214,7 @@ def _journal_key(args: argparse.Namespace, url: str) -> dict[str, Any]:
     """What a journal is tied to besides the settings: the card source and its arguments."""
     key: dict[str, Any] = {"command": "simulate", "driver": url, "cards": args.cards, "script": args.script}
     if args.script is not None:
+        import hashlib
+
         key["script_sha256"] = hashlib.sha256(Path(args.script).read_bytes()).hexdigest()
     return key

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from config.loader import load_config
+from config.schema import settings_data
 from controller.cli.argtypes import whole_number
 from controller.cli.language import text as worded
 from controller.core.inputs import parse_tokens
@@ -75,7 +76,7 @@ def train(args: argparse.Namespace) -> int:
     if args.journal:
         journal = TrainingJournal(args.journal, {"arguments": {
             "command": "train", "driver": url, "cards": args.cards, "script": args.script, "rounds": args.rounds,
-            "focus": args.focus, "payouts": args.payouts}, "settings": settings.model_dump(mode="json")})
+            "focus": args.focus, "payouts": args.payouts}, "settings": settings_data(settings)})
     try:
         if args.console:
             from controller.training.console import run_training_console

@@ -35,8 +35,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from config.schema import (
     DEFAULT_IDLE_SIGNOUT_SECONDS,
     DEFAULT_READ_APDU,
@@ -46,8 +44,9 @@ from config.schema import (
     AuthSettings,
     Badge,
     Identify,
+    Invalid,
     Role,
-    first_problem,
+    convert_section,
     normalise_uid,
     parse_apdu,
     reader_from_url,
@@ -80,9 +79,9 @@ def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") ->
     if not isinstance(data, Mapping):
         raise ConfigError(f"[{section}]: expected a table, got {data!r}")
     try:
-        return AuthSettings.model_validate(dict(data))
-    except ValidationError as error:
-        problem = first_problem(error, AuthSettings)
+        return convert_section(AuthSettings, data, section)
+    except Invalid as error:
+        problem = error.problem
         path = ".".join(part for part in (section, problem.key) if part)
         raise ConfigError(f"{path}{problem.below}: {problem.message}") from None
 

@@ -17,6 +17,8 @@ from controller.core import rules
 from controller.core.settlement import PAYS, banker_pays
 
 VALUES = range(10)
+DECKS = range(1, 9)
+"""The shoes the odds are defined for: 1 to 8 decks."""
 
 
 def value_counts(decks: int) -> list[int]:
@@ -104,7 +106,7 @@ def _third_cards(counts: list[int], tally: list[int], pt: int, bt: int, w4: int,
 @cache
 def compute_odds(decks: int) -> Odds:
     """Enumerate every deal of a fresh ``decks``-deck shoe exactly (once per process: the result is frozen)."""
-    if not 1 <= decks <= 8:
+    if decks not in DECKS:
         raise ValueError(f"decks {decks}: expected 1-8")
     counts = value_counts(decks)
     total = sum(counts)
@@ -161,3 +163,15 @@ def compute_odds(decks: int) -> Odds:
         player_pair=pair,
         banker_pair=pair,
     )
+
+
+@cache
+def fresh_odds(decks: int) -> Odds:
+    """What :func:`compute_odds` gives for ``decks``, read from the module generated from it
+    (:mod:`controller.core.fresh_odds`, which a test recomputes), without enumerating again."""
+    from controller.core.fresh_odds import FIELDS, FRESH_ODDS
+
+    if decks not in FRESH_ODDS:
+        raise ValueError(f"decks {decks}: expected 1-8")
+    values = {name: Fraction(*pair) for name, pair in zip(FIELDS, FRESH_ODDS[decks], strict=True)}
+    return Odds(decks=decks, **values)

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec.structs
 import psycopg
 
 from config.schema import ProtectionSettings
@@ -49,7 +50,7 @@ class ReplayedTable:
         try:
             if kind == "header":
                 settings = settings_from_header(f"{self.site}/{self.table}", json.loads(body))
-                self.core = Table(settings.model_copy(update={"protection": ProtectionSettings(sequence_check=True)}))
+                self.core = Table(msgspec.structs.replace(settings, protection=ProtectionSettings(sequence_check=True)))
                 self.core.start()
             elif kind == "input" and self.core is not None:
                 self.core.handle(Input.from_dict(json.loads(body)["input"]))

@@ -1,5 +1,6 @@
-"""The gettext catalogues: each language's ``.po`` file read with Babel at start-up, and a house's own
-``.po`` files over them (``[table] messages_dir``, docs/languages.md).
+"""The gettext catalogues: each language's ``.po`` file (read with Babel by ``python -m controller.cli.gendata``
+into :mod:`controller.i18n.builtin`, so that start-up parses none), and a house's own ``.po`` files over them
+(``[table] messages_dir``, read with Babel when given; docs/languages.md).
 
 A message is looked up by its id (the gettext context, ``msgctxt``); a language that lacks it, or has it
 untranslated, falls back to the English text in the code.
@@ -10,14 +11,14 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 from functools import cache
-from importlib import resources
 from pathlib import Path
-
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import PoFileError, read_po
+from typing import TYPE_CHECKING
 
 from controller.i18n.languages import LANGUAGES, SOURCE_LANGUAGE, language_problem
 from controller.i18n.message import Message
+
+if TYPE_CHECKING:
+    from babel.messages.catalog import Catalog
 
 DOMAIN = "croupier"
 
@@ -27,12 +28,16 @@ class CatalogueError(ValueError):
 
 
 def builtin_po_path(language: str) -> Path:
-    """The shipped catalogue of ``language``."""
+    """The shipped catalogue of ``language`` (read by the generator and the tests, not at start-up)."""
+    from importlib import resources
+
     return Path(str(resources.files("controller.i18n").joinpath("locales", f"{language}.po")))
 
 
 def read_catalogue(path: Path, language: str) -> Catalog:
     """The ``.po`` file at ``path``, parsed; :class:`CatalogueError` when it cannot be read."""
+    from babel.messages.pofile import PoFileError, read_po
+
     try:
         with path.open("rb") as handle:
             return read_po(handle, locale=language,
@@ -65,18 +70,31 @@ def translations(catalog: Catalog, path: Path) -> dict[str, str]:
     return found
 
 
-@cache
-def _builtin(language: str) -> Mapping[str, str]:
+def po_translations(language: str) -> dict[str, str]:
+    """The translated messages of ``language``'s shipped ``.po`` file, read now (:func:`translations`)."""
     path = builtin_po_path(language)
     return translations(read_catalogue(path, language), path)
+
+
+def po_source_texts() -> dict[str, str]:
+    """Every message id of the shipped English ``.po`` file and its English text (the msgid), read now."""
+    path = builtin_po_path(SOURCE_LANGUAGE)
+    return {entry.context: entry.id for entry in read_catalogue(path, SOURCE_LANGUAGE)
+            if entry.context and isinstance(entry.id, str)}
+
+
+def _builtin(language: str) -> Mapping[str, str]:
+    from controller.i18n.builtin import TRANSLATIONS
+
+    return TRANSLATIONS[language]
 
 
 @cache
 def source_texts() -> Mapping[str, str]:
     """Every message id of the shipped catalogues and its English text (the msgid)."""
-    path = builtin_po_path(SOURCE_LANGUAGE)
-    return {entry.context: entry.id for entry in read_catalogue(path, SOURCE_LANGUAGE)
-            if entry.context and isinstance(entry.id, str)}
+    from controller.i18n.builtin import SOURCE_TEXTS
+
+    return SOURCE_TEXTS
 
 
 class Catalogue:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from babel.numbers import format_decimal, get_decimal_symbol
-
 NET_PATTERN = "+#,##0.####;-#,##0.####"
 """A net amount per unit: always signed, grouped, up to four decimals (as the settlement gives them)."""
 
@@ -13,6 +11,8 @@ NET_PATTERN = "+#,##0.####;-#,##0.####"
 def format_net(net: str, language: str) -> str:
     """A settlement's ``net`` (``"+0.95"``, ``"-1"``, ``"0"``) in ``language``'s digits and separators;
     zero unsigned. A value that is not a number is shown as it is."""
+    from babel.numbers import format_decimal
+
     try:
         amount = Decimal(net)
     except InvalidOperation:
@@ -24,6 +24,8 @@ def format_net(net: str, language: str) -> str:
 
 def format_count(count: int, language: str) -> str:
     """A whole number in ``language``'s grouping (``12,345``; ``12.345`` in Spanish)."""
+    from babel.numbers import format_decimal
+
     return format_decimal(count, locale=language)
 
 
@@ -31,4 +33,8 @@ def format_fixed(value: float, places: int, language: str, signed: bool = False)
     """``value`` with ``places`` decimals (rounded as Python's ``f"{value:.2f}"``, so English is unchanged) and
     ``language``'s decimal sign (``45,86`` in Spanish); ``signed`` always shows ``+`` or ``-``. No grouping."""
     text = f"{value:{'+' if signed else ''}.{places}f}"
+    if language == "en":  # the point: Babel (and its import) is needed only for another language
+        return text
+    from babel.numbers import get_decimal_symbol
+
     return text.replace(".", get_decimal_symbol(language))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from config.loader import load_config
-from config.schema import Settings
+from config.schema import Settings, settings_data
 from controller.core.events import Event, EventShapeError, decode_event
 from controller.core.exceptions import ConfigError, JournalError, SnapshotError
 from controller.core.inputs import Input
@@ -40,7 +40,7 @@ UNBOUND_TABLE_KEYS = ("language", "messages_dir")
 
 def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
     """What a journal is tied to: the arguments key and the game settings."""
-    settings = table.settings.model_dump()
+    settings = settings_data(table.settings)
     identity: dict[str, Any] = {
         "arguments": json.loads(canonical(argv_key)),
         "settings": {name: settings[name] for name in IDENTITY_SECTIONS},
@@ -59,7 +59,7 @@ def replay_extra(table: Table) -> dict[str, Any]:
     Every key is stored as it was in force (``two_person`` included), so that a journal written
     before a key existed replays as it was dealt.
     """
-    settings = table.settings.model_dump(mode="json")
+    settings = settings_data(table.settings)
     protection = {key: value for key, value in settings["protection"].items() if key != "archive"}
     extra = {"bets": settings["bets"], "protection": protection}  # the archive's URL may hold a password
     if table.authority is not None:

@@ -1,5 +1,6 @@
 """The end of ``croupier simulate``: observed frequencies and the net per bet, set against the exact figures
-of ``croupier odds`` (the same enumeration, :func:`controller.core.odds.compute_odds`).
+of ``croupier odds`` (its enumeration, :func:`controller.core.odds.compute_odds`, shipped as
+:func:`controller.core.odds.fresh_odds`).
 
 An event sink: feed it the table's events, then read :meth:`OddsComparison.text` (or draw it with
 :mod:`controller.ui.oddsplot`). Each frequency comes with its z-score, the difference in standard errors
@@ -17,7 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from controller.core.events import Event
-from controller.core.odds import compute_odds
+from controller.core.odds import fresh_odds
 from controller.core.tally import NET_UNITS, net_key
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.numbers import format_fixed
@@ -112,12 +113,12 @@ class OddsComparison:
             self.nets[bet] += won * pay - (rounds - won - pushed.get(bet, 0))
 
     def frequencies(self) -> list[Frequency]:
-        odds = compute_odds(self.decks)
+        odds = fresh_odds(self.decks)
         return [Frequency(name, label, self.counts[name], self.counts["rounds"], getattr(odds, name))
                 for name, label in FREQUENCIES]
 
     def bet_nets(self) -> list[BetNet]:
-        odds = compute_odds(self.decks)
+        odds = fresh_odds(self.decks)
         return [BetNet(bet, self.nets[bet], self.settled, -odds.house_edge(bet, self.variant)) for bet in BETS]
 
     def text(self, words: Catalogue = ENGLISH) -> str:

@@ -3,9 +3,11 @@
 A round's outcome for the value bets (player, banker, tie, Dragon 7, ...) depends only on the
 baccarat values (0-9) of its four to six cards, in deal order (P1 B1 P2 B2, then the third cards).
 The probability of one ordered value sequence is a product of falling factorials of the counts
-left, so it depends only on the sequence's *multiset* of values. The tables built once
-(:func:`_tables`) list, for every multiset of 4, 5 or 6 values, how many of its orderings end in
-each final position (player total, banker total, player cards, banker cards). For a shoe, the
+left, so it depends only on the sequence's *multiset* of values. The tables list, for every
+multiset of 4, 5 or 6 values, how many of its orderings end in each final position (player total,
+banker total, player cards, banker cards); they are classified through the rules table by
+:func:`build_table_data` and shipped as the module it generates
+(:mod:`controller.core.bets.exact_tables`, checked against it by a test). For a shoe, the
 weight of every multiset is then built level by level (a multiset of ``n`` values is its largest
 value added to a multiset of ``n - 1``), all in whole numbers, and each final position sums its
 multisets' weights. Pair bets depend only on the first two cards of each hand and are counted in
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
-from itertools import combinations_with_replacement, repeat
+from itertools import combinations_with_replacement, product, repeat
 from math import perm
 from operator import itemgetter, mul
 
@@ -73,8 +75,14 @@ def _getter(indices: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
     return itemgetter(*indices)
 
 
-@cache
-def _tables() -> _Tables:
+TableData = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...],
+                  tuple[tuple[Position, tuple[int, ...], tuple[int, ...]], ...]]
+"""The tables as plain data: parents, factors, and each position with its multisets' indices and orderings."""
+
+
+def build_table_data() -> TableData:
+    """Classify every deal of four to six values through the rules table (about 0.1 s); the result is shipped
+    as :mod:`controller.core.bets.exact_tables`, generated from this function and checked against it by a test."""
     multisets = [[()]] + [list(combinations_with_replacement(range(10), n)) for n in range(1, MAX_CARDS + 1)]
     index = [{m: i for i, m in enumerate(level)} for level in multisets]
     parents = tuple(tuple(index[n - 1][m[:-1]] for m in multisets[n]) for n in range(1, MAX_CARDS + 1))
@@ -85,10 +93,17 @@ def _tables() -> _Tables:
             orderings = (1 if p1 == p2 else 2) * (1 if b1 == b2 else 2)
             for position, cards in _ending((p1, b1, p2, b2)):
                 counts.setdefault(position, Counter())[index[len(cards)][tuple(sorted(cards))]] += orderings
-    positions = tuple(
-        (position, position[2] + position[3], _getter(tuple(found)), tuple(found.values()))
-        for position, found in sorted(counts.items()))
-    return _Tables(parents, factors, positions)
+    positions = tuple((position, tuple(found), tuple(found.values())) for position, found in sorted(counts.items()))
+    return parents, factors, positions
+
+
+@cache
+def _tables() -> _Tables:
+    from controller.core.bets.exact_tables import FACTORS, PARENTS, POSITIONS
+
+    positions = tuple((position, position[2] + position[3], _getter(found), orderings)
+                      for position, found, orderings in POSITIONS)
+    return _Tables(PARENTS, FACTORS, positions)
 
 
 def position_weights(values: list[int]) -> dict[Position, int]:
@@ -172,16 +187,19 @@ class BetOdds:
 
 
 @cache
+def _every_position() -> tuple[tuple[Position, RoundFacts], ...]:
+    """Every final position (totals 0-9, two or three cards a hand) and its facts, made once for all bets."""
+    return tuple(((pt, bt, pn, bn), RoundFacts(pt, bt, pn, bn))
+                 for pt, bt, pn, bn in product(range(10), range(10), (2, 3), (2, 3)))
+
+
+@cache
 def _class_positions(name: str) -> dict[str | None, tuple[Position, ...]]:
     """The final positions in each pay class of the value bet ``name`` (None: it loses)."""
-    bet = BETS[name]
+    classify = BETS[name].classify
     grouped: dict[str | None, list[Position]] = {}
-    for pt in range(10):
-        for bt in range(10):
-            for pn in (2, 3):
-                for bn in (2, 3):
-                    position = (pt, bt, pn, bn)
-                    grouped.setdefault(bet.classify(RoundFacts(*position)), []).append(position)
+    for position, facts in _every_position():
+        grouped.setdefault(classify(facts), []).append(position)
     return {pay_class: tuple(found) for pay_class, found in grouped.items()}
 
 

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 from controller.cli import main as cli
+from tests.inprocess import croupier_in_process
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def listed_help(parser: argparse.ArgumentParser) -> dict[str, str | None]:
@@ -45,3 +51,44 @@ def test_a_command_imports_its_own_module_only() -> None:
     modules = imported_after("odds", "--decks", "1", "--json")
     assert "controller.cli.odds" in modules
     assert not modules & (set(cli.COMMAND_MODULES) - {"controller.cli.odds"})
+
+
+def test_simulate_reads_the_shipped_data_instead_of_computing_it() -> None:
+    code = ("import sys, contextlib, io\n"
+            "from controller.cli.main import main\n"
+            "from controller.core.odds import compute_odds\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['simulate', '--seed', '3', '--rounds', '1'])\n"
+            "print(compute_odds.cache_info().misses, ' '.join(sorted(sys.modules)))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    enumerations, *modules = run.stdout.split()
+    assert enumerations == "0"
+    shipped = {"controller.core.bets.exact_tables", "controller.core.fresh_odds", "controller.i18n.builtin"}
+    assert shipped <= set(modules)
+    assert not any(module == "babel" or module.startswith("babel.") for module in modules)
+
+
+def test_simulate_reads_its_typed_config_without_pydantic() -> None:
+    modules = imported_after("simulate", "--seed", "3", "--rounds", "1")
+    assert "config.schema" in modules and "msgspec" in modules
+    assert not any(module == "pydantic" or module.startswith(("pydantic.", "pydantic_")) for module in modules)
+
+
+def test_the_executable_runs_main_then_exits_without_losing_output(tmp_path: Path) -> None:
+    assert tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"] == {
+        "croupier": "controller.cli.main:entry"}
+    croupier = shutil.which("croupier", path=str(Path(sys.executable).parent))
+    assert croupier is not None
+    journal = tmp_path / "t.journal"
+    argv = ["simulate", "--seed", "3", "--rounds", "3", "--journal", str(journal)]
+    run = subprocess.run([croupier, *argv], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    journal.rename(tmp_path / "first.journal")
+    assert run.stdout == croupier_in_process(*argv).stdout
+    verified = subprocess.run([croupier, "audit", "verify", "--replay", str(tmp_path / "first.journal")],
+                              capture_output=True, text=True, timeout=120)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    module = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--seed", "3", "--rounds", "3"],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert module.returncode == 0 and module.stdout == croupier_in_process("simulate", "--seed", "3", "--rounds",
+                                                                           "3").stdout

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec.structs
 import pytest
 
 from config.loader import load_config
@@ -127,8 +128,8 @@ def test_a_refused_hand_entered_card_leaves_nothing_to_undo() -> None:
 
 
 def test_a_hand_entered_burn_card_is_taken_back_too() -> None:
-    table, _ = played("@shoe ??", settings().model_copy(update={"shoe": settings().shoe.model_copy(
-        update={"burn": "first_card"})}))
+    table, _ = played("@shoe ??", msgspec.structs.replace(settings(), shoe=msgspec.structs.replace(
+        settings().shoe, burn="first_card")))
     before = snapshot(table)
     table.handle(Input(InputKind.MANUAL, "3D"))
     events = table.handle(UNDO)
