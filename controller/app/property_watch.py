@@ -21,7 +21,7 @@ from collections.abc import Callable
 from controller.core.cards import parse_card
 from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input, InputKind
-from controller.core.property_check import PropertyArchive, PropertyShoe
+from controller.core.property_check import PropertyArchive, PropertyRepeat, PropertyShoe
 from controller.core.sequence_check import SequenceMonitor
 from controller.core.table import Table
 
@@ -53,27 +53,29 @@ class PropertyWatch:
         return self.shoes is not None
 
     def prime(self, table: Table) -> list[Input]:
-        """Catch up with the shoe in play without a finding (a resumed journal already holds its findings);
-        the ``PROPERTY_OFF`` input the table must be given if the archive cannot be read."""
-        self._compare(table)
-        return self._take_pending()
+        """Catch up with the shoe in play (a resumed journal's): the ``PROPERTY_OFF`` input the table must be given
+        if the archive cannot be read, and a ``PROPERTY_REPEAT`` for each run of the shoe so far the table was not
+        given (the controller stopped between a card's commit and its finding's); none it holds, open or not."""
+        given = table.ledger.property_findings
+        missed = [finding for finding in self._compare(table) if finding.key not in given]
+        return self._take_pending() + [_input(finding) for finding in missed]
 
     def after(self, table: Table) -> list[Input]:
         """The inputs the table must be given now: ``PROPERTY_OFF`` when the check has just gone off, and a
         ``PROPERTY_REPEAT`` for each run found since the last call."""
         found = self._compare(table)
-        return self._take_pending() + found
+        return self._take_pending() + [_input(finding) for finding in found]
 
     def _take_pending(self) -> list[Input]:
         pending, self._pending = self._pending, []
         return pending
 
-    def _compare(self, table: Table) -> list[Input]:
+    def _compare(self, table: Table) -> list[PropertyRepeat]:
         if table.shoe_number != self._shoe:
             self._new_shoe(table)
         monitor, archive = self._monitor, self._archive
         cards = table.ledger.sequence.cards
-        found: list[Input] = []
+        found: list[PropertyRepeat] = []
         if monitor is None or archive is None:
             self._done = len(cards)
             return found
@@ -82,7 +84,7 @@ class PropertyWatch:
             self._seen[code] += 1
             self._done += 1
             if repeat is not None:
-                found.append(Input(InputKind.PROPERTY_REPEAT, archive.finding(repeat).to_text()))
+                found.append(archive.finding(repeat))
         return found
 
     def _new_shoe(self, table: Table) -> None:
@@ -106,3 +108,7 @@ class PropertyWatch:
         decks = table.decks
         self._archive = PropertyArchive(decks, [shoe for shoe in self.shoes if len(shoe.cards) >= 3])
         self._monitor = self._archive.monitor(decks)
+
+
+def _input(finding: PropertyRepeat) -> Input:
+    return Input(InputKind.PROPERTY_REPEAT, finding.to_text())

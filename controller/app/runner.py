@@ -125,7 +125,7 @@ class Runner:
         """
         self._last_activity = self.clock()
         if self.watch is not None:
-            for note in self.watch.prime(self.table):  # a resumed journal holds the findings of the shoe so far
+            for note in self.watch.prime(self.table):  # and the findings of the shoe so far the table lacks
                 self.feed(note)
         if self.indication() != self.table.expecting:
             self.source.indicate(self.indication())  # a shoe that waits for the table: the dealer deals now

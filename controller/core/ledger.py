@@ -7,6 +7,7 @@ from collections import Counter
 from controller.core.cards import Card
 from controller.core.events import ResultEvent, ShoeClosedEvent
 from controller.core.misdeals import SHOE_CARD, UNIDENTIFIED, Held
+from controller.core.property_check import FindingKey
 from controller.core.sequence_check import FALSE_ALARM, SequenceArchive, SequenceMonitor, SequenceRepeat
 from controller.core.shuffle_check import ShuffleMonitor
 
@@ -44,6 +45,9 @@ class ShoeLedger:
         """This shoe's result events, in order."""
         self.stats: Counter[str] = Counter()
         """Results, naturals, pairs, misdeals and voided rounds of this shoe."""
+        self.property_findings: dict[FindingKey, str] = {}
+        """The property check's findings given this shoe (``PropertyRepeat.key``), each with the id of the alert it
+        opened: a finding given again is refused, and a resumed property check gives only those not here."""
         self.shown: Counter[str] = Counter()
         """Cards the players could have seen: dealt to the layout, the turned burn card, cards exposed or set
         aside face up (face-down burns are not among them)."""

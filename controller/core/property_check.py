@@ -12,10 +12,12 @@ the finding and its alert.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
+from typing import Any, cast
 
 from controller.core.alerts import severity_of
-from controller.core.events import AlertEvent
+from controller.core.events import AlertEvent, Event
 from controller.core.sequence_check import (
     Reference,
     SequenceArchive,
@@ -24,6 +26,11 @@ from controller.core.sequence_check import (
     false_alarm_budgets,
 )
 from controller.i18n.message import message
+
+FindingKey = tuple[str, str, int, int, int]
+"""A finding's identity in its shoe: the earlier shoe (site, table, number), where the run starts in this shoe
+and where in the earlier one. The table keeps the keys of the findings it was given this shoe
+(``ShoeLedger.property_findings``) and refuses one it holds, so a finding opens one alert at most."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +87,11 @@ class PropertyRepeat:
     probability: float
     threshold: float
 
+    @property
+    def key(self) -> FindingKey:
+        """This finding's identity in its shoe (:data:`FindingKey`)."""
+        return (self.site, self.table, self.shoe, self.start, self.earlier_start)
+
     def to_text(self) -> str:
         """The finding as the ``PROPERTY_REPEAT`` input's text (compact JSON, no spaces)."""
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
@@ -103,6 +115,20 @@ class PropertyRepeat:
             if not isinstance(data[name], int | float) or isinstance(data[name], bool):
                 raise ValueError(f"{name} is not a number")
         return cls(**data)
+
+
+def findings_in(events: Iterable[Event], shoe: int) -> dict[FindingKey, str]:
+    """The findings the property check gave shoe ``shoe``, as the alerts among ``events`` name them, each with
+    its alert's id (for a checkpoint written before the table kept them: its shoe's journaled events)."""
+    found: dict[FindingKey, str] = {}
+    for event in events:
+        alert = cast(Mapping[str, Any], event)
+        if alert.get("event") == "alert" and alert.get("kind") == "sequence_repeat" and alert.get("shoe") == shoe \
+                and "earlier_table" in alert:
+            key = (str(alert["earlier_site"]), str(alert["earlier_table"]), int(alert["earlier_shoe"]),
+                   int(alert["start"]), int(alert["earlier_start"]))
+            found.setdefault(key, str(alert["id"]))
+    return found
 
 
 def property_off_alert(reason: str, shoe: int, round_number: int, alert_id: str) -> AlertEvent:

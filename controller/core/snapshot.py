@@ -21,6 +21,7 @@ from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import State
 from controller.core.misdeals import Misdeal
+from controller.core.property_check import FindingKey
 from controller.core.table import Table
 from controller.core.undo import UndoBook
 from controller.i18n.message import Message
@@ -28,7 +29,9 @@ from controller.i18n.message import Message
 FORMAT = 2
 """The snapshot's own format number (kept in it, checked on restore). 2: alerts, reveals, the sequence
 archive and monitor, the cards shown; since then also the undo book (``undo``; a snapshot without one has
-nothing to undo)."""
+nothing to undo) and the property check's findings given this shoe (``property_findings``, each
+``[site, table, shoe, start, earlier_start, alert id]``; a snapshot without them has none: a resume from
+one learns them from its shoe's journaled alerts)."""
 
 TABLE_FIELDS = frozenset({"_events", "alerts", "archive", "authority", "cut_out", "decks", "face_down", "gate",
                           "known_edges", "ledger", "machine", "manual_slots", "misdeal", "model", "reader_online",
@@ -68,6 +71,8 @@ def snapshot(table: Table) -> dict[str, Any]:
         "earlier_shoes": [[reference.shoe, list(reference.cards)] for reference in table.archive.references
                           if reference.order == "dealt"],
         "undo": table.undo.to_data(),
+        "property_findings": [[*key, alert_id] for key, alert_id in sorted(
+            table.ledger.property_findings.items())],
     }
     if table.gate is not None:
         authority = table.gate.authority
@@ -128,6 +133,7 @@ def _restore_into(table: Table, data: Mapping[str, Any]) -> None:
     for shoe, cards in data["earlier_shoes"]:
         table.archive.add_shoe(_int(shoe), [str(code) for code in cards])
     table.ledger = _ledger_from(table.new_ledger(), data["ledger"])
+    table.ledger.property_findings = _findings_from(data.get("property_findings", []))
     alerts = data["alerts"]
     table.alerts.raised = _int(alerts["raised"])
     for alert in alerts["open"]:
@@ -245,6 +251,14 @@ def _ledger_from(ledger: ShoeLedger, data: Mapping[str, Any]) -> ShoeLedger:
     monitor.lowest = float(monitor_data["lowest"])
     monitor.alerted = _bool(monitor_data["alerted"])
     return ledger
+
+
+def _findings_from(data: list[Any]) -> dict[FindingKey, str]:
+    """The property findings given this shoe (a snapshot written before the table kept them has none)."""
+    findings: dict[FindingKey, str] = {}
+    for site, table, shoe, start, earlier_start, alert_id in data:
+        findings[(str(site), str(table), _int(shoe), _int(start), _int(earlier_start))] = str(alert_id)
+    return findings
 
 
 def _message_from(data: Mapping[str, Any]) -> Message:

@@ -126,13 +126,21 @@ class Table(Dealing):
         self.undo = UndoBook(None, f"{point.input} was already undone; only the last input can be undone")
 
     def _property_repeat(self, item: Input, events: list[Event]) -> None:
-        """The property check's finding becomes an open ``sequence_repeat`` alert (whatever the table's state)."""
+        """The property check's finding becomes an open ``sequence_repeat`` alert (whatever the table's state), once
+        a shoe: a finding this shoe was already given is refused."""
         try:
             repeat = PropertyRepeat.from_text(item.card or "")
         except ValueError as error:
             events.append(rejected(item, f"not a property check finding ({error})"))
             return
-        events.append(self.alerts.open(property_alert(repeat, self.shoe_number, self.round, self.alerts.next_id())))
+        given = self.ledger.property_findings.get(repeat.key)
+        if given is not None:
+            events.append(rejected(item, f"this shoe's finding was already given (alert {given}); it opens no "
+                                         "second alert"))
+            return
+        alert = self.alerts.open(property_alert(repeat, self.shoe_number, self.round, self.alerts.next_id()))
+        self.ledger.property_findings[repeat.key] = alert["id"]
+        events.append(alert)
 
     def _handle_halted(self, item: Input, events: list[Event]) -> None:
         misdeal = self.misdeal

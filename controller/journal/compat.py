@@ -20,9 +20,17 @@ EVENTS_FORMAT = 2
 FORMAT_2_FIELDS = frozenset({"say_id", "say_params", "while_halted"})
 FORMAT_2_ALERT_FIELDS = frozenset({"id", "severity"})
 FORMAT_2_EVENTS = frozenset({"edge"})
-LATER_STATE_KEYS = frozenset({"undo"})
-"""Keys of a checkpoint's table state that later versions added (``undo``: the undo book); a checkpoint
-written before one of them keeps none, and its game has no input that reads it."""
+LATER_STATE_KEYS = frozenset({"undo", "property_findings"})
+"""Keys of a checkpoint's table state that later versions added (``undo``: the undo book; ``property_findings``:
+the property check's findings given this shoe); a checkpoint written before one of them keeps none: its game
+has no input that reads the undo book, and a resume from it learns the findings from its shoe's journaled
+alerts (:func:`learns_findings`)."""
+
+
+def learns_findings(state: Mapping[str, Any]) -> bool:
+    """Whether a table restored from checkpoint ``state`` must learn its shoe's property findings from the journaled
+    events (the checkpoint predates ``property_findings``)."""
+    return "property_findings" not in state
 
 
 def events_format(header: Mapping[str, Any]) -> int:

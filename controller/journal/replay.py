@@ -23,11 +23,19 @@ from controller.core.events import Event, EventShapeError, decode_event
 from controller.core.exceptions import ConfigError, JournalError, SnapshotError
 from controller.core.inputs import Input
 from controller.core.machine import State
+from controller.core.property_check import findings_in
 from controller.core.snapshot import restore_into
 from controller.core.table import Table
 from controller.journal.checkpoint import KIND as CHECKPOINT
 from controller.journal.checkpoint import Cursor
-from controller.journal.compat import EVENTS_FORMAT, Upgrader, as_kept, events_format, older_form
+from controller.journal.compat import (
+    EVENTS_FORMAT,
+    Upgrader,
+    as_kept,
+    events_format,
+    learns_findings,
+    older_form,
+)
 from controller.journal.store import IDENTITY_SECTIONS, REPLAY_EXTRA, Journal, Record, canonical, compact
 from controller.journal.verify import verify
 from drivers.base import CardSource, Indication, Resumable
@@ -231,11 +239,7 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     changed since the journal was written, or a checkpoint was edited).
     """
     result = Replay(count_new_shoes=new_shoes)
-    records = journal.records()
-    if resume is not None:
-        result.cursor = _restore(journal, table, resume)
-        result.earlier = Counter(result.cursor.before_shoe)
-        records = journal.records(result.cursor.shoe_from)
+    records = journal.records() if resume is None else _resumed_from(journal, table, resume, result)
     pending: tuple[Record, dict[str, Any]] | None = None
     """An input record, handled when its events record is read (it may hold the round's edge)."""
     older = _older(journal)
@@ -265,7 +269,23 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     if pending is not None:
         result.unapplied, result.unapplied_events = _replay_input(journal, table, *pending, result, new_shoes)
         _count(result, journal.last_seq + 1, result.unapplied_events)
+    if resume is not None and learns_findings(_loads(journal, resume)["state"]):
+        _learn_findings(table, result.events)
     return result
+
+
+def _resumed_from(journal: Journal, table: Table, resume: Record, result: Replay) -> Iterator[Record]:
+    """Restore ``table`` from checkpoint ``resume``; the records a resume from it reads (from its shoe's start)."""
+    result.cursor = _restore(journal, table, resume)
+    result.earlier = Counter(result.cursor.before_shoe)
+    return journal.records(result.cursor.shoe_from)
+
+
+def _learn_findings(table: Table, events: list[Event]) -> None:
+    """Give ``table``, restored from a checkpoint written before tables kept their property findings, those its
+    shoe's journaled ``events`` name (so a resumed property check does not give them again)."""
+    for key, alert_id in findings_in(events, table.shoe_number).items():
+        table.ledger.property_findings.setdefault(key, alert_id)
 
 
 def _read_back(journal: Journal, record: Record, result: Replay) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from config.loader import load_config
@@ -136,3 +137,85 @@ def test_the_check_being_off_is_an_open_warning_on_the_console_and_in_the_tables
             assert "1 ALERT OPEN" in rendered(app, "#top-bar")
 
     asyncio.run(main())
+
+
+def carried_shoe() -> tuple[PropertyWatch, list[str]]:
+    """A watch over another table's shoe, and a shoe that deals 40 of its cards in its order after 15 others."""
+    earlier = shoe(1)[:80]
+    watch = PropertyWatch(lambda: [PropertyShoe("casino", "t2", 4, tuple(earlier))], lambda _: None)
+    return watch, [code for code in shoe(2) if code not in earlier[20:60]][:15] + earlier[20:60]
+
+
+def dealt_whole(table: Table, watch: PropertyWatch, cards: list[str]) -> list[Input]:
+    watch.prime(table)
+    found = dealt(table, watch, cards[:4])
+    table.handle(Input(InputKind.NEXT))
+    return found + dealt(table, watch, cards[4:])
+
+
+def resumed(table: Table) -> Table:
+    """The table a resume from a checkpoint taken now gives."""
+    from controller.core.snapshot import restore, snapshot
+
+    return restore(table.settings, json.loads(json.dumps(snapshot(table))))
+
+
+def test_a_finding_given_again_this_shoe_is_refused_and_opens_no_second_alert() -> None:
+    watch, cards = carried_shoe()
+    table = fresh_table()
+    finding, = dealt_whole(table, watch, cards)
+    again = table.handle(finding)
+    assert again[0]["event"] == "rejected" and "already given (alert A1)" in str(again[0]["reason"])
+    table.handle(Input(InputKind.ACK, "A1"))
+    assert table.handle(finding)[0]["event"] == "rejected", "acknowledged, it is still given"
+    assert resumed(table).handle(finding)[0]["event"] == "rejected", "a checkpoint keeps what was given"
+    assert table.alerts.raised == 1 and table.alerts.open_alerts == []
+
+
+def test_a_watch_resumed_after_a_stop_between_a_card_and_its_finding_gives_that_finding_once() -> None:
+    watch, cards = carried_shoe()
+    reference = fresh_table()
+    finding, = dealt_whole(reference, watch, cards)
+    _, cards = carried_shoe()
+    table = fresh_table()
+    lost: list[Input] = []
+    watch = PropertyWatch(watch.load, lambda _: None)
+    watch.prime(table)
+    table.handle(card_read(cards[0]))
+    for code in cards[1:]:
+        table.handle(card_read(code))
+        lost = watch.after(table)
+        if lost:
+            break  # the controller stops: the card is committed, its finding is not
+    assert lost == [finding]
+    table = resumed(table)
+    given = PropertyWatch(watch.load, lambda _: None).prime(table)
+    assert given == [finding]
+    alert = table.handle(given[0])[0]
+    assert alert == reference.alerts.open_alerts[0]
+    assert PropertyWatch(watch.load, lambda _: None).prime(resumed(table)) == [], "given once"
+
+
+def test_a_resumed_watch_gives_none_of_the_findings_the_table_holds_open_or_acknowledged() -> None:
+    watch, cards = carried_shoe()
+    table = fresh_table()
+    assert len(dealt_whole(table, watch, cards)) == 1
+    assert PropertyWatch(watch.load, lambda _: None).prime(resumed(table)) == []
+    table.handle(Input(InputKind.ACK, "A1"))
+    assert PropertyWatch(watch.load, lambda _: None).prime(resumed(table)) == []
+
+
+def test_a_snapshot_written_before_findings_were_kept_loads_with_none_and_a_new_shoe_starts_with_none() -> None:
+    from controller.core.snapshot import restore, snapshot
+
+    watch, cards = carried_shoe()
+    table = fresh_table()
+    dealt_whole(table, watch, cards)
+    state = snapshot(table)
+    assert state["property_findings"] == [["casino", "t2", 4, 16, 21, "A1"]]
+    del state["property_findings"]
+    assert restore(table.settings, state).ledger.property_findings == {}
+    for kind in (InputKind.VOID, InputKind.CLOSE, InputKind.SHOE):  # the carried shoe ends halted on a misdeal
+        table.handle(Input(kind))
+    assert table.shoe_number == 2
+    assert snapshot(table)["property_findings"] == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,7 +19,7 @@ import psycopg
 import pytest
 
 from controller.floor.archive_store import ArchiveStore, create_schema, record_payload
-from controller.journal.store import Journal
+from controller.journal.store import Journal, compact
 from tests.controller.floor.floorkit import ROOT, croupier
 
 SITE, TABLE = "casino", "t7"
@@ -267,3 +268,128 @@ def test_end_to_end_a_shoe_fed_by_table_a_through_the_broker_and_archived_is_cau
         (site, "a", 1)]
     assert (alerts[0]["start"], alerts[0]["earlier_start"]) == (16, 21)
     assert alerts[0]["length"] <= 12 and f"table a at {site}" in alerts[0]["detail"]
+
+
+def cut_tail(connection: sqlite3.Connection, seq: int) -> None:
+    """Delete the records from ``seq`` on, the delivered mark left where the controller had got to then."""
+    connection.execute("DELETE FROM records WHERE seq >= ?", (seq,))
+    connection.execute("UPDATE delivered SET seq = (SELECT MAX(seq) FROM records WHERE kind IN ('start', 'events'))")
+    connection.commit()
+
+
+def cut_before(path: Path, kind: str, nth: int = 1) -> int:
+    """Cut ``path``'s journal before its ``nth`` input of ``kind`` (what a kill -9 just before that input's commit
+    leaves: a valid chain ending with the input before); returns the seq of the first record cut."""
+    connection = sqlite3.connect(path)
+    try:
+        inputs = [(seq, json.loads(body)["input"]["kind"]) for seq, body in connection.execute(
+            "SELECT seq, body FROM records WHERE kind = 'input' ORDER BY seq")]
+        seq = int([number for number, found in inputs if found == kind][nth - 1])
+        cut_tail(connection, seq)
+    finally:
+        connection.close()
+    return seq
+
+
+def cut_after(path: Path, kind: str) -> int:
+    """Cut ``path``'s journal right after its first input of ``kind``, its events and checkpoint (a kill -9 just after
+    that commit); returns the seq of the first record cut."""
+    connection = sqlite3.connect(path)
+    try:
+        rows = connection.execute("SELECT seq, kind, body FROM records ORDER BY seq").fetchall()
+        at = next(index for index, (_, record_kind, body) in enumerate(rows)
+                  if record_kind == "input" and json.loads(body)["input"]["kind"] == kind)
+        seq = int(next(number for number, record_kind, _ in rows[at + 1:] if record_kind == "input"))
+        cut_tail(connection, seq)
+    finally:
+        connection.close()
+    return seq
+
+
+def all_journaled(path: Path) -> list[dict[str, Any]]:
+    from controller.journal.replay import journaled_events
+
+    journal = Journal.open_existing(path)
+    try:
+        return [dict(event) for _, batch in journaled_events(journal) for event in batch]
+    finally:
+        journal.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checkpoint_every", [1, 250])
+def test_a_table_stopped_between_a_card_and_the_finding_it_completed_raises_that_alert_once_on_resume(
+        database: str, tmp_path: Path, checkpoint_every: int) -> None:
+    """The kill -9 window between a card's commit and its finding's: the resumed table gives the finding the journal
+    lacks, once, and the journal is then the one an uninterrupted run writes (with a checkpoint after every input,
+    the resume starts from the card's own checkpoint)."""
+    shoe_a = shuffled_shoe(1)[:70]
+    archive_journal(database, journal_of(tmp_path / "a.db", shoe_a))
+    config = tmp_path / "table.toml"
+    config.write_text(f"[journal]\ncheckpoint_every = {checkpoint_every}\n")
+    shoe_b = [card for card in shuffled_shoe(2) if card not in shoe_a[10:45]][:20] + shoe_a[10:45]
+    args = ["simulate", "--cards", " ".join(shoe_b), "--archive", database, "--json", "--config", str(config)]
+    whole = croupier(*args, "--journal", str(tmp_path / "whole.db"))
+    assert whole.returncode in (0, 3), whole.stderr
+    assert len(sequence_alerts(events(whole.stdout))) == 1
+    dealt = croupier(*args, "--journal", str(tmp_path / "b.db"))
+    assert dealt.returncode == whole.returncode, dealt.stderr
+    cut_before(tmp_path / "b.db", "property_repeat")
+    assert journaled_alerts(tmp_path / "b.db") == [], "the finding's commit is lost, its card's is not"
+    resumed = croupier(*args, "--journal", str(tmp_path / "b.db"))
+    assert resumed.returncode == whole.returncode, resumed.stderr
+    assert "resumed from journal" in resumed.stderr
+    again = sequence_alerts(events(resumed.stdout))
+    assert [(alert["earlier_table"], alert["start"], alert["earlier_start"]) for alert in again] == [(TABLE, 21, 11)]
+    assert all_journaled(tmp_path / "b.db") == all_journaled(tmp_path / "whole.db")
+    verified = croupier("audit", "verify", str(tmp_path / "b.db"), "--replay")
+    assert verified.returncode == 0 and "same events" in verified.stdout, verified.stdout + verified.stderr
+    twice = croupier(*args, "--journal", str(tmp_path / "b.db"))
+    assert twice.returncode == whole.returncode and sequence_alerts(events(twice.stdout)) == []
+
+
+def as_written_before_findings_were_kept(path: Path) -> None:
+    """Every checkpoint of ``path`` without the table's property findings (the chain made good after each)."""
+    from tests.controller.journal.forger import forge_record
+
+    connection = sqlite3.connect(path)
+    try:
+        checkpoints = connection.execute("SELECT seq, body FROM records WHERE kind = 'checkpoint' ORDER BY seq")
+        kept = [(int(seq), json.loads(body)) for seq, body in checkpoints]
+    finally:
+        connection.close()
+    for seq, body in kept:
+        del body["state"]["property_findings"]
+        forge_record(path, seq, compact(body))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("checkpoint_every", "older"), [(1, False), (250, False), (1, True)])
+def test_a_table_stopped_after_its_finding_was_acknowledged_raises_nothing_again_on_resume(
+        database: str, tmp_path: Path, checkpoint_every: int, older: bool) -> None:
+    """Nor does one resumed from a checkpoint written before tables kept their findings (``older``): it learns them
+    from the shoe's journaled alerts."""
+    shoe_a = shuffled_shoe(1)[:70]
+    archive_journal(database, journal_of(tmp_path / "a.db", shoe_a))
+    config = tmp_path / "table.toml"
+    config.write_text(f"[journal]\ncheckpoint_every = {checkpoint_every}\n")
+    shoe_b = [card for card in shuffled_shoe(2) if card not in shoe_a[10:45]][:20] + shoe_a[10:45]
+    script = " ".join([*shoe_b[:40], "@ack A1", *shoe_b[40:]])
+    args = ["simulate", "--cards", script, "--archive", database, "--json", "--config", str(config),
+            "--journal", str(tmp_path / "b.db")]
+    dealt = croupier(*args)
+    assert dealt.returncode in (0, 3), dealt.stderr
+    acknowledged = [event for event in events(dealt.stdout) if event["event"] == "alert_acknowledged"]
+    assert [(event["id"], event["kind"]) for event in acknowledged] == [("A1", "sequence_repeat")]
+    whole = all_journaled(tmp_path / "b.db")
+    cut_after(tmp_path / "b.db", "ack")
+    if older:
+        as_written_before_findings_were_kept(tmp_path / "b.db")
+    resumed = croupier(*args)
+    assert resumed.returncode == dealt.returncode, resumed.stderr
+    assert "resumed from journal" in resumed.stderr
+    assert [event for event in events(resumed.stdout) if event["event"] in ("alert", "rejected")] == []
+    assert all_journaled(tmp_path / "b.db") == whole
+    assert len(journaled_alerts(tmp_path / "b.db")) == 1
+    verified = croupier("audit", "verify", str(tmp_path / "b.db"), "--replay")
+    assert verified.returncode == 0 and "same events" in verified.stdout, verified.stdout + verified.stderr
