@@ -37,6 +37,7 @@ from benchmarks.floor_report import Outcome, report
 from benchmarks.floor_tables import table_command
 from benchmarks.report import write_section
 from benchmarks.servers import MAX_QUEUED, Mosquitto, Postgres, ServerUnavailable, stop_pid
+from controller.floor.archive_timing import read_batches, stage_waits
 
 ROOT = Path(__file__).resolve().parents[1]
 MOSQUITTO_EXTRA = "sys_interval 1\n"
@@ -134,7 +135,7 @@ def niced(floor: Floor, command: list[str]) -> list[str]:
 def start_archive(floor: Floor) -> None:
     """``croupier archive`` for this scenario, waiting until it has subscribed."""
     command = croupier("archive", "--broker", f"mqtt://{floor.broker.address}", "--db", floor.database,
-                       "--client-id", f"bench-archive-{floor.scenario.name}")
+                       "--client-id", f"bench-archive-{floor.scenario.name}", "--timing", str(timing_log(floor)))
     with floor.log("archive").open("wb") as log:
         floor.archive = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     deadline = time.monotonic() + 60
@@ -142,6 +143,11 @@ def start_archive(floor: Floor) -> None:
         if floor.archive.poll() is not None or time.monotonic() > deadline:
             raise ServerUnavailable(f"croupier archive did not start: {floor.log('archive').read_text()}")
         time.sleep(0.1)
+
+
+def timing_log(floor: Floor) -> Path:
+    """The archive's ``--timing`` log: each batch's stage times."""
+    return floor.directory / "archive-timing.jsonl"
 
 
 def start_process_table(floor: Floor, name: str) -> None:
@@ -327,7 +333,8 @@ def run_scenario(scenario: Scenario, plan: Plan) -> Outcome:
         result: Audit = audit(floor.database, floor.site, floor.journals(), probe.arrivals())
         return Outcome(scenario.name, scenario.tables, scenario.faults, scenario.nice, scenario.on_disk, result,
                        messages, dropped, dealt, catch_up, summary, failures, floor.faults, load_before,
-                       os.getloadavg()[0], dict(floor.memory_kib), plan.pace, plan.rounds, cpu_seconds, busy)
+                       os.getloadavg()[0], dict(floor.memory_kib), plan.pace, plan.rounds, cpu_seconds, busy,
+                       stage_waits(read_batches(timing_log(floor))))
 
 
 def cpu_sampler(floor: Floor) -> CpuSampler:

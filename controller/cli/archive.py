@@ -17,6 +17,7 @@ import argparse
 import signal
 import socket
 import sys
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -57,6 +58,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--session-expiry", type=whole_number(1), default=DEFAULT_SESSION_EXPIRY, metavar="SECONDS",
                         help=f"how long the broker keeps the session while the archive is down "
                              f"(default {DEFAULT_SESSION_EXPIRY})")
+    parser.add_argument("--writers", type=whole_number(1, 16), default=2, metavar="N",
+                        help="database connections writing at once, each with its own share of the tables (1-16, "
+                             "default 2): while one waits for its commit, another stores")
+    parser.add_argument("--timing", metavar="PATH",
+                        help="append one JSON line a batch to PATH: when its messages were received and when it was "
+                             "decoded, read, judged, written, committed and acknowledged (for measuring; default: "
+                             "off, nothing is timed)")
     parser.set_defaults(handler=archive)
 
 
@@ -76,14 +84,34 @@ def archive(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise CroupierError(message("archive.needs_floor", "the archive needs the floor extra ({error}); install "
                                     "it: pip install 'croupier[floor]'", error=str(error))) from None
-    store = ArchiveStore(connect(database))
+    timing = _timing_log(args.timing)
+    stores: list[Any] = []
     try:
-        create_schema(store)
-        archiver = Archiver(store, broker, client_id=args.client_id or f"croupier-archive-{socket.gethostname()}",
-                            group=group, session_expiry=args.session_expiry, ca_file=args.ca_file)
+        stores.append(ArchiveStore(connect(database)))
+        create_schema(stores[0])
+        stores += [ArchiveStore(connect(database)) for _ in range(args.writers - 1)]
+        archiver = Archiver(stores, broker, client_id=args.client_id or f"croupier-archive-{socket.gethostname()}",
+                            group=group, session_expiry=args.session_expiry, ca_file=args.ca_file, timing=timing)
         return _run(archiver)
     finally:
-        store.close()
+        for store in stores:
+            store.close()
+        if timing is not None:
+            timing.close()
+
+
+def _timing_log(path: str | None) -> Any:
+    """``--timing PATH``'s log (None without it); a file that cannot be written is said in one line."""
+    if path is None:
+        return None
+    from controller.floor.archive_timing import TimingLog
+
+    try:
+        return TimingLog(Path(path))
+    except OSError as error:
+        raise CroupierError(message("archive.bad_timing", "--timing {path}: cannot write there ({error}); give a "
+                                    "file in a directory that exists and is writable", path=repr(path),
+                                    error=error.strerror or str(error))) from None
 
 
 def _group(name: str) -> str:

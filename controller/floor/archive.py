@@ -4,10 +4,12 @@ The archive subscribes with QoS 1 to ``croupier/+/+/journal`` (a plain subscript
 to ``$share/GROUP/croupier/+/+/journal`` (an MQTT 5 shared subscription: several archive processes in
 one group split the messages between them) in a persistent session, subscribing again on every
 connect (a broker may not restore a shared subscription from its persistence). paho's network thread
-only queues each message; a thread of its own stores them in batches (one PostgreSQL transaction for
-up to :data:`BATCH_LIMIT` messages, whatever has arrived while the previous batch was committed) and
+only queues each message, by its table, for one of the archive's writers (a thread with a PostgreSQL
+connection of its own; every table always goes to the same writer, so a table's records are stored in
+the order they came); each writer stores its messages in batches (one transaction for up to
+:data:`BATCH_LIMIT` messages, whatever has arrived while its previous batch was committed) and
 acknowledges a message only once its batch is committed, so a message in flight when the archive
-stops is sent again.
+stops is sent again. While one writer waits for its commit, another reads, judges or commits.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import json
 import queue
 import threading
 import time
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +38,7 @@ from controller.floor.archive_store import (
     Rejection,
     database_failure,
 )
+from controller.floor.archive_timing import BatchStamps, TimingLog
 from controller.floor.mqttclient import connect_and_subscribe, new_client
 from controller.floor.urls import Broker
 from controller.journal.store import Record
@@ -46,9 +50,14 @@ BATCH_LIMIT = 500
 """The most messages stored in one PostgreSQL transaction."""
 BATCH_WINDOW = 0.05
 """The longest a batch keeps collecting the messages that have already arrived (seconds)."""
-RECEIVE_MAXIMUM = 2 * BATCH_LIMIT
-"""Unacknowledged messages the broker may send at once (MQTT 5 Receive Maximum): a batch's worth
-arrives while the previous batch commits. (Mosquitto's default for a client that does not say is 20.)"""
+WRITERS = 2
+"""The writers of one archive process by default (``--writers``)."""
+
+
+def receive_maximum(writers: int) -> int:
+    """Unacknowledged messages the broker may send at once (MQTT 5 Receive Maximum): a batch's worth
+    arrives while each writer commits one. (Mosquitto's default for a client that does not say is 20.)"""
+    return min(65535, (writers + 1) * BATCH_LIMIT)
 
 
 def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Rejection:
@@ -84,12 +93,15 @@ class Counts:
 
 
 class Archiver:
-    """One archive process: a paho MQTT 5 client feeding an :class:`ArchiveStore`."""
+    """One archive process: a paho MQTT 5 client feeding one :class:`ArchiveStore` a writer (each its own
+    database connection, used only by its writer's thread)."""
 
-    def __init__(self, store: ArchiveStore, broker: Broker, *, client_id: str, group: str,
+    def __init__(self, stores: Sequence[ArchiveStore], broker: Broker, *, client_id: str, group: str,
                  session_expiry: int, ca_file: str | None = None,
-                 report: Callable[[str], None] | None = None) -> None:
-        self.store = store
+                 report: Callable[[str], None] | None = None, timing: TimingLog | None = None) -> None:
+        self.stores = list(stores)
+        self.timing = timing
+        """Where each batch's stage times go (``--timing``), or None: nothing is stamped."""
         self.broker = broker
         self.group = group
         self.session_expiry = session_expiry
@@ -101,10 +113,12 @@ class Archiver:
         self._connected = threading.Event()
         self._subscribed = threading.Event()
         self._lock = threading.Lock()
-        self._inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]] = queue.Queue()
+        self._inboxes: list[queue.Queue[tuple[int, mqtt.MQTTMessage]]] = [queue.Queue() for _ in self.stores]
         self._connection = 0
         """Counts the connections: a message is acknowledged only on the connection it came on."""
-        self._storer = threading.Thread(target=self._store_loop, name="archive-store", daemon=True)
+        self._writers = [threading.Thread(target=self._store_loop, args=(store, inbox), name=f"archive-writer-{n}",
+                                          daemon=True)
+                         for n, (store, inbox) in enumerate(zip(self.stores, self._inboxes, strict=True), 1)]
         self.client = self._client(client_id, ca_file)
 
     @property
@@ -126,8 +140,9 @@ class Archiver:
         """Connect and subscribe; raises :class:`ArchiveError` when the broker cannot be used."""
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = self.session_expiry
-        properties.ReceiveMaximum = RECEIVE_MAXIMUM
-        self._storer.start()
+        properties.ReceiveMaximum = receive_maximum(len(self._writers))
+        for writer in self._writers:
+            writer.start()
         self.failure = connect_and_subscribe(self.client, self.broker, self._subscribed, lambda: self.failure,
                                              error=ArchiveError, keepalive=30, clean_start=False,
                                              properties=properties)
@@ -144,10 +159,11 @@ class Archiver:
         self.stopped.set()
 
     def close(self) -> None:
-        """Finish the batch being stored, then disconnect (the session keeps what is not acknowledged)."""
+        """Finish the batches being stored, then disconnect (the session keeps what is not acknowledged)."""
         self.stopped.set()
-        if self._storer.is_alive():
-            self._storer.join()
+        for writer in self._writers:
+            if writer.is_alive():
+                writer.join()
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -183,36 +199,43 @@ class Archiver:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         if self.failure is None:
-            self._inbox.put((self._connection, message))
+            inboxes = self._inboxes
+            inbox = inboxes[zlib.crc32(message._topic) % len(inboxes)] if len(inboxes) > 1 else inboxes[0]
+            inbox.put((self._connection, message))
 
-    # -- storing (the archive's own thread) ---------------------------------------------
-    def _store_loop(self) -> None:
+    # -- storing (the writers' threads) ---------------------------------------------------
+    def _store_loop(self, store: ArchiveStore, inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> None:
         while not self.stopped.is_set():
-            batch = self._next_batch()
+            batch = self._next_batch(inbox)
             if batch:
                 try:
-                    self._store(batch)
+                    self._store(store, batch)
                 except Exception as error:  # a bug must stop the archive, not leave it silently idle
                     self._fail(f"the archive failed while storing ({type(error).__name__}: {error}); what was "
                                "not committed is not acknowledged, so the broker sends it again on the next start")
 
-    def _next_batch(self) -> list[tuple[int, mqtt.MQTTMessage]]:
+    @staticmethod
+    def _next_batch(inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> list[tuple[int, mqtt.MQTTMessage]]:
         """The messages that have arrived (waiting a little for the first), at most :data:`BATCH_LIMIT`."""
         try:
-            batch = [self._inbox.get(timeout=0.2)]
+            batch = [inbox.get(timeout=0.2)]
         except queue.Empty:
             return []
         deadline = time.monotonic() + BATCH_WINDOW
         while len(batch) < BATCH_LIMIT and time.monotonic() < deadline:
             try:
-                batch.append(self._inbox.get_nowait())
+                batch.append(inbox.get_nowait())
             except queue.Empty:
                 break
         return batch
 
-    def _store(self, batch: list[tuple[int, mqtt.MQTTMessage]]) -> None:
+    def _store(self, store: ArchiveStore, batch: list[tuple[int, mqtt.MQTTMessage]]) -> None:
+        stamps = BatchStamps() if self.timing is not None else None
         try:
-            outcomes = self.store.receive_batch([self._decode(message) for _, message in batch])
+            decoded = [self._decode(message) for _, message in batch]
+            if stamps is not None:
+                stamps("decoded")
+            outcomes = store.receive_batch(decoded, stamp=stamps)
         except psycopg.Error as error:
             self._fail(str(database_failure(error)))
             return
@@ -225,6 +248,9 @@ class Archiver:
             if connection == current:  # an older connection's message comes again: stored, not acknowledged
                 self.client.ack(message.mid, message.qos)
             self._count(handled)
+        if stamps is not None and self.timing is not None:
+            stamps("acknowledged")
+            self.timing.batch([message.timestamp for _, message in batch], stamps)
 
     @staticmethod
     def _decode(message: mqtt.MQTTMessage) -> Decoded:

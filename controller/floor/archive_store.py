@@ -14,8 +14,9 @@ Tables (created when missing, see ``docs/floor.md``):
     records that do not chain, or whose content differs from the archived record of the same seq,
     or that are not journal records at all, with the reason: kept apart, never stored as good.
 
-Records are stored in batches: one transaction for many records (:meth:`ArchiveStore.receive_batch`),
-so one archive process keeps up with a whole floor. Work on one table is serialized across archive
+Records are stored in batches: one transaction for many records, two round trips to the server and
+a handful of statements whatever the batch's size (:meth:`ArchiveStore.receive_batch`), so one
+archive process keeps up with a whole floor. Work on one table is serialized across archive
 processes by a transaction-scoped advisory lock per table; a batch takes the locks of all its tables
 first, in one order (sorted by site and table), so two archive processes never deadlock.
 """
@@ -23,7 +24,7 @@ first, in one order (sorted by site and table), so two archive processes never d
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -155,56 +156,60 @@ class ArchiveStore:
         """Archive ``record`` of table ``site/table`` once, if it chains; see the module's docstring."""
         return self.receive_batch([((site, table, record), payload)])[0]
 
-    def receive_batch(self, messages: Sequence[Decoded]) -> list[Handled]:
+    def receive_batch(self, messages: Sequence[Decoded],
+                      stamp: Callable[[str], None] | None = None) -> list[Handled]:
         """Handle ``messages`` (records, or messages that are not records) in one transaction, in order.
 
         Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own, one after
         the other; nothing is committed unless everything is (a database error rolls the whole batch
-        back). A batch costs a few round trips to the server whatever its size: the tables' locks are
-        taken, the archived hashes and pending records the batch needs are read in two queries, the
-        records are judged in memory, and the writes are sent in order in one pipeline.
+        back). ``stamp``, when given, is called with each stage's name as the batch reaches it (``read``,
+        ``judged``, ``written``, ``committed``: :mod:`controller.floor.archive_timing`). A batch costs two
+        round trips to the server whatever its size, in one pipeline: the transaction's start, the tables' locks (one
+        statement) and the archived hashes and pending records the batch needs (two queries); then,
+        the records judged in memory, one statement for each kind of row written and the commit.
         """
-        records = [(item, payload) for item, payload in messages if not isinstance(item, Rejection)]
-        places = sorted({(site, table) for (site, table, _), _ in records})
-        with self.connection.transaction():
-            with self.connection.pipeline():
-                for site, table in places:
-                    self.connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
-                                            (f"{site}/{table}",))
-            judge = BatchJudge(self._archived_hashes([item for item, _ in records]), self._pending(places))
+        records = [item for item, _ in messages if not isinstance(item, Rejection)]
+        places = sorted({(site, table) for site, table, _ in records})
+        with self.connection.pipeline() as pipeline, self.connection.transaction():
+            if places:
+                self.connection.execute(LOCK_TABLES, ([f"{site}/{table}" for site, table in places],))
+            archived, pending = self._archived_hashes(records), self._pending(places)
+            pipeline.sync()
+            judge = BatchJudge(_hashes(archived), _pending_records(pending))
+            if stamp is not None:
+                stamp("read")
             handled = [judge.reject(item, payload) if isinstance(item, Rejection) else judge.receive(*item, payload)
                        for item, payload in messages]
-            with self.connection.pipeline():
-                for statement, parameters in judge.writes:
-                    self.connection.execute(statement, parameters)
+            if stamp is not None:
+                stamp("judged")
+            for statement, parameters in judge.writes():
+                self.connection.execute(statement, parameters)
+            if stamp is not None:
+                stamp("written")
+        if stamp is not None:
+            stamp("committed")
         return handled
 
-    def _archived_hashes(self, records: Sequence[tuple[str, str, Record]]) -> dict[RecordKey, str]:
-        """The hashes of the archived records ``seq - 1`` and ``seq`` of every record of ``records``."""
+    def _archived_hashes(self, records: Sequence[tuple[str, str, Record]]) -> psycopg.Cursor[Any] | None:
+        """The query of the hashes of the archived records ``seq - 1`` and ``seq`` of every record of ``records``."""
         wanted = sorted({(site, table, seq) for site, table, record in records
                          for seq in (record.seq - 1, record.seq) if seq >= 1})
         if not wanted:
-            return {}
+            return None
         sites, tables, seqs = (list(column) for column in zip(*wanted, strict=True))
-        rows = self.connection.execute(
+        return self.connection.execute(
             "SELECT site, table_id, seq, hash FROM journal_records WHERE (site, table_id, seq) IN "
-            "(SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]))", (sites, tables, seqs)).fetchall()
-        return {(str(site), str(table), int(seq)): str(hash_) for site, table, seq, hash_ in rows}
+            "(SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]))", (sites, tables, seqs))
 
-    def _pending(self, places: Sequence[tuple[str, str]]) -> dict[RecordKey, list[Record]]:
-        """The pending records of the tables ``places``, by (site, table, seq)."""
+    def _pending(self, places: Sequence[tuple[str, str]]) -> psycopg.Cursor[Any] | None:
+        """The query of the pending records of the tables ``places``."""
         if not places:
-            return {}
+            return None
         sites, tables = (list(column) for column in zip(*places, strict=True))
-        rows = self.connection.execute(
+        return self.connection.execute(
             f"SELECT site, table_id, {COLUMNS} FROM journal_pending WHERE (site, table_id) IN "
             "(SELECT * FROM unnest(%s::text[], %s::text[])) ORDER BY site, table_id, seq, hash",
-            (sites, tables)).fetchall()
-        pending: dict[RecordKey, list[Record]] = {}
-        for site, table, *columns in rows:
-            record = Record(*columns)
-            pending.setdefault((str(site), str(table), record.seq), []).append(record)
-        return pending
+            (sites, tables))
 
     # -- reading -------------------------------------------------------------------
     def archived(self, site: str, table: str) -> list[Record]:
@@ -237,19 +242,60 @@ class ArchiveStore:
 RecordKey = tuple[str, str, int]
 """(site, table, seq)."""
 
+LOCK_TABLES = "SELECT pg_advisory_xact_lock(hashtextextended(place, 0)) FROM unnest(%s::text[]) AS place"
+"""Each table's advisory lock, in the order given (a function scan returns an array's elements in order)."""
+STORE_RECORDS = (f"INSERT INTO journal_records (site, table_id, {COLUMNS}) SELECT * FROM unnest(%s::text[], "
+                 "%s::text[], %s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
+                 "ON CONFLICT DO NOTHING")
+PARK_RECORDS = STORE_RECORDS.replace("journal_records", "journal_pending")
+RELEASE_PENDING = ("DELETE FROM journal_pending AS pending USING unnest(%s::text[], %s::text[], %s::bigint[]) AS "
+                   "released (site, table_id, seq) WHERE pending.site = released.site AND pending.table_id = "
+                   "released.table_id AND pending.seq = released.seq")
+STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) SELECT * FROM unnest(%s::text[], "
+                 "%s::text[], %s::bigint[], %s::text[], %s::text[])")
+
+
+def _hashes(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, str]:
+    rows = cursor.fetchall() if cursor is not None else []
+    return {(str(site), str(table), int(seq)): str(hash_) for site, table, seq, hash_ in rows}
+
+
+def _pending_records(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, list[Record]]:
+    pending: dict[RecordKey, list[Record]] = {}
+    for site, table, *columns in cursor.fetchall() if cursor is not None else []:
+        record = Record(*columns)
+        pending.setdefault((str(site), str(table), record.seq), []).append(record)
+    return pending
+
+
+def _columns(rows: Sequence[tuple[Any, ...]]) -> tuple[list[Any], ...]:
+    """``rows`` as one list per column (for ``unnest``)."""
+    return tuple(list(column) for column in zip(*rows, strict=True))
+
 
 class BatchJudge:
     """Judges a batch's records one after the other against what is archived and pending, in memory.
 
     Starts from the archived hashes and the pending records the batch needs (read under the tables'
     locks) and keeps them up to date as it goes, so each record is judged exactly as if the ones
-    before it had been committed; :attr:`writes` are the statements that make it so, in order.
+    before it had been committed; :meth:`writes` are the few statements that make it so.
     """
 
     def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]]) -> None:
         self.archived = archived
         self.pending = pending
-        self.writes: list[tuple[str, tuple[Any, ...]]] = []
+        self.stored: list[tuple[Any, ...]] = []
+        self.parked: list[tuple[Any, ...]] = []
+        self.released: list[RecordKey] = []
+        self.rejected: list[tuple[Any, ...]] = []
+
+    def writes(self) -> list[tuple[str, tuple[list[Any], ...]]]:
+        """One statement for each kind of row the batch changes, in an order that gives the same rows as
+        the records' own writes one after the other: a record parked in this batch may be released in it
+        (parked, then deleted), but a released record is archived, so it is never parked again."""
+        kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released), (STORE_RECORDS, self.stored),
+                 (STORE_REJECTS, self.rejected))
+        return [(statement, _columns(rows)) for statement, rows in kinds if rows]
 
     def reject(self, rejection: Rejection, payload: str) -> Handled:
         """Keep a message that is not a journal record apart, with the reason."""
@@ -283,8 +329,7 @@ class BatchJudge:
             waiting = self.pending.pop((site, table, seq), [])
             if not waiting:
                 return stored, tuple(rejections)
-            self.writes.append(("DELETE FROM journal_pending WHERE site = %s AND table_id = %s AND seq = %s",
-                                (site, table, seq)))
+            self.released.append((site, table, seq))
             chained = [record for record in waiting if _chain_problem(record, before) is None]
             for record in waiting:
                 if not chained or record != chained[0]:
@@ -300,21 +345,17 @@ class BatchJudge:
 
     def _store(self, site: str, table: str, record: Record) -> None:
         self.archived[(site, table, record.seq)] = record.hash
-        self.writes.append((f"INSERT INTO journal_records (site, table_id, {COLUMNS}) "
-                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", (site, table, *record)))
+        self.stored.append((site, table, *record))
 
     def _park(self, site: str, table: str, record: Record) -> None:
         waiting = self.pending.setdefault((site, table, record.seq), [])
         if record not in waiting:
             waiting.append(record)
             waiting.sort(key=lambda parked: parked.hash)
-        self.writes.append((f"INSERT INTO journal_pending (site, table_id, {COLUMNS}) "
-                            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING", (site, table, *record)))
+        self.parked.append((site, table, *record))
 
     def _insert_reject(self, rejection: Rejection, payload: str) -> None:
-        self.writes.append(("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) "
-                            "VALUES (%s, %s, %s, %s, %s)",
-                            (rejection.site, rejection.table, rejection.seq, rejection.reason, payload)))
+        self.rejected.append((rejection.site, rejection.table, rejection.seq, rejection.reason, payload))
 
 
 def _problem(record: Record, archived: str | None) -> str | None:
