@@ -258,8 +258,11 @@ def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:
 
 
 def bet_evs(shoe: Shoe) -> dict[str, Fraction]:
-    """Every bet's expected net win per unit under its default pays."""
-    return {name: odds.ev for name, odds in bet_odds(shoe).items()}
+    """Every bet's expected net win per unit under its default pays: exactly ``bet_odds(shoe)``'s values,
+    computed by the packed fast path (:mod:`controller.core.bets.packed`)."""
+    from controller.core.bets.packed import default_evs
+
+    return default_evs(shoe)
 
 
 __all__ = ["PUSH", "BetOdds", "Shoe", "ShoeTooShort", "bet_evs", "bet_odds", "pair_probabilities",
