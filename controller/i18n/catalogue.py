@@ -17,7 +17,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import PoFileError, read_po
 
 from controller.i18n.languages import LANGUAGES, SOURCE_LANGUAGE, language_problem
-from controller.i18n.message import Message
+from controller.i18n.message import Message, Param
 
 DOMAIN = "croupier"
 
@@ -106,9 +106,10 @@ class Catalogue:
     def text(self, message: Message) -> str:
         """``message`` in this language."""
         template = self.texts.get(message.id) or message.text
-        return template.format(**message.params)
+        return template.format(**{name: self.text(value) if isinstance(value, Message) else value
+                                  for name, value in message.params.items()})
 
-    def say(self, msg_id: str, english: str, /, **params: str | int) -> str:
+    def say(self, msg_id: str, english: str, /, **params: Param) -> str:
         """The message ``msg_id`` (English ``english``) in this language: ``message(...)`` and :meth:`text` in one."""
         return self.text(Message(msg_id, english, dict(params)))
 

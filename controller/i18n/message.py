@@ -8,9 +8,11 @@ shown (:mod:`controller.i18n.catalogue`). ``pybabel extract`` finds every ``mess
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
-Param = str | int
-"""A parameter's value: a number or a machine word (a card code, a slot); never a sentence in English."""
+Param: TypeAlias = "str | int | Message"
+"""A parameter's value: a number, a machine word (a card code, a slot) or a message worded in the same language
+(a reason inside the error that frames it); never a sentence in English."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +27,8 @@ class Message:
 
     def english(self) -> str:
         """The message in the source language."""
-        return self.text.format(**self.params)
+        return self.text.format(**{name: value.english() if isinstance(value, Message) else value
+                                   for name, value in self.params.items()})
 
 
 def message(msg_id: str, text: str, /, **params: Param) -> Message:
