@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.i18n.message import Message
+from controller.i18n.message import Message, message
 
 
 class CroupierError(Exception):
@@ -97,8 +97,8 @@ class JournalTamperedError(JournalError):
     @classmethod
     def at(cls, path: str, seq: int, problem: Message) -> JournalTamperedError:
         """Record ``seq`` of ``path`` is wrong: ``problem`` (worded inside the error)."""
-        return cls(Message("journal.record_problem", "{path}: record {seq} {problem}",
-                           {"path": path, "seq": seq, "problem": problem}), seq, problem.english())
+        return cls(message("journal.record_problem", "{path}: record {seq} {problem}", path=path, seq=seq,
+                           problem=problem), seq, problem.english())
 
 
 class AuthError(CroupierError):

@@ -17,7 +17,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import PoFileError, read_po
 
 from controller.i18n.languages import LANGUAGES, SOURCE_LANGUAGE, language_problem
-from controller.i18n.message import Message, Param
+from controller.i18n.message import Message, Param, message
 
 DOMAIN = "croupier"
 
@@ -106,12 +106,11 @@ class Catalogue:
     def text(self, message: Message) -> str:
         """``message`` in this language."""
         template = self.texts.get(message.id) or message.text
-        return template.format(**{name: self.text(value) if isinstance(value, Message) else value
-                                  for name, value in message.params.items()})
+        return template.format(**message.params, **{name: self.text(part) for name, part in message.parts.items()})
 
-    def say(self, msg_id: str, english: str, /, **params: Param) -> str:
+    def say(self, msg_id: str, english: str, /, **params: Param | Message) -> str:
         """The message ``msg_id`` (English ``english``) in this language: ``message(...)`` and :meth:`text` in one."""
-        return self.text(Message(msg_id, english, dict(params)))
+        return self.text(message(msg_id, english, **params))
 
 
 ENGLISH = Catalogue()

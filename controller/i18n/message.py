@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-Param: TypeAlias = "str | int | Message"
-"""A parameter's value: a number, a machine word (a card code, a slot) or a message worded in the same language
-(a reason inside the error that frames it); never a sentence in English."""
+Param: TypeAlias = str | int
+"""A parameter's value: a number or a machine word (a card code, a slot); never a sentence in English."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,13 +23,17 @@ class Message:
     text: str
     """The English text, with ``{name}`` placeholders for :attr:`params`."""
     params: dict[str, Param] = field(default_factory=dict)
+    parts: dict[str, Message] = field(default_factory=dict)
+    """Placeholders filled with other messages, worded in the same language (a reason inside the error that
+    frames it); not in the event stream's ``say_params``."""
 
     def english(self) -> str:
         """The message in the source language."""
-        return self.text.format(**{name: value.english() if isinstance(value, Message) else value
-                                   for name, value in self.params.items()})
+        return self.text.format(**self.params, **{name: part.english() for name, part in self.parts.items()})
 
 
-def message(msg_id: str, text: str, /, **params: Param) -> Message:
-    """The message ``msg_id`` (English ``text``, ``{name}`` placeholders filled from ``params``)."""
-    return Message(msg_id, text, dict(params))
+def message(msg_id: str, text: str, /, **params: Param | Message) -> Message:
+    """The message ``msg_id`` (English ``text``, ``{name}`` placeholders filled from ``params``; a parameter that
+    is a message is worded in the language of the one it is in)."""
+    return Message(msg_id, text, {name: value for name, value in params.items() if not isinstance(value, Message)},
+                   {name: value for name, value in params.items() if isinstance(value, Message)})

@@ -70,8 +70,9 @@ def parse_dealer_line(line: str) -> Input | None:
         return Input(kind, words[1])
     if kind is None or len(words) != 1:
         raise ScriptError(message("keyboard.unknown", "{line} is not a dealer command: expected n next, s shoe "
-                                  "ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, r reveal "
-                                  "(r 7: with its total), a ID acknowledge an alert, z undo", line=repr(line.strip())))
+                                  "ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
+                                  "r reveal (r 7: with its total), a ID acknowledge an alert, z undo",
+                                  line=repr(line.strip())))
     return Input(kind)
 
 
