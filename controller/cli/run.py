@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from config.loader import serial_url
 from controller.app.runner import Runner
-from controller.app.session import Outputs, play
+from controller.app.session import Outputs, play, scoreboard_for
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, settings_from_args
@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if use_console:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address, settings.scoreboard)
+        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings)
 
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
