@@ -20,7 +20,8 @@ import sys
 from types import FrameType
 from typing import Any
 
-from controller.cli.argtypes import whole_number
+from controller.cli.argtypes import add_lang_option, whole_number
+from controller.cli.language import words
 from controller.core.exceptions import CroupierError
 from controller.i18n.message import message
 
@@ -57,6 +58,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--session-expiry", type=whole_number(1), default=DEFAULT_SESSION_EXPIRY, metavar="SECONDS",
                         help=f"how long the broker keeps the session while the archive is down "
                              f"(default {DEFAULT_SESSION_EXPIRY})")
+    add_lang_option(parser)
     parser.set_defaults(handler=archive)
 
 
@@ -110,8 +112,9 @@ def _run(archiver: Any) -> int:
         for number, handler in previous.items():
             signal.signal(number, handler)
     counts = archiver.counts
-    print(f"stopped: {counts.stored} records stored, {counts.duplicates} duplicates, {counts.pending} waiting "
-          f"for their predecessor, {counts.rejected} rejected", flush=True)
+    print(words().say("archive.stopped", "stopped: {stored} records stored, {duplicates} duplicates, {pending} "
+                      "waiting for their predecessor, {rejected} rejected", stored=counts.stored,
+                      duplicates=counts.duplicates, pending=counts.pending, rejected=counts.rejected), flush=True)
     if archiver.failure is not None:
         print(f"croupier archive: {archiver.failure}", file=sys.stderr)
         return EXIT_FAILED

@@ -256,3 +256,53 @@ def test_the_variant_is_named_in_the_language() -> None:
         "Exact odds, 8 deck(s), no commission variant")
     assert "variante sin comisión" in croupier("odds", "--variant", "no_commission", "--lang", "es").stdout
     assert "コミッション" in croupier("odds", "--lang", "ja").stdout.splitlines()[0]
+
+
+def test_diagram_and_floor_acl_keep_their_english_and_speak_the_language(tmp_path: Path) -> None:
+    docs = ROOT / "docs"
+    assert croupier("diagram", "--check").stdout == f"croupier diagram: {docs} is up to date\n"
+    assert croupier("diagram", "--check", "--lang", "ko").stdout == f"croupier diagram: {docs}은(는) 최신입니다\n"
+    assert croupier("diagram", "--check", "--lang", "es").stdout == f"croupier diagram: {docs} está al día\n"
+    english = croupier("floor", "acl", "--out", str(tmp_path / "en"), "--table", "s1/t1")
+    assert english.returncode == 0, english.stderr
+    assert english.stdout.splitlines()[0].startswith("wrote 3 accounts (1 tables): ")
+    assert english.stdout.splitlines()[1].startswith(f"Mosquitto: include_dir {tmp_path / 'en'} (or copy ")
+    for language, wrote in (("ja", "アカウント 3 件 (テーブル 1 台) を書きました"), ("zh_Hant", "已寫入 3 個帳號 (1 張牌桌)")):
+        out = tmp_path / language
+        run = croupier("floor", "acl", "--out", str(out), "--table", "s1/t1", "--lang", language)
+        assert run.returncode == 0 and run.stdout.startswith(wrote), run.stdout
+        allowed = path_words(out) | {"passwd", "acl", "mosquitto", "floor", "conf", "credentials", "Mosquitto",
+                                     "include", "dir"}
+        assert english_words(run.stdout, allowed) == [], run.stdout
+
+
+def test_badge_lines_speak_the_language() -> None:
+    from controller.cli.badges import event_line
+    from controller.core.auth import settings_from_dict
+    from drivers.pcsc.badges import BadgeEvent
+
+    settings = settings_from_dict({"badges": {"04A1B2C3": {"name": "Kim", "role": "supervisor"}}})
+    unknown = BadgeEvent("presented", "ACS ACR122U", "0499")
+    offline = BadgeEvent("offline", "ACS ACR122U", None, "pcscd stopped")
+    assert event_line(unknown, settings)[8:] == "  presented  0499  unknown badge: enrol it as [auth.badges.0499]"
+    assert event_line(BadgeEvent("removed", "r", "04A1B2C3"), settings)[8:] == "  removed    04A1B2C3  Kim (supervisor)"
+    assert event_line(offline, settings)[8:] == "  reader offline: pcscd stopped; waiting for it to come back"
+    korean = Catalogue("ko")
+    assert event_line(unknown, settings, korean)[8:] == "  제시됨  0499  모르는 배지: [auth.badges.0499]로 등록하세요"
+    assert event_line(offline, settings, korean)[8:] == "  리더 오프라인: pcscd stopped; 다시 연결되기를 기다립니다"
+    spanish = event_line(BadgeEvent("online", "ACS ACR122U"), settings, Catalogue("es"))
+    assert spanish[8:] == "  el lector 'ACS ACR122U' vuelve a estar conectado"
+
+
+def test_the_shoe_emulator_words_a_port_it_cannot_serve_on() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        english = croupier("shoe-emulator", "--seed", "1", "--tcp", f"127.0.0.1:{port}")
+        korean = croupier("shoe-emulator", "--seed", "1", "--tcp", f"127.0.0.1:{port}", CROUPIER_TABLE_LANGUAGE="ko")
+    assert english.returncode == korean.returncode == 2
+    assert english.stderr.startswith(f"croupier shoe-emulator: cannot serve on TCP 127.0.0.1:{port}: ")
+    assert korean.stderr.startswith(f"croupier shoe-emulator: TCP 127.0.0.1:{port}에서 서비스할 수 없습니다: ")
