@@ -267,7 +267,8 @@ def test_diagram_and_floor_acl_keep_their_english_and_speak_the_language(tmp_pat
     assert english.returncode == 0, english.stderr
     assert english.stdout.splitlines()[0].startswith("wrote 3 accounts (1 tables): ")
     assert english.stdout.splitlines()[1].startswith(f"Mosquitto: include_dir {tmp_path / 'en'} (or copy ")
-    for language, wrote in (("ja", "アカウント 3 件 (テーブル 1 台) を書きました"), ("zh_Hant", "已寫入 3 個帳號 (1 張牌桌)")):
+    worded = {"ja": "アカウント 3 件 (テーブル 1 台) を書きました", "zh_Hant": "已寫入 3 個帳號 (1 張牌桌)"}
+    for language, wrote in worded.items():
         out = tmp_path / language
         run = croupier("floor", "acl", "--out", str(out), "--table", "s1/t1", "--lang", language)
         assert run.returncode == 0 and run.stdout.startswith(wrote), run.stdout
