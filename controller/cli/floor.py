@@ -87,7 +87,7 @@ def floor(args: argparse.Namespace) -> int:
         raise CroupierError(message("floor.needs_floor", "the dashboard needs the floor extra ({error}); install "
                                     "it: pip install 'croupier[floor]'", error=str(error))) from None
     board = FloorBoard(broker.address, report=_say)
-    dashboard = start_dashboard(board, host, port)
+    dashboard = start_dashboard(board, host, port, words=words())
     try:
         board.changed = dashboard.changed
         watcher = FloorWatcher(board, broker, report=_say)
