@@ -307,3 +307,31 @@ def test_the_shoe_emulator_words_a_port_it_cannot_serve_on() -> None:
     assert english.returncode == korean.returncode == 2
     assert english.stderr.startswith(f"croupier shoe-emulator: cannot serve on TCP 127.0.0.1:{port}: ")
     assert korean.stderr.startswith(f"croupier shoe-emulator: TCP 127.0.0.1:{port}에서 서비스할 수 없습니다: ")
+
+
+TRAIN = ("train", "--cards", "4S 3H 6D 2C 5H 9S", "--rounds", "1")
+ANSWERS = "stand\ndraw\nbanker\n"
+
+
+def test_train_in_english_is_unchanged() -> None:
+    run = croupier_in_process(*TRAIN, stdin=ANSWERS)
+    lines = run.stdout.splitlines()
+    assert lines[:2] == ["Round 1", "  Player card 1: 4S"]
+    assert lines[5].startswith("Player's call (natural/draw/stand)?   WRONG (") and lines[5].endswith(
+        "s): draw, not stand: player 0 draws (the player draws on 0-5)")
+    assert "Training report: 1 rounds, 3 calls, 1 right, 2 wrong" in lines
+    assert "  player     1 calls     0 right     1 wrong" in lines
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("ko", ("1번째 게임", "플레이어 카드 1: 4S", "플레이어의 콜 (natural/draw/stand)?", "훈련 보고: 1게임, 콜 3개")),
+    ("ja", ("ゲーム 1", "バンカーのカード 2: 2C", "勝者 (player/banker/tie)？", "訓練レポート: 1 ゲーム")),
+])
+def test_train_speaks_the_language(language: str, words: tuple[str, ...]) -> None:
+    run = croupier_in_process(*TRAIN, "--lang", language, stdin=ANSWERS)
+    assert run.returncode == 0, run.stderr
+    for word in words:
+        assert word in run.stdout, run.stdout
+    rules = {"player", "banker", "draws", "the", "on", "against", "wins", "natural", "draw", "stand", "tie",
+             "winner", "p90"}
+    assert english_words(run.stdout, rules) == [], run.stdout
