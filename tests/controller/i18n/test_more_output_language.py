@@ -335,3 +335,14 @@ def test_train_speaks_the_language(language: str, words: tuple[str, ...]) -> Non
     rules = {"player", "banker", "draws", "the", "on", "against", "wins", "natural", "draw", "stand", "tie",
              "winner", "p90"}
     assert english_words(run.stdout, rules) == [], run.stdout
+
+
+def test_a_resume_refusal_is_worded(journal: Path) -> None:
+    english = croupier("simulate", "--seed", "4", "--rounds", "3", "--quiet", "--journal", str(journal))
+    assert english.returncode == 2
+    assert english.stderr.startswith(f"croupier simulate: {journal}: this journal was made with other arguments (")
+    assert english.stderr.endswith("); run again with the same arguments to resume it, or give a new --journal path\n")
+    korean = croupier("simulate", "--seed", "4", "--rounds", "3", "--quiet", "--journal", str(journal), "--lang", "ko")
+    assert korean.returncode == 2
+    assert f"{journal}: 이 저널은 다른 인수로 만들어졌습니다 (" in korean.stderr
+    assert korean.stderr.endswith("이어서 하려면 같은 인수로 다시 실행하거나, 새 --journal 경로를 주세요\n")
