@@ -346,3 +346,23 @@ def test_a_resume_refusal_is_worded(journal: Path) -> None:
     assert korean.returncode == 2
     assert f"{journal}: 이 저널은 다른 인수로 만들어졌습니다 (" in korean.stderr
     assert korean.stderr.endswith("이어서 하려면 같은 인수로 다시 실행하거나, 새 --journal 경로를 주세요\n")
+
+
+def test_the_archive_comparison_lines_are_worded() -> None:
+    pytest.importorskip("psycopg")
+    from controller.floor.archive_check import compare_records
+    from controller.journal.store import Record
+
+    records = [Record(seq, "input", "2026-01-05T20:14:03Z", "{}", "0" * 64, f"{seq:064x}") for seq in (1, 2, 3)]
+    matches = compare_records(records, records[:2], "casino/t1")
+    english = [line.english() for line in matches.lines]
+    assert english == ["matches the archive of table casino/t1: records 1-2 are the same",
+                       "records 3-3 are not archived yet"]
+    korean = [Catalogue("ko").text(line) for line in matches.lines]
+    assert korean == ["테이블 casino/t1의 보관본과 일치합니다: 기록 1-2이(가) 같습니다",
+                      "기록 3-3은(는) 아직 보관되지 않았습니다"]
+    edited = compare_records(records, [records[0], records[1]._replace(body='{"x": 1}')], "casino/t1")
+    assert not edited.matches
+    assert Catalogue("es").text(edited.lines[0]) == (
+        "el registro 2 difiere de la copia archivada de la mesa casino/t1 (body): el diario local fue editado o "
+        "reescrito desde el registro 2")
