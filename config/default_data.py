@@ -20,7 +20,7 @@ def default_data() -> dict[str, Any]:
             'simulation': {'rounds': 0, 'auto_next': True},
             'journal': {'path': '', 'checkpoint_every': 250},
             'serial': {'baudrate': 9600, 'framing': 'line'},
-            'scoreboard': {'address': '', 'table_name': '', 'limits': '', 'languages': ['en']},
+            'scoreboard': {'address': '', 'table_name': '', 'limits': ''},
             'feed': {'url': '', 'site': '', 'table': '', 'ca_file': '', 'will_delay': 10, 'drain_timeout': 10},
             'bets': {'offered': ['player', 'banker', 'tie', 'player_pair', 'banker_pair'],
                      'live_edge': True,

@@ -224,7 +224,8 @@ class ScoreboardSettings(Section, frozen=True):
 
     languages: Annotated[list[str], Meta(min_length=1, max_length=2, description="the board's languages, the "
                                          "first on top (e.g. [\"zh_Hant\", \"en\"])")] = field(
-        default_factory=lambda: ["en"])
+        default_factory=list)
+    """Not set (empty): the board speaks ``[table] language``; set, it must name one or two languages."""
 
     @check("languages")
     def _known_languages(languages: list[str], key: str) -> list[str]:

@@ -14,7 +14,7 @@ from controller.core.events import Event
 from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
-    from config.schema import ScoreboardSettings
+    from config.schema import ScoreboardSettings, Settings
     from controller.floor.feed import TableFeed
     from controller.ui.console import DealerConsole
 
@@ -58,17 +58,33 @@ class Outputs:
     def emit(self, events: list[Event]) -> None:
         fan_out(self.sinks, events)
 
-    def add_scoreboard(self, address: str, settings: ScoreboardSettings | None = None) -> None:
-        """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name, limits and languages from
-        ``settings``)."""
+    def add_scoreboard(self, address: str, settings: ScoreboardSettings | None = None,
+                       languages: list[str] | None = None, messages_dir: str = "") -> None:
+        """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name and limits from ``settings``;
+        its ``languages``, default ``settings.languages``, with ``messages_dir``'s house words)."""
         from controller.ui.scoreboard import parse_address, start_scoreboard
 
         host, port = parse_address(address)
+        if languages is None:
+            languages = (list(settings.languages) if settings else []) or ["en"]
         board = start_scoreboard(host, port, settings.table_name if settings else "",
-                                 settings.limits if settings else "", settings.languages if settings else ("en",))
+                                 settings.limits if settings else "", languages, messages_dir)
         self.add(board.publish_many)
         self.closers.append(board.close)
         self.notice(f"scoreboard at {board.url}")
+
+
+def board_languages(settings: Settings) -> list[str]:
+    """The scoreboard's languages: ``[scoreboard] languages`` when it is set (file, environment), else the
+    table's language (``[table] language``, ``--lang``)."""
+    section = settings.scoreboard
+    return list(section.languages) or [settings.table.language]
+
+
+def scoreboard_for(outputs: Outputs, address: str, settings: Settings) -> None:
+    """Serve the table's scoreboard at ``address`` in its languages (:func:`board_languages`), with the house's
+    words of ``[table] messages_dir``."""
+    outputs.add_scoreboard(address, settings.scoreboard, board_languages(settings), settings.table.messages_dir)
 
 
 def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,

@@ -21,7 +21,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from controller.cli.argtypes import whole_number
+from controller.cli.argtypes import add_lang_option, whole_number
+from controller.cli.language import words
 from controller.core.exceptions import CroupierError
 from controller.i18n.message import message
 
@@ -65,6 +66,7 @@ def register(subparsers: Any) -> None:
                         help="append one JSON line a batch to PATH: when its messages were received and when it was "
                              "decoded, read, judged, written, committed and acknowledged (for measuring; default: "
                              "off, nothing is timed)")
+    add_lang_option(parser)
     parser.set_defaults(handler=archive)
 
 
@@ -138,8 +140,9 @@ def _run(archiver: Any) -> int:
         for number, handler in previous.items():
             signal.signal(number, handler)
     counts = archiver.counts
-    print(f"stopped: {counts.stored} records stored, {counts.duplicates} duplicates, {counts.pending} waiting "
-          f"for their predecessor, {counts.rejected} rejected", flush=True)
+    print(words().say("archive.stopped", "stopped: {stored} records stored, {duplicates} duplicates, {pending} "
+                      "waiting for their predecessor, {rejected} rejected", stored=counts.stored,
+                      duplicates=counts.duplicates, pending=counts.pending, rejected=counts.rejected), flush=True)
     if archiver.failure is not None:
         print(f"croupier archive: {archiver.failure}", file=sys.stderr)
         return EXIT_FAILED

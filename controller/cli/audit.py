@@ -18,7 +18,8 @@ import argparse
 import sys
 from typing import Any
 
-from controller.cli.language import error_text
+from controller.cli.argtypes import add_lang_option
+from controller.cli.language import error_text, of_args
 from controller.core.exceptions import CroupierError, JournalError, JournalTamperedError
 from controller.core.table import Table
 from controller.i18n.message import message
@@ -52,12 +53,14 @@ def register(subparsers: Any) -> None:
                             "(croupier archive): exit 1 if it was edited, cut or rewritten since")
     check.add_argument("--site", help="the table's site in the archive (default: found by the journal's record 1)")
     check.add_argument("--table", help="the table's name in the archive (with --site)")
+    add_lang_option(check)
     check.set_defaults(handler=audit_verify)
 
 
 def audit_verify(args: argparse.Namespace) -> int:
     """Verify ``args.path``; print the outcome; return the exit status."""
     path: str = args.path
+    say = of_args(args).say
     if (args.site is None) != (args.table is None):
         raise CroupierError(message("audit.site_and_table", "--site and --table name a table in the archive "
                                     "together; give both or neither"))
@@ -71,7 +74,7 @@ def audit_verify(args: argparse.Namespace) -> int:
     try:
         journal = Journal.open_existing(path)
     except JournalTamperedError as error:
-        print(f"TAMPERED: {error}")
+        print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
         return EXIT_TAMPERED
     except JournalError as error:
         print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
@@ -80,10 +83,10 @@ def audit_verify(args: argparse.Namespace) -> int:
         try:
             verified = verify(journal)
         except JournalTamperedError as error:
-            print(f"TAMPERED: {error}")
+            print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
             if error.seq:
-                print(f"{error.seq - 1} record(s) before it are intact." if error.seq > 1 else
-                      "No record before it.")
+                print(say("audit.intact_before", "{count} record(s) before it are intact.", count=error.seq - 1)
+                      if error.seq > 1 else say("audit.none_before", "No record before it."))
             return EXIT_TAMPERED
         except JournalError as error:
             print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
@@ -93,16 +96,17 @@ def audit_verify(args: argparse.Namespace) -> int:
                 table = Table(settings_from_header(path, verified.header))
                 found = replay(journal, table)
             except JournalError as error:
-                print(f"TAMPERED: {error}")
+                print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
                 return EXIT_TAMPERED
-            replayed = f"; replayed {found.inputs} inputs into a fresh table: same events"
+            replayed = say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
+                           inputs=found.inputs)
         else:
             replayed = ""
         if args.archive is not None and not _matches_archive(journal, args):
             return EXIT_TAMPERED
-        print(f"OK: {verified.records} records checked ({verified.inputs} inputs, "
-              f"{verified.events} event records){replayed}")
-        print(f"head: record {verified.records} sha256 {verified.head}")
+        print(say("audit.ok", "OK: {records} records checked ({inputs} inputs, {events} event records){replayed}",
+                  records=verified.records, inputs=verified.inputs, events=verified.events, replayed=replayed))
+        print(say("audit.head", "head: record {seq} sha256 {hash}", seq=verified.records, hash=verified.head))
         return EXIT_OK
     finally:
         journal.close()
@@ -118,8 +122,10 @@ def _matches_archive(journal: Journal, args: argparse.Namespace) -> bool:
     with journal.snapshot():
         records = list(journal.records())
     comparison = compare_with_archive(records, args.archive, args.site, args.table)
-    first, *rest = comparison.lines
-    print(f"archive: {first}" if comparison.matches else f"TAMPERED: {journal.path}: {first}")
+    words = of_args(args)
+    first, *rest = (words.text(line) for line in comparison.lines)
+    print(words.say("audit.archive", "archive: {comparison}", comparison=first) if comparison.matches else
+          words.say("audit.tampered", "TAMPERED: {problem}", problem=f"{journal.path}: {first}"))
     for line in rest:
         print(line)
     return comparison.matches

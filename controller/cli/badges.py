@@ -21,11 +21,12 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
-from controller.cli.argtypes import whole_number
-from controller.cli.language import error_text
+from controller.cli.argtypes import add_lang_option, whole_number
+from controller.cli.language import error_text, of_args
 from controller.core.auth import AuthSettings, reader_from_url
 from controller.core.events import BadgeWatchEvent
 from controller.core.exceptions import DriverError
+from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ def register(subparsers: Any) -> None:
     watch_parser.add_argument("--config", metavar="FILE",
                               help="TOML config file whose [auth] section names the reader and the badges")
     watch_parser.add_argument("--count", type=whole_number(1), metavar="N", help="exit after N events")
+    add_lang_option(watch_parser)
     watch_parser.set_defaults(handler=watch)
 
 
@@ -77,20 +79,24 @@ def event_dict(event: BadgeEvent, settings: AuthSettings) -> BadgeWatchEvent:
     return {"event": "reader_online", "reader": event.reader}
 
 
-def event_line(event: BadgeEvent, settings: AuthSettings) -> str:
-    """The human form of a badge event."""
+def event_line(event: BadgeEvent, settings: AuthSettings, words: Catalogue = ENGLISH) -> str:
+    """The human form of a badge event, in ``words``' language (the reader's own message as given)."""
+    say = words.say
     stamp = time.strftime("%H:%M:%S")
     if event.kind in ("presented", "removed"):
         assert event.uid is not None
         badge = settings.badge(event.uid)
-        who = f"{badge.name} ({badge.role})" if badge else f"unknown badge: enrol it as [auth.badges.{event.uid}]"
-        verb = "presented" if event.kind == "presented" else "removed  "
+        who = (f"{badge.name} ({badge.role})" if badge else
+               say("badges.unknown", "unknown badge: enrol it as [auth.badges.{uid}]", uid=event.uid))
+        verb = (say("badges.presented", "presented") if event.kind == "presented" else
+                say("badges.removed", "removed  "))
         return f"{stamp}  {verb}  {event.uid}  {who}"
     if event.kind == "unreadable":
-        return f"{stamp}  unreadable badge: {event.message}"
+        return f"{stamp}  " + say("badges.unreadable", "unreadable badge: {reason}", reason=event.message or "")
     if event.kind == "offline":
-        return f"{stamp}  reader offline: {event.message}; waiting for it to come back"
-    return f"{stamp}  reader {event.reader!r} is back online"
+        return f"{stamp}  " + say("badges.offline", "reader offline: {reason}; waiting for it to come back",
+                                  reason=event.message or "")
+    return f"{stamp}  " + say("badges.online", "reader {reader} is back online", reader=repr(event.reader))
 
 
 def watch(args: argparse.Namespace) -> int:
@@ -111,16 +117,17 @@ def watch(args: argparse.Namespace) -> int:
                                       error=error_text(error))) from None
         raise
     printed = 0
+    words = of_args(args)
     try:
         with opened as badges:
             if not args.json:
-                print(f"watching badge reader {badges.reader!r}; present a badge (Ctrl-C to stop)",
-                      file=sys.stderr, flush=True)
+                print(words.say("badges.watching", "watching badge reader {reader}; present a badge (Ctrl-C to "
+                                "stop)", reader=repr(badges.reader)), file=sys.stderr, flush=True)
             for event in badges.events():
                 if args.json:
                     print(json.dumps(event_dict(event, settings)), flush=True)
                 else:
-                    print(event_line(event, settings), flush=True)
+                    print(event_line(event, settings, words), flush=True)
                 printed += 1
                 if args.count is not None and printed >= args.count:
                     break

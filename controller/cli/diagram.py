@@ -8,6 +8,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from controller.cli.argtypes import add_lang_option
+from controller.cli.language import of_args
 from controller.core.exceptions import CroupierError
 from controller.core.machine import RoundModel, State, build_machine, mermaid
 from controller.i18n.message import message
@@ -28,6 +30,7 @@ def register(subparsers: Any) -> None:
                              "installed package, wherever croupier is run from)")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if the files in DIR are not what the machine gives")
+    add_lang_option(parser)
     parser.set_defaults(handler=diagram)
 
 
@@ -60,6 +63,7 @@ def default_dir() -> Path:
 
 def diagram(args: argparse.Namespace) -> int:
     """Write (or with ``--check`` compare) the diagram files; returns the exit status."""
+    say = of_args(args).say
     text = mermaid(build_machine(RoundModel(), State.NEW_SHOE))
     files = {MERMAID_NAME: text, MARKDOWN_NAME: markdown(text)}
     out: Path = args.out if args.out is not None else default_dir()
@@ -71,9 +75,10 @@ def diagram(args: argparse.Namespace) -> int:
         stale = [name for name, content in files.items()
                  if not (out / name).exists() or (out / name).read_text(encoding="utf-8") != content]
         if stale:
-            print(f"croupier diagram: {', '.join(str(out / n) for n in stale)} stale; run `croupier diagram`")
+            print("croupier diagram: " + say("diagram.stale", "{files} stale; run `croupier diagram`",
+                                             files=", ".join(str(out / n) for n in stale)))
             return 1
-        print(f"croupier diagram: {out} is up to date")
+        print("croupier diagram: " + say("diagram.up_to_date", "{out} is up to date", out=str(out)))
         return 0
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -82,11 +87,11 @@ def diagram(args: argparse.Namespace) -> int:
                                     "give another --out DIR", out=str(out), reason=str(error.strerror))) from None
     for name, content in files.items():
         (out / name).write_text(content, encoding="utf-8")
-        print(f"wrote {out / name}")
+        print(say("diagram.wrote", "wrote {path}", path=str(out / name)))
     if shutil.which("dot"):
         png = out / "state-machine.png"
         subprocess.run(["dot", "-Tpng", "-o", str(png)], input=dot(text), text=True, check=True)
-        print(f"wrote {png}")
+        print(say("diagram.wrote", "wrote {path}", path=str(png)))
     else:
-        print("Graphviz 'dot' not found: PNG skipped (apt-get install graphviz)")
+        print(say("diagram.no_dot", "Graphviz 'dot' not found: PNG skipped (apt-get install graphviz)"))
     return 0

@@ -23,6 +23,8 @@ import threading
 from types import FrameType
 from typing import Any
 
+from controller.cli.argtypes import add_lang_option
+from controller.cli.language import words
 from controller.core.exceptions import CroupierError
 from controller.i18n.message import message
 
@@ -45,6 +47,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
                         help=f"where to serve the page (default {DEFAULT_LISTEN}; port 0: any free port)")
     parser.add_argument("--ca-file", metavar="PATH", help="the CA certificate that signed the broker's (mqtts://)")
+    add_lang_option(parser)
     parser.set_defaults(handler=floor)
     subcommands = parser.add_subparsers(dest="floor_command", required=False, metavar="[SUBCOMMAND]",
                                         help="a floor tool (none: serve the dashboard)")
@@ -84,12 +87,13 @@ def floor(args: argparse.Namespace) -> int:
         raise CroupierError(message("floor.needs_floor", "the dashboard needs the floor extra ({error}); install "
                                     "it: pip install 'croupier[floor]'", error=str(error))) from None
     board = FloorBoard(broker.address, report=_say)
-    dashboard = start_dashboard(board, host, port)
+    dashboard = start_dashboard(board, host, port, words=words())
     try:
         board.changed = dashboard.changed
         watcher = FloorWatcher(board, broker, report=_say)
         watcher.start()
-        print(f"floor: serving {dashboard.url} (data {dashboard.url}tables.json) from {broker}", flush=True)
+        print("floor: " + words().say("floor.serving", "serving {url} (data {url}tables.json) from {broker}",
+                                      url=dashboard.url, broker=str(broker)), flush=True)
         try:
             _wait_for_signal()
         finally:

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.cli.language import error_text
+from controller.cli.argtypes import add_lang_option
+from controller.cli.language import error_text, of_args
 from controller.core.exceptions import CroupierError
 
 EXIT_WRITTEN = 0
@@ -57,6 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--floor", action="append", metavar="USER",
                         help="a user for the pit dashboard (croupier floor): reads every table's topics "
                              "(default: floor); repeatable")
+    add_lang_option(parser)
     parser.add_argument("--credentials", metavar="PATH",
                         help="the credentials file, USER PASSWORD ROLE [SITE/TABLE] a line, mode 0600 (default "
                              "DIR/credentials); the passwords it already holds are kept, the others generated")
@@ -82,9 +84,12 @@ def floor_acl(args: argparse.Namespace) -> int:
                              read_credentials(credentials))
     written = write_floor_files(directory, accounts, credentials)
     table_count = sum(account.role == "table" for account in accounts)
-    print(f"wrote {len(accounts)} accounts ({table_count} tables): " + ", ".join(str(path) for path in written))
-    print(f"Mosquitto: include_dir {directory.resolve()} (or copy {BROKER_CONFIG}'s lines into mosquitto.conf); "
-          f"hand each table its line of {credentials} (mode 0600)")
+    say = of_args(args).say
+    print(say("floor_acl.wrote", "wrote {accounts} accounts ({tables} tables): {files}", accounts=len(accounts),
+              tables=table_count, files=", ".join(str(path) for path in written)))
+    print(say("floor_acl.mosquitto", "Mosquitto: include_dir {directory} (or copy {config}'s lines into "
+              "mosquitto.conf); hand each table its line of {credentials} (mode 0600)",
+              directory=str(directory.resolve()), config=BROKER_CONFIG, credentials=str(credentials)))
     return EXIT_WRITTEN
 
 

@@ -18,6 +18,7 @@ from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
 from controller.i18n.numbers import format_fixed
+from controller.i18n.variants import variant_name
 from controller.ui.bigtext import pad_cells
 from controller.ui.oddscompare import right
 
@@ -147,7 +148,7 @@ def _print_text(variant: str, decks: int, shoe: Shoe, probabilities: dict[str, F
 
     left = "" if shoe.size == 52 * decks else say("odds.cards_left", ", {cards} cards left", cards=shoe.size)
     print(say("odds.heading", "Exact odds, {decks} deck(s){left}, {variant} variant", decks=decks, left=left,
-              variant=variant.replace("_", " ")))
+              variant=variant_name(variant, words).replace("_", " ")))
     for name in PROBABILITY_NAMES:
         value = probabilities[name]
         print(f"  {pad_cells(labels[name], 28)} {percent(value)}   {value.numerator}/{value.denominator}")

@@ -8,7 +8,7 @@ from typing import Any, TextIO
 
 from config.loader import serial_url
 from controller.app.runner import Runner
-from controller.app.session import Outputs, play
+from controller.app.session import Outputs, play, scoreboard_for
 from controller.cli.archiveargs import watch_property
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
@@ -19,7 +19,7 @@ from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
 from controller.ui.bigtext import banner, can_render, render_big
-from controller.ui.keyboard import HELP, parse_dealer_line
+from controller.ui.keyboard import HELP, worded_parser
 from controller.ui.localise import Localiser, table_catalogue
 from controller.ui.transcript import JsonLines, Summary, Transcript
 from drivers import open_source
@@ -111,11 +111,11 @@ def run(args: argparse.Namespace) -> int:
             "croupier simulate --interactive", url=url))
     # A mock is a shoe with no dealer's hand on it: draw only while a card is due (a seeded one at a dealer's
     # pace; a script's own dealer inputs come as written), like shoe-emulator --follow-table.
-    source = MergedSource(primary, keyboard, parse_dealer_line, complain,
+    words = table_catalogue(settings)
+    source = MergedSource(primary, keyboard, worded_parser(words), complain,
                           pace=MOCK_DEALER_PACE if dealt_by_hand else 0.0,
                           hold_when_idle=isinstance(primary, MockShoe) and not args.auto_next)
     summary = Summary()
-    words = table_catalogue(settings)
     display = JsonLines() if args.json else (None if args.quiet or use_console else
                                              DealerDisplay(sys.stdout, large=sys.stdout.isatty(), words=words))
     outputs = Outputs(notice=complain)
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if use_console:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address, settings.scoreboard)
+        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings)
 
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,

@@ -138,8 +138,10 @@ def shoe_emulator(args: argparse.Namespace) -> int:
     try:
         endpoint = TcpEndpoint(_announce, *args.tcp) if args.tcp else PtyEndpoint(_announce, args.link)
     except OSError as error:
-        where = f"TCP {args.tcp[0]}:{args.tcp[1]}" if args.tcp else f"a pseudo-terminal (link {args.link})"
-        raise DriverError(f"cannot serve on {where}: {error}") from None
+        where = (message("emulator.where_tcp", "TCP {host}:{port}", host=args.tcp[0], port=args.tcp[1]) if args.tcp
+                 else message("emulator.where_pty", "a pseudo-terminal (link {link})", link=str(args.link)))
+        raise DriverError(message("emulator.cannot_serve", "cannot serve on {where}: {reason}", where=where,
+                                  reason=str(error))) from None
     emulator = ShoeEmulator(endpoint, shoes, options, shoe_index=args.shoe - 1,
                             keys=sys.stdin if args.key else None)
     try:

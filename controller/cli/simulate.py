@@ -12,7 +12,7 @@ from typing import Any
 from config.loader import load_config
 from config.schema import Settings
 from controller.app.runner import Runner
-from controller.app.session import Outputs, play
+from controller.app.session import Outputs, play, scoreboard_for
 from controller.cli.archiveargs import add_archive_option, watch_property
 from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, feed_from_args
@@ -163,7 +163,7 @@ def simulate(args: argparse.Namespace) -> int:
     if interactive:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        outputs.add_scoreboard(args.scoreboard or settings.scoreboard.address, settings.scoreboard)
+        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings)
     if progress is not None:
         outputs.closers.append(progress.finish)
     pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)

@@ -9,7 +9,8 @@ from typing import Any
 
 from config.loader import load_config
 from config.schema import settings_data
-from controller.cli.argtypes import whole_number
+from controller.cli.argtypes import add_lang_option, whole_number
+from controller.cli.language import of_args
 from controller.cli.language import text as worded
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
@@ -48,6 +49,7 @@ def register(subparsers: Any) -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--json", action="store_true", help="JSON lines: events on stdout, one call per line on stdin")
     mode.add_argument("--console", action="store_true", help="the drill in the dealer console (Textual), by keys")
+    add_lang_option(parser)
     parser.set_defaults(handler=train)
 
 
@@ -93,5 +95,5 @@ def train(args: argparse.Namespace) -> int:
 
 
 def _front_end(args: argparse.Namespace) -> JsonLines | PlainTerminal:
-    return JsonLines(sys.stdout) if args.json else PlainTerminal(sys.stdout)
+    return JsonLines(sys.stdout) if args.json else PlainTerminal(sys.stdout, of_args(args))
 

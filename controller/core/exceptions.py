@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.i18n.message import Message
+from controller.i18n.message import Message, message
 
 
 class CroupierError(Exception):
@@ -89,15 +89,16 @@ class JournalError(CroupierError):
 class JournalTamperedError(JournalError):
     """The journal was changed: a record edited, deleted, inserted or reordered, or its metadata."""
 
-    def __init__(self, message: str, seq: int = 0, problem: str = "") -> None:
+    def __init__(self, message: str | Message, seq: int = 0, problem: str = "") -> None:
         super().__init__(message)
         self.seq = seq
         self.problem = problem
 
     @classmethod
-    def at(cls, path: str, seq: int, problem: str) -> JournalTamperedError:
-        """Record ``seq`` of ``path`` is wrong: ``problem``."""
-        return cls(f"{path}: record {seq} {problem}", seq, problem)
+    def at(cls, path: str, seq: int, problem: Message) -> JournalTamperedError:
+        """Record ``seq`` of ``path`` is wrong: ``problem`` (worded inside the error)."""
+        return cls(message("journal.record_problem", "{path}: record {seq} {problem}", path=path, seq=seq,
+                           problem=problem), seq, problem.english())
 
 
 class AuthError(CroupierError):

@@ -8,11 +8,14 @@ states (the dashboard subscribing afresh) gives each page one message with the l
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from importlib import resources
 
 from controller.core.exceptions import FloorError
 from controller.floor.board import FloorBoard
+from controller.floor.dashboard_words import words_message
+from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui.livepage import LivePageServer, Route
 
 LISTEN_FORM = "HOST:PORT, e.g. 127.0.0.1:8090 ([::1]:8090 for IPv6; port 0: any free port)"
@@ -52,28 +55,34 @@ class Dashboard(LivePageServer):
     thread_name = "croupier-floor-web"
     not_found = "Not found: the dashboard is at / and its data at /tables.json\n"
 
-    def __init__(self, board: FloorBoard, host: str, port: int) -> None:
+    def __init__(self, board: FloorBoard, host: str, port: int, words: Catalogue = ENGLISH) -> None:
         super().__init__(host, port)
         self.board = board
+        self.words_text = json.dumps(words_message(words), ensure_ascii=False)
 
     def snapshot(self) -> tuple[str, int]:
         """The board's snapshot as JSON, and its seq."""
         return self.board.snapshot_json(), self.board.seq
 
     def routes(self) -> Mapping[str, Route]:
-        """``/`` the page, ``/tables.json`` the board's snapshot."""
+        """``/`` the page, ``/tables.json`` the board's snapshot, ``/words.json`` the page's words."""
         def page() -> tuple[bytes, str]:
             return page_html(), "text/html; charset=utf-8"
 
         def tables() -> tuple[bytes, str]:
             return self.board.snapshot_json().encode("utf-8"), "application/json; charset=utf-8"
 
-        return {"/": page, "/index.html": page, "/tables.json": tables}
+        def words() -> tuple[bytes, str]:
+            return self.words_text.encode("utf-8"), "application/json; charset=utf-8"
+
+        return {"/": page, "/index.html": page, "/tables.json": tables, "/words.json": words}
 
 
-def start_dashboard(board: FloorBoard, host: str, port: int, option: str = "--listen") -> Dashboard:
-    """Serve ``board`` on ``host:port`` (port 0: a free one); raises :class:`FloorError` when it cannot."""
-    dashboard = Dashboard(board, host, port)
+def start_dashboard(board: FloorBoard, host: str, port: int, option: str = "--listen",
+                    words: Catalogue = ENGLISH) -> Dashboard:
+    """Serve ``board`` on ``host:port`` (port 0: a free one), its page's words in ``words``' language; raises
+    :class:`FloorError` when it cannot."""
+    dashboard = Dashboard(board, host, port, words)
     failure = dashboard.start(START_TIMEOUT)
     if isinstance(failure, TimeoutError):
         raise FloorError(f"{option} {host}:{port}: the dashboard did not start within {START_TIMEOUT:.0f} s")

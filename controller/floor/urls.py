@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from controller.core.exceptions import FeedError, FloorError
+from controller.i18n.message import Message, message
 
 TOPIC_ROOT = "croupier"
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 """Each scheme and its port when the URL gives none."""
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 """A site or table name: one topic level, without MQTT's wildcards or separator."""
-FEED_FORM = "mqtt://[USER:PASSWORD@]HOST:PORT/SITE/TABLE (or mqtts:// for TLS)"
+FEED_FORM = message("url.feed_form", "mqtt://[USER:PASSWORD@]HOST:PORT/SITE/TABLE (or mqtts:// for TLS)")
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class FeedTarget:
         return f"croupier-table-{self.site}-{self.table}"
 
 
-BROKER_FORM = "mqtt://[USER:PASSWORD@]HOST:PORT (or mqtts:// for TLS)"
+BROKER_FORM = message("url.broker_form", "mqtt://[USER:PASSWORD@]HOST:PORT (or mqtts:// for TLS)")
 DATABASE_FORM = "postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE"
 
 
@@ -77,43 +78,50 @@ def redacted(url: str) -> str:
         return "the URL given"
 
 
-def _bad(label: str, url: str, form: str, problem: str) -> FeedError:
-    return FeedError(f"{label} {redacted(url)!r}: {problem}; expected {form}")
+def _bad(label: str, url: str, form: Message, problem: Message) -> FeedError:
+    return FeedError(message("url.bad", "{label} {url}: {problem}; expected {form}", label=label,
+                             url=repr(redacted(url)), problem=problem, form=form))
 
 
-def _port(parts: SplitResult, label: str, url: str, form: str) -> int:
+BAD_PORT = message("url.bad_port", "the port is not a number from 1 to 65535")
+
+
+def _port(parts: SplitResult, label: str, url: str, form: Message) -> int:
     try:
         port = parts.port
     except ValueError:
-        raise _bad(label, url, form, "the port is not a number from 1 to 65535") from None
+        raise _bad(label, url, form, BAD_PORT) from None
     if port == 0:
-        raise _bad(label, url, form, "the port is not a number from 1 to 65535")
+        raise _bad(label, url, form, BAD_PORT)
     return port if port is not None else SCHEMES[parts.scheme]
 
 
-def parse_broker(url: str, label: str = "--broker", form: str = "mqtt://[USER:PASSWORD@]HOST:PORT (or mqtts://)",
+def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
                  ca_file: str = "") -> tuple[Broker, list[str]]:
     """The broker of ``url`` and the path's levels after it (``["SITE", "TABLE"]`` for a feed URL).
 
     Raises :class:`FeedError` naming ``label`` and ``url`` for anything that is not such a URL.
     """
+    form = form or message("url.any_broker_form", "mqtt://[USER:PASSWORD@]HOST:PORT (or mqtts://)")
     text = url.strip()
     if not text:
-        raise _bad(label, url, form, "it is empty")
+        raise _bad(label, url, form, message("url.empty", "it is empty"))
     parts = urlsplit(text)
     if parts.scheme not in SCHEMES:
-        scheme = f"scheme {parts.scheme + '://'!r}" if parts.scheme else "no scheme"
-        raise _bad(label, url, form, f"{scheme} is not mqtt:// or mqtts://")
+        raise _bad(label, url, form, message("url.not_mqtt", "scheme {scheme} is not mqtt:// or mqtts://",
+                                             scheme=repr(parts.scheme + "://")) if parts.scheme else
+                   message("url.no_scheme", "no scheme is not mqtt:// or mqtts://"))
     if parts.query or parts.fragment:
-        raise _bad(label, url, form, "it takes no ?query or #fragment")
+        raise _bad(label, url, form, message("url.no_query", "it takes no ?query or #fragment"))
     if not parts.hostname:
-        raise _bad(label, url, form, "it names no HOST")
+        raise _bad(label, url, form, message("url.no_host", "it names no HOST"))
     port = _port(parts, label, url, form)
     if ca_file and parts.scheme != "mqtts":
-        raise FeedError(f"{label} {redacted(url)!r}: a CA file ([feed] ca_file) is for mqtts:// only; use mqtts:// or "
-                        "leave ca_file empty")
+        raise FeedError(message("url.ca_needs_tls", "{label} {url}: a CA file ([feed] ca_file) is for mqtts:// only; "
+                                "use mqtts:// or leave ca_file empty", label=label, url=repr(redacted(url))))
     if ca_file and not os.path.isfile(ca_file):
-        raise FeedError(f"[feed] ca_file {ca_file!r}: no such file; give the path of a PEM CA file")
+        raise FeedError(message("url.no_ca_file", "[feed] ca_file {path}: no such file; give the path of a PEM CA "
+                                "file", path=repr(ca_file)))
     levels = [level for level in parts.path.split("/")[1:]] if parts.path not in ("", "/") else []
     broker = Broker(parts.hostname, port, parts.scheme == "mqtts",
                     unquote(parts.username) if parts.username is not None else None,
@@ -130,13 +138,16 @@ def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", lab
     broker, levels = parse_broker(url, label, FEED_FORM, ca_file)
     if levels:
         if len(levels) != 2:
-            raise _bad(label, url, FEED_FORM, f"the path {'/' + '/'.join(levels)!r} is not /SITE/TABLE")
+            raise _bad(label, url, FEED_FORM, message("url.not_site_table", "the path {path} is not /SITE/TABLE",
+                                                      path=repr("/" + "/".join(levels))))
         site, table = levels
     elif not (site and table):
-        raise _bad(label, url, FEED_FORM, "it names no /SITE/TABLE (and [feed] site and table are not both set)")
+        raise _bad(label, url, FEED_FORM, message("url.no_site_table", "it names no /SITE/TABLE (and [feed] site "
+                                                  "and table are not both set)"))
     for what, name in (("SITE", site), ("TABLE", table)):
         if not NAME.fullmatch(name):
-            raise _bad(label, url, FEED_FORM, f"{what} {name!r} is not 1-64 letters, digits, '-', '_' or '.'")
+            raise _bad(label, url, FEED_FORM, message("url.bad_name", "{what} {name} is not 1-64 letters, digits, "
+                                                      "'-', '_' or '.'", what=what, name=repr(name)))
     return FeedTarget(broker, site, table)
 
 
@@ -144,9 +155,9 @@ def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "") -> B
     """A broker's own address (no /SITE/TABLE): ``mqtt://[USER:PASSWORD@]HOST:PORT`` or ``mqtts://...``."""
     broker, levels = parse_broker(url, option, BROKER_FORM, ca_file)
     if levels:
-        raise _bad(option, url, BROKER_FORM, "the broker's address takes no path or query")
+        raise _bad(option, url, BROKER_FORM, message("url.broker_path", "the broker's address takes no path or query"))
     if broker.username is not None and broker.password is None:
-        raise _bad(option, url, BROKER_FORM, "a user needs a password (USER:PASSWORD@)")
+        raise _bad(option, url, BROKER_FORM, message("url.needs_password", "a user needs a password (USER:PASSWORD@)"))
     return broker
 
 
@@ -157,10 +168,15 @@ def check_database_url(url: str, option: str = "--db") -> str:
         parts = urlsplit(url)
         _ = parts.port
     except ValueError as error:
-        raise FloorError(f"{option} {shown!r}: not a valid URL ({error}); expected {DATABASE_FORM}") from None
+        raise FloorError(message("url.db_invalid", "{option} {url}: not a valid URL ({reason}); expected {form}",
+                                 option=option, url=repr(shown), reason=str(error), form=DATABASE_FORM)) from None
     if parts.scheme not in ("postgresql", "postgres"):
-        scheme = parts.scheme + "://" if parts.scheme else "(none)"
-        raise FloorError(f"{option} {shown!r}: unknown scheme {scheme}; expected {DATABASE_FORM}")
+        raise FloorError(message("url.db_scheme", "{option} {url}: unknown scheme {scheme}; expected {form}",
+                                 option=option, url=repr(shown), scheme=parts.scheme + "://", form=DATABASE_FORM)
+                         if parts.scheme else
+                         message("url.db_no_scheme", "{option} {url}: unknown scheme (none); expected {form}",
+                                 option=option, url=repr(shown), form=DATABASE_FORM))
     if not parts.hostname:
-        raise FloorError(f"{option} {shown!r}: no host; expected {DATABASE_FORM}")
+        raise FloorError(message("url.db_no_host", "{option} {url}: no host; expected {form}", option=option,
+                                 url=repr(shown), form=DATABASE_FORM))
     return url

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.i18n.languages import LANGUAGES, SOURCE_LANGUAGE, language_problem
-from controller.i18n.message import Message
+from controller.i18n.message import Message, Param, message
 
 if TYPE_CHECKING:
     from babel.messages.catalog import Catalog
@@ -124,11 +124,11 @@ class Catalogue:
     def text(self, message: Message) -> str:
         """``message`` in this language."""
         template = self.texts.get(message.id) or message.text
-        return template.format(**message.params)
+        return template.format(**message.params, **{name: self.text(part) for name, part in message.parts.items()})
 
-    def say(self, msg_id: str, english: str, /, **params: str | int) -> str:
+    def say(self, msg_id: str, english: str, /, **params: Param | Message) -> str:
         """The message ``msg_id`` (English ``english``) in this language: ``message(...)`` and :meth:`text` in one."""
-        return self.text(Message(msg_id, english, dict(params)))
+        return self.text(message(msg_id, english, **params))
 
 
 ENGLISH = Catalogue()

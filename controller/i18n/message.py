@@ -8,8 +8,9 @@ shown (:mod:`controller.i18n.catalogue`). ``pybabel extract`` finds every ``mess
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
-Param = str | int
+Param: TypeAlias = str | int
 """A parameter's value: a number or a machine word (a card code, a slot); never a sentence in English."""
 
 
@@ -22,12 +23,17 @@ class Message:
     text: str
     """The English text, with ``{name}`` placeholders for :attr:`params`."""
     params: dict[str, Param] = field(default_factory=dict)
+    parts: dict[str, Message] = field(default_factory=dict)
+    """Placeholders filled with other messages, worded in the same language (a reason inside the error that
+    frames it); not in the event stream's ``say_params``."""
 
     def english(self) -> str:
         """The message in the source language."""
-        return self.text.format(**self.params)
+        return self.text.format(**self.params, **{name: part.english() for name, part in self.parts.items()})
 
 
-def message(msg_id: str, text: str, /, **params: Param) -> Message:
-    """The message ``msg_id`` (English ``text``, ``{name}`` placeholders filled from ``params``)."""
-    return Message(msg_id, text, dict(params))
+def message(msg_id: str, text: str, /, **params: Param | Message) -> Message:
+    """The message ``msg_id`` (English ``text``, ``{name}`` placeholders filled from ``params``; a parameter that
+    is a message is worded in the language of the one it is in)."""
+    return Message(msg_id, text, {name: value for name, value in params.items() if not isinstance(value, Message)},
+                   {name: value for name, value in params.items() if isinstance(value, Message)})

@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.i18n.message import message
 
 FORMAT = "croupier-journal"
 VERSION = 1
@@ -39,36 +40,41 @@ def open_error(path: str, error: sqlite3.Error) -> JournalError:
     """What an SQLite error on opening or reading the journal at ``path`` means."""
     text = describe_error(error)
     if "not a database" in text or "file is encrypted" in text:
-        return JournalError(f"{path}: not a Croupier journal (not an SQLite database)")
+        return JournalError(message("journal.not_sqlite", "{path}: not a Croupier journal (not an SQLite database)",
+                                path=path))
     if "malformed" in text or "corrupt" in text:
-        return JournalError(f"{path}: the journal file is damaged ({text}); keep it for the "
-                            "audit and start a new journal from a backup")
+        return JournalError(message("journal.damaged", "{path}: the journal file is damaged ({reason}); keep it for "
+                                "the audit and start a new journal from a backup", path=path, reason=text))
     if isinstance(error, sqlite3.OperationalError) and ("readonly" in text or "unable to open" in text):
-        return JournalError(f"{path}: cannot write the journal ({text}); check the path "
-                            "and its permissions")
-    return JournalError(f"{path}: cannot use the journal ({text})")
+        return JournalError(message("journal.cannot_write", "{path}: cannot write the journal ({reason}); check the "
+                                "path and its permissions", path=path, reason=text))
+    return JournalError(message("journal.cannot_use", "{path}: cannot use the journal ({reason})", path=path,
+                                reason=text))
 
 
 def check_format(connection: sqlite3.Connection, path: str) -> Tail:
     """Refuse a database that is not a journal of this version, or whose metadata was changed."""
     tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not tables:
-        raise JournalError(f"{path}: not a Croupier journal (an empty database)")
+        raise JournalError(message("journal.empty_database", "{path}: not a Croupier journal (an empty database)",
+                                   path=path))
     if not {"journal_meta", "records"} <= tables:
-        raise JournalError(f"{path}: not a Croupier journal (an SQLite database without "
-                           "the journal tables)")
+        raise JournalError(message("journal.no_tables", "{path}: not a Croupier journal (an SQLite database "
+                                   "without the journal tables)", path=path))
     meta = dict(connection.execute("SELECT key, value FROM journal_meta").fetchall())
     marked = connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     if meta.get("format") != FORMAT:
         error = JournalTamperedError if marked else JournalError
-        raise error(f"{path}: not a Croupier journal (format {meta.get('format')!r})")
+        raise error(message("journal.other_format", "{path}: not a Croupier journal (format {format})", path=path,
+                             format=repr(meta.get("format"))))
     if marked and set(meta) != {"format", "version"}:
-        raise JournalTamperedError(f"{path}: the journal's metadata was changed "
-                                   f"(keys {sorted(meta)}; a journal has format and version only)")
+        raise JournalTamperedError(message("journal.metadata_changed", "{path}: the journal's metadata was changed "
+                                           "(keys {keys}; a journal has format and version only)", path=path,
+                                           keys=str(sorted(meta))))
     if meta.get("version") != str(VERSION):
         raise (JournalTamperedError if marked else JournalError)(
-            f"{path}: journal format version {meta.get('version')} is not "
-            f"supported; this Croupier reads version {VERSION}")
+            message("journal.other_version", "{path}: journal format version {found} is not supported; this "
+                    "Croupier reads version {version}", path=path, found=str(meta.get("version")), version=VERSION))
     row = connection.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
     return (int(row[0]), str(row[1])) if row is not None else None
 
@@ -77,7 +83,8 @@ def use_wal(connection: sqlite3.Connection, path: str) -> None:
     """Put the journal in WAL mode with ``synchronous=FULL``: a commit is on disk when it returns."""
     mode = connection.execute("PRAGMA journal_mode=WAL").fetchone()[0]
     if str(mode).lower() != "wal":
-        raise JournalError(f"{path}: cannot put the journal in WAL mode (got {mode!r})")
+        raise JournalError(message("journal.no_wal", "{path}: cannot put the journal in WAL mode (got {mode})",
+                                   path=path, mode=repr(mode)))
     connection.execute("PRAGMA synchronous=FULL")
 
 
@@ -90,13 +97,14 @@ def lock(path: str, name: str) -> int:
     try:
         fd = os.open(name, os.O_RDONLY)
     except OSError as error:
-        raise JournalError(f"{path}: cannot open the journal ({error.strerror})") from None
+        raise JournalError(message("journal.cannot_open", "{path}: cannot open the journal ({reason})", path=path,
+                                   reason=str(error.strerror))) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
-        raise JournalError(f"{path}: the journal is in use by another running croupier; stop "
-                           "that one first, or give another --journal path") from None
+        raise JournalError(message("journal.in_use", "{path}: the journal is in use by another running croupier; "
+                                   "stop that one first, or give another --journal path", path=path)) from None
     return fd
 
 
@@ -109,27 +117,32 @@ def open_read_only(name: str) -> tuple[sqlite3.Connection, Tail]:
     """
     target = Path(name)
     if not os.path.lexists(name):
-        raise JournalError(f"{name}: no such journal file; give the path of a Croupier journal")
+        raise JournalError(message("journal.no_such_file", "{path}: no such journal file; give the path of a Croupier "
+                                   "journal", path=name))
     if target.is_dir():
-        raise JournalError(f"{name}: is a directory; give the path of a journal file")
+        raise JournalError(message("journal.is_directory", "{path}: is a directory; give the path of a journal file",
+                                   path=name))
     if not target.is_file():
-        raise JournalError(f"{name}: not a regular file; give the path of a journal file")
+        raise JournalError(message("journal.not_regular", "{path}: not a regular file; give the path of a journal file",
+                                   path=name))
     in_use = any(os.path.lexists(name + suffix) for suffix in ("-wal", "-shm"))
     query = "mode=ro" if in_use else "mode=ro&immutable=1"
     try:
         connection = sqlite3.connect(f"{target.resolve().as_uri()}?{query}", uri=True,
                                      isolation_level=None, check_same_thread=False)
     except sqlite3.Error as error:
-        raise JournalError(f"{name}: cannot open the journal ({describe_error(error)})") from None
+        raise JournalError(message("journal.cannot_open", "{path}: cannot open the journal ({reason})", path=name,
+                                   reason=describe_error(error))) from None
     try:
         return connection, check_format(connection, name)
     except sqlite3.Error as error:
         connection.close()
         if in_use and isinstance(error, sqlite3.OperationalError) and (
                 "readonly" in str(error) or "unable to open" in str(error)):
-            raise JournalError(f"{name}: cannot read the journal ({describe_error(error)}): its -wal and -shm "
-                               "files (a controller has it open, or stopped without closing it) must be "
-                               "writable to read it; read it as the journal's owner") from None
+            raise JournalError(message("journal.wal_not_writable", "{path}: cannot read the journal ({reason}): "
+                                       "its -wal and -shm files (a controller has it open, or stopped without "
+                                       "closing it) must be writable to read it; read it as the journal's owner",
+                                       path=name, reason=describe_error(error))) from None
         raise open_error(name, error) from None
     except JournalError:
         connection.close()
@@ -139,16 +152,18 @@ def open_read_only(name: str) -> tuple[sqlite3.Connection, Tail]:
 def check_existing(name: str) -> None:
     """Refuse to write to ``name`` unless it is a journal with records, leaving it untouched."""
     if not Path(name).is_file():
-        raise JournalError(f"{name}: not a regular file; give the path of a journal file")
+        raise JournalError(message("journal.not_regular", "{path}: not a regular file; give the path of a journal file",
+                                   path=name))
     if os.stat(name).st_size == 0:
-        raise JournalError(f"{name}: the file is empty (0 bytes), and a journal never is: a truncated "
-                           "journal? Keep it for the audit; delete it only if it is not a journal, or "
-                           "give another --journal path")
+        raise JournalError(message("journal.empty_file", "{path}: the file is empty (0 bytes), and a journal never "
+                                   "is: a truncated journal? Keep it for the audit; delete it only if it is not a "
+                                   "journal, or give another --journal path", path=name))
     connection, tail = open_read_only(name)
     try:
         if (tail[0] if tail else 0) == 0:
-            raise JournalTamperedError(f"{name}: the journal has no records: it was emptied; keep it "
-                                       "for the audit and give a new --journal path")
+            raise JournalTamperedError(message("journal.emptied_resume", "{path}: the journal has no records: it was "
+                                               "emptied; keep it for the audit and give a new --journal path",
+                                               path=name))
     finally:
         connection.close()
 
@@ -158,7 +173,8 @@ def open_for_writing(name: str) -> tuple[sqlite3.Connection, int, Tail]:
     try:
         connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as error:
-        raise JournalError(f"{name}: cannot open the journal for writing ({describe_error(error)})") from None
+        raise JournalError(message("journal.cannot_open_writing", "{path}: cannot open the journal for writing "
+                                   "({reason})", path=name, reason=describe_error(error))) from None
     fd: int | None = None
     try:
         fd = lock(name, name)
@@ -190,8 +206,9 @@ class Draft:
         try:
             connection = sqlite3.connect(draft.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as error:
-            raise JournalError(f"{name}: cannot create the journal ({describe_error(error)}); check the "
-                               "directory's permissions or give another --journal path") from None
+            raise JournalError(message("journal.cannot_create", "{path}: cannot create the journal ({reason}); check "
+                                       "the directory's permissions or give another --journal path", path=name,
+                                       reason=describe_error(error))) from None
         fd: int | None = None
         try:
             fd = lock(name, draft.path)
@@ -220,8 +237,9 @@ class Draft:
         try:
             os.link(self.path, self.target)
         except FileExistsError:
-            raise JournalError(f"{self.target}: another croupier created this journal at the same moment; "
-                               "stop that one first, or give another --journal path") from None
+            raise JournalError(message("journal.created_meanwhile", "{path}: another croupier created this journal at "
+                                       "the same moment; stop that one first, or give another --journal path",
+                                       path=self.target)) from None
         self.remove()
         directory = os.open(os.path.dirname(os.path.abspath(self.target)), os.O_RDONLY)
         try:
@@ -252,8 +270,9 @@ def remove_stale_drafts(target: Path) -> None:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            raise JournalError(f"{target}: the journal is in use by another running croupier (it is creating "
-                               "it); stop that one first, or give another --journal path") from None
+            raise JournalError(message("journal.being_created", "{path}: the journal is in use by another running "
+                                       "croupier (it is creating it); stop that one first, or give another "
+                                       "--journal path", path=str(target))) from None
         else:
             remove_draft(str(draft))
         finally:

@@ -26,6 +26,7 @@ from controller.core.machine import State
 from controller.core.property_check import findings_in
 from controller.core.snapshot import restore_into
 from controller.core.table import Table
+from controller.i18n.message import message
 from controller.journal.checkpoint import KIND as CHECKPOINT
 from controller.journal.checkpoint import Cursor
 from controller.journal.compat import (
@@ -89,17 +90,19 @@ def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
 def check_identity(path: str, header: Mapping[str, Any], identity: Mapping[str, Any]) -> None:
     """Refuse (JournalError) a journal made with other arguments or settings, or by an earlier version."""
     if events_format(header) < EVENTS_FORMAT:
-        raise JournalError(f"{path}: this journal was written by an earlier version of Croupier (event format "
-                           f"{events_format(header)}); croupier audit verify and croupier history read it, but "
-                           "dealing on needs that version: give a new --journal path")
+        raise JournalError(message("journal.earlier_version", "{path}: this journal was written by an earlier "
+                                   "version of Croupier (event format {format}); croupier audit verify and croupier "
+                                   "history read it, but dealing on needs that version: give a new --journal path",
+                                   path=path, format=events_format(header)))
     stored = header.get("identity")
     given = json.loads(canonical(identity))
     if stored == given:
         return
     differences = _differences(stored, given)
     shown = "; ".join(differences[:6]) + ("; ..." if len(differences) > 6 else "")
-    raise JournalError(f"{path}: this journal was made with other arguments ({shown}); run again with the "
-                       "same arguments to resume it, or give a new --journal path")
+    raise JournalError(message("journal.other_arguments", "{path}: this journal was made with other arguments "
+                               "({differences}); run again with the same arguments to resume it, or give a new "
+                               "--journal path", path=path, differences=shown))
 
 
 def journal_seed(path: str | os.PathLike[str]) -> int | None:
@@ -129,7 +132,7 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     """The game settings a journal was made with (for an independent replay)."""
     stored = header.get("identity", {}).get("settings") if isinstance(header.get("identity"), dict) else None
     if not isinstance(stored, dict):
-        raise JournalError(f"{path}: the journal header has no settings")
+        raise JournalError(message("journal.no_settings", "{path}: the journal header has no settings", path=path))
     layers = {k: v for k, v in stored.items() if isinstance(v, dict)}
     extra = header.get("extra")
     if isinstance(extra, dict):
@@ -143,7 +146,8 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     try:
         return load_config(None, environ={}, overrides=layers)
     except ConfigError as error:
-        raise JournalError(f"{path}: the journal's settings are not valid here ({error})") from None
+        raise JournalError(message("journal.settings_invalid", "{path}: the journal's settings are not valid here "
+                                   "({reason})", path=path, reason=str(error))) from None
 
 
 def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:

@@ -7,10 +7,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.core.exceptions import JournalTamperedError
+from controller.i18n.message import Message, message
 from controller.journal.files import FORMAT
 from controller.journal.store import GENESIS, KINDS, Journal, Record, record_hash
 
 # -- verification ---------------------------------------------------------------
+
+
+HASH = message("journal.problem.hash", "was edited: its contents do not match its hash")
+FIELD_TYPE = message("journal.problem.field_type", "is damaged or was edited: a field is missing or has the wrong type")
+BEFORE_FIRST = message("journal.problem.before_first", "was inserted before record 1 (records are numbered from 1)")
+FIELD_FORM = message("journal.problem.field_form", "was edited: a field has the wrong form")
+NOT_JSON = message("journal.problem.not_json", "was edited: its body is not JSON")
+NOT_OBJECT = message("journal.problem.not_object", "was edited: its body is not a JSON object")
+HEADER_PLACE = message("journal.problem.header_place",
+                       "is out of place: the header must be record 1, and only record 1")
+NOT_HEADER = message("journal.problem.not_header", "is not a Croupier journal header")
+EVENTS_PLACE = message("journal.problem.events_place", "is out of place: events must follow their input")
+CHECKPOINT_PLACE = message("journal.problem.checkpoint_place",
+                           "is out of place: a checkpoint must follow an events record")
 
 
 @dataclass
@@ -44,16 +59,17 @@ def verify(journal: Journal, since: int = 1) -> Verified:
         acknowledged = journal.delivered()
         published = journal.feed_acked()
     if not rows or first is None:
-        raise JournalTamperedError(f"{path}: the journal has no records: it was emptied")
+        raise JournalTamperedError(message("journal.emptied", "{path}: the journal has no records: it was emptied",
+                                           path=path))
     header: dict[str, Any] = {}
     if base > 1:
         _check_form(path, first, 1)
         if not _holds_entry(first, 1):
-            raise JournalTamperedError.at(path, 1, "was edited: its contents do not match its hash")
+            raise JournalTamperedError.at(path, 1, HASH)
         header = _check_body(path, first, 0, "")
         _check_form(path, rows[0], base)
         if not _holds_entry(rows[0], base):
-            raise JournalTamperedError.at(path, base, "was edited: its contents do not match its hash")
+            raise JournalTamperedError.at(path, base, HASH)
         _check_body(path, rows[0], base - 1, {"events": "input", "checkpoint": "events"}.get(rows[0].kind, ""))
     by_hash = {row.hash: index for index, row in enumerate(rows)}
     for index, row in enumerate(rows):
@@ -75,18 +91,17 @@ def _check_form(path: str, row: Record, seq: int) -> None:
     """The record's fields have their types and forms, and it is numbered ``seq``."""
     if not (isinstance(row.seq, int) and isinstance(row.kind, str) and isinstance(row.at, str)
             and isinstance(row.body, str) and isinstance(row.prev, str) and isinstance(row.hash, str)):
-        raise JournalTamperedError.at(path, seq, "is damaged or was edited: a field is missing or has the "
-                                   "wrong type")
+        raise JournalTamperedError.at(path, seq, FIELD_TYPE)
     if row.seq != seq:
         if seq == 1 and row.seq < 1:
-            raise JournalTamperedError.at(path, row.seq, "was inserted before record 1 "
-                                       "(records are numbered from 1)")
+            raise JournalTamperedError.at(path, row.seq, BEFORE_FIRST)
         if row.seq > seq:
             gap = f"{seq}" if row.seq == seq + 1 else f"{seq}-{row.seq - 1}"
-            raise JournalTamperedError.at(path, seq, f"is missing: record(s) {gap} were deleted "
-                                       f"(the next record is {row.seq})")
+            raise JournalTamperedError.at(path, seq,
+                                          message("journal.problem.deleted", "is missing: record(s) {gap} were deleted "
+                                       "(the next record is {next})", gap=gap, next=row.seq))
     if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
-        raise JournalTamperedError.at(path, row.seq, "was edited: a field has the wrong form")
+        raise JournalTamperedError.at(path, row.seq, FIELD_FORM)
 
 
 def _check_link(path: str, rows: list[Record], index: int, by_hash: dict[str, int]) -> None:
@@ -97,51 +112,58 @@ def _check_link(path: str, rows: list[Record], index: int, by_hash: dict[str, in
     if row.prev != (rows[index - 1].hash if index else GENESIS):
         origin = by_hash.get(row.prev)
         if origin is not None and origin < index - 1:
-            raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: "
-                                       f"it was written after record {rows[origin].seq}, so the "
-                                       "records between were deleted or reordered")
-        raise JournalTamperedError.at(path, row.seq, f"does not follow record {row.seq - 1}: a record "
-                                   "before it was inserted, deleted, edited or reordered")
+            raise JournalTamperedError.at(path, row.seq,
+                                          message("journal.problem.written_after", "does not follow record {previous}: "
+                                       "it was written after record {origin}, so the records between were "
+                                       "deleted or reordered", previous=row.seq - 1, origin=rows[origin].seq))
+        raise JournalTamperedError.at(path, row.seq,
+                                      message("journal.problem.broken_link", "does not follow record {previous}: a "
+                                              "record before it was inserted, deleted, edited or reordered",
+                                              previous=row.seq - 1))
 
 
 def _check_body(path: str, row: Record, index: int, previous_kind: str) -> dict[str, Any]:
     """The record is of a known kind, in its place, with a JSON object for a body; returns the body."""
     if row.kind not in KINDS:
-        raise JournalTamperedError.at(path, row.seq, f"was edited: unknown record kind {row.kind!r}")
+        raise JournalTamperedError.at(path, row.seq,
+                                      message("journal.problem.unknown_kind", "was edited: unknown record kind {kind}",
+                                                              kind=repr(row.kind)))
     try:
         body = json.loads(row.body)
     except ValueError:
-        raise JournalTamperedError.at(path, row.seq, "was edited: its body is not JSON") from None
+        raise JournalTamperedError.at(path, row.seq, NOT_JSON) from None
     if not isinstance(body, dict):
-        raise JournalTamperedError.at(path, row.seq, "was edited: its body is not a JSON object")
+        raise JournalTamperedError.at(path, row.seq, NOT_OBJECT)
     if (index == 0) != (row.kind == "header"):
-        raise JournalTamperedError.at(path, row.seq, "is out of place: the header must be record 1, "
-                                   "and only record 1")
+        raise JournalTamperedError.at(path, row.seq, HEADER_PLACE)
     if row.kind == "header" and body.get("format") != FORMAT:
-        raise JournalTamperedError.at(path, row.seq, "is not a Croupier journal header")
+        raise JournalTamperedError.at(path, row.seq, NOT_HEADER)
     if row.kind == "events" and previous_kind != "input":
-        raise JournalTamperedError.at(path, row.seq, "is out of place: events must follow their input")
+        raise JournalTamperedError.at(path, row.seq, EVENTS_PLACE)
     if row.kind == "checkpoint" and previous_kind != "events":
-        raise JournalTamperedError.at(path, row.seq, "is out of place: a checkpoint must follow an events record")
+        raise JournalTamperedError.at(path, row.seq, CHECKPOINT_PLACE)
     return body
 
 
 def _check_end(path: str, last: Record, acknowledged: int) -> None:
     """No record that was shown was deleted from the end."""
     if acknowledged > last.seq:
-        raise JournalTamperedError.at(path, last.seq + 1, f"is missing: records {last.seq + 1}-"
-                                   f"{acknowledged} were written and shown, then deleted from the end")
+        raise JournalTamperedError.at(path, last.seq + 1,
+                                      message("journal.problem.shown_deleted", "is missing: records {first}-"
+                                   "{last} were written and shown, then deleted from the end", first=last.seq + 1,
+                                   last=acknowledged))
 
 
 def _check_published(path: str, last: Record, published: int) -> None:
     """No record that the table's feed had delivered to the floor was deleted from the end."""
     if published > last.seq:
-        raise JournalTamperedError.at(path, last.seq + 1, f"is missing: records {last.seq + 1}-{published} "
+        raise JournalTamperedError.at(path, last.seq + 1,
+                                      message("journal.problem.published_deleted", "is missing: records {first}-{last} "
                                    "were published to the floor (the broker acknowledged them), then deleted "
-                                   "from the end")
+                                   "from the end", first=last.seq + 1, last=published))
 
 
-def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tuple[int, str]:
+def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tuple[int, Message]:
     """Say why record ``rows[index]``'s contents do not match its hash: (record to name, problem)."""
     row = rows[index]
     seq = row.seq
@@ -157,15 +179,17 @@ def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tu
                 written_as = candidate
                 break
     if written_as is None:
-        return seq, "was edited: its contents do not match its hash"
+        return seq, HASH
     if written_as == seq + 1 and index + 1 < len(rows) and _holds_entry(rows[index + 1], seq):
-        return seq, f"was reordered: records {seq} and {seq + 1} were swapped"
+        return seq, message("journal.problem.swapped", "was reordered: records {seq} and {next} were swapped",
+                            seq=seq, next=seq + 1)
     if written_as > seq:
-        return seq, (f"is missing: it was deleted and the records after it renumbered (record {seq} "
-                     f"holds the entry written as record {written_as})")
+        return seq, message("journal.problem.renumbered", "is missing: it was deleted and the records after it "
+                            "renumbered (record {seq} holds the entry written as record {written_as})", seq=seq,
+                            written_as=written_as)
     inserted = f"{written_as}" if written_as == seq - 1 else f"{written_as}-{seq - 1}"
-    return written_as, (f"was inserted: record(s) {inserted} are not in the chain (record {seq} holds "
-                        f"the entry written as record {written_as}, so records were inserted or moved "
-                        "before it)")
+    return written_as, message("journal.problem.inserted", "was inserted: record(s) {inserted} are not in the "
+                               "chain (record {seq} holds the entry written as record {written_as}, so records were "
+                               "inserted or moved before it)", inserted=inserted, seq=seq, written_as=written_as)
 
 

@@ -10,6 +10,9 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import Message, message
+from controller.i18n.numbers import format_fixed
 from controller.training.calls import VOCABULARY
 from controller.training.drill import Drill, Due
 from controller.training.events import CallDueEvent, TrainingEvent
@@ -67,50 +70,58 @@ class JsonLines:
         self.out.flush()
 
 
-SIDES = {"P": "Player", "B": "Banker"}
+SIDES = {"P": message("train.player_card", "Player card {number}: {card}"),
+         "B": message("train.banker_card", "Banker card {number}: {card}")}
 QUESTIONS = {
-    "player": "Player's call",
-    "banker": "Banker's call",
-    "winner": "Winner",
+    "player": message("train.ask.player", "Player's call ({words})?"),
+    "banker": message("train.ask.banker", "Banker's call ({words})?"),
+    "winner": message("train.ask.winner", "Winner ({words})?"),
 }
 
 
-def question(due: CallDueEvent) -> str:
-    """The question a call asks a person, with its words."""
+def question(due: CallDueEvent, words: Catalogue = ENGLISH) -> str:
+    """The question a call asks a person, with its words (the answers stay the words the drill accepts)."""
     if due["call"] == "pay":
-        return f"Pay on the {due.get('bet')} bet (e.g. +0.95, -1, 0)?"
-    return f"{QUESTIONS[due['call']]} ({'/'.join(VOCABULARY[due['call']])})?"
+        return words.say("train.ask.pay", "Pay on the {bet} bet (e.g. +0.95, -1, 0)?", bet=str(due.get("bet")))
+    asked = QUESTIONS[due["call"]]
+    return words.text(Message(asked.id, asked.text, {"words": "/".join(VOCABULARY[due["call"]])}))
 
 
-def describe(event: TrainingEvent) -> list[str]:
-    """An event of the drill as lines for a person (a call due is asked, not described: none)."""
+def describe(event: TrainingEvent, words: Catalogue = ENGLISH) -> list[str]:
+    """An event of the drill as lines for a person (a call due is asked, not described: none); the rule a wrong
+    call broke is shown as the drill gives it (English)."""
+    say = words.say
     if event["event"] == "card":
-        heading = [f"Round {event['round']}"] if event["slot"] == "P1" else []
-        return [*heading, f"  {SIDES[event['slot'][0]]} card {event['slot'][1]}: {event['card']}"]
+        heading = [say("train.round", "Round {round}", round=event["round"])] if event["slot"] == "P1" else []
+        card = SIDES[event["slot"][0]]
+        return [*heading, "  " + words.text(Message(card.id, card.text, {"number": event["slot"][1],
+                                                                         "card": event["card"]}))]
     if event["event"] == "call_due":
         return []
     if event["event"] == "rejected":
         return [f"  {event['say']}"]
     if event["event"] == "call_scored":
-        took = f"{event['seconds']:.1f} s"
+        took = format_fixed(event["seconds"], 1, words.language) + " s"
         if event["correct"]:
-            return [f"  right ({took})"]
-        return [f"  WRONG ({took}): {event['expected']}, not {event['given']}: {event.get('rule', '')}"]
-    return report_lines(event)
+            return ["  " + say("train.right", "right ({took})", took=took)]
+        return ["  " + say("train.wrong", "WRONG ({took}): {expected}, not {given}: {rule}", took=took,
+                           expected=str(event["expected"]), given=str(event["given"]), rule=event.get("rule", ""))]
+    return report_lines(event, words)
 
 
 class PlainTerminal:
     """The drill as lines for a person: the cards, a question with its words, the verdict."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, words: Catalogue = ENGLISH) -> None:
         self.out = out
+        self.words = words
         self.question = ""
 
     def __call__(self, events: list[TrainingEvent]) -> None:
         for event in events:
             if event["event"] == "call_due":
-                self.question = question(event)
-            for line in describe(event):
+                self.question = question(event, self.words)
+            for line in describe(event, self.words):
                 self.out.write(line + "\n")
         self.out.flush()
 

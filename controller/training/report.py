@@ -6,6 +6,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from controller.core.stats import mean, percentile
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.numbers import format_fixed
 from controller.training.calls import CallKind
 from controller.training.events import CallScoredEvent, CallTally, MissedCell, TrainingReportEvent
 
@@ -54,17 +56,24 @@ class TrainingReport:
                 for (call, cell), count in wrong.most_common(MISSED_CELLS_SHOWN)]
 
 
-def report_lines(report: TrainingReportEvent) -> list[str]:
-    """The report for a person to read."""
-    lines = [f"Training report: {report['rounds']} rounds, {report['calls']} calls, "
-             f"{report['correct']} right, {report['wrong']} wrong"
-             + ("" if report["finished"] else " (ended early)")]
+def report_lines(report: TrainingReportEvent, words: Catalogue = ENGLISH) -> list[str]:
+    """The report for a person to read, in ``words``' language (the call kinds and tableau cells as the drill
+    names them)."""
+    say = words.say
+    lines = [say("train.report", "Training report: {rounds} rounds, {calls} calls, {right} right, {wrong} wrong",
+                 rounds=report["rounds"], calls=report["calls"], right=report["correct"], wrong=report["wrong"])
+             + ("" if report["finished"] else say("train.ended_early", " (ended early)"))]
     for call, tally in report["by_call"].items():
-        lines.append(f"  {call:<7} {tally['calls']:>4} calls  {tally['correct']:>4} right  {tally['wrong']:>4} wrong")
+        lines.append(f"  {call:<7} " + say("train.tally", "{calls} calls  {right} right  {wrong} wrong",
+                                           calls=f"{tally['calls']:>4}", right=f"{tally['correct']:>4}",
+                                           wrong=f"{tally['wrong']:>4}"))
     if report["missed_cells"]:
-        lines.append("  missed most:")
-        lines.extend(f"    {cell['call']}: {cell['cell']} ({cell['wrong']} of {cell['calls']} wrong)"
+        lines.append("  " + say("train.missed_most", "missed most:"))
+        lines.extend(f"    {cell['call']}: {cell['cell']} " + say("train.missed", "({wrong} of {calls} wrong)",
+                                                                  wrong=cell["wrong"], calls=cell["calls"])
                      for cell in report["missed_cells"])
     if report["mean_seconds"] is not None:
-        lines.append(f"  time per call: mean {report['mean_seconds']:.1f} s, p90 {report['p90_seconds']:.1f} s")
+        lines.append("  " + say("train.time", "time per call: mean {mean} s, p90 {p90} s",
+                                mean=format_fixed(report["mean_seconds"], 1, words.language),
+                                p90=format_fixed(report["p90_seconds"] or 0.0, 1, words.language)))
     return lines

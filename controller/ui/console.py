@@ -61,7 +61,7 @@ from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen
 from controller.ui.localise import Localiser
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner, side_word
-from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
+from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO, responsible_gaming_lines
 from controller.ui.roadsview import WINNER_STYLES, RoadsView
 from controller.ui.tableview import BANKER_SLOTS, FACE_DOWN, PLAYER_SLOTS, TableView, ViewEvent
 
@@ -202,7 +202,7 @@ class TableScreen(Screen[None]):
                 yield Static("", id="shoe")
             yield Static("", id="sent")
             yield RoadsView(id="roads", words=self.words)
-            yield Static(RESPONSIBLE_GAMING_TEXT, id="responsible-gaming")
+            yield Static(responsible_gaming_text(RESPONSIBLE_GAMING_ROW, self.words), id="responsible-gaming")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -324,13 +324,16 @@ class TableScreen(Screen[None]):
 
 
 RESPONSIBLE_GAMING_TEXT: Final = f"{RESPONSIBLE_GAMING_LINE}  ·  {RESPONSIBLE_GAMING_LINE_KO}"
+RESPONSIBLE_GAMING_ROW: Final = 200
+"""A width that holds the responsible-gaming lines on one row (the console fits them to its width once shown)."""
 
 
-def responsible_gaming_text(width: int) -> str:
-    """Both responsible-gaming lines on one row when ``width`` holds them, else each whole on its own row."""
-    if Text(RESPONSIBLE_GAMING_TEXT).cell_len <= width:
-        return RESPONSIBLE_GAMING_TEXT
-    return f"{RESPONSIBLE_GAMING_LINE}\n{RESPONSIBLE_GAMING_LINE_KO}"
+def responsible_gaming_text(width: int, words: Catalogue = ENGLISH) -> str:
+    """The responsible-gaming line in the table's language (in English: the English and Korean lines, on one
+    row when ``width`` holds them, else each whole on its own row)."""
+    lines = [text for _, text in responsible_gaming_lines([words])]
+    one_row = "  ·  ".join(lines)
+    return one_row if Text(one_row).cell_len <= width else "\n".join(lines)
 
 
 def next_reveal_side(slots: dict[str, str]) -> str:
@@ -608,7 +611,7 @@ class DealerConsole(App[None]):
         screen.query_one("#sent", Static).set_class(bool(view.rejected), "refused")
         screen.query_one("#roads", RoadsView).show(view.roads())
         gaming = screen.query_one("#responsible-gaming", Static)
-        gaming.update(responsible_gaming_text(self.size.width - 4))  # its padding and the scroll bar
+        gaming.update(responsible_gaming_text(self.size.width - 4, words))  # its padding and the scroll bar
         screen.refresh_bindings()
         self._fitting.shown(screen, (self.size, tuple(view.alerts), banner, moment, view.misdeal is not None,
                                      bool(view.rejected)))

@@ -19,8 +19,12 @@ type                       input
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import REVEAL_TOTALS, Input, InputKind
+from controller.i18n.catalogue import Catalogue
+from controller.i18n.message import message
 
 KEYS: dict[str, InputKind] = {
     "n": InputKind.NEXT, "next": InputKind.NEXT,
@@ -50,17 +54,37 @@ def parse_dealer_line(line: str) -> Input | None:
     word = words[0].lower()
     if word in MANUAL_WORDS:
         if len(words) != 2:
-            raise ScriptError(f"{line.strip()!r}: expected 'm XX' with one card code, e.g. 'm 7H'")
+            raise ScriptError(message("keyboard.manual", "{line}: expected 'm XX' with one card code, e.g. 'm 7H'",
+                                      line=repr(line.strip())))
         return Input(InputKind.MANUAL, words[1])
     if word in ACK_WORDS:
         if len(words) != 2:
-            raise ScriptError(f"{line.strip()!r}: expected 'a ID' with the alert's id, e.g. 'a A1'")
+            raise ScriptError(message("keyboard.ack", "{line}: expected 'a ID' with the alert's id, e.g. 'a A1'",
+                                      line=repr(line.strip())))
         return Input(InputKind.ACK, words[1].upper())
     kind = KEYS.get(word)
     if kind is InputKind.REVEAL and len(words) == 2:
         if words[1] not in REVEAL_TOTALS:
-            raise ScriptError(f"{line.strip()!r}: expected 'r' or 'r TOTAL' with a total from 0 to 9, e.g. 'r 7'")
+            raise ScriptError(message("keyboard.reveal", "{line}: expected 'r' or 'r TOTAL' with a total from 0 to 9, "
+                                      "e.g. 'r 7'", line=repr(line.strip())))
         return Input(kind, words[1])
     if kind is None or len(words) != 1:
-        raise ScriptError(f"{line.strip()!r} is not a dealer command: expected {HELP}")
+        raise ScriptError(message("keyboard.unknown", "{line} is not a dealer command: expected n next, s shoe "
+                                  "ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
+                                  "r reveal (r 7: with its total), a ID acknowledge an alert, z undo",
+                                  line=repr(line.strip())))
     return Input(kind)
+
+
+def worded_parser(words: Catalogue) -> Callable[[str], Input | None]:
+    """:func:`parse_dealer_line` whose refusals are worded in ``words``' language (the table's)."""
+
+    def parse(line: str) -> Input | None:
+        try:
+            return parse_dealer_line(line)
+        except ScriptError as error:
+            if error.message is None:
+                raise
+            raise ScriptError(words.text(error.message)) from None
+
+    return parse

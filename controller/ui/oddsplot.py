@@ -14,6 +14,7 @@ from typing import Any
 from controller.core.exceptions import CroupierError
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
+from controller.i18n.variants import variant_name
 from controller.ui.oddscompare import OddsComparison, bet_label, frequency_label
 
 FORMATS = (".png", ".svg", ".pdf")
@@ -83,7 +84,7 @@ def _draw(comparison: OddsComparison, path: str, words: Catalogue) -> None:
     right.set_xticks(list(places), [bet_label(bet.bet, words) for bet in bets], rotation=30, ha="right")
     right.set_ylabel(say("plot.net_per_unit", "net per unit bet"))
     right.set_title(say("plot.net_per_bet", "Net per bet ({decks} decks, {variant})", decks=comparison.decks,
-                        variant=comparison.variant))
+                        variant=variant_name(comparison.variant, words)))
     right.legend(fontsize="small")
     figure.tight_layout()
     try:

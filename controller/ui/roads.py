@@ -44,6 +44,17 @@ WINNER_LETTERS: Final = (BANKER, PLAYER, TIE)
 
 RESPONSIBLE_GAMING_LINE: Final = "Past results do not predict the next one."
 RESPONSIBLE_GAMING_LINE_KO: Final = "지난 결과는 다음 결과를 예측하지 않습니다."
+RESPONSIBLE_GAMING: Final = message("roads.responsible_gaming", "Past results do not predict the next one.")
+"""The responsible-gaming line as a catalogue message (its Korean translation is :data:`RESPONSIBLE_GAMING_LINE_KO`)."""
+
+
+def responsible_gaming_lines(catalogues: Sequence[Catalogue]) -> list[tuple[str, str]]:
+    """The responsible-gaming line under the roads, as ``(language, text)`` pairs: in each of ``catalogues``'
+    languages (the table's, or the board's); in English alone it keeps its Korean line under it, as it always had."""
+    lines = [(words.language, words.text(RESPONSIBLE_GAMING)) for words in catalogues]
+    if [language for language, _ in lines] == ["en"]:
+        lines.append(("ko", RESPONSIBLE_GAMING_LINE_KO))
+    return lines
 
 DERIVED_ROADS: Final = (("big_eye_boy", 1), ("small_road", 2), ("cockroach_pig", 3))
 """The derived roads' names and their ``k`` (how many columns back they compare)."""

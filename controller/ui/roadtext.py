@@ -16,11 +16,10 @@ from controller.ui.roads import (
     DERIVED_ROADS,
     PLAYER,
     RED,
-    RESPONSIBLE_GAMING_LINE,
-    RESPONSIBLE_GAMING_LINE_KO,
     ROWS,
     Roads,
     layout_derived,
+    responsible_gaming_lines,
 )
 
 EMPTY: Final = "·"
@@ -98,7 +97,7 @@ def render(roads: Roads, colour: bool = False, words: Catalogue = ENGLISH) -> st
         if colours:
             lines.extend(grid(dict(zip(layout_derived(colours), letters, strict=True)), colour))
     lines.append("")
-    lines.append(f"{RESPONSIBLE_GAMING_LINE} / {RESPONSIBLE_GAMING_LINE_KO}")
+    lines.append(" / ".join(text for _, text in responsible_gaming_lines([words])))
     return "\n".join(lines)
 
 

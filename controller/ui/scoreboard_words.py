@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
+from controller.ui.roads import responsible_gaming_lines
 
 PAGE_WORDS: Final = {
     "baccarat": message("scoreboard.baccarat", "BACCARAT"),
@@ -64,7 +65,10 @@ def page_words(words: Catalogue) -> dict[str, str]:
 
 def words_message(catalogues: Sequence[Catalogue]) -> dict[str, Any]:
     """``/words.json``: ``{"languages": ["zh_Hant", "en"], "words": {"big_road": ["大路", "Big road"], ...}}``:
-    each word in every board language, the first language first."""
+    each word in every board language, the first language first; ``responsible_gaming``: the footer's lines
+    (``[{"lang": "zh_Hant", "text": "..."}, ...]``, :func:`~controller.ui.roads.responsible_gaming_lines`)."""
     worded = [page_words(catalogue) for catalogue in catalogues]
     return {"languages": [catalogue.language for catalogue in catalogues],
-            "words": {key: [texts[key] for texts in worded] for key in worded[0]}}
+            "words": {key: [texts[key] for texts in worded] for key in worded[0]},
+            "responsible_gaming": [{"lang": language, "text": text}
+                                   for language, text in responsible_gaming_lines(catalogues)]}

@@ -30,6 +30,7 @@ from controller.core.events import (
 from controller.core.tally import KEYS, count_events
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.numbers import format_fixed
+from controller.i18n.variants import variant_name
 from controller.ui.bigtext import pad_cells
 
 
@@ -138,12 +139,12 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
     say = words.say
     match event["event"]:
         case "table":
+            variant = variant_name(event["variant"], words)
             if event["mode"] == "simulation":
                 return say("transcript.table_simulated", "Croupier simulated table: {decks} decks, {variant} "
-                           "variant, driver {driver}", decks=event["decks"], variant=event["variant"],
-                           driver=event["driver"])
+                           "variant, driver {driver}", decks=event["decks"], variant=variant, driver=event["driver"])
             return say("transcript.table_live", "Croupier live table: {decks} decks, {variant} variant, driver "
-                       "{driver}", decks=event["decks"], variant=event["variant"], driver=event["driver"])
+                       "{driver}", decks=event["decks"], variant=variant, driver=event["driver"])
         case "shoe":
             if event["status"] == "new":
                 return "\n" + say("transcript.shoe_new", "Shoe {shoe} ({decks} decks): shuffled and cut.",

@@ -21,6 +21,7 @@ from tests.controller.ui.test_cjk_text import font_covering
 from tests.typed_events import untyped_event
 
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
+FOOTER_TEXT = "[...document.querySelectorAll('#responsible-gaming p')].map(p => p.lang + ' ' + p.innerText)"
 BOARD_TEXT = "[...document.querySelectorAll('header, main')].map(node => node.innerText).join('\\n')"
 KOREAN = ("빅로드", "비드 플레이트", "빅아이보이", "스몰로드", "콕로치 로드", "최근 결과", "범례", "뱅커 페어",
           "플레이어 페어", "내추럴", "남은 카드", "컷 카드", "슈 1", "4번째 게임", "바카라", "실시간")
@@ -95,6 +96,8 @@ def test_a_korean_board_has_every_word_in_korean(board: Scoreboard) -> None:
         page.wait_for("document.body.classList.contains('offline')", timeout=30)
         banner = page.evaluate("document.getElementById('offline-banner').innerText")
         assert "컨트롤러 오프라인" in banner and "OFFLINE" not in banner
+        footer = page.evaluate(FOOTER_TEXT)
+        assert footer == ["ko 지난 결과는 다음 결과를 예측하지 않습니다."], footer
         assert "재연결" in page.evaluate("document.getElementById('status').textContent")
 
 
@@ -124,6 +127,8 @@ def test_a_macau_board_shows_english_under_the_chinese(board: Scoreboard) -> Non
         assert last.startswith("莊") and "莊對" in last  # the newest: banker with a banker pair
         assert page.evaluate("document.querySelector('#bead-plate .bead').textContent") == "莊"
         assert page.evaluate("document.documentElement.scrollHeight <= innerHeight + 1"), "the board scrolls"
+        footer = page.evaluate(FOOTER_TEXT)
+        assert footer == ["zh-Hant 過去的結果不能預測下一局。", "en Past results do not predict the next one."], footer
         heading = fonts_drawing(page, "[data-word=big_road]")
         assert any("CJK" in family for family in heading), f"the Chinese heading is drawn with {heading}"
 

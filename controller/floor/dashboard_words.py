@@ -1,0 +1,53 @@
+"""The pit dashboard page's words in the floor's language (``croupier floor --lang``, ``[table] language``),
+served as ``/words.json``.
+
+The page (``controller/floor/static/floor.html``) keeps its English as the fallback when ``/words.json``
+cannot be read; ``{name}`` placeholders are filled in by the page. The tiles' machine fields (``data-status``,
+``data-winner``), misdeal and alert kinds and the tables' own texts (a result's ``say``, a misdeal's ``detail``:
+in the table's language) are shown as they come.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from controller.i18n.catalogue import Catalogue
+from controller.i18n.message import message
+
+DASHBOARD_WORDS: Final = {
+    "title": message("dashboard.title", "Croupier floor"),
+    "connecting": message("dashboard.connecting", "connecting"),
+    "empty": message("dashboard.empty", "No table has reported yet."),
+    "broker": message("dashboard.broker", "broker {broker}"),
+    "broker_lost": message("dashboard.broker_lost", "broker {broker} lost"),
+    "unreachable": message("dashboard.unreachable", "dashboard unreachable; reconnecting"),
+    "no_card_yet": message("dashboard.no_card_yet", "no card yet"),
+    "seconds_ago": message("dashboard.seconds_ago", "{seconds} s ago"),
+    "minutes_ago": message("dashboard.minutes_ago", "{minutes} min {seconds} s ago"),
+    "hours_ago": message("dashboard.hours_ago", "{hours} h {minutes} min ago"),
+    "halted_in_round": message("dashboard.halted_in_round", "Halted in round {round}"),
+    "left_halted_in_round": message("dashboard.left_halted_in_round", "Left halted in round {round}"),
+    "shoe": message("dashboard.shoe", "Shoe"),
+    "round": message("dashboard.round", "Round"),
+    "card_due": message("dashboard.card_due", "Card due"),
+    "last": message("dashboard.last", "Last"),
+    "dealer": message("dashboard.dealer", "Dealer"),
+    "no_dealer": message("dashboard.no_dealer", "none signed in"),
+    "cards_left": message("dashboard.cards_left", "Cards left"),
+    "last_card": message("dashboard.last_card", "Last card"),
+    "online": message("dashboard.status.online", "online"),
+    "halted": message("dashboard.status.halted", "halted"),
+    "closed": message("dashboard.status.closed", "closed"),
+    "offline": message("dashboard.status.offline", "offline"),
+    "count": message("dashboard.count", "{count} {status}"),
+    "banker": message("scoreboard.letter.banker", "B"),
+    "player": message("scoreboard.letter.player", "P"),
+    "tie": message("scoreboard.letter.tie", "T"),
+}
+"""Each word of the page by its key, as a catalogue message (placeholders left for the page to fill)."""
+
+
+def words_message(words: Catalogue) -> dict[str, Any]:
+    """``/words.json``: ``{"language": "ko", "words": {"shoe": "슈", "seconds_ago": "{seconds}초 전", ...}}``."""
+    return {"language": words.language,
+            "words": {key: words.texts.get(word.id) or word.text for key, word in DASHBOARD_WORDS.items()}}
