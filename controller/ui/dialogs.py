@@ -17,7 +17,6 @@ from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui.console_words import word_bindings
 
 
-
 def wrapped_labels(box: str) -> str:
     """CSS for the labels of the dialog box ``box`` (an id) to wrap within it, however long their text in the
     table's language."""

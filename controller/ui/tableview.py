@@ -140,6 +140,8 @@ class TableView:
         self.misdeal: MisdealEvent | None = None
         self.instruction: str | None = None
         self.instruction_action: str | None = None
+        self.instruction_id: str | None = None
+        """The message id (``say_id``) of the last ``instruction`` event, so a view can word it itself."""
         self.rejected: str | None = None
         self.reader: str = "unknown"
         self.dealer: str | None = None
@@ -413,6 +415,8 @@ class TableView:
         self.instruction = str(say) if say else None
         action = event.get("action")
         self.instruction_action = str(action) if action else None
+        say_id = event.get("say_id")
+        self.instruction_id = str(say_id) if say_id else None
         if action not in (None, "deal"):
             self.prompt = None
 
