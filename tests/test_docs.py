@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -89,3 +90,21 @@ def test_the_documented_shoe_script_is_shipped_and_deals() -> None:
     events = [json.loads(line) for line in run.stdout.splitlines()]
     assert [e["winner"] for e in events if e["event"] == "result"] and any(
         e["event"] == "resolved" and e["resolution"] == "manual" for e in events)
+
+
+def test_scripts_md_says_how_a_script_starts_its_shoes() -> None:
+    """The first shoe is confirmed by the simulation; a later one only at the script's own ``@shoe``."""
+    text = (ROOT / "docs" / "scripts.md").read_text(encoding="utf-8")
+    block = text.split("## Shoes in a script", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
+    assert len(commands) == 3, commands
+    outcomes = []
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] == "croupier"
+        run = subprocess.run([sys.executable, "-m", "controller.cli", *argv[1:]], capture_output=True, text=True,
+                             cwd=ROOT, timeout=120)
+        stream = [json.loads(line) for line in run.stdout.splitlines()]
+        misdeals = [e["kind"] for e in stream if e["event"] == "misdeal"]
+        outcomes.append((run.returncode, [e["shoe"] for e in stream if e["event"] == "result"], misdeals[:1]))
+    assert outcomes == [(0, [1, 2], []), (4, [1], ["card_after_shoe_closed"]), (0, [1], [])]

@@ -91,7 +91,8 @@ def alert_text(alert: AlertEvent, acknowledged: dict[str, Timed]) -> str:
     ack = acknowledged.get(str(alert_id)) if alert_id is not None else None
     status = "OPEN"
     if ack is not None:
-        status = f"acknowledged by {cast(dict[str, Any], ack.event).get('by') or '?'} at {ack.at}"
+        by = cast(dict[str, Any], ack.event).get("by")
+        status = f"acknowledged by {by} at {ack.at}" if by else f"acknowledged at {ack.at}"
     severity = f" {fields['severity']}" if fields.get("severity") else ""
     named = f" {alert_id}" if alert_id is not None else ""
     return f"{alert['kind']}{named}{severity} [{status}]"

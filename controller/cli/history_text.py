@@ -127,9 +127,11 @@ def alert_status(alert: AlertEvent, acknowledged: dict[str, Timed], words: Catal
     alert_id = fields.get("id")
     ack = acknowledged.get(str(alert_id)) if alert_id is not None else None
     status = words.say("history.alert_open", "OPEN")
-    if ack is not None:
-        status = words.say("history.alert_acknowledged", "acknowledged by {by} at {at}",
-                           by=cast(dict[str, Any], ack.event).get("by") or "?", at=ack.at)
+    by = cast(dict[str, Any], ack.event).get("by") if ack is not None else None
+    if ack is not None and by:
+        status = words.say("history.alert_acknowledged", "acknowledged by {by} at {at}", by=by, at=ack.at)
+    elif ack is not None:  # no badges: nobody is named
+        status = words.say("history.alert_acknowledged_at", "acknowledged at {at}", at=ack.at)
     severity = f" {fields['severity']}" if fields.get("severity") else ""
     named = f" {alert_id}" if alert_id is not None else ""
     return f"{alert['kind']}{named}{severity} [{status}]"

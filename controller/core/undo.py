@@ -148,10 +148,10 @@ def _why_not(item: Input, events: list[Event]) -> str:
         return f"round {result['round']} has its result; a settled round cannot be undone: call the supervisor"
     if item.kind in (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE):
         return FROM_THE_SHOE
+    names = {event["event"] for event in events}
+    if "rejected" in names:  # whatever the input, it had no effect
+        return f"{token} was not accepted, so there is nothing to undo"
     if item.kind in UNDOABLE_EVENTS:
-        names = {event["event"] for event in events}
-        if "rejected" in names:
-            return f"{token} was not accepted, so there is nothing to undo"
         if "alert" in names:
             return f"{token} raised an alert, which stays open: call the supervisor"
         if "misdeal" in names:

@@ -63,7 +63,7 @@ from controller.ui.localise import Localiser
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner, side_word
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO, responsible_gaming_lines
 from controller.ui.roadsview import WINNER_STYLES, RoadsView
-from controller.ui.tableview import BANKER_SLOTS, FACE_DOWN, PLAYER_SLOTS, TableView, ViewEvent
+from controller.ui.tableview import BANKER_SLOTS, BURN_PLACE, FACE_DOWN, PLAYER_SLOTS, TableView, ViewEvent
 
 __all__ = ["MANUAL_MARK", "BigText", "DealerConsole", "RoadsView", "TableScreen", "card_text", "main",
            "status_parts"]
@@ -308,10 +308,8 @@ class TableScreen(Screen[None]):
         console = self.console
         if console is None or not console.applies("manual"):
             return
-        prompt = console.view.prompt
         words = self.words
-        slot = (str(prompt.get("slot")) if prompt is not None
-                else words.say("console.ask.manual.due_slot", "the due slot"))
+        slot = manual_place(console.view, words)
 
         def entered(code: str | None) -> None:
             if code is not None:
@@ -334,6 +332,15 @@ def responsible_gaming_text(width: int, words: Catalogue = ENGLISH) -> str:
     lines = [text for _, text in responsible_gaming_lines([words])]
     one_row = "  ·  ".join(lines)
     return one_row if Text(one_row).cell_len <= width else "\n".join(lines)
+
+
+def manual_place(view: TableView, words: Catalogue = ENGLISH) -> str:
+    """Where a card entered by hand goes, as the read-back names it: the slot the core prompted or the halt
+    names, "the burn", or "the due slot" only when the events do not say."""
+    place = str(view.prompt.get("slot")) if view.prompt is not None else view.halt_place
+    if place == BURN_PLACE:
+        return words.say("undo.the_burn", "the burn")
+    return place or words.say("console.ask.manual.due_slot", "the due slot")
 
 
 def next_reveal_side(slots: dict[str, str]) -> str:

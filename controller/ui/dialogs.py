@@ -17,6 +17,12 @@ from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui.console_words import word_bindings
 
 
+def wrapped_labels(box: str) -> str:
+    """CSS for the labels of the dialog box ``box`` (an id) to wrap within it, however long their text in the
+    table's language."""
+    return f"#{box} Label {{ width: 100%; height: auto; }}"
+
+
 class ManualEntryScreen(ModalScreen[str | None]):
     """Asks for a card code typed by hand; returns the normalised code, or None when cancelled."""
 
@@ -26,7 +32,7 @@ class ManualEntryScreen(ModalScreen[str | None]):
     #manual-box { width: 60; max-width: 100%; height: auto; border: thick $accent; padding: 1 2;
                   background: $surface; }
     #manual-error { color: $error; }
-    """
+    """ + wrapped_labels("manual-box")
 
     def __init__(self, words: Catalogue = ENGLISH) -> None:
         super().__init__()
@@ -50,7 +56,8 @@ class ManualEntryScreen(ModalScreen[str | None]):
             card = parse_card(message.value)
         except CardCodeError as error:
             self.query_one("#manual-error", Label).update(self.words.say(
-                "console.manual.refused", "{code}: {error}; type it again", code=repr(message.value), error=str(error)))
+                "console.manual.refused", "{code}: {error}; type it again", code=repr(message.value),
+                error=self.words.text(error.message) if error.message is not None else str(error)))
             return
         self.dismiss(card.code)
 
@@ -68,7 +75,7 @@ class RevealTotalScreen(ModalScreen[int | None]):
     #reveal-box { width: 60; max-width: 100%; height: auto; border: thick $accent; padding: 1 2;
                   background: $surface; }
     #reveal-error { color: $error; }
-    """
+    """ + wrapped_labels("reveal-box")
 
     def __init__(self, side: str, words: Catalogue = ENGLISH) -> None:
         super().__init__()
@@ -115,7 +122,7 @@ class ConfirmScreen(ModalScreen[bool]):
     #confirm-box { width: 64; max-width: 100%; height: auto; border: thick $warning; padding: 1 2;
                    background: $surface; }
     #confirm-text { text-style: bold; }
-    """
+    """ + wrapped_labels("confirm-box")
 
     def __init__(self, question: str, yes: str, words: Catalogue = ENGLISH) -> None:
         super().__init__()

@@ -135,13 +135,24 @@ def next_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment:
         label = ACTION_LABELS.get(view.instruction_action or "")
         style = (WINNER_STYLES["P" if str(prompt.get("slot", "")).startswith("P") else "B"]
                  if prompt is not None else "bold")
-        return Moment(words.text(label) if label else view.instruction, view.instruction, style)
+        return Moment(words.text(label) if label else view.instruction, dealer_instruction(view, words), style)
     if view.voided is not None:
         return Moment(words.say("console.void", "VOID"),
                       words.say("console.void.detail", "Round {round} voided: bets returned. Press n for the next "
                                 "round.", round=view.voided))
     return Moment(words.say("console.waiting", "WAITING"),
                   words.say("console.waiting.detail", "Waiting for the table."))
+
+
+def dealer_instruction(view: TableView, words: Catalogue = ENGLISH) -> str:
+    """The core's instruction as the console says it: the key to press rather than the script token."""
+    if view.instruction_action == "reveal":
+        if view.instruction_id == "reveal.keyed":
+            return words.say("console.reveal.keyed", "Reveal the next hand: press r and type the total it shows. "
+                             "The result comes after the last reveal.")
+        return words.say("console.reveal.next", "Reveal the next hand: press r. The result comes after the last "
+                         "reveal.")
+    return view.instruction or ""
 
 
 def shoe_banner(view: TableView, words: Catalogue = ENGLISH) -> Moment | None:
@@ -170,14 +181,13 @@ def shoe_banner(view: TableView, words: Catalogue = ENGLISH) -> Moment | None:
 
 
 def alert_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment | None:
-    """The oldest open alert, until it is acknowledged (key A sends ``@ack ID``); None when none is open."""
+    """The oldest open alert, until it is acknowledged (key a sends ``@ack ID``); None when none is open."""
     if not view.alerts:
         return None
     alert = next(iter(view.alerts.values()))
     others = len(view.alerts) - 1
     more = " " + words.say("console.alert.more", "({count} more open)", count=others) if others else ""
     detail = words.say("console.alert.detail", "{severity} {kind}: {detail}{more}. Call the supervisor; "
-                       "a acknowledges it (@ack {id}).", severity=str(alert.get("severity", "critical")).upper(),
-                       kind=str(alert.get("kind")), detail=str(alert.get("detail", "")), more=more,
-                       id=str(alert.get("id")))
+                       "press a to acknowledge it.", severity=str(alert.get("severity", "critical")).upper(),
+                       kind=str(alert.get("kind")), detail=str(alert.get("detail", "")), more=more)
     return Moment(words.say("console.alert", "ALERT {id}", id=str(alert.get("id", "?"))), detail, ALERT_STYLE)

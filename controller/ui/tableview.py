@@ -51,6 +51,8 @@ SHOE_DETAILS: Final = frozenset({"shoe", "decks", "status", "misdeals", "voided"
 
 FACE_DOWN: Final = "face_down"
 """What :attr:`TableView.slots` holds for a card dealt face down and not yet revealed (never its code)."""
+BURN_PLACE: Final = "burn"
+"""What :attr:`TableView.halt_place` holds when a card entered by hand would be the burn card."""
 MISDEAL_CARDS_OUT: Final = {
     "extra_card": 1, "unreadable_card": 1, "unknown_card": 1, "two_cards": 2, "card_after_shoe_closed": 1,
     "no_dealer": 1, "exposed_card": 0, "foreign_card": 0, "reader_offline": 0, "shoe_restarted": 0,
@@ -138,6 +140,8 @@ class TableView:
         self.misdeal: MisdealEvent | None = None
         self.instruction: str | None = None
         self.instruction_action: str | None = None
+        self.instruction_id: str | None = None
+        """The message id (``say_id``) of the last ``instruction`` event, so a view can word it itself."""
         self.rejected: str | None = None
         self.reader: str = "unknown"
         self.dealer: str | None = None
@@ -152,6 +156,9 @@ class TableView:
         self._not_from_the_shoe = False
         self.undo: str | None = None
         """The input ``@undo`` would take back now (the last ``prompt``/``instruction``'s ``undo``)."""
+        self.halt_place: str | None = None
+        """Where a card entered by hand goes while halted: the slot the misdeal names or the core prompted
+        last, :data:`BURN_PLACE` for the burn card, None when the events do not say."""
         self._before_manual: MisdealEvent | None = None
         self._taken_back: tuple[str, str, bool] | None = None
         self.alerts: dict[str, AlertEvent] = {}
@@ -334,6 +341,7 @@ class TableView:
             self._count_card()
         if event.get("kind") == "exposed_card" and self.misdeal is None:
             self._take_back(str(event.get("card")))
+        self.halt_place = self._halt_place(event)
         self.misdeal = event.copy()
         instruction = event.get("instruction")
         if instruction:
@@ -348,6 +356,16 @@ class TableView:
                 self._dealt_order.remove(slot)
                 self.manual_slots.discard(slot)
                 return
+
+    def _halt_place(self, event: MisdealEvent) -> str | None:
+        named = (event.get("say_params") or {}).get("slot")
+        if isinstance(named, str):
+            return named
+        if self.prompt is not None:
+            return str(self.prompt.get("slot"))
+        if self.instruction_action == "burn":
+            return BURN_PLACE
+        return self.halt_place if self.misdeal is not None else None
 
     def _on_resolved(self, event: ResolvedEvent) -> None:
         misdeal, self.misdeal = self.misdeal, None
@@ -377,6 +395,7 @@ class TableView:
                 self._dealt_order.remove(slot)
                 self.manual_slots.discard(slot)
             self.misdeal = self._before_manual
+            self.halt_place = slot if slot is not None else BURN_PLACE
         self._taken_back = None
         self._before_manual = None
 
@@ -396,6 +415,8 @@ class TableView:
         self.instruction = str(say) if say else None
         action = event.get("action")
         self.instruction_action = str(action) if action else None
+        say_id = event.get("say_id")
+        self.instruction_id = str(say_id) if say_id else None
         if action not in (None, "deal"):
             self.prompt = None
 

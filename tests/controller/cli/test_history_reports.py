@@ -20,6 +20,8 @@ from controller.cli.history import History, Round
 from controller.cli.history_text import write_text
 from controller.core.cards import full_deck
 from controller.core.events import AlertEvent
+from controller.i18n.catalogue import Catalogue
+from controller.i18n.languages import LANGUAGES
 from controller.journal.timeline import Timed
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -100,6 +102,33 @@ def test_an_acknowledged_alert_is_shown_with_who_and_when() -> None:
     assert "2 alert(s), 1 open" in text
     assert "OPEN ALERT shoe 1 round 3: unshuffled_shoe A2 critical [OPEN]" in text
     assert "OPEN ALERT shoe 1 round 2" not in text
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_an_alert_acknowledged_without_badges_says_when_not_by_whom(language: str) -> None:
+    alert: AlertEvent = {"event": "alert", "id": "A1", "kind": "unshuffled_shoe", "severity": "critical",
+                         "shoe": 1, "round": 2, "probability": 1e-9, "threshold": 1e-6, "detail": "unshuffled"}
+    acknowledged: Any = {"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "round": 2}
+    at = "2026-12-01T10:02:03.000000Z"
+    found = History([Round(1, 2, at="2026-12-01T10:00:00.000000Z", alerts=[alert])],
+                    acknowledged={"A1": Timed(9, at, acknowledged)})
+    stream = io.StringIO()
+    words = Catalogue(language)
+    write_text(found, stream, words)
+    line = next(line for line in stream.getvalue().splitlines() if "unshuffled_shoe A1" in line)
+    status = line[line.index("[") + 1:line.rindex("]")]
+    assert status == words.say("history.alert_acknowledged_at", "acknowledged at {at}", at=at), line
+    assert "?" not in status and at in status
+    assert language != "en" or status == f"acknowledged at {at}"
+
+
+def test_the_csv_says_when_an_alert_was_acknowledged_without_badges(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = journal_of(tmp_path, capsys, NEW_DECK + " @ack A1", "--no-burn")
+    status, out, _ = run_cli(capsys, "history", str(path), "--csv")
+    assert status == 0
+    alerts = [row["alerts"] for row in csv.DictReader(io.StringIO(out)) if row["alerts"]]
+    assert len(alerts) == 1 and "[acknowledged at 20" in alerts[0] and "by" not in alerts[0], alerts
 
 
 def shoe_closed(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

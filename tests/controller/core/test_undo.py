@@ -22,6 +22,8 @@ DEALER = "04A1B2C3D4E5F6"
 SUPERVISOR = "04DEADBEEF0001"
 OTHER_DEALER = "04A1B2C3D4E5F7"
 UNDO = Input(InputKind.UNDO)
+UNSHUFFLED = "KS QS JS TS 9S 8S"
+"""Cards in new-deck order: the unshuffled-shoe alert A1 opens."""
 
 
 def settings(auth: bool = False, dealing: str = "face_up") -> Settings:
@@ -178,13 +180,24 @@ def test_an_exposed_call_once_resolved_cannot_be_undone() -> None:
     ("@shoe 5H 3C 4D 5C", "round 1 has its result; a settled round cannot be undone: call the supervisor"),
     ("@shoe 5H 3C 4D 5C @next", "@next cannot be undone: only a hand-entered card (@manual XX) or an "
                                 "exposed-card call (@exposed) can be undone, as the very next input"),
-    ("@shoe 5H ?? @manual 4D @ack A9", "@ack A9 cannot be undone: only a hand-entered card (@manual XX) or an "
-                                       "exposed-card call (@exposed) can be undone, as the very next input"),
+    (f"@shoe {UNSHUFFLED} @ack A1", "@ack A1 cannot be undone: only a hand-entered card (@manual XX) or an "
+                                    "exposed-card call (@exposed) can be undone, as the very next input"),
 ])
 def test_anything_else_is_refused_with_the_reason_and_nothing_changes(tokens: str, reason: str) -> None:
     table, _ = played(tokens)
     before = snapshot(table)
     assert refusal(table.handle(UNDO)) == reason
+    assert snapshot(table) == before
+
+
+@pytest.mark.parametrize("tokens", ["@shoe 5H @next", "@shoe 5H @close", "@shoe 5H 3C 4D 5C @next @next",
+                                    "@shoe 5H ?? @manual 4D @ack A9", "@shoe 5H @use"])
+def test_after_a_rejected_input_there_is_nothing_to_undo(tokens: str) -> None:
+    table, events = played(tokens)
+    assert events[0]["event"] == "rejected", events
+    before = snapshot(table)
+    token = parse_tokens(tokens)[-1].token()
+    assert refusal(table.handle(UNDO)) == f"{token} was not accepted, so there is nothing to undo"
     assert snapshot(table) == before
 
 
