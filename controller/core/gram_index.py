@@ -75,13 +75,13 @@ class GramIndex:
         """Index each three cards in a row of ``numbers`` under the position (``base`` + place) of the last.
 
         ``base`` must be past every position already indexed (a key's positions stay in order)."""
-        lows, positions = self.lows, self.positions
+        lows, positions, bits, mask = self.lows, self.positions, BUCKET_BITS, LOW_MASK
         key = gram_key(0, *numbers[:2]) if len(numbers) > 1 else 0
-        for place in range(2, len(numbers)):
-            key = key % 2704 * 52 + numbers[place]
-            bucket = key >> BUCKET_BITS
-            lows[bucket].append(key & LOW_MASK)
-            positions[bucket].append(base + place)
+        for position, number in enumerate(numbers[2:], base + 2):
+            key = key % 2704 * 52 + number
+            bucket = key >> bits
+            lows[bucket].append(key & mask)
+            positions[bucket].append(position)
 
     def find(self, key: int) -> list[int]:
         """The positions indexed under ``key``, in increasing order."""
