@@ -10,8 +10,9 @@ new-deck factory order.
 
 A run is a stretch of consecutive cards of this shoe equal, card for card, to a
 stretch of one reference. Runs are found through a map from every three cards
-in a row of the references (a trigram, :data:`Gram`) to where they occur, so a
-card costs one dictionary look-up plus the rare positions its trigram has.
+in a row of the references (a trigram, :data:`Gram`) to where they occur (a
+compact :class:`~controller.core.gram_index.GramIndex`), so a card costs one
+look-up plus the rare positions its trigram has.
 
 The alert threshold is a computed false-alarm bound (docs/game-protection.md).
 Under a random shuffle, given the cards already out, the probability that a
@@ -30,13 +31,14 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from controller.core.alerts import severity_of
 from controller.core.cards import RANKS, Card
 from controller.core.events import AlertEvent
+from controller.core.gram_index import BUCKET_BITS, CARD_NUMBERS, LOW_MASK, GramIndex, decode, encode
 from controller.i18n.message import Param, message
 
 FALSE_ALARM = 1e-6
@@ -55,8 +57,8 @@ def false_alarm_budgets(property_check: bool) -> tuple[float, float]:
 FACTORY_SUITS = "SHDC"
 """New decks come in suit order, each suit ace to king."""
 
-Gram = tuple[str, str, str]
-"""Three cards in a row: the key runs are found by.
+Gram = int
+"""Three cards in a row, as one key (:func:`~controller.core.gram_index.gram_key`): what runs are found by.
 
 Three, not two: a run of three cards is never implausible on its own (its chance
 is at least ``1 / N**3`` for a shoe of ``N`` cards, above every threshold, which is
@@ -71,14 +73,30 @@ def factory_order(decks: int) -> list[str]:
     return deck * decks
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Reference:
-    """One order a shoe is compared with: which shoe it came from and how."""
+    """One order a shoe is compared with: which shoe it came from and how.
+
+    The cards are kept as their numbers (:attr:`numbers`, one byte a card); :attr:`cards` gives their codes.
+    """
 
     shoe: int | None
     """The earlier shoe's number (None for the factory order)."""
     order: Literal["dealt", "discard", "factory"]
-    cards: tuple[str, ...]
+    numbers: bytes
+    """The cards' numbers (:data:`~controller.core.gram_index.CARD_NUMBERS`), in order."""
+
+    def __init__(self, shoe: int | None, order: Literal["dealt", "discard", "factory"],
+                 cards: Iterable[str] | bytes) -> None:
+        """``cards``: codes (``TH``), or their numbers as :func:`~controller.core.gram_index.encode` gives."""
+        object.__setattr__(self, "shoe", shoe)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "numbers", cards if isinstance(cards, bytes) else encode(cards))
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        """The cards' codes, in order."""
+        return decode(self.numbers)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,14 +125,15 @@ class SequenceArchive:
     The table keeps one for its whole life (a journal replay rebuilds it), so every
     shoe is compared with all earlier ones. The references are numbered one after
     another (a card's *position*); :attr:`index` maps each trigram to the positions of
-    its last card (see :data:`Gram`). Pure data.
+    its last card (see :data:`Gram`), compactly (:class:`~controller.core.gram_index.GramIndex`:
+    about seven bytes a card). Pure data.
     """
 
     decks: int
     references: list[Reference] = field(default_factory=list)
     starts: list[int] = field(default_factory=list)
     """The position of each reference's first card."""
-    index: dict[Gram, list[int]] = field(default_factory=dict)
+    index: GramIndex = field(default_factory=GramIndex)
     size: int = 0
     """Cards in all references."""
     previous: Reference | None = None
@@ -124,7 +143,7 @@ class SequenceArchive:
 
     def __post_init__(self) -> None:
         if self.factory:
-            self._add(Reference(None, "factory", tuple(factory_order(self.decks))))
+            self._add(Reference(None, "factory", factory_order(self.decks)))
 
     def add_reference(self, reference: Reference) -> None:
         """Compare later shoes with ``reference`` too (it does not become the previous shoe)."""
@@ -133,30 +152,24 @@ class SequenceArchive:
     def _add(self, reference: Reference) -> None:
         self.references.append(reference)
         self.starts.append(self.size)
-        add_grams(self.index, reference.cards, self.size)
-        self.size += len(reference.cards)
+        self.index.add(reference.numbers, self.size)
+        self.size += len(reference.numbers)
 
-    def add_shoe(self, shoe: int, cards: list[str]) -> None:
+    def add_shoe(self, shoe: int, cards: Iterable[str]) -> None:
         """Keep the dealt order of ``shoe``, which has just ended."""
-        reference = Reference(shoe, "dealt", tuple(cards))
+        reference = Reference(shoe, "dealt", cards)
         self._add(reference)
         self.previous = reference
 
     @property
     def cards(self) -> int:
         """Cards in all references, the previous shoe's discard order included."""
-        return self.size + (len(self.previous.cards) if self.previous is not None else 0)
+        return self.size + (len(self.previous.numbers) if self.previous is not None else 0)
 
     def locate(self, position: int) -> tuple[int, int]:
         """The reference number holding archive ``position``, and its 0-based place there."""
         number = bisect.bisect_right(self.starts, position) - 1
         return number, position - self.starts[number]
-
-
-def add_grams(index: dict[Gram, list[int]], cards: tuple[str, ...], base: int) -> None:
-    """Index each three cards in a row of ``cards`` under the position (``base`` + place) of the last."""
-    for place in range(2, len(cards)):
-        index.setdefault((cards[place - 2], cards[place - 1], cards[place]), []).append(base + place)
 
 
 class SequenceMonitor:
@@ -172,21 +185,36 @@ class SequenceMonitor:
         self.decks = decks
         self.index = archive.index
         self.discard_reference: Reference | None = None
-        self.discard: dict[Gram, list[int]] = {}
+        self.discard = GramIndex()
         if archive.previous is not None:
-            self.discard_reference = Reference(archive.previous.shoe, "discard",
-                                               tuple(reversed(archive.previous.cards)))
-            add_grams(self.discard, self.discard_reference.cards, DISCARD_BASE)
+            self.discard_reference = Reference(archive.previous.shoe, "discard", archive.previous.numbers[::-1])
+            self.discard.add(self.discard_reference.numbers, 0)
+        self._lookups = ((self.index.lows, self.index.positions, 0),
+                         (self.discard.lows, self.discard.positions, DISCARD_BASE))
+        """Per index: its buckets (changed in place) and what its positions are numbered from."""
+        self._archive_lows, self._discard_lows = self.index.lows, self.discard.lows
         self.alignments = max(1, self.total * archive.cards)
         self.threshold = false_alarm / self.alignments
         self.log_threshold = math.log(self.threshold)
-        self.cards: list[str] = []
-        """This shoe's identified cards, in the order they came out."""
+        self._cards: list[str] = []
+        self._key = 0
         self.previous_log_probabilities = (0.0, 0.0)
         self.runs: dict[int, tuple[int, float]] = {}
         """Each run ending at the last card: its reference position -> (its start here, its log probability)."""
         self.alerted: set[int] = set()
         """The references (numbers; -1 for the discard order) already alerted on in this shoe."""
+
+    @property
+    def cards(self) -> list[str]:
+        """This shoe's identified cards, in the order they came out."""
+        return self._cards
+
+    @cards.setter
+    def cards(self, cards: list[str]) -> None:
+        self._cards = cards
+        self._key = 0
+        for code in cards[-2:]:
+            self._key = self._key % 2704 * 52 + CARD_NUMBERS[code]
 
     def observe(self, card: Card, seen: Mapping[str, int], seen_total: int) -> SequenceRepeat | None:
         """Record ``card``; ``seen`` and ``seen_total`` count the shoe's cards before it."""
@@ -194,27 +222,38 @@ class SequenceMonitor:
         unseen = self.total - seen_total
         copies = self.decks - seen.get(code, 0)
         log_probability = math.log(copies / unseen) if copies > 0 and unseen > 0 else 0.0
-        cards = self.cards
+        cards = self._cards
         cards.append(code)
+        key = self._key = self._key % 2704 * 52 + CARD_NUMBERS[code]
         found: SequenceRepeat | None = None
         earlier, last = self.previous_log_probabilities
         if len(cards) > 2:
-            gram = (cards[-3], cards[-2], code)
-            before = self.runs
-            runs: dict[int, tuple[int, float]] = {}
-            start_here = len(cards) - 2
-            start_log = earlier + last + log_probability
-            for candidates in (self.index.get(gram), self.discard.get(gram) if self.discard else None):
-                if candidates is None:
-                    continue
-                for at in candidates:
-                    run = before.get(at - 1)
-                    run = (run[0], run[1] + log_probability) if run is not None else (start_here, start_log)
-                    runs[at] = run
-                    if run[1] < self.log_threshold and found is None:
-                        found = self._repeat(at, run)
-            self.runs = runs
+            bucket, low = key >> BUCKET_BITS, key & LOW_MASK
+            if self._archive_lows[bucket].find(low) >= 0 or self._discard_lows[bucket].find(low) >= 0:
+                found = self._follow(bucket, low, log_probability, earlier + last + log_probability)
+            elif self.runs:
+                self.runs = {}
         self.previous_log_probabilities = (last, log_probability)
+        return found
+
+    def _follow(self, bucket: int, low: int, log_probability: float, start_log: float) -> SequenceRepeat | None:
+        """Extend or start the runs through every position of the last three cards' key (``bucket``, ``low``)."""
+        before = self.runs
+        runs: dict[int, tuple[int, float]] = {}
+        start_here = len(self._cards) - 2
+        found: SequenceRepeat | None = None
+        for lows, positions, offset in self._lookups:
+            entries, places = lows[bucket], positions[bucket]
+            entry = entries.find(low)
+            while entry >= 0:
+                at = places[entry] + offset
+                run = before.get(at - 1)
+                run = (run[0], run[1] + log_probability) if run is not None else (start_here, start_log)
+                runs[at] = run
+                if run[1] < self.log_threshold and found is None:
+                    found = self._repeat(at, run)
+                entry = entries.find(low, entry + 1)
+        self.runs = runs
         return found
 
     def _repeat(self, at: int, run: tuple[int, float]) -> SequenceRepeat | None:
@@ -229,7 +268,7 @@ class SequenceMonitor:
             return None
         self.alerted.add(number)
         start, log_probability = run
-        length = len(self.cards) - start + 1
+        length = len(self._cards) - start + 1
         return SequenceRepeat(reference, start, place - length + 2, length, math.exp(log_probability),
                               self.threshold)
 
