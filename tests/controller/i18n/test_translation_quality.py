@@ -153,3 +153,17 @@ def test_spanish_has_no_plural_hacks_after_a_count() -> None:
     hack = re.compile(r"\{\w+\} (\w+\(s\)|\w+\(\w+\)s?\b)|\{(right|wrong)\} (in)?correctas")
     wrong = {msg_id: text for msg_id, text in spanish.items() if hack.search(text)}
     assert not wrong
+
+
+def test_historys_advantage_alert_uses_the_locales_decimal_sign_and_leaves_the_event_alone() -> None:
+    from fractions import Fraction
+
+    from controller.cli.history_text import alert_detail
+    from controller.core.bets.live import advantage_alert
+    from controller.i18n.catalogue import Catalogue
+    from controller.ui.localise import Localiser
+
+    alert = advantage_alert("dragon_7", Fraction(1683, 100000), 0.01, 1, 30, "A1")
+    assert "+1,683%" in alert_detail(alert, Localiser(Catalogue("es")))
+    assert "+1.683%" in alert_detail(alert, Localiser(Catalogue("en")))
+    assert alert["say_params"]["percent"] == "+1.683" and "+1.683%" in alert["detail"]
