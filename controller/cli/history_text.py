@@ -19,9 +19,9 @@ from controller.core.events import (
     ShoeClosedEvent,
 )
 from controller.i18n.catalogue import ENGLISH, Catalogue
-from controller.i18n.numbers import format_count, format_net
+from controller.i18n.numbers import format_count, format_decimal_text, format_net
 from controller.journal.timeline import Timed
-from controller.ui.bigtext import pad_cells
+from controller.ui.bigtext import cells, pad_cells
 from controller.ui.localise import Localiser
 
 INDENT = " " * 13
@@ -42,6 +42,11 @@ def side_name(name: str, words: Catalogue) -> str:
         "banker_pair": words.say("history.banker_pair", "banker pair"),
     }
     return names.get(name, name.replace("_", " "))
+
+
+def winner_width(words: Catalogue) -> int:
+    """Cells of a result line's winner column: 6, or the widest side's name in ``words``' language."""
+    return max(6, *(cells(side_name(side, words)) for side in ("banker", "player", "tie")))
 
 
 def _count(value: int, words: Catalogue) -> str:
@@ -78,7 +83,7 @@ def _result_line(entry: Round, result: ResultEvent, when: str, words: Catalogue)
     flags = _flags(result, words)
     line = words.say("history.result", "  Round {round}  {time}  {winner}  player {player_cards} = {player}  "
                      "banker {banker_cards} = {banker}", round=f"{entry.number:>3}", time=f"{when:<8}",
-                     winner=pad_cells(side_name(result["winner"], words), 6),
+                     winner=pad_cells(side_name(result["winner"], words), winner_width(words)),
                      player_cards=f"{' '.join(player['cards']):<9}", player=player["total"],
                      banker_cards=f"{' '.join(banker['cards']):<9}", banker=banker["total"])
     line += f"  [{flags}]" if flags else ""
@@ -137,6 +142,16 @@ def alert_status(alert: AlertEvent, acknowledged: dict[str, Timed], words: Catal
     return f"{alert['kind']}{named}{severity} [{status}]"
 
 
+def alert_detail(alert: AlertEvent, localiser: Localiser) -> str:
+    """An alert's detail in the localiser's language, its percentage with the locale's decimal sign."""
+    fields = dict(cast(dict[str, Any], alert))
+    params = dict(fields.get("say_params") or {})
+    if isinstance(params.get("percent"), str):
+        params["percent"] = format_decimal_text(params["percent"], localiser.catalogue.language)
+        fields["say_params"] = params
+    return str(cast(dict[str, Any], localiser.event(cast(AlertEvent, fields)))["detail"])
+
+
 def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue) -> None:
     line = _round_line(entry, words)
     if line is None:
@@ -160,7 +175,7 @@ def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue)
     for undone in entry.undone:
         stream.write(INDENT + f"@undo: {cast(dict[str, Any], localiser.event(undone))['say']}" + "\n")
     for alert in entry.alerts:
-        detail = cast(dict[str, Any], localiser.event(alert))["detail"]
+        detail = alert_detail(alert, localiser)
         stream.write(INDENT + words.say("history.alert", "ALERT {alert}: {detail}",
                                         alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")
 
@@ -184,7 +199,7 @@ def _write_totals(found: History, stream: TextIO, words: Catalogue) -> None:
                                alerts=_count(len(alerts), words), open=_count(len(still_open), words)) + "\n")
     localiser = Localiser(words)
     for entry, alert in still_open:
-        detail = cast(dict[str, Any], localiser.event(alert))["detail"]
+        detail = alert_detail(alert, localiser)
         stream.write(words.say("history.open_alert", "  OPEN ALERT shoe {shoe} round {round}: {alert}: {detail}",
                                shoe=entry.shoe, round=entry.number,
                                alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")

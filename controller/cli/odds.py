@@ -17,7 +17,7 @@ from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
-from controller.i18n.numbers import format_fixed
+from controller.i18n.numbers import format_decimal_text, format_fixed
 from controller.i18n.variants import variant_name
 from controller.ui.bigtext import pad_cells
 from controller.ui.oddscompare import right
@@ -161,5 +161,6 @@ def _print_text(variant: str, decks: int, shoe: Shoe, probabilities: dict[str, F
         print(f"  {name:<28} {percent(edge)}   {edge.numerator}/{edge.denominator}")
         for pay_class, probability in bet.classes.items():
             pays = (say("odds.push", "push") if pay_class not in BETS[name].pays
-                    else say("odds.pays", "pays {pays}", pays=str(BETS[name].pays[pay_class])))
+                    else say("odds.pays", "pays {pays}",
+                             pays=format_decimal_text(str(BETS[name].pays[pay_class]), language)))
             print(f"      {pay_class:<24} {percent(probability)}   ({pays})")

@@ -38,3 +38,17 @@ def format_fixed(value: float, places: int, language: str, signed: bool = False)
     from babel.numbers import get_decimal_symbol
 
     return text.replace(".", get_decimal_symbol(language))
+
+
+def format_decimal_text(number: str, language: str) -> str:
+    """A number already written in the machine form (``"0.95"``, ``"+1.683"``) with ``language``'s decimal
+    sign (``0,95`` in Spanish), its digits and sign as given; English, or a text that is not a number, as it is."""
+    if language == "en":
+        return number
+    try:
+        Decimal(number)
+    except InvalidOperation:
+        return number
+    from babel.numbers import get_decimal_symbol
+
+    return number.replace(".", get_decimal_symbol(language))

@@ -102,12 +102,17 @@ def result_text(view: TableView, words: Catalogue = ENGLISH) -> str | None:
     return text + natural
 
 
+def result_then(result: str, then: str, words: Catalogue) -> str:
+    """The result and the next step in one sentence pair, joined by the language's own punctuation."""
+    return words.say("console.result_then", "{result}. {then}", result=result, then=then)
+
+
 def _result_moment(view: TableView, words: Catalogue) -> Moment:
     assert view.result is not None
     winner = str(view.result.get("winner", "")).upper()[:1]
     then = (words.say("console.then.new_shoe", "Pay this hand, then load a new shoe and press s.")
             if view.shoe.closed else words.say("console.then.next", "Press n for the next round."))
-    return Moment(score_text(view.result, words), f"{result_text(view, words)}. {then}",
+    return Moment(score_text(view.result, words), result_then(result_text(view, words) or "", then, words),
                   WINNER_STYLES.get(winner, "bold"))
 
 

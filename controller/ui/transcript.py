@@ -29,9 +29,9 @@ from controller.core.events import (
 )
 from controller.core.tally import KEYS, count_events
 from controller.i18n.catalogue import ENGLISH, Catalogue
-from controller.i18n.numbers import format_fixed
+from controller.i18n.numbers import format_fixed, format_net
 from controller.i18n.variants import variant_name
-from controller.ui.bigtext import pad_cells
+from controller.ui.bigtext import cells, pad_cells
 
 
 class JsonLines:
@@ -55,6 +55,19 @@ def bet_name(bet: str, words: Catalogue) -> str:
     return names.get(bet, bet.replace("_", " "))
 
 
+def say_column_width(words: Catalogue) -> int:
+    """Cells of a card line's first column: 16, or the widest prompt in ``words``' language and a space, so
+    the slots line up (a full-width character takes two cells)."""
+    says = (words.say("prompt.player", "Card to PLAYER"), words.say("prompt.banker", "Card to BANKER"),
+            words.say("transcript.card", "Card"))
+    return max(16, max(cells(say) for say in says) + 1)
+
+
+def net_text(net: str, words: Catalogue) -> str:
+    """A settlement's net per unit for people: the machine form in English, the locale's elsewhere."""
+    return net if words.language == "en" else format_net(net, words.language)
+
+
 class Transcript:
     """A readable transcript: every instruction, card, result and settlement, in ``words``' language
     (the events' own texts are worded by :class:`~controller.ui.localise.Localiser` before they come here)."""
@@ -64,6 +77,7 @@ class Transcript:
         self.pending_prompt: PromptEvent | None = None
         self.show_next = show_next
         self.words = words
+        self.say_width = say_column_width(words)
 
     def line(self, text: str) -> None:
         self.stream.write(text + "\n")
@@ -76,7 +90,7 @@ class Transcript:
     def _flush_prompt(self) -> None:
         if self.pending_prompt is not None:
             prompt = self.pending_prompt
-            self.line(f"  {pad_cells(prompt['say'], 16)} {prompt['slot']}  ...")
+            self.line(f"  {pad_cells(prompt['say'], self.say_width)} {prompt['slot']}  ...")
             self.pending_prompt = None
 
     def render(self, event: Event) -> None:
@@ -89,7 +103,7 @@ class Transcript:
                 prompt, self.pending_prompt = self.pending_prompt, None
                 say = prompt["say"] if prompt else self.words.say("transcript.card", "Card")
                 mark = self.words.say("transcript.manual", "  (entered by hand)") if event.get("manual") else ""
-                self.line(f"  {pad_cells(say, 16)} {event['slot']}  {event['card']}{mark}")
+                self.line(f"  {pad_cells(say, self.say_width)} {event['slot']}  {event['card']}{mark}")
             case _:
                 self._flush_prompt()
                 for text in self._lines(event):
@@ -194,7 +208,8 @@ def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | Resolve
         case "result":
             return [_result_line(event, words)]
         case "settlement":
-            bets = ", ".join(f"{bet_name(bet, words)} {outcome['net']}" for bet, outcome in event["bets"].items())
+            bets = ", ".join(f"{bet_name(bet, words)} {net_text(outcome['net'], words)}"
+                             for bet, outcome in event["bets"].items())
             return [say("transcript.pays", "     Pays per unit: {bets}", bets=bets)]
         case "misdeal":
             card = f" ({event['card']})" if event["card"] else ""

@@ -82,7 +82,7 @@ def test_argparse_keeps_its_frame_in_english_and_the_value_error_is_worded() -> 
                                   "got 'x'"
     assert error_line(japanese) == "croupier simulate: error: argument --rounds: 整数 (0 以上) が必要ですが、'x' です"
     korean = croupier("simulate", "--decks", "9", CROUPIER_TABLE_LANGUAGE="ko")
-    assert error_line(korean) == "croupier simulate: error: argument --decks: 1-8가 필요한데 9입니다"
+    assert error_line(korean) == "croupier simulate: error: argument --decks: 필요한 값: 1-8, 받은 값: 9"
 
 
 def test_an_error_about_the_language_itself_stays_english() -> None:

@@ -103,7 +103,7 @@ def test_odds_text_in_english_is_unchanged_and_translated_in_korean_and_spanish(
     assert korean[1].startswith("  뱅커 승") and korean[1].endswith("45.9624%   10526926/22903335")
     assert english_words(korean[:15], set()) == []
     spanish = croupier("odds", "--decks", "1", "--seen", "AS", CROUPIER_TABLE_LANGUAGE="es").stdout.splitlines()
-    assert spanish[0] == "Probabilidades exactas, 1 baraja(s), quedan 51 cartas, variante comisión"
+    assert spanish[0] == "Probabilidades exactas, barajas: 1, quedan 51 cartas, variante comisión"
     assert "Ventaja de la casa" in spanish and "," in spanish[1] and "." not in spanish[1].split("%")[0]
 
 

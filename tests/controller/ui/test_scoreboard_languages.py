@@ -23,7 +23,7 @@ from tests.typed_events import untyped_event
 WINNERS = {"B": "banker", "P": "player", "T": "tie"}
 FOOTER_TEXT = "[...document.querySelectorAll('#responsible-gaming p')].map(p => p.lang + ' ' + p.innerText)"
 BOARD_TEXT = "[...document.querySelectorAll('header, main')].map(node => node.innerText).join('\\n')"
-KOREAN = ("빅로드", "비드 플레이트", "빅아이보이", "스몰로드", "콕로치 로드", "최근 결과", "범례", "뱅커 페어",
+KOREAN = ("빅로드", "비드 플레이트", "빅아이보이", "스몰로드", "콕로치피그", "최근 결과", "범례", "뱅커 페어",
           "플레이어 페어", "내추럴", "남은 카드", "컷 카드", "슈 1", "4번째 게임", "바카라", "실시간")
 ENGLISH = ("Big road", "Bead plate", "Big eye boy", "Small road", "Cockroach pig", "Last results", "Legend",
            "Banker", "Player", "Tie", "Natural", "Cards left", "Cut card", "Shoe", "Game", "Rounds", "BACCARAT",
