@@ -1,8 +1,10 @@
 """The floor's running notices in the command's language (``--lang``): the dashboard board's ignored messages,
-the archive's ``archiving ...`` and ``REJECTED`` lines and its database failure; English unchanged."""
+the archive's ``archiving ...`` and ``REJECTED`` lines and its database failure, the feed's notices; English
+unchanged."""
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import subprocess
@@ -19,6 +21,7 @@ from controller.floor.archive_store import database_failure
 from controller.floor.board import FloorBoard
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from tests.controller.floor.floorkit import publish
+from tests.controller.floor.services import Mosquitto
 
 ROOT = Path(__file__).resolve().parents[3]
 LATIN_WORD = re.compile(r"[A-Za-z_]{2,}")
@@ -94,3 +97,29 @@ def test_the_archive_speaks_the_command_language(broker: str, database: str, sit
     korean = archive_lines(broker, database, site, "ko")
     assert korean[0] == f"mqtt://{broker}에서 croupier/+/+/journal 보관 중"
     assert korean[1].startswith(f"거부됨 {site}/t1: ")
+
+
+def feed_notices(tmp_path: Path, lang: str) -> list[str]:
+    """The feed's lines of ``simulate --feed --lang LANG`` whose broker is away (nothing listens on its port)."""
+    away = Mosquitto(tmp_path / f"mosquitto-{lang}")  # never started
+    run = subprocess.run(
+        [sys.executable, "-m", "controller.cli.main", "simulate", "--seed", "17", "--rounds", "3", "--quiet",
+         "--journal", str(tmp_path / f"{lang}.journal"), "--feed", f"mqtt://{away.address}/s1/t1", "--lang", lang],
+        capture_output=True, text=True, cwd=ROOT, timeout=240,
+        env={**{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")},
+             "CROUPIER_FEED_DRAIN_TIMEOUT": "0.5"})
+    assert run.returncode == 0, run.stderr
+    return [line.split("feed: ", 1)[1] for line in run.stderr.splitlines() if "feed: " in line]
+
+
+def test_the_feed_speaks_the_command_language(tmp_path: Path) -> None:
+    english = feed_notices(tmp_path, "en")
+    assert any(line.endswith(": cannot connect; the table deals on and the journal keeps every record until the "
+                             "broker takes it") for line in english), english
+    assert any(line.endswith("before the drain timeout; the journal keeps them and they go out on the next start")
+               for line in english), english
+    for lang in ("ko", "ja"):
+        worded = feed_notices(tmp_path, lang)
+        assert len(worded) == len(english)
+        for line in worded:
+            assert LATIN_WORD.findall(re.sub(r"mqtt://[^ :]+:\d+", "", line)) == [], line
