@@ -123,8 +123,9 @@ class BetsSettings(Section, frozen=True):
         if isinstance(names, list):
             for index, name in enumerate(names):
                 if name in BANKER_VARIANT_BETS:
-                    raise Refused(f"expected one of {', '.join(allowed)}, got {name!r} "
-                                  f"(the banker bet's variant is [table] variant)", f"[{index}]")
+                    raise Refused(message("config.refused.banker_variant", "expected one of {names}, got {given} "
+                                          "(the banker bet's variant is [table] variant)", names=", ".join(allowed),
+                                          given=repr(name)), f"[{index}]")
                 if not isinstance(name, str) or name not in allowed:
                     raise Refused(expected_got(one_of(allowed), name), f"[{index}]")
         return names
@@ -136,9 +137,11 @@ class BetsSettings(Section, frozen=True):
         for bet, table in raw.items():
             classes = BET_PAY_CLASSES.get(bet)
             if classes is None:
-                raise Refused(f"expected a bet, one of {', '.join(BET_PAY_CLASSES)}, got {bet!r}", f".{bet}")
+                raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
+                                                   names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
             if not isinstance(table, dict):
-                raise Refused(f"expected a table of pay classes ({', '.join(classes)}), got {table!r}", f".{bet}")
+                raise Refused(expected_got(message("config.expected.pay_classes", "a table of pay classes ({classes})",
+                                                   classes=", ".join(classes)), table), f".{bet}")
             for pay_class, value in table.items():
                 if pay_class not in classes:
                     raise Refused(expected_got(one_of(classes), pay_class), f".{bet}")
@@ -155,7 +158,6 @@ class BetsSettings(Section, frozen=True):
 def _check_pay(value: Any, below: str) -> None:
     """A pay is a number of units won net, above 0 (``0.95``, ``"0.54"``, ``40``)."""
     pay = message("config.expected.pay", 'a number of units won above 0, e.g. 40, 0.95 or "0.54"')
-    words = pay.english()
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise Refused(expected_got(pay, value), below)
     try:
@@ -165,7 +167,8 @@ def _check_pay(value: Any, below: str) -> None:
     if not amount.is_finite() or amount <= 0:
         raise Refused(expected_got(pay, value), below)
     if amount != amount.quantize(Decimal("0.000001")):
-        raise Refused(f"expected {words}, with at most six decimal places, got {value!r}", below)
+        raise Refused(message("config.refused.pay_decimals", "expected {what}, with at most six decimal places, got "
+                              "{given}", what=pay, given=repr(value)), below)
 
 
 class DriverSettings(Section, frozen=True):
@@ -247,9 +250,11 @@ class ScoreboardSettings(Section, frozen=True):
     def _board_text(text: str, key: str) -> str:
         longest = 40 if key == "table_name" else 80
         if len(text) > longest:
-            raise Refused(f"at most {longest} characters, got {len(text)}")
+            raise Refused(message("config.refused.too_long", "at most {longest} characters, got {length}",
+                                  longest=longest, length=len(text)))
         if any(not character.isprintable() for character in text):
-            raise Refused(f"printable text on one line (no control characters), got {text!r}")
+            raise Refused(message("config.refused.not_printable", "printable text on one line (no control "
+                                  "characters), got {given}", given=repr(text)))
         return text
 
     languages: Annotated[list[str], Meta(min_length=1, max_length=2, description=described(message(
@@ -264,7 +269,8 @@ class ScoreboardSettings(Section, frozen=True):
             if language_problem(language) is not None:
                 raise Refused(expected_got(one_of(LANGUAGES), language), below=f"[{index}]")
         if len(set(languages)) != len(languages):
-            raise Refused(f"expected different languages, got {languages!r}")
+            raise Refused(expected_got(message("config.expected.different_languages", "different languages"),
+                                       languages))
         return languages
 
     @check("address")
@@ -367,11 +373,12 @@ def _badge_entries(raw: Any) -> list[tuple[str, Any, Any]]:
     if isinstance(raw, Mapping):
         return [(f".{uid_text}", str(uid_text), entry) for uid_text, entry in raw.items()]
     if not isinstance(raw, list):
-        raise Refused(f"expected a table of badges keyed by UID, each with name and role, got {raw!r}")
+        raise Refused(expected_got(expected_words(AuthSettings, "badges"), raw))
     entries: list[tuple[str, Any, Any]] = []
     for index, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or "uid" not in entry:
-            raise Refused(f"expected a table with uid, name and role, got {entry!r}", f"[{index}]")
+            raise Refused(expected_got(message("config.expected.badge_entry_uid", "a table with uid, name and role"),
+                                       entry), f"[{index}]")
         entries.append((f"[{index}]", entry["uid"], entry))
     return entries
 
@@ -379,22 +386,24 @@ def _badge_entries(raw: Any) -> list[tuple[str, Any, Any]]:
 def _badge_from(below: str, uid_text: Any, entry: Any) -> Badge:
     """One badge entry, checked: its keys, a hex UID, a name and a role."""
     if not isinstance(entry, Mapping):
-        raise Refused(f"expected a table with name and role, got {entry!r}", below)
+        raise Refused(expected_got(message("config.expected.badge_entry", "a table with name and role"), entry), below)
     for key in entry:
         if key not in _BADGE_KEYS:
-            raise Refused("unknown key; expected name and role", f"{below}.{key}")
+            raise Refused(message("config.refused.badge_key", "unknown key; expected name and role"), f"{below}.{key}")
     try:
         uid = normalise_uid(uid_text) if isinstance(uid_text, str) else ""
     except ValueError:
         uid = ""
     if not uid:
-        raise Refused(f"expected the badge UID in hex (e.g. 04A1B2C3D4E5F6), got {uid_text!r}", below)
+        raise Refused(expected_got(message("config.expected.badge_uid", "the badge UID in hex (e.g. 04A1B2C3D4E5F6)"),
+                                   uid_text), below)
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise Refused(f"expected {_BADGE_KEYS['name']}, got {name!r}", f"{below}.name")
+        raise Refused(expected_got(message("config.expected.badge_name", "a non-empty string"), name), f"{below}.name")
     role = entry.get("role")
     if role not in ROLES:
-        raise Refused(f"expected {_BADGE_KEYS['role']}, got {role!r}", f"{below}.role")
+        raise Refused(expected_got(message("config.expected.badge_role", '"dealer" or "supervisor"'), role),
+                      f"{below}.role")
     return Badge(uid, name.strip(), role)
 
 
@@ -404,7 +413,8 @@ def _badges_from(raw: Any) -> dict[str, Badge]:
     for below, uid_text, entry in _badge_entries(raw):
         badge = entry if isinstance(entry, Badge) else _badge_from(below, uid_text, entry)
         if badge.uid in badges and not isinstance(entry, Badge):
-            raise Refused(f"badge {badge.uid} is enrolled twice (also as {badges[badge.uid].name!r})", below)
+            raise Refused(message("config.refused.badge_twice", "badge {uid} is enrolled twice (also as {name})",
+                                  uid=badge.uid, name=repr(badges[badge.uid].name)), below)
         badges[badge.uid] = badge
     return badges
 
@@ -455,7 +465,9 @@ class AuthSettings(Section, frozen=True):
         try:
             return parse_apdu(value).hex().upper()
         except ValueError as error:
-            raise Refused(f"expected {expected(AuthSettings, key)}, got {value!r} ({error})") from None
+            what = expected_words(AuthSettings, key)
+            raise Refused(message("config.refused.apdu", "expected {what}, got {given} ({error})", what=what,
+                                  given=repr(value), error=str(error))) from None
 
     @check("idle_signout_seconds")
     def _not_negative(idle: float, key: str) -> float:
@@ -491,7 +503,8 @@ class AuthSettings(Section, frozen=True):
 
     def __post_init__(self) -> None:
         if self.enabled and self.reader is None:
-            raise Refused(f"expected {expected(AuthSettings, 'reader')} when auth.enabled = true, got nothing",
+            raise Refused(message("config.refused.reader_missing", "expected {what} when auth.enabled = true, got "
+                                  "nothing", what=expected_words(AuthSettings, "reader")),
                           key="reader", blame="enabled")
 
     @property
@@ -537,7 +550,8 @@ class ProtectionSettings(Section, frozen=True):
     @check("archive")
     def _database_url(url: str, key: str) -> str:
         if url and not url.startswith(("postgresql://", "postgres://")):
-            raise Refused('expected a postgresql:// URL or "" (the value is not shown: it may hold a password)')
+            raise Refused(message("config.refused.archive_url", 'expected a postgresql:// URL or "" (the value is not '
+                                  'shown: it may hold a password)'))
         return url
 
 

@@ -41,6 +41,11 @@ CASES = [
      {"table", "colour", "decks", "variant", "dealing", "reveal_confirm", "language", "messages_dir"}),
     ("[bets]\nlive_edge = 3\n", "[bets] live_edge: expected true or false, got 3 (int)",
      {"bets", "live_edge", "true", "false", "int"}),
+    ("[bets]\npays = {tie = {win = 8.1234567}}\n", '[bets] pays.tie.win: expected a number of units won above 0, e.g. '
+     '40, 0.95 or "0.54", with at most six decimal places, got 8.1234567', {"bets", "pays", "tie", "win"}),
+    ('[auth]\nenabled = true\nreader = "pcsc://?reader=X"\n[auth.badges.04A1B2C3D4E5F6]\nname = "Al"\nrole = "boss"\n',
+     "auth.badges.04A1B2C3D4E5F6.role: expected \"dealer\" or \"supervisor\", got 'boss'",
+     {"auth", "badges", "A1B2C3D4E5F6", "role", "dealer", "supervisor", "boss"}),
 ]
 
 
