@@ -99,7 +99,9 @@ def _merge(layers: list[Layer]) -> Settings:
             given_in, variable = origin.get((section, problem.blame or ""), (DEFAULTS, None))[0], None
         typed = problem.given_type and variable is None and section != "auth"
         shown = f" ({problem.given_type})" if typed else ""
-        raise ConfigError(f"{given_in}: {_label(problem, variable)}: {problem.message}{shown}") from None
+        worded = problem.worded or message("config.value_problem.english", "{text}", text=problem.message)
+        raise ConfigError(message("config.value_problem", "{source}: {label}: {problem}{shown}", source=given_in,
+                                  label=_label(problem, variable), problem=worded, shown=shown)) from None
     decks, cut = settings.table.decks, settings.shoe.cut_card_from_end
     deepest = max_cut_from_end(decks)
     if cut > deepest:

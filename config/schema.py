@@ -19,12 +19,30 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 from msgspec import Meta, field
 
-from config.typed import Invalid, Problem, Refused, Section, check, convert_section, expected, keys_of
+from config.typed import (
+    Invalid,
+    Problem,
+    Refused,
+    Section,
+    check,
+    convert_section,
+    described,
+    expected,
+    expected_got,
+    expected_words,
+    keys_of,
+)
 from controller.i18n.languages import LANGUAGES, language_problem
+from controller.i18n.message import Message, message
 
 DEFAULT_CUT_FROM_END = 16
 MIN_CUT_FROM_END = 12
 """Enough cards below the cut card to finish a round and play one more (at most 11 cards)."""
+
+
+def one_of(names: Collection[str]) -> Message:
+    """``one of a, b, c`` (names the config takes, shown as they are written)."""
+    return message("config.expected.one_of_names", "one of {names}", names=", ".join(names))
 
 
 def max_cut_from_end(decks: int) -> int:
@@ -39,15 +57,18 @@ class TableSettings(Section, frozen=True):
     variant: Literal["commission", "no_commission", "ez"] = "commission"
     dealing: Literal["face_up", "face_down"] = "face_up"
     reveal_confirm: Literal["none", "total"] = "none"
-    language: Annotated[str, Meta(description=f"the dealer's language: one of {', '.join(LANGUAGES)}")] = "en"
-    messages_dir: Annotated[str, Meta(description='a directory of the house\'s own <language>.po files '
-                                                  '(docs/languages.md); "" = none')] = ""
+    language: Annotated[str, Meta(description=described(message(
+        "config.expected.table.language", "the dealer's language: one of {languages}",
+        languages=", ".join(LANGUAGES))))] = "en"
+    messages_dir: Annotated[str, Meta(description=described(message(
+        "config.expected.table.messages_dir", 'a directory of the house\'s own <language>.po files '
+                                                  '(docs/languages.md); "" = none')))] = ""
 
     @check("language")
     def _known_language(language: str, key: str) -> str:
         problem = language_problem(language)
         if problem is not None:
-            raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}")
+            raise Refused(expected_got(one_of(LANGUAGES), language))
         return language
 
 
@@ -84,12 +105,17 @@ class BetsSettings(Section, frozen=True):
 
     FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"pays"})
 
-    offered: Annotated[list[str], Meta(description='a list of bet names, e.g. ["player", "banker", "tie", '
-                                                   '"dragon_7"]')] = field(default_factory=lambda: list(STANDARD_BETS))
-    pays: Annotated[dict[str, dict[str, int | float | str]], Meta(
-        description='a table of pay tables keyed by bet, e.g. {tie = {win = 9}}')] = field(default_factory=dict)
-    live_edge: Annotated[bool, Meta(description="true or false")] = True
-    alert_above: Annotated[float, Meta(description="a number from -1 to 1 (expected net win per unit)")] = 0.0
+    offered: Annotated[list[str], Meta(description=described(message(
+        "config.expected.bets.offered", 'a list of bet names, e.g. ["player", "banker", "tie", "dragon_7"]')))] = \
+        field(default_factory=lambda: list(STANDARD_BETS))
+    pays: Annotated[dict[str, dict[str, int | float | str]], Meta(description=described(message(
+        "config.expected.bets.pays", "a table of pay tables keyed by bet, e.g. {example}",
+        example="{tie = {win = 9}}")))] = \
+        field(default_factory=dict)
+    live_edge: Annotated[bool, Meta(description=described(message(
+        "config.expected.bets.live_edge", "true or false")))] = True
+    alert_above: Annotated[float, Meta(description=described(message(
+        "config.expected.bets.alert_above", "a number from -1 to 1 (expected net win per unit)")))] = 0.0
 
     @check("offered", before=True)
     def _bet_names(names: Any, key: str) -> Any:
@@ -97,48 +123,52 @@ class BetsSettings(Section, frozen=True):
         if isinstance(names, list):
             for index, name in enumerate(names):
                 if name in BANKER_VARIANT_BETS:
-                    raise Refused(f"expected one of {', '.join(allowed)}, got {name!r} "
-                                  f"(the banker bet's variant is [table] variant)", f"[{index}]")
+                    raise Refused(message("config.refused.banker_variant", "expected one of {names}, got {given} "
+                                          "(the banker bet's variant is [table] variant)", names=", ".join(allowed),
+                                          given=repr(name)), f"[{index}]")
                 if not isinstance(name, str) or name not in allowed:
-                    raise Refused(f"expected one of {', '.join(allowed)}, got {name!r}", f"[{index}]")
+                    raise Refused(expected_got(one_of(allowed), name), f"[{index}]")
         return names
 
     @check("pays", before=True)
     def _pay_tables(raw: Any, key: str) -> Any:
         if not isinstance(raw, dict):
-            raise Refused(f"expected {expected(BetsSettings, key)}, got {raw!r}")
+            raise Refused(expected_got(expected_words(BetsSettings, key), raw))
         for bet, table in raw.items():
             classes = BET_PAY_CLASSES.get(bet)
             if classes is None:
-                raise Refused(f"expected a bet, one of {', '.join(BET_PAY_CLASSES)}, got {bet!r}", f".{bet}")
+                raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
+                                                   names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
             if not isinstance(table, dict):
-                raise Refused(f"expected a table of pay classes ({', '.join(classes)}), got {table!r}", f".{bet}")
+                raise Refused(expected_got(message("config.expected.pay_classes", "a table of pay classes ({classes})",
+                                                   classes=", ".join(classes)), table), f".{bet}")
             for pay_class, value in table.items():
                 if pay_class not in classes:
-                    raise Refused(f"expected one of {', '.join(classes)}, got {pay_class!r}", f".{bet}")
+                    raise Refused(expected_got(one_of(classes), pay_class), f".{bet}")
                 _check_pay(value, f".{bet}.{pay_class}")
         return raw
 
     @check("alert_above")
     def _edge_range(value: float, key: str) -> float:
         if not -1 <= value <= 1:
-            raise Refused(f"expected {expected(BetsSettings, key)}, got {value!r}")
+            raise Refused(expected_got(expected_words(BetsSettings, key), value))
         return value
 
 
 def _check_pay(value: Any, below: str) -> None:
     """A pay is a number of units won net, above 0 (``0.95``, ``"0.54"``, ``40``)."""
-    words = 'a number of units won above 0, e.g. 40, 0.95 or "0.54"'
+    pay = message("config.expected.pay", 'a number of units won above 0, e.g. 40, 0.95 or "0.54"')
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise Refused(f"expected {words}, got {value!r}", below)
+        raise Refused(expected_got(pay, value), below)
     try:
         amount = Decimal(str(value))
     except InvalidOperation:
-        raise Refused(f"expected {words}, got {value!r}", below) from None
+        raise Refused(expected_got(pay, value), below) from None
     if not amount.is_finite() or amount <= 0:
-        raise Refused(f"expected {words}, got {value!r}", below)
+        raise Refused(expected_got(pay, value), below)
     if amount != amount.quantize(Decimal("0.000001")):
-        raise Refused(f"expected {words}, with at most six decimal places, got {value!r}", below)
+        raise Refused(message("config.refused.pay_decimals", "expected {what}, with at most six decimal places, got "
+                              "{given}", what=pay, given=repr(value)), below)
 
 
 class DriverSettings(Section, frozen=True):
@@ -207,23 +237,29 @@ def parse_host_port(text: str) -> tuple[str, int]:
 class ScoreboardSettings(Section, frozen=True):
     """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
 
-    address: Annotated[str, Meta(description='HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')] = ""
-    table_name: Annotated[str, Meta(description='the table\'s name on the board, up to 40 characters, '
-                                                'e.g. "Baccarat 3" ("" = none)')] = ""
-    limits: Annotated[str, Meta(description='the table limits on the board, up to 80 characters, '
-                                            'e.g. "Min 100 - Max 10,000" ("" = none)')] = ""
+    address: Annotated[str, Meta(description=described(message(
+        "config.expected.scoreboard.address", 'HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')))] = ""
+    table_name: Annotated[str, Meta(description=described(message(
+        "config.expected.scoreboard.table_name", 'the table\'s name on the board, up to 40 characters, '
+                                                'e.g. "Baccarat 3" ("" = none)')))] = ""
+    limits: Annotated[str, Meta(description=described(message(
+        "config.expected.scoreboard.limits", 'the table limits on the board, up to 80 characters, '
+                                            'e.g. "Min 100 - Max 10,000" ("" = none)')))] = ""
 
     @check("table_name", "limits")
     def _board_text(text: str, key: str) -> str:
         longest = 40 if key == "table_name" else 80
         if len(text) > longest:
-            raise Refused(f"at most {longest} characters, got {len(text)}")
+            raise Refused(message("config.refused.too_long", "at most {longest} characters, got {length}",
+                                  longest=longest, length=len(text)))
         if any(not character.isprintable() for character in text):
-            raise Refused(f"printable text on one line (no control characters), got {text!r}")
+            raise Refused(message("config.refused.not_printable", "printable text on one line (no control "
+                                  "characters), got {given}", given=repr(text)))
         return text
 
-    languages: Annotated[list[str], Meta(min_length=1, max_length=2, description="the board's languages, the "
-                                         "first on top (e.g. [\"zh_Hant\", \"en\"])")] = field(
+    languages: Annotated[list[str], Meta(min_length=1, max_length=2, description=described(message(
+        "config.expected.scoreboard.languages", "the board's languages, the "
+                                         "first on top (e.g. [\"zh_Hant\", \"en\"])")))] = field(
         default_factory=list)
     """Not set (empty): the board speaks ``[table] language``; set, it must name one or two languages."""
 
@@ -231,9 +267,10 @@ class ScoreboardSettings(Section, frozen=True):
     def _known_languages(languages: list[str], key: str) -> list[str]:
         for index, language in enumerate(languages):
             if language_problem(language) is not None:
-                raise Refused(f"expected one of {', '.join(LANGUAGES)}, got {language!r}", below=f"[{index}]")
+                raise Refused(expected_got(one_of(LANGUAGES), language), below=f"[{index}]")
         if len(set(languages)) != len(languages):
-            raise Refused(f"expected different languages, got {languages!r}")
+            raise Refused(expected_got(message("config.expected.different_languages", "different languages"),
+                                       languages))
         return languages
 
     @check("address")
@@ -249,15 +286,20 @@ class ScoreboardSettings(Section, frozen=True):
 class FeedSettings(Section, frozen=True):
     """``[feed]``: where ``croupier run``/``simulate`` publish the journal without ``--feed`` (docs/floor.md)."""
 
-    url: Annotated[str, Meta(description='an MQTT URL, mqtt://[USER:PASSWORD@]HOST:PORT[/SITE/TABLE] '
-                                         'or mqtts://..., "" = no feed')] = ""
-    site: Annotated[str, Meta(description="a name of letters, digits, '-', '_' or '.' (used when the url "
-                                          "gives no /SITE/TABLE)")] = ""
-    table: Annotated[str, Meta(description="a name of letters, digits, '-', '_' or '.' (used when the url "
-                                           "gives no /SITE/TABLE)")] = ""
-    ca_file: Annotated[str, Meta(description='the path of a PEM CA file for mqtts:// ("" = the system CAs)')] = ""
+    url: Annotated[str, Meta(description=described(message(
+        "config.expected.feed.url", 'an MQTT URL, mqtt://[USER:PASSWORD@]HOST:PORT[/SITE/TABLE] '
+                                         'or mqtts://..., "" = no feed')))] = ""
+    site: Annotated[str, Meta(description=described(message(
+        "config.expected.feed.site", "a name of letters, digits, '-', '_' or '.' (used when the url "
+                                          "gives no /SITE/TABLE)")))] = ""
+    table: Annotated[str, Meta(description=described(message(
+        "config.expected.feed.table", "a name of letters, digits, '-', '_' or '.' (used when the url "
+                                           "gives no /SITE/TABLE)")))] = ""
+    ca_file: Annotated[str, Meta(description=described(message(
+        "config.expected.feed.ca_file", 'the path of a PEM CA file for mqtts:// ("" = the system CAs)')))] = ""
     will_delay: Annotated[int, Meta(ge=0, le=86_400)] = 10
-    drain_timeout: Annotated[float, Meta(ge=0, le=3600, description="a number of seconds from 0 to 3600")] = 10.0
+    drain_timeout: Annotated[float, Meta(ge=0, le=3600, description=described(message(
+        "config.expected.feed.drain_timeout", "a number of seconds from 0 to 3600")))] = 10.0
 
 
 # -- [auth] ---------------------------------------------------------------------------
@@ -331,11 +373,12 @@ def _badge_entries(raw: Any) -> list[tuple[str, Any, Any]]:
     if isinstance(raw, Mapping):
         return [(f".{uid_text}", str(uid_text), entry) for uid_text, entry in raw.items()]
     if not isinstance(raw, list):
-        raise Refused(f"expected a table of badges keyed by UID, each with name and role, got {raw!r}")
+        raise Refused(expected_got(expected_words(AuthSettings, "badges"), raw))
     entries: list[tuple[str, Any, Any]] = []
     for index, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or "uid" not in entry:
-            raise Refused(f"expected a table with uid, name and role, got {entry!r}", f"[{index}]")
+            raise Refused(expected_got(message("config.expected.badge_entry_uid", "a table with uid, name and role"),
+                                       entry), f"[{index}]")
         entries.append((f"[{index}]", entry["uid"], entry))
     return entries
 
@@ -343,22 +386,24 @@ def _badge_entries(raw: Any) -> list[tuple[str, Any, Any]]:
 def _badge_from(below: str, uid_text: Any, entry: Any) -> Badge:
     """One badge entry, checked: its keys, a hex UID, a name and a role."""
     if not isinstance(entry, Mapping):
-        raise Refused(f"expected a table with name and role, got {entry!r}", below)
+        raise Refused(expected_got(message("config.expected.badge_entry", "a table with name and role"), entry), below)
     for key in entry:
         if key not in _BADGE_KEYS:
-            raise Refused("unknown key; expected name and role", f"{below}.{key}")
+            raise Refused(message("config.refused.badge_key", "unknown key; expected name and role"), f"{below}.{key}")
     try:
         uid = normalise_uid(uid_text) if isinstance(uid_text, str) else ""
     except ValueError:
         uid = ""
     if not uid:
-        raise Refused(f"expected the badge UID in hex (e.g. 04A1B2C3D4E5F6), got {uid_text!r}", below)
+        raise Refused(expected_got(message("config.expected.badge_uid", "the badge UID in hex (e.g. 04A1B2C3D4E5F6)"),
+                                   uid_text), below)
     name = entry.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise Refused(f"expected {_BADGE_KEYS['name']}, got {name!r}", f"{below}.name")
+        raise Refused(expected_got(message("config.expected.badge_name", "a non-empty string"), name), f"{below}.name")
     role = entry.get("role")
     if role not in ROLES:
-        raise Refused(f"expected {_BADGE_KEYS['role']}, got {role!r}", f"{below}.role")
+        raise Refused(expected_got(message("config.expected.badge_role", '"dealer" or "supervisor"'), role),
+                      f"{below}.role")
     return Badge(uid, name.strip(), role)
 
 
@@ -368,7 +413,8 @@ def _badges_from(raw: Any) -> dict[str, Badge]:
     for below, uid_text, entry in _badge_entries(raw):
         badge = entry if isinstance(entry, Badge) else _badge_from(below, uid_text, entry)
         if badge.uid in badges and not isinstance(entry, Badge):
-            raise Refused(f"badge {badge.uid} is enrolled twice (also as {badges[badge.uid].name!r})", below)
+            raise Refused(message("config.refused.badge_twice", "badge {uid} is enrolled twice (also as {name})",
+                                  uid=badge.uid, name=repr(badges[badge.uid].name)), below)
         badges[badge.uid] = badge
     return badges
 
@@ -383,24 +429,33 @@ class AuthSettings(Section, frozen=True):
 
     FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"badges"})
 
-    enabled: Annotated[bool, Meta(description="true or false")] = False
-    reader: Annotated[str | None, Meta(description="a PC/SC reader URL, pcsc://?reader=NAME")] = None
-    identify: Annotated[Identify, Meta(description='"uid" or "apdu"')] = "uid"
-    select_apdu: Annotated[str | None, Meta(description='an APDU in hex, e.g. "00A4040008F043524F55504945"')] = None
-    read_apdu: Annotated[str | None, Meta(description='an APDU in hex, e.g. "00CA010000"')] = None
-    idle_signout_seconds: Annotated[float, Meta(description="a number of seconds >= 0 (0 = never)")] = \
+    enabled: Annotated[bool, Meta(description=described(message(
+        "config.expected.auth.enabled", "true or false")))] = False
+    reader: Annotated[str | None, Meta(description=described(message(
+        "config.expected.auth.reader", "a PC/SC reader URL, pcsc://?reader=NAME")))] = None
+    identify: Annotated[Identify, Meta(description=described(message(
+        "config.expected.auth.identify", '"uid" or "apdu"')))] = "uid"
+    select_apdu: Annotated[str | None, Meta(description=described(message(
+        "config.expected.auth.select_apdu", 'an APDU in hex, e.g. "00A4040008F043524F55504945"')))] = None
+    read_apdu: Annotated[str | None, Meta(description=described(message(
+        "config.expected.auth.read_apdu", 'an APDU in hex, e.g. "00CA010000"')))] = None
+    idle_signout_seconds: Annotated[float, Meta(description=described(message(
+        "config.expected.auth.idle_signout_seconds", "a number of seconds >= 0 (0 = never)")))] = \
         DEFAULT_IDLE_SIGNOUT_SECONDS
-    supervisor_only: Annotated[list[str], Meta(description='a list of action names, e.g. ["void", "manual"]')] = \
+    supervisor_only: Annotated[list[str], Meta(description=described(message(
+        "config.expected.auth.supervisor_only", 'a list of action names, e.g. ["void", "manual"]')))] = \
         field(default_factory=lambda: list(DEFAULT_SUPERVISOR_ONLY))
-    two_person: Annotated[bool, Meta(description="true or false (true: the dealer signed in cannot "
-                                                 "approve their own input)")] = True
-    badges: Annotated[dict[str, Badge], Meta(description="a table of badges keyed by UID, each with name and "
-                                                         "role")] = field(default_factory=dict)
+    two_person: Annotated[bool, Meta(description=described(message(
+        "config.expected.auth.two_person", "true or false (true: the dealer signed in cannot "
+                                                 "approve their own input)")))] = True
+    badges: Annotated[dict[str, Badge], Meta(description=described(message(
+        "config.expected.auth.badges", "a table of badges keyed by UID, each with name and "
+                                                         "role")))] = field(default_factory=dict)
 
     @check("reader")
     def _pcsc_url(reader: str | None, key: str) -> str | None:
         if reader is not None and (urlsplit(reader).scheme != "pcsc" or not reader_from_url(reader)):
-            raise Refused(f"expected {expected(AuthSettings, key)}, got {reader!r}")
+            raise Refused(expected_got(expected_words(AuthSettings, key), reader))
         return reader
 
     @check("select_apdu", "read_apdu")
@@ -410,19 +465,21 @@ class AuthSettings(Section, frozen=True):
         try:
             return parse_apdu(value).hex().upper()
         except ValueError as error:
-            raise Refused(f"expected {expected(AuthSettings, key)}, got {value!r} ({error})") from None
+            what = expected_words(AuthSettings, key)
+            raise Refused(message("config.refused.apdu", "expected {what}, got {given} ({error})", what=what,
+                                  given=repr(value), error=str(error))) from None
 
     @check("idle_signout_seconds")
     def _not_negative(idle: float, key: str) -> float:
         if idle < 0 or idle != idle:
-            raise Refused(f"expected {expected(AuthSettings, key)}, got {idle!r}")
+            raise Refused(expected_got(expected_words(AuthSettings, key), idle))
         return idle
 
     @check("supervisor_only")
     def _action_names(actions: list[str], key: str) -> list[str]:
         for index, action in enumerate(actions):
             if action not in APPROVAL_ACTIONS:
-                raise Refused(f"expected one of {', '.join(APPROVAL_ACTIONS)}, got {action!r}", f"[{index}]")
+                raise Refused(expected_got(one_of(APPROVAL_ACTIONS), action), f"[{index}]")
         return actions
 
     @check("supervisor_only", before=True)
@@ -430,7 +487,7 @@ class AuthSettings(Section, frozen=True):
         if isinstance(actions, list):
             for index, action in enumerate(actions):
                 if not isinstance(action, str):
-                    raise Refused(f"expected one of {', '.join(APPROVAL_ACTIONS)}, got {action!r}", f"[{index}]")
+                    raise Refused(expected_got(one_of(APPROVAL_ACTIONS), action), f"[{index}]")
         return actions
 
     @check("badges", before=True)
@@ -446,7 +503,8 @@ class AuthSettings(Section, frozen=True):
 
     def __post_init__(self) -> None:
         if self.enabled and self.reader is None:
-            raise Refused(f"expected {expected(AuthSettings, 'reader')} when auth.enabled = true, got nothing",
+            raise Refused(message("config.refused.reader_missing", "expected {what} when auth.enabled = true, got "
+                                  "nothing", what=expected_words(AuthSettings, "reader")),
                           key="reader", blame="enabled")
 
     @property
@@ -468,12 +526,15 @@ class AuthSettings(Section, frozen=True):
 class ProtectionSettings(Section, frozen=True):
     """``[protection]``: game protection beyond the rules (docs/game-protection.md)."""
 
-    sequence_check: Annotated[bool, Meta(description="true or false")] = True
+    sequence_check: Annotated[bool, Meta(description=described(message(
+        "config.expected.protection.sequence_check", "true or false")))] = True
     """Compare each shoe's order, as it is dealt, with the earlier shoes' (the ``sequence_repeat`` alert)."""
-    archive: Annotated[str, Meta(description='a PostgreSQL URL, postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, '
-                                             'or "" = no property check')] = ""
+    archive: Annotated[str, Meta(description=described(message(
+        "config.expected.protection.archive", 'a PostgreSQL URL, postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, '
+                                             'or "" = no property check')))] = ""
     """The floor archive whose other tables' shoes each shoe is compared with too (the property check)."""
-    property_check: Annotated[bool, Meta(description="true or false (default: true when archive is set)")] = False
+    property_check: Annotated[bool, Meta(description=described(message(
+        "config.expected.protection.property_check", "true or false (default: true when archive is set)")))] = False
     """Whether the property check takes half the false-alarm bound (the table's own check keeps the other half).
 
     Set by ``archive`` (and ``--archive``); the journal keeps it, never the URL, so a replay needs no database.
@@ -489,7 +550,8 @@ class ProtectionSettings(Section, frozen=True):
     @check("archive")
     def _database_url(url: str, key: str) -> str:
         if url and not url.startswith(("postgresql://", "postgres://")):
-            raise Refused('expected a postgresql:// URL or "" (the value is not shown: it may hold a password)')
+            raise Refused(message("config.refused.archive_url", 'expected a postgresql:// URL or "" (the value is not '
+                                  'shown: it may hold a password)'))
         return url
 
 

@@ -19,6 +19,8 @@ from typing import Annotated, Any, ClassVar, Literal, ParamSpec, TypeVar, get_ar
 
 import msgspec
 
+from controller.i18n.message import Message, message
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _S = TypeVar("_S", bound="Section")
@@ -36,9 +38,13 @@ class Refused(ValueError):
     ``blame`` the key whose value made it wrong (``enabled`` for a missing ``reader``).
     """
 
-    def __init__(self, message: str, below: str = "", key: str | None = None, blame: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | Message, below: str = "", key: str | None = None,
+                 blame: str | None = None) -> None:
+        english = message.english() if isinstance(message, Message) else message
+        super().__init__(english)
+        self.message = english
+        self.worded = message if isinstance(message, Message) else None
+        """The message with its id (None: English only)."""
         self.below = below
         self.key = key
         self.blame = blame
@@ -59,6 +65,8 @@ class Problem:
     message: str
     given_type: str | None = None
     blame: str | None = None
+    worded: Message | None = None
+    """:attr:`message` with its id, for the catalogue (None: English only)."""
 
 
 class Invalid(ValueError):
@@ -128,18 +136,46 @@ def _meta(section: type[msgspec.Struct], key: str) -> msgspec.Meta:
     return found[0] if found else msgspec.Meta()
 
 
-def expected(section: type[msgspec.Struct], key: str) -> str:
-    """What ``key`` of ``section`` takes, in words (``a whole number from 1 to 8``)."""
+_DESCRIBED: dict[str, Message] = {}
+
+
+def described(words: Message) -> str:
+    """``words`` as a ``Meta(description=...)`` (its English text), remembered so that :func:`expected_words`
+    can word it in another language."""
+    _DESCRIBED[words.english()] = words
+    return words.english()
+
+
+def expected_words(section: type[msgspec.Struct], key: str) -> Message:
+    """What ``key`` of ``section`` takes, as a message (``a whole number from 1 to 8``)."""
     meta = _meta(section, key)
     if meta.description:
-        return meta.description
+        return _DESCRIBED.get(meta.description) or message("config.expected.described", "{text}",
+                                                           text=meta.description)
     kind = base_type(section, key)
     if get_origin(kind) is Literal:
-        return "one of " + ", ".join(f'"{choice}"' for choice in get_args(kind))
+        return message("config.expected.one_of", "one of {choices}",
+                       choices=", ".join(f'"{choice}"' for choice in get_args(kind)))
     if kind is int and meta.ge is not None and meta.le is not None:
-        return f"a whole number from {meta.ge} to {meta.le}"
-    words: dict[Any, str] = {int: "a whole number", bool: "true or false", str: "a string"}
-    return words.get(kind, "a value")
+        return message("config.expected.whole_from_to", "a whole number from {low} to {high}", low=int(meta.ge),
+                       high=int(meta.le))
+    if kind is int:
+        return message("config.expected.whole", "a whole number")
+    if kind is bool:
+        return message("config.expected.bool", "true or false")
+    if kind is str:
+        return message("config.expected.string", "a string")
+    return message("config.expected.value", "a value")
+
+
+def expected(section: type[msgspec.Struct], key: str) -> str:
+    """What ``key`` of ``section`` takes, in words (``a whole number from 1 to 8``)."""
+    return expected_words(section, key).english()
+
+
+def expected_got(what: Message, given: Any) -> Message:
+    """``expected WHAT, got GIVEN`` (``given`` shown as Python writes it)."""
+    return message("config.expected_got", "expected {what}, got {given}", what=what, given=repr(given))
 
 
 def _typed(section: type[Section], name: str, key: str, value: Any) -> Any:
@@ -155,12 +191,14 @@ def _typed(section: type[Section], name: str, key: str, value: Any) -> Any:
                 below += f"[{index}]" if index else f".{attribute}"
                 given = given[int(index)] if index else given[attribute]
         wrong_type = _TYPE_ERROR.match(text) is not None
-        raise Invalid(Problem(name, key, below, f"expected {expected(section, key)}, got {given!r}",
-                              type(given).__name__ if wrong_type else None)) from None
+        worded = expected_got(expected_words(section, key), given)
+        raise Invalid(Problem(name, key, below, worded.english(), type(given).__name__ if wrong_type else None,
+                              worded=worded)) from None
 
 
 def _refused(name: str, key: str | None, refused: Refused) -> Invalid:
-    return Invalid(Problem(name, key or refused.key, refused.below, refused.message, blame=refused.blame))
+    return Invalid(Problem(name, key or refused.key, refused.below, refused.message, blame=refused.blame,
+                           worded=refused.worded))
 
 
 def convert_section(section: type[_S], data: Mapping[str, Any], name: str) -> _S:
@@ -183,7 +221,8 @@ def convert_section(section: type[_S], data: Mapping[str, Any], name: str) -> _S
         values[key] = value
     unknown = [key for key in table if key not in values and key not in keys_of(section)]
     if unknown:
-        raise Invalid(Problem(name, str(unknown[0]), "", f"unknown key; expected one of {', '.join(keys_of(section))}"))
+        worded = message("config.unknown_key", "unknown key; expected one of {keys}", keys=", ".join(keys_of(section)))
+        raise Invalid(Problem(name, str(unknown[0]), "", worded.english(), worded=worded))
     try:
         return section(**values)
     except Refused as refused:
@@ -223,5 +262,5 @@ def from_text(section: type[Section], key: str, text: str) -> Any:
     return stripped
 
 
-__all__ = ["Invalid", "Problem", "Refused", "Section", "base_type", "check", "convert_section", "expected",
-           "from_text", "keys_of"]
+__all__ = ["Invalid", "Problem", "Refused", "Section", "base_type", "check", "convert_section", "described",
+           "expected", "expected_got", "expected_words", "from_text", "keys_of"]

@@ -93,7 +93,8 @@ def archive(args: argparse.Namespace) -> int:
         create_schema(stores[0])
         stores += [ArchiveStore(connect(database)) for _ in range(args.writers - 1)]
         archiver = Archiver(stores, broker, client_id=args.client_id or f"croupier-archive-{socket.gethostname()}",
-                            group=group, session_expiry=args.session_expiry, ca_file=args.ca_file, timing=timing)
+                            group=group, session_expiry=args.session_expiry, ca_file=args.ca_file, timing=timing,
+                            words=words())
         return _run(archiver)
     finally:
         for store in stores:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from config.schema import Settings
+from controller.cli.language import words
 from controller.core.exceptions import FeedError
 from controller.i18n.message import message
 
@@ -46,4 +47,4 @@ def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | 
                                 ".ci/setup in a Croupier checkout (or pip install 'croupier[floor]')", label=label,
                                 error=str(error))) from None
     return TableFeed(target, journal, will_delay=section.will_delay, drain_timeout=section.drain_timeout,
-                     notice=notice)
+                     notice=notice, words=words())

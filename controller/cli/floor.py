@@ -86,7 +86,7 @@ def floor(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise CroupierError(message("floor.needs_floor", "the dashboard needs the floor extra ({error}); install "
                                     "it: pip install 'croupier[floor]'", error=str(error))) from None
-    board = FloorBoard(broker.address, report=_say)
+    board = FloorBoard(broker.address, report=_say, words=words())
     dashboard = start_dashboard(board, host, port, words=words())
     try:
         board.changed = dashboard.changed

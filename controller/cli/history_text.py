@@ -123,7 +123,15 @@ def approval_line(event: ApprovalEvent | ApprovalRefusedEvent, words: Catalogue)
     if event["event"] == "approval":
         return words.say("history.approved", "{action} approved by {by}", action=event["action"], by=event["by"])
     return words.say("history.refused", "{action} refused ({reason})", action=event["action"],
-                     reason=event["reason"])
+                     reason=refusal_text(event, words))
+
+
+def refusal_text(event: ApprovalRefusedEvent, words: Catalogue) -> str:
+    """A refusal's reason in ``words``' language, from its ``say_id`` (as given when it has none or it is unknown)."""
+    msg_id = event.get("say_id")
+    if msg_id is None:
+        return event["reason"]
+    return Localiser(words).text(msg_id, dict(event.get("say_params") or {}), event["reason"])
 
 
 def alert_status(alert: AlertEvent, acknowledged: dict[str, Timed], words: Catalogue = ENGLISH) -> str:

@@ -7,7 +7,7 @@ approves it, and is then handed to the table with ``approver`` set.
 
 from __future__ import annotations
 
-from controller.core.auth import ACK_ALERT, Authority
+from controller.core.auth import ACK_ALERT, Authority, refusal
 from controller.core.events import Event, RejectedEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import RESOLUTION_INPUTS, Misdeal, approval_action
@@ -50,8 +50,8 @@ class ApprovalGate:
         if kind is InputKind.SIGN_OUT:
             if self.pending is not None:
                 _, action, _ = self.pending
-                events.append({"event": "approval_cancelled", "action": action,
-                               "reason": "the dealer signed out"})
+                why = message("approval.cancelled.signed_out", "the dealer signed out")
+                events.append({"event": "approval_cancelled", "action": action, **refusal(why)})
             self.pending = None
             events.extend(authority.sign_out(item.card or "signed out"))
             return None
@@ -105,8 +105,8 @@ class ApprovalGate:
         if self.pending is not None and self.pending[2] is not misdeal:
             _, action, _ = self.pending
             self.pending = None
-            events.append({"event": "approval_cancelled", "action": action,
-                           "reason": "the misdeal it was for is no longer pending"})
+            why = message("approval.cancelled.lapsed", "the misdeal it was for is no longer pending")
+            events.append({"event": "approval_cancelled", "action": action, **refusal(why)})
 
     def stamp(self, events: list[Event]) -> None:
         """Results and misdeals carry the signed-in dealer's identity."""

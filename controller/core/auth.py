@@ -33,7 +33,7 @@ Events are the typed dicts of :mod:`controller.core.events`, ready for the journ
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from config.schema import (
     DEFAULT_IDLE_SIGNOUT_SECONDS,
@@ -57,9 +57,11 @@ from controller.core.events import (
     DealerSignedInEvent,
     DealerSignedOutEvent,
     Identity,
+    SayParams,
     SignInRefusedEvent,
 )
 from controller.core.exceptions import ConfigError
+from controller.i18n.message import Message, message
 
 UNKNOWN_BADGE = "unknown badge"
 ACK_ALERT = "ack_alert"
@@ -143,7 +145,7 @@ class Authority:
         badge = self.badge(uid)
         shown = _shown_uid(uid)
         if badge is None:
-            return [{"event": "sign_in_refused", "uid": shown, "reason": UNKNOWN_BADGE}]
+            return [{"event": "sign_in_refused", "uid": shown, **refusal(_UNKNOWN)}]
         now = self._clock()
         if self._dealer is not None and self._dealer.uid == badge.uid:
             self._last_activity = now
@@ -198,18 +200,42 @@ class Authority:
         badge = self.badge(uid)
         shown = _shown_uid(uid)
         if badge is None:
-            return False, [{"event": "approval_refused", "action": action, "uid": shown,
-                            "reason": UNKNOWN_BADGE}]
+            return False, [_approval_refused(action, shown, _UNKNOWN)]
         if not badge.can_approve(action, self.supervisor_only):
-            return False, [{"event": "approval_refused", "action": action, "uid": badge.uid,
-                            "reason": f"role {badge.role} cannot approve {action}"}]
+            why = message("auth.refused.role", "role {role} cannot approve {action}", role=badge.role, action=action)
+            return False, [_approval_refused(action, badge.uid, why)]
         if self.settings.two_person and self._dealer is not None and self._dealer.uid == badge.uid:
-            return False, [{"event": "approval_refused", "action": action, "uid": badge.uid, "rule": "two_person",
-                            "reason": f"{badge.name} is the dealer signed in and cannot approve their own "
-                                      f"{action}; a second person's badge must approve it"}]
+            why = message("auth.refused.own", "{name} is the dealer signed in and cannot approve their own {action}; "
+                          "a second person's badge must approve it", name=badge.name, action=action)
+            own = _approval_refused(action, badge.uid, why)
+            own["rule"] = "two_person"
+            return False, [own]
         self.touch()
         return True, [{"event": "approval", "action": action, "by": badge.name, "uid": badge.uid,
                        "role": badge.role}]
+
+
+_UNKNOWN = message("auth.refused.unknown_badge", "unknown badge")
+
+
+class Refusal(TypedDict):
+    """Why a badge or an approval was refused or cancelled (docs/events.md)."""
+
+    reason: str
+    say: str
+    say_id: str
+    say_params: SayParams
+
+
+def refusal(why: Message) -> Refusal:
+    """The fields of a refusal or cancellation: ``reason`` in English, and ``say`` with its message id."""
+    return {"reason": why.english(), "say": why.english(), "say_id": why.id, "say_params": why.params}
+
+
+def _approval_refused(action: str, uid: str, why: Message) -> ApprovalRefusedEvent:
+    words = refusal(why)
+    return {"event": "approval_refused", "action": action, "uid": uid, "reason": words["reason"], "say": words["say"],
+            "say_id": words["say_id"], "say_params": words["say_params"]}
 
 
 def _shown_uid(uid: str) -> str:

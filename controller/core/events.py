@@ -314,6 +314,9 @@ class SignInRefusedEvent(TypedDict):
     event: Literal["sign_in_refused"]
     uid: str
     reason: str
+    say: NotRequired[str]
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class ApprovalRequiredEvent(TypedDict):
@@ -339,6 +342,9 @@ class ApprovalRefusedEvent(TypedDict):
     action: str
     uid: str
     reason: str
+    say: NotRequired[str]
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
     rule: NotRequired[Literal["two_person"]]
 
 
@@ -346,6 +352,9 @@ class ApprovalCancelledEvent(TypedDict):
     event: Literal["approval_cancelled"]
     action: str
     reason: str
+    say: NotRequired[str]
+    say_id: NotRequired[str]
+    say_params: NotRequired[SayParams]
 
 
 class ShoeClosingEvent(TypedDict):

@@ -41,6 +41,8 @@ from controller.floor.archive_store import (
 from controller.floor.archive_timing import BatchStamps, TimingLog
 from controller.floor.mqttclient import connect_and_subscribe, new_client
 from controller.floor.urls import Broker
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import Message, message
 from controller.journal.store import Record
 
 JOURNAL_TOPIC = "croupier/+/+/journal"
@@ -98,8 +100,11 @@ class Archiver:
 
     def __init__(self, stores: Sequence[ArchiveStore], broker: Broker, *, client_id: str, group: str,
                  session_expiry: int, ca_file: str | None = None,
-                 report: Callable[[str], None] | None = None, timing: TimingLog | None = None) -> None:
+                 report: Callable[[str], None] | None = None, timing: TimingLog | None = None,
+                 words: Catalogue = ENGLISH) -> None:
         self.stores = list(stores)
+        self.words = words
+        """The language of its notices and failures (the command's)."""
         self.timing = timing
         """Where each batch's stage times go (``--timing``), or None: nothing is stamped."""
         self.broker = broker
@@ -170,8 +175,9 @@ class Archiver:
     # -- callbacks (the paho network thread) -----------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
-            self._fail(f"--broker {self.broker}: the broker refused the connection ({reason}); check the "
-                       "user, the password and the ACL")
+            self._fail(message("floor.broker_refused", "--broker {broker}: the broker refused the connection "
+                               "({reason}); check the user, the password and the ACL", broker=str(self.broker),
+                               reason=str(reason)))
             return
         with self._lock:
             self._connection += 1
@@ -184,18 +190,21 @@ class Archiver:
                       properties: Any) -> None:
         refused = [reason for reason in reasons if reason.is_failure]
         if refused:
-            self._fail(f"--broker {self.broker}: the broker refused the subscription to {self.topic} "
-                       f"({refused[0]}); check the archive's ACL")
+            self._fail(message("archive.subscription_refused", "--broker {broker}: the broker refused the "
+                               "subscription to {topic} ({reason}); check the archive's ACL",
+                               broker=str(self.broker), topic=self.topic, reason=str(refused[0])))
             return
         if not self._subscribed.is_set():
-            self.report(f"archiving {self.topic} from {self.broker}")
+            self.report(self.words.text(message("archive.archiving", "archiving {topic} from {broker}",
+                                                topic=self.topic, broker=str(self.broker))))
         self._subscribed.set()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
                        properties: Any) -> None:
         if getattr(reason, "value", 0) == SESSION_TAKEN_OVER:
-            self._fail(f"another archive connected with the same --client-id {client._client_id.decode()!r}; "
-                       "give each archive process its own")
+            self._fail(message("archive.taken_over", "another archive connected with the same --client-id "
+                               "{client_id}; give each archive process its own",
+                               client_id=repr(client._client_id.decode())))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
         if self.failure is None:
@@ -237,20 +246,20 @@ class Archiver:
                 stamps("decoded")
             outcomes = store.receive_batch(decoded, stamp=stamps)
         except psycopg.Error as error:
-            self._fail(str(database_failure(error)))
+            self._fail(database_failure(error).message or str(error))
             return
         except ArchiveError as error:
             self._fail(str(error))
             return
         with self._lock:
             current = self._connection
-        for (connection, message), handled in zip(batch, outcomes, strict=True):
+        for (connection, received), handled in zip(batch, outcomes, strict=True):
             if connection == current:  # an older connection's message comes again: stored, not acknowledged
-                self.client.ack(message.mid, message.qos)
+                self.client.ack(received.mid, received.qos)
             self._count(handled)
         if stamps is not None and self.timing is not None:
             stamps("acknowledged")
-            self.timing.batch([message.timestamp for _, message in batch], stamps)
+            self.timing.batch([received.timestamp for _, received in batch], stamps)
 
     @staticmethod
     def _decode(message: mqtt.MQTTMessage) -> Decoded:
@@ -265,10 +274,11 @@ class Archiver:
             counts.pending += handled.outcome is Outcome.PENDING
             counts.rejected += len(handled.rejections)
         for rejection in handled.rejections:
-            self.report(f"REJECTED {rejection}")
+            self.report(self.words.text(message("archive.rejected", "REJECTED {rejection}",
+                                                rejection=str(rejection))))
 
-    def _fail(self, message: str) -> None:
+    def _fail(self, why: Message | str) -> None:
         if self.failure is None:
-            self.failure = message
+            self.failure = self.words.text(why) if isinstance(why, Message) else why
         self._subscribed.set()
         self.stopped.set()

@@ -33,6 +33,7 @@ import psycopg
 
 from controller.core.exceptions import ArchiveError
 from controller.floor.urls import redacted
+from controller.i18n.message import message
 from controller.journal.store import GENESIS, Record, record_hash
 
 SCHEMA = """
@@ -126,8 +127,9 @@ def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
 def database_failure(error: psycopg.Error) -> ArchiveError:
     """A database error during the run, as one line."""
     first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-    return ArchiveError(f"the archive database failed ({first}); what was not committed is not "
-                        "acknowledged, so the broker sends it again on the next start")
+    return ArchiveError(message("archive.database_failed", "the archive database failed ({reason}); what was not "
+                                "committed is not acknowledged, so the broker sends it again on the next start",
+                                reason=first))
 
 
 class ArchiveStore:

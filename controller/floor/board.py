@@ -15,6 +15,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
+
 TABLE_STATUSES = ("online", "halted", "closed", "offline")
 CONNECTION_STATUSES = ("online", "offline")
 ATTENTION = frozenset({"halted", "offline"})
@@ -85,9 +88,11 @@ class FloorBoard:
     """
 
     def __init__(self, broker: str, *, report: Callable[[str], None] = lambda line: None,
-                 changed: Callable[[], None] = lambda: None) -> None:
+                 changed: Callable[[], None] = lambda: None, words: Catalogue = ENGLISH) -> None:
         self.broker = broker
         self.report = report
+        self.words = words
+        """The language of the lines it reports (the command's)."""
         self.changed = changed
         self.connected = False
         self.seq = 0
@@ -99,13 +104,16 @@ class FloorBoard:
         """Take one message of ``croupier/SITE/TABLE/state`` or ``.../status``."""
         place = topic_place(topic)
         if place is None or place[2] not in ("state", "status"):
-            self.report(f"floor: ignored a message on {topic!r}: not croupier/SITE/TABLE/state or /status")
+            self.report("floor: " + self.words.text(message(
+                "floor.ignored_topic", "ignored a message on {topic}: not croupier/SITE/TABLE/state or /status",
+                topic=repr(topic))))
             return
         site, table, what = place
         problem = self._store_state(site, table, payload) if what == "state" else \
             self._store_status(site, table, payload)
         if problem:
-            self.report(f"floor: ignored a message on {topic!r}: {problem}")
+            self.report("floor: " + self.words.text(message("floor.ignored", "ignored a message on {topic}: {problem}",
+                                                            topic=repr(topic), problem=problem)))
             return
         self._bump()
 

@@ -33,6 +33,8 @@ from controller.floor.messages import TableState, event_message, journal_message
 from controller.floor.mqttclient import new_client
 from controller.floor.netloop import ClientLoop
 from controller.floor.urls import FeedTarget
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import Message, message
 from controller.journal.outbox import Outbox
 from controller.journal.store import Record
 
@@ -101,8 +103,10 @@ class TableFeed:
     """Publish the journal at ``journal_path`` to ``target``'s broker until :meth:`close`."""
 
     def __init__(self, target: FeedTarget, journal_path: str, *, will_delay: int = 10, drain_timeout: float = 10.0,
-                 notice: Callable[[str], None] = lambda text: None) -> None:
+                 notice: Callable[[str], None] = lambda text: None, words: Catalogue = ENGLISH) -> None:
         self.target = target
+        self.words = words
+        """The language of its notices (the command's)."""
         self.journal_path = journal_path
         self.will_delay = will_delay
         self.drain_timeout = drain_timeout
@@ -119,7 +123,8 @@ class TableFeed:
         self._said_refused = False
         self._thread: threading.Thread | None = None
         self.client = self._client()
-        self.loop = ClientLoop(self.client, max_delay=2, cannot_connect=lambda: self._unreachable("cannot connect"))
+        self.loop = ClientLoop(self.client, max_delay=2, cannot_connect=lambda: self._unreachable(
+            message("feed.cannot_connect", "cannot connect")))
         self.outbox: Outbox | None = None
         self.state = TableState(target.site, target.table)
         self.acks = Acks(0)
@@ -143,19 +148,22 @@ class TableFeed:
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
-            self._unreachable(f"the broker refused the table ({reason})")
+            self._unreachable(message("feed.table_refused", "the broker refused the table ({reason})",
+                                      reason=str(reason)))
             return
         info = client.publish(self.target.topic("status"), "online", qos=QOS, retain=True)
         self._acks_in.put(-info.mid)  # the worker counts it in flight
         self._connected.set()
         self._said_unreachable = False
-        self.notice(f"feed: connected to {self.target.broker.address} as {self.target.site}/{self.target.table}")
+        self._say(message("feed.connected", "connected to {broker} as {site}/{table}",
+                          broker=self.target.broker.address, site=self.target.site, table=self.target.table))
         self._pending = True
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self._connected.clear()
         if not self._stopping.is_set():
-            self._unreachable(f"the connection was lost ({reason})")
+            self._unreachable(message("feed.connection_lost", "the connection was lost ({reason})",
+                                      reason=str(reason)))
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         if getattr(reason, "is_failure", False):  # e.g. "Not authorized": the ACL does not let it publish there
@@ -168,15 +176,20 @@ class TableFeed:
     def _refused(self, reason: Any) -> None:
         if not self._said_refused:
             self._said_refused = True
-            self.notice(f"feed: broker {self.target.broker.address} refused the table's messages on "
-                        f"{self.target.topic('')} ({reason}); check that the table's broker user may publish there "
-                        "(croupier floor acl); the journal keeps every record until the broker takes it")
+            self._say(message("feed.messages_refused", "broker {broker} refused the table's messages on {topic} "
+                              "({reason}); check that the table's broker user may publish there (croupier floor "
+                              "acl); the journal keeps every record until the broker takes it",
+                              broker=self.target.broker.address, topic=self.target.topic(""), reason=str(reason)))
 
-    def _unreachable(self, why: str) -> None:
+    def _unreachable(self, why: Message) -> None:
         if not self._said_unreachable:
             self._said_unreachable = True
-            self.notice(f"feed: broker {self.target.broker.address}: {why}; the table deals on and the journal "
-                        "keeps every record until the broker takes it")
+            self._say(message("feed.unreachable", "broker {broker}: {why}; the table deals on and the journal "
+                              "keeps every record until the broker takes it", broker=self.target.broker.address,
+                              why=why))
+
+    def _say(self, notice: Message) -> None:
+        self.notice("feed: " + self.words.text(notice))
 
     # -- running -------------------------------------------------------------------------
     def start(self) -> None:
@@ -205,8 +218,8 @@ class TableFeed:
             while not self._stopping.is_set():
                 self._step()
         except Exception as error:  # the table deals on; what is left goes out on the next start
-            self.notice(f"feed: stopped publishing ({type(error).__name__}: {error}); the journal keeps the "
-                        "records, they go out on the next start")
+            self._say(message("feed.stopped", "stopped publishing ({error}); the journal keeps the records, they "
+                              "go out on the next start", error=f"{type(error).__name__}: {error}"))
 
     def _step(self) -> bool:
         """Take acknowledgements, publish what the window allows, keep the mark, serve the network until
@@ -296,8 +309,9 @@ class TableFeed:
         self._keep_mark(now=True)
         left = self.outbox.records_after(self.acks.acked, 1)
         if left:
-            self.notice(f"feed: records from {left[0].seq} on were not acknowledged by {self.target.broker.address} "
-                        "before the drain timeout; the journal keeps them and they go out on the next start")
+            self._say(message("feed.not_acknowledged", "records from {seq} on were not acknowledged by {broker} "
+                              "before the drain timeout; the journal keeps them and they go out on the next start",
+                              seq=left[0].seq, broker=self.target.broker.address))
         self.outbox.close()
         self.outbox = None
 

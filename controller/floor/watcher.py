@@ -19,6 +19,7 @@ from controller.core.exceptions import FloorError
 from controller.floor.board import FloorBoard
 from controller.floor.mqttclient import connect_and_subscribe, new_client
 from controller.floor.urls import Broker
+from controller.i18n.message import Message, message
 
 TOPICS = ("croupier/+/+/state", "croupier/+/+/status")
 KEEPALIVE = 15
@@ -63,8 +64,9 @@ class FloorWatcher:
     # -- callbacks (paho's network thread) ---------------------------------------------------
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
-            self._refused(f"--broker {self.broker}: the broker refused the connection ({reason}); check the user, "
-                          "the password and the ACL")
+            self._refused(message("floor.broker_refused", "--broker {broker}: the broker refused the connection "
+                                  "({reason}); check the user, the password and the ACL", broker=str(self.broker),
+                                  reason=str(reason)))
             return
         client.subscribe([(topic, 1) for topic in TOPICS])
 
@@ -72,11 +74,13 @@ class FloorWatcher:
                       properties: Any) -> None:
         refused = [reason for reason in reasons if reason.is_failure]
         if refused:
-            self._refused(f"--broker {self.broker}: the broker refused the subscription to {', '.join(TOPICS)} "
-                          f"({refused[0]}); check the floor's ACL")
+            self._refused(message("floor.subscription_refused", "--broker {broker}: the broker refused the "
+                                  "subscription to {topics} ({reason}); check the floor's ACL",
+                                  broker=str(self.broker), topics=", ".join(TOPICS), reason=str(refused[0])))
             return
         if self._said_lost:
-            self.report(f"floor: connected to {self.broker} again")
+            self.report("floor: " + self.board.words.text(message("floor.reconnected", "connected to {broker} again",
+                                                                  broker=str(self.broker))))
         self._said_lost = False
         self.board.set_connected(True)
         self._subscribed.set()
@@ -88,12 +92,14 @@ class FloorWatcher:
         self.board.set_connected(False)
         if self._subscribed.is_set() and not self._said_lost and not self._closing:
             self._said_lost = True
-            self.report(f"floor: lost the broker {self.broker} ({reason}); the page shows the last known state "
-                        "and the dashboard reconnects by itself")
+            self.report("floor: " + self.board.words.text(message(
+                "floor.lost", "lost the broker {broker} ({reason}); the page shows the last known state and the "
+                "dashboard reconnects by itself", broker=str(self.broker), reason=str(reason))))
 
-    def _refused(self, message: str) -> None:
+    def _refused(self, why: Message) -> None:
+        worded = self.board.words.text(why)
         if not self._subscribed.is_set():
-            self.failure = message
+            self.failure = worded
             self._subscribed.set()
         else:
-            self.report(f"floor: {message}")
+            self.report(f"floor: {worded}")

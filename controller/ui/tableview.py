@@ -209,7 +209,7 @@ class TableView:
         history_changed = self.history.apply(event)
         if event["event"] in ("card", "burn") and self.reader == "unknown":
             self.reader = "online"  # a card was just read: the reader works
-        if event["event"] == "rejected":
+        if event["event"] in ("rejected", "sign_in_refused", "approval_refused"):
             say = event.get("say") or event.get("reason")
             self.rejected = str(say) if say else "input not accepted"
             return True

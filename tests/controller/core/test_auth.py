@@ -25,6 +25,9 @@ from tests.typed_events import expect
 ALICE = "04A1B2C3D4E5F6"
 BOB = "04B0B0B0B0B0B0"
 STRANGER = "04FFFFFFFFFFFF"
+OWN_VOID = "Bob Stone is the dealer signed in and cannot approve their own void; a second person's badge must " \
+    "approve it"
+UNKNOWN = {"reason": "unknown badge", "say": "unknown badge", "say_id": "auth.refused.unknown_badge", "say_params": {}}
 
 CONFIG = f"""
 [auth]
@@ -149,7 +152,7 @@ def test_sign_in_and_out() -> None:
 def test_unknown_badge_cannot_sign_in() -> None:
     authority = Authority(settings(), FakeClock())
     assert authority.sign_in(STRANGER) == [
-        {"event": "sign_in_refused", "uid": STRANGER, "reason": "unknown badge"}
+        {"event": "sign_in_refused", "uid": STRANGER, **UNKNOWN}
     ]
     assert authority.dealer is None
 
@@ -188,13 +191,15 @@ def test_approvals() -> None:
     )
     assert authority.approve(ALICE, "void") == (
         False, [{"event": "approval_refused", "action": "void", "uid": ALICE,
-                 "reason": "role dealer cannot approve void"}]
+                 "reason": "role dealer cannot approve void", "say": "role dealer cannot approve void",
+                 "say_id": "auth.refused.role", "say_params": {"role": "dealer", "action": "void"}}]
     )
     assert authority.approve(ALICE, "burn") == (
         True, [{"event": "approval", "action": "burn", "by": "Alice Martin", "uid": ALICE, "role": "dealer"}]
     )
     assert authority.approve(STRANGER, "burn") == (
-        False, [{"event": "approval_refused", "action": "burn", "uid": STRANGER, "reason": "unknown badge"}]
+        False, [{"event": "approval_refused", "action": "burn", "uid": STRANGER,
+                 **UNKNOWN}]
     )
     assert authority.dealer is None  # approving does not sign anyone in
 
@@ -204,8 +209,8 @@ def test_the_dealer_signed_in_cannot_approve_their_own_input() -> None:
     authority.sign_in(BOB)
     assert authority.approve(BOB, "void") == (
         False, [{"event": "approval_refused", "action": "void", "uid": BOB, "rule": "two_person",
-                 "reason": "Bob Stone is the dealer signed in and cannot approve their own void; "
-                           "a second person's badge must approve it"}]
+                 "reason": OWN_VOID, "say": OWN_VOID, "say_id": "auth.refused.own",
+                 "say_params": {"name": "Bob Stone", "action": "void"}}]
     )
     assert authority.approve(ALICE, "burn")[0] is True
     alone = Authority(settings(two_person=False), FakeClock())
@@ -242,7 +247,7 @@ def test_authority_invariants(steps: list[tuple[str, str, str, float]]) -> None:
         if op == "in":
             events = authority.sign_in(uid)
             if uid == STRANGER:
-                assert events == [{"event": "sign_in_refused", "uid": STRANGER, "reason": "unknown badge"}]
+                assert events == [{"event": "sign_in_refused", "uid": STRANGER, **UNKNOWN}]
             else:
                 assert authority.dealer is not None and authority.dealer.uid == uid
         elif op == "out":
