@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, SLOTS, State
+from controller.core.misdeals import instruction
 from controller.core.table import Table
+from controller.i18n.message import Message, message
 from drivers.base import CardSource
 
 if TYPE_CHECKING:
@@ -176,17 +178,21 @@ class Runner:
             return EXIT_MID_ROUND
         return EXIT_OK
 
-    def ending_message(self) -> str | None:
-        """Why the run ended where it did, when that is not a round boundary."""
+    def ending_message(self, text: Callable[[Message], str] = Message.english) -> str | None:
+        """Why the run ended where it did, when that is not a round boundary (in the language of ``text``,
+        English by default)."""
         table = self.table
         if table.state is State.HALTED and table.misdeal is not None:
             misdeal = table.misdeal
-            return (f"the events ended with the table halted on {misdeal.kind} in round {misdeal.round}: "
-                    f"{misdeal.instruction}")
+            return text(message("ending.halted", "the events ended with the table halted on {kind} in round {round}: "
+                                "{instruction}", kind=misdeal.kind, round=misdeal.round,
+                                instruction=instruction(misdeal.resolutions, text)))
         if table.state in SLOTS:
-            return f"the events ended in the middle of round {table.round}: {table.due_slot} is still due"
+            return text(message("ending.mid_round", "the events ended in the middle of round {round}: {slot} is "
+                                "still due", round=table.round, slot=str(table.due_slot)))
         if table.result_due:
-            return f"the events ended before round {table.round} was revealed: {table.reveal_instruction().english()}"
+            return text(message("ending.unrevealed", "the events ended before round {round} was revealed: "
+                                "{instruction}", round=table.round, instruction=table.reveal_instruction()))
         if table.state in BURN_STATES:
-            return "the events ended in the middle of the burn: burn cards are still due"
+            return text(message("ending.burn", "the events ended in the middle of the burn: burn cards are still due"))
         return None

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from controller.app.runner import Runner
 from controller.core.auth import AuthSettings
 from controller.core.events import Event
+from controller.i18n.message import Message, message
 from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
@@ -59,9 +60,11 @@ class Outputs:
         fan_out(self.sinks, events)
 
     def add_scoreboard(self, address: str, settings: ScoreboardSettings | None = None,
-                       languages: list[str] | None = None, messages_dir: str = "") -> None:
+                       languages: list[str] | None = None, messages_dir: str = "",
+                       text: Callable[[Message], str] = Message.english) -> None:
         """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name and limits from ``settings``;
-        its ``languages``, default ``settings.languages``, with ``messages_dir``'s house words)."""
+        its ``languages``, default ``settings.languages``, with ``messages_dir``'s house words); the notice
+        of its address in the language of ``text``."""
         from controller.ui.scoreboard import parse_address, start_scoreboard
 
         host, port = parse_address(address)
@@ -71,7 +74,7 @@ class Outputs:
                                  settings.limits if settings else "", languages, messages_dir)
         self.add(board.publish_many)
         self.closers.append(board.close)
-        self.notice(f"scoreboard at {board.url}")
+        self.notice(text(message("board.serving", "scoreboard at {url}", url=board.url)))
 
 
 def board_languages(settings: Settings) -> list[str]:
@@ -84,7 +87,10 @@ def board_languages(settings: Settings) -> list[str]:
 def scoreboard_for(outputs: Outputs, address: str, settings: Settings) -> None:
     """Serve the table's scoreboard at ``address`` in its languages (:func:`board_languages`), with the house's
     words of ``[table] messages_dir``."""
-    outputs.add_scoreboard(address, settings.scoreboard, board_languages(settings), settings.table.messages_dir)
+    from controller.ui.localise import table_catalogue
+
+    outputs.add_scoreboard(address, settings.scoreboard, board_languages(settings), settings.table.messages_dir,
+                           table_catalogue(settings).text)
 
 
 def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,

@@ -30,6 +30,7 @@ from typing import Any, TextIO, cast
 
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import error_text
+from controller.cli.language import text as language_text
 from controller.core.events import (
     AlertEvent,
     ApprovalEvent,
@@ -44,6 +45,7 @@ from controller.core.events import (
 )
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
 from controller.journal.store import Journal
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
@@ -289,8 +291,9 @@ def _read(args: argparse.Namespace) -> tuple[int, int, list[Timed], list[CardOut
         try:
             verify(journal)
         except JournalTamperedError as error:
-            print(f"croupier history: WARNING: the journal failed verification: {error}; "
-                  "showing it anyway", file=sys.stderr)
+            warning = message("history.verification_warning", "WARNING: the journal failed verification: {error}; "
+                              "showing it anyway", error=error_text(error))
+            print(f"croupier history: {language_text(warning)}", file=sys.stderr)
             failed = max(error.seq, 1)
         events = timed_events(journal)
         cards = cards_out(journal) if args.cards else []

@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
                   {"command": "run", "driver": url}, history if use_console else None, feed=feed)
     if not args.json:
         print(summary.text(words))
-    ending = runner.ending_message()
+    ending = runner.ending_message(words.text)
     if ending:
         complain(ending)
     return status

@@ -183,7 +183,7 @@ def simulate(args: argparse.Namespace) -> int:
         print(comparison.text(words))
     if args.plot is not None:
         write_plot(comparison, args.plot, words)
-    ending = runner.ending_message()
+    ending = runner.ending_message(words.text)
     if ending:
         outputs.notice(ending)
     return status

@@ -24,7 +24,18 @@ DOMAIN = "croupier"
 
 
 class CatalogueError(ValueError):
-    """A language or a house's ``.po`` file cannot be used; the message names it and says what to do."""
+    """A language or a house's ``.po`` file cannot be used; the message names it and says what to do.
+
+    Raised with a :class:`Message`, its text is the English one and :attr:`message` keeps the message, so the
+    command line can word it in the table's language."""
+
+    message: Message | None = None
+
+    def __init__(self, text: str | Message) -> None:
+        if isinstance(text, Message):
+            self.message = text
+            text = text.english()
+        super().__init__(text)
 
 
 def builtin_po_path(language: str) -> Path:
@@ -43,8 +54,9 @@ def read_catalogue(path: Path, language: str) -> Catalog:
             return read_po(handle, locale=language,
                            domain=DOMAIN, abort_invalid=True)
     except (OSError, PoFileError, ValueError) as error:
-        raise CatalogueError(f"cannot read the message catalogue {path}: {error}; "
-                             "fix the .po file (msgfmt --check FILE tells where)") from None
+        raise CatalogueError(message("catalogue.unreadable", "cannot read the message catalogue {path}: {error}; "
+                                     "fix the .po file (msgfmt --check FILE tells where)",
+                                     path=str(path), error=str(error))) from None
 
 
 def _placeholders(text: str) -> set[str]:
@@ -62,10 +74,13 @@ def translations(catalog: Catalog, path: Path) -> dict[str, str]:
         extra = _placeholders(entry.string) - _placeholders(source)
         if extra:
             allowed = ", ".join("{" + name + "}" for name in sorted(_placeholders(source)))
-            raise CatalogueError(f"{path}: message {entry.context!r} uses "
-                                 f"{', '.join('{' + name + '}' for name in sorted(extra))}, which its English text "
-                                 f"{source!r} does not have; " + (f"use only {allowed}" if allowed
-                                                                  else "it takes no placeholders"))
+            advice = (message("catalogue.use_only", "use only {allowed}", allowed=allowed) if allowed
+                      else message("catalogue.no_placeholders", "it takes no placeholders"))
+            raise CatalogueError(message("catalogue.extra_placeholder", "{path}: message {id} uses {extra}, which its "
+                                         "English text {english} does not have; {advice}", path=str(path),
+                                         id=repr(entry.context), extra=", ".join("{" + name + "}" for name in
+                                                                                 sorted(extra)),
+                                         english=repr(source), advice=advice))
         found[entry.context] = entry.string
     return found
 
@@ -97,6 +112,24 @@ def source_texts() -> Mapping[str, str]:
     return SOURCE_TEXTS
 
 
+def _refuse_unknown(catalog: Catalog, path: Path) -> None:
+    """A house entry that would replace no message (no ``msgctxt``, or one that is no message's id) is refused,
+    not ignored."""
+    known = source_texts()
+    for entry in catalog:
+        if not entry.id:
+            continue  # the header
+        if not entry.context:
+            source = entry.id if isinstance(entry.id, str) else entry.id[0]
+            raise CatalogueError(message("catalogue.no_context", "{path}: the entry {english} has no msgctxt; give "
+                                         "it the message's id (the ids are in controller/i18n/croupier.pot)",
+                                         path=str(path), english=repr(source)))
+        if entry.context not in known:
+            raise CatalogueError(message("catalogue.unknown_id", "{path}: {id} is not a message id; use an id of "
+                                         "controller/i18n/croupier.pot (a say_id)", path=str(path),
+                                         id=repr(entry.context)))
+
+
 class Catalogue:
     """One language's messages: the shipped catalogue, with a house's overrides over it."""
 
@@ -112,10 +145,15 @@ class Catalogue:
     @staticmethod
     def _house(directory: Path, language: str) -> dict[str, str]:
         if not directory.is_dir():
-            raise CatalogueError(f"[table] messages_dir {str(directory)!r} is not a directory; "
-                                 f"give a directory of <language>.po files ({', '.join(LANGUAGES)})")
+            raise CatalogueError(message("catalogue.not_a_directory", "[table] messages_dir {directory} is not a "
+                                         "directory; give a directory of <language>.po files ({languages})",
+                                         directory=repr(str(directory)), languages=", ".join(LANGUAGES)))
         path = directory / f"{language}.po"
-        return translations(read_catalogue(path, language), path) if path.is_file() else {}
+        if not path.is_file():
+            return {}
+        catalog = read_catalogue(path, language)
+        _refuse_unknown(catalog, path)
+        return translations(catalog, path)
 
     def english_text(self, msg_id: str) -> str | None:
         """The English text (with its ``{placeholders}``) of the message ``msg_id``; None if there is none."""

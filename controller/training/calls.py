@@ -6,6 +6,7 @@ is never restated here) and the pays from :mod:`controller.core.settlement`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -14,6 +15,7 @@ from typing import Final, Literal
 from controller.core import rules
 from controller.core.cards import Card, hand_total
 from controller.core.settlement import BETS, settle
+from controller.i18n.message import Message, message
 
 CallKind = Literal["player", "banker", "winner", "pay"]
 
@@ -24,7 +26,25 @@ VOCABULARY: Final[dict[CallKind, tuple[str, ...]]] = {
 }
 """The words each call accepts; a pay call takes a signed decimal instead (e.g. ``+0.95``, ``-1``, ``0``)."""
 
-PAY_FORM: Final = "the net pay per unit staked, a decimal such as +0.95, +8, 0 or -1"
+PAY_FORM: Final = message("train.pay_form", "the net pay per unit staked, a decimal such as +0.95, +8, 0 or -1")
+
+CALL_NAMES: Final[dict[CallKind, Message]] = {
+    "player": message("train.call.player", "player"),
+    "banker": message("train.call.banker", "banker"),
+    "winner": message("train.call.winner", "winner"),
+    "pay": message("train.call.pay", "pay"),
+}
+"""Each call's name for a person (the JSON stream's ``call`` stays the machine word)."""
+
+CELLS: Final = (
+    message("train.cell.natural", "natural"),
+    message("train.cell.player", "player {total}"),
+    message("train.cell.banker_stood", "banker {total} / player stood"),
+    message("train.cell.banker_third", "banker {total} / third card {third}"),
+    message("train.cell.totals", "player {player} / banker {banker}"),
+    message("train.cell.bet", "{bet} bet {outcome}"),
+)
+"""The tableau cells a call is scored on; the ``cell`` of ``call_scored`` is one in English."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +74,15 @@ def player_call(player: Sequence[Card], banker: Sequence[Card]) -> Expected:
     """The player's call on the first four cards: ``natural``, ``draw`` or ``stand``."""
     player_total, banker_total = hand_total(player[:2]), hand_total(banker[:2])
     if rules.is_natural(player_total) or rules.is_natural(banker_total):
-        return Expected("natural", "natural",
+        return Expected("natural", CELLS[0].text,
                         f"a two-card 8 or 9 is a natural and ends the round: player {player_total}, "
                         f"banker {banker_total}")
     draws = sorted(rules.PLAYER_DRAWS_ON)
     if rules.player_draws(player_total, banker_total):
-        return Expected("draw", f"player {player_total}",
+        return Expected("draw", _cell(1, total=player_total),
                         f"player {player_total} draws (the player draws on {spans(draws)})")
     stands = [total for total in range(10) if total not in draws and not rules.is_natural(total)]
-    return Expected("stand", f"player {player_total}",
+    return Expected("stand", _cell(1, total=player_total),
                     f"player {player_total} stands (the player stands on {spans(stands)})")
 
 
@@ -73,11 +93,11 @@ def banker_call(banker: Sequence[Card], player_third: Card | None) -> Expected:
     verb = "draws" if draws else "stands"
     answer = "draw" if draws else "stand"
     if player_third is None:
-        return Expected(answer, f"banker {total} / player stood",
+        return Expected(answer, _cell(2, total=total),
                         f"banker {total} {verb} when the player stood")
     row = rules.BANKER_TABLEAU[total]
     same = [column for column in range(10) if row[column] == draws]
-    return Expected(answer, f"banker {total} / third card {player_third.value}",
+    return Expected(answer, _cell(3, total=total, third=player_third.value),
                     f"banker {total} {verb} on the player's third card {spans(same)}: "
                     f"the third card was {player_third.value}")
 
@@ -87,7 +107,7 @@ def winner_call(player: Sequence[Card], banker: Sequence[Card]) -> Expected:
     player_total, banker_total = hand_total(player), hand_total(banker)
     won = rules.winner(player_total, banker_total)
     said = "a tie" if won == "tie" else f"{won} wins"
-    return Expected(won, f"player {player_total} / banker {banker_total}",
+    return Expected(won, _cell(4, player=player_total, banker=banker_total),
                     f"player {player_total} against banker {banker_total}: {said}")
 
 
@@ -100,19 +120,43 @@ def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> d
     expected: dict[str, Expected] = {}
     for bet in BETS:
         outcome = outcomes[bet].to_dict()
-        expected[bet] = Expected(outcome["net"], f"{bet} bet {outcome['outcome']}",
+        expected[bet] = Expected(outcome["net"], _cell(5, bet=bet, outcome=outcome["outcome"]),
                                  f"the {bet} bet is a {outcome['outcome']} ({variant}): {outcome['net']}")
     return expected
 
 
-def word_problem(kind: CallKind, text: str) -> str | None:
+def _cell(index: int, **params: str | int) -> str:
+    return CELLS[index].text.format(**params)
+
+
+def cell_message(cell: str) -> Message | None:
+    """The tableau cell ``cell`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
+    for template in CELLS:
+        pattern = re.escape(template.text)
+        for name in re.findall(r"\{(\w+)\}", template.text):
+            pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>\\S+)")
+        found = re.fullmatch(pattern, cell)
+        if found:
+            return message(template.id, template.text, **found.groupdict())
+    return None
+
+
+def word_problem_message(kind: CallKind, text: str) -> Message | None:
     """Why ``text`` is no answer to a ``kind`` call (None when it is a word of the call's vocabulary)."""
     if kind == "pay":
-        return None if parse_pay(text) is not None else f"{text!r} is not a pay: expected {PAY_FORM}"
+        return None if parse_pay(text) is not None else message(
+            "train.not_a_pay", "{given} is not a pay: expected {form}", given=repr(text), form=PAY_FORM)
     words = VOCABULARY[kind]
     if text.strip().lower() in words:
         return None
-    return f"{text!r} is not a {kind} call: expected one of {', '.join(words)}"
+    return message("train.not_a_call", "{given} is not a {call} call: expected one of {words}", given=repr(text),
+                   call=CALL_NAMES[kind], words=", ".join(words))
+
+
+def word_problem(kind: CallKind, text: str) -> str | None:
+    """Why ``text`` is no answer to a ``kind`` call, in English (:func:`word_problem_message`)."""
+    problem = word_problem_message(kind, text)
+    return None if problem is None else problem.english()
 
 
 def parse_pay(text: str) -> Decimal | None:

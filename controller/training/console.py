@@ -51,6 +51,7 @@ class TrainingConsole(App[None]):
     #pay.asked { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill")]
+    ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a drill needs none
 
     def __init__(self, drill: Drill, keep: Keeper | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 from controller.i18n.numbers import format_fixed
-from controller.training.calls import VOCABULARY
+from controller.training.calls import VOCABULARY, word_problem_message
 from controller.training.drill import Drill, Due
 from controller.training.events import CallDueEvent, TrainingEvent
 from controller.training.report import report_lines
@@ -99,7 +99,9 @@ def describe(event: TrainingEvent, words: Catalogue = ENGLISH) -> list[str]:
     if event["event"] == "call_due":
         return []
     if event["event"] == "rejected":
-        return [f"  {event['say']}"]
+        problem = word_problem_message(event["call"], event["input"])
+        return ["  " + (say("train.call_again", "{problem}; call again", problem=problem) if problem
+                        else event["say"])]
     if event["event"] == "call_scored":
         took = format_fixed(event["seconds"], 1, words.language) + " s"
         if event["correct"]:

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from controller.core.stats import mean, percentile
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.numbers import format_fixed
-from controller.training.calls import CallKind
+from controller.training.calls import CALL_NAMES, CallKind, cell_message
 from controller.training.events import CallScoredEvent, CallTally, MissedCell, TrainingReportEvent
+from controller.ui.bigtext import pad_cells
 
 MISSED_CELLS_SHOWN = 5
 
@@ -56,6 +57,16 @@ class TrainingReport:
                 for (call, cell), count in wrong.most_common(MISSED_CELLS_SHOWN)]
 
 
+def _call_text(call: str, words: Catalogue) -> str:
+    name = next((worded for kind, worded in CALL_NAMES.items() if kind == call), None)
+    return call if name is None else words.text(name)
+
+
+def _cell_text(cell: str, words: Catalogue) -> str:
+    worded = cell_message(cell)
+    return cell if worded is None else words.text(worded)
+
+
 def report_lines(report: TrainingReportEvent, words: Catalogue = ENGLISH) -> list[str]:
     """The report for a person to read, in ``words``' language (the call kinds and tableau cells as the drill
     names them)."""
@@ -64,13 +75,13 @@ def report_lines(report: TrainingReportEvent, words: Catalogue = ENGLISH) -> lis
                  rounds=report["rounds"], calls=report["calls"], right=report["correct"], wrong=report["wrong"])
              + ("" if report["finished"] else say("train.ended_early", " (ended early)"))]
     for call, tally in report["by_call"].items():
-        lines.append(f"  {call:<7} " + say("train.tally", "{calls} calls  {right} right  {wrong} wrong",
-                                           calls=f"{tally['calls']:>4}", right=f"{tally['correct']:>4}",
-                                           wrong=f"{tally['wrong']:>4}"))
+        counts = say("train.tally", "{calls} calls  {right} right  {wrong} wrong", calls=f"{tally['calls']:>4}",
+                     right=f"{tally['correct']:>4}", wrong=f"{tally['wrong']:>4}")
+        lines.append(f"  {pad_cells(_call_text(call, words), 7)} {counts}")
     if report["missed_cells"]:
         lines.append("  " + say("train.missed_most", "missed most:"))
-        lines.extend(f"    {cell['call']}: {cell['cell']} " + say("train.missed", "({wrong} of {calls} wrong)",
-                                                                  wrong=cell["wrong"], calls=cell["calls"])
+        lines.extend(f"    {_call_text(cell['call'], words)}: {_cell_text(cell['cell'], words)} "
+                     + say("train.missed", "({wrong} of {calls} wrong)", wrong=cell["wrong"], calls=cell["calls"])
                      for cell in report["missed_cells"])
     if report["mean_seconds"] is not None:
         lines.append("  " + say("train.time", "time per call: mean {mean} s, p90 {p90} s",

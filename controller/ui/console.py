@@ -369,6 +369,7 @@ class DealerConsole(App[None]):
     """
 
     TITLE = "Croupier: dealer console"
+    ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a dealer needs none
     CSS = """
     #top-bar { dock: top; height: 1; background: $primary-background; text-style: bold; padding: 0 1; }
     #alert-box { display: none; height: auto; background: red; color: white; padding: 0 1; }

@@ -36,7 +36,6 @@ KEY_WORDS: Final = {
     "ack": message("console.key.ack", "Ack alert"),
     "reveal": message("console.key.reveal", "Reveal"),
     "undo": message("console.key.undo", "Undo"),
-    "command_palette": message("console.key.palette", "palette"),
     "answer(True)": message("console.key.yes", "Yes"),
     "answer(False)": message("console.key.no", "No"),
     "cancel": message("console.key.cancel", "Cancel"),

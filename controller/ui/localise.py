@@ -28,7 +28,7 @@ def table_catalogue(settings: Settings, language: str | None = None) -> Catalogu
     try:
         return Catalogue(language or settings.table.language, settings.table.messages_dir or None)
     except CatalogueError as error:
-        raise ConfigError(str(error)) from None
+        raise ConfigError(error.message or str(error)) from None
 
 
 class Localiser:

@@ -16,6 +16,7 @@ from controller.i18n.message import message
 from controller.ui.roads import responsible_gaming_lines
 
 PAGE_WORDS: Final = {
+    "title": message("scoreboard.title", "Croupier scoreboard"),
     "baccarat": message("scoreboard.baccarat", "BACCARAT"),
     "shoe_number": message("scoreboard.shoe_number", "Shoe {shoe}"),
     "game_number": message("scoreboard.game_number", "Game {game}"),

@@ -199,7 +199,7 @@ def words_of(settings_text: str, tmp_path: Path) -> dict[str, object]:
     outputs = Outputs(notice=notices.append)
     scoreboard_for(outputs, "127.0.0.1:0", load_config(config, environ={}))
     try:
-        url = notices[0].removeprefix("scoreboard at ")
+        url = notices[0].split()[-1]  # the notice is in the table's language; its URL ends it
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         with opener.open(url + "words.json", timeout=30) as reply:
             answer: dict[str, object] = json.loads(reply.read())

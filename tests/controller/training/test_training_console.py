@@ -46,3 +46,21 @@ def test_keys_make_the_calls_and_the_report_is_shown() -> None:
     assert [answer["answer"]["text"] for answer, _ in kept if answer and "answer" in answer] == [
         "draw", "stand", "player", "+1", "-1", "-1", "-1", "-1"]
     assert kept[-1][1][-1]["event"] == "training_report"
+
+
+def test_the_drill_has_no_command_palette() -> None:
+    """Textual's palette speaks only English; Ctrl+P opens nothing and no call is made."""
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]))
+    app = TrainingConsole(drill)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.pause()
+            screens = len(app.screen_stack)
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            assert len(app.screen_stack) == screens
+            assert type(app.screen).__name__ != "CommandPalette"
+            assert drill.report.scored == []
+
+    asyncio.run(scenario())

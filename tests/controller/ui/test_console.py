@@ -412,3 +412,19 @@ def test_a_whole_shoe_from_the_table_core() -> None:
         assert "@void not accepted" in rendered(app, "#sent")
 
     run(scenario)
+
+
+def test_the_console_has_no_command_palette_and_no_footer_key_for_it() -> None:
+    """Textual's command palette speaks only English ("Search for commands…"); a dealer console needs none."""
+    async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
+        app.apply(HALTED_ON_EXPOSED)
+        await pilot.pause()
+        footer = [key.description for key in app.screen.query(FooterKey)]
+        assert "Burn" in footer and "palette" not in footer
+        screens = len(app.screen_stack)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        assert len(app.screen_stack) == screens and not inputs
+        assert type(app.screen).__name__ != "CommandPalette"
+
+    run(scenario)

@@ -147,3 +147,19 @@ def test_an_installed_font_has_every_glyph_of_the_board(board: Scoreboard) -> No
 def test_a_board_language_that_is_not_known_is_refused() -> None:
     with pytest.raises(ScoreboardError, match=r"\[scoreboard\] languages: unknown language 'kr'"):
         start_scoreboard("127.0.0.1", 0, languages=["kr"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("board", "title"), [(["ko"], "크루피어 스코어보드"), (["zh_Hant", "en"], "Croupier 記分板"),
+                                              (["es"], "Marcador de Croupier"), (["en"], "Croupier scoreboard")],
+                         indirect=["board"])
+def test_the_pages_title_is_in_the_boards_first_language(board: Scoreboard, title: str) -> None:
+    with browser(board.url) as page:
+        shown(page, board)
+        page.wait_for("document.documentElement.lang === " + json.dumps(board_language(board)))
+        assert page.evaluate("document.title") == title
+
+
+def board_language(board: Scoreboard) -> str:
+    with urllib.request.urlopen(board.url + "words.json", timeout=30) as reply:
+        return str(json.loads(reply.read())["languages"][0]).replace("_", "-")
