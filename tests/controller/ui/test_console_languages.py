@@ -105,7 +105,7 @@ def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, A
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             deadline = time.monotonic() + 30.0  # on a loaded machine the footer may be laid out a little later
-            while not all(key.region.width for key in app.screen.query(FooterKey)):
+            while not (keys := list(app.screen.query(FooterKey))) or not all(key.region.width for key in keys):
                 assert time.monotonic() < deadline, "the footer was never laid out"
                 await pilot.pause(0.05)
             seen["footer"] = [(key.description, key.region.right, "\n".join(shown(key)))
