@@ -31,3 +31,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Remember whether the test about to run is slow, for :func:`tests.slowrule.require_slow`."""
     slowrule.running_slow_test = item.get_closest_marker("slow") is not None
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's addopts) starts a worker per core, except for a run of one test file (or tests
+    of one file): that runs in this process, which is quicker than starting workers (docs/testing.md)."""
+    files = {arg.split("::")[0] for arg in config.args}
+    return 0 if len(files) == 1 and next(iter(files)).endswith(".py") else None

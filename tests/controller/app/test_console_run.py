@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from config.loader import load_config
@@ -49,6 +50,7 @@ async def ask_to_quit_in_round_1(pilot: Any, run: ConsoleRun) -> None:
     await pilot.pause()
 
 
+@pytest.mark.slow  # a long run: 4 s of real time at a pace of 1 s a card
 def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
     runner, source = interactive_runner(pace=1.0)  # three cards after P1 (3 s) for Ctrl+Q to land mid-round
     run = console_run(runner, source, runner.table.start())

@@ -192,8 +192,10 @@ def test_a_long_summary_only_run_shows_a_progress_bar_on_a_terminal() -> None:
     assert any("/30000 rounds" in bar and "30000/30000" not in bar for bar in bars)  # drawn while dealing
 
 
-@pytest.mark.parametrize(("seed", "pays"), [(5, None), (11, {"bets": {"pays": {"tie": {"win": 9}}}}),
-                                            (23, {"bets": {"offered": ["player", "banker", "tie"]}})])
+@pytest.mark.parametrize(("seed", "pays"), [
+    (5, None),  # the quick loop's case; the other two are long runs (700 rounds on the full path, ~5 s each)
+    pytest.param(11, {"bets": {"pays": {"tie": {"win": 9}}}}, marks=pytest.mark.slow),
+    pytest.param(23, {"bets": {"offered": ["player", "banker", "tie"]}}, marks=pytest.mark.slow)])
 def test_the_fast_paths_whole_output_is_the_full_paths(tmp_path_factory: pytest.TempPathFactory, seed: int,
                                                        pays: dict[str, object] | None) -> None:
     """The summary and its comparison with the odds (frequencies and each bet's net under the house's pays),

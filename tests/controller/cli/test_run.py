@@ -207,6 +207,7 @@ def journaled(path: Path) -> list[Event]:
         journal.close()
 
 
+@pytest.mark.slow  # whole shoes over a real link: the emulator and two runs, each its own process, on a pty
 def test_serial_run_stopped_and_resumed_deals_on_across_every_shoe_change(tmp_path: Path) -> None:
     """The acceptance contract: run R rounds with a journal, stop, run again with more rounds.
 

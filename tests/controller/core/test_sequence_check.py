@@ -28,6 +28,7 @@ from controller.core.sequence_check import (
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
 from drivers.mock import MockShoe
+from tests.hypothesis_profile import examples
 
 DECKS = 8
 
@@ -144,7 +145,7 @@ def test_a_block_of_thirty_or_more_cards_in_the_same_order_is_caught(seed: int, 
     assert found is not None
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)  # every example deals a whole shoe
 @given(seed=st.integers(0, 2**63), decks=st.sampled_from([1, 2, 6, 8]))
 def test_no_alert_over_thousands_of_random_shoes(seed: int, decks: int) -> None:
     rng = random.Random(seed)

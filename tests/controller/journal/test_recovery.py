@@ -368,6 +368,7 @@ def record_kinds(journal: Path) -> list[str]:
         connection.close()
 
 
+@pytest.mark.slow  # kill -9 of a real process, up to 12 times
 def test_kill9_never_leaves_an_input_without_its_events(tmp_path: Path) -> None:
     """An input and its events are one commit: whenever the controller dies, the journal ends with
     an events record (or the start), and every input is followed by its events."""

@@ -149,6 +149,7 @@ def game_lines(out: str) -> list[Mapping[str, Any]]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+@pytest.mark.slow  # a long run: the game resumed from each of its 40-odd commit boundaries
 def test_resume_after_a_kill_between_any_two_commits_gives_the_same_events(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "every.toml"

@@ -5,6 +5,7 @@ columns, and every glyph from an installed font (no tofu)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import shutil
 import time
 import unicodedata
@@ -93,8 +94,10 @@ def screen_lines(app: DealerConsole) -> list[str]:
     return lines
 
 
+@functools.cache
 def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The console in ``language`` after the table's events for ``tokens`` (and the keys ``press``)."""
+    """The console in ``language`` after the table's events for ``tokens`` (and the keys ``press``): started once
+    per case in a process, for the tests that read the same console (they only read what it showed)."""
     seen: dict[str, Any] = {}
 
     async def main() -> None:
@@ -102,7 +105,7 @@ def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, A
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             deadline = time.monotonic() + 30.0  # on a loaded machine the footer may be laid out a little later
-            while not all(key.region.width for key in app.screen.query(FooterKey)):
+            while not (keys := list(app.screen.query(FooterKey))) or not all(key.region.width for key in keys):
                 assert time.monotonic() < deadline, "the footer was never laid out"
                 await pilot.pause(0.05)
             seen["footer"] = [(key.description, key.region.right, "\n".join(shown(key)))

@@ -48,34 +48,43 @@ def on_screen(widget: Widget, rows: int) -> bool:
     return widget.region.height > 0 and widget.region.bottom <= rows
 
 
-@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
-@pytest.mark.parametrize("moment", list(MOMENTS))
-def test_every_moment_fits_every_size_without_scrolling(size: tuple[int, int], moment: str) -> None:
-    tokens, check = MOMENTS[moment]
+def check_fits(app: DealerConsole, moment: str, size: tuple[int, int]) -> None:
+    """The console shows the moment within ``size`` with nothing to scroll, the fixed rows on screen."""
     columns, rows = size
+    assert app.size == size, app.size
+    screen = app.screen
+    main_area = screen.query_one("#main", VerticalScroll)
+    assert main_area.virtual_size.height <= main_area.size.height, (
+        f"{moment} at {columns}x{rows}: {main_area.virtual_size.height} rows of content in "
+        f"{main_area.size.height}")
+    assert main_area.max_scroll_y == 0
+    assert on_screen(screen.query_one(Footer), rows), "the footer is off screen"
+    assert on_screen(screen.query_one("#top-bar"), rows)
+    assert on_screen(screen.query_one("#next-action"), rows), "the next action is off screen"
+    assert on_screen(screen.query_one("#responsible-gaming"), rows)
+    for box in ("#alert-box", "#banner-box", "#misdeal"):
+        widget = screen.query_one(box)
+        if widget.has_class("open"):
+            assert on_screen(widget, rows), f"{box} is off screen"
+    for widget in screen.query("*"):
+        if widget.display and widget.region.height:
+            assert widget.region.bottom <= rows and widget.region.right <= columns, widget
+
+
+@pytest.mark.parametrize("moment", list(MOMENTS))
+def test_every_moment_fits_every_size_without_scrolling(moment: str) -> None:
+    """One console per moment, started at the smallest size (the hardest start), then resized through every
+    size and back to the smallest (a console that grew must give way again)."""
+    tokens, check = MOMENTS[moment]
 
     async def main() -> None:
         app = DealerConsole(events=table_events(tokens))
         assert check(app.view), f"the events do not give the moment {moment!r}"
-        async with app.run_test(size=size) as pilot:
-            await settled(pilot)
-            screen = app.screen
-            main_area = screen.query_one("#main", VerticalScroll)
-            assert main_area.virtual_size.height <= main_area.size.height, (
-                f"{moment} at {columns}x{rows}: {main_area.virtual_size.height} rows of content in "
-                f"{main_area.size.height}")
-            assert main_area.max_scroll_y == 0
-            assert on_screen(screen.query_one(Footer), rows), "the footer is off screen"
-            assert on_screen(screen.query_one("#top-bar"), rows)
-            assert on_screen(screen.query_one("#next-action"), rows), "the next action is off screen"
-            assert on_screen(screen.query_one("#responsible-gaming"), rows)
-            for box in ("#alert-box", "#banner-box", "#misdeal"):
-                widget = screen.query_one(box)
-                if widget.has_class("open"):
-                    assert on_screen(widget, rows), f"{box} is off screen"
-            for widget in screen.query("*"):
-                if widget.display and widget.region.height:
-                    assert widget.region.bottom <= rows and widget.region.right <= columns, widget
+        async with app.run_test(size=SIZES[0]) as pilot:
+            for size in [*SIZES, SIZES[0]]:
+                await pilot.resize_terminal(*size)
+                await settled(pilot)
+                check_fits(app, moment, size)
 
     asyncio.run(main())
 
