@@ -126,8 +126,14 @@ class ApprovalGate:
         return None
 
 
-def rejected(item: Input, why: str) -> RejectedEvent:
-    """The event for an input that is not accepted, and why."""
-    say = message("rejected", "{input} not accepted: {reason}", input=item.token(), reason=why)
-    return {"event": "rejected", "input": item.token(), "reason": why,
-            "say": say.english(), "say_id": say.id, "say_params": say.params}
+def rejected(item: Input, why: str | Message) -> RejectedEvent:
+    """The event for an input that is not accepted, and why (a reason given as a message also carries its
+    ``reason_id`` and ``reason_params``, so the reason can be worded in the table's language)."""
+    reason = why.english() if isinstance(why, Message) else why
+    say = message("rejected", "{input} not accepted: {reason}", input=item.token(), reason=reason)
+    event: RejectedEvent = {"event": "rejected", "input": item.token(), "reason": reason,
+                            "say": say.english(), "say_id": say.id, "say_params": say.params}
+    if isinstance(why, Message):
+        event["reason_id"] = why.id
+        event["reason_params"] = dict(why.params)
+    return event

@@ -92,7 +92,9 @@ class Dealing(Revealing):
             self._not_due(text, UNIDENTIFIED, events)
         else:
             self._raise_misdeal(events, "unknown_card", text,
-                                message("misdeal.unknown_card", "{reason}", reason=error), held=[(text, UNIDENTIFIED)])
+                                message("misdeal.unknown_card", "{given} is not a card: expected a rank (A 2-9 T/10 J "
+                                        "Q K) followed by a suit (S H D C), e.g. AS, 10H, kd", given=repr(text),
+                                        reason=error), held=[(text, UNIDENTIFIED)])
 
     def _foreign(self, card: Card, events: list[Event]) -> None:
         inventory = self.ledger.inventory
