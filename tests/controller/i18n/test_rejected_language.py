@@ -40,10 +40,16 @@ def rejection(tokens: str) -> Event:
 
 CASES = {
     "undo_first": ("@undo", f"@undo not accepted: {NOTHING}"),
-    "undo_shoe_card": ("4D @undo", f"@undo not accepted: {FROM_THE_SHOE}"),
+    "undo_shoe_card": ("@shoe 4D @undo", f"@undo not accepted: {FROM_THE_SHOE}"),
     "ack_unknown": ("@ack A9", "@ack A9 not accepted: no alert A9; no alert is open"),
     "undo_twice": ("4D 5H 6C 7S @ack A9 @undo", "@undo not accepted: @ack A9 was not accepted, so there is "
                                                 "nothing to undo"),
+    "next_mid_round": ("@shoe 4D @next", "@next not accepted: round 1 is still being dealt: B1 (card to BANKER) "
+                                         "is due"),
+    "cut_twice": ("@cut @cut", "@cut not accepted: the cut card is already out"),
+    "void_no_misdeal": ("@void", "@void not accepted: there is no misdeal to resolve"),
+    "manual_bad_code": ("@shoe 4D 5H XX @manual ZZ", "@manual ZZ not accepted: 'ZZ' is not a card: expected a rank "
+                        "(A 2-9 T/10 J Q K) followed by a suit (S H D C), e.g. AS, 10H, kd; enter the card again"),
 }
 
 
