@@ -58,7 +58,8 @@ class ApprovalGate:
         if item.from_reader:
             return item
         if authority.dealer is None:
-            events.append(rejected(item, "no dealer is signed in; present a dealer badge first"))
+            events.append(rejected(item, message("rejected.no_dealer",
+                                                 "no dealer is signed in; present a dealer badge first")))
             return None
         self.pending = None
         needed = self._supervisor_action(item, misdeal)

@@ -253,13 +253,20 @@ class Dealing(Revealing):
 
     def _next_round(self, events: list[Event]) -> None:
         if self.result_due:
-            events.append(rejected(Input(InputKind.NEXT), f"round {self.round} is not revealed yet: "
-                                   + self.reveal_instruction().english()))
+            events.append(rejected(Input(InputKind.NEXT), self._not_revealed()))
             return
         try:
             self.model.next_round()
         except MachineError:
             events.append(rejected(Input(InputKind.NEXT), self._why_not_next()))
+
+    def _not_revealed(self) -> Message:
+        if self.settings.table.reveal_confirm == "total":
+            return message("rejected.next.not_revealed_keyed", "round {round} is not revealed yet: Reveal the next "
+                           "hand and key its total (@reveal 7): the result comes after the last reveal",
+                           round=self.round)
+        return message("rejected.next.not_revealed", "round {round} is not revealed yet: Reveal the next hand "
+                       "(@reveal): the result comes after the last reveal", round=self.round)
 
     def _why_not_next(self) -> str | Message:
         slot = self.due_slot

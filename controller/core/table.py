@@ -135,8 +135,8 @@ class Table(Dealing):
             return
         given = self.ledger.property_findings.get(repeat.key)
         if given is not None:
-            events.append(rejected(item, f"this shoe's finding was already given (alert {given}); it opens no "
-                                         "second alert"))
+            events.append(rejected(item, message("rejected.property.given", "this shoe's finding was already given "
+                                                 "(alert {alert}); it opens no second alert", alert=given)))
             return
         alert = self.alerts.open(property_alert(repeat, self.shoe_number, self.round, self.alerts.next_id()))
         self.ledger.property_findings[repeat.key] = alert["id"]

@@ -22,8 +22,9 @@ from controller.ui.transcript import Transcript
 
 ENGLISH_WORD = re.compile(r"\b[a-z]{3,}\b")
 """A lowercase English word (the card codes and alert ids that stay as they are have none)."""
-KEY = re.compile(r"@\w+")
-"""A dealer key (``@undo``, ``@exposed``), which stays as it is."""
+KEY = re.compile(r'@\w+|\[\w+\] \w+ = "\w+"')
+"""A dealer key (``@undo``, ``@exposed``) or a config setting (``[table] dealing = "face_up"``): they stay as
+they are."""
 
 
 def rejection(tokens: str) -> Event:
@@ -48,6 +49,8 @@ CASES = {
                                          "is due"),
     "cut_twice": ("@cut @cut", "@cut not accepted: the cut card is already out"),
     "void_no_misdeal": ("@void", "@void not accepted: there is no misdeal to resolve"),
+    "reveal_face_up": ("@reveal", '@reveal not accepted: dealing is face up ([table] dealing = "face_up"): nothing '
+                       "to reveal"),
     "manual_bad_code": ("@shoe 4D 5H XX @manual ZZ", "@manual ZZ not accepted: 'ZZ' is not a card: expected a rank "
                         "(A 2-9 T/10 J Q K) followed by a suit (S H D C), e.g. AS, 10H, kd; enter the card again"),
 }
