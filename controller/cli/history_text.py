@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, TextIO, cast
 
 from controller.cli.history import History, Round
+from controller.core.bets.names import bet_name
 from controller.core.events import (
     AlertEvent,
     ApprovalEvent,
@@ -41,7 +42,7 @@ def side_name(name: str, words: Catalogue) -> str:
         "player_pair": words.say("history.player_pair", "player pair"),
         "banker_pair": words.say("history.banker_pair", "banker pair"),
     }
-    return names.get(name, name.replace("_", " "))
+    return names.get(name) or words.text(bet_name(name))
 
 
 def winner_width(words: Catalogue) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from controller.core.events import AlertAcknowledgedEvent, AlertEvent
 from controller.core.events import AlertSeverity as Severity
+from controller.i18n.message import Message, message
 
 SEVERITY: dict[str, tuple[Severity, str]] = {
     "unshuffled_shoe": ("critical", "the shoe may not have been shuffled: a sequence attack (Golden Nugget 2012)"),
@@ -58,16 +59,20 @@ class AlertBook:
         self._open[alert["id"]] = alert
         return alert
 
-    def why_not(self, alert_id: str) -> str | None:
+    def why_not(self, alert_id: str) -> Message | None:
         """Why ``alert_id`` cannot be acknowledged now, or None when it can."""
         key = normalise_id(alert_id)
         if key in self._open:
             return None
-        still_open = ", ".join(self._open) or None
-        listed = f"the open alerts are {still_open}" if still_open else "no alert is open"
+        still_open = ", ".join(self._open)
         if key in self._closed:
-            return f"alert {key} was already acknowledged; {listed}"
-        return f"no alert {key}; {listed}"
+            if still_open:
+                return message("rejected.ack.again", "alert {id} was already acknowledged; the open alerts are {open}",
+                               id=key, open=still_open)
+            return message("rejected.ack.again_none", "alert {id} was already acknowledged; no alert is open", id=key)
+        if still_open:
+            return message("rejected.ack.unknown", "no alert {id}; the open alerts are {open}", id=key, open=still_open)
+        return message("rejected.ack.unknown_none", "no alert {id}; no alert is open", id=key)
 
     def acknowledge(self, alert_id: str, by: str | None, round_number: int) -> AlertAcknowledgedEvent:
         """Close the open alert ``alert_id`` (check :meth:`why_not` first)."""

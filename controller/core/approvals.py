@@ -58,7 +58,8 @@ class ApprovalGate:
         if item.from_reader:
             return item
         if authority.dealer is None:
-            events.append(rejected(item, "no dealer is signed in; present a dealer badge first"))
+            events.append(rejected(item, message("rejected.no_dealer",
+                                                 "no dealer is signed in; present a dealer badge first")))
             return None
         self.pending = None
         needed = self._supervisor_action(item, misdeal)
@@ -126,8 +127,14 @@ class ApprovalGate:
         return None
 
 
-def rejected(item: Input, why: str) -> RejectedEvent:
-    """The event for an input that is not accepted, and why."""
-    say = message("rejected", "{input} not accepted: {reason}", input=item.token(), reason=why)
-    return {"event": "rejected", "input": item.token(), "reason": why,
-            "say": say.english(), "say_id": say.id, "say_params": say.params}
+def rejected(item: Input, why: str | Message) -> RejectedEvent:
+    """The event for an input that is not accepted, and why (a reason given as a message also carries its
+    ``reason_id`` and ``reason_params``, so the reason can be worded in the table's language)."""
+    reason = why.english() if isinstance(why, Message) else why
+    say = message("rejected", "{input} not accepted: {reason}", input=item.token(), reason=reason)
+    event: RejectedEvent = {"event": "rejected", "input": item.token(), "reason": reason,
+                            "say": say.english(), "say_id": say.id, "say_params": say.params}
+    if isinstance(why, Message):
+        event["reason_id"] = why.id
+        event["reason_params"] = dict(why.params)
+    return event

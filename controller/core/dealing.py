@@ -48,7 +48,7 @@ class Dealing(Revealing):
         elif kind is InputKind.REVEAL:
             self._reveal(item, events)
         else:
-            events.append(rejected(item, "there is no misdeal to resolve"))
+            events.append(rejected(item, message("rejected.no_misdeal", "there is no misdeal to resolve")))
 
     def _reader_or_cut(self, item: Input, events: list[Event]) -> None:
         """The reader went away or came back, or the cut card came out: the same running or halted.
@@ -92,7 +92,9 @@ class Dealing(Revealing):
             self._not_due(text, UNIDENTIFIED, events)
         else:
             self._raise_misdeal(events, "unknown_card", text,
-                                message("misdeal.unknown_card", "{reason}", reason=error), held=[(text, UNIDENTIFIED)])
+                                message("misdeal.unknown_card", "{given} is not a card: expected a rank (A 2-9 T/10 J "
+                                        "Q K) followed by a suit (S H D C), e.g. AS, 10H, kd", given=repr(text),
+                                        reason=error), held=[(text, UNIDENTIFIED)])
 
     def _foreign(self, card: Card, events: list[Event]) -> None:
         inventory = self.ledger.inventory
@@ -251,27 +253,43 @@ class Dealing(Revealing):
 
     def _next_round(self, events: list[Event]) -> None:
         if self.result_due:
-            events.append(rejected(Input(InputKind.NEXT), f"round {self.round} is not revealed yet: "
-                                   + self.reveal_instruction().english()))
+            events.append(rejected(Input(InputKind.NEXT), self._not_revealed()))
             return
         try:
             self.model.next_round()
         except MachineError:
             events.append(rejected(Input(InputKind.NEXT), self._why_not_next()))
 
-    def _why_not_next(self) -> str:
+    def _not_revealed(self) -> Message:
+        if self.settings.table.reveal_confirm == "total":
+            return message("rejected.next.not_revealed_keyed", "round {round} is not revealed yet: Reveal the next "
+                           "hand and key its total (@reveal 7): the result comes after the last reveal",
+                           round=self.round)
+        return message("rejected.next.not_revealed", "round {round} is not revealed yet: Reveal the next hand "
+                       "(@reveal): the result comes after the last reveal", round=self.round)
+
+    def _why_not_next(self) -> str | Message:
+        slot = self.due_slot
+        if self.state in SLOTS and slot is not None:
+            if SLOT_SIDE[State(slot)] == "player":
+                return message("rejected.next.dealing_player", "round {round} is still being dealt: {slot} (card to "
+                               "PLAYER) is due", round=self.round, slot=slot)
+            return message("rejected.next.dealing_banker", "round {round} is still being dealt: {slot} (card to "
+                           "BANKER) is due", round=self.round, slot=slot)
         if self.state in SLOTS:
             return f"round {self.round} is still being dealt: {self._due_name()} is due"
         if self.state is State.SHOE_CLOSED:
-            return f"shoe {self.shoe_number} is closed; load and confirm a new shoe (@shoe)"
+            return message("rejected.next.shoe_closed", "shoe {shoe} is closed; load and confirm a new shoe (@shoe)",
+                           shoe=self.shoe_number)
         if self.state is State.NEW_SHOE:
-            return "the shoe has not been confirmed yet (@shoe)"
-        return "the burn is not finished"
+            return message("rejected.next.not_confirmed", "the shoe has not been confirmed yet (@shoe)")
+        return message("rejected.next.burning", "the burn is not finished")
 
     def _shoe_ready(self, events: list[Event]) -> None:
         if not self.model.may_shoe_ready():
             events.append(rejected(Input(InputKind.SHOE),
-                                   f"shoe {self.shoe_number} is in play; it can be replaced once it is closed"))
+                                   message("rejected.shoe.in_play", "shoe {shoe} is in play; it can be replaced once "
+                                           "it is closed", shoe=self.shoe_number)))
             return
         if self.state is State.SHOE_CLOSED:
             self._new_shoe(events)
@@ -291,7 +309,8 @@ class Dealing(Revealing):
 
     def _cut_card(self, events: list[Event]) -> None:
         if self.cut_out:
-            events.append(rejected(Input(InputKind.CUT), "the cut card is already out"))
+            already = message("rejected.cut.already", "the cut card is already out")
+            events.append(rejected(Input(InputKind.CUT), already))
             return
         self.cut_out = True
         started = self.in_round and (self.model.player or self.model.banker)
@@ -309,7 +328,8 @@ class Dealing(Revealing):
     def _close_early(self, item: Input, events: list[Event]) -> None:
         model = self.model
         if not model.may_next_round() or self.result_due:
-            events.append(rejected(item, "a shoe can be closed early only between rounds"))
+            events.append(rejected(item, message("rejected.close.mid_round",
+                                                 "a shoe can be closed early only between rounds")))
             return
         model.last_round = model.round_number
         self.cut_out = True
@@ -323,7 +343,8 @@ class Dealing(Revealing):
         if self.model.state not in SLOTS or not self.slots_dealt:
             events.append(rejected(
                 Input(InputKind.EXPOSED),
-                "no card of a round in progress to take back; a settled round is for the supervisor",
+                message("rejected.exposed.none", "no card of a round in progress to take back; a settled round is "
+                        "for the supervisor"),
             ))
             return
         previous = self.slots_dealt.pop()

@@ -293,6 +293,8 @@ class RejectedEvent(TypedDict):
     say: str
     say_id: NotRequired[str]
     say_params: NotRequired[SayParams]
+    reason_id: NotRequired[str]
+    reason_params: NotRequired[SayParams]
 
 
 # -- badges and approvals ---------------------------------------------------------

@@ -80,7 +80,9 @@ class Revealing(TableState):
 
     def _reveal(self, item: Input, events: list[Event]) -> None:
         if not self.face_down:
-            events.append(rejected(item, 'dealing is face up ([table] dealing = "face_up"): nothing to reveal'))
+            face_up = message("rejected.reveal.face_up", 'dealing is face up ([table] dealing = "face_up"): nothing '
+                              "to reveal")
+            events.append(rejected(item, face_up))
             return
         reveal = self.reveal_due
         if reveal is None:
@@ -102,12 +104,13 @@ class Revealing(TableState):
             self.result_due = False
             self._finish_round(events)
 
-    def _why_no_reveal(self) -> str:
+    def _why_no_reveal(self) -> Message:
         if self.current_state() is State.HALTED:
-            return "the table is halted; resolve the misdeal first"
+            return message("rejected.reveal.halted", "the table is halted; resolve the misdeal first")
         if self.in_round:
-            return "no hand of this round is complete and unrevealed; deal the card the prompt asks for"
-        return "no round is being dealt"
+            return message("rejected.reveal.nothing_down", "no hand of this round is complete and unrevealed; deal "
+                           "the card the prompt asks for")
+        return message("rejected.reveal.no_round", "no round is being dealt")
 
     @staticmethod
     def _mismatch(reveal: Reveal, keyed: int) -> Message:

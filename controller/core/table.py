@@ -41,7 +41,7 @@ from controller.core.misdeals import (
 )
 from controller.core.property_check import PropertyRepeat, property_alert, property_off_alert
 from controller.core.tablestate import PROMPTS
-from controller.core.undo import UNDOABLE_EVENTS, UndoBook, capture, roll_back
+from controller.core.undo import UNDOABLE_EVENTS, UndoBook, already_undone, capture, roll_back
 from controller.i18n.message import message
 
 __all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CARD", "SHOE_RESTARTED", "UNIDENTIFIED",
@@ -120,10 +120,10 @@ class Table(Dealing):
     def _undo(self, item: Input, events: list[Event]) -> None:
         point = self.undo.point
         if point is None:
-            events.append(rejected(item, self.undo.why_not))
+            events.append(rejected(item, self.undo.refusal))
             return
         events.append(roll_back(self, point))
-        self.undo = UndoBook(None, f"{point.input} was already undone; only the last input can be undone")
+        self.undo = UndoBook(None, already_undone(point))
 
     def _property_repeat(self, item: Input, events: list[Event]) -> None:
         """The property check's finding becomes an open ``sequence_repeat`` alert (whatever the table's state), once
@@ -135,8 +135,8 @@ class Table(Dealing):
             return
         given = self.ledger.property_findings.get(repeat.key)
         if given is not None:
-            events.append(rejected(item, f"this shoe's finding was already given (alert {given}); it opens no "
-                                         "second alert"))
+            events.append(rejected(item, message("rejected.property.given", "this shoe's finding was already given "
+                                                 "(alert {alert}); it opens no second alert", alert=given)))
             return
         alert = self.alerts.open(property_alert(repeat, self.shoe_number, self.round, self.alerts.next_id()))
         self.ledger.property_findings[repeat.key] = alert["id"]
@@ -166,7 +166,8 @@ class Table(Dealing):
         resolution = RESOLUTION_INPUTS.get(item.kind)
         if resolution is None or resolution not in misdeal.resolutions:
             allowed = ", ".join(f"@{r}" for r in misdeal.resolutions)
-            events.append(rejected(item, f"the table is halted on {misdeal.kind}; expected {allowed}"))
+            events.append(rejected(item, message("rejected.halted", "the table is halted on {kind}; expected {allowed}",
+                                                 kind=misdeal.kind, allowed=allowed)))
         elif resolution == "manual":
             self._resolve_manual(item, events)
         elif resolution == "void":
@@ -210,14 +211,19 @@ class Table(Dealing):
         text = item.card or ""
         try:
             card = parse_card(text)
-        except CardCodeError as error:
-            events.append(rejected(item, f"{error}; enter the card again"))
+        except CardCodeError:
+            events.append(rejected(item, message(
+                "rejected.manual.not_a_card", "{given} is not a card: expected a rank (A 2-9 T/10 J Q K) followed by "
+                "a suit (S H D C), e.g. AS, 10H, kd; enter the card again", given=repr(text))))
             return
         if self.ledger.is_foreign(card, self._unread_held(stands_for_held=misdeal.replaces_due_card)):
-            reason = (f"all {self.decks} copies were already seen in this shoe"
-                      if self.ledger.all_copies_seen(card)
-                      else f"all {52 * self.decks} cards of the shoe have already left it")
-            events.append(rejected(item, f"{card.code}: {reason}; check the card"))
+            if self.ledger.all_copies_seen(card):
+                reason = message("rejected.manual.all_copies", "{card}: all {decks} copies were already seen in this "
+                                 "shoe; check the card", card=card.code, decks=self.decks)
+            else:
+                reason = message("rejected.manual.shoe_empty", "{card}: all {cards} cards of the shoe have already "
+                                 "left it; check the card", card=card.code, cards=52 * self.decks)
+            events.append(rejected(item, reason))
             return
         self._count(card, events)
         self._resolved(item, "manual", events, keep=1 if misdeal.replaces_due_card else 0)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.core.events import Event, UndoneEvent
 from controller.core.inputs import Input, InputKind
-from controller.i18n.message import message
+from controller.i18n.message import Message, message
 
 if TYPE_CHECKING:
     from controller.core.table import Table
@@ -37,10 +37,12 @@ STATE_FIELDS = ("shoe_number", "manual_slots", "slots_dealt", "cut_out", "reader
 """The table's attributes an undo puts back (badges and sign-in stay as they are now)."""
 MODEL_FIELDS = ("player", "banker", "burn_remaining", "round_number", "last_round", "resume_state")
 """The round model's attributes an undo puts back, besides the machine's state."""
-NOTHING = "there is nothing to undo yet"
+NOTHING_YET = message("rejected.undo.nothing", "there is nothing to undo yet")
+NOTHING = NOTHING_YET.english()
 ONLY = "only a hand-entered card (@manual XX) or an exposed-card call (@exposed) can be undone, as the very next input"
-FROM_THE_SHOE = ("a card read from the shoe cannot be taken back; if it was exposed in error, report it (@exposed); "
-                 "if it went to the wrong place, call the supervisor")
+SHOE_CARD = message("rejected.undo.from_the_shoe", "a card read from the shoe cannot be taken back; if it was exposed "
+                    "in error, report it (@exposed); if it went to the wrong place, call the supervisor")
+FROM_THE_SHOE = SHOE_CARD.english()
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,18 @@ class UndoBook:
     """What ``@undo`` would do now: put back :attr:`point`, or be refused for :attr:`why_not`."""
 
     point: UndoPoint | None = None
-    why_not: str = NOTHING
+    refusal: Message = NOTHING_YET
+    """Why ``@undo`` is refused now (when there is no :attr:`point`)."""
+
+    @property
+    def why_not(self) -> str:
+        """The refusal's English text."""
+        return self.refusal.english()
 
     def to_data(self) -> dict[str, Any]:
-        return {"point": None if self.point is None else self.point.to_data(), "why_not": self.why_not}
+        refusal = self.refusal
+        return {"point": None if self.point is None else self.point.to_data(), "why_not": refusal.english(),
+                "why_not_say": {"id": refusal.id, "text": refusal.text, "params": dict(refusal.params)}}
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any] | None) -> UndoBook:
@@ -75,12 +85,12 @@ class UndoBook:
             return cls()
         point = data["point"]
         if point is None:
-            return cls(None, str(data["why_not"]))
+            return cls(None, _stored_refusal(data))
         slot, card = point["slot"], point["card"]
         if not isinstance(point["round"], int) or not isinstance(point["state"], dict):
             raise TypeError(f"{point!r} is not an undo point")
         return cls(UndoPoint(str(point["input"]), point["round"], None if slot is None else str(slot),
-                             None if card is None else str(card), dict(point["state"])), str(data["why_not"]))
+                             None if card is None else str(card), dict(point["state"])), _stored_refusal(data))
 
     def after(self, item: Input, events: list[Event], before: dict[str, Any] | None) -> UndoBook:
         """The book after the table applied ``item`` (from the state ``before``, for an undoable kind)
@@ -141,21 +151,41 @@ def _slot_of(before: Mapping[str, Any], card: str | None) -> str | None:
     return str(dealt[-1]) if dealt and card is not None else None
 
 
-def _why_not(item: Input, events: list[Event]) -> str:
+def _stored_refusal(data: Mapping[str, Any]) -> Message:
+    """The refusal a snapshot keeps (one written before refusals had ids keeps its English text only)."""
+    say = data.get("why_not_say")
+    if isinstance(say, Mapping):
+        return Message(str(say["id"]), str(say["text"]), dict(say["params"]))
+    return Message("rejected.undo.stored", "{reason}", {"reason": str(data["why_not"])})
+
+
+def already_undone(point: UndoPoint) -> Message:
+    """Why ``@undo`` is refused right after ``point`` was undone."""
+    return message("rejected.undo.again", "{input} was already undone; only the last input can be undone",
+                   input=point.input)
+
+
+def _why_not(item: Input, events: list[Event]) -> Message:
     result = next((event for event in events if event["event"] == "result"), None)
     token = item.token()
     if result is not None:
-        return f"round {result['round']} has its result; a settled round cannot be undone: call the supervisor"
+        return message("rejected.undo.settled", "round {round} has its result; a settled round cannot be undone: "
+                       "call the supervisor", round=result["round"])
     if item.kind in (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE):
-        return FROM_THE_SHOE
+        return SHOE_CARD
     names = {event["event"] for event in events}
     if "rejected" in names:  # whatever the input, it had no effect
-        return f"{token} was not accepted, so there is nothing to undo"
+        return message("rejected.undo.not_accepted", "{input} was not accepted, so there is nothing to undo",
+                       input=token)
     if item.kind in UNDOABLE_EVENTS:
         if "alert" in names:
-            return f"{token} raised an alert, which stays open: call the supervisor"
+            return message("rejected.undo.alert", "{input} raised an alert, which stays open: call the supervisor",
+                           input=token)
         if "misdeal" in names:
-            return f"{token} raised a misdeal: resolve it as the table says"
+            return message("rejected.undo.misdeal", "{input} raised a misdeal: resolve it as the table says",
+                           input=token)
         if "approval_required" in names:
-            return f"{token} waits for a supervisor's badge and has not taken effect"
-    return f"{token} cannot be undone: {ONLY}"
+            return message("rejected.undo.approval", "{input} waits for a supervisor's badge and has not taken "
+                           "effect", input=token)
+    return message("rejected.undo.only", "{input} cannot be undone: only a hand-entered card (@manual XX) or an "
+                   "exposed-card call (@exposed) can be undone, as the very next input", input=token)

@@ -54,7 +54,11 @@ class Localiser:
             return event
         field = SAY_FIELD.get(raw["event"], "say")
         worded = dict(raw)
-        worded[field] = self.text(msg_id, raw.get("say_params") or {}, raw.get(field, ""))
+        params = raw.get("say_params") or {}
+        reason_id = raw.get("reason_id")
+        if isinstance(reason_id, str):
+            params = {**params, "reason": self.text(reason_id, raw.get("reason_params") or {}, raw["reason"])}
+        worded[field] = self.text(msg_id, params, raw.get(field, ""))
         if raw["event"] == "misdeal":
             if raw.get("while_halted"):
                 worded[field] = self.catalogue.text(Message(WHILE_HALTED.id, WHILE_HALTED.text,
