@@ -25,12 +25,20 @@ from controller.core.sequence_check import (
     SequenceRepeat,
     false_alarm_budgets,
 )
-from controller.i18n.message import message
+from controller.i18n.message import Message, message
 
 FindingKey = tuple[str, str, int, int, int]
 """A finding's identity in its shoe: the earlier shoe (site, table, number), where the run starts in this shoe
 and where in the earlier one. The table keeps the keys of the findings it was given this shoe
 (``ShoeLedger.property_findings``) and refuses one it holds, so a finding opens one alert at most."""
+
+
+class FindingError(ValueError):
+    """A ``PROPERTY_REPEAT`` input's text that is no finding; :attr:`reason` says why, as a message."""
+
+    def __init__(self, reason: Message) -> None:
+        super().__init__(reason.english())
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,22 +106,28 @@ class PropertyRepeat:
 
     @classmethod
     def from_text(cls, text: str) -> PropertyRepeat:
-        """The finding :meth:`to_text` wrote; raises :class:`ValueError` for anything else."""
+        """The finding :meth:`to_text` wrote; raises :class:`FindingError` (a :class:`ValueError`) for anything
+        else."""
         try:
             data = json.loads(text)
         except (TypeError, ValueError):
-            raise ValueError("not JSON") from None
+            raise FindingError(message("rejected.property.not_json", "not a property check finding (not JSON)")) \
+                from None
         if not isinstance(data, dict) or set(data) != {field.name for field in fields(cls)}:
-            raise ValueError(f"expected the fields {', '.join(field.name for field in fields(cls))}")
+            raise FindingError(message("rejected.property.fields", "not a property check finding (expected the "
+                                       "fields {fields})", fields=", ".join(field.name for field in fields(cls))))
         for name in ("site", "table"):
             if not isinstance(data[name], str):
-                raise ValueError(f"{name} is not text")
+                raise FindingError(message("rejected.property.not_text", "not a property check finding ({field} is "
+                                           "not text)", field=name))
         for name in ("shoe", "start", "earlier_start", "length"):
             if not isinstance(data[name], int) or isinstance(data[name], bool) or data[name] < 1:
-                raise ValueError(f"{name} is not a positive whole number")
+                raise FindingError(message("rejected.property.not_positive", "not a property check finding ({field} "
+                                           "is not a positive whole number)", field=name))
         for name in ("probability", "threshold"):
             if not isinstance(data[name], int | float) or isinstance(data[name], bool):
-                raise ValueError(f"{name} is not a number")
+                raise FindingError(message("rejected.property.not_number", "not a property check finding ({field} "
+                                           "is not a number)", field=name))
         return cls(**data)
 
 

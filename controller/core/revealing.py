@@ -42,6 +42,21 @@ class Reveal:
         return f"the {self.side.upper()} {'hand' if len(self.slots) == 2 else 'third card'}"
 
 
+def total_due(reveal: Reveal) -> Message:
+    """The refusal of an ``@reveal`` without the total when ``[table] reveal_confirm = "total"``."""
+    totals = {
+        ("player", True): message("rejected.reveal.total_player_hand", "key the total the PLAYER hand shows, e.g. "
+                                  "'@reveal 7' ([table] reveal_confirm = \"total\")"),
+        ("banker", True): message("rejected.reveal.total_banker_hand", "key the total the BANKER hand shows, e.g. "
+                                  "'@reveal 7' ([table] reveal_confirm = \"total\")"),
+        ("player", False): message("rejected.reveal.total_player_third", "key the total the PLAYER third card "
+                                   "shows, e.g. '@reveal 7' ([table] reveal_confirm = \"total\")"),
+        ("banker", False): message("rejected.reveal.total_banker_third", "key the total the BANKER third card "
+                                   "shows, e.g. '@reveal 7' ([table] reveal_confirm = \"total\")"),
+    }
+    return totals[(reveal.side, reveal.hand)]
+
+
 def reveals_down(player: list[Card], banker: list[Card]) -> list[Reveal]:
     """The reveals whose cards are on the layout, in the order they are made."""
     reveals: list[Reveal] = []
@@ -90,8 +105,7 @@ class Revealing(TableState):
             return
         keyed = int(item.card) if item.card is not None and item.card.isdigit() else None
         if keyed is None and self.settings.table.reveal_confirm == "total":
-            events.append(rejected(item, f"key the total {reveal.name} shows, e.g. '@reveal 7' "
-                                         '([table] reveal_confirm = "total")'))
+            events.append(rejected(item, total_due(reveal)))
             return
         if keyed is not None and keyed != reveal.total:
             self._raise_misdeal(events, "reveal_mismatch", None, self._mismatch(reveal, keyed))

@@ -39,7 +39,7 @@ from controller.core.misdeals import (
     Held,
     Misdeal,
 )
-from controller.core.property_check import PropertyRepeat, property_alert, property_off_alert
+from controller.core.property_check import FindingError, PropertyRepeat, property_alert, property_off_alert
 from controller.core.tablestate import PROMPTS
 from controller.core.undo import UNDOABLE_EVENTS, UndoBook, already_undone, capture, roll_back
 from controller.i18n.message import message
@@ -130,8 +130,8 @@ class Table(Dealing):
         a shoe: a finding this shoe was already given is refused."""
         try:
             repeat = PropertyRepeat.from_text(item.card or "")
-        except ValueError as error:
-            events.append(rejected(item, f"not a property check finding ({error})"))
+        except FindingError as error:
+            events.append(rejected(item, error.reason))
             return
         given = self.ledger.property_findings.get(repeat.key)
         if given is not None:

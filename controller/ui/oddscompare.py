@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from controller.core.bets.names import bet_name as side_bet_name
 from controller.core.events import Event
 from controller.core.odds import fresh_odds
 from controller.core.tally import NET_UNITS, net_key
@@ -194,4 +195,4 @@ def bet_label(bet: str, words: Catalogue = ENGLISH) -> str:
         "tie": words.say("comparison.tie", "tie"), "player_pair": words.say("comparison.player_pair", "player pair"),
         "banker_pair": words.say("comparison.banker_pair", "banker pair"),
     }
-    return labels.get(bet, bet.replace("_", " "))
+    return labels.get(bet) or words.text(side_bet_name(bet))

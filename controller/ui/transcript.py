@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TextIO
 
+from controller.core.bets.names import bet_name as side_bet_name
 from controller.core.events import (
     AlertEvent,
     BurnEvent,
@@ -52,7 +53,7 @@ def bet_name(bet: str, words: Catalogue) -> str:
     names = {"player": words.say("bet.player", "player"), "banker": words.say("bet.banker", "banker"),
              "tie": words.say("bet.tie", "tie"), "player_pair": words.say("bet.player_pair", "P pair"),
              "banker_pair": words.say("bet.banker_pair", "B pair")}
-    return names.get(bet, bet.replace("_", " "))
+    return names.get(bet) or words.text(side_bet_name(bet))
 
 
 def say_column_width(words: Catalogue) -> int:
