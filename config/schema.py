@@ -24,6 +24,7 @@ from config.typed import (
     Problem,
     Refused,
     Section,
+    Worded,
     check,
     convert_section,
     described,
@@ -31,6 +32,7 @@ from config.typed import (
     expected_got,
     expected_words,
     keys_of,
+    worded_problem,
 )
 from controller.i18n.languages import LANGUAGES, language_problem
 from controller.i18n.message import Message, message
@@ -217,20 +219,24 @@ class SerialSettings(Section, frozen=True):
     framing: Literal["line", "stx"] = "line"
 
 
+ADDRESS_FORM = message("board.address_form", "expected HOST:PORT, e.g. 127.0.0.1:8080")
+ADDRESS_PORT = message("board.address_port", "the port must be a number 0-65535")
+
+
 def parse_host_port(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:8080`` for IPv6; port 0 = any free port) as (host, port).
 
-    Raises :class:`ValueError` saying what is wrong.
+    Raises :class:`ValueError` (:class:`~config.typed.Worded`) saying what is wrong.
     """
     host, sep, port_text = text.rpartition(":")
     if not sep or not host:
-        raise ValueError("expected HOST:PORT, e.g. 127.0.0.1:8080")
+        raise Worded(ADDRESS_FORM)
     try:
         port = int(port_text)
     except ValueError:
         port = -1
     if not 0 <= port <= 65535:
-        raise ValueError("the port must be a number 0-65535")
+        raise Worded(ADDRESS_PORT)
     return host.strip("[]"), port
 
 
@@ -279,7 +285,8 @@ class ScoreboardSettings(Section, frozen=True):
             try:
                 parse_host_port(address)
             except ValueError as error:
-                raise Refused(f"{error}, got {address!r}") from None
+                raise Refused(message("config.refused.address", "{problem}, got {given}",
+                                      problem=worded_problem(error), given=repr(address))) from None
         return address
 
 
@@ -337,15 +344,16 @@ def normalise_uid(text: str) -> str:
 def parse_apdu(text: str) -> bytes:
     """An APDU given as hex (spaces and colons allowed) as bytes; at least 4 bytes (CLA INS P1 P2).
 
-    Raises :class:`ValueError` naming the text.
+    Raises :class:`ValueError` (:class:`~config.typed.Worded`) naming the text.
     """
     compact = _HEX_SEPARATORS.sub("", text)
     try:
         data = bytes.fromhex(compact)
     except ValueError:
-        raise ValueError(f"{text!r} is not hex") from None
+        raise Worded(message("config.apdu.not_hex", "{given} is not hex", given=repr(text))) from None
     if len(data) < 4:
-        raise ValueError(f"{text!r} is {len(data)} bytes; an APDU has at least 4 (CLA INS P1 P2)")
+        raise Worded(message("config.apdu.short", "{given} is {count} bytes; an APDU has at least 4 (CLA INS P1 P2)",
+                             given=repr(text), count=len(data)))
     return data
 
 
@@ -467,7 +475,7 @@ class AuthSettings(Section, frozen=True):
         except ValueError as error:
             what = expected_words(AuthSettings, key)
             raise Refused(message("config.refused.apdu", "expected {what}, got {given} ({error})", what=what,
-                                  given=repr(value), error=str(error))) from None
+                                  given=repr(value), error=worded_problem(error))) from None
 
     @check("idle_signout_seconds")
     def _not_negative(idle: float, key: str) -> float:

@@ -50,6 +50,19 @@ class Refused(ValueError):
         self.blame = blame
 
 
+class Worded(ValueError):
+    """A value's problem with its message: ``str()`` is the English text, :attr:`problem` the message to word."""
+
+    def __init__(self, problem: Message) -> None:
+        super().__init__(problem.english())
+        self.problem = problem
+
+
+def worded_problem(error: ValueError) -> Message | str:
+    """``error``'s problem as its message when it has one (:class:`Worded`), else its text as given."""
+    return error.problem if isinstance(error, Worded) else str(error)
+
+
 @dataclass(frozen=True)
 class Problem:
     """The first thing wrong in a section or the settings, in the words of a config error.

@@ -220,8 +220,9 @@ class Archiver:
                 try:
                     self._store(store, batch)
                 except Exception as error:  # a bug must stop the archive, not leave it silently idle
-                    self._fail(f"the archive failed while storing ({type(error).__name__}: {error}); what was "
-                               "not committed is not acknowledged, so the broker sends it again on the next start")
+                    self._fail(message("archive.store_failed", "the archive failed while storing ({error}); what "
+                                       "was not committed is not acknowledged, so the broker sends it again on the "
+                                       "next start", error=f"{type(error).__name__}: {error}"))
 
     @staticmethod
     def _next_batch(inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> list[tuple[int, mqtt.MQTTMessage]]:

@@ -78,9 +78,20 @@ def redacted(url: str) -> str:
         return "the URL given"
 
 
+UNPARSABLE_URL = message("url.unparsable", "'the URL given'")
+"""How an error shows a URL that cannot be parsed (so its password cannot be hidden)."""
+
+
+def shown_url(url: str) -> Message | str:
+    """``url`` as an error quotes it, its password hidden (:func:`redacted`); one that cannot be parsed is
+    :data:`UNPARSABLE_URL`, worded."""
+    shown = redacted(url)
+    return UNPARSABLE_URL if shown == "the URL given" else repr(shown)
+
+
 def _bad(label: str, url: str, form: Message, problem: Message) -> FeedError:
     return FeedError(message("url.bad", "{label} {url}: {problem}; expected {form}", label=label,
-                             url=repr(redacted(url)), problem=problem, form=form))
+                             url=shown_url(url), problem=problem, form=form))
 
 
 BAD_PORT = message("url.bad_port", "the port is not a number from 1 to 65535")
@@ -118,7 +129,7 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
     port = _port(parts, label, url, form)
     if ca_file and parts.scheme != "mqtts":
         raise FeedError(message("url.ca_needs_tls", "{label} {url}: a CA file ([feed] ca_file) is for mqtts:// only; "
-                                "use mqtts:// or leave ca_file empty", label=label, url=repr(redacted(url))))
+                                "use mqtts:// or leave ca_file empty", label=label, url=shown_url(url)))
     if ca_file and not os.path.isfile(ca_file):
         raise FeedError(message("url.no_ca_file", "[feed] ca_file {path}: no such file; give the path of a PEM CA "
                                 "file", path=repr(ca_file)))
@@ -163,20 +174,20 @@ def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "") -> B
 
 def check_database_url(url: str, option: str = "--db") -> str:
     """``url`` if it is a PostgreSQL URL (``postgresql://`` or ``postgres://`` with a host)."""
-    shown = redacted(url)
+    shown = shown_url(url)
     try:
         parts = urlsplit(url)
         _ = parts.port
     except ValueError as error:
         raise FloorError(message("url.db_invalid", "{option} {url}: not a valid URL ({reason}); expected {form}",
-                                 option=option, url=repr(shown), reason=str(error), form=DATABASE_FORM)) from None
+                                 option=option, url=shown, reason=str(error), form=DATABASE_FORM)) from None
     if parts.scheme not in ("postgresql", "postgres"):
         raise FloorError(message("url.db_scheme", "{option} {url}: unknown scheme {scheme}; expected {form}",
-                                 option=option, url=repr(shown), scheme=parts.scheme + "://", form=DATABASE_FORM)
+                                 option=option, url=shown, scheme=parts.scheme + "://", form=DATABASE_FORM)
                          if parts.scheme else
                          message("url.db_no_scheme", "{option} {url}: unknown scheme (none); expected {form}",
-                                 option=option, url=repr(shown), form=DATABASE_FORM))
+                                 option=option, url=shown, form=DATABASE_FORM))
     if not parts.hostname:
         raise FloorError(message("url.db_no_host", "{option} {url}: no host; expected {form}", option=option,
-                                 url=repr(shown), form=DATABASE_FORM))
+                                 url=shown, form=DATABASE_FORM))
     return url

@@ -46,6 +46,24 @@ CELLS: Final = (
 )
 """The tableau cells a call is scored on; the ``cell`` of ``call_scored`` is one in English."""
 
+RULES: Final = (
+    message("train.rule.natural", "a two-card 8 or 9 is a natural and ends the round: player {player}, "
+            "banker {banker}"),
+    message("train.rule.player_draws", "player {total} draws (the player draws on {totals})"),
+    message("train.rule.player_stands", "player {total} stands (the player stands on {totals})"),
+    message("train.rule.banker_draws_stood", "banker {total} draws when the player stood"),
+    message("train.rule.banker_stands_stood", "banker {total} stands when the player stood"),
+    message("train.rule.banker_draws_third", "banker {total} draws on the player's third card {thirds}: "
+            "the third card was {third}"),
+    message("train.rule.banker_stands_third", "banker {total} stands on the player's third card {thirds}: "
+            "the third card was {third}"),
+    message("train.rule.tie", "player {player} against banker {banker}: a tie"),
+    message("train.rule.player_wins", "player {player} against banker {banker}: player wins"),
+    message("train.rule.banker_wins", "player {player} against banker {banker}: banker wins"),
+    message("train.rule.pay", "the {bet} bet is a {outcome} ({variant}): {net}"),
+)
+"""The rule a wrong call broke; the ``rule`` of ``call_scored`` is one in English."""
+
 
 @dataclass(frozen=True, slots=True)
 class Expected:
@@ -74,16 +92,14 @@ def player_call(player: Sequence[Card], banker: Sequence[Card]) -> Expected:
     """The player's call on the first four cards: ``natural``, ``draw`` or ``stand``."""
     player_total, banker_total = hand_total(player[:2]), hand_total(banker[:2])
     if rules.is_natural(player_total) or rules.is_natural(banker_total):
-        return Expected("natural", CELLS[0].text,
-                        f"a two-card 8 or 9 is a natural and ends the round: player {player_total}, "
-                        f"banker {banker_total}")
+        return Expected("natural", CELLS[0].text, _rule("natural", player=player_total, banker=banker_total))
     draws = sorted(rules.PLAYER_DRAWS_ON)
     if rules.player_draws(player_total, banker_total):
         return Expected("draw", _cell(1, total=player_total),
-                        f"player {player_total} draws (the player draws on {spans(draws)})")
+                        _rule("player_draws", total=player_total, totals=spans(draws)))
     stands = [total for total in range(10) if total not in draws and not rules.is_natural(total)]
     return Expected("stand", _cell(1, total=player_total),
-                    f"player {player_total} stands (the player stands on {spans(stands)})")
+                    _rule("player_stands", total=player_total, totals=spans(stands)))
 
 
 def banker_call(banker: Sequence[Card], player_third: Card | None) -> Expected:
@@ -94,21 +110,19 @@ def banker_call(banker: Sequence[Card], player_third: Card | None) -> Expected:
     answer = "draw" if draws else "stand"
     if player_third is None:
         return Expected(answer, _cell(2, total=total),
-                        f"banker {total} {verb} when the player stood")
+                        _rule(f"banker_{verb}_stood", total=total))
     row = rules.BANKER_TABLEAU[total]
     same = [column for column in range(10) if row[column] == draws]
     return Expected(answer, _cell(3, total=total, third=player_third.value),
-                    f"banker {total} {verb} on the player's third card {spans(same)}: "
-                    f"the third card was {player_third.value}")
+                    _rule(f"banker_{verb}_third", total=total, thirds=spans(same), third=player_third.value))
 
 
 def winner_call(player: Sequence[Card], banker: Sequence[Card]) -> Expected:
     """The winner of the finished hands: ``player``, ``banker`` or ``tie``."""
     player_total, banker_total = hand_total(player), hand_total(banker)
     won = rules.winner(player_total, banker_total)
-    said = "a tie" if won == "tie" else f"{won} wins"
     return Expected(won, _cell(4, player=player_total, banker=banker_total),
-                    f"player {player_total} against banker {banker_total}: {said}")
+                    _rule("tie" if won == "tie" else f"{won}_wins", player=player_total, banker=banker_total))
 
 
 def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> dict[str, Expected]:
@@ -121,7 +135,8 @@ def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> d
     for bet in BETS:
         outcome = outcomes[bet].to_dict()
         expected[bet] = Expected(outcome["net"], _cell(5, bet=bet, outcome=outcome["outcome"]),
-                                 f"the {bet} bet is a {outcome['outcome']} ({variant}): {outcome['net']}")
+                                 _rule("pay", bet=bet, outcome=outcome["outcome"], variant=variant,
+                                       net=outcome["net"]))
     return expected
 
 
@@ -129,16 +144,29 @@ def _cell(index: int, **params: str | int) -> str:
     return CELLS[index].text.format(**params)
 
 
-def cell_message(cell: str) -> Message | None:
-    """The tableau cell ``cell`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
-    for template in CELLS:
+def _rule(name: str, **params: str | int) -> str:
+    return next(rule for rule in RULES if rule.id == f"train.rule.{name}").text.format(**params)
+
+
+def _matching(templates: Sequence[Message], text: str, value: str) -> Message | None:
+    for template in templates:
         pattern = re.escape(template.text)
         for name in re.findall(r"\{(\w+)\}", template.text):
-            pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>\\S+)")
-        found = re.fullmatch(pattern, cell)
+            pattern = pattern.replace(re.escape("{" + name + "}"), f"(?P<{name}>{value})")
+        found = re.fullmatch(pattern, text)
         if found:
             return message(template.id, template.text, **found.groupdict())
     return None
+
+
+def cell_message(cell: str) -> Message | None:
+    """The tableau cell ``cell`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
+    return _matching(CELLS, cell, r"\S+")
+
+
+def rule_message(rule: str) -> Message | None:
+    """The rule ``rule`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
+    return _matching(RULES, rule, r"[^:()]+?")
 
 
 def word_problem_message(kind: CallKind, text: str) -> Message | None:

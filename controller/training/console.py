@@ -24,10 +24,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Input, Static
 
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import Message, message
 from controller.training.drill import Drill
 from controller.training.events import TrainingEvent
 from controller.training.frontends import END_OF_INPUT, answer_record, describe, question
 from controller.training.report import report_lines
+from controller.ui.console_words import word_bindings
 
 KEY_WORDS: Final[dict[str, dict[str, str]]] = {
     "player": {"n": "natural", "d": "draw", "s": "stand"},
@@ -35,6 +38,25 @@ KEY_WORDS: Final[dict[str, dict[str, str]]] = {
     "winner": {"p": "player", "b": "banker", "t": "tie"},
 }
 """For each word call, the key that gives each word."""
+
+WORD_NAMES: Final[dict[str, Message]] = {
+    "natural": message("train.console.word.natural", "natural"),
+    "draw": message("train.console.word.draw", "draw"),
+    "stand": message("train.console.word.stand", "stand"),
+    "player": message("train.console.word.player", "player"),
+    "banker": message("train.console.word.banker", "banker"),
+    "tie": message("train.console.word.tie", "tie"),
+}
+"""Each answer word as the console names it beside its key (the drill still scores the word)."""
+
+CALL_QUESTIONS: Final[dict[str, Message]] = {
+    "player": message("train.console.ask.player", "Player's call"),
+    "banker": message("train.console.ask.banker", "Banker's call"),
+    "winner": message("train.console.ask.winner", "Winner"),
+}
+"""The question of each word call, before its keys."""
+
+BINDING_NAMES: Final = {"quit_drill": message("train.console.key.quit", "end the drill")}
 
 Keeper = Callable[[Mapping[str, Any] | None, list[TrainingEvent]], None]
 
@@ -54,8 +76,10 @@ class TrainingConsole(App[None]):
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a drill needs none
 
     def __init__(self, drill: Drill, keep: Keeper | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, words: Catalogue = ENGLISH) -> None:
         super().__init__()
+        self.words = words
+        word_bindings(self, words, BINDING_NAMES)
         self.drill = drill
         self.keep = keep
         self.clock = clock
@@ -68,7 +92,8 @@ class TrainingConsole(App[None]):
         with Vertical():
             yield Static(id="cards")
             yield Static(id="question")
-            yield Input(placeholder="net pay, e.g. +0.95", id="pay", disabled=True)
+            yield Input(placeholder=self.words.say("train.console.pay_placeholder", "net pay, e.g. +0.95"),
+                        id="pay", disabled=True)
             yield Static(id="verdict")
             yield Static(id="score")
         yield Footer()
@@ -109,27 +134,28 @@ class TrainingConsole(App[None]):
             if event["event"] == "card":
                 if event["slot"] == "P1":
                     self.cards = []
-                self.cards.extend(describe(event))
+                self.cards.extend(describe(event, self.words))
             elif event["event"] == "call_due":
-                self.question = question(event)
+                self.question = question(event, self.words)
                 self.asked = self.clock()
             elif event["event"] == "training_report":
-                self.report = report_lines(event)
+                self.report = report_lines(event, self.words)
             else:
-                verdicts.extend(describe(event))
+                verdicts.extend(describe(event, self.words))
         self._render(verdicts)
 
     def _render(self, verdicts: list[str]) -> None:
         due = self.drill.due
+        say = self.words.say
         self.query_one("#cards", Static).update("\n".join(self.cards))
         pay = self.query_one("#pay", Input)
         if due is None:
-            question = "Drill over. q: quit"
+            question = say("train.console.over", "Drill over. q: quit")
         elif due.call == "pay":
             question = self.question
         else:
-            keys = ", ".join(f"{key} {word}" for key, word in KEY_WORDS[due.call].items())
-            question = f"{self.question.split(' (')[0]}: {keys}"
+            keys = ", ".join(f"{key} {self.words.text(WORD_NAMES[word])}" for key, word in KEY_WORDS[due.call].items())
+            question = say("train.console.ask", "{question}: {keys}", question=CALL_QUESTIONS[due.call], keys=keys)
         paying = due is not None and due.call == "pay"
         pay.set_class(paying, "asked")
         pay.disabled = not paying
@@ -142,10 +168,10 @@ class TrainingConsole(App[None]):
             self.query_one("#verdict", Static).update("\n".join(line.strip() for line in verdicts))
         tally = self.drill.report
         right = sum(s["correct"] for s in tally.scored)
-        score = f"{right} of {len(tally.scored)} right"
+        score = say("train.console.score", "{right} of {calls} right", right=right, calls=len(tally.scored))
         self.query_one("#score", Static).update("\n".join(self.report) if self.report else score)
 
 
-def run_training_console(drill: Drill, keep: Keeper | None = None) -> None:
-    """Run the drill in the console until it is over and the trainee quits."""
-    TrainingConsole(drill, keep).run()
+def run_training_console(drill: Drill, keep: Keeper | None = None, words: Catalogue = ENGLISH) -> None:
+    """Run the drill in the console, in ``words``' language, until it is over and the trainee quits."""
+    TrainingConsole(drill, keep, words=words).run()

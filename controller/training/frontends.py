@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 from controller.i18n.numbers import format_fixed
-from controller.training.calls import VOCABULARY, word_problem_message
+from controller.training.calls import VOCABULARY, rule_message, word_problem_message
 from controller.training.drill import Drill, Due
 from controller.training.events import CallDueEvent, TrainingEvent
 from controller.training.report import report_lines
@@ -88,8 +88,7 @@ def question(due: CallDueEvent, words: Catalogue = ENGLISH) -> str:
 
 
 def describe(event: TrainingEvent, words: Catalogue = ENGLISH) -> list[str]:
-    """An event of the drill as lines for a person (a call due is asked, not described: none); the rule a wrong
-    call broke is shown as the drill gives it (English)."""
+    """An event of the drill as lines for a person (a call due is asked, not described: none)."""
     say = words.say
     if event["event"] == "card":
         heading = [say("train.round", "Round {round}", round=event["round"])] if event["slot"] == "P1" else []
@@ -106,8 +105,11 @@ def describe(event: TrainingEvent, words: Catalogue = ENGLISH) -> list[str]:
         took = format_fixed(event["seconds"], 1, words.language) + " s"
         if event["correct"]:
             return ["  " + say("train.right", "right ({took})", took=took)]
+        rule = event.get("rule", "")
+        worded = rule_message(rule)
         return ["  " + say("train.wrong", "WRONG ({took}): {expected}, not {given}: {rule}", took=took,
-                           expected=str(event["expected"]), given=str(event["given"]), rule=event.get("rule", ""))]
+                           expected=str(event["expected"]), given=str(event["given"]),
+                           rule=words.text(worded) if worded is not None else rule)]
     return report_lines(event, words)
 
 

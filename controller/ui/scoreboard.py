@@ -31,9 +31,10 @@ from importlib import resources
 from typing import Any
 
 from config.schema import parse_host_port
+from config.typed import worded_problem
 from controller.core.exceptions import CroupierError, ScoreboardError
 from controller.i18n.catalogue import Catalogue, CatalogueError
-from controller.i18n.message import Message, message
+from controller.i18n.message import message
 from controller.ui.livepage import LivePageServer, Route
 from controller.ui.scoreboard_words import words_message
 from controller.ui.tableview import TableView, ViewEvent
@@ -45,21 +46,13 @@ START_TIMEOUT = 10.0
 
 
 
-ADDRESS_PROBLEMS = {
-    "expected HOST:PORT, e.g. 127.0.0.1:8080": message("board.address_form", "expected HOST:PORT, e.g. 127.0.0.1:8080"),
-    "the port must be a number 0-65535": message("board.address_port", "the port must be a number 0-65535"),
-}
-"""The address parser's reasons (:func:`config.schema.parse_host_port`), worded; another is shown as given."""
-
-
 def parse_address(text: str) -> tuple[str, int]:
     """Parse ``HOST:PORT`` (``[::1]:8080`` for IPv6; port 0 = any free port)."""
     try:
         return parse_host_port(text)
     except ValueError as error:
-        reason: Message | str = ADDRESS_PROBLEMS.get(str(error), str(error))
         raise ScoreboardError(message("board.address", "scoreboard address {address}: {problem}",
-                                      address=repr(text), problem=reason)) from None
+                                      address=repr(text), problem=worded_problem(error))) from None
 
 
 def page_html() -> bytes:

@@ -46,6 +46,15 @@ CASES = [
     ('[auth]\nenabled = true\nreader = "pcsc://?reader=X"\n[auth.badges.04A1B2C3D4E5F6]\nname = "Al"\nrole = "boss"\n',
      "auth.badges.04A1B2C3D4E5F6.role: expected \"dealer\" or \"supervisor\", got 'boss'",
      {"auth", "badges", "A1B2C3D4E5F6", "role", "dealer", "supervisor", "boss"}),
+    ('[scoreboard]\naddress = "nope"\n', "[scoreboard] address: expected HOST:PORT, e.g. 127.0.0.1:8080, got 'nope'",
+     {"scoreboard", "address", "HOST", "PORT", "nope"}),
+    ('[scoreboard]\naddress = "h:99999"\n', "[scoreboard] address: the port must be a number 0-65535, got 'h:99999'",
+     {"scoreboard", "address"}),
+    ('[auth]\nselect_apdu = "zz"\n', "auth.select_apdu: expected an APDU in hex, e.g. \"00A4040008F043524F55504945\", "
+     "got 'zz' ('zz' is not hex)", {"auth", "select_apdu", "APDU", "A4040008F043524F55504945", "zz"}),
+    ('[auth]\nread_apdu = "00CA"\n', "auth.read_apdu: expected an APDU in hex, e.g. \"00CA010000\", got '00CA' "
+     "('00CA' is 2 bytes; an APDU has at least 4 (CLA INS P1 P2))",
+     {"auth", "read_apdu", "APDU", "CA010000", "CA", "CLA", "INS", "P1", "P2"}),
 ]
 
 
@@ -64,4 +73,4 @@ def test_the_problem_is_in_the_language(tmp_path: Path, toml: str, english: str,
     if lang != "es":
         assert [word for word in LATIN_WORD.findall(worded) if word not in allowed] == [], worded
     else:
-        assert "expected" not in worded and "unknown key" not in worded, worded
+        assert "expected" not in worded and "unknown key" not in worded and "is not hex" not in worded, worded

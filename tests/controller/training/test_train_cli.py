@@ -159,3 +159,16 @@ def test_bad_options_are_one_clear_line(tmp_path: Path) -> None:
         assert run.returncode == 2, (args, run.stdout, run.stderr)
         assert message in run.stderr, (args, run.stderr)
         assert "Traceback" not in run.stderr
+
+
+def test_plain_terminal_words_the_broken_rule_in_the_language() -> None:
+    """The rule a wrong call broke is worded in ``--lang``; in English it is the JSON stream's ``rule``."""
+    english = croupier("train", "--cards", "AS 2C 2H AC 6D 9C", "--rounds", "1", stdin="stand\n")
+    assert "WRONG" in english.stdout and "player 3 draws (the player draws on 0-5)" in english.stdout
+    korean = croupier("train", "--cards", "AS 2C 2H AC 6D 9C", "--rounds", "1", "--lang", "ko", stdin="stand\n")
+    assert "플레이어 3: 드로우 (플레이어는 0-5에서 드로우)" in korean.stdout, korean.stdout
+    assert "the player draws" not in korean.stdout
+    json_run = croupier("train", "--cards", "AS 2C 2H AC 6D 9C", "--rounds", "1", "--lang", "ko", "--json",
+                        stdin="stand\n")
+    scored = next(json.loads(line) for line in json_run.stdout.splitlines() if '"call_scored"' in line)
+    assert scored["rule"] == "player 3 draws (the player draws on 0-5)"

@@ -8,6 +8,7 @@ from typing import Any
 
 from textual.widgets import Static
 
+from controller.i18n.catalogue import Catalogue
 from controller.training.console import TrainingConsole
 from controller.training.events import TrainingEvent
 from tests.controller.training.test_drill import drill_on, round_cards
@@ -62,5 +63,30 @@ def test_the_drill_has_no_command_palette() -> None:
             assert len(app.screen_stack) == screens
             assert type(app.screen).__name__ != "CommandPalette"
             assert drill.report.scored == []
+
+    asyncio.run(scenario())
+
+
+def test_the_console_speaks_the_language() -> None:
+    """Every text of the drill's screen, its key names and the broken rule follow the catalogue; keys stay."""
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]))
+    app = TrainingConsole(drill, words=Catalogue("ko"))
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.pause()
+            assert "플레이어 카드 2: 2H" in text_of(app, "#cards")
+            assert text_of(app, "#question") == "플레이어의 콜: n 내추럴, d 드로우, s 스탠드"
+            assert "0개 중 정답 0" in text_of(app, "#score")
+            assert app._bindings.key_to_bindings["q"][0].description == "연습 끝내기"
+            await pilot.press("d")
+            await pilot.press("s")                 # banker 4 on a 6 draws: wrong
+            verdict = text_of(app, "#verdict")
+            assert "뱅커 4: 플레이어의 세 번째 카드 2-7에서 드로우: 세 번째 카드 6" in verdict, verdict
+            assert "draws" not in verdict
+            await pilot.press("p")
+            await pilot.pause()
+            assert text_of(app, "#question") == "연습 끝. q: 나가기"
+            await pilot.press("q")
 
     asyncio.run(scenario())
