@@ -41,7 +41,10 @@ class ClientLoop:
         self._signalled = False
 
     def wake(self) -> None:
-        """Make the running (or next) :meth:`run_once` return at once. Thread-safe, never blocks."""
+        """Make the running (or next) :meth:`run_once` return at once. Thread-safe, never blocks.
+
+        A wake while the running one drains the wake-up socket sends nothing (that one is returning); one
+        after the drain sends a byte the next wait sees."""
         if self._signalled:
             return
         self._signalled = True
@@ -64,9 +67,9 @@ class ClientLoop:
         except (OSError, ValueError):  # the socket was closed under us: the connection is lost
             readable, writable = [], []
         if self._wakee in readable:
-            self._signalled = False
             with contextlib.suppress(OSError):
                 self._wakee.recv(4096)
+            self._signalled = False  # after the drain: a wake's byte sent before it is not taken unseen
         if sock is not None:
             self._serve(sock, sock in readable or bool(getattr(sock, "pending", lambda: 0)()), sock in writable)
 
