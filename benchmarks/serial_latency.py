@@ -155,9 +155,10 @@ def measure(framing: str, count: int, with_table: bool, journal_path: str | None
     path = conn.recv()
     journal = None
     if journal_path is not None:
+        from controller.journal.files import WAL_RESERVE
         from controller.journal.store import Journal
 
-        journal = Journal.create_or_open(journal_path)
+        journal = Journal.create_or_open(journal_path, WAL_RESERVE)
     feed = TableFeed(journal) if with_table else None
     received: list[int] = []
     prompted: list[int] = []
