@@ -4,7 +4,7 @@ A test is ``slow`` when it needs a real external service (pcscd, Mosquitto, Post
 (Chromium) or a terminal (tmux), or a long run. The service fixtures mark their tests slow here, at
 collection; a test that drives Chromium or tmux without the mark fails (tests/slowrule.py).
 
-Importing :mod:`tests.hypothesis_profile` loads the hypothesis profile (``dev`` unless
+Textual's idle wait takes short slices (:mod:`tests.textual_idle`). Importing :mod:`tests.hypothesis_profile` loads the hypothesis profile (``dev`` unless
 ``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with ``ci``).
 """
 
@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests import hypothesis_profile, slowrule
+from tests import hypothesis_profile, slowrule, textual_idle
 
 LOADED_PROFILE = hypothesis_profile.profile()
 """The hypothesis profile of this run (importing the module loaded it)."""
+textual_idle.quicken()
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
