@@ -28,6 +28,7 @@ from config.loader import load_config
 from controller.app.runner import Runner
 from controller.core.events import Event
 from controller.core.sequence_check import SequenceArchive
+from controller.core.snapshot import earlier_codes
 from controller.core.table import Table
 from controller.journal.replay import attach_journal, replay, settings_from_header
 from controller.journal.store import Journal
@@ -142,7 +143,7 @@ def archive_peak(path: Path) -> int:
     try:
         archive = SequenceArchive(8)
         for shoe, cards in shoes:
-            archive.add_shoe(shoe, cards)
+            archive.add_shoe(shoe, earlier_codes(cards))
         size, _ = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -68,7 +68,7 @@ def snapshot(table: Table) -> dict[str, Any]:
         "alerts": {"raised": table.alerts.raised, "open": [dict(alert) for alert in table.alerts.open_alerts],
                    "closed": sorted(table.alerts._closed)},
         "reveal": {"revealed": table.revealed, "result_due": table.result_due},
-        "earlier_shoes": [[reference.shoe, list(reference.cards)] for reference in table.archive.references
+        "earlier_shoes": [[reference.shoe, "".join(reference.cards)] for reference in table.archive.references
                           if reference.order == "dealt"],
         "undo": table.undo.to_data(),
         "property_findings": [[*key, alert_id] for key, alert_id in sorted(
@@ -110,6 +110,18 @@ def restore_into(table: Table, data: Mapping[str, Any]) -> None:
         raise SnapshotError(f"not a table state ({type(error).__name__}: {error})") from None
 
 
+def earlier_codes(cards: object) -> list[str]:
+    """An earlier shoe's dealt order as kept: its codes in one string (``ASKDTH``), or, in a checkpoint written
+    before that, a list of codes."""
+    if isinstance(cards, str):
+        if len(cards) % 2:
+            raise ValueError(f"an earlier shoe's cards {cards[:12]!r}... are not two characters each")
+        return [cards[index:index + 2] for index in range(0, len(cards), 2)]
+    if isinstance(cards, list):
+        return [str(code) for code in cards]
+    raise TypeError(f"an earlier shoe's cards are {type(cards).__name__}, expected text")
+
+
 def _restore_into(table: Table, data: Mapping[str, Any]) -> None:
     if data.get("format") != FORMAT:
         raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
@@ -131,7 +143,7 @@ def _restore_into(table: Table, data: Mapping[str, Any]) -> None:
     resume = round_data["resume_state"]
     model.resume_state = None if resume is None else State[resume]
     for shoe, cards in data["earlier_shoes"]:
-        table.archive.add_shoe(_int(shoe), [str(code) for code in cards])
+        table.archive.add_shoe(_int(shoe), earlier_codes(cards))
     table.ledger = _ledger_from(table.new_ledger(), data["ledger"])
     table.ledger.property_findings = _findings_from(data.get("property_findings", []))
     alerts = data["alerts"]

@@ -65,9 +65,24 @@ class Upgrader:
 
 def as_kept(kept: Mapping[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
     """The checkpoint body ``expected`` (from the replay) in the form of the journal's ``kept`` one: without
-    the state keys of :data:`LATER_STATE_KEYS` that ``kept`` predates."""
+    the state keys of :data:`LATER_STATE_KEYS` that ``kept`` predates, and with the earlier shoes' orders as
+    lists of codes when ``kept`` has them so (before each order was kept as one string)."""
     state = kept.get("state")
-    missing = LATER_STATE_KEYS - set(state) if isinstance(state, Mapping) else frozenset()
-    if not missing or not isinstance(expected.get("state"), dict):
+    if not isinstance(state, Mapping) or not isinstance(expected.get("state"), dict):
         return expected
-    return {**expected, "state": {key: value for key, value in expected["state"].items() if key not in missing}}
+    missing = LATER_STATE_KEYS - set(state)
+    form = {key: value for key, value in expected["state"].items() if key not in missing}
+    if _listed_orders(state.get("earlier_shoes")) and isinstance(form.get("earlier_shoes"), list):
+        form["earlier_shoes"] = [[shoe, _pairs(cards)] for shoe, cards in form["earlier_shoes"]]
+    return {**expected, "state": form}
+
+
+def _listed_orders(orders: object) -> bool:
+    """Whether a kept checkpoint holds its earlier shoes' orders as lists of codes (its first one tells)."""
+    return isinstance(orders, list) and bool(orders) and isinstance(orders[0], list) and len(orders[0]) == 2 \
+        and isinstance(orders[0][1], list)
+
+
+def _pairs(cards: object) -> object:
+    """An order kept as one string (``ASKD``) as the list of its codes; anything else as it is."""
+    return [cards[index:index + 2] for index in range(0, len(cards), 2)] if isinstance(cards, str) else cards

@@ -179,12 +179,22 @@ def test_card_codes_and_numbers_round_trip_and_an_unknown_code_is_named() -> Non
         encode(["AS", "XX"])
 
 
-def test_a_checkpoint_with_an_unknown_earlier_card_is_refused() -> None:
+@pytest.mark.parametrize("cards", ["AS2SZZ", ["AS", "2S", "ZZ"]], ids=["one string", "older: a list"])
+def test_a_checkpoint_with_an_unknown_earlier_card_is_refused(cards: object) -> None:
     table = Table(load_config(environ={}))
     table.start()
     data = snapshot(table)
-    data["earlier_shoes"] = [[1, ["AS", "2S", "ZZ"]]]
+    data["earlier_shoes"] = [[1, cards]]
     with pytest.raises(SnapshotError, match="ZZ"):
+        restore(table.settings, data)
+
+
+def test_a_checkpoint_with_an_earlier_shoe_cut_mid_card_is_refused() -> None:
+    table = Table(load_config(environ={}))
+    table.start()
+    data = snapshot(table)
+    data["earlier_shoes"] = [[1, "AS2SK"]]
+    with pytest.raises(SnapshotError, match="two characters each"):
         restore(table.settings, data)
 
 

@@ -14,6 +14,7 @@ import pytest
 from controller.cli import main as cli
 from controller.cli import simulate as simulate_command
 from controller.core.events import Event
+from controller.journal.store import canonical
 from controller.ui.transcript import JsonLines
 from tests.controller.journal.forger import forge_record
 
@@ -236,3 +237,31 @@ def test_a_checkpoint_is_committed_on_its_own_after_its_events_were_shown(tmp_pa
     assert shapes.count((1, True)) == checkpoints  # each checkpoint alone, right after its events were shown
     assert all(size == 2 for size, _ in shapes if size != 1)
     assert sum(1 for size, _ in shapes if size == 2) == inputs
+
+
+def test_each_earlier_shoe_is_kept_as_one_string_and_an_older_checkpoints_lists_still_replay_and_resume(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    config = str(config_with(tmp_path, 20))
+    _, reference_text, _ = run_cli(capsys, *GAME, "--json", "--config", config)
+    reference = lines_of(reference_text)
+    journal = tmp_path / "j.db"
+    crash_after_results(monkeypatch, 30)
+    with pytest.raises(Crash):
+        cli.main([*GAME, "--json", "--config", config, "--journal", str(journal)])
+    capsys.readouterr()
+    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    kept = [(seq, json.loads(body)) for seq, kind, body in rows(journal) if kind == "checkpoint"]
+    orders = [order for _, body in kept for order in body["state"]["earlier_shoes"]]
+    assert len({shoe for shoe, _ in orders}) >= 2
+    assert all(isinstance(cards, str) and len(cards) % 2 == 0 and len(cards) >= 40 for _, cards in orders)
+
+    for seq, body in kept:  # as a Croupier before this one kept them: each order a list of codes
+        body["state"]["earlier_shoes"] = [[shoe, [cards[i:i + 2] for i in range(0, len(cards), 2)]]
+                                          for shoe, cards in body["state"]["earlier_shoes"]]
+        forge_record(journal, seq, canonical(body))
+    assert cli.main(["audit", "verify", str(journal), "--replay"]) == 0
+    assert "same events" in capsys.readouterr().out
+    status, resumed_text, err = run_cli(capsys, *GAME, "--json", "--config", config, "--journal", str(journal))
+    assert status == 0, err
+    resumed = lines_of(resumed_text)
+    assert resumed == reference[len(reference) - len(resumed):]
