@@ -4,11 +4,14 @@ A test is ``slow`` when it needs a real external service (pcscd, Mosquitto, Post
 (Chromium) or a terminal (tmux), or a long run. The service fixtures mark their tests slow here, at
 collection; a test that drives Chromium or tmux without the mark fails (tests/slowrule.py).
 
-Textual's idle wait takes short slices (:mod:`tests.textual_idle`). Importing :mod:`tests.hypothesis_profile` loads the hypothesis profile (``dev`` unless
-``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with ``ci``).
+Importing :mod:`tests.hypothesis_profile` loads the hypothesis profile (``dev`` unless
+``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with ``ci``). Textual's idle wait
+takes short slices (:mod:`tests.textual_idle`), and the commands the tests start get Ctrl+C.
 """
 
 from __future__ import annotations
+
+import signal
 
 import pytest
 
@@ -17,6 +20,14 @@ from tests import hypothesis_profile, slowrule, textual_idle
 LOADED_PROFILE = hypothesis_profile.profile()
 """The hypothesis profile of this run (importing the module loaded it)."""
 textual_idle.quicken()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl+C reaches the commands the tests start, as on a terminal: a shell that starts the suite as a
+    background job (``pytest ... &`` in a script) has SIGINT ignored, which every child would inherit, and
+    the tests that stop a command with Ctrl+C (``badges watch``, a table's clean stop) would wait forever."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
