@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from controller.core.bets.catalogue import BETS, CATALOGUE
 from controller.core.bets.exact import Shoe, ShoeTooShort, bet_evs, bet_odds
+from tests.hypothesis_profile import examples
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
@@ -198,7 +199,7 @@ def _gone(codes: list[str]) -> dict[str, int]:
     return dict(Counter(codes))
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8, least=4), deadline=None)
 @given(st.lists(st.sampled_from(CODES), min_size=1, max_size=300), st.integers(6, 8))
 def test_partial_shoes_agree_with_the_second_enumerator(seen: list[str], decks: int) -> None:
     shoe = Shoe.of(decks, _gone(seen))
@@ -213,7 +214,7 @@ def small_shoes(draw: st.DrawFn) -> list[str]:
     return draw(st.lists(st.sampled_from(CODES * 2), min_size=6, max_size=8))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12, least=6), deadline=None)
 @given(small_shoes())
 def test_tiny_shoes_agree_card_by_card_with_every_deal(cards: list[str]) -> None:
     remaining = Counter(cards)
