@@ -16,3 +16,18 @@ async def wait_until(pilot: Any, condition: Callable[[], bool], what: str, deadl
     while not condition():
         assert time.monotonic() < end, f"timed out waiting for {what}"
         await pilot.pause(0.01)
+
+
+async def shown_footer(pilot: Any, app: Any, deadline: float = DEADLINE) -> list[str]:
+    """The descriptions of the keys the footer shows, once it shows those of the bindings now active (it draws
+    them again after the bindings changed, a refresh later)."""
+    from textual.widgets._footer import FooterKey
+
+    def shown() -> list[str]:
+        return [key.description for key in app.screen.query(FooterKey)]
+
+    def active() -> set[str]:
+        return {binding.description for _, binding, _, _ in app.screen.active_bindings.values() if binding.show}
+
+    await wait_until(pilot, lambda: bool(shown()) and set(shown()) == active(), "the footer's keys", deadline)
+    return shown()

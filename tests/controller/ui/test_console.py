@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from textual.geometry import Region
 from textual.widget import Widget
-from textual.widgets._footer import FooterKey
 
 from controller.core.inputs import Input, InputKind
 from controller.ui.bigtext import FONT, big_width, can_render, render_big
 from controller.ui.console import DealerConsole, TableScreen
 from controller.ui.tableview import TableView, ViewEvent
-from tests.pilot_wait import wait_until
+from tests.pilot_wait import shown_footer
 from tests.typed_events import untyped_event
 
 SIZE = (120, 50)
@@ -197,7 +196,7 @@ def test_the_footer_shows_only_the_keys_that_apply() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply(HALTED_ON_EXPOSED)
         await pilot.pause()
-        footer = [key.description for key in app.screen.query(FooterKey)]
+        footer = await shown_footer(pilot, app)
         assert "Burn" in footer and "Use" in footer and "Void" in footer
         assert "Manual" not in footer and "Next round" not in footer and "New shoe" not in footer
 
@@ -419,12 +418,8 @@ def test_the_console_has_no_command_palette_and_no_footer_key_for_it() -> None:
     """Textual's command palette speaks only English ("Search for commands…"); a dealer console needs none."""
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply(HALTED_ON_EXPOSED)
-
-        def footer() -> list[str]:
-            return [key.description for key in app.screen.query(FooterKey)]
-
-        await wait_until(pilot, lambda: "Burn" in footer(), "the footer's keys")
-        assert "palette" not in footer()
+        footer = await shown_footer(pilot, app)
+        assert "Burn" in footer and "palette" not in footer
         screens = len(app.screen_stack)
         await pilot.press("ctrl+p")
         await pilot.pause()

@@ -7,7 +7,6 @@ import asyncio
 from typing import Any
 
 import pytest_textual_snapshot  # noqa: F401  (the snap_compare fixture)
-from textual.widgets._footer import FooterKey
 
 from config.loader import load_config
 from controller.core.events import Event
@@ -17,6 +16,7 @@ from controller.ui.console import DealerConsole, TableScreen
 from controller.ui.moments import next_moment
 from controller.ui.tableview import TableView
 from tests.controller.ui.test_console import rendered
+from tests.pilot_wait import shown_footer
 
 SIZE = (120, 48)
 
@@ -37,10 +37,6 @@ def fresh_view(tokens: str) -> TableView:
     for event in fed(new_table(), tokens):
         view.apply(event)
     return view
-
-
-def footer(app: DealerConsole) -> list[str]:
-    return [key.description for key in app.screen.query(FooterKey)]
 
 
 def drive(table: Table, tokens: str, scenario: Any) -> list[Input]:
@@ -67,7 +63,7 @@ def test_z_reads_back_the_hand_entered_card_and_the_halt_is_back() -> None:
     table = new_table()
 
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input], deliver: Any) -> None:
-        assert "Undo" in footer(app)
+        assert "Undo" in (await shown_footer(pilot, app))
         assert "B1 4♦✎" in rendered(app, "#banker-hand")
         await pilot.press("z")
         await pilot.pause()
@@ -83,7 +79,7 @@ def test_z_reads_back_the_hand_entered_card_and_the_halt_is_back() -> None:
         await deliver()
         assert "B1" in rendered(app, "#banker-hand") and "4♦" not in rendered(app, "#banker-hand")
         assert app.view.misdeal is not None and app.view.misdeal["kind"] == "unreadable_card"
-        assert "Undo" not in footer(app) and "Manual" in footer(app)
+        assert "Undo" not in (await shown_footer(pilot, app)) and "Manual" in (await shown_footer(pilot, app))
         assert app.next_action()[0] == next_moment(fresh_view("@shoe 5H ??")).big, "the halt's keys again"
         await pilot.press("z")
         await pilot.pause()
@@ -98,7 +94,7 @@ def test_z_takes_back_an_exposed_call_and_the_card_stays() -> None:
 
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input], deliver: Any) -> None:
         assert "3♣" not in rendered(app, "#banker-hand"), "the exposed card is out while it is taken back"
-        assert "Undo" in footer(app)
+        assert "Undo" in (await shown_footer(pilot, app))
         await pilot.press("z")
         await pilot.pause()
         assert rendered(app, "#confirm-text") == "Take back the exposed call? 3♣ stays in B1."
@@ -108,7 +104,7 @@ def test_z_takes_back_an_exposed_call_and_the_card_stays() -> None:
         assert "B1 3♣" in rendered(app, "#banker-hand")
         assert app.next_action()[0] == next_moment(fresh_view("@shoe 5H 3C")).big, "P2's prompt again"
         assert app.view.misdeal is None and app.view.prompt is not None and app.view.prompt["slot"] == "P2"
-        assert "Undo" not in footer(app)
+        assert "Undo" not in (await shown_footer(pilot, app))
 
     drive(table, "@shoe 5H 3C @exposed", scenario)
 
@@ -117,7 +113,7 @@ def test_no_undo_key_after_a_card_from_the_shoe() -> None:
     table = new_table()
 
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input], deliver: Any) -> None:
-        assert "Undo" not in footer(app)
+        assert "Undo" not in (await shown_footer(pilot, app))
         await pilot.press("z")
         await pilot.pause()
         assert inputs == [] and isinstance(app.screen, TableScreen)
