@@ -64,6 +64,19 @@ def crash_after_results(monkeypatch: pytest.MonkeyPatch, results: int) -> None:
     monkeypatch.setattr(simulate_command, "JsonLines", Dying)
 
 
+def crashed_mid_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+                     config: str) -> tuple[Events, Path, Events]:
+    """The game's whole output, and its journal with what it printed when killed after result 30."""
+    _, reference_text, _ = run_cli(capsys, *GAME, "--json", "--config", config)
+    journal = tmp_path / "j.db"
+    crash_after_results(monkeypatch, 30)
+    with pytest.raises(Crash):
+        cli.main([*GAME, "--json", "--config", config, "--journal", str(journal)])
+    before = lines_of(capsys.readouterr().out)
+    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    return lines_of(reference_text), journal, before
+
+
 def test_checkpoints_at_every_new_shoe_and_every_n_inputs(tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     journal = tmp_path / "j.db"
@@ -93,14 +106,7 @@ def test_checkpoints_at_every_new_shoe_and_every_n_inputs(tmp_path: Path,
 def test_resume_from_a_checkpoint_replays_only_since_it_and_gives_the_same_game(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     config = str(config_with(tmp_path, 20))
-    _, reference_text, _ = run_cli(capsys, *GAME, "--json", "--config", config)
-    reference = lines_of(reference_text)
-    journal = tmp_path / "j.db"
-    crash_after_results(monkeypatch, 30)
-    with pytest.raises(Crash):
-        cli.main([*GAME, "--json", "--config", config, "--journal", str(journal)])
-    before = lines_of(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    reference, journal, before = crashed_mid_game(tmp_path, capsys, monkeypatch, config)
     inputs_in_journal = sum(1 for _, kind, _ in rows(journal) if kind == "input")
     status, resumed_text, err = run_cli(capsys, *GAME, "--json", "--config", config, "--journal", str(journal))
     assert status == 0, err
@@ -242,14 +248,7 @@ def test_a_checkpoint_is_committed_on_its_own_after_its_events_were_shown(tmp_pa
 def test_each_earlier_shoe_is_kept_as_one_string_and_an_older_checkpoints_lists_still_replay_and_resume(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     config = str(config_with(tmp_path, 20))
-    _, reference_text, _ = run_cli(capsys, *GAME, "--json", "--config", config)
-    reference = lines_of(reference_text)
-    journal = tmp_path / "j.db"
-    crash_after_results(monkeypatch, 30)
-    with pytest.raises(Crash):
-        cli.main([*GAME, "--json", "--config", config, "--journal", str(journal)])
-    capsys.readouterr()
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    reference, journal, _ = crashed_mid_game(tmp_path, capsys, monkeypatch, config)
     kept = [(seq, json.loads(body)) for seq, kind, body in rows(journal) if kind == "checkpoint"]
     orders = [order for _, body in kept for order in body["state"]["earlier_shoes"]]
     assert len({shoe for shoe, _ in orders}) >= 2
