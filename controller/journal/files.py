@@ -88,40 +88,6 @@ def use_wal(connection: sqlite3.Connection, path: str) -> None:
     connection.execute("PRAGMA synchronous=FULL")
 
 
-WAL_RESERVE = 8 * 1024 * 1024
-"""Bytes of WAL a live table's journal has written before its first card (:func:`reserve_wal`): more than the
-frames of :data:`~controller.journal.store.WAL_CHECKPOINT_EVERY` commits, after which the WAL starts again
-from its beginning."""
-
-
-def reserve_wal(connection: sqlite3.Connection, path: str, size: int = WAL_RESERVE) -> None:
-    """Write zeros past the last frame of the WAL of ``connection`` (the journal ``path``) up to ``size`` bytes.
-
-    A commit that appends to the WAL grows the file, and its ``fdatasync`` must then also commit the file's
-    new size through the file system's own journal, which on ext4 about doubles a commit's tail; a commit
-    into blocks already written costs the data alone. SQLite reads a WAL only up to its last frame whose
-    checksum chains, and rewrites its header when it starts the WAL again, so the zeros are never taken for
-    frames (the frames before them are not touched). Best effort: any failure leaves the WAL as it was
-    up to its frames, and the journal works as before.
-    """
-    with contextlib.suppress(sqlite3.Error):
-        connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # opens (creates) the WAL
-    try:
-        fd = os.open(path + "-wal", os.O_WRONLY)
-    except OSError:
-        return
-    try:
-        end = os.fstat(fd).st_size
-        chunk = bytes(1024 * 1024)
-        while end < size:
-            end += os.pwrite(fd, chunk[:size - end], end)
-        os.fdatasync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def lock(path: str, name: str) -> int:
     """Hold an exclusive ``flock`` on file ``name`` (the journal at ``path``, or its draft); returns the fd.
 

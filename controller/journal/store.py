@@ -63,7 +63,6 @@ from controller.journal.files import (
     open_error,
     open_for_writing,
     open_read_only,
-    reserve_wal,
     use_wal,
 )
 
@@ -162,20 +161,16 @@ class Journal:
         """The temporary file a new journal is written to until :meth:`begin` publishes it."""
         self._commits = 0
         """Commits since the last WAL checkpoint."""
-        self._reserve = 0
-        """The WAL's size to write up front once a new journal is published (``create_or_open``)."""
 
     # -- opening ----------------------------------------------------------------
     @classmethod
-    def create_or_open(cls, path: str | os.PathLike[str], reserve: int = 0) -> Journal:
+    def create_or_open(cls, path: str | os.PathLike[str]) -> Journal:
         """Open ``path`` for writing; a path with no file is a new journal.
 
         An existing file is first checked read-only, so a file that is not a
         journal, or a journal that was emptied, is refused without being touched.
         A new journal is written under a temporary name and appears at ``path``
-        only once its first records are on disk (see :meth:`begin`). With ``reserve`` (bytes, a live
-        table: :data:`~controller.journal.files.WAL_RESERVE`) the WAL is written to that size up front
-        (:func:`~controller.journal.files.reserve_wal`), so a card's commit does not grow a file.
+        only once its first records are on disk (see :meth:`begin`).
         """
         name = os.fspath(path)
         target = Path(name)
@@ -186,8 +181,6 @@ class Journal:
             connection, lock_fd, tail = open_for_writing(name)
             journal = cls(name, connection, tail)
             journal._defer_wal_checkpoints()
-            if reserve:
-                reserve_wal(connection, name, reserve)
         else:
             parent = target.parent
             if not parent.is_dir():
@@ -196,7 +189,6 @@ class Journal:
             draft, connection, lock_fd = Draft.create(name)
             journal = cls(name, connection)
             journal._draft = draft
-            journal._reserve = reserve
         journal._lock_fd = lock_fd
         return journal
 
@@ -224,8 +216,6 @@ class Journal:
         use_wal(self.connection, self.path)
         self.connection.execute(f"PRAGMA max_page_count={limit}")
         self._defer_wal_checkpoints()
-        if self._reserve:
-            reserve_wal(self.connection, self.path, self._reserve)
 
     def _defer_wal_checkpoints(self) -> None:
         """The writer checkpoints the WAL itself, after a batch was shown (see :meth:`mark_delivered`)."""
