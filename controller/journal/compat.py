@@ -11,7 +11,7 @@ severity from its kind), without touching the journal.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from controller.core.alerts import severity_of
 
@@ -66,15 +66,30 @@ class Upgrader:
 def as_kept(kept: Mapping[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
     """The checkpoint body ``expected`` (from the replay) in the form of the journal's ``kept`` one: without
     the state keys of :data:`LATER_STATE_KEYS` that ``kept`` predates, and with the earlier shoes' orders as
-    lists of codes when ``kept`` has them so (before each order was kept as one string)."""
+    lists of codes wherever ``kept`` has them so (before each order was kept as one string; an undo point
+    keeps a whole table state, orders included)."""
     state = kept.get("state")
     if not isinstance(state, Mapping) or not isinstance(expected.get("state"), dict):
         return expected
     missing = LATER_STATE_KEYS - set(state)
-    form = {key: value for key, value in expected["state"].items() if key not in missing}
-    if _listed_orders(state.get("earlier_shoes")) and isinstance(form.get("earlier_shoes"), list):
-        form["earlier_shoes"] = [[shoe, _pairs(cards)] for shoe, cards in form["earlier_shoes"]]
-    return {**expected, "state": form}
+    form = {**expected, "state": {key: value for key, value in expected["state"].items() if key not in missing}}
+    return cast(dict[str, Any], _orders_as_kept(kept, form))
+
+
+def _orders_as_kept(kept: object, expected: object) -> object:
+    """``expected`` with every ``earlier_shoes`` that ``kept`` holds, at the same place, as lists of codes in
+    that form; the rest as it is."""
+    if isinstance(kept, Mapping) and isinstance(expected, dict):
+        shaped: dict[str, Any] = {}
+        for key, value in expected.items():
+            if key == "earlier_shoes" and _listed_orders(kept.get(key)) and isinstance(value, list):
+                shaped[key] = [[shoe, _pairs(cards)] for shoe, cards in value]
+            else:
+                shaped[key] = _orders_as_kept(kept[key], value) if key in kept else value
+        return shaped
+    if isinstance(kept, list) and isinstance(expected, list) and len(kept) == len(expected):
+        return [_orders_as_kept(old, new) for old, new in zip(kept, expected, strict=True)]
+    return expected
 
 
 def _listed_orders(orders: object) -> bool:

@@ -1,0 +1,40 @@
+"""A checkpoint written before each earlier shoe's order was kept as one string keeps lists of codes, in the
+table's state and in the whole state an undo point keeps: the replay check compares the replay with it in
+that form, everywhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from config.loader import load_config
+from controller.core.inputs import parse_tokens
+from controller.core.snapshot import snapshot
+from controller.core.table import Table
+from controller.journal.compat import as_kept
+from controller.journal.store import canonical
+
+
+def listed(value: Any) -> Any:
+    """``value`` as an older Croupier kept it: every earlier shoe's order a list of codes."""
+    if isinstance(value, dict):
+        return {key: [[shoe, [cards[i:i + 2] for i in range(0, len(cards), 2)]] for shoe, cards in item]
+                if key == "earlier_shoes" else listed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [listed(item) for item in value]
+    return value
+
+
+def test_an_older_checkpoint_with_an_undo_point_is_compared_in_its_own_form() -> None:
+    settings = load_config(environ={}, overrides={"table": {"decks": 1}, "shoe": {"burn": "none"}})
+    table = Table(settings)
+    table.start()
+    for item in parse_tokens("@shoe 3S KD 5H 9C @close @shoe AS ?? @manual 4D"):
+        table.handle(item)
+    body = {"state": snapshot(table)}
+    kept = listed(body)
+    point = kept["state"]["undo"]["point"]
+    assert point is not None, "the hand-entered card can be taken back"
+    assert kept["state"]["earlier_shoes"] and point["state"]["earlier_shoes"]
+    assert isinstance(point["state"]["earlier_shoes"][0][1], list)
+    assert canonical(as_kept(kept, body)) == canonical(kept)
+    assert canonical(as_kept(body, body)) == canonical(body)  # today's checkpoints stay as they are
