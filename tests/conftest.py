@@ -32,9 +32,22 @@ sys.dont_write_bytecode = False
 def pytest_configure(config: pytest.Config) -> None:
     """Ctrl+C reaches the commands the tests start, as on a terminal: a shell that starts the suite as a
     background job (``pytest ... &`` in a script) has SIGINT ignored, which every child would inherit, and
-    the tests that stop a command with Ctrl+C (``badges watch``, a table's clean stop) would wait forever."""
+    the tests that stop a command with Ctrl+C (``badges watch``, a table's clean stop) would wait forever.
+
+    Last of all (a clean-up registered before pytest's own, so run after them, its last garbage collections
+    and its report of exceptions raised in ``__del__`` included), what is left is frozen out of the
+    collector's reach, as ``croupier``'s own exit does: the process's exit then does not walk it again."""
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    config.add_cleanup(gc.freeze)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collecting the suite built (its modules, their imports, the test items) is frozen out of the
+    garbage collector's reach, after one collection of its garbage: the collections during the tests then walk
+    only what the tests made."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
@@ -52,19 +65,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     slowrule.running_slow_test = item.get_closest_marker("slow") is not None
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Everything left is frozen out of the garbage collector's reach (as ``croupier``'s own exit does): the
-    exit of a worker, or of a one-process run, then does not walk every object the tests left (about 1.5 s
-    at the end of the quick loop)."""
-    gc.freeze()
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto`` (pyproject's addopts) starts a worker per core and one more, since a part of the tests waits
-    on a pty or a child process while the others compute; a run of one test file (or tests of one file) runs in
-    this process, which is quicker than starting workers (docs/testing.md)."""
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's addopts) starts a worker per core this process may use and one more, since a
+    part of the tests waits on a pty or a child process while the others compute (``PYTEST_XDIST_AUTO_NUM_WORKERS``
+    still decides when it is set); a run of one test file (or tests of one file) runs in this process, which is
+    quicker than starting workers (docs/testing.md)."""
     files = {arg.split("::")[0] for arg in config.args}
     if len(files) == 1 and next(iter(files)).endswith(".py"):
         return 0
-    return (os.cpu_count() or 1) + 1
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # xdist's own setting wins
+    return len(os.sched_getaffinity(0)) + 1
