@@ -95,18 +95,21 @@ def scoreboard_for(outputs: Outputs, address: str, settings: Settings) -> None:
 
 def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,
          console_history: list[Event] | None = None, feed: TableFeed | None = None,
-         run_app: Callable[[ConsoleRun], None] | None = None) -> int:
+         run_app: Callable[[ConsoleRun], None] | None = None, live: bool = False) -> int:
     """Start the table (or resume it from ``journal_path``), run it to its end, close everything.
 
     With ``console_history`` the Textual dealer console shows the table (the
     runner's source must then be a :class:`MergedSource`). With ``feed`` (which
     needs the journal) the journal is published to the floor's broker; it is
     started once the journal is open and closed (drained) before it.
-    ``run_app`` runs the console (default: on the terminal). Returns the exit status.
+    ``run_app`` runs the console (default: on the terminal). A ``live`` table's journal has its WAL
+    written up front (:data:`~controller.journal.files.WAL_RESERVE`), so no card's commit grows a file.
+    Returns the exit status.
     """
     resumed: list[str] = []
     try:
         if journal_path:
+            from controller.journal.files import WAL_RESERVE
             from controller.journal.replay import attach_journal
 
             def notice(text: str) -> None:
@@ -115,7 +118,8 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
 
             journal = attach_journal(runner, journal_path, argv_key=journal_key, header_events=header,
                                      replayed=lambda events: fan_out(outputs.replay, events),
-                                     notice=notice, earlier=outputs.add_earlier)
+                                     notice=notice, earlier=outputs.add_earlier,
+                                     reserve=WAL_RESERVE if live else 0)
             outputs.closers.append(journal.close)
             if feed is not None:
                 feed.start()

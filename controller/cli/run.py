@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
                             "driver": url, "seed": None, "mode": "live"}]
     status = play(runner, outputs, header, journal_path,
-                  {"command": "run", "driver": url}, history if use_console else None, feed=feed)
+                  {"command": "run", "driver": url}, history if use_console else None, feed=feed, live=True)
     if not args.json:
         print(summary.text(words))
     ending = runner.ending_message(words.text)

@@ -88,6 +88,57 @@ def use_wal(connection: sqlite3.Connection, path: str) -> None:
     connection.execute("PRAGMA synchronous=FULL")
 
 
+WAL_RESERVE = 8 * 1024 * 1024
+"""The size a live table's journal gives its WAL before its first card (:func:`reserve_wal`): more than the
+frames of :data:`~controller.journal.store.WAL_CHECKPOINT_EVERY` commits, after which the WAL starts again
+from its beginning."""
+WAL_RESERVE_SPARE = 4 * WAL_RESERVE
+"""The free space a disk must keep after the reserve: the reserve never takes a nearly full disk's last room."""
+
+
+def reserve_wal(connection: sqlite3.Connection, size: int = WAL_RESERVE) -> None:
+    """Pad the WAL of ``connection`` with zeros, past its last frame, to ``size`` bytes in all.
+
+    A commit that appends to the WAL grows the file, and its ``fdatasync`` must then also commit the file's
+    new size; a commit into blocks already written costs the data alone (on this project's development disk
+    the journal-on p99 was about a tenth lower with it, in runs taken in turn with and without it). SQLite
+    reads a WAL only up to its last frame whose checksum chains, and writes a new header when it starts the
+    WAL again, so the zeros are never taken for frames, and the frames before them are not touched. Call it
+    before anything else writes to the journal. Best effort: where the disk would keep less than
+    :data:`WAL_RESERVE_SPARE` free, nothing is written, and a failed write is cut off again, so the WAL
+    is then as it was and the journal works as before.
+    """
+    try:
+        connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()  # opens (creates) the WAL
+        rows = connection.execute("PRAGMA database_list").fetchall()
+    except sqlite3.Error:
+        return
+    files = [str(row[2]) for row in rows if row[1] == "main" and row[2]]
+    if not files:
+        return
+    wal = files[0] + "-wal"  # SQLite's own name: beside the journal's real file, symlinks resolved
+    try:
+        fd = os.open(wal, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        start = end = os.fstat(fd).st_size
+        disk = os.fstatvfs(fd)
+        if start >= size or disk.f_bavail * disk.f_frsize < size - start + WAL_RESERVE_SPARE:
+            return
+        chunk = bytes(1024 * 1024)
+        try:
+            while end < size:
+                end += os.pwrite(fd, chunk[:size - end], end)
+            os.fdatasync(fd)
+        except OSError:
+            os.ftruncate(fd, start)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def lock(path: str, name: str) -> int:
     """Hold an exclusive ``flock`` on file ``name`` (the journal at ``path``, or its draft); returns the fd.
 

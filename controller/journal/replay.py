@@ -454,6 +454,7 @@ def attach_journal(
     replayed: Callable[[list[Event]], None] | None = None,
     notice: Callable[[str], None] | None = None,
     earlier: Callable[[Mapping[str, int]], None] | None = None,
+    reserve: int = 0,
 ) -> Journal:
     """Journal ``runner``'s inputs and events in ``path``, resuming from it if it has records.
 
@@ -470,13 +471,13 @@ def attach_journal(
     transaction, before the runner's sink sees them (the core is pure: handling an input shows
     nothing). A source with a ``journaled(item)`` method is told each of its inputs once it is durable
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
-    (close it when the run ends). Raises :class:`JournalError` with a clear
-    message on any problem.
+    (close it when the run ends). ``reserve`` is :meth:`Journal.create_or_open`'s (a live table's WAL
+    written up front). Raises :class:`JournalError` with a clear message on any problem.
     """
     table: Table = runner.table
     sink: Callable[[list[Event]], None] = runner.sink
     source = runner.source
-    journal = Journal.create_or_open(path)
+    journal = Journal.create_or_open(path, reserve)
     try:
         identity = identity_of(table, argv_key)
         if journal.empty:

@@ -63,6 +63,7 @@ from controller.journal.files import (
     open_error,
     open_for_writing,
     open_read_only,
+    reserve_wal,
     use_wal,
 )
 
@@ -161,16 +162,20 @@ class Journal:
         """The temporary file a new journal is written to until :meth:`begin` publishes it."""
         self._commits = 0
         """Commits since the last WAL checkpoint."""
+        self._reserve = 0
+        """The WAL's size to write up front once a new journal is published (``create_or_open``)."""
 
     # -- opening ----------------------------------------------------------------
     @classmethod
-    def create_or_open(cls, path: str | os.PathLike[str]) -> Journal:
+    def create_or_open(cls, path: str | os.PathLike[str], reserve: int = 0) -> Journal:
         """Open ``path`` for writing; a path with no file is a new journal.
 
         An existing file is first checked read-only, so a file that is not a
         journal, or a journal that was emptied, is refused without being touched.
         A new journal is written under a temporary name and appears at ``path``
-        only once its first records are on disk (see :meth:`begin`).
+        only once its first records are on disk (see :meth:`begin`). With ``reserve`` (bytes, a live
+        table: :data:`~controller.journal.files.WAL_RESERVE`) the WAL is written to that size up front
+        (:func:`~controller.journal.files.reserve_wal`), so a card's commit does not grow a file.
         """
         name = os.fspath(path)
         target = Path(name)
@@ -181,6 +186,8 @@ class Journal:
             connection, lock_fd, tail = open_for_writing(name)
             journal = cls(name, connection, tail)
             journal._defer_wal_checkpoints()
+            if reserve:
+                reserve_wal(connection, reserve)
         else:
             parent = target.parent
             if not parent.is_dir():
@@ -189,6 +196,7 @@ class Journal:
             draft, connection, lock_fd = Draft.create(name)
             journal = cls(name, connection)
             journal._draft = draft
+            journal._reserve = reserve
         journal._lock_fd = lock_fd
         return journal
 
@@ -216,6 +224,8 @@ class Journal:
         use_wal(self.connection, self.path)
         self.connection.execute(f"PRAGMA max_page_count={limit}")
         self._defer_wal_checkpoints()
+        if self._reserve:
+            reserve_wal(self.connection, self._reserve)
 
     def _defer_wal_checkpoints(self) -> None:
         """The writer checkpoints the WAL itself, after a batch was shown (see :meth:`mark_delivered`)."""
