@@ -20,6 +20,7 @@ from controller.core.table import Table
 from controller.journal.replay import replay, settings_from_header
 from controller.journal.store import Journal
 from controller.journal.verify import verify
+from tests.badges import auth_section
 from tests.typed_events import every, expect
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -119,20 +120,7 @@ def test_ids_run_on_across_shoes_and_stay_open() -> None:
     assert AlertBook().next_id() == "A1"
 
 
-AUTH_CONFIG = """
-[auth]
-enabled = true
-reader = "pcsc://?reader=Virtual PCD 00 01"
-supervisor_only = []
-
-[auth.badges.04A1B2C3D4E5F6]
-name = "Alice Martin"
-role = "dealer"
-
-[auth.badges.04DEADBEEF0001]
-name = "Bob Stone"
-role = "supervisor"
-"""
+AUTH_CONFIG = auth_section("04A1B2C3D4E5F6", "04DEADBEEF0001", "supervisor_only = []\n")
 
 
 def test_with_badges_only_a_supervisor_acknowledges(tmp_path: Path) -> None:

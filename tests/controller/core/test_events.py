@@ -11,6 +11,7 @@ from typing import Literal, Union, get_args, get_origin, get_type_hints
 import pytest
 
 from controller.core.events import BADGE_WATCH_TYPES, BY_NAME, EVENT_TYPES, EventShapeError, decode_event, event_names
+from tests.badges import auth_section
 from tests.inprocess import croupier_in_process
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -59,18 +60,7 @@ def test_badge_watch_events_are_those_docs_pcsc_shows() -> None:
 AUTH_CONFIG = """[shoe]
 burn = "none"
 
-[auth]
-enabled = true
-reader = "pcsc://?reader=Virtual PCD 00 01"
-
-[auth.badges.04A1B2C3D4E5F6]
-name = "Alice Martin"
-role = "dealer"
-
-[auth.badges.04B0B0B0B0B0B0]
-name = "Bob Stone"
-role = "supervisor"
-"""
+""" + auth_section("04A1B2C3D4E5F6", "04B0B0B0B0B0B0")
 MISDEALS = ("3S ?? @manual 9C 5H 9D XX @burn 4H 2D @exposed @use 7C 8C 9H @double @void @offline @online "
             "2H 3H 4S 5S 6S 7S ZZ ?? @void KH KS KC @cut QH QD 2S 3D @next")
 CLOSE_EARLY = "3S 4S 5S 6S @next 7S 8S 9S TS @close @shoe 5H 2C 3C 4C 6C 7C 9S 8H KD 2C"

@@ -14,6 +14,7 @@ from controller.core.inputs import Input, InputKind, card_read, parse_tokens
 from controller.core.misdeals import POLICIES
 from controller.core.table import Table
 from drivers.mock import MockShoe
+from tests.badges import auth_section
 
 REVEAL = Input(InputKind.REVEAL)
 # P1 B1 P2 B2: player 2+3 = 5 draws; banker 4+2 = 6 draws on a player third card 6 -> P3 6, B3 KH.
@@ -182,7 +183,7 @@ def test_face_down_deals_the_same_game_as_face_up(reveal_confirm: str) -> None:
 def test_with_badges_a_reveal_needs_the_dealer_and_voiding_a_mismatch_the_supervisor(tmp_path: Path) -> None:
     dealer, supervisor = "04A1B2C3D4E5F6", "04DEADBEEF0001"
     path = tmp_path / "auth.toml"
-    path.write_text(f"""
+    path.write_text("""
 [table]
 dealing = "face_down"
 reveal_confirm = "total"
@@ -190,18 +191,7 @@ reveal_confirm = "total"
 [shoe]
 burn = "none"
 
-[auth]
-enabled = true
-reader = "pcsc://?reader=Virtual PCD 00 01"
-
-[auth.badges.{dealer}]
-name = "Alice Martin"
-role = "dealer"
-
-[auth.badges.{supervisor}]
-name = "Bob Stone"
-role = "supervisor"
-""", encoding="utf-8")
+""" + auth_section(dealer, supervisor), encoding="utf-8")
     table = Table(load_config(path, environ={}))
     table.start()
     feed(table, *parse_tokens(f"@badge {dealer} @shoe 9S KD TH 2C"))

@@ -26,28 +26,18 @@ from controller.core.events import (
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
+from tests.badges import auth_section
 from tests.typed_events import every, expect
 
 DEALER = "04A1B2C3D4E5F6"
 SUPERVISOR = "04DEADBEEF0001"
 STRANGER = "0411223344"
 
-AUTH_CONFIG = f"""
+AUTH_CONFIG = """
 [shoe]
 burn = "none"
 
-[auth]
-enabled = true
-reader = "pcsc://?reader=Virtual PCD 00 01"
-
-[auth.badges.{DEALER}]
-name = "Alice Martin"
-role = "dealer"
-
-[auth.badges.{SUPERVISOR}]
-name = "Bob Stone"
-role = "supervisor"
-"""
+""" + auth_section(DEALER, SUPERVISOR)
 
 
 @pytest.fixture

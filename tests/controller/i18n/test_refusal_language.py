@@ -20,21 +20,10 @@ from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui.localise import Localiser
 from controller.ui.tableview import TableView
+from tests.badges import auth_section
 
 ALICE, BOB, STRANGER = "04A1B2C3D4E5F6", "04B0B0B0B0B0B0", "04FFFFFFFFFFFF"
-BADGES = f"""
-[auth]
-enabled = true
-reader = "pcsc://?reader=Virtual PCD 00 01"
-
-[auth.badges.{ALICE}]
-name = "Alice Martin"
-role = "dealer"
-
-[auth.badges.{BOB}]
-name = "Bob Stone"
-role = "supervisor"
-"""
+BADGES = auth_section(ALICE, BOB)
 ENGLISH_WORD = re.compile(r"\b(badge|role|cannot|approve|signed|misdeal|pending|person)\b", re.IGNORECASE)
 NO_ENGLISH = {"ko": ENGLISH_WORD, "zh_Hant": ENGLISH_WORD, "ja": ENGLISH_WORD}
 KEY_TERM = {"ko": "배지", "zh_Hant": "識別證", "ja": "バッジ"}

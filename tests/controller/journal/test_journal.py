@@ -24,6 +24,7 @@ from controller.journal.store import GENESIS, Journal, canonical, record_hash
 from controller.journal.verify import verify
 from controller.ui.transcript import JsonLines
 from drivers.mock import MockShoe
+from tests.badges import auth_section
 from tests.controller.journal.forger import forge_record
 
 Events = list[dict[str, Any]]
@@ -593,19 +594,7 @@ def test_one_controller_per_journal(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 DEALER = "04A1B2C3D4E5F6"
 SUPERVISOR = "04DEADBEEF0001"
-AUTH_CONFIG = f"""
-[auth]
-enabled = true
-reader = "pcsc://?reader=Virtual PCD 00 01"
-
-[auth.badges.{DEALER}]
-name = "Alice Martin"
-role = "dealer"
-
-[auth.badges.{SUPERVISOR}]
-name = "Bob Stone"
-role = "supervisor"
-"""
+AUTH_CONFIG = auth_section(DEALER, SUPERVISOR)
 
 
 def test_badges_and_approvals_are_journaled_replayed_and_in_the_history(
