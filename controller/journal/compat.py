@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from controller.core.alerts import severity_of
+from controller.core.snapshot import earlier_codes
 
 EVENTS_FORMAT = 2
 """The event format new journals are written in (kept in the header as ``"events"``)."""
@@ -83,7 +84,7 @@ def _orders_as_kept(kept: object, expected: object) -> object:
         shaped: dict[str, Any] = {}
         for key, value in expected.items():
             if key == "earlier_shoes" and _listed_orders(kept.get(key)) and isinstance(value, list):
-                shaped[key] = [[shoe, _pairs(cards)] for shoe, cards in value]
+                shaped[key] = [[shoe, earlier_codes(cards)] for shoe, cards in value]
             else:
                 shaped[key] = _orders_as_kept(kept[key], value) if key in kept else value
         return shaped
@@ -97,7 +98,3 @@ def _listed_orders(orders: object) -> bool:
     return isinstance(orders, list) and bool(orders) and isinstance(orders[0], list) and len(orders[0]) == 2 \
         and isinstance(orders[0][1], list)
 
-
-def _pairs(cards: object) -> object:
-    """An order kept as one string (``ASKD``) as the list of its codes; anything else as it is."""
-    return [cards[index:index + 2] for index in range(0, len(cards), 2)] if isinstance(cards, str) else cards

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
+from controller.core.snapshot import earlier_codes
 from controller.journal.store import record_hash
 
 
@@ -22,3 +24,14 @@ def forge_record(path: Path, seq: int, body: str) -> None:
         prev = digest
     connection.commit()
     connection.close()
+
+
+def with_listed_orders(value: Any) -> Any:
+    """A checkpoint body (or any part of one) as a Croupier before this one kept it: every earlier shoe's
+    order, wherever it is kept (the table's state, an undo point's), a list of codes, not one string."""
+    if isinstance(value, dict):
+        return {key: [[shoe, earlier_codes(cards)] for shoe, cards in item] if key == "earlier_shoes"
+                else with_listed_orders(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [with_listed_orders(item) for item in value]
+    return value

@@ -16,7 +16,7 @@ from controller.cli import simulate as simulate_command
 from controller.core.events import Event
 from controller.journal.store import canonical
 from controller.ui.transcript import JsonLines
-from tests.controller.journal.forger import forge_record
+from tests.controller.journal.forger import forge_record, with_listed_orders
 
 Events = list[dict[str, Any]]
 GAME = ["simulate", "--seed", "31", "--decks", "1", "--rounds", "40"]
@@ -255,9 +255,7 @@ def test_each_earlier_shoe_is_kept_as_one_string_and_an_older_checkpoints_lists_
     assert all(isinstance(cards, str) and len(cards) % 2 == 0 and len(cards) >= 40 for _, cards in orders)
 
     for seq, body in kept:  # as a Croupier before this one kept them: each order a list of codes
-        body["state"]["earlier_shoes"] = [[shoe, [cards[i:i + 2] for i in range(0, len(cards), 2)]]
-                                          for shoe, cards in body["state"]["earlier_shoes"]]
-        forge_record(journal, seq, canonical(body))
+        forge_record(journal, seq, canonical(with_listed_orders(body)))
     assert cli.main(["audit", "verify", str(journal), "--replay"]) == 0
     assert "same events" in capsys.readouterr().out
     status, resumed_text, err = run_cli(capsys, *GAME, "--json", "--config", config, "--journal", str(journal))

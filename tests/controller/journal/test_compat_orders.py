@@ -4,24 +4,13 @@ that form, everywhere."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from config.loader import load_config
 from controller.core.inputs import parse_tokens
 from controller.core.snapshot import snapshot
 from controller.core.table import Table
 from controller.journal.compat import as_kept
 from controller.journal.store import canonical
-
-
-def listed(value: Any) -> Any:
-    """``value`` as an older Croupier kept it: every earlier shoe's order a list of codes."""
-    if isinstance(value, dict):
-        return {key: [[shoe, [cards[i:i + 2] for i in range(0, len(cards), 2)]] for shoe, cards in item]
-                if key == "earlier_shoes" else listed(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [listed(item) for item in value]
-    return value
+from tests.controller.journal.forger import with_listed_orders
 
 
 def test_an_older_checkpoint_with_an_undo_point_is_compared_in_its_own_form() -> None:
@@ -31,7 +20,7 @@ def test_an_older_checkpoint_with_an_undo_point_is_compared_in_its_own_form() ->
     for item in parse_tokens("@shoe 3S KD 5H 9C @close @shoe AS ?? @manual 4D"):
         table.handle(item)
     body = {"state": snapshot(table)}
-    kept = listed(body)
+    kept = with_listed_orders(body)
     point = kept["state"]["undo"]["point"]
     assert point is not None, "the hand-entered card can be taken back"
     assert kept["state"]["earlier_shoes"] and point["state"]["earlier_shoes"]
