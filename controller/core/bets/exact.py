@@ -218,11 +218,17 @@ class ShoeTooShort(ValueError):
     """Fewer cards are left than a round may need."""
 
 
-def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None) -> dict[str, BetOdds]:
-    """Every bet of the catalogue, under ``pays`` (default: each bet's default pays), for the next round."""
+def cards_for_a_round(shoe: Shoe) -> int:
+    """The cards left in ``shoe``; :class:`ShoeTooShort` when a round may need more."""
     left = shoe.size
     if left < MAX_CARDS:
         raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+    return left
+
+
+def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None) -> dict[str, BetOdds]:
+    """Every bet of the catalogue, under ``pays`` (default: each bet's default pays), for the next round."""
+    left = cards_for_a_round(shoe)
     weights = position_weights(list(shoe.values))
     denominator = perm(left, MAX_CARDS)
     pairs = pair_probabilities(shoe)
@@ -242,9 +248,7 @@ def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None
 def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:
     """The next round's outcome: banker, player, tie, player_draws, banker_draws, natural (either side),
     player_pair, banker_pair."""
-    left = shoe.size
-    if left < MAX_CARDS:
-        raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+    left = cards_for_a_round(shoe)
     tally = dict.fromkeys(("banker", "player", "tie", "player_draws", "banker_draws", "natural"), 0)
     for (pt, bt, pn, bn), weight in position_weights(list(shoe.values)).items():
         tally[RoundFacts(pt, bt, pn, bn).winner] += weight

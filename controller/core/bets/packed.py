@@ -27,8 +27,8 @@ from controller.core.bets.exact import (
     MAX_CARDS,
     Position,
     Shoe,
-    ShoeTooShort,
     _class_positions,
+    cards_for_a_round,
     pair_probabilities,
 )
 
@@ -142,9 +142,7 @@ def _value_bet(name: str) -> _ValueBet:
 def default_evs(shoe: Shoe) -> dict[str, Fraction]:
     """Every catalogue bet's expected net win per unit under its default pays, for the next round: exactly
     ``bet_odds(shoe)``'s values, several times faster."""
-    left = shoe.size
-    if left < MAX_CARDS:
-        raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+    left = cards_for_a_round(shoe)
     weights = packed_position_weights(list(shoe.values))
     every = perm(left, MAX_CARDS)
     pairs = pair_probabilities(shoe)
