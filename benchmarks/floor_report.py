@@ -199,19 +199,23 @@ def _memory(outcome: Outcome) -> str:
     return "; ".join(parts)
 
 
-def report(outcomes: list[Outcome], quick: bool = False) -> str:
-    """The section's body."""
+def report(outcomes: list[Outcome], quick: bool = False, workers: int | None = None) -> str:
+    """The section's body (``workers``: the processes holding the thread tables)."""
     first = outcomes[0]
     faults = next((o for o in outcomes if o.faults), None)
     lines = [
         ("Quick smoke run. " if quick else "")
         + f"Each table is `croupier simulate --seed N --rounds {first.rounds} --pace {first.pace} --quiet --journal "
         "PATH --feed mqtt://127.0.0.1:PORT/SITE/TABLE` (mock shoe, the journal fsync'd, the feed publishing from "
-        "the journal as its outbox): two tables as processes of their own, the others as threads in worker "
-        "processes that call the same command line (`benchmarks/floor_tables.py`). One Mosquitto 2.0 "
+        "the journal as its outbox): two tables as processes of their own, the others as threads in "
+        + (f"{workers} " if workers else "")
+        + "worker processes that call the same command line (`benchmarks/floor_tables.py`); every worker "
+        "first starts its interpreter and builds what a table builds once (its modules, the live edge's "
+        "tables), then all the tables start at once. One Mosquitto 2.0 "
         "(persistent, `max_queued_messages 1000000`) and one `croupier archive --timing PATH` process (its "
         "default: a plain persistent subscription, 2 writers, records stored in batches of up to 500 a "
-        "transaction, two round trips a batch) into one PostgreSQL 15 on the disk (`synchronous_commit` on), "
+        "transaction, what arrived while the writer's previous batch was committed and in the 10 ms after "
+        "the first, two round trips a batch) into one PostgreSQL 15 on the disk (`synchronous_commit` on), "
         "all on this "
         f"machine ({os.cpu_count()} cores shared with other engineers' builds and tests while this was measured; "
         "the load averages below say how busy it was, and count the tables' own threads). "

@@ -1,18 +1,21 @@
 """Many simulated tables in one process, each one ``croupier simulate --journal --feed`` in a thread of its own.
 
 Run by :mod:`benchmarks.floor`: ``python -m benchmarks.floor_tables --feed mqtt://HOST:PORT/SITE --dir DIR
---rounds R --pace P TABLE:SEED ...``. Each thread calls the ``croupier`` command line itself
+--rounds R --pace P [--ready PATH] TABLE:SEED ...``. Each thread calls the ``croupier`` command line itself
 (:func:`controller.cli.main.main` with ``simulate --seed SEED --rounds R --pace P --quiet --journal
 DIR/TABLE.journal --feed mqtt://HOST:PORT/SITE/TABLE``), so it is the very code path of the command:
 a mock shoe, the table, its journal and the feed's publisher reading the journal as its outbox
 (``controller/floor/feed.py``, ``controller/journal/outbox.py``). Only the interpreter is shared; it
-first builds what one table process builds once at its start (:func:`warm_up`).
+first builds what one table process builds once at its start (:func:`warm_up`). With ``--ready PATH``
+it then writes PATH and waits for a line on its standard input before its tables start, so that the
+benchmark starts every table at once, after every interpreter's own start-up.
 Exit status: 0 when every table's command exited 0, else 1 (each failure named on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import threading
 from pathlib import Path
@@ -23,6 +26,9 @@ from controller.core.odds import compute_odds, value_counts
 
 DECKS = 8
 """``croupier simulate``'s default shoe."""
+TABLE_MODULES = ("controller.cli.simulate", "controller.app.session", "controller.journal.replay",
+                 "controller.floor.feed", "drivers.mock")
+"""What ``croupier simulate --journal --feed`` imports once it runs (beyond the command line's own)."""
 
 
 def table_command(feed: str, directory: Path, table: str, seed: int, rounds: int, pace: float) -> list[str]:
@@ -40,9 +46,11 @@ def table_spec(text: str) -> tuple[str, int]:
 
 
 def warm_up() -> None:
-    """Build once what a table process builds once at its start (the live edge's multiset tables, the
-    summary's exact odds), before the threads start: each thread would otherwise build it again while
-    the others do (``functools.cache`` does not hold them back), a cost no real table has."""
+    """Build once what a table process builds once at its start (its modules, the live edge's multiset
+    tables, the summary's exact odds), before the threads start: each thread would otherwise build it
+    again while the others do (``functools.cache`` does not hold them back), a cost no real table has."""
+    for module in TABLE_MODULES:
+        importlib.import_module(module)
     position_weights(value_counts(DECKS))
     compute_odds(DECKS)
 
@@ -54,10 +62,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", required=True, type=Path, help="directory of the tables' journals")
     parser.add_argument("--rounds", required=True, type=int)
     parser.add_argument("--pace", required=True, type=float, help="seconds between cards")
+    parser.add_argument("--ready", type=Path, metavar="PATH",
+                        help="once warmed up, write PATH and wait for a line on standard input to start the tables")
     parser.add_argument("tables", nargs="+", type=table_spec, metavar="TABLE:SEED")
     args = parser.parse_args(argv)
     statuses: dict[str, int] = {}
     warm_up()
+    if args.ready is not None:
+        args.ready.write_text("ready\n")
+        sys.stdin.readline()
 
     def deal(table: str, seed: int) -> None:
         statuses[table] = croupier(table_command(args.feed, args.dir, table, seed, args.rounds, args.pace))
