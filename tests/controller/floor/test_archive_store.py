@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from controller.floor.archive_store import ArchiveStore, Decoded, Handled, Outcome, Rejection, record_payload
+from controller.floor.archive_store import ArchiveStore, Decoded, Handled, Outcome, Rejection, connect, record_payload
 from controller.journal.store import GENESIS, Record, record_hash
 from tests.controller.floor.floorkit import journal_records, make_journal
 
@@ -148,3 +148,22 @@ def test_a_record_parked_and_released_in_one_batch_leaves_nothing_pending(
     assert [row[2:] for row in rows["records"]] == [tuple(record) for record in records]
     assert rows["pending"] == [] and rows["rejects"] == []
     assert records[0].prev == GENESIS
+
+
+def test_the_archive_never_keeps_a_generic_plan_made_while_its_tables_were_small(
+        journals: dict[str, list[Record]], database: str) -> None:
+    """psycopg prepares what runs five times; a plan PostgreSQL then kept for a small journal_records
+    would scan every row archived since on each batch."""
+    store = ArchiveStore(connect(database))
+    store.create_schema()
+    try:
+        for record in journals["t1"]:
+            store.receive(SITE, "t1", record, record_payload(record))
+            store.connection.commit()
+        plans = store.connection.execute(
+            "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements").fetchall()
+    finally:
+        store.close()
+    lookups = [plan for plan in plans if "FROM journal_records WHERE (site, table_id, seq) IN" in plan[0]]
+    assert lookups and all(custom > 5 for _, _, custom in lookups), plans
+    assert [statement for statement, generic, _ in plans if generic] == []
