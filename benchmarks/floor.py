@@ -1,6 +1,7 @@
 """The casino floor at scale: many tables publishing their journals to one broker, one archive, measured.
 
-Run: .venv/bin/python -m benchmarks.floor [--quick] [--tables N] [--peer N] [--rounds R] [--pace S] [--write]
+Run: .venv/bin/python -m benchmarks.floor [--quick] [--tables N] [--peer N] [--rounds R] [--pace S] [--ramp S]
+[--workers N] [--write]
 
 Starts a real Mosquitto (one per scenario, persistent) and a real PostgreSQL 15 (with
 ``track_commit_timestamp=on``) on free ports of 127.0.0.1, stopped by PID, and one
@@ -50,6 +51,10 @@ WORKERS = 16
 its own; the tables of one worker share its interpreter's lock, which at 50 tables a worker (4 workers)
 made most of the tables' latency (a commit's p99 to its publication 188 ms, against 48 ms at 16 workers
 and 63 ms at 40, whose start-up and memory cost more of the 2 cores; 2026-12-01)."""
+RAMP = 5.0
+"""Seconds over which the tables start by default (about three of their rounds at the default pace).
+All 200 at once, their start-up (a journal created, a connection to the broker) held every core for
+1.5 s, and the records of those seconds waited p99 0.8 s for the tables and 0.25 s for the archive."""
 FAULT_KINDS = ("broker", "tables")
 WARM_UP_SECONDS = 180.0
 """How long the table workers may take to start their interpreters and warm up."""
@@ -89,6 +94,8 @@ class Plan:
     """Mosquitto's ``max_queued_messages`` (None: the floor's, :data:`MAX_QUEUED`; 0: no limit)."""
     table_directory: Path | None = None
     """Where the journals of the scenarios not ``on_disk`` go (None: ``directory``)."""
+    ramp: float = 0.0
+    """The seconds over which the tables start, one after another (``--ramp``)."""
 
     @property
     def expected_seconds(self) -> float:
@@ -185,7 +192,7 @@ def start_tables(floor: Floor) -> None:
         command = niced(floor, [sys.executable, "-m", "benchmarks.floor_tables", "--feed", floor.feed, "--dir",
                                 str(floor.directory), "--rounds", str(floor.plan.rounds), "--pace",
                                 str(floor.plan.pace), "--ready", str(ready[-1]),
-                                *(f"{name}:{seed_of(name)}" for name in share)])
+                                *(f"{name}:{seed_of(name)}@{start_delay(floor, name):.3f}" for name in share)])
         with floor.log(f"worker-{index}").open("wb") as log:
             floor.workers.append(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                                   stderr=log, cwd=ROOT))
@@ -196,6 +203,11 @@ def start_tables(floor: Floor) -> None:
         assert worker.stdin is not None
         worker.stdin.write(b"go\n")
         worker.stdin.close()
+
+
+def start_delay(floor: Floor, name: str) -> float:
+    """When table ``name`` starts, in seconds after the first: one after another, in order, over the ramp."""
+    return floor.plan.ramp * (seed_of(name) - 1) / floor.scenario.tables
 
 
 def wait_ready(floor: Floor, ready: list[Path]) -> None:
@@ -363,7 +375,7 @@ def run_scenario(scenario: Scenario, plan: Plan) -> Outcome:
         return Outcome(scenario.name, scenario.tables, scenario.faults, scenario.nice, scenario.on_disk, result,
                        messages, dropped, dealt, catch_up, summary, failures, floor.faults, load_before,
                        os.getloadavg()[0], dict(floor.memory_kib), plan.pace, plan.rounds, cpu_seconds, busy,
-                       stage_waits(read_batches(timing_log(floor))))
+                       stage_waits(read_batches(timing_log(floor))), ramp=plan.ramp)
 
 
 def cpu_sampler(floor: Floor) -> CpuSampler:
@@ -400,7 +412,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.floor", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 8 tables (peer 4), 12 rounds, pace 0.1 s, faults included")
+                        help="a smoke run: 8 tables (peer 4), 12 rounds, pace 0.1 s, started over 1 s, faults included")
     parser.add_argument("--tables", type=int, default=200, help="tables on the floor (default 200)")
     parser.add_argument("--peer", type=int, default=20, help="tables of the smaller peer run (default 20)")
     parser.add_argument("--rounds", type=int, default=20, help="rounds each table deals (default 20)")
@@ -408,6 +420,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="seconds between cards (default 0.35: ten times a fast real table)")
     parser.add_argument("--workers", type=int, default=WORKERS,
                         help=f"processes holding the thread tables (default {WORKERS})")
+    parser.add_argument("--ramp", type=float, default=RAMP, metavar="SECONDS",
+                        help=f"the tables start one after another over this many seconds (default {RAMP:g}: tables "
+                             "on a floor open at their own times; 0: all at once)")
     parser.add_argument("--dir", default="/var/tmp",
                         help="a directory on a real disk: the shared scenario's journals (default /var/tmp)")
     parser.add_argument("--table-dir", default="/dev/shm",
@@ -428,10 +443,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--write", action="store_true", help="write the section of docs/performance.md")
     args = parser.parse_args(argv)
     if args.quick:
-        args.tables, args.peer, args.rounds, args.pace, args.workers = 8, 4, 12, 0.1, 2
-    if min(args.tables, args.peer) < PROCESS_TABLES + 1 or args.rounds < 1 or args.pace < 0 or args.workers < 1:
+        args.tables, args.peer, args.rounds, args.pace, args.workers, args.ramp = 8, 4, 12, 0.1, 2, 1.0
+    if min(args.tables, args.peer) < PROCESS_TABLES + 1 or args.rounds < 1 or min(args.pace, args.ramp) < 0 \
+            or args.workers < 1:
         parser.error(f"--tables and --peer need at least {PROCESS_TABLES + 1} tables, --rounds and --workers "
-                     "at least 1, --pace 0 or more")
+                     "at least 1, --pace and --ramp 0 or more")
     return args
 
 
@@ -446,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         postgres.start()
         plan = Plan(args.rounds, args.pace, args.workers, scratch, postgres, tuple(args.faults.split(",")),
-                    args.max_queued, table_scratch)
+                    args.max_queued, table_scratch, args.ramp)
         outcomes = [run_scenario(scenario, plan) for scenario in scenarios(args)]
     except ServerUnavailable as error:
         print(f"python -m benchmarks.floor: {error}", file=sys.stderr)

@@ -99,6 +99,8 @@ class Audit:
     rejected: int = 0
     pending: int = 0
     latencies_ms: list[float] = field(default_factory=list)
+    latency_at: list[float] = field(default_factory=list)
+    """When each latency's record was journaled (seconds since the epoch), in the order of ``latencies_ms``."""
     to_subscriber_ms: list[float] = field(default_factory=list)
     """Journal commit to the record's first receipt by the benchmark's own subscriber (feed and broker)."""
     subscriber_to_archive_ms: list[float] = field(default_factory=list)
@@ -174,6 +176,7 @@ def _audit_table(result: Audit, table: str, records: list[Record],
             continue
         at, committed = parse_at(record.at), copies[0][1]
         result.latencies_ms.append((committed - at).total_seconds() * 1000)
+        result.latency_at.append(at.timestamp())
         received = arrivals.get((table, record.seq))
         if received is not None:
             result.to_subscriber_ms.append((received - at.timestamp()) * 1000)

@@ -1,14 +1,14 @@
 """Many simulated tables in one process, each one ``croupier simulate --journal --feed`` in a thread of its own.
 
 Run by :mod:`benchmarks.floor`: ``python -m benchmarks.floor_tables --feed mqtt://HOST:PORT/SITE --dir DIR
---rounds R --pace P [--ready PATH] TABLE:SEED ...``. Each thread calls the ``croupier`` command line itself
-(:func:`controller.cli.main.main` with ``simulate --seed SEED --rounds R --pace P --quiet --journal
-DIR/TABLE.journal --feed mqtt://HOST:PORT/SITE/TABLE``), so it is the very code path of the command:
-a mock shoe, the table, its journal and the feed's publisher reading the journal as its outbox
-(``controller/floor/feed.py``, ``controller/journal/outbox.py``). Only the interpreter is shared; it
-first builds what one table process builds once at its start (:func:`warm_up`). With ``--ready PATH``
-it then writes PATH and waits for a line on its standard input before its tables start, so that the
-benchmark starts every table at once, after every interpreter's own start-up.
+--rounds R --pace P [--ready PATH] TABLE:SEED[@DELAY] ...``. Each thread calls the ``croupier``
+command line itself (:func:`controller.cli.main.main` with ``simulate --seed SEED --rounds R --pace P
+--quiet --journal DIR/TABLE.journal --feed mqtt://HOST:PORT/SITE/TABLE``), so it is the very code
+path of the command: a mock shoe, the table, its journal and the feed's publisher reading the journal
+as its outbox (``controller/floor/feed.py``, ``controller/journal/outbox.py``). Only the interpreter
+is shared; it first builds what one table process builds once at its start (:func:`warm_up`). With
+``--ready PATH`` it then writes PATH and waits for a line on its standard input, so that the benchmark
+starts the tables after every interpreter's own start-up; a table starts DELAY seconds after that.
 Exit status: 0 when every table's command exited 0, else 1 (each failure named on stderr).
 """
 
@@ -18,6 +18,7 @@ import argparse
 import importlib
 import sys
 import threading
+import time
 from pathlib import Path
 
 from controller.cli.main import main as croupier
@@ -37,12 +38,18 @@ def table_command(feed: str, directory: Path, table: str, seed: int, rounds: int
             "--journal", str(directory / f"{table}.journal"), "--feed", f"{feed}/{table}"]
 
 
-def table_spec(text: str) -> tuple[str, int]:
-    """``TABLE:SEED``."""
-    table, _, seed = text.partition(":")
-    if not table or not seed.isdigit():
-        raise argparse.ArgumentTypeError(f"{text!r}: expected TABLE:SEED, e.g. t001:1")
-    return table, int(seed)
+def table_spec(text: str) -> tuple[str, int, float]:
+    """``TABLE:SEED`` or ``TABLE:SEED@DELAY`` (seconds after the start of the tables; default 0)."""
+    table, _, rest = text.partition(":")
+    seed, _, delay = rest.partition("@")
+    try:
+        after = float(delay) if delay else 0.0
+    except ValueError:
+        after = -1.0
+    if not table or not seed.isdigit() or not after >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected TABLE:SEED or TABLE:SEED@DELAY, e.g. t001:1 or "
+                                         "t003:3@0.05")
+    return table, int(seed), after
 
 
 def warm_up() -> None:
@@ -64,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pace", required=True, type=float, help="seconds between cards")
     parser.add_argument("--ready", type=Path, metavar="PATH",
                         help="once warmed up, write PATH and wait for a line on standard input to start the tables")
-    parser.add_argument("tables", nargs="+", type=table_spec, metavar="TABLE:SEED")
+    parser.add_argument("tables", nargs="+", type=table_spec, metavar="TABLE:SEED[@DELAY]")
     args = parser.parse_args(argv)
     statuses: dict[str, int] = {}
     warm_up()
@@ -75,13 +82,16 @@ def main(argv: list[str] | None = None) -> int:
     def deal(table: str, seed: int) -> None:
         statuses[table] = croupier(table_command(args.feed, args.dir, table, seed, args.rounds, args.pace))
 
-    threads = [threading.Thread(target=deal, args=spec, name=f"table-{spec[0]}") for spec in args.tables]
-    for thread in threads:
-        thread.start()
+    started = time.monotonic()
+    threads = []
+    for table, seed, delay in sorted(args.tables, key=lambda spec: spec[2]):
+        time.sleep(max(0.0, started + delay - time.monotonic()))
+        threads.append(threading.Thread(target=deal, args=(table, seed), name=f"table-{table}"))
+        threads[-1].start()
     for thread in threads:
         thread.join()
     failed = {table: status for table, status in statuses.items() if status != 0}
-    missing = [table for table, _ in args.tables if table not in statuses]
+    missing = [table for table, _, _ in args.tables if table not in statuses]
     for table, status in failed.items():
         print(f"floor_tables: table {table} exited with status {status}", file=sys.stderr)
     for table in missing:
