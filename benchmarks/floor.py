@@ -34,7 +34,7 @@ import psycopg
 
 from benchmarks.floor_measure import Audit, BrokerCounters, archived_count, audit, journal_rows
 from benchmarks.floor_probe import Arrivals, CpuSampler, children_of
-from benchmarks.floor_report import Outcome, report
+from benchmarks.floor_report import PROCESS_TABLES, Outcome, report
 from benchmarks.floor_tables import table_command
 from benchmarks.report import write_section
 from benchmarks.servers import MAX_QUEUED, Mosquitto, Postgres, ServerUnavailable, stop_pid
@@ -45,12 +45,12 @@ MOSQUITTO_EXTRA = "sys_interval 1\n"
 """$SYS counters every second; otherwise the floor set-up of docs/floor.md (``max_queued_messages``
 :data:`MAX_QUEUED`, not Mosquitto's default 1000, beyond which QoS 1 messages for a subscriber that
 falls behind are dropped; ``--max-queued`` changes it)."""
-PROCESS_TABLES = 2
-WORKERS = 16
-"""Processes holding the thread tables by default. A real table has an interpreter (and a machine) of
-its own; the tables of one worker share its interpreter's lock, which at 50 tables a worker (4 workers)
-made most of the tables' latency (a commit's p99 to its publication 188 ms, against 48 ms at 16 workers
-and 63 ms at 40, whose start-up and memory cost more of the 2 cores; 2026-12-01)."""
+TABLES_PER_WORKER = 13
+"""Thread tables a worker process holds by default (200 tables: 16 workers; 20: 2). A real table has an
+interpreter (and a machine) of its own; the tables of one worker share its interpreter's lock, which at
+50 tables a worker made most of the tables' latency (a commit's p99 to its publication 188 ms, against
+48 ms at 12 or 13 and 63 ms at 5, whose interpreters' start-up and memory cost more of the 2 cores;
+2026-12-01)."""
 RAMP = 5.0
 """Seconds over which the tables start by default (about three of their rounds at the default pace).
 All 200 at once, their start-up (a journal created, a connection to the broker) held every core for
@@ -86,6 +86,7 @@ class Plan:
     rounds: int
     pace: float
     workers: int
+    """Worker processes for the thread tables of every scenario (0: one per :data:`TABLES_PER_WORKER`)."""
     directory: Path
     postgres: Postgres
     faults: tuple[str, ...] = FAULT_KINDS
@@ -182,7 +183,7 @@ def start_tables(floor: Floor) -> None:
     modules and tables built); then every table at once: the process tables, and the workers released."""
     names = floor.names()
     threaded = names[PROCESS_TABLES:]
-    count = max(1, min(floor.plan.workers, len(threaded)))
+    count = max(1, min(workers_for(floor.plan, len(threaded)), len(threaded)))
     ready: list[Path] = []
     for index in range(count):
         share = threaded[index::count]
@@ -203,6 +204,11 @@ def start_tables(floor: Floor) -> None:
         assert worker.stdin is not None
         worker.stdin.write(b"go\n")
         worker.stdin.close()
+
+
+def workers_for(plan: Plan, tables: int) -> int:
+    """The worker processes holding ``tables`` thread tables: ``--workers``, else one per :data:`TABLES_PER_WORKER`."""
+    return plan.workers or max(1, -(-tables // TABLES_PER_WORKER))
 
 
 def start_delay(floor: Floor, name: str) -> float:
@@ -375,7 +381,8 @@ def run_scenario(scenario: Scenario, plan: Plan) -> Outcome:
         return Outcome(scenario.name, scenario.tables, scenario.faults, scenario.nice, scenario.on_disk, result,
                        messages, dropped, dealt, catch_up, summary, failures, floor.faults, load_before,
                        os.getloadavg()[0], dict(floor.memory_kib), plan.pace, plan.rounds, cpu_seconds, busy,
-                       stage_waits(read_batches(timing_log(floor))), ramp=plan.ramp)
+                       stage_waits(read_batches(timing_log(floor))), ramp=plan.ramp,
+                       workers=len(floor.workers))
 
 
 def cpu_sampler(floor: Floor) -> CpuSampler:
@@ -418,8 +425,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=20, help="rounds each table deals (default 20)")
     parser.add_argument("--pace", type=float, default=0.35,
                         help="seconds between cards (default 0.35: ten times a fast real table)")
-    parser.add_argument("--workers", type=int, default=WORKERS,
-                        help=f"processes holding the thread tables (default {WORKERS})")
+    parser.add_argument("--workers", type=int, default=0,
+                        help=f"processes holding a scenario's thread tables (default: one per {TABLES_PER_WORKER})")
     parser.add_argument("--ramp", type=float, default=RAMP, metavar="SECONDS",
                         help=f"the tables start one after another over this many seconds (default {RAMP:g}: tables "
                              "on a floor open at their own times; 0: all at once)")
@@ -445,9 +452,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.quick:
         args.tables, args.peer, args.rounds, args.pace, args.workers, args.ramp = 8, 4, 12, 0.1, 2, 1.0
     if min(args.tables, args.peer) < PROCESS_TABLES + 1 or args.rounds < 1 or min(args.pace, args.ramp) < 0 \
-            or args.workers < 1:
-        parser.error(f"--tables and --peer need at least {PROCESS_TABLES + 1} tables, --rounds and --workers "
-                     "at least 1, --pace and --ramp 0 or more")
+            or args.workers < 0:
+        parser.error(f"--tables and --peer need at least {PROCESS_TABLES + 1} tables, --rounds at least 1, "
+                     "--workers, --pace and --ramp 0 or more")
     return args
 
 
@@ -472,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.keep:
             shutil.rmtree(scratch, ignore_errors=True)
             shutil.rmtree(table_scratch, ignore_errors=True)
-    body = report(outcomes, quick=args.quick, workers=args.workers)
+    body = report(outcomes, quick=args.quick)
     print(body)
     if args.write and not args.quick:
         write_section("Casino floor", "python -m benchmarks.floor --write", body)

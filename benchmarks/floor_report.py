@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from benchmarks.floor_measure import Audit, median, percentile
 
 TARGET_P99_MS = 100.0
+PROCESS_TABLES = 2
+"""Tables of a scenario that run as processes of their own; the others are threads in worker processes."""
 FAST_REAL_ROUNDS_PER_HOUR = 200.0
 """A fast real Punto Banco table (mini-baccarat); a full big table deals 60-80 rounds an hour."""
 CARDS_PER_ROUND = 4.9
@@ -80,6 +82,8 @@ class Outcome:
     """The archive's ``--timing`` log: seconds each record waited for each stage (and the batch sizes)."""
     ramp: float = 0.0
     """Seconds over which the tables started, one after another."""
+    workers: int = 0
+    """Worker processes holding the thread tables."""
 
     @property
     def sound(self) -> bool:
@@ -168,6 +172,8 @@ def table_rows(outcomes: list[Outcome]) -> list[str]:
              [f"{1000 * o.cpu_seconds.get('tables', float('nan')) / max(1, o.audit.rounds):.1f} ms" for o in each]),
         _row("archive caught up, after the tables ended", [f"{o.catch_up_seconds:.1f} s" for o in each]),
         _row("load average (1 min) before → after", [f"{o.load_before:.1f} → {o.load_after:.1f}" for o in each]),
+        _row("worker processes holding the thread tables (thread tables each, at most)",
+             [f"{o.workers} ({-(-(o.tables - PROCESS_TABLES) // max(1, o.workers))})" for o in each]),
         _row("resident memory: a table process; a worker process with its thread tables",
              [_memory(o) for o in each]),
     ]
@@ -216,19 +222,21 @@ def _memory(outcome: Outcome) -> str:
     return "; ".join(parts)
 
 
-def report(outcomes: list[Outcome], quick: bool = False, workers: int | None = None) -> str:
-    """The section's body (``workers``: the processes holding the thread tables)."""
+def report(outcomes: list[Outcome], quick: bool = False) -> str:
+    """The section's body."""
     first = outcomes[0]
     faults = next((o for o in outcomes if o.faults), None)
     lines = [
         ("Quick smoke run. " if quick else "")
         + f"Each table is `croupier simulate --seed N --rounds {first.rounds} --pace {first.pace} --quiet --journal "
         "PATH --feed mqtt://127.0.0.1:PORT/SITE/TABLE` (mock shoe, the journal fsync'd, the feed publishing from "
-        "the journal as its outbox): two tables as processes of their own, the others as threads in "
-        + (f"{workers} " if workers else "")
-        + "worker processes that call the same command line (`benchmarks/floor_tables.py`); every worker "
-        "first starts its interpreter and builds what a table builds once (its modules, the live edge's "
-        "tables), then all the tables start at once. One Mosquitto 2.0 "
+        "the journal as its outbox): two tables as processes of their own, the others as threads in worker "
+        "processes that call the same command line (`benchmarks/floor_tables.py`; a row below says how many); "
+        "every worker first starts its interpreter and builds what a table builds once (its modules, the live "
+        "edge's tables), then the tables start "
+        + (f"one after another over {first.ramp:g} s (`--ramp`: tables on a floor open at their own times), "
+           "the two process tables first. " if first.ramp else "all at once. ")
+        + "One Mosquitto 2.0 "
         "(persistent, `max_queued_messages 1000000`) and one `croupier archive --timing PATH` process (its "
         "default: a plain persistent subscription, 2 writers, records stored in batches of up to 500 a "
         "transaction, what arrived while the writer's previous batch was committed and in the 10 ms after "
