@@ -36,7 +36,7 @@ ARCHIVE_NOTE = (
     "batch; the rest of a batch's time is its 10 ms wait for more records and PostgreSQL's round trips and "
     "commit (its fsync). "
     "What made the tail at 200 tables, found on 2026-12-01 (one run each way, so within this shared machine's "
-    "noise): the tables' shared interpreters (50 tables a worker process: commit → publication p99 188 ms; 16: "
+    "noise): the tables' shared interpreters (50 tables a worker process: commit → publication p99 188 ms; 13: "
     "48 ms); 200 tables starting in the same second (their start-up held both cores for 1.5 s, and the records "
     "of those seconds waited p99 0.8 s on the tables' side); a generic plan PostgreSQL kept for the archive's "
     "lookup of archived hashes, made on the empty table (a sequential scan: PostgreSQL's CPU 13 s against 5 s "
