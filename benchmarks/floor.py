@@ -7,9 +7,12 @@ Starts a real Mosquitto (one per scenario, persistent) and a real PostgreSQL 15 
 ``track_commit_timestamp=on``) on free ports of 127.0.0.1, stopped by PID, and one
 ``croupier archive`` process per scenario. The tables are ``croupier simulate --seed N --rounds R
 --pace S --journal ... --feed mqtt://.../SITE/TABLE``: two of them as processes of their own, the
-others as threads, ``--workers`` processes holding them (:mod:`benchmarks.floor_tables`; the same
-command-line code path in each thread). Scenarios, in one run: the peer (``--peer`` tables), the
-floor (``--tables``), and the floor with faults (the broker stopped and started again twice, the two
+others as threads in worker processes, one per :data:`TABLES_PER_WORKER` (``--workers`` N: N of
+them; :mod:`benchmarks.floor_tables`, the same command-line code path in each thread). Every worker
+first warms up (its interpreter, modules and tables), then the tables start one after another over
+``--ramp`` seconds (:data:`RAMP`; 0: all at once). Scenarios, in one run: the peer (``--peer``
+tables), the floor (``--tables``), the same floor at the services' priority with its journals on the
+disk (shared), and the floor with faults (the broker stopped and started again twice, the two
 table processes killed with ``kill -9`` and started again with the same arguments). Each is checked
 record by record against the journals: zero lost, duplicated or rejected records is the pass mark
 (exit status 1 otherwise); the p99 target (journal commit to archive commit under 100 ms) is reported.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import shutil
 import signal
@@ -202,8 +206,9 @@ def start_tables(floor: Floor) -> None:
         start_process_table(floor, name)
     for worker in floor.workers:
         assert worker.stdin is not None
-        worker.stdin.write(b"go\n")
-        worker.stdin.close()
+        with contextlib.suppress(BrokenPipeError):  # it ended: wait_tables reports its status
+            worker.stdin.write(b"go\n")
+            worker.stdin.close()
 
 
 def workers_for(plan: Plan, tables: int) -> int:
@@ -217,15 +222,26 @@ def start_delay(floor: Floor, name: str) -> float:
 
 
 def wait_ready(floor: Floor, ready: list[Path]) -> None:
-    """Wait until every worker has written its ready file (one that exited is waited for no more)."""
+    """Wait until every worker has written its ready file; raises :class:`ServerUnavailable` naming a worker
+    that ended first (with the end of its log) or did not warm up in :data:`WARM_UP_SECONDS`."""
     deadline = time.monotonic() + WARM_UP_SECONDS
-    while time.monotonic() < deadline:
-        waiting = [path for path, worker in zip(ready, floor.workers, strict=True)
-                   if not path.exists() and worker.poll() is None]
-        if not waiting:
+    while True:
+        for index, (path, worker) in enumerate(zip(ready, floor.workers, strict=True)):
+            if not path.exists() and worker.poll() is not None:
+                raise ServerUnavailable(f"table worker {index} exited with status {worker.returncode} before its "
+                                        f"tables started: {last_line(floor.log(f'worker-{index}'))}")
+        if all(path.exists() for path in ready):
             return
+        if time.monotonic() > deadline:
+            raise ServerUnavailable(f"the table workers did not warm up in {WARM_UP_SECONDS:.0f} s "
+                                    "(--keep keeps their logs)")
         time.sleep(0.1)
-    raise ServerUnavailable(f"the table workers did not warm up in {WARM_UP_SECONDS:.0f} s (logs in {floor.directory})")
+
+
+def last_line(log: Path) -> str:
+    """The last line a process wrote to ``log`` (``(nothing)`` when empty)."""
+    lines = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+    return lines[-1] if lines else "(nothing on its standard error)"
 
 
 def sample_memory(floor: Floor) -> None:
@@ -419,7 +435,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.floor", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: 8 tables (peer 4), 12 rounds, pace 0.1 s, started over 1 s, faults included")
+                        help="a smoke run: 8 tables (peer 4), 12 rounds, pace 0.1 s, 2 workers, started over 1 s, "
+                             "faults included (it sets those options)")
     parser.add_argument("--tables", type=int, default=200, help="tables on the floor (default 200)")
     parser.add_argument("--peer", type=int, default=20, help="tables of the smaller peer run (default 20)")
     parser.add_argument("--rounds", type=int, default=20, help="rounds each table deals (default 20)")
@@ -452,20 +469,28 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.quick:
         args.tables, args.peer, args.rounds, args.pace, args.workers, args.ramp = 8, 4, 12, 0.1, 2, 1.0
-    if min(args.tables, args.peer) < PROCESS_TABLES + 1 or args.rounds < 1 or min(args.pace, args.ramp) < 0 \
-            or args.workers < 0:
+    if min(args.tables, args.peer) < PROCESS_TABLES + 1 or args.rounds < 1 or args.workers < 0 \
+            or not all(math.isfinite(value) and value >= 0 for value in (args.pace, args.ramp)):
         parser.error(f"--tables and --peer need at least {PROCESS_TABLES + 1} tables, --rounds at least 1, "
-                     "--workers, --pace and --ramp 0 or more")
+                     "--workers 0 or more, --pace and --ramp finite and 0 or more")
     return args
+
+
+def compile_bytecode() -> None:
+    """Compile the modules as installing does (pip compiles what it installs): otherwise, where
+    ``PYTHONDONTWRITEBYTECODE`` is set, every table process compiles every module at its start (60 MiB
+    and more CPU than it deals with). A read-only checkout is measured as it is, and says so."""
+    done = subprocess.run([sys.executable, "-m", "compileall", "-q", "controller", "config", "drivers", "benchmarks"],
+                          cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    if done.returncode != 0:
+        print("floor: could not compile the bytecode (a read-only checkout?); each table process compiles its "
+              "modules at its start, which costs it memory and CPU", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the scenarios; print (and with ``--write``, record) the results. Exit 1 when a record was lost."""
     args = parse_args(argv)
-    # as installed (pip compiles what it installs): otherwise, where PYTHONDONTWRITEBYTECODE is set,
-    # every table process compiles every module at its start, 60 MiB and more CPU than it deals with
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "controller", "config", "drivers", "benchmarks"],
-                   cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    compile_bytecode()
     postgres = Postgres(("track_commit_timestamp=on", "max_connections=50"))
     scratch = Path(tempfile.mkdtemp(prefix="croupier-floor-", dir=args.dir))
     table_scratch = Path(tempfile.mkdtemp(prefix="croupier-floor-", dir=args.table_dir))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 import threading
 import time
@@ -46,7 +47,7 @@ def table_spec(text: str) -> tuple[str, int, float]:
         after = float(delay) if delay else 0.0
     except ValueError:
         after = -1.0
-    if not table or not seed.isdigit() or not after >= 0:
+    if not table or not seed.isdigit() or not (math.isfinite(after) and after >= 0):
         raise argparse.ArgumentTypeError(f"{text!r}: expected TABLE:SEED or TABLE:SEED@DELAY, e.g. t001:1 or "
                                          "t003:3@0.05")
     return table, int(seed), after
@@ -77,7 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     warm_up()
     if args.ready is not None:
         args.ready.write_text("ready\n")
-        sys.stdin.readline()
+        if sys.stdin.readline().strip() != "go":
+            print("floor_tables: the benchmark ended before it started the tables", file=sys.stderr)
+            return 2
 
     def deal(table: str, seed: int) -> None:
         statuses[table] = croupier(table_command(args.feed, args.dir, table, seed, args.rounds, args.pace))

@@ -61,7 +61,8 @@ def register(subparsers: Any) -> None:
                              f"(default {DEFAULT_SESSION_EXPIRY})")
     parser.add_argument("--writers", type=whole_number(1, 16), default=2, metavar="N",
                         help="database connections writing at once, each with its own share of the tables (1-16, "
-                             "default 2): while one waits for its commit, another stores")
+                             "default 2): while one waits for its commit, another stores; each stores in one "
+                             "transaction what arrived meanwhile and in the 10 ms after the first of it")
     parser.add_argument("--timing", metavar="PATH",
                         help="append one JSON line a batch to PATH: when its messages were received and when it was "
                              "decoded, read, judged, written, committed and acknowledged (for measuring; default: "

@@ -121,6 +121,10 @@ lookup of archived hashes then pays for every row archived since (5 ms a batch a
 with an index scan). Every execution is planned for its own arguments and the table as it is now."""
 
 
+MINIMUM_SERVER = 120000
+"""PostgreSQL 12, the first with ``plan_cache_mode`` (``server_version_num``)."""
+
+
 def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
     """A connection to the database at ``url``; raises :class:`ArchiveError` when it cannot be reached."""
     try:
@@ -129,14 +133,17 @@ def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
         first = (str(error).strip().splitlines() or [type(error).__name__])[0]
         raise ArchiveError(f"{option} {redacted(url)!r}: cannot connect to the database ({first}); "
                            "check that PostgreSQL runs there and the URL's user, password and database") from None
+    if connection.info.server_version < MINIMUM_SERVER:
+        version = connection.info.server_version
+        connection.close()
+        raise ArchiveError(f"{option} {redacted(url)!r}: PostgreSQL {version // 10000} is too old; the archive "
+                           f"needs PostgreSQL {MINIMUM_SERVER // 10000} or later (plan_cache_mode)")
     try:
         with connection.transaction():
             connection.execute(CUSTOM_PLANS)
     except psycopg.Error as error:
         connection.close()
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        raise ArchiveError(f"{option} {redacted(url)!r}: the database refused {CUSTOM_PLANS!r} ({first}); the "
-                           "archive needs PostgreSQL 12 or later") from None
+        raise database_failure(error) from None
     return connection
 
 

@@ -18,6 +18,8 @@ from typing import Any
 import psycopg
 import pytest
 
+from controller.core.exceptions import ArchiveError
+from controller.floor import archive_store
 from controller.floor.archive_store import ArchiveStore, Decoded, Handled, Outcome, Rejection, connect, record_payload
 from controller.journal.store import GENESIS, Record, record_hash
 from tests.controller.floor.floorkit import journal_records, make_journal
@@ -167,3 +169,11 @@ def test_the_archive_never_keeps_a_generic_plan_made_while_its_tables_were_small
     lookups = [plan for plan in plans if "FROM journal_records WHERE (site, table_id, seq) IN" in plan[0]]
     assert lookups and all(custom > 5 for _, _, custom in lookups), plans
     assert [statement for statement, generic, _ in plans if generic] == []
+
+
+def test_a_server_without_plan_cache_mode_is_refused_naming_the_option(
+        database: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(archive_store, "MINIMUM_SERVER", 990000)
+    with pytest.raises(ArchiveError, match=r"^--archive '.*': PostgreSQL 1\d is too old; the archive needs "
+                                           r"PostgreSQL 99 or later \(plan_cache_mode\)$"):
+        connect(database, "--archive")
