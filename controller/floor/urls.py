@@ -121,7 +121,7 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
     if parts.scheme not in SCHEMES:
         raise _bad(label, url, form, message("url.not_mqtt", "scheme {scheme} is not mqtt:// or mqtts://",
                                              scheme=repr(parts.scheme + "://")) if parts.scheme else
-                   message("url.no_scheme", "no scheme is not mqtt:// or mqtts://"))
+                   message("url.no_scheme", "it has no scheme (mqtt:// or mqtts://)"))
     if parts.query or parts.fragment:
         raise _bad(label, url, form, message("url.no_query", "it takes no ?query or #fragment"))
     if not parts.hostname:
