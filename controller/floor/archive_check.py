@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import psycopg
 
 from controller.core.exceptions import ArchiveError
-from controller.floor.archive_store import ArchiveStore, connect
+from controller.floor.archive_store import ArchiveStore, connect, first_line
 from controller.i18n.message import Message, message
 from controller.journal.store import Record
 
@@ -37,7 +37,7 @@ def compare_with_archive(local: list[Record], url: str, site: str | None = None,
     try:
         return _compare(store, local, site, table)
     except psycopg.Error as error:
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        first = first_line(error)
         raise ArchiveError(message("archive_check.unreadable", "--archive: cannot read the archive ({reason}); is "
                                    "it a Croupier archive (croupier archive creates its tables)?",
                                    reason=first)) from None

@@ -114,6 +114,11 @@ Decoded = tuple[tuple[str, str, Record] | Rejection, str]
 """One received message: (site, table, record), or why it is not a record; and its text."""
 
 
+def first_line(error: psycopg.Error) -> str:
+    """The first line of a database error's message (its type's name when it has none): one line to show."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 CUSTOM_PLANS = "SET plan_cache_mode = force_custom_plan"
 """psycopg prepares a statement run five times, and PostgreSQL may then keep one generic plan for it:
 planned while ``journal_records`` was small (a fresh archive), a sequential scan that each batch's
@@ -130,7 +135,7 @@ def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
     try:
         connection = psycopg.connect(url, connect_timeout=10)
     except psycopg.Error as error:
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        first = first_line(error)
         raise ArchiveError(f"{option} {redacted(url)!r}: cannot connect to the database ({first}); "
                            "check that PostgreSQL runs there and the URL's user, password and database") from None
     if connection.info.server_version < MINIMUM_SERVER:
@@ -149,7 +154,7 @@ def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
 
 def database_failure(error: psycopg.Error) -> ArchiveError:
     """A database error during the run, as one line."""
-    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    first = first_line(error)
     return ArchiveError(message("archive.database_failed", "the archive database failed ({reason}); what was not "
                                 "committed is not acknowledged, so the broker sends it again on the next start",
                                 reason=first))
@@ -415,6 +420,6 @@ def create_schema(store: ArchiveStore, option: str = "--db") -> None:
     try:
         store.create_schema()
     except psycopg.Error as error:
-        first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        first = first_line(error)
         raise ArchiveError(f"{option}: cannot create the archive's tables ({first}); give the archive's "
                            "user the right to create tables in that database") from None

@@ -23,7 +23,7 @@ from controller.core.exceptions import ArchiveError
 from controller.core.inputs import Input
 from controller.core.property_check import PropertyShoe
 from controller.core.table import Table
-from controller.floor.archive_store import connect
+from controller.floor.archive_store import connect, first_line
 from controller.floor.urls import redacted
 from controller.journal.replay import settings_from_header
 
@@ -93,7 +93,7 @@ class PropertyOrders:
                                "journal_records table); give the URL of the database croupier archive writes to"
                                ) from None
         except psycopg.Error as error:
-            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            first = first_line(error)
             self.close()
             raise ArchiveError(f"{self.option} {redacted(self.url)!r}: cannot read the archive ({first})") from None
         return [shoe for name in sorted(self.tables) for shoe in self.tables[name].shoes()]
