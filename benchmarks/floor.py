@@ -183,8 +183,9 @@ def seed_of(name: str) -> int:
 
 
 def start_tables(floor: Floor) -> None:
-    """The thread tables' workers, split over the workers, each warmed up (its interpreter started, its
-    modules and tables built); then every table at once: the process tables, and the workers released."""
+    """The thread tables split over the workers, each worker warmed up (its interpreter started, its
+    modules and tables built); then the process tables started and the workers released, whose tables
+    start over the ramp (:func:`start_delay`)."""
     names = floor.names()
     threaded = names[PROCESS_TABLES:]
     count = max(1, min(workers_for(floor.plan, len(threaded)), len(threaded)))
