@@ -235,6 +235,7 @@ def test_a_table_whose_broker_is_away_deals_on_and_publishes_on_the_next_start(t
 
 @pytest.mark.parametrize(("url", "said"), [
     ("http://127.0.0.1:1883/s/t", "scheme 'http://' is not mqtt:// or mqtts://"),
+    ("not-a-url", "it has no scheme (mqtt:// or mqtts://)"),
     ("mqtt://127.0.0.1:99999/s/t", "the port is not a number from 1 to 65535"),
     ("mqtt://127.0.0.1:1883/s", "the path '/s' is not /SITE/TABLE"),
     ("mqtt://127.0.0.1:1883/s/t/x", "is not /SITE/TABLE"),
