@@ -580,3 +580,38 @@ def test_a_sequence_number_that_wraps_after_9999_is_no_restart(
     assert source.recv(5) == card("AS")
     shoe.write(stx(b"C,1,KD"))
     assert source.recv(5) == card("KD")
+
+
+# -- a gap in the shoe's sequence numbers (issue 25 item 2) ---------------------------------
+@pytest.mark.parametrize("query", ["framing=stx", "ack=0", ""])
+def test_a_gap_in_the_sequence_numbers_is_reported_before_the_message_after_it(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], query: str) -> None:
+    """Message 3 never arrives: the driver says so (the table halts) before it delivers message 4, which then
+    cannot take the lost message's place unnoticed; with or without acknowledgements."""
+    shoe, source = connect(raw_shoe, opened, query)
+    frame = stx if "stx" in query else line
+    shoe.write(frame(b"C,1,AS") + frame(b"C,2,KD"))
+    assert source.recv(5) == card("AS")
+    assert source.recv(5) == card("KD")
+    shoe.write(frame(b"C,4,QH"))
+    assert source.recv(5) == Input(InputKind.OFFLINE, "sequence_gap 2 4")
+    assert source.recv(5) == card("QH")
+    assert source.position == (1, 4)
+    shoe.write(frame(b"C,5,JS"))
+    assert source.recv(5) == card("JS")
+
+
+def test_consecutive_numbers_a_retransmission_and_a_wrap_are_no_gap(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,9998,AS") + stx(b"C,9998,AS") + stx(b"C,9999,KD") + stx(b"C,1,QH") + stx(b"H") + stx(b"C,2,JS"))
+    assert [source.recv(5) for _ in range(4)] == [card("AS"), card("KD"), card("QH"), card("JS")]
+
+
+def test_a_gap_after_a_resume_is_reported(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    """Resumed after message 7 (the journal's last), the shoe's next is 8: a 9 means 8 was lost."""
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    source.seek(1, 7)
+    shoe.write(stx(b"C,9,AS"))
+    assert source.recv(5) == Input(InputKind.OFFLINE, "sequence_gap 7 9")
+    assert source.recv(5) == card("AS")
