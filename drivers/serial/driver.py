@@ -91,6 +91,7 @@ class SerialShoe(Resumable):
         self.indicator: bool = self.option_value(url, values, "indicator")
         self.reconnect: bool = self.option_value(url, values, "reconnect")
         self.framer: fr.Framer = self._framer(url, values)
+        self.framer.latch_crc = True
         self.ack: bool = self.option_value(url, values, "ack") if self.framing == "line" else True
         self.link = Link(self.framing, self.framer, self.ack)
         self.offline_count = 0

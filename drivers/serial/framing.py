@@ -22,13 +22,15 @@ Two framings exist, described byte by byte in ``docs/serial-protocol.md``:
     followed by ``*XXXX`` (its CRC-16), BCC the XOR of payload and ETX. Answered ACK / NAK.
 
 A shoe that sends ``V,crc16`` after the controller's hello protects its
-messages with the CRC; from then on the decoder refuses its card messages
-without one (``require_crc``), so two flipped bits can no longer turn one card
-into another with the same XOR.
+messages with the CRC; from then on the decoder refuses every message of it
+without a right one (``require_crc``): a message whose ``*XXXX`` is missing is
+refused, never read as another kind. Every 1- and 2-bit error of every message
+then decodes to a refusal or to the same message (``tests/drivers/serial/test_bit_errors.py``).
 """
 
 from __future__ import annotations
 
+import binascii
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -126,14 +128,11 @@ def xor_checksum(data: bytes) -> int:
 
 
 def crc16_ccitt_false(data: bytes) -> int:
-    """CRC-16/CCITT-FALSE of ``data``: poly 0x1021, init 0xFFFF, not reflected, xorout 0 (``123456789`` -> 0x29B1)."""
-    crc = 0xFFFF
-    for byte in data:
-        crc ^= byte << 8
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
-        crc &= 0xFFFF
-    return crc
+    """CRC-16/CCITT-FALSE of ``data``: poly 0x1021, init 0xFFFF, not reflected, xorout 0 (``123456789`` -> 0x29B1).
+
+    :func:`binascii.crc_hqx` computes exactly this CRC (the same polynomial, not reflected) from the initial value.
+    """
+    return binascii.crc_hqx(data, 0xFFFF)
 
 
 def with_crc(body: bytes) -> bytes:
@@ -208,7 +207,10 @@ class Framer:
         self.rejected: Rejection | None = None
         """Set by :meth:`decode` when it consumed bytes without a frame; else None."""
         self.require_crc = False
-        """Refuse card messages without a CRC (set once the shoe announced ``V,crc16``)."""
+        """Refuse every message without a right CRC-16 (set once the shoe announced ``V,crc16``)."""
+        self.latch_crc = False
+        """The controller's end: a message with a right CRC-16 sets :attr:`require_crc` (only a shoe that
+        speaks CRC sends one, so a lost ``V,crc16`` does not leave its later messages unchecked)."""
         self.crc_on_encode = False
         """Append ``*XXXX`` (CRC-16) to every message encoded (a shoe that announced ``crc16``)."""
 
@@ -224,12 +226,15 @@ class Framer:
         elif reason == "bad_message":
             self.bad_messages += 1
 
-    def _crc_checked(self, frame: Frame, crc_ok: bool | None, raw: bytes) -> Frame | None:
-        """``frame``, unless its CRC-16 is wrong or missing where one is required (then rejected)."""
-        if crc_ok is False or (crc_ok is None and self.require_crc and frame.kind == CARD):
+    def _crc_refused(self, crc_ok: bool | None, raw: bytes) -> bool:
+        """Refuse (as a bad checksum: answered NAK, so the shoe sends it again) a message whose CRC-16 is wrong,
+        or missing where one is required; True when refused."""
+        if crc_ok is False or (crc_ok is None and self.require_crc):
             self._reject("bad_checksum", raw)
-            return None
-        return frame
+            return True
+        if crc_ok and self.latch_crc:
+            self.require_crc = True
+        return False
 
     def decode(self, buffer: bytes) -> tuple[int, Frame | None]:  # pragma: no cover - abstract
         """Decode from the start of ``buffer``: ``(bytes consumed, frame or None)``."""
@@ -346,7 +351,7 @@ class LineFramer(Framer):
         if frame is None:
             self._reject("garbage", raw)
             return None
-        return self._crc_checked(frame, crc_ok, raw)
+        return None if self._crc_refused(crc_ok, raw) else frame
 
     @staticmethod
     def _vendor_card(pattern: re.Pattern[str], text: str) -> Frame | None:
@@ -446,11 +451,13 @@ class StxFramer(Framer):
         except UnicodeDecodeError:
             text = ""
         body, crc_ok = split_crc(text)
+        if self._crc_refused(crc_ok, raw):
+            return None  # checked before the text: a damaged message is NAKed, never ACKed as one not understood
         frame = parse_body(body) if body and "*" not in body else None
         if frame is None:
             self._reject("bad_message", raw)
             return None
-        return self._crc_checked(frame, crc_ok, raw)
+        return frame
 
 
 def make_framer(framing: str, *, terminator: bytes = b"\r\n", pattern: str | re.Pattern[str] | None = None,

@@ -141,9 +141,10 @@ class Inbox:
         """A message that is no reader input: the shoe's features or status (a heartbeat says only 'here')."""
         if frame.kind == fr.FEATURES:
             self.features = frozenset(frame.data.split("+"))
-            self.framer.require_crc = fr.CRC16 in self.features
+            if fr.CRC16 in self.features:
+                self.framer.require_crc = True
             LOG.info("%s: the shoe announces %s%s", self.url, frame.data,
-                     "; its card messages must carry a CRC-16" if self.framer.require_crc else "")
+                     "; every message of it must carry a right CRC-16" if self.framer.require_crc else "")
         elif frame.kind == fr.STATUS:
             if frame.data != self.status:
                 LOG.info("%s: shoe status: %s", self.url, frame.data)
