@@ -14,7 +14,7 @@ from controller.core.events import CardEvent, Event, ResultEvent, ShoeClosingEve
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, SLOTS, RoundModel, State
-from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED
+from controller.core.misdeals import FOREIGN, SEQUENCE_GAP, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED, gap_of
 from controller.core.revealing import Revealing
 from controller.core.sequence_check import sequence_alert
 from controller.core.shuffle_check import ALERT_PROBABILITY
@@ -54,7 +54,9 @@ class Dealing(Revealing):
         """The reader went away or came back, or the cut card came out: the same running or halted.
 
         A reader that goes away because its shoe restarted (``OFFLINE`` with :data:`SHOE_RESTARTED`)
-        halts the table for the supervisor: the shoe may report cards it already reported.
+        halts the table for the supervisor: the shoe may report cards it already reported. One whose
+        messages never arrived (``OFFLINE`` with a :data:`SEQUENCE_GAP`) halts it too: a card may have left
+        the shoe unseen, and the next one must not take its place.
         """
         kind = item.kind
         if kind is InputKind.CUT:
@@ -65,6 +67,10 @@ class Dealing(Revealing):
                                 message("misdeal.shoe_restarted",
                                         "the shoe restarted from its first message (its sequence numbers fell "
                                         "back): cards it already reported may come again"))
+            return
+        gap = gap_of(item.card) if kind is InputKind.OFFLINE else None
+        if gap is not None:
+            self._raise_misdeal(events, SEQUENCE_GAP, None, gap_detail(*gap))
             return
         self.reader_online = kind is InputKind.ONLINE
         events.append({"event": "reader", "status": "online" if self.reader_online else "offline"})
@@ -405,3 +411,14 @@ def round_facts(model: RoundModel, result: ResultEvent) -> RoundFacts:
         player_pair=result["player_pair"], banker_pair=result["banker_pair"],
         player_perfect=player[0] == player[1], banker_perfect=banker[0] == banker[1],
     )
+
+
+def gap_detail(last: int, following: int) -> Message:
+    """What a :data:`SEQUENCE_GAP` misdeal says: which of the shoe's messages never arrived."""
+    if following - last == 2:
+        return message("misdeal.sequence_gap_one", "the shoe's message {missing} never arrived (its sequence "
+                       "numbers went from {last} to {next}): a card may have left the shoe unseen",
+                       missing=last + 1, last=last, next=following)
+    return message("misdeal.sequence_gap", "the shoe's messages {first} to {final} never arrived (its sequence "
+                   "numbers went from {last} to {next}): a card may have left the shoe unseen",
+                   first=last + 1, final=following - 1, last=last, next=following)

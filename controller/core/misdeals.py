@@ -19,6 +19,24 @@ from controller.i18n.message import Message, message
 
 SHOE_RESTARTED = "shoe_restarted"
 """The reason a reader gives with ``OFFLINE`` when the shoe restarted (its sequence numbers fell back)."""
+SEQUENCE_GAP = "sequence_gap"
+"""The reason a reader gives with ``OFFLINE`` when messages of the shoe never arrived (its sequence numbers
+skipped): written ``sequence_gap LAST NEXT`` (:func:`sequence_gap`)."""
+
+
+def sequence_gap(last: int, following: int) -> str:
+    """The ``OFFLINE`` reason for a shoe whose message after ``last`` was ``following``: those between never came."""
+    return f"{SEQUENCE_GAP} {last} {following}"
+
+
+def gap_of(reason: str | None) -> tuple[int, int] | None:
+    """``(last, next)`` of a :func:`sequence_gap` reason; None for any other reason."""
+    kind, _, numbers = (reason or "").partition(" ")
+    last, _, following = numbers.partition(" ")
+    if kind != SEQUENCE_GAP or not last.isdigit() or not following.isdigit():
+        return None
+    return int(last), int(following)
+
 
 SHOE_CARD = "shoe"
 UNIDENTIFIED = "unidentified"
@@ -88,6 +106,7 @@ POLICIES: dict[str, MisdealPolicy] = {policy.kind: policy for policy in (
     MisdealPolicy("card_after_shoe_closed", ("burn",), "the card read"),
     MisdealPolicy("no_dealer", ("burn", "void"), "the card read, or the unread ones"),
     MisdealPolicy("shoe_restarted", ("void",), "nothing"),
+    MisdealPolicy("sequence_gap", ("void",), "nothing"),
     MisdealPolicy("reveal_mismatch", ("void",), "nothing (the cards stay on the layout for the supervisor)"),
 )}
 """Every misdeal kind the table raises."""

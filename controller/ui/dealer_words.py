@@ -27,6 +27,8 @@ WHAT_HAPPENED: Final = {
                                       "A card came out after the shoe was closed."),
     "no_dealer": message("console.misdeal.no_dealer", "A card came out with no dealer signed in."),
     "shoe_restarted": message("console.misdeal.shoe_restarted", "The shoe restarted: it may report cards again."),
+    "sequence_gap": message("console.misdeal.sequence_gap",
+                            "Messages from the shoe were lost: a card may have come out unseen."),
     "reveal_mismatch": message("console.misdeal.reveal_mismatch", "The total keyed for the revealed hand is not "
                                "the shoe's: a card may have been switched."),
 }

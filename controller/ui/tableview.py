@@ -56,6 +56,7 @@ BURN_PLACE: Final = "burn"
 MISDEAL_CARDS_OUT: Final = {
     "extra_card": 1, "unreadable_card": 1, "unknown_card": 1, "two_cards": 2, "card_after_shoe_closed": 1,
     "no_dealer": 1, "exposed_card": 0, "foreign_card": 0, "reader_offline": 0, "shoe_restarted": 0,
+    "sequence_gap": 0,
 }
 """Cards of the shoe each misdeal kind takes out of it with no ``card`` event (an exposed card was counted
 when dealt; a foreign card is not of the shoe). ``no_dealer`` on two cards at once counts one: the

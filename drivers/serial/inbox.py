@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 
 from controller.core.inputs import Input, InputKind
+from controller.core.misdeals import sequence_gap
 from controller.core.table import SHOE_RESTARTED
 from drivers.serial import framing as fr
 from drivers.serial.link import CONTROLLER_KINDS, Link, input_of
@@ -118,14 +119,11 @@ class Inbox:
             self.duplicates += 1
             LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
         else:
+            broken = self._broken_sequence(frame) if frame.seq is not None else None
+            if broken is not None:
+                self._deferred.append(frame)  # taken once the table has the news: it takes no lost one's place
+                return broken
             if frame.seq is not None:
-                if self._restarted(frame.seq):
-                    LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may "
-                              "report cards already dealt again; halting the table for the supervisor",
-                              self.url, self.last_seq, frame.seq)
-                    self.last_seq = None
-                    self._deferred.append(frame)  # taken once the table has the restart
-                    return Input(InputKind.OFFLINE, SHOE_RESTARTED)
                 self.last_seq = frame.seq
             item = input_of(frame)
             if item is None:
@@ -136,6 +134,24 @@ class Inbox:
         elif answer is not None:
             self._write(answer)
         return item
+
+    def _broken_sequence(self, frame: fr.Frame) -> Input | None:
+        """The news when ``frame``'s sequence number does not follow the last one: the shoe restarted (it fell
+        back) or messages were lost (it skipped); None when it follows. The sequence starts again from ``frame``."""
+        last, seq = self.last_seq, frame.seq
+        if last is None or seq is None:
+            return None
+        if self._restarted(seq):
+            LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may report cards "
+                      "already dealt again; halting the table for the supervisor", self.url, last, seq)
+            self.last_seq = None
+            return Input(InputKind.OFFLINE, SHOE_RESTARTED)
+        if seq > last + 1:
+            LOG.error("%s: the shoe's sequence numbers went from %d to %d: the message(s) in between never "
+                      "arrived; halting the table for the supervisor", self.url, last, seq)
+            self.last_seq = None
+            return Input(InputKind.OFFLINE, sequence_gap(last, seq))
+        return None
 
     def _on_news(self, frame: fr.Frame) -> None:
         """A message that is no reader input: the shoe's features or status (a heartbeat says only 'here')."""
