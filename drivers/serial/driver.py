@@ -336,10 +336,12 @@ class SerialShoe(Resumable):
     def _indicate(self, what: Indication) -> None:
         """Tell the shoe what the table expects next (``I,<what>``).
 
-        ``new_shoe`` is always written: it is the shoe's cue that the table has
-        closed the shoe (the emulator then deals its next seeded shoe). The slot
-        indications (player, banker, burn, hold) are written only with ``indicator=1``,
-        for shoes with lamps.
+        ``new_shoe`` is always written, as ``I,<seq>,new_shoe`` with the sequence number of the
+        shoe's last message taken: it is the shoe's cue that the table has closed the shoe (the
+        emulator then deals its next seeded shoe), and a shoe told again with the same number (by a
+        controller that restarted before it could know the shoe had it) ignores the repeat. The slot
+        indications (player, banker, burn, hold) are written only with ``indicator=1``, for shoes with
+        lamps.
         """
         if self._closed:
             return
@@ -351,7 +353,7 @@ class SerialShoe(Resumable):
             self._resuming = False  # the resume is over, whether or not this indication is written
         if not self.indicator and what is not Indication.NEW_SHOE:
             return
-        if self._write(self.link.indication(what)):
+        if self._write(self.link.indication(what, self.inbox.last_seq)):
             self._unsent_indication = None
         else:
             LOG.info("%s: indication %r not delivered; will send it when the line is back", self.url, what.value)

@@ -361,6 +361,8 @@ class ShoeEmulator:
         self.unplugged_at: float | None = None
         self.out_since: float | None = None
         self.indications: list[str] = []
+        self.new_shoe_after: int | None = None
+        """The message number of the last ``I,<seq>,new_shoe`` acted on: the same one again is a repeat."""
         self.table_holds = options.follow_table
         """With ``follow_table``: the controller's last indication was ``hold`` (a new table holds too)."""
         self.stopped = False
@@ -440,10 +442,15 @@ class ShoeEmulator:
                 self._retransmit("controller (re)started")
             return
         if frame.kind == fr.INDICATE:
+            if frame.data == "new_shoe" and frame.seq is not None and frame.seq == self.new_shoe_after:
+                LOG.info("repeated new_shoe after message %d ignored: shoe %d was started for it already",
+                         frame.seq, self.shoe_index)
+                return
             self.indications.append(frame.data)
             LOG.info("indicator: %s", frame.data)
             self.table_holds = frame.data in ("hold", "new_shoe")
             if frame.data == "new_shoe":
+                self.new_shoe_after = frame.seq
                 self._new_shoe()
             return
         if frame.kind in (fr.CONTROL_ACK, fr.CONTROL_NAK):

@@ -86,9 +86,10 @@ class Link:
         """The answer to a well-framed unknown message: ACK in stx (so the shoe moves on), none in line."""
         return bytes([fr.ACK]) if self.stx else None
 
-    def indication(self, what: Indication) -> bytes:
-        """``I,<what>``, framed."""
-        return self.framer.encode(fr.Frame(fr.INDICATE, None, what.value))
+    def indication(self, what: Indication, after: int | None = None) -> bytes:
+        """``I,<what>``, framed; ``I,<after>,new_shoe`` names the shoe's last message the table took before it
+        closed its shoe, so that a shoe told again (after a controller restart) knows it is a repeat."""
+        return self.framer.encode(fr.Frame(fr.INDICATE, after if what is Indication.NEW_SHOE else None, what.value))
 
     # -- the shoe's end --------------------------------------------------------
     @staticmethod

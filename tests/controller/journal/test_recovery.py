@@ -386,3 +386,92 @@ def test_kill9_never_leaves_an_input_without_its_events(tmp_path: Path) -> None:
         inputs = [index for index, kind in enumerate(kinds) if kind == "input"]
         assert all(kinds[index + 1] == "events" for index in inputs), f"kill {kills}"
     assert kills >= 8
+
+
+class _EmulatorLog:
+    """A shoe emulator run with ``-v`` whose stderr lines are collected as they come, in a thread."""
+
+    def __init__(self, *args: str) -> None:
+        import threading
+
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "controller.cli.shoe_emulator", "-v", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True)
+        assert self.process.stdout is not None and self.process.stderr is not None
+        first = self.process.stdout.readline().split()
+        assert first and first[0] == "PTY", first
+        self.path = first[1]
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(self.process.stderr,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            with self._changed:
+                self.lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
+
+    def wait_for(self, text: str, count: int = 1, timeout: float = 60) -> None:
+        with self._changed:
+            found = self._changed.wait_for(lambda: sum(text in line for line in self.lines) >= count, timeout)
+        assert found, f"the emulator never logged {text!r} {count} time(s): {self.lines[-20:]}"
+
+    def count(self, text: str) -> int:
+        with self._changed:
+            return sum(text in line for line in self.lines)
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait(10)
+
+
+def _cards_by_shoe(events: list[Event]) -> dict[int, list[str]]:
+    """The cards each shoe dealt (round and burn cards), from an event stream."""
+    by_shoe: dict[int, list[str]] = {}
+    shoe = 1
+    for event in events:
+        if event["event"] in ("shoe", "round"):
+            shoe = event["shoe"]
+        elif event["event"] in ("card", "burn") and (card := event["card"]):
+            by_shoe.setdefault(shoe, []).append(card)
+    return by_shoe
+
+
+@pytest.mark.slow  # an emulator and two controllers over a pty, one killed
+@pytest.mark.parametrize("framing", ["line", "stx"])
+def test_a_serial_table_killed_after_shoe_closed_deals_the_shoes_next_shoe_as_shoe_2(
+        tmp_path: Path, framing: str) -> None:
+    """Issue 25 item 3: killed with kill -9 once the shoe has closed (and the shoe was told new_shoe), the
+    resumed table must not tell the shoe new_shoe again: the shoe would skip a whole shoe."""
+    from controller.core.shoe import shoe_with_cut_card
+
+    seed = 32
+    shoe = _EmulatorLog("--seed", str(seed), "--decks", "1", "--framing", framing, "--linger", "120")
+    journal = tmp_path / "table.journal"
+    args = ["run", "--driver", f"serial://{shoe.path}?framing={framing}", "--json", "--auto-next", "--no-keyboard",
+            "--no-burn", "--decks", "1", "--rounds", "12", "--journal", str(journal)]
+    try:
+        process = subprocess.Popen([*CROUPIER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        assert process.stdout is not None
+        closed = False
+        for line in process.stdout:
+            if json.loads(line)["event"] == "shoe_closed":
+                closed = True
+                shoe.wait_for("indicator: new_shoe")  # the shoe has the news: now kill the table
+                break
+        process.send_signal(signal.SIGKILL)
+        process.wait(30)
+        assert closed, process.stderr.read() if process.stderr else ""
+        resumed = croupier(*args)
+        assert resumed.returncode == 0, resumed.stderr.decode()
+        new_shoes_started = shoe.count("new shoe ")
+    finally:
+        shoe.stop()
+    dealt = _cards_by_shoe(journal_events(journal))
+    assert len(dealt) >= 2
+    for number, cards in dealt.items():
+        own = [token for token in shoe_with_cut_card(seed, 1, number - 1) if token != "@cut"]
+        assert cards == own[:len(cards)], f"table shoe {number} dealt cards that are not the shoe's shoe {number}"
+    assert new_shoes_started == len(dealt) - 1 or new_shoes_started == len(dealt), shoe.lines
+    assert not [e for e in journal_events(journal) if e["event"] == "misdeal"]

@@ -316,3 +316,37 @@ def test_tcp_endpoint(emulator: Emulator) -> None:
         assert features == Frame("V", None, "crc16")  # the shoe's answer to the hello comes first
         frame = LineFramer().decode(data[used:])[1]
         assert frame is not None and (frame.kind, frame.data) == as_frame_data(tokens(2, 1)[0])
+
+
+# -- new_shoe names the last message the table took (issue 25 item 3) -------------------------
+def test_a_repeated_new_shoe_for_the_same_message_starts_no_second_shoe(
+        emulator: Emulator, client: Callable[..., Client]) -> None:
+    """A controller that restarted tells the shoe ``I,<seq>,new_shoe`` again: the shoe ignores the repeat."""
+    shoe = emulator("--seed", "9", "--decks", "1", "--ack-timeout", "30")
+    controller = client(shoe.path)
+    controller.write(line(b"R,A"))
+    first = controller.frame()
+    assert first is not None and first.seq == 1
+    controller.write(line(b"I,1,new_shoe"))  # the table closed its shoe after message 1
+    controller.write(line(b"I,1,new_shoe"))  # a restarted controller, telling it again
+    controller.write(line(b"A,1"))
+    second = controller.frame()
+    assert second is not None and (second.kind, second.data) == as_frame_data(tokens(9, 1, shoe=1)[0])
+    controller.write(line(b"A,2"))
+    third = controller.frame()
+    assert third is not None and (third.kind, third.data) == as_frame_data(tokens(9, 1, shoe=1)[1])
+    controller.write(line(b"I,3,new_shoe"))  # a later close, after another message: a new shoe
+    controller.write(line(b"A,3"))
+    fourth = controller.frame()
+    assert fourth is not None and (fourth.kind, fourth.data) == as_frame_data(tokens(9, 1, shoe=2)[0])
+
+
+def test_an_untagged_new_shoe_always_starts_the_next_shoe(emulator: Emulator, client: Callable[..., Client]) -> None:
+    """A controller from before the tag: every ``I,new_shoe`` moves the shoe on, as it always did."""
+    shoe = emulator("--seed", "9", "--decks", "1", "--ack-timeout", "30")
+    controller = client(shoe.path)
+    controller.write(line(b"R,A"))
+    assert controller.frame() is not None
+    controller.write(line(b"I,new_shoe") + line(b"I,new_shoe") + line(b"A,1"))
+    second = controller.frame()
+    assert second is not None and (second.kind, second.data) == as_frame_data(tokens(9, 1, shoe=2)[0])

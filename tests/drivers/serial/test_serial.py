@@ -153,7 +153,7 @@ def test_journaled_input_is_answered_after_the_tables_indication(
     assert shoe.read_until(bytes([ACK]), 0.3) is None  # durable, but the table has not applied it yet
     source.indicate("new_shoe")
     assert source.recv(0) is None  # the controller is back for more
-    assert shoe.read_until(bytes([ACK])) == stx(b"I,new_shoe") + bytes([ACK])
+    assert shoe.read_until(bytes([ACK])) == stx(b"I,1,new_shoe") + bytes([ACK])  # after message 1 (revision 2)
 
 
 def test_position_and_seek_drop_a_retransmission_after_a_restart(
@@ -615,3 +615,21 @@ def test_a_gap_after_a_resume_is_reported(raw_shoe: Shoes, opened: Callable[[str
     shoe.write(stx(b"C,9,AS"))
     assert source.recv(5) == Input(InputKind.OFFLINE, "sequence_gap 7 9")
     assert source.recv(5) == card("AS")
+
+
+# -- new_shoe names the shoe's last message taken (issue 25 item 3) ---------------------------
+def test_new_shoe_names_the_last_message_taken_and_a_resumed_driver_names_the_same(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,7,AS"))
+    assert source.recv(5) == card("AS")
+    source.indicate("new_shoe")
+    assert shoe.read_until(b"\x03") == b"\x02I,7,new_shoe\x03"
+    source.close()  # the controller died; a new one resumes from the journal
+    resumed = opened(f"serial://{shoe.path}?framing=stx")
+    assert shoe.read_until(bytes([ENQ])) is not None
+    resumed.seek(1, 7)  # the journal's last message from the shoe
+    resumed.indicate("new_shoe")  # the replay's: the shoe had it, not written
+    resumed.indicate("hold")  # the resume is over
+    resumed.indicate("new_shoe")  # the table, still closed, tells the shoe again: the same number
+    assert shoe.read_until(b"\x03") == b"\x02I,7,new_shoe\x03"
