@@ -166,6 +166,11 @@ class CardSource(ABC):
     def _indicate(self, what: Indication) -> None:
         """Act on an indication; the default does nothing."""
 
+    def settle(self) -> None:
+        """The controller applied every input it took and reads no more: answer what is still unanswered (a
+        serial shoe's acknowledgement of the last input is otherwise held until the next read). The default
+        does nothing."""
+
     @property
     def resumable(self) -> Resumable | None:
         """The source that keeps the reader's place for the journal: this one, a wrapped one, or None."""

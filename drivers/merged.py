@@ -143,6 +143,9 @@ class MergedSource(CardSource):
             self._holding = what in (Indication.HOLD, Indication.NEW_SHOE)
         self.primary.indicate(what)
 
+    def settle(self) -> None:
+        self.primary.settle()
+
     @property
     def resumable(self) -> Resumable | None:
         """The reader's: the typed lines have no place to keep."""

@@ -149,6 +149,7 @@ class Runner:
             self._last_activity = self.clock()
             self._act_before(item)
             self.feed(item)
+        self.source.settle()  # every input taken is recorded and applied: a serial shoe gets its last answer
         return self.exit_status()
 
     def _check_idle(self) -> None:

@@ -316,6 +316,12 @@ class SerialShoe(Resumable):
         shoe sends it again.
         """
 
+    def settle(self) -> None:
+        """The controller took its last input for good (it journaled and applied it) and stops: answer it now,
+        so the shoe does not send it again to the next controller."""
+        if not self._closed:
+            self.inbox.release_ack()
+
     @property
     def position(self) -> tuple[int, int]:
         """``(1, last sequence number)``, -1 for none: where a restarted controller resumes."""

@@ -633,3 +633,15 @@ def test_new_shoe_names_the_last_message_taken_and_a_resumed_driver_names_the_sa
     resumed.indicate("hold")  # the resume is over
     resumed.indicate("new_shoe")  # the table, still closed, tells the shoe again: the same number
     assert shoe.read_until(b"\x03") == b"\x02I,7,new_shoe\x03"
+
+
+def test_settle_answers_the_last_input_when_the_controller_stops(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    """Issue 28 item 18: a clean exit after --rounds N left the last card unanswered; the shoe sent it again to
+    the next controller, which called it a card not due."""
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,1,AS"))
+    assert source.recv(5) == card("AS")
+    assert shoe.read_until(bytes([ACK]), 0.3) is None  # held until the controller has it for good
+    source.settle()
+    assert shoe.read_until(bytes([ACK])) == bytes([ACK])
