@@ -106,9 +106,15 @@ class Runner:
             return table.expecting
         if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
             return "player" if table.settings.shoe.burn == "none" else "burn"
-        if self.auto_next and state is State.ROUND_OVER and table.round > 0:
+        if self._starts_next_round(state):
             return "player"
         return table.expecting
+
+    def _starts_next_round(self, state: State) -> bool:
+        """Does the simulated dealer start the next round at the next card? Not before a face-down round's
+        reveals: the dealer reveals first, and the shoe holds until then."""
+        table = self.table
+        return self.auto_next and state is State.ROUND_OVER and table.round > 0 and not table.result_due
 
     def _done(self) -> bool:
         state = self.table.model.state
@@ -168,7 +174,7 @@ class Runner:
         state = self.table.model.state
         if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
             self.feed(Input(InputKind.SHOE))
-        elif state is State.ROUND_OVER and self.auto_next and self.table.round > 0:
+        elif self._starts_next_round(state):
             self.feed(Input(InputKind.NEXT))
 
     def exit_status(self) -> int:

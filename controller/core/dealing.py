@@ -141,6 +141,11 @@ class Dealing(Revealing):
                                 message("misdeal.after_shoe_closed", "shoe {shoe} is closed; no card may be dealt "
                                         "from it", shoe=self.shoe_number), held=held)
             return
+        if self.result_due:
+            self._raise_misdeal(events, "extra_card", code, message(
+                "misdeal.extra_unrevealed", "a card was read but round {round} is dealt and waits for its reveals; "
+                "the next round starts after its result", round=self.round), held=held)
+            return
         why = {
             State.ROUND_OVER: message("misdeal.extra_round_over", "a card was read but round {round} is over and "
                                       "the next round has not been started", round=self.round),

@@ -144,3 +144,57 @@ def test_resuming_on_a_closed_shoe_deals_the_next_shoe_not_the_one_after(tmp_pat
     table, mock, out = run_session(path, dealer, lambda events: any(e["event"] == "burn" for e in events))
     burns = [e["card"] for e in out if e["event"] == "burn"]
     assert burns[:1] == shuffled_shoe(3, 1, 1)[:1], "shoe 2's first card, not shoe 3's"
+
+
+class FollowingShoe(CardSource):
+    """A shoe that deals only while told to (``shoe-emulator --follow-table``), with a dealer who reveals
+    each face-down hand when the table waits for it."""
+
+    schemes = ("following",)
+
+    def __init__(self, cards: list[str], table: Table) -> None:
+        super().__init__("following://")
+        self.cards = list(cards)
+        self.table = table
+        self.told = "hold"
+
+    def _indicate(self, what: Any) -> None:
+        self.told = str(what)
+
+    def _recv(self, timeout: float | None) -> Input | None:
+        if self.told in ("player", "banker", "burn") and self.cards:
+            return Input(InputKind.CARD, self.cards.pop(0))
+        if self.table.reveal_due is not None:
+            return Input(InputKind.REVEAL)
+        return None
+
+    @property
+    def exhausted(self) -> bool:
+        """Nothing to do: no card it is told to deal and no hand to reveal (a halted table waits for people)."""
+        return not (self.told in ("player", "banker", "burn") and self.cards) and self.table.reveal_due is None
+
+
+def test_face_down_with_auto_next_waits_for_the_reveals_before_the_shoe_deals_on() -> None:
+    """Issue 25 item 9: the table told the shoe to deal the next round before the dealer revealed, so the
+    next card was an extra-card misdeal."""
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "table": {"dealing": "face_down"}})
+    table = Table(settings)
+    events: list[Event] = list(table.start())
+    cards = shuffled_shoe(3, 8)[:60]
+    runner = Runner(table, FollowingShoe(cards, table), events.extend, auto_next=True, auto_shoe=True, rounds=5)
+    assert runner.run() == 0
+    assert not [e for e in events if e["event"] == "misdeal"], [e for e in events if e["event"] == "misdeal"]
+    assert [e["round"] for e in events if e["event"] == "result"] == [1, 2, 3, 4, 5]
+
+
+def test_a_card_while_a_face_down_round_waits_for_its_reveals_says_so() -> None:
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "table": {"dealing": "face_down"}})
+    table = Table(settings)
+    table.start()
+    table.handle(Input(InputKind.SHOE))
+    for code in ("9S", "8H", "KD", "2C"):  # a natural: every card is down, the reveals are due
+        table.handle(Input(InputKind.CARD, code))
+    events = table.handle(Input(InputKind.CARD, "5D"))
+    misdeal = [e for e in events if e["event"] == "misdeal"]
+    assert misdeal and misdeal[0]["kind"] == "extra_card"
+    assert "is over" not in misdeal[0]["detail"] and "reveal" in misdeal[0]["detail"], misdeal[0]["detail"]
