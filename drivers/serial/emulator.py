@@ -442,16 +442,7 @@ class ShoeEmulator:
                 self._retransmit("controller (re)started")
             return
         if frame.kind == fr.INDICATE:
-            if frame.data == "new_shoe" and frame.seq is not None and frame.seq == self.new_shoe_after:
-                LOG.info("repeated new_shoe after message %d ignored: shoe %d was started for it already",
-                         frame.seq, self.shoe_index)
-                return
-            self.indications.append(frame.data)
-            LOG.info("indicator: %s", frame.data)
-            self.table_holds = frame.data in ("hold", "new_shoe")
-            if frame.data == "new_shoe":
-                self.new_shoe_after = frame.seq
-                self._new_shoe()
+            self._on_indication(frame)
             return
         if frame.kind in (fr.CONTROL_ACK, fr.CONTROL_NAK):
             seq = session.in_flight.popleft() if session.in_flight else None
@@ -468,6 +459,19 @@ class ShoeEmulator:
             return
         if frame.kind == fr.NEGATIVE and self.outstanding is not None:
             self._retransmit("NAK")
+
+    def _on_indication(self, frame: fr.Frame) -> None:
+        """``I,<what>`` from the controller; ``I,<seq>,new_shoe`` starts the next shoe once per ``seq``."""
+        if frame.data == "new_shoe" and frame.seq is not None and frame.seq == self.new_shoe_after:
+            LOG.info("repeated new_shoe after message %d ignored: shoe %d was started for it already",
+                     frame.seq, self.shoe_index)
+            return
+        self.indications.append(frame.data)
+        LOG.info("indicator: %s", frame.data)
+        self.table_holds = frame.data in ("hold", "new_shoe")
+        if frame.data == "new_shoe":
+            self.new_shoe_after = frame.seq
+            self._new_shoe()
 
     def _retransmit(self, why: str) -> None:
         if self.outstanding is None:
