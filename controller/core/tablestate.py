@@ -19,7 +19,6 @@ from controller.core.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, S
 from controller.core.misdeals import (
     HALT,
     POLICIES,
-    UNIDENTIFIED,
     Held,
     Misdeal,
     approval_action,
@@ -210,7 +209,7 @@ class TableState:
         already halted, report it and hold its cards with the pending misdeal."""
         if self.state is State.HALTED:
             assert self.misdeal is not None
-            self.misdeal.held.extend(held or [])
+            self.misdeal.hold(held or [])
             extra = Misdeal(kind, self.misdeal.round, card, detail, self.misdeal.instruction,
                             self.misdeal.resolutions, supervisor=self.misdeal.supervisor, while_halted=True)
             events.append(extra.event())
@@ -235,10 +234,7 @@ class TableState:
 
         ``stands_for_held``: a manual entry stands for the first of them, which then does not count.
         """
-        held = [status for _, status in self.misdeal.held] if self.misdeal is not None else []
-        if stands_for_held and held and held[0] == UNIDENTIFIED:
-            held = held[1:]
-        return held.count(UNIDENTIFIED)
+        return self.misdeal.unread_left(stands_for_held) if self.misdeal is not None else 0
 
     def _due_name(self) -> str:
         slot = self.due_slot
