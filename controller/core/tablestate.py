@@ -138,6 +138,12 @@ class TableState:
         return self.ledger.foreign
 
     @property
+    def held_or_foreign(self) -> int:
+        """Cards the pending misdeal holds plus those read this shoe that cannot be of it: the only cards the
+        table keeps that the shoe's size does not bound (a reader that floods a halted table grows them)."""
+        return (len(self.misdeal.held) if self.misdeal is not None else 0) + len(self.ledger.foreign)
+
+    @property
     def burned(self) -> list[str]:
         """Cards burned this shoe (``??`` for those not identified)."""
         return self.ledger.burned
