@@ -154,7 +154,7 @@ def simulate(args: argparse.Namespace) -> int:
     sinks, summary, progress = build_sinks(args, rounds, words)
     outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
     feed = feed_from_args(args, settings, args.journal, outputs.notice)
-    comparison = OddsComparison(decks, settings.table.variant)
+    comparison = OddsComparison(decks, settings.table.variant, settings.bets)
     sinks.insert(1, comparison)
     for sink in sinks:
         outputs.add(sink, replayed=sink is summary or sink is comparison,

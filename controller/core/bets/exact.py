@@ -17,7 +17,7 @@ closed form from the rank (and rank-and-suit) counts left. Every result is an ex
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -26,8 +26,10 @@ from itertools import combinations_with_replacement, product, repeat
 from math import perm
 from operator import itemgetter, mul
 
+from config.schema import BetsSettings
 from controller.core import rules
 from controller.core.bets.catalogue import BETS, CATALOGUE, PUSH, Bet, RoundFacts
+from controller.core.bets.settle import bet_for, house_pays
 from controller.core.cards import RANK_VALUES, RANKS, SUITS
 
 MAX_CARDS = 6
@@ -243,6 +245,14 @@ def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None
                        for pay_class, found in _class_positions(bet.name).items()}
         result[bet.name] = _odds(bet, classes, bet_pays)
     return result
+
+
+def house_evs(shoe: Shoe, names: Iterable[str], variant: str, settings: BetsSettings | None) -> dict[str, Fraction]:
+    """The expected net win per unit of each bet of ``names`` (``banker`` follows ``variant``) under the house's
+    pay tables (``[bets.pays]`` over the defaults), for the next round from ``shoe``."""
+    bets = {name: bet_for(name, variant) for name in names}
+    every = bet_odds(shoe, {bet.name: house_pays(bet, settings) for bet in bets.values()})
+    return {name: every[bet.name].ev for name, bet in bets.items()}
 
 
 def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:
