@@ -276,3 +276,16 @@ def test_good_values_overridden_stay_allowed(tmp_path: Path) -> None:
     path = write(tmp_path, '[simulation]\nrounds = 5\n[table]\ndecks = 4\n[feed]\nsite = "pit-1"\ntable = "t.1"\n')
     settings = load_config(path, environ={"CROUPIER_TABLE_DECKS": "6"}, overrides={"simulation": {"rounds": 2}})
     assert (settings.simulation.rounds, settings.table.decks, settings.feed.site) == (2, 6, "pit-1")
+
+
+@pytest.mark.parametrize("argv", [["--rounds", "10", "--quiet"], ["--rounds", "1", "--quiet", "--feed",
+                                                                   "mqtt://127.0.0.1:1883/pit/t1"]],
+                         ids=["no feed used (fast path)", "--feed given"])
+def test_a_bad_feed_url_in_the_file_is_refused_even_where_it_is_not_used(tmp_path: Path, argv: list[str]) -> None:
+    path = write(tmp_path, '[feed]\nurl = "http://broker:1883/pit/t1"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
+    done = croupier_in_process("simulate", "--config", str(path), *argv, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("croupier simulate: "), lines
+    assert f"{path}: [feed] url 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]
