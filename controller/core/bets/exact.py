@@ -33,6 +33,9 @@ from controller.core.bets.settle import bet_for, house_pays
 from controller.core.cards import RANK_VALUES, RANKS, SUITS
 
 MAX_CARDS = 6
+"""The cards of the longest round: three a hand."""
+MIN_CARDS = 4
+"""The cards of the shortest round: two a hand."""
 Position = tuple[int, int, int, int]
 """A round's final position: player total, banker total, player cards, banker cards."""
 
@@ -217,14 +220,25 @@ def _odds(bet: Bet, classes: dict[str | None, Fraction], pays: Mapping[str, Deci
 
 
 class ShoeTooShort(ValueError):
-    """Fewer cards are left than a round may need."""
+    """Fewer cards are left than a round may need: the odds enumerate every order of the next
+    :data:`MAX_CARDS` cards, so they are not defined for such a shoe."""
+
+    def __init__(self, left: int) -> None:
+        super().__init__(f"{left} cards left: a round may need {MAX_CARDS}")
+        self.left = left
+        """The cards left in the shoe."""
+
+    @property
+    def no_round(self) -> bool:
+        """Not even the shortest round (:data:`MIN_CARDS`) can be dealt from what is left."""
+        return self.left < MIN_CARDS
 
 
 def cards_for_a_round(shoe: Shoe) -> int:
     """The cards left in ``shoe``; :class:`ShoeTooShort` when a round may need more."""
     left = shoe.size
     if left < MAX_CARDS:
-        raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+        raise ShoeTooShort(left)
     return left
 
 

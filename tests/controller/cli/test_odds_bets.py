@@ -64,6 +64,25 @@ def test_odds_of_a_shoe_too_short_for_a_round_is_refused() -> None:
     assert run.returncode == 2 and "5 cards left" in run.stderr
 
 
+@pytest.mark.parametrize("left, says", [
+    (5, "5 cards left: a round needs 4 to 6 cards, so the next one may run out before it is complete and has no "
+        "odds; croupier odds needs at least 6 cards left"),
+    (4, "4 cards left: a round needs 4 to 6 cards, so the next one may run out before it is complete and has no "
+        "odds; croupier odds needs at least 6 cards left"),
+    (3, "3 cards left: a round needs at least 4 cards, so none can be dealt; croupier odds needs at least 6 cards "
+        "left"),
+    (1, "1 card left: a round needs at least 4 cards, so none can be dealt; croupier odds needs at least 6 cards "
+        "left"),
+    (0, "0 cards left: a round needs at least 4 cards, so none can be dealt; croupier odds needs at least 6 cards "
+        "left"),
+])
+def test_odds_of_a_shoe_too_short_says_what_is_true_of_its_next_round(left: int, says: str) -> None:
+    gone = " ".join(rank + suit for rank in "A23456789TJQK" for suit in "SHDC").split()[: 52 - left]
+    run = croupier("odds", "--decks", "1", "--seen", " ".join(gone))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.splitlines() == [f"croupier odds: --seen: {says}"]
+
+
 @pytest.mark.parametrize("decks", [1, 8])
 def test_round_probabilities_agree_with_the_fresh_shoe_enumerator(decks: int) -> None:
     old = compute_odds(decks)
