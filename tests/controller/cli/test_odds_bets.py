@@ -151,7 +151,8 @@ def test_a_round_that_starts_with_fewer_than_six_unseen_cards_has_no_edge_as_eve
     ``edge`` event, and docs/events.md says so."""
     whole_deck = " ".join(rank + suit for rank in "A23456789TJQK" for suit in "SHDC")
     stream = events(croupier("simulate", "--decks", "1", "--no-burn", "--json", "--cards", whole_deck).stdout)
-    with_edge, without = [], []
+    with_edge: list[int] = []
+    without: list[int] = []
     for index, event in enumerate(stream):
         if event["event"] == "round":
             unseen = 52 - sum(seen_in(stream[:index]).values())
