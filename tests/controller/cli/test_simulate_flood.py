@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.core.table import Table
+from controller.journal.timeline import cards_out
 from tests.inprocess import croupier_in_process
 from tests.work import Work, work_after
 
@@ -73,3 +74,26 @@ def test_the_journal_of_a_flooded_halted_table_grows_by_the_same_bytes_per_input
     everything_at_ten_n, checkpoints_at_ten_n = journaled_per_input(tmp_path, 50)
     assert checkpoints_at_ten_n <= checkpoints_at_n * 1.5, (checkpoints_at_n, checkpoints_at_ten_n)
     assert everything_at_ten_n <= everything_at_n * 1.2, (everything_at_n, everything_at_ten_n)
+
+
+def history_of_cards(tmp_path: Path, cycles: int) -> tuple[Work, list[str]]:
+    """The work of ``croupier history J --cards --csv`` on the journal of the flood burned at the end, from the
+    walk over the journal's cards (:func:`~controller.journal.timeline.cards_out`) on, per input; and its rows'
+    slots."""
+    journal = tmp_path / f"burned-{cycles}.journal"
+    flooded = script(tmp_path, cycles)
+    flooded.write_text(flooded.read_text(encoding="utf-8") + "@burn\n", encoding="utf-8")
+    argv = ["simulate", "--no-burn", "--manual-next", "--script", str(flooded), "--json", "--journal", str(journal)]
+    assert croupier_in_process(*argv).returncode == 0
+    printed: list[str] = []
+    work = work_after(cards_out, 0, lambda: printed.append(
+        croupier_in_process("history", str(journal), "--cards", "--csv").stdout))
+    slots = [row.split(",")[3] for row in printed[0].splitlines()[1:]]
+    return work.per(cycles * len(FLOOD)), slots
+
+
+def test_the_history_of_a_flooded_journal_costs_the_same_per_card_at_n_and_ten_n(tmp_path: Path) -> None:
+    at_n, _ = history_of_cards(tmp_path, 2)
+    at_ten_n, slots = history_of_cards(tmp_path, 20)
+    assert slots[:4] == ["P1", "B1", "P2", "B2"] and set(slots[4:]) == {"discard"}, "the flood is burned whole"
+    assert at_ten_n.instructions <= at_n.instructions * 1.5, (at_n, at_ten_n)
