@@ -31,6 +31,10 @@ def script(tmp_path: Path, cycles: int) -> Path:
 
 
 def simulate(tmp_path: Path, cycles: int, *options: str) -> list[str]:
+    """The command on the flood: from a script file, or given whole with ``--cards`` among ``options``."""
+    if "--cards" in options:
+        cards = script(tmp_path, cycles).read_text(encoding="utf-8").split()
+        return ["simulate", "--no-burn", "--manual-next", *options, " ".join(cards)]
     return ["simulate", "--no-burn", "--manual-next", "--script", str(script(tmp_path, cycles)), *options]
 
 
@@ -45,7 +49,8 @@ def last_cycle(tmp_path: Path, cycles: int, *options: str) -> Work:
     return work.per(len(FLOOD))
 
 
-@pytest.mark.parametrize("output", [[], ["--json"]], ids=["transcript", "json"])
+@pytest.mark.parametrize("output", [[], ["--json"], ["--json", "--cards"]],
+                         ids=["transcript", "json", "json, the flood given with --cards"])
 def test_an_input_read_while_halted_costs_the_same_at_n_and_ten_n(tmp_path: Path, output: list[str]) -> None:
     at_n = last_cycle(tmp_path, 10, *output)
     at_ten_n = last_cycle(tmp_path, 100, *output)
