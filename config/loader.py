@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from config.default_data import default_data
 from config.schema import SECTIONS, SerialSettings, Settings, max_cut_from_end, settings_from
-from config.typed import Invalid, Problem, from_text, keys_of
+from config.typed import Invalid, Problem, check_key, from_text, keys_of
 from controller.core.exceptions import ConfigError
 from controller.i18n.message import message
 
@@ -60,6 +60,29 @@ def _label(problem: Problem, variable: str | None) -> str:
     return f"[auth] {path} ({variable})" if variable else f"auth.{path}" if path else "[auth]"
 
 
+def _value_problem(problem: Problem, given_in: str, variable: str | None) -> ConfigError:
+    """The one-line error of ``problem``, a value given in ``given_in`` (from the environment: ``variable``)."""
+    section = problem.section or ""
+    typed = problem.given_type and variable is None and section != "auth"
+    shown = f" ({problem.given_type})" if typed else ""
+    worded = problem.worded or message("config.value_problem.english", "{text}", text=problem.message)
+    return ConfigError(message("config.value_problem", "{source}: {label}: {problem}{shown}", source=given_in,
+                               label=_label(problem, variable), problem=worded, shown=shown))
+
+
+def _check_every_value(layer: Layer) -> None:
+    """Refuse a bad value of ``layer`` even where it does not count: a later layer overrides its key (the file's
+    ``rounds = -1`` under ``--rounds 2``), or the feature that reads it is off (a ``[feed] site`` with no feed)."""
+    for section, table in layer.data.items():
+        cls = SECTIONS[section]
+        for key in keys_of(cls):
+            if key in table:
+                try:
+                    check_key(cls, section, key, table[key])
+                except Invalid as error:
+                    raise _value_problem(error.problem, layer.source, layer.variables.get((section, key))) from None
+
+
 def _merge(layers: list[Layer]) -> Settings:
     merged: dict[str, dict[str, Any]] = {}
     origin: dict[tuple[str, str], tuple[str, str | None]] = {}
@@ -97,11 +120,9 @@ def _merge(layers: list[Layer]) -> Settings:
             given_in, variable = origin[section, problem.key or ""]
         else:
             given_in, variable = origin.get((section, problem.blame or ""), (DEFAULTS, None))[0], None
-        typed = problem.given_type and variable is None and section != "auth"
-        shown = f" ({problem.given_type})" if typed else ""
-        worded = problem.worded or message("config.value_problem.english", "{text}", text=problem.message)
-        raise ConfigError(message("config.value_problem", "{source}: {label}: {problem}{shown}", source=given_in,
-                                  label=_label(problem, variable), problem=worded, shown=shown)) from None
+        raise _value_problem(problem, given_in, variable) from None
+    for layer in layers:
+        _check_every_value(layer)
     decks, cut = settings.table.decks, settings.shoe.cut_card_from_end
     deepest = max_cut_from_end(decks)
     if cut > deepest:

@@ -290,6 +290,11 @@ class ScoreboardSettings(Section, frozen=True):
         return address
 
 
+FLOOR_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+"""A site or table name on the floor: one MQTT topic level, without MQTT's wildcards or separator (the
+``[feed]`` keys, and the ``/SITE/TABLE`` of a feed URL, :mod:`controller.floor.urls`)."""
+
+
 class FeedSettings(Section, frozen=True):
     """``[feed]``: where ``croupier run``/``simulate`` publish the journal without ``--feed`` (docs/floor.md)."""
 
@@ -297,16 +302,22 @@ class FeedSettings(Section, frozen=True):
         "config.expected.feed.url", 'an MQTT URL, mqtt://[USER:PASSWORD@]HOST:PORT[/SITE/TABLE] '
                                          'or mqtts://..., "" = no feed')))] = ""
     site: Annotated[str, Meta(description=described(message(
-        "config.expected.feed.site", "a name of letters, digits, '-', '_' or '.' (used when the url "
-                                          "gives no /SITE/TABLE)")))] = ""
+        "config.expected.feed.site", "a name of 1-64 letters, digits, '-', '_' or '.' (used when the url "
+                                          "gives no /SITE/TABLE; \"\" = none)")))] = ""
     table: Annotated[str, Meta(description=described(message(
-        "config.expected.feed.table", "a name of letters, digits, '-', '_' or '.' (used when the url "
-                                           "gives no /SITE/TABLE)")))] = ""
+        "config.expected.feed.table", "a name of 1-64 letters, digits, '-', '_' or '.' (used when the url "
+                                           "gives no /SITE/TABLE; \"\" = none)")))] = ""
     ca_file: Annotated[str, Meta(description=described(message(
         "config.expected.feed.ca_file", 'the path of a PEM CA file for mqtts:// ("" = the system CAs)')))] = ""
     will_delay: Annotated[int, Meta(ge=0, le=86_400)] = 10
     drain_timeout: Annotated[float, Meta(ge=0, le=3600, description=described(message(
         "config.expected.feed.drain_timeout", "a number of seconds from 0 to 3600")))] = 10.0
+
+    @check("site", "table")
+    def _floor_name(name: str, key: str) -> str:
+        if name and not FLOOR_NAME.fullmatch(name):
+            raise Refused(expected_got(expected_words(FeedSettings, key), name))
+        return name
 
 
 # -- [auth] ---------------------------------------------------------------------------
@@ -622,6 +633,7 @@ __all__ = [
     "DEFAULT_IDLE_SIGNOUT_SECONDS",
     "DEFAULT_READ_APDU",
     "DEFAULT_SUPERVISOR_ONLY",
+    "FLOOR_NAME",
     "IDENTIFY_MODES",
     "MIN_CUT_FROM_END",
     "ROLES",

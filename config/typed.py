@@ -214,24 +214,29 @@ def _refused(name: str, key: str | None, refused: Refused) -> Invalid:
                            worded=refused.worded))
 
 
+def check_key(section: type[Section], name: str, key: str, value: Any) -> Any:
+    """``value`` of ``key`` checked on its own (its checks marked ``before``, its type, its other checks), as
+    the key takes it; raises :class:`Invalid`. The checks across keys need the whole section
+    (:func:`convert_section`)."""
+    checks = _checks(section)
+    try:
+        for before in checks.get((key, True), []):
+            value = before(value, key)
+        value = _typed(section, name, key, value)
+        for after in checks.get((key, False), []):
+            value = after(value, key)
+    except Refused as refused:
+        raise _refused(name, key, refused) from None
+    return value
+
+
 def convert_section(section: type[_S], data: Mapping[str, Any], name: str) -> _S:
     """A section from its table (as TOML gives it), checked; raises :class:`Invalid` at the first problem."""
     table = section.prepare(dict(data))
-    checks = _checks(section)
     values: dict[str, Any] = {}
     for key in keys_of(section):
-        if key not in table:
-            continue
-        value = table[key]
-        try:
-            for before in checks.get((key, True), []):
-                value = before(value, key)
-            value = _typed(section, name, key, value)
-            for after in checks.get((key, False), []):
-                value = after(value, key)
-        except Refused as refused:
-            raise _refused(name, key, refused) from None
-        values[key] = value
+        if key in table:
+            values[key] = check_key(section, name, key, table[key])
     unknown = [key for key in table if key not in values and key not in keys_of(section)]
     if unknown:
         worded = message("config.unknown_key", "unknown key; expected one of {keys}", keys=", ".join(keys_of(section)))
@@ -275,5 +280,5 @@ def from_text(section: type[Section], key: str, text: str) -> Any:
     return stripped
 
 
-__all__ = ["Invalid", "Problem", "Refused", "Section", "base_type", "check", "convert_section", "described",
-           "expected", "expected_got", "expected_words", "from_text", "keys_of"]
+__all__ = ["Invalid", "Problem", "Refused", "Section", "base_type", "check", "check_key", "convert_section",
+           "described", "expected", "expected_got", "expected_words", "from_text", "keys_of"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,8 @@ def register(subparsers: Any) -> None:
                         help="directory to write to (default: the repository's docs/, found from the "
                              "installed package, wherever croupier is run from)")
     parser.add_argument("--check", action="store_true",
-                        help="exit 1 if the files in DIR are not what the machine gives")
+                        help="exit 1 if the files in DIR are missing or not what the machine gives (2 if DIR "
+                             "does not exist)")
     add_lang_option(parser)
     parser.set_defaults(handler=diagram)
 
@@ -72,14 +74,7 @@ def diagram(args: argparse.Namespace) -> int:
                                     "{mermaid} and {markdown} to", out=str(out), mermaid=MERMAID_NAME,
                                     markdown=MARKDOWN_NAME))
     if args.check:
-        stale = [name for name, content in files.items()
-                 if not (out / name).exists() or (out / name).read_text(encoding="utf-8") != content]
-        if stale:
-            print("croupier diagram: " + say("diagram.stale", "{files} stale; run `croupier diagram`",
-                                             files=", ".join(str(out / n) for n in stale)))
-            return 1
-        print("croupier diagram: " + say("diagram.up_to_date", "{out} is up to date", out=str(out)))
-        return 0
+        return check(out, files, args, say)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -94,4 +89,35 @@ def diagram(args: argparse.Namespace) -> int:
         print(say("diagram.wrote", "wrote {path}", path=str(png)))
     else:
         print(say("diagram.no_dot", "Graphviz 'dot' not found: PNG skipped (apt-get install graphviz)"))
+    return 0
+
+
+def check(out: Path, files: dict[str, str], args: argparse.Namespace, say: Callable[..., str]) -> int:
+    """Compare the files in ``out`` with ``files``: 0 all current, 1 some missing or stale (each named)."""
+    if not out.exists():
+        raise CroupierError(message("diagram.check_no_dir", "--out {out}: no such directory; expected the directory "
+                                    "that holds {mermaid} and {markdown}; give it, or write them there first: "
+                                    "croupier diagram --out {out}", out=str(out), mermaid=MERMAID_NAME,
+                                    markdown=MARKDOWN_NAME))
+    missing, stale = [], []
+    for name, content in files.items():
+        path = out / name
+        try:
+            if path.read_text(encoding="utf-8") != content:
+                stale.append(str(path))
+        except FileNotFoundError:
+            missing.append(str(path))
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or str(error)
+            raise CroupierError(message("diagram.unreadable", "{path}: cannot read it ({reason}); expected the "
+                                        "diagram written by croupier diagram; check its permissions or write it "
+                                        "again", path=str(path), reason=reason)) from None
+    if missing or stale:
+        command = "croupier diagram" if args.out is None else f"croupier diagram --out {out}"
+        parts = ([say("diagram.missing_files", "{files} missing", files=", ".join(missing))] if missing else []) + (
+            [say("diagram.stale_files", "{files} stale", files=", ".join(stale))] if stale else [])
+        separator = say("diagram.separator", "; ")
+        print("croupier diagram: " + separator.join([*parts, say("diagram.run", "run `{command}`", command=command)]))
+        return 1
+    print("croupier diagram: " + say("diagram.up_to_date", "{out} is up to date", out=str(out)))
     return 0

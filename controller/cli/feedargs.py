@@ -23,17 +23,33 @@ def add_feed_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--feed", metavar="URL", help=FEED_HELP)
 
 
+def config_label(settings: Settings) -> str:
+    """How an error names ``[feed] url`` (with where the settings came from)."""
+    return f"{settings.source}: [feed] url"
+
+
+def check_feed_url(settings: Settings) -> None:
+    """Refuse a bad ``[feed] url`` even where no feed uses it (``--feed`` given, or a run that deals without
+    publishing): raises :class:`FeedError`."""
+    section = settings.feed
+    if section.url:
+        from controller.floor.urls import parse_feed
+
+        parse_feed(section.url, section.site, section.table, section.ca_file, label=config_label(settings))
+
+
 def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | None,
                    notice: Callable[[str], None]) -> TableFeed | None:
     """The table's feed from ``--feed`` or ``[feed] url`` (None: no feed). Raises :class:`FeedError`
     for a bad URL or a feed without a journal (the journal is the feed's outbox)."""
     given = getattr(args, "feed", None)
     section = settings.feed
+    check_feed_url(settings)
     if given is None and not section.url:
         return None
-    label = "--feed" if given is not None else f"{settings.source}: [feed] url"
     from controller.floor.urls import parse_feed
 
+    label = "--feed" if given is not None else config_label(settings)
     target = parse_feed(given if given is not None else section.url, section.site, section.table,
                         section.ca_file, label=label)
     if not journal:

@@ -69,6 +69,7 @@ def floor(args: argparse.Namespace) -> int:
     """Serve the dashboard until a signal stops it; returns the exit status."""
     from controller.floor.dashboard import parse_listen
     from controller.floor.urls import parse_broker_url
+    from controller.ui.livepage import websockets_missing
 
     if args.broker is None:
         raise CroupierError(message("floor.no_broker", "--broker is missing: the dashboard needs the floor's "
@@ -79,6 +80,12 @@ def floor(args: argparse.Namespace) -> int:
                                     "leave --ca-file out"))
     broker = dataclasses.replace(broker, ca_file=args.ca_file)
     host, port = parse_listen(args.listen)
+    missing = websockets_missing()
+    if missing is not None:
+        raise CroupierError(message(
+            "floor.needs_websockets", "the pit dashboard needs the websockets package, 13 or newer ({error}); install "
+            "it: .venv/bin/pip install -e '.[floor,scoreboard]' in a Croupier checkout (or pip install "
+            "'croupier[floor,scoreboard]')", error=missing))
     try:
         from controller.floor.board import FloorBoard
         from controller.floor.dashboard import start_dashboard

@@ -11,12 +11,12 @@ from typing import Any
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import error_text, of_args
 from controller.core.bets.catalogue import BANKER_BY_VARIANT, BETS
-from controller.core.bets.exact import Shoe, ShoeTooShort, bet_odds, round_probabilities
+from controller.core.bets.exact import MAX_CARDS, MIN_CARDS, Shoe, ShoeTooShort, bet_odds, round_probabilities
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
-from controller.i18n.message import message
+from controller.i18n.message import Message, message
 from controller.i18n.numbers import format_decimal_text, format_fixed
 from controller.i18n.variants import variant_name
 from controller.ui.bigtext import pad_cells
@@ -91,6 +91,22 @@ def journal_shoe(path: str) -> tuple[int, str, Counter[str]]:
     return table.decks, table.variant, Counter(table.ledger.shown)
 
 
+def too_short(option: str, error: ShoeTooShort) -> Message:
+    """What is true of the next round of a shoe with too few cards left for its odds."""
+    left = error.left
+    if not error.no_round:
+        return message("odds.may_not_finish", "{option}: {left} cards left: a round needs {least} to {most} cards, "
+                       "so the next one may run out before it is complete and has no odds; croupier odds needs at "
+                       "least {most} cards left", option=option, left=left, least=MIN_CARDS, most=MAX_CARDS)
+    if left == 1:
+        return message("odds.no_round_one", "{option}: 1 card left: a round needs at least {least} cards, so none "
+                       "can be dealt; croupier odds needs at least {most} cards left", option=option,
+                       least=MIN_CARDS, most=MAX_CARDS)
+    return message("odds.no_round", "{option}: {left} cards left: a round needs at least {least} cards, so none can "
+                   "be dealt; croupier odds needs at least {most} cards left", option=option, left=left,
+                   least=MIN_CARDS, most=MAX_CARDS)
+
+
 def odds(args: argparse.Namespace) -> int:
     variant = args.variant or "commission"
     if args.journal is not None:
@@ -107,8 +123,7 @@ def odds(args: argparse.Namespace) -> int:
         probabilities = round_probabilities(shoe)
         every_bet = bet_odds(shoe)
     except ShoeTooShort as error:
-        raise CroupierError(message("odds.too_short", "{option}: {error}; no round can be dealt",
-                                    option="--journal" if args.journal else "--seen", error=str(error))) from None
+        raise CroupierError(too_short("--journal" if args.journal else "--seen", error)) from None
     banker = BANKER_BY_VARIANT[variant]
     edges = {bet: every_bet[banker if bet == "banker" else bet].house_edge for bet in BETS_SUMMARY}
     if args.json:

@@ -15,7 +15,7 @@ from controller.app.runner import Runner
 from controller.app.session import Outputs, play, scoreboard_for
 from controller.cli.archiveargs import add_archive_option, watch_property
 from controller.cli.argtypes import add_lang_option, seconds, whole_number
-from controller.cli.feedargs import add_feed_option, feed_from_args
+from controller.cli.feedargs import add_feed_option, check_feed_url, feed_from_args
 from controller.cli.language import text as worded
 from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
 from controller.core.events import Event
@@ -130,6 +130,7 @@ def _refused(args: argparse.Namespace, scripted: bool) -> str | None:
 
 def simulate(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    check_feed_url(settings)  # the fast path publishes nothing, but a bad URL is refused all the same
     decks = settings.table.decks
     scripted = args.cards is not None or args.script is not None
     refused = _refused(args, scripted)
@@ -154,7 +155,7 @@ def simulate(args: argparse.Namespace) -> int:
     sinks, summary, progress = build_sinks(args, rounds, words)
     outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
     feed = feed_from_args(args, settings, args.journal, outputs.notice)
-    comparison = OddsComparison(decks, settings.table.variant)
+    comparison = OddsComparison(decks, settings.table.variant, settings.bets)
     sinks.insert(1, comparison)
     for sink in sinks:
         outputs.add(sink, replayed=sink is summary or sink is comparison,

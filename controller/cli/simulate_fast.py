@@ -96,7 +96,7 @@ def run_fast(args: argparse.Namespace, settings: Settings, seed: int, decks: int
             progress.finish()
     summary = Summary()
     summary.counts.update(counts)
-    comparison = OddsComparison(decks, settings.table.variant)
+    comparison = OddsComparison(decks, settings.table.variant, settings.bets)
     comparison.add_totals(counts, standard_pays(settings))
     print(summary.text(words))
     print(comparison.text(words))

@@ -153,6 +153,24 @@ class Misdeal:
     exposed: Card | None = None
     """An exposed card taken back from its slot (``use`` puts it back)."""
     exposed_manual: bool = False
+    unread_held: int = field(init=False, default=0)
+    """How many of :attr:`held` are unread (UNIDENTIFIED), kept as they are held: a card read while halted
+    costs the same however many the table holds (a flooding reader must not stall it)."""
+
+    def __post_init__(self) -> None:
+        self.unread_held = _unread(self.held)
+
+    def hold(self, cards: Iterable[Held]) -> None:
+        """Hold more cards out of the shoe until the resolution (one read while halted)."""
+        cards = list(cards)
+        self.held.extend(cards)
+        self.unread_held += _unread(cards)
+
+    def unread_left(self, stands_for_held: bool = False) -> int:
+        """The unread cards held (they left the shoe too); ``stands_for_held``: a manual entry stands for the
+        first of them, which then does not count."""
+        first_stands = stands_for_held and bool(self.held) and self.held[0][1] == UNIDENTIFIED
+        return self.unread_held - first_stands
 
     def event(self) -> MisdealEvent:
         detail = self.detail.english()
@@ -171,3 +189,7 @@ class Misdeal:
         if self.while_halted:
             event["while_halted"] = True
         return event
+
+
+def _unread(cards: Iterable[Held]) -> int:
+    return sum(1 for _, status in cards if status == UNIDENTIFIED)

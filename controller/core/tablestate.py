@@ -19,7 +19,6 @@ from controller.core.machine import BURN_STATES, SLOT_SIDE, SLOTS, RoundModel, S
 from controller.core.misdeals import (
     HALT,
     POLICIES,
-    UNIDENTIFIED,
     Held,
     Misdeal,
     approval_action,
@@ -139,6 +138,12 @@ class TableState:
         return self.ledger.foreign
 
     @property
+    def held_or_foreign(self) -> int:
+        """Cards the pending misdeal holds plus those read this shoe that cannot be of it: the only cards the
+        table keeps that the shoe's size does not bound (a reader that floods a halted table grows them)."""
+        return (len(self.misdeal.held) if self.misdeal is not None else 0) + len(self.ledger.foreign)
+
+    @property
     def burned(self) -> list[str]:
         """Cards burned this shoe (``??`` for those not identified)."""
         return self.ledger.burned
@@ -210,7 +215,7 @@ class TableState:
         already halted, report it and hold its cards with the pending misdeal."""
         if self.state is State.HALTED:
             assert self.misdeal is not None
-            self.misdeal.held.extend(held or [])
+            self.misdeal.hold(held or [])
             extra = Misdeal(kind, self.misdeal.round, card, detail, self.misdeal.instruction,
                             self.misdeal.resolutions, supervisor=self.misdeal.supervisor, while_halted=True)
             events.append(extra.event())
@@ -235,10 +240,7 @@ class TableState:
 
         ``stands_for_held``: a manual entry stands for the first of them, which then does not count.
         """
-        held = [status for _, status in self.misdeal.held] if self.misdeal is not None else []
-        if stands_for_held and held and held[0] == UNIDENTIFIED:
-            held = held[1:]
-        return held.count(UNIDENTIFIED)
+        return self.misdeal.unread_left(stands_for_held) if self.misdeal is not None else 0
 
     def _due_name(self) -> str:
         slot = self.due_slot

@@ -6,18 +6,19 @@ A table publishes under ``croupier/SITE/TABLE/`` (:data:`TOPIC_ROOT`); see docs/
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
+from config.schema import FLOOR_NAME
 from controller.core.exceptions import FeedError, FloorError
 from controller.i18n.message import Message, message
 
 TOPIC_ROOT = "croupier"
 SCHEMES = {"mqtt": 1883, "mqtts": 8883}
 """Each scheme and its port when the URL gives none."""
-NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
-"""A site or table name: one topic level, without MQTT's wildcards or separator."""
+NAME = FLOOR_NAME
+"""A site or table name: one topic level, without MQTT's wildcards or separator (defined with the config's
+``[feed]`` keys)."""
 FEED_FORM = message("url.feed_form", "mqtt://[USER:PASSWORD@]HOST:PORT/SITE/TABLE (or mqtts:// for TLS)")
 
 

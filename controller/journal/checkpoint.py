@@ -49,6 +49,9 @@ class Cursor:
     """The totals of every event so far."""
     since: int = 0
     """Inputs since the last checkpoint (not kept in one: it is 0 there)."""
+    held_before: int = 0
+    """The cards the last checkpoint held that the shoe does not bound
+    (:attr:`~controller.core.tablestate.TableState.held_or_foreign`; not kept in one: 0 after a resume)."""
 
     def note_input(self, item: Input, before: State, from_source: bool, position: tuple[int, int] | None) -> None:
         """An input was handled by a table in state ``before``."""
@@ -71,12 +74,17 @@ class Cursor:
         return begins
 
     def due(self, began_shoe: bool, every: int) -> bool:
-        """Is a checkpoint due now (a new shoe, or ``every`` inputs since the last one; 0: shoes only)?"""
-        return began_shoe or (every > 0 and self.since >= every)
+        """Is a checkpoint due now (a new shoe, or ``every`` inputs since the last one; 0: shoes only)?
+
+        After a checkpoint that held more than ``every`` cards the shoe does not bound (:attr:`held_before`: a
+        reader flooding a halted table), the next is due only after as many inputs: a checkpoint then never
+        costs more than about the inputs since the last one, and the journal grows linearly with the flood."""
+        return began_shoe or (every > 0 and self.since >= max(every, self.held_before))
 
     def body(self, table: Table) -> dict[str, Any]:
         """The checkpoint record's body for ``table`` now; the count since the last checkpoint restarts."""
         self.since = 0
+        self.held_before = table.held_or_foreign
         return {
             "state": snapshot(table),
             "inputs": self.inputs,

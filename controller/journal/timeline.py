@@ -4,8 +4,9 @@ and each card out of the shoe with what became of it (``croupier history``, ``hi
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.core.events import Event
@@ -47,6 +48,29 @@ class CardOut:
     """``read`` by the shoe, or ``manual`` (hand-entered for an unreadable card)."""
 
 
+class _Held:
+    """The cards a misdeal holds, in the order held: a card is found, added and taken out in constant time
+    (a reader that floods a halted table leaves thousands held)."""
+
+    def __init__(self) -> None:
+        self._rows: dict[int, CardOut] = {}
+
+    def __contains__(self, row: CardOut) -> bool:
+        return id(row) in self._rows
+
+    def __iter__(self) -> Iterator[CardOut]:
+        return iter(self._rows.values())
+
+    def __reversed__(self) -> Iterator[CardOut]:
+        return reversed(self._rows.values())
+
+    def append(self, row: CardOut) -> None:
+        self._rows[id(row)] = row
+
+    def remove(self, row: CardOut) -> None:
+        del self._rows[id(row)]
+
+
 @dataclass
 class _Reading:
     """The state of the walk over the records in :func:`cards_out`."""
@@ -55,11 +79,9 @@ class _Reading:
     round: int = 0
     position: int = 0
     pending: CardOut | None = None
-    held: list[CardOut] | None = None
+    held: _Held = field(default_factory=_Held)
 
-    def held_cards(self) -> list[CardOut]:
-        if self.held is None:
-            self.held = []
+    def held_cards(self) -> _Held:
         return self.held
 
 
@@ -127,7 +149,7 @@ def _apply(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None:
         for row in rows:
             if row.shoe == state.shoe and row.round == event.get("round") and row.slot not in ("burn",):
                 row.slot = "discard"
-        state.held = []
+        state.held = _Held()
 
 
 def _placed(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None:
@@ -167,11 +189,11 @@ def _undone(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None
 
 def _resolved(state: _Reading, event: dict[str, Any]) -> None:
     """A misdeal's resolution: the cards it sets aside (burned or taken back) go to the discards."""
-    set_aside = list(event.get("cards") or [])
+    set_aside = Counter(event.get("cards") or [])
     held = state.held_cards()
     for row in list(held):
-        if row.code in set_aside:
-            set_aside.remove(row.code)
+        if set_aside[row.code] > 0:
+            set_aside[row.code] -= 1
             row.slot = "discard"
             held.remove(row)
 

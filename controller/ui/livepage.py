@@ -26,6 +26,16 @@ Route = Callable[[], tuple[bytes, str]]
 """A ``GET`` route: the body and its content type."""
 
 
+
+def websockets_missing() -> str | None:
+    """Why the ``websockets`` package (13 or newer, the ``scoreboard`` extra) cannot serve a page here, or None
+    when it can: a page server started without it would fail as if its address were unusable."""
+    try:
+        import websockets.asyncio.server  # noqa: F401
+    except ImportError as error:
+        return str(error)
+    return None
+
 class LivePageServer:
     """The server of one live page; a subclass gives :meth:`snapshot` and :meth:`routes`."""
 

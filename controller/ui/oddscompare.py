@@ -5,7 +5,8 @@ of ``croupier odds`` (its enumeration, :func:`controller.core.odds.compute_odds`
 An event sink: feed it the table's events, then read :meth:`OddsComparison.text` (or draw it with
 :mod:`controller.ui.oddsplot`). Each frequency comes with its z-score, the difference in standard errors
 (sqrt(p(1 - p) / n)), so a reader can tell chance from a fault; the net per unit bet is each bet's settled
-``net`` summed over the rounds with a result, divided by them, next to the expected value, minus the house edge.
+``net`` summed over the rounds with a result, divided by them, next to the expected value under the house's pay
+tables (``[bets.pays]``; with the default pays, minus the house edge of ``croupier odds``).
 """
 
 from __future__ import annotations
@@ -17,12 +18,16 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from config.schema import BetsSettings
+from controller.core.bets.catalogue import BETS as CATALOGUE_BETS
+from controller.core.bets.exact import Shoe, house_evs
 from controller.core.bets.names import bet_name as side_bet_name
+from controller.core.bets.settle import bet_for, house_pays
 from controller.core.events import Event
 from controller.core.odds import fresh_odds
 from controller.core.tally import NET_UNITS, net_key
 from controller.i18n.catalogue import ENGLISH, Catalogue
-from controller.i18n.numbers import format_fixed
+from controller.i18n.numbers import format_decimal_text, format_fixed
 from controller.ui.bigtext import cells, pad_cells
 
 FREQUENCIES = (("banker", "banker wins"), ("player", "player wins"), ("tie", "tie"),
@@ -70,11 +75,15 @@ class BetNet:
 
 
 class OddsComparison:
-    """Counts results and settled nets; compares them with the exact odds of ``decks`` decks and ``variant``."""
+    """Counts results and settled nets; compares them with the exact odds of ``decks`` decks and ``variant``, the
+    nets with each bet's expected value under the house's pay tables (``bets``: ``[bets.pays]``; None: the default
+    pays)."""
 
-    def __init__(self, decks: int, variant: str) -> None:
+    def __init__(self, decks: int, variant: str, bets: BetsSettings | None = None) -> None:
         self.decks = decks
         self.variant = variant
+        self.bets = bets
+        self._expected: dict[str, Fraction] | None = None
         self.counts: Counter[str] = Counter()
         self.nets: dict[str, Decimal] = {bet: Decimal(0) for bet in BETS}
         self.settled = 0
@@ -118,9 +127,25 @@ class OddsComparison:
         return [Frequency(name, label, self.counts[name], self.counts["rounds"], getattr(odds, name))
                 for name, label in FREQUENCIES]
 
+    def expected(self) -> dict[str, Fraction]:
+        """Each bet's exact expected net win per unit from a fresh shoe, under the house's pay tables."""
+        if self._expected is None:
+            self._expected = house_evs(Shoe.of(self.decks), BETS, self.variant, self.bets)
+        return self._expected
+
     def bet_nets(self) -> list[BetNet]:
-        odds = fresh_odds(self.decks)
-        return [BetNet(bet, self.nets[bet], self.settled, -odds.house_edge(bet, self.variant)) for bet in BETS]
+        expected = self.expected()
+        return [BetNet(bet, self.nets[bet], self.settled, expected[bet]) for bet in BETS]
+
+    def house_pays(self) -> list[tuple[str, str, Decimal]]:
+        """(bet, pay class, pays) of each pay of the compared bets the house sets apart from the default."""
+        changed = []
+        for name in BETS:
+            bet = bet_for(name, self.variant)
+            pays = house_pays(bet, self.bets)
+            changed += [(bet.name, pay_class, pay) for pay_class, pay in pays.items()
+                        if pay != CATALOGUE_BETS[bet.name].pays.get(pay_class)]
+        return changed
 
     def text(self, words: Catalogue = ENGLISH) -> str:
         """The comparison as lines of text in ``words``' language (nothing to compare without a result)."""
@@ -150,7 +175,8 @@ class OddsComparison:
         first = max(13, *(cells(row[0]) for row in frequencies + nets))
         lines = [say("comparison.header", "Compared with croupier odds --decks {decks} --variant {variant} (exact), "
                      "over {rounds} rounds:", decks=self.decks, variant=self.variant, rounds=rounds)]
-        lines += table(frequencies, [first, 9, 9, 11, 6]) + table(nets, [first, 9, 9, 11])
+        lines += table(frequencies, [first, 9, 9, 11, 6])
+        lines += self._house_pays_note(words) + table(nets, [first, 9, 9, 11])
         z = format_fixed(UNUSUAL_Z, 0, language) if int(UNUSUAL_Z) == UNUSUAL_Z else str(UNUSUAL_Z)
         if unusual:
             lines.append(say("comparison.unusual", "  UNUSUAL: {names} more than {z} standard errors from the exact "
@@ -160,6 +186,18 @@ class OddsComparison:
             lines.append(say("comparison.usual", "  every frequency is within {z} standard errors of the exact odds",
                              z=z))
         return "\n".join(lines)
+
+
+    def _house_pays_note(self, words: Catalogue) -> list[str]:
+        """The line that says the expected values are the house's pays, not croupier odds' defaults (none when
+        the house pays the defaults)."""
+        changed = self.house_pays()
+        if not changed:
+            return []
+        pays = words.say("comparison.list_separator", ", ").join(
+            f"{bet}.{pay_class} {format_decimal_text(str(pay), words.language)}" for bet, pay_class, pay in changed)
+        return [words.say("comparison.house_pays", "  expected under this house's pay tables ([bets.pays] {pays}); "
+                          "croupier odds shows the default pays", pays=pays)]
 
 
 def table(rows: list[list[str]], widths: list[int]) -> list[str]:

@@ -242,3 +242,50 @@ def test_journal_checkpoint_every_is_a_whole_number_of_inputs(tmp_path: Path) ->
     assert load_config(environ={"CROUPIER_JOURNAL_CHECKPOINT_EVERY": "0"}).journal.checkpoint_every == 0
     with pytest.raises(ConfigError, match=r"\[journal\] checkpoint_every"):
         load_config(environ={"CROUPIER_JOURNAL_CHECKPOINT_EVERY": "-1"})
+
+
+@pytest.mark.parametrize("text, environ, argv, error", [
+    ("[simulation]\nrounds = -1\n", {}, ["--rounds", "2"],
+     "table.toml: [simulation] rounds: expected a whole number from 0 to 10000000, got -1"),
+    ("[table]\ndecks = 9\n", {"CROUPIER_TABLE_DECKS": "6"}, [],
+     "table.toml: [table] decks: expected a whole number from 1 to 8, got 9"),
+    ("", {"CROUPIER_SIMULATION_ROUNDS": "-3"}, ["--rounds", "2"],
+     "environment: [simulation] rounds: expected a whole number from 0 to 10000000, got -3"),
+    ('[feed]\nsite = "pit 1"\n', {}, [],
+     "table.toml: [feed] site: expected a name of 1-64 letters, digits, '-', '_' or '.' (used when the url gives "
+     "no /SITE/TABLE; \"\" = none), got 'pit 1'"),
+    ('[feed]\nurl = "mqtt://127.0.0.1:1883/pit/t1"\ntable = "a/b"\n', {}, [],
+     "table.toml: [feed] table: expected a name of 1-64 letters, digits, '-', '_' or '.' (used when the url gives "
+     "no /SITE/TABLE; \"\" = none), got 'a/b'"),
+    ("", {"CROUPIER_FEED_SITE": "s" * 65}, [],
+     "environment: [feed] site: expected a name of 1-64 letters, digits, '-', '_' or '.' (used when the url gives "
+     f"no /SITE/TABLE; \"\" = none), got '{'s' * 65}'"),
+], ids=["file overridden by the command line", "file overridden by the environment",
+        "environment overridden by the command line", "feed site with no feed url", "feed table the url overrides",
+        "feed site too long"])
+def test_a_bad_value_is_refused_even_where_it_is_overridden_or_unused(
+        tmp_path: Path, text: str, environ: dict[str, str], argv: list[str], error: str) -> None:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}, **environ}
+    done = croupier_in_process("simulate", "--config", str(write(tmp_path, text)), "--quiet", *argv, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    source = str(tmp_path / "table.toml")
+    assert done.stderr.splitlines() == [f"croupier simulate: {error.replace('table.toml', source)}"]
+
+
+def test_good_values_overridden_stay_allowed(tmp_path: Path) -> None:
+    path = write(tmp_path, '[simulation]\nrounds = 5\n[table]\ndecks = 4\n[feed]\nsite = "pit-1"\ntable = "t.1"\n')
+    settings = load_config(path, environ={"CROUPIER_TABLE_DECKS": "6"}, overrides={"simulation": {"rounds": 2}})
+    assert (settings.simulation.rounds, settings.table.decks, settings.feed.site) == (2, 6, "pit-1")
+
+
+@pytest.mark.parametrize("argv", [["--rounds", "10", "--quiet"], ["--rounds", "1", "--quiet", "--feed",
+                                                                   "mqtt://127.0.0.1:1883/pit/t1"]],
+                         ids=["no feed used (fast path)", "--feed given"])
+def test_a_bad_feed_url_in_the_file_is_refused_even_where_it_is_not_used(tmp_path: Path, argv: list[str]) -> None:
+    path = write(tmp_path, '[feed]\nurl = "http://broker:1883/pit/t1"\n')
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
+    done = croupier_in_process("simulate", "--config", str(path), *argv, env=env)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("croupier simulate: "), lines
+    assert f"{path}: [feed] url 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]

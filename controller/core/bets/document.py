@@ -61,6 +61,9 @@ def bets_markdown() -> str:
         'big = { big = "0.5" }',
         "```",
         "",
+        "The summary of `croupier simulate` sets each bet's net per unit against its expected value under these pays",
+        "(and names the pays that differ from the defaults); `croupier odds` shows the default pays.",
+        "",
         "## The live edge",
         "",
         "Before each round's first card the table emits `edge` ([events.md](events.md)): every bet of this",
@@ -68,8 +71,9 @@ def bets_markdown() -> str:
         "less the cards the players could have seen (dealt to the layout, the turned burn card, cards exposed",
         "or set aside face up; face-down burns stay unknown to them, so they count as still in the shoe).",
         "When a bet's value is above `[bets] alert_above` (default 0: the players have the edge) an `alert`",
-        "of kind `advantage` names the bet. `[bets] live_edge = false` turns both off. How it is computed",
-        "and how fast: [performance.md](performance.md).",
+        "of kind `advantage` names the bet. A round that starts with fewer than 6 cards the players have not seen",
+        "left in the shoe (the most a round needs) gets neither: its odds are not defined. `[bets] live_edge = false`",
+        "turns both off. How it is computed and how fast: [performance.md](performance.md).",
         "",
     ]
     return "\n".join(lines)

@@ -17,7 +17,7 @@ closed form from the rank (and rank-and-suit) counts left. Every result is an ex
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -26,11 +26,16 @@ from itertools import combinations_with_replacement, product, repeat
 from math import perm
 from operator import itemgetter, mul
 
+from config.schema import BetsSettings
 from controller.core import rules
 from controller.core.bets.catalogue import BETS, CATALOGUE, PUSH, Bet, RoundFacts
+from controller.core.bets.settle import bet_for, house_pays
 from controller.core.cards import RANK_VALUES, RANKS, SUITS
 
 MAX_CARDS = 6
+"""The cards of the longest round: three a hand."""
+MIN_CARDS = 4
+"""The cards of the shortest round: two a hand."""
 Position = tuple[int, int, int, int]
 """A round's final position: player total, banker total, player cards, banker cards."""
 
@@ -215,14 +220,25 @@ def _odds(bet: Bet, classes: dict[str | None, Fraction], pays: Mapping[str, Deci
 
 
 class ShoeTooShort(ValueError):
-    """Fewer cards are left than a round may need."""
+    """Fewer cards are left than a round may need: the odds enumerate every order of the next
+    :data:`MAX_CARDS` cards, so they are not defined for such a shoe."""
+
+    def __init__(self, left: int) -> None:
+        super().__init__(f"{left} cards left: a round may need {MAX_CARDS}")
+        self.left = left
+        """The cards left in the shoe."""
+
+    @property
+    def no_round(self) -> bool:
+        """Not even the shortest round (:data:`MIN_CARDS`) can be dealt from what is left."""
+        return self.left < MIN_CARDS
 
 
 def cards_for_a_round(shoe: Shoe) -> int:
     """The cards left in ``shoe``; :class:`ShoeTooShort` when a round may need more."""
     left = shoe.size
     if left < MAX_CARDS:
-        raise ShoeTooShort(f"{left} cards left: a round may need {MAX_CARDS}")
+        raise ShoeTooShort(left)
     return left
 
 
@@ -243,6 +259,14 @@ def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None
                        for pay_class, found in _class_positions(bet.name).items()}
         result[bet.name] = _odds(bet, classes, bet_pays)
     return result
+
+
+def house_evs(shoe: Shoe, names: Iterable[str], variant: str, settings: BetsSettings | None) -> dict[str, Fraction]:
+    """The expected net win per unit of each bet of ``names`` (``banker`` follows ``variant``) under the house's
+    pay tables (``[bets.pays]`` over the defaults), for the next round from ``shoe``."""
+    bets = {name: bet_for(name, variant) for name in names}
+    every = bet_odds(shoe, {bet.name: house_pays(bet, settings) for bet in bets.values()})
+    return {name: every[bet.name].ev for name, bet in bets.items()}
 
 
 def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:

@@ -220,6 +220,26 @@ def test_diagram_out_on_an_existing_file(tmp_path: Path) -> None:
     assert path.read_bytes() == b"x"
 
 
+def test_diagram_check_of_a_directory_that_does_not_exist(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent"
+    line = one_line_error(croupier("diagram", "--check", "--out", str(missing)))
+    assert line == (f"croupier diagram: --out {missing}: no such directory; expected the directory that holds "
+                    "state-machine.mmd and state-machine.md; give it, or write them there first: croupier diagram "
+                    f"--out {missing}")
+    assert not missing.exists()
+
+
+def test_diagram_check_names_missing_files_apart_from_stale_ones(tmp_path: Path) -> None:
+    assert croupier("diagram", "--out", str(tmp_path)).returncode == 0
+    (tmp_path / "state-machine.mmd").unlink()
+    (tmp_path / "state-machine.md").write_text("edited\n", encoding="utf-8")
+    run = croupier("diagram", "--check", "--out", str(tmp_path))
+    assert run.returncode == 1
+    assert run.stdout.strip().splitlines() == [
+        f"croupier diagram: {tmp_path / 'state-machine.mmd'} missing; {tmp_path / 'state-machine.md'} stale; "
+        f"run `croupier diagram --out {tmp_path}`"]
+
+
 def test_diagram_check_from_another_directory(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-m", "controller.cli.main", "diagram", "--check"], capture_output=True,
                          text=True, cwd=tmp_path, timeout=120)

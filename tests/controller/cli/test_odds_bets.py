@@ -13,7 +13,7 @@ import pytest
 
 from controller.core.bets.exact import Shoe, bet_evs, round_probabilities
 from controller.core.odds import compute_odds
-from tests.controller.cli.test_cli import croupier, events
+from tests.controller.cli.test_cli import ROOT, croupier, events
 
 CONTRACT_BETS = ("player", "banker", "tie", "player_pair", "banker_pair", "either_pair", "perfect_pair",
                  "dragon_7", "panda_8", "dragon_bonus_player", "dragon_bonus_banker", "big", "small", "lucky_6",
@@ -62,6 +62,25 @@ def test_odds_of_a_shoe_too_short_for_a_round_is_refused() -> None:
     all_but_five = " ".join(rank + suit for rank in "A23456789TJQK" for suit in "SHDC")[: 47 * 3]
     run = croupier("odds", "--decks", "1", "--seen", all_but_five)
     assert run.returncode == 2 and "5 cards left" in run.stderr
+
+
+@pytest.mark.parametrize("left, says", [
+    (5, "5 cards left: a round needs 4 to 6 cards, so the next one may run out before it is complete and has no "
+        "odds; croupier odds needs at least 6 cards left"),
+    (4, "4 cards left: a round needs 4 to 6 cards, so the next one may run out before it is complete and has no "
+        "odds; croupier odds needs at least 6 cards left"),
+    (3, "3 cards left: a round needs at least 4 cards, so none can be dealt; croupier odds needs at least 6 cards "
+        "left"),
+    (1, "1 card left: a round needs at least 4 cards, so none can be dealt; croupier odds needs at least 6 cards "
+        "left"),
+    (0, "0 cards left: a round needs at least 4 cards, so none can be dealt; croupier odds needs at least 6 cards "
+        "left"),
+])
+def test_odds_of_a_shoe_too_short_says_what_is_true_of_its_next_round(left: int, says: str) -> None:
+    gone = " ".join(rank + suit for rank in "A23456789TJQK" for suit in "SHDC").split()[: 52 - left]
+    run = croupier("odds", "--decks", "1", "--seen", " ".join(gone))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.splitlines() == [f"croupier odds: --seen: {says}"]
 
 
 @pytest.mark.parametrize("decks", [1, 8])
@@ -125,3 +144,21 @@ def test_odds_journal_follows_the_journals_variant_and_refuses_other_decks(tmp_p
     assert data["house_edge"]["banker"]["exact"] == data["bets"]["banker_ez"]["house_edge"]["exact"]
     run = croupier("odds", "--journal", str(journal), "--decks", "6")
     assert run.returncode == 2 and "--decks 6: the journal's shoe has 8 decks" in run.stderr
+
+
+def test_a_round_that_starts_with_fewer_than_six_unseen_cards_has_no_edge_as_events_md_says() -> None:
+    """The exact odds enumerate the next 6 cards (the most a round needs): with fewer unseen the round gets no
+    ``edge`` event, and docs/events.md says so."""
+    whole_deck = " ".join(rank + suit for rank in "A23456789TJQK" for suit in "SHDC")
+    stream = events(croupier("simulate", "--decks", "1", "--no-burn", "--json", "--cards", whole_deck).stdout)
+    with_edge: list[int] = []
+    without: list[int] = []
+    for index, event in enumerate(stream):
+        if event["event"] == "round":
+            unseen = 52 - sum(seen_in(stream[:index]).values())
+            has_edge = stream[index + 1]["event"] == "edge"
+            (with_edge if has_edge else without).append(unseen)
+    assert without and min(with_edge) >= 6 and max(without) < 6, (with_edge, without)
+    row = next(line for line in (ROOT / "docs" / "events.md").read_text(encoding="utf-8").splitlines()
+               if line.startswith("| `edge` |"))
+    assert "none when fewer than 6 cards the players have not seen are left in the shoe" in row

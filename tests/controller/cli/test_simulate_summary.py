@@ -113,3 +113,34 @@ def test_a_bad_plot_path_is_refused_before_dealing(tmp_path: Path, capsys: pytes
     status, out, err = run(capsys, "simulate", "--seed", "3", "--rounds", "5", "--plot", str(tmp_path / name))
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and fragment in err and "--plot" in err
+
+
+def expected_row(text: str, bet: str) -> str:
+    return row(text, bet.replace("_", " "), after="net per unit")[1]
+
+
+@pytest.mark.parametrize("options", [["--rounds", "300", "--quiet"], ["--rounds", "20"]],
+                         ids=["fast path", "full path with the transcript"])
+def test_the_expected_values_follow_the_house_pay_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         options: list[str]) -> None:
+    config = tmp_path / "house.toml"
+    config.write_text('[bets.pays]\ntie = { win = 9 }\nplayer_pair = { pair = 12 }\n', encoding="utf-8")
+    status, text, _ = run(capsys, "simulate", "--seed", "7", *options, "--config", str(config))
+    assert status == 0
+    probabilities = odds_json(capsys, 8)["probabilities"]
+    tie, pair = probabilities["tie"]["value"], probabilities["player_pair"]["value"]
+    assert expected_row(text, "tie") == f"{9 * tie - (1 - tie):+.4f}" == "-0.0484", "tie pays 9:1 here, not 8:1"
+    assert expected_row(text, "player_pair") == f"{12 * pair - (1 - pair):+.4f}"
+    assert expected_row(text, "banker_pair") == "-0.1036", "the banker pair keeps its default 11:1"
+    assert "[bets.pays]" in text.split("net per unit")[0], "the summary says it is not croupier odds' default pays"
+
+
+def test_the_ez_banker_expected_value_is_the_ez_bets(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """EZ: a banker win pays 1 except a three-card 7, which pushes (docs/bets.md ``banker_ez``)."""
+    config = tmp_path / "ez.toml"
+    config.write_text('[table]\nvariant = "ez"\n', encoding="utf-8")
+    status, text, _ = run(capsys, "simulate", "--seed", "7", "--rounds", "20", "--config", str(config))
+    assert status == 0
+    ez_edge = Decimal(odds_json(capsys, 8)["bets"]["banker_ez"]["house_edge"]["percent"]) / 100
+    assert expected_row(text, "banker") == f"{-ez_edge:+.4f}" == "-0.0102"
+    assert "[bets.pays]" not in text, "the default pays: nothing to say"

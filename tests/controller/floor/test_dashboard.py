@@ -300,6 +300,20 @@ def test_bad_options_exit_2_with_one_line(args: list[str], fragment: str) -> Non
     assert "secret" not in run.stderr and "Traceback" not in run.stderr
 
 
+def test_a_missing_websockets_package_is_named_with_the_command_that_installs_it() -> None:
+    """Not the address's fault: the dashboard serves its page with websockets (the scoreboard extra)."""
+    without = ("import runpy, sys; sys.modules['websockets'] = None; "
+               "sys.argv = ['croupier', 'floor', '--broker', 'mqtt://127.0.0.1:1883', '--listen', '127.0.0.1:0']; "
+               "runpy.run_module('controller.cli.main', run_name='__main__')")
+    run = subprocess.run([sys.executable, "-c", without], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE)
+    assert run.returncode == 2 and run.stdout == ""
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("croupier floor: the pit dashboard needs the websockets package"), lines[0]
+    assert ".venv/bin/pip install -e '.[floor,scoreboard]'" in lines[0]
+    assert "--listen" not in lines[0] and "Traceback" not in run.stderr
+
+
 @pytest.mark.slow
 def test_a_broker_or_an_address_that_cannot_be_used_exits_2(broker: str, tmp_path: Path) -> None:
     nobody = free_port()
