@@ -113,12 +113,12 @@ class TableFeed:
         self._prepare()
 
     def _prepare(self) -> None:
-        state = self.table.model.state
+        state = self.table.state
         if state in (self._state.NEW_SHOE, self._state.SHOE_CLOSED):
             self.handle(Input(InputKind.SHOE), from_source=False)
         elif state is self._state.ROUND_OVER:
             self.handle(Input(InputKind.NEXT), from_source=False)
-        if self.table.model.state is self._state.HALTED:
+        if self.table.state is self._state.HALTED:
             self._fresh()  # a card count from mixed shoes tripped a misdeal: start over
 
     def handle(self, item: Input, from_source: bool = True) -> list[Any]:

@@ -100,7 +100,7 @@ class Runner:
         the table (``shoe-emulator --follow-table``) must be told to deal instead.
         """
         table = self.table
-        state = table.model.state
+        state = table.state
         authority = table.authority
         if authority is not None and authority.dealer is None:
             return table.expecting
@@ -117,7 +117,7 @@ class Runner:
         return self.auto_next and state is State.ROUND_OVER and table.round > 0 and not table.result_due
 
     def _done(self) -> bool:
-        state = self.table.model.state
+        state = self.table.state
         if self.rounds and self.rounds_played >= self.rounds and state in (
             State.ROUND_OVER, State.SHOE_CLOSED
         ):
@@ -141,7 +141,7 @@ class Runner:
             self._reveal_due()  # a resumed journal may stop between the reveals
         while not self.stopped and not self._done():
             table = self.table
-            if table.model.state is State.SHOE_CLOSED and self.new_shoes and self.new_shoe_asked != table.shoe_number:
+            if table.state is State.SHOE_CLOSED and self.new_shoes and self.new_shoe_asked != table.shoe_number:
                 self.new_shoe_asked = table.shoe_number
                 self.source.indicate("new_shoe")
                 if self.indication() != "hold":
@@ -171,7 +171,7 @@ class Runner:
         authority = self.table.authority
         if authority is not None and authority.dealer is None:
             return
-        state = self.table.model.state
+        state = self.table.state
         if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
             self.feed(Input(InputKind.SHOE))
         elif self._starts_next_round(state):

@@ -12,7 +12,7 @@ from typing import Any
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import of_args
 from controller.core.exceptions import CroupierError
-from controller.core.machine import RoundModel, State, build_machine, mermaid
+from controller.core.machine import build_machine, mermaid
 from controller.i18n.message import message
 
 REPOSITORY_DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -47,6 +47,8 @@ def markdown(text: str) -> str:
 def dot(machine_text: str) -> str:
     lines = ["digraph croupier {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
     for line in machine_text.splitlines()[2:]:
+        if " --> " not in line:
+            continue  # a note
         edge, _, label = line.strip().partition(" : ")
         source, _, dest = edge.partition(" --> ")
         lines.append(f'  "{source}" -> "{dest}" [label="{label}"];')
@@ -66,7 +68,7 @@ def default_dir() -> Path:
 def diagram(args: argparse.Namespace) -> int:
     """Write (or with ``--check`` compare) the diagram files; returns the exit status."""
     say = of_args(args).say
-    text = mermaid(build_machine(RoundModel(), State.NEW_SHOE))
+    text = mermaid(build_machine())
     files = {MERMAID_NAME: text, MARKDOWN_NAME: markdown(text)}
     out: Path = args.out if args.out is not None else default_dir()
     if out.exists() and not out.is_dir():

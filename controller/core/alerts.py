@@ -1,12 +1,14 @@
 """Alerts with a life: each alert gets an id and a severity, and stays open until acknowledged.
 
 :data:`SEVERITY` is the one table of alert kinds: how serious each is and why. An
-:class:`AlertBook` belongs to a table; ids (``A1``, ``A2`` ...) are numbered per table
+:class:`AlertBook` (a value) belongs to a table's state; ids (``A1``, ``A2`` ...) are numbered per table
 in the order the alerts are raised, so replaying a journal gives the same ids. ``@ack ID``
 closes an alert with an ``alert_acknowledged`` event.
 """
 
 from __future__ import annotations
+
+import msgspec
 
 from controller.core.events import AlertAcknowledgedEvent, AlertEvent
 from controller.core.events import AlertSeverity as Severity
@@ -36,36 +38,33 @@ def normalise_id(text: str) -> str:
     return text.strip().upper()
 
 
-class AlertBook:
-    """One table's alerts: every one raised, and which are still open."""
+class AlertBook(msgspec.Struct, frozen=True, gc=False):
+    """One table's alerts, as a value: how many were raised, which are open (oldest first) and which closed."""
 
-    def __init__(self) -> None:
-        self.raised = 0
-        self._open: dict[str, AlertEvent] = {}
-        self._closed: set[str] = set()
+    raised: int = 0
+    open: tuple[AlertEvent, ...] = ()
+    closed: frozenset[str] = frozenset()
 
     @property
     def open_alerts(self) -> list[AlertEvent]:
         """The alerts not yet acknowledged, oldest first."""
-        return list(self._open.values())
+        return list(self.open)
 
     def next_id(self) -> str:
         """The id the next alert raised gets."""
         return f"A{self.raised + 1}"
 
-    def open(self, alert: AlertEvent) -> AlertEvent:
-        """Keep ``alert`` (its ``id`` from :meth:`next_id`) open until acknowledged; returns it."""
-        self.raised += 1
-        self._open[alert["id"]] = alert
-        return alert
+    def opening(self, alert: AlertEvent) -> AlertBook:
+        """The book with ``alert`` (its ``id`` from :meth:`next_id`) open until acknowledged."""
+        return AlertBook(self.raised + 1, (*self.open, alert), self.closed)
 
     def why_not(self, alert_id: str) -> Message | None:
         """Why ``alert_id`` cannot be acknowledged now, or None when it can."""
         key = normalise_id(alert_id)
-        if key in self._open:
+        if any(alert["id"] == key for alert in self.open):
             return None
-        still_open = ", ".join(self._open)
-        if key in self._closed:
+        still_open = ", ".join(alert["id"] for alert in self.open)
+        if key in self.closed:
             if still_open:
                 return message("rejected.ack.again", "alert {id} was already acknowledged; the open alerts are {open}",
                                id=key, open=still_open)
@@ -74,9 +73,33 @@ class AlertBook:
             return message("rejected.ack.unknown", "no alert {id}; the open alerts are {open}", id=key, open=still_open)
         return message("rejected.ack.unknown_none", "no alert {id}; no alert is open", id=key)
 
-    def acknowledge(self, alert_id: str, by: str | None, round_number: int) -> AlertAcknowledgedEvent:
-        """Close the open alert ``alert_id`` (check :meth:`why_not` first)."""
-        alert = self._open.pop(normalise_id(alert_id))
-        self._closed.add(alert["id"])
-        return {"event": "alert_acknowledged", "id": alert["id"], "kind": alert["kind"], "by": by,
-                "round": round_number}
+    def acknowledging(self, alert_id: str, by: str | None,
+                      round_number: int) -> tuple[AlertBook, AlertAcknowledgedEvent]:
+        """Close the open alert ``alert_id`` (check :meth:`why_not` first): the book after, and the event."""
+        key = normalise_id(alert_id)
+        alert = next(alert for alert in self.open if alert["id"] == key)
+        book = AlertBook(self.raised, tuple(other for other in self.open if other is not alert),
+                         self.closed | {alert["id"]})
+        event: AlertAcknowledgedEvent = {"event": "alert_acknowledged", "id": alert["id"], "kind": alert["kind"],
+                                         "by": by, "round": round_number}
+        return book, event
+
+
+class AlertOpener:
+    """A holder of an :class:`AlertBook` that opens alerts in place, for code that opens several in a row
+    (:func:`controller.core.bets.live.edge_events`); :attr:`book` is the book after."""
+
+    def __init__(self, book: AlertBook) -> None:
+        self.book = book
+
+    @property
+    def open_alerts(self) -> list[AlertEvent]:
+        return self.book.open_alerts
+
+    def next_id(self) -> str:
+        return self.book.next_id()
+
+    def open(self, alert: AlertEvent) -> AlertEvent:
+        """Open ``alert``; returns it."""
+        self.book = self.book.opening(alert)
+        return alert

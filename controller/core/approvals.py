@@ -1,130 +1,160 @@
 """The gate in front of the table when badges are on: sign-in, sign-out and supervisor approvals.
 
-:class:`ApprovalGate` sees every input before the table does. Badge inputs end
-here; a dealer input that needs a supervisor is held until a supervisor's badge
-approves it, and is then handed to the table with ``approver`` set.
+The gate sees every input before the table does (:func:`admit`). Badge inputs end here; a dealer input that
+needs a supervisor is held (:class:`Pending`) until a supervisor's badge approves it, and is then handed to
+the table with ``approver`` set. The gate's state is a value (:class:`GateState`) in the table's state; the
+core's clock reads 0 (idle sign-out is the app's: it gives a ``SIGN_OUT`` input).
 """
 
 from __future__ import annotations
 
-from controller.core.auth import ACK_ALERT, Authority, refusal
+import msgspec
+
+from config.schema import AuthSettings
+from controller.core.auth import ACK_ALERT, Sign, approve, refusal, sign_in, sign_out, supervisor_only
 from controller.core.events import Event, RejectedEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import RESOLUTION_INPUTS, Misdeal, approval_action
 from controller.i18n.message import Message, message
 
 READER_CARD_KINDS = (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE)
+CORE_CLOCK = 0.0
+"""What the core's clock reads: it has none (the app signs an idle dealer out with a ``SIGN_OUT`` input)."""
+STAMPED = frozenset({"result", "misdeal", "round_voided", "resolved"})
+"""The events that carry the signed-in dealer's identity."""
 
 
-class ApprovalGate:
-    """Badges and approvals in front of one table (``[auth] enabled``)."""
+class Pending(msgspec.Struct, frozen=True, gc=False):
+    """A dealer input waiting for a supervisor's badge: the action it needs approved, and the misdeal it resolves
+    (None for closing the shoe); it lapses when that misdeal no longer is the table's."""
 
-    def __init__(self, authority: Authority) -> None:
-        self.authority = authority
-        self.pending: tuple[Input, str, Misdeal | None] | None = None
-        """A dealer input waiting for a supervisor's badge, the action it needs approved, and the
-        misdeal it resolves (None for closing the shoe); it lapses when that misdeal does."""
+    input: Input
+    action: str
+    misdeal: Misdeal | None = None
 
-    def needs_supervisor(self, resolution: str, kind: str | None = None) -> bool:
-        """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval here?"""
-        return self.authority.needs_supervisor(approval_action(resolution, kind))
 
-    def unattended(self, item: Input, halted: bool) -> bool:
-        """A card came out of the shoe while no dealer is signed in (the table raises ``no_dealer``)."""
-        return (item.from_reader and self.authority.dealer is None and item.kind in READER_CARD_KINDS
-                and not halted)
+class GateState(msgspec.Struct, frozen=True, gc=False):
+    """The gate's state: who is signed in, and the input held for a supervisor's badge."""
 
-    def admit(self, item: Input, misdeal: Misdeal | None, round_number: int, events: list[Event]) -> Input | None:
-        """The input the table should apply now (``item``, or an approved held one), or None when the
-        gate handled ``item`` itself."""
-        authority = self.authority
-        kind = item.kind
-        if kind is InputKind.BADGE:
-            return self._badge(item.card or "", events)
-        if kind is InputKind.BADGE_REMOVED:
-            dealer = authority.dealer
-            removed = authority.badge(item.card) if item.card else dealer
-            if self.pending is None and dealer is not None and removed == dealer:
-                events.extend(authority.sign_out("badge removed"))
-            return None
-        if kind is InputKind.SIGN_OUT:
-            if self.pending is not None:
-                _, action, _ = self.pending
-                why = message("approval.cancelled.signed_out", "the dealer signed out")
-                events.append({"event": "approval_cancelled", "action": action, **refusal(why)})
-            self.pending = None
-            events.extend(authority.sign_out(item.card or "signed out"))
-            return None
-        if item.from_reader:
-            return item
-        if authority.dealer is None:
-            events.append(rejected(item, message("rejected.no_dealer",
-                                                 "no dealer is signed in; present a dealer badge first")))
-            return None
-        self.pending = None
-        needed = self._supervisor_action(item, misdeal)
-        if needed is not None and item.approver is None:
-            self.pending = (item, needed, misdeal)
-            say = message("approval.required", "{input} needs a supervisor: present a supervisor badge",
-                          input=item.token())
-            events.append({"event": "approval_required", "round": round_number, "action": needed,
-                           "input": item.token(), "say": say.english(), "say_id": say.id, "say_params": say.params})
-            return None
-        authority.touch()
-        return item
+    sign: Sign = msgspec.field(default_factory=Sign)
+    pending: Pending | None = None
 
-    def _badge(self, uid: str, events: list[Event]) -> Input | None:
-        authority = self.authority
-        if self.pending is None:
-            events.extend(authority.sign_in(uid))
-            return None
-        pending, action, _ = self.pending
-        approved, auth_events = authority.approve(uid, action)
-        events.extend(auth_events)
-        approval = auth_events[-1]
-        if not approved or approval["event"] != "approval":
-            return None
-        self.pending = None
-        approver = approval["uid"] if pending.kind is InputKind.ACK else approval["by"]
-        return Input(pending.kind, pending.card, approver=approver)
+    @property
+    def dealer(self) -> object:
+        """The badge signed in at the table, or None."""
+        return self.sign.dealer
 
-    def _supervisor_action(self, item: Input, misdeal: Misdeal | None) -> str | None:
-        """The approval ``item`` needs before it may take effect, or None."""
-        if item.kind is InputKind.ACK:
-            return ACK_ALERT
-        if item.kind is InputKind.CLOSE:
-            return "close_shoe" if self.needs_supervisor("close_shoe") else None
-        resolution = RESOLUTION_INPUTS.get(item.kind)
-        if misdeal is None or resolution is None or resolution not in misdeal.resolutions:
-            return None
-        if self.needs_supervisor(resolution, misdeal.kind):
-            return approval_action(resolution, misdeal.kind)
+
+def needs_supervisor(settings: AuthSettings, resolution: str, kind: str | None = None) -> bool:
+    """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval here?"""
+    return approval_action(resolution, kind) in supervisor_only(settings)
+
+
+def unattended(gate: GateState, item: Input, halted: bool) -> bool:
+    """A card came out of the shoe while no dealer is signed in (the table raises ``no_dealer``)."""
+    return item.from_reader and gate.sign.dealer is None and item.kind in READER_CARD_KINDS and not halted
+
+
+def _same_misdeal(held: Misdeal | None, current: Misdeal | None) -> bool:
+    if held is None or current is None:
+        return held is current
+    return held.serial == current.serial
+
+
+def admit(settings: AuthSettings, gate: GateState, item: Input, misdeal: Misdeal | None, round_number: int,
+          events: list[Event]) -> tuple[GateState, Input | None]:
+    """The gate after ``item``, and the input the table should apply now (``item``, or an approved held one), or
+    None when the gate handled ``item`` itself."""
+    kind = item.kind
+    if kind is InputKind.BADGE:
+        return _badge(settings, gate, item.card or "", events)
+    if kind is InputKind.BADGE_REMOVED:
+        dealer = gate.sign.dealer
+        removed = settings.badge(item.card) if item.card else dealer
+        if gate.pending is None and dealer is not None and removed == dealer:
+            sign, signed_out = sign_out(gate.sign, "badge removed")
+            events.extend(signed_out)
+            return GateState(sign, gate.pending), None
+        return gate, None
+    if kind is InputKind.SIGN_OUT:
+        if gate.pending is not None:
+            why = message("approval.cancelled.signed_out", "the dealer signed out")
+            events.append({"event": "approval_cancelled", "action": gate.pending.action, **refusal(why)})
+        sign, signed_out = sign_out(gate.sign, item.card or "signed out")
+        events.extend(signed_out)
+        return GateState(sign, None), None
+    if item.from_reader:
+        return gate, item
+    if gate.sign.dealer is None:
+        events.append(rejected(item, message("rejected.no_dealer",
+                                             "no dealer is signed in; present a dealer badge first")))
+        return gate, None
+    needed = _supervisor_action(settings, item, misdeal)
+    if needed is not None and item.approver is None:
+        say = message("approval.required", "{input} needs a supervisor: present a supervisor badge",
+                      input=item.token())
+        events.append({"event": "approval_required", "round": round_number, "action": needed,
+                       "input": item.token(), "say": say.english(), "say_id": say.id, "say_params": say.params})
+        return GateState(gate.sign, Pending(item, needed, misdeal)), None
+    return GateState(gate.sign.touched(CORE_CLOCK), None), item
+
+
+def _badge(settings: AuthSettings, gate: GateState, uid: str, events: list[Event]) -> tuple[GateState, Input | None]:
+    pending = gate.pending
+    if pending is None:
+        sign, signed = sign_in(settings, gate.sign, uid, CORE_CLOCK)
+        events.extend(signed)
+        return GateState(sign, None), None
+    approved, sign, auth_events = approve(settings, gate.sign, uid, pending.action, CORE_CLOCK)
+    events.extend(auth_events)
+    approval = auth_events[-1]
+    if not approved or approval["event"] != "approval":
+        return GateState(sign, pending), None
+    held = pending.input
+    approver = approval["uid"] if held.kind is InputKind.ACK else approval["by"]
+    return GateState(sign, None), Input(held.kind, held.card, approver=approver)
+
+
+def _supervisor_action(settings: AuthSettings, item: Input, misdeal: Misdeal | None) -> str | None:
+    """The approval ``item`` needs before it may take effect, or None."""
+    if item.kind is InputKind.ACK:
+        return ACK_ALERT
+    if item.kind is InputKind.CLOSE:
+        return "close_shoe" if needs_supervisor(settings, "close_shoe") else None
+    resolution = RESOLUTION_INPUTS.get(item.kind)
+    if misdeal is None or resolution is None or resolution not in misdeal.resolutions:
         return None
+    if needs_supervisor(settings, resolution, misdeal.kind):
+        return approval_action(resolution, misdeal.kind)
+    return None
 
-    def lapse(self, misdeal: Misdeal | None, events: list[Event]) -> None:
-        """Drop the held input when the misdeal it was for is no longer pending."""
-        if self.pending is not None and self.pending[2] is not misdeal:
-            _, action, _ = self.pending
-            self.pending = None
-            why = message("approval.cancelled.lapsed", "the misdeal it was for is no longer pending")
-            events.append({"event": "approval_cancelled", "action": action, **refusal(why)})
 
-    def stamp(self, events: list[Event]) -> None:
-        """Results and misdeals carry the signed-in dealer's identity."""
-        identity = self.authority.identity()
-        for event in events:
-            if event["event"] in ("result", "misdeal", "round_voided", "resolved"):
-                event["dealer"] = identity.copy() if identity is not None else None
+def lapse(gate: GateState, misdeal: Misdeal | None, events: list[Event]) -> GateState:
+    """Drop the held input when the misdeal it was for is no longer the table's pending one."""
+    pending = gate.pending
+    if pending is not None and not _same_misdeal(pending.misdeal, misdeal):
+        why = message("approval.cancelled.lapsed", "the misdeal it was for is no longer pending")
+        events.append({"event": "approval_cancelled", "action": pending.action, **refusal(why)})
+        return GateState(gate.sign, None)
+    return gate
 
-    def instruction(self, halted: bool) -> tuple[str, Message] | None:
-        """The gate's own instruction (action, say) when it is waiting for a badge, else None."""
-        if self.pending is not None:
-            _, action, _ = self.pending
-            return "approval", message("approval.present", "Supervisor: present your badge to approve {action}",
-                                       action=action)
-        if self.authority.dealer is None and not halted:
-            return "sign_in", message("sign_in.present", "Dealer: present your badge to sign in")
-        return None
+
+def stamp(gate: GateState, events: list[Event]) -> None:
+    """Results and misdeals carry the signed-in dealer's identity."""
+    identity = gate.sign.identity()
+    for event in events:
+        if event["event"] in STAMPED:
+            event["dealer"] = identity.copy() if identity is not None else None  # type: ignore[typeddict-unknown-key]
+
+
+def instruction(gate: GateState, halted: bool) -> tuple[str, Message] | None:
+    """The gate's own instruction (action, say) when it is waiting for a badge, else None."""
+    if gate.pending is not None:
+        return "approval", message("approval.present", "Supervisor: present your badge to approve {action}",
+                                   action=gate.pending.action)
+    if gate.sign.dealer is None and not halted:
+        return "sign_in", message("sign_in.present", "Dealer: present your badge to sign in")
+    return None
 
 
 def rejected(item: Input, why: str | Message) -> RejectedEvent:

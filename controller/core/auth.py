@@ -35,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypedDict
 
+import msgspec
+
 from config.schema import (
     DEFAULT_IDLE_SIGNOUT_SECONDS,
     DEFAULT_READ_APDU,
@@ -88,38 +90,115 @@ def settings_from_dict(data: Mapping[str, Any] | None, section: str = "auth") ->
         raise ConfigError(f"{path}{problem.below}: {problem.message}") from None
 
 
-class Authority:
-    """Who is signed in at the table, and whether a badge may approve an action.
+class Sign(msgspec.Struct, frozen=True, gc=False):
+    """Who is signed in at a table, as a value (readings of the caller's clock)."""
 
-    Pure: every method returns the events it caused (dicts, see the module
-    doc) and reads time only from ``clock``. Activity (:meth:`touch`) resets
-    the idle timer; :meth:`check_idle` signs the dealer out once
+    dealer: Badge | None = None
+    """The badge signed in at the table, or None."""
+    signed_in_at: float | None = None
+    last_activity: float | None = None
+
+    def identity(self) -> Identity | None:
+        """``{"name", "uid", "role"}`` of the current dealer, for results and misdeals."""
+        dealer = self.dealer
+        if dealer is None:
+            return None
+        return {"name": dealer.name, "uid": dealer.uid, "role": dealer.role}
+
+    def touched(self, now: float) -> Sign:
+        """Activity at the table at ``now``: the idle timer restarts."""
+        return Sign(self.dealer, self.signed_in_at, now) if self.dealer is not None else self
+
+
+SignEvent = DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
+
+
+def supervisor_only(settings: AuthSettings) -> frozenset[str]:
+    """The actions only a supervisor badge may approve: ``supervisor_only`` and :data:`ALWAYS_SUPERVISOR`."""
+    return ALWAYS_SUPERVISOR.union(settings.supervisor_only)
+
+
+def may_approve(badge: Badge, action: str, settings: AuthSettings) -> bool:
+    """May ``badge``'s role approve ``action``? A supervisor approves anything, a dealer what is not supervisor-only."""
+    return badge.role == "supervisor" or action not in supervisor_only(settings)
+
+
+def sign_out(sign: Sign, reason: str) -> tuple[Sign, list[DealerSignedOutEvent]]:
+    """Sign the current dealer out (``reason``: badge, idle, replaced, shutdown...)."""
+    badge = sign.dealer
+    if badge is None:
+        return sign, []
+    return Sign(), [{"event": "dealer_signed_out", "name": badge.name, "uid": badge.uid, "reason": reason}]
+
+
+def sign_in(settings: AuthSettings, sign: Sign, uid: str, now: float) -> tuple[Sign, list[SignEvent]]:
+    """A badge is presented to sign in as the dealer.
+
+    Unknown: ``sign_in_refused``. The same dealer again: no events (the idle timer restarts). Another badge while
+    someone is signed in: that dealer is signed out (reason ``replaced``) and the new one signed in.
+    """
+    badge = settings.badge(uid)
+    if badge is None:
+        return sign, [{"event": "sign_in_refused", "uid": _shown_uid(uid), **refusal(_UNKNOWN)}]
+    if sign.dealer is not None and sign.dealer.uid == badge.uid:
+        return sign.touched(now), []
+    events: list[SignEvent] = []
+    _, signed_out = sign_out(sign, "replaced")
+    events.extend(signed_out)
+    events.append({"event": "dealer_signed_in", "name": badge.name, "uid": badge.uid, "role": badge.role})
+    return Sign(badge, now, now), events
+
+
+def approve(settings: AuthSettings, sign: Sign, uid: str, action: str,
+            now: float) -> tuple[bool, Sign, list[ApprovalEvent | ApprovalRefusedEvent]]:
+    """May the badge ``uid`` approve ``action``? Returns (approved, the sign after, events).
+
+    Refused when the badge is unknown, when ``action`` is supervisor-only and the badge's role is dealer, or
+    (``two_person``) when the badge is the dealer's own: the refusal then has ``rule: "two_person"``. Approval does
+    not change who is dealing.
+    """
+    badge = settings.badge(uid)
+    if badge is None:
+        return False, sign, [_approval_refused(action, _shown_uid(uid), _UNKNOWN)]
+    if not may_approve(badge, action, settings):
+        why = message("auth.refused.role", "role {role} cannot approve {action}", role=badge.role, action=action)
+        return False, sign, [_approval_refused(action, badge.uid, why)]
+    if settings.two_person and sign.dealer is not None and sign.dealer.uid == badge.uid:
+        why = message("auth.refused.own", "{name} is the dealer signed in and cannot approve their own {action}; "
+                      "a second person's badge must approve it", name=badge.name, action=action)
+        own = _approval_refused(action, badge.uid, why)
+        own["rule"] = "two_person"
+        return False, sign, [own]
+    return True, sign.touched(now), [{"event": "approval", "action": action, "by": badge.name, "uid": badge.uid,
+                                      "role": badge.role}]
+
+
+class Authority:
+    """Who is signed in at a table, with a clock: a mutable holder of a :class:`Sign` for callers that keep one
+    (the table's core keeps the :class:`Sign` in its state and uses the functions above).
+
+    Activity (:meth:`touch`) resets the idle timer; :meth:`check_idle` signs the dealer out once
     ``idle_signout_seconds`` pass without any.
     """
 
     def __init__(self, settings: AuthSettings, clock: Callable[[], float]) -> None:
         self.settings = settings
         self._clock = clock
-        self._dealer: Badge | None = None
-        self._signed_in_at: float | None = None
-        self._last_activity: float | None = None
+        self.sign = Sign()
 
-    # -- queries --------------------------------------------------------------
     @property
     def dealer(self) -> Badge | None:
         """The badge signed in at the table, or None."""
-        return self._dealer
+        return self.sign.dealer
 
     @property
     def signed_in_at(self) -> float | None:
         """Clock reading when the current dealer signed in."""
-        return self._signed_in_at
+        return self.sign.signed_in_at
 
     def identity(self) -> Identity | None:
         """``{"name", "uid", "role"}`` of the current dealer, for results and misdeals."""
-        if self._dealer is None:
-            return None
-        return {"name": self._dealer.name, "uid": self._dealer.uid, "role": self._dealer.role}
+        return self.sign.identity()
 
     def badge(self, uid: str) -> Badge | None:
         """The enrolled badge with this UID, or None."""
@@ -132,53 +211,26 @@ class Authority:
     @property
     def supervisor_only(self) -> frozenset[str]:
         """The actions only a supervisor badge may approve: ``supervisor_only`` and :data:`ALWAYS_SUPERVISOR`."""
-        return ALWAYS_SUPERVISOR.union(self.settings.supervisor_only)
+        return supervisor_only(self.settings)
 
-    # -- sign in / out -----------------------------------------------------------
-    def sign_in(self, uid: str) -> list[DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent]:
-        """A badge is presented to sign in as the dealer.
-
-        Unknown: ``sign_in_refused``. The same dealer again: no events (the idle
-        timer restarts). Another badge while someone is signed in: that dealer
-        is signed out (reason ``replaced``) and the new one signed in.
-        """
-        badge = self.badge(uid)
-        shown = _shown_uid(uid)
-        if badge is None:
-            return [{"event": "sign_in_refused", "uid": shown, **refusal(_UNKNOWN)}]
-        now = self._clock()
-        if self._dealer is not None and self._dealer.uid == badge.uid:
-            self._last_activity = now
-            return []
-        events: list[DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent] = []
-        events.extend(self.sign_out("replaced"))
-        self._dealer = badge
-        self._signed_in_at = now
-        self._last_activity = now
-        events.append({"event": "dealer_signed_in", "name": badge.name, "uid": badge.uid, "role": badge.role})
+    def sign_in(self, uid: str) -> list[SignEvent]:
+        """A badge is presented to sign in as the dealer (see :func:`sign_in`)."""
+        self.sign, events = sign_in(self.settings, self.sign, uid, self._clock())
         return events
 
     def sign_out(self, reason: str) -> list[DealerSignedOutEvent]:
         """Sign the current dealer out (``reason``: badge, idle, replaced, shutdown...)."""
-        if self._dealer is None:
-            return []
-        badge = self._dealer
-        self._dealer = None
-        self._signed_in_at = None
-        self._last_activity = None
-        return [{"event": "dealer_signed_out", "name": badge.name, "uid": badge.uid, "reason": reason}]
+        self.sign, events = sign_out(self.sign, reason)
+        return events
 
-    # -- idle ----------------------------------------------------------------------
     def touch(self) -> None:
         """Record activity at the table now: the idle timer restarts."""
-        if self._dealer is not None:
-            self._last_activity = self._clock()
+        self.sign = self.sign.touched(self._clock())
 
     def idle_seconds(self) -> float | None:
         """Seconds since the last activity, or None when nobody is signed in."""
-        if self._last_activity is None:
-            return None
-        return self._clock() - self._last_activity
+        last = self.sign.last_activity
+        return None if last is None else self._clock() - last
 
     def check_idle(self) -> list[DealerSignedOutEvent]:
         """Sign the dealer out (reason ``idle``) when the idle limit has passed."""
@@ -188,31 +240,10 @@ class Authority:
             return []
         return self.sign_out("idle")
 
-    # -- approvals -----------------------------------------------------------------
     def approve(self, uid: str, action: str) -> tuple[bool, list[ApprovalEvent | ApprovalRefusedEvent]]:
-        """May the badge ``uid`` approve ``action``? Returns (approved, events).
-
-        Refused when the badge is unknown, when ``action`` is supervisor-only
-        and the badge's role is dealer, or (``two_person``) when the badge is the
-        dealer's own: the refusal then has ``rule: "two_person"``. Approval does
-        not change who is dealing.
-        """
-        badge = self.badge(uid)
-        shown = _shown_uid(uid)
-        if badge is None:
-            return False, [_approval_refused(action, shown, _UNKNOWN)]
-        if not badge.can_approve(action, self.supervisor_only):
-            why = message("auth.refused.role", "role {role} cannot approve {action}", role=badge.role, action=action)
-            return False, [_approval_refused(action, badge.uid, why)]
-        if self.settings.two_person and self._dealer is not None and self._dealer.uid == badge.uid:
-            why = message("auth.refused.own", "{name} is the dealer signed in and cannot approve their own {action}; "
-                          "a second person's badge must approve it", name=badge.name, action=action)
-            own = _approval_refused(action, badge.uid, why)
-            own["rule"] = "two_person"
-            return False, [own]
-        self.touch()
-        return True, [{"event": "approval", "action": action, "by": badge.name, "uid": badge.uid,
-                       "role": badge.role}]
+        """May the badge ``uid`` approve ``action``? Returns (approved, events) (see :func:`approve`)."""
+        approved, self.sign, events = approve(self.settings, self.sign, uid, action, self._clock())
+        return approved, events
 
 
 _UNKNOWN = message("auth.refused.unknown_badge", "unknown badge")

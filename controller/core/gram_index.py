@@ -71,6 +71,13 @@ class GramIndex:
     def __len__(self) -> int:
         return sum(map(len, self.lows))
 
+    def copy(self) -> GramIndex:
+        """An index holding the same entries, whose buckets this one's later additions do not change."""
+        twin = GramIndex.__new__(GramIndex)
+        twin.lows = [bytearray(bucket) for bucket in self.lows]
+        twin.positions = [array("I", bucket) for bucket in self.positions]
+        return twin
+
     def add(self, numbers: bytes, base: int) -> None:
         """Index each three cards in a row of ``numbers`` under the position (``base`` + place) of the last.
 

@@ -1,20 +1,29 @@
-"""The round state machine, built with ``transitions``.
+"""The round machine: its states, its one table of transitions, its named guards, and the round's state.
 
-States are :class:`State`; every transition is one row of :data:`TRANSITIONS`;
-guards are named, side-effect-free predicates on :class:`RoundModel` that read
-the rules table (:mod:`controller.core.rules`). ``auto_transitions`` is off, so the
-machine can only move along the rows below. ``croupier diagram`` draws it.
+:data:`TRANSITIONS` is the one table of the dealing flow: each :class:`Row` moves the round from a state to
+another on a trigger, when its guard (a named, side-effect-free predicate of :class:`RoundState` and the
+house's :class:`Rules`, reading the rules table :mod:`controller.core.rules`) holds. The first row whose guard
+holds wins; a trigger with no such row is not allowed (:func:`may`). A halt is not a state of this flow: it is
+an overlay beside it (the table's pending misdeal), so the round keeps its state while halted and goes on from
+it when the halt is resolved.
+
+The table core looks its rows up in a dictionary compiled from :data:`TRANSITIONS` (:func:`fire`): a card costs
+one lookup and a guard call. The ``transitions`` library builds the same table into a machine
+(:func:`build_machine`) that ``croupier diagram`` draws (:func:`mermaid`) and that a test drives side by side
+with :func:`fire` (``tests/controller/core/test_machine.py``). Measured on this machine, a ``transitions``
+trigger costs about 6 us and a lookup here well under one, on a path of six triggers a round
+(``docs/performance.md``, "The round machine").
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Final
 
-from transitions import Machine, Transition
-from transitions import State as MachineState
-from transitions.core import EventData
+import msgspec
+from transitions import Machine
 
 from controller.core import rules
 from controller.core.cards import Card, hand_total
@@ -22,7 +31,7 @@ from controller.core.events import Side
 
 
 class State(enum.Enum):
-    """Where the table is: a slot due, or a phase of the shoe."""
+    """Where the round is: a slot due, or a phase of the shoe; and HALTED, the overlay of a pending misdeal."""
 
     NEW_SHOE = "new_shoe"
     """Waiting for the dealer to confirm the shoe is shuffled, cut and loaded."""
@@ -41,28 +50,120 @@ class State(enum.Enum):
     SHOE_CLOSED = "shoe_closed"
     """The cut card's last round is over; no card may be dealt from this shoe."""
     HALTED = "halted"
-    """A misdeal is pending; only its resolutions are accepted."""
+    """A misdeal is pending; only its resolutions are accepted. Not a state of the dealing flow: the table shows it
+    while its round keeps the state it was halted in."""
 
     __hash__ = object.__hash__
     """Members are singletons compared by identity; hashing by identity keeps lookups cheap."""
 
 
-SLOTS = (State.P1, State.B1, State.P2, State.B2, State.P3, State.B3)
-SLOT_SIDE: dict[State, Side] = {State.P1: "player", State.P2: "player", State.P3: "player",
-                               State.B1: "banker", State.B2: "banker", State.B3: "banker"}
-BURN_STATES = (State.BURN_TURN, State.BURNING)
-RESUMABLE = tuple(state for state in State if state is not State.HALTED)
-SHUFFLE_STATES = [State.NEW_SHOE, State.SHOE_CLOSED]
+SLOTS: Final = (State.P1, State.B1, State.P2, State.B2, State.P3, State.B3)
+SLOT_SET: Final = frozenset(SLOTS)
+SLOT_SIDE: Final[dict[State, Side]] = {State.P1: "player", State.P2: "player", State.P3: "player",
+                                      State.B1: "banker", State.B2: "banker", State.B3: "banker"}
+BURN_STATES: Final = (State.BURN_TURN, State.BURNING)
+SHUFFLE_STATES: Final = (State.NEW_SHOE, State.SHOE_CLOSED)
+FLOW_STATES: Final = tuple(state for state in State if state is not State.HALTED)
+"""The states of the dealing flow (every state but the HALTED overlay)."""
 
 
-def _row(trigger: str, source: State | list[State], dest: State, guard: str | None = None) -> dict[str, Any]:
-    row: dict[str, Any] = {"trigger": trigger, "source": source, "dest": dest}
-    if guard is not None:
-        row["conditions"] = guard
-    return row
+class Rules(msgspec.Struct, frozen=True, gc=False):
+    """What the guards read of the house's settings."""
+
+    burn: str = "first_card"
+    """``[shoe] burn``: ``first_card``, ``fixed`` or ``none``."""
 
 
-TRANSITIONS: list[dict[str, Any]] = [
+class RoundState(msgspec.Struct, frozen=True, gc=False):
+    """The round's state: where the machine is and what its guards read."""
+
+    state: State = State.NEW_SHOE
+    number: int = 0
+    """The round's number in the shoe session (0 before the first)."""
+    player: tuple[Card, ...] = ()
+    banker: tuple[Card, ...] = ()
+    burn_remaining: int = 0
+    last_round: int | None = None
+    """The last round the cut card allows, once it is out."""
+
+    @property
+    def player_two_card_total(self) -> int:
+        return hand_total(self.player[:2])
+
+    @property
+    def banker_two_card_total(self) -> int:
+        return hand_total(self.banker[:2])
+
+    @property
+    def natural(self) -> bool:
+        return rules.is_natural(self.player_two_card_total) or rules.is_natural(self.banker_two_card_total)
+
+    @property
+    def player_third_value(self) -> int | None:
+        return self.player[2].value if len(self.player) == 3 else None
+
+
+Guard = Callable[[RoundState, Rules], bool]
+
+
+# -- guards (named, side-effect free) ------------------------------------------------------------------------
+def burns_first_card(round_state: RoundState, house: Rules) -> bool:
+    """The house turns the first card and burns its value."""
+    return house.burn == "first_card"
+
+
+def burns_fixed(round_state: RoundState, house: Rules) -> bool:
+    """The house burns a fixed number of cards."""
+    return house.burn == "fixed"
+
+
+def more_to_burn(round_state: RoundState, house: Rules) -> bool:
+    """Burn cards are still due."""
+    return round_state.burn_remaining > 0
+
+
+def player_draws(round_state: RoundState, house: Rules) -> bool:
+    """No natural, and the player's two-card total draws (0-5)."""
+    return rules.player_draws(round_state.player_two_card_total, round_state.banker_two_card_total)
+
+
+def banker_draws(round_state: RoundState, house: Rules) -> bool:
+    """No natural, and the tableau says the banker draws."""
+    if round_state.natural:
+        return False
+    return rules.banker_draws(round_state.banker_two_card_total, round_state.player_third_value)
+
+
+def cut_card_rounds_done(round_state: RoundState, house: Rules) -> bool:
+    """The cut card is out and the last round it allows is over."""
+    return round_state.last_round is not None and round_state.number >= round_state.last_round
+
+
+GUARDS: Final[dict[str, Guard]] = {guard.__name__: guard for guard in (
+    burns_first_card, burns_fixed, more_to_burn, player_draws, banker_draws, cut_card_rounds_done)}
+"""Every guard, by the name the table of transitions gives it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One transition: ``trigger`` moves the round from each ``source`` state to ``dest`` when ``guard`` holds."""
+
+    trigger: str
+    source: tuple[State, ...]
+    dest: State
+    guard: str | None = None
+
+    @property
+    def starts_round(self) -> bool:
+        """The row begins a new round (it enters P1)."""
+        return self.dest is State.P1
+
+
+def _row(trigger: str, source: State | tuple[State, ...], dest: State, guard: str | None = None) -> Row:
+    return Row(trigger, source if isinstance(source, tuple) else (source,), dest, guard)
+
+
+TRANSITIONS: Final = (
     # the shoe
     _row("shoe_ready", SHUFFLE_STATES, State.BURN_TURN, "burns_first_card"),
     _row("shoe_ready", SHUFFLE_STATES, State.BURNING, "burns_fixed"),
@@ -83,241 +184,83 @@ TRANSITIONS: list[dict[str, Any]] = [
     _row("card", State.B3, State.ROUND_OVER),
     _row("close_shoe", State.ROUND_OVER, State.SHOE_CLOSED, "cut_card_rounds_done"),
     _row("next_round", State.ROUND_OVER, State.P1),
-    # misdeals
-    _row("halt", list(RESUMABLE), State.HALTED),
-    _row("void_round", State.HALTED, State.ROUND_OVER, "round_in_progress"),
-    *[_row("resume", State.HALTED, state, f"resumes_to_{state.name}") for state in RESUMABLE],
-]
+    # a round voided while halted ends where it stood
+    _row("void_round", SLOTS, State.ROUND_OVER),
+)
+"""The dealing flow, one row per transition, in the order the rows are tried."""
+
+TRIGGERS: Final = tuple(dict.fromkeys(row.trigger for row in TRANSITIONS))
+
+HALT_OVERLAY: Final = (("halt", "a misdeal is raised: the round keeps its state"),
+                       ("resume", "the misdeal is resolved: the round goes on from its state"))
+"""The overlay's one pair of moves, drawn beside the flow (a halt is the table's pending misdeal)."""
+
+_Compiled = tuple[tuple[Guard | None, Row], ...]
 
 
-class RoundModel:
-    """What the guards read: the cards on the layout and the shoe's progress.
-
-    The table core owns one and changes it; the machine only reads it.
-    """
-
-    state: State
-
-    if TYPE_CHECKING:  # triggers that transitions attaches to the model
-        def card(self) -> bool: ...
-        def shoe_ready(self) -> bool: ...
-        def next_round(self) -> bool: ...
-        def close_shoe(self) -> bool: ...
-        def halt(self) -> bool: ...
-        def resume(self) -> bool: ...
-        def void_round(self) -> bool: ...
-        def may_shoe_ready(self) -> bool: ...
-        def may_next_round(self) -> bool: ...
-
-    def __init__(self, burn: str = "first_card") -> None:
-        self.burn_mode = burn
-        self.player: list[Card] = []
-        self.banker: list[Card] = []
-        self.burn_remaining = 0
-        self.round_number = 0
-        self.last_round: int | None = None
-        self.resume_state: State | None = None
-
-    # -- derived values -----------------------------------------------------
-    @property
-    def player_two_card_total(self) -> int:
-        return hand_total(self.player[:2])
-
-    @property
-    def banker_two_card_total(self) -> int:
-        return hand_total(self.banker[:2])
-
-    @property
-    def natural(self) -> bool:
-        return rules.is_natural(self.player_two_card_total) or rules.is_natural(self.banker_two_card_total)
-
-    @property
-    def player_third_value(self) -> int | None:
-        return self.player[2].value if len(self.player) == 3 else None
-
-    # -- guards (named, side-effect free) ----------------------------------
-    def burns_first_card(self) -> bool:
-        """The house turns the first card and burns its value."""
-        return self.burn_mode == "first_card"
-
-    def burns_fixed(self) -> bool:
-        """The house burns a fixed number of cards."""
-        return self.burn_mode == "fixed"
-
-    def more_to_burn(self) -> bool:
-        """Burn cards are still due."""
-        return self.burn_remaining > 0
-
-    def player_draws(self) -> bool:
-        """No natural, and the player's two-card total draws (0-5)."""
-        return rules.player_draws(self.player_two_card_total, self.banker_two_card_total)
-
-    def banker_draws(self) -> bool:
-        """No natural, and the tableau says the banker draws."""
-        if self.natural:
-            return False
-        return rules.banker_draws(self.banker_two_card_total, self.player_third_value)
-
-    def cut_card_rounds_done(self) -> bool:
-        """The cut card is out and the last round it allows is over."""
-        return self.last_round is not None and self.round_number >= self.last_round
-
-    def round_in_progress(self) -> bool:
-        """The halt happened while a round was being dealt."""
-        return self.resume_state in SLOTS
+def _compile() -> dict[tuple[State, str], _Compiled]:
+    table: dict[tuple[State, str], list[tuple[Guard | None, Row]]] = {}
+    for row in TRANSITIONS:
+        guard = GUARDS[row.guard] if row.guard is not None else None
+        for source in row.source:
+            table.setdefault((source, row.trigger), []).append((guard, row))
+    return {key: tuple(rows) for key, rows in table.items()}
 
 
-def _resume_guard(target: State) -> Callable[[RoundModel], bool]:
-    def guard(self: RoundModel) -> bool:
-        return self.resume_state is target
-
-    guard.__name__ = f"resumes_to_{target.name}"
-    guard.__doc__ = f"The halt interrupted {target.name}; resuming goes back there."
-    return guard
+_TABLE: Final = _compile()
 
 
-for _state in RESUMABLE:
-    setattr(RoundModel, f"resumes_to_{_state.name}", _resume_guard(_state))
+def fire(trigger: str, round_state: RoundState, house: Rules) -> Row | None:
+    """The row ``trigger`` takes from ``round_state`` (the first whose guard holds), or None when not allowed."""
+    for guard, row in _TABLE.get((round_state.state, trigger), ()):
+        if guard is None or guard(round_state, house):
+            return row
+    return None
 
 
-class _QuietState(MachineState):
-    """A transitions state that skips callback bookkeeping when it has no callbacks.
-
-    The round machine uses no enter/exit callbacks; skipping their empty
-    processing keeps a trigger cheap on the hot path (one card = one trigger).
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._plain_name: str = super().name
-
-    @property
-    def name(self) -> str:
-        """The state's name (the Enum member's name), computed once."""
-        return self._plain_name
-
-    def enter(self, event_data: Any) -> None:
-        if self.on_enter:
-            super().enter(event_data)
-
-    def exit(self, event_data: Any) -> None:
-        if self.on_exit:
-            super().exit(event_data)
+def may(trigger: str, round_state: RoundState, house: Rules) -> bool:
+    """``may_<trigger>``: may ``trigger`` fire from ``round_state``?"""
+    return fire(trigger, round_state, house) is not None
 
 
-def _run_callbacks(machine: Machine, funcs: list[Any], event_data: Any) -> None:
-    """Run ``funcs`` as ``Machine.callbacks`` does, without its per-callback log record."""
-    for func in funcs:
-        machine.callback(func, event_data)
-
-
-class _LeanTransition(Transition):
-    """A transition that runs callbacks only when it has some, without per-step debug logs.
-
-    Semantics are transitions' own: prepare, conditions, before, state change, after.
-    """
-
-    def execute(self, event_data: Any) -> bool:
-        machine = event_data.machine
-        if self.prepare:
-            _run_callbacks(machine, self.prepare, event_data)
-        for condition in self.conditions:
-            if not condition.check(event_data):
-                return False
-        if self.before or machine.before_state_change:
-            _run_callbacks(machine, [*machine.before_state_change, *self.before], event_data)
-        if self.dest:
-            self._change_state(event_data)
-        if self.after or machine.after_state_change:
-            _run_callbacks(machine, [*self.after, *machine.after_state_change], event_data)
-        return True
-
-    def _change_state(self, event_data: Any) -> None:
-        machine = event_data.machine
-        source = machine.get_state(self.source)
-        if source.on_exit:
-            source.exit(event_data)
-        dest = machine.get_state(self.dest)
-        model = event_data.model
-        setattr(model, machine.model_attribute, dest.value)
-        event_data.state = dest
-        if dest.on_enter:
-            dest.enter(event_data)
-        if dest.final:
-            machine.callbacks(machine.on_final, event_data)
-
-
-class RoundMachine(Machine):
-    """The transitions machine class the round uses."""
-
-    state_cls = _QuietState
-    transition_cls = _LeanTransition
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._state_lookup: dict[Any, Any] = {}
-        super().__init__(*args, **kwargs)
-        for name, machine_state in self.states.items():
-            self._state_lookup[name] = machine_state
-            self._state_lookup[State[name]] = machine_state
-
-    def get_state(self, state: Any) -> Any:
-        """The transitions state object for an Enum member or name (one dict lookup)."""
-        found = self._state_lookup.get(state)
-        return found if found is not None else super().get_state(state)
-
-    def _can_trigger(self, model: Any, trigger: str, *args: Any, **kwargs: Any) -> bool:
-        """``may_<trigger>``: the guards of the trigger's rows from the model's state, and nothing else
-        (the round machine has no prepare callbacks; with any, transitions' own check runs)."""
-        event = self.events.get(trigger)
-        state = self.get_state(getattr(model, self.model_attribute))
-        rows = event.transitions.get(state.name) if event is not None else None
-        if not rows:
-            return False
-        if self.prepare_event or any(row.prepare for row in rows):
-            return bool(super()._can_trigger(model, trigger, *args, **kwargs))  # type: ignore[misc]
-        if not rows[-1].conditions:
-            return True  # the last row has no guard: the trigger always has somewhere to go
-        event_data = EventData(state, event, self, model, args, kwargs)
-        for row in rows:
-            event_data.transition = row
-            if all(condition.check(event_data) for condition in row.conditions):
-                return True
-        return False
-
-
-DEALING = frozenset(row["source"] for row in TRANSITIONS if row["trigger"] == "card")
+DEALING: Final = frozenset(source for row in TRANSITIONS if row.trigger == "card" for source in row.source)
 """The states in which a card is due (a slot or a burn card): those with a ``card`` transition."""
 
 
-def starts_round(row: dict[str, Any]) -> bool:
-    """The row begins a new round: it enters P1 other than by resuming a halt."""
-    return row["dest"] is State.P1 and row["trigger"] != "resume"
+# -- the same table in the transitions library: the diagram, and a second implementation for the tests -------
+class DiagramModel:
+    """A model for :func:`build_machine`: its guards read :attr:`round` and :attr:`rules` through :data:`GUARDS`."""
+
+    state: str
+
+    def __init__(self, round_state: RoundState | None = None, house: Rules | None = None) -> None:
+        self.round = round_state if round_state is not None else RoundState()
+        self.rules = house if house is not None else Rules()
+
+    def check(self, guard: str) -> bool:
+        """Guard ``guard`` of the round and rules the model holds."""
+        return GUARDS[guard](self.round, self.rules)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in GUARDS:
+            return lambda: self.check(name)
+        raise AttributeError(name)
 
 
-def build_machine(model: RoundModel, initial: State = State.NEW_SHOE,
-                  on_round_start: Callable[[], None] | None = None) -> Machine:
-    """The round machine for ``model``: one table of rows, no auto transitions.
-
-    ``on_round_start`` is called after every transition that begins a new round.
-    """
-    rows = TRANSITIONS if on_round_start is None else [
-        {**row, "after": on_round_start} if starts_round(row) else row for row in TRANSITIONS
-    ]
-    return RoundMachine(
-        model=model,
-        states=State,
-        transitions=rows,
-        initial=initial,
-        auto_transitions=False,
-        ignore_invalid_triggers=False,
-        model_attribute="state",
-    )
+def build_machine(model: DiagramModel | None = None, initial: State = State.NEW_SHOE) -> Machine:
+    """:data:`TRANSITIONS` as a ``transitions`` machine over ``model`` (no auto transitions, guards by name)."""
+    rows = [{"trigger": row.trigger, "source": [state.name for state in row.source], "dest": row.dest.name,
+             **({"conditions": row.guard} if row.guard else {})} for row in TRANSITIONS]
+    return Machine(model=model if model is not None else DiagramModel(),
+                   states=[state.name for state in FLOW_STATES], transitions=rows, initial=initial.name,
+                   auto_transitions=False, ignore_invalid_triggers=True)
 
 
 def mermaid(machine: Machine | None = None) -> str:
-    """The machine as a Mermaid state diagram, read from the machine object itself."""
+    """The machine as a Mermaid state diagram, read from the ``transitions`` machine itself, with the halt
+    overlay's one pair of moves beside the flow."""
     if machine is None:
-        machine = build_machine(RoundModel())
+        machine = build_machine()
     lines = ["stateDiagram-v2", f"    [*] --> {State.NEW_SHOE.name}"]
     for trigger, event in machine.events.items():
         for source, transitions in event.transitions.items():
@@ -328,8 +271,9 @@ def mermaid(machine: Machine | None = None) -> str:
                     for condition in transition.conditions
                 ]
                 label = trigger + (f" [{', '.join(guards)}]" if guards else "")
-                source_name = State(source).name if source in {s.value for s in State} else source
-                dest_name = State(transition.dest).name if transition.dest in {s.value for s in State} \
-                    else transition.dest
-                lines.append(f"    {source_name} --> {dest_name} : {label}")
+                lines.append(f"    {source} --> {transition.dest} : {label}")
+    (halt, halt_note), (resume, resume_note) = HALT_OVERLAY
+    lines += [f"    DEALING --> {State.HALTED.name} : {halt} [{halt_note}]",
+              f"    {State.HALTED.name} --> DEALING : {resume} [{resume_note}]",
+              "    note right of DEALING : DEALING is any state above: a halt is an overlay, the round keeps its state"]
     return "\n".join(lines) + "\n"

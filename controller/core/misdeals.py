@@ -9,10 +9,13 @@ and what is set aside until the halt is resolved.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+import msgspec
 
 from config.schema import ProcedureSettings
 from controller.core.cards import Card
+from controller.core.chain import Chain
 from controller.core.events import MisdealEvent
 from controller.core.inputs import InputKind
 from controller.i18n.message import Message, message
@@ -132,39 +135,48 @@ def instruction(resolutions: Iterable[str], text: Callable[[Message], str] = Mes
     return text(message(HALT.id, HALT.text, choices=choices))
 
 
-@dataclass
-class Misdeal:
-    """A pending misdeal: what happened, how it may be resolved, and the cards set aside meanwhile."""
+class Misdeal(msgspec.Struct, frozen=True, gc=False):
+    """A pending misdeal, as a value: what happened, how it may be resolved, and the cards set aside meanwhile."""
 
     kind: str
     round: int
     card: str | None
     detail: Message
     instruction: str
-    resolutions: list[str]
-    supervisor: list[str] = field(default_factory=list)
+    resolutions: tuple[str, ...]
+    supervisor: tuple[str, ...] = ()
     """The resolutions that need a supervisor's approval."""
     while_halted: bool = False
     """Raised while the table was already halted on another misdeal (which it is reported with)."""
-    held: list[Held] = field(default_factory=list)
+    held: Chain[Held] = msgspec.field(default_factory=Chain)
     """Cards out of the shoe while halted, to be burned or removed by the resolution."""
     replaces_due_card: bool = False
     """The misdeal is about the due card itself (unreadable, unknown): a manual entry stands in for it."""
     exposed: Card | None = None
     """An exposed card taken back from its slot (``use`` puts it back)."""
     exposed_manual: bool = False
-    unread_held: int = field(init=False, default=0)
+    unread_held: int = 0
     """How many of :attr:`held` are unread (UNIDENTIFIED), kept as they are held: a card read while halted
     costs the same however many the table holds (a flooding reader must not stall it)."""
+    serial: int = 0
+    """Which of the table's halts this is (an approval held for it lapses when another one is pending)."""
 
-    def __post_init__(self) -> None:
-        self.unread_held = _unread(self.held)
+    @classmethod
+    def of(cls, kind: str, round_number: int, card: str | None, detail: Message, instruction_text: str,
+           resolutions: Iterable[str], supervisor: Iterable[str] = (), held: Iterable[Held] = (),
+           **more: object) -> Misdeal:
+        """A misdeal holding ``held``, its unread ones counted."""
+        chain = Chain(held)
+        return cls(kind, round_number, card, detail, instruction_text, tuple(resolutions), tuple(supervisor),
+                   held=chain, unread_held=_unread(chain), **more)  # type: ignore[arg-type]
 
-    def hold(self, cards: Iterable[Held]) -> None:
-        """Hold more cards out of the shoe until the resolution (one read while halted)."""
+    def holding(self, cards: Iterable[Held]) -> Misdeal:
+        """This misdeal holding ``cards`` too (cards out of the shoe while halted, until the resolution)."""
         cards = list(cards)
-        self.held.extend(cards)
-        self.unread_held += _unread(cards)
+        if not cards:
+            return self
+        return msgspec.structs.replace(self, held=self.held.extended(cards),
+                                       unread_held=self.unread_held + _unread(cards))
 
     def unread_left(self, stands_for_held: bool = False) -> int:
         """The unread cards held (they left the shoe too); ``stands_for_held``: a manual entry stands for the

@@ -11,15 +11,20 @@ shoe's is the misdeal ``reveal_mismatch`` (a card may have been switched).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from controller.core.approvals import rejected
 from controller.core.cards import Card, hand_total
-from controller.core.events import Event, RevealedEvent, Side
+from controller.core.events import RevealedEvent, Side
 from controller.core.inputs import Input
-from controller.core.machine import State
-from controller.core.tablestate import TableState
+from controller.core.machine import SLOT_SET
 from controller.i18n.message import Message, message
+
+if TYPE_CHECKING:
+    from controller.core.state import Context
+    from controller.core.step import Draft
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,10 +62,10 @@ def total_due(reveal: Reveal) -> Message:
     return totals[(reveal.side, reveal.hand)]
 
 
-def reveals_down(player: list[Card], banker: list[Card]) -> list[Reveal]:
+def reveals_down(player: Sequence[Card], banker: Sequence[Card]) -> list[Reveal]:
     """The reveals whose cards are on the layout, in the order they are made."""
     reveals: list[Reveal] = []
-    hands: tuple[tuple[Side, list[Card], str], ...] = (("player", player, "P"), ("banker", banker, "B"))
+    hands: tuple[tuple[Side, Sequence[Card], str], ...] = (("player", player, "P"), ("banker", banker, "B"))
     for side, hand, letter in hands:
         if len(hand) >= 2:
             reveals.append(Reveal(side, (letter + "1", letter + "2"), tuple(c.code for c in hand[:2]),
@@ -72,72 +77,83 @@ def reveals_down(player: list[Card], banker: list[Card]) -> list[Reveal]:
     return reveals
 
 
-class Revealing(TableState):
-    """The reveals of a face-down round; :meth:`_finish_round` (the result) is the dealing flow's."""
+def reveal_due(draft: Draft) -> Reveal | None:
+    """The next reveal the dealer may make (its cards are down), or None."""
+    if not draft.context.face_down or draft.misdeal is not None:
+        return None
+    down = reveals_down(draft.round.player, draft.round.banker)
+    return down[draft.revealed] if draft.revealed < len(down) else None
 
-    def _finish_round(self, events: list[Event]) -> None:
-        raise NotImplementedError
 
-    @property
-    def reveal_due(self) -> Reveal | None:
-        """The next reveal the dealer may make (its cards are down), or None."""
-        if not self.face_down or self.current_state() is State.HALTED:
-            return None
-        down = reveals_down(self.model.player, self.model.banker)
-        return down[self.revealed] if self.revealed < len(down) else None
+def reveal_instruction(context: Context) -> Message:
+    """What the dealer is told while a face-down round waits for its reveals."""
+    if context.keyed_reveals:
+        return message("reveal.keyed", "Reveal the next hand and key its total (@reveal 7): the result comes "
+                       "after the last reveal")
+    return message("reveal.next", "Reveal the next hand (@reveal): the result comes after the last reveal")
 
-    def _round_dealt(self, events: list[Event]) -> None:
-        """The round's last card is down: the result now, or after the last reveal."""
-        if self.reveal_due is not None:
-            self.result_due = True
-        else:
-            self._finish_round(events)
 
-    def _reveal(self, item: Input, events: list[Event]) -> None:
-        if not self.face_down:
-            face_up = message("rejected.reveal.face_up", 'dealing is face up ([table] dealing = "face_up"): nothing '
-                              "to reveal")
-            events.append(rejected(item, face_up))
-            return
-        reveal = self.reveal_due
-        if reveal is None:
-            events.append(rejected(item, self._why_no_reveal()))
-            return
-        keyed = int(item.card) if item.card is not None and item.card.isdigit() else None
-        if keyed is None and self.settings.table.reveal_confirm == "total":
-            events.append(rejected(item, total_due(reveal)))
-            return
-        if keyed is not None and keyed != reveal.total:
-            self._raise_misdeal(events, "reveal_mismatch", None, self._mismatch(reveal, keyed))
-            return
-        self.revealed += 1
-        event: RevealedEvent = {"event": "revealed", "round": self.round, "side": reveal.side,
-                                "slots": list(reveal.slots), "cards": list(reveal.cards), "total": reveal.total}
-        events.append(event)
-        if self.result_due and self.reveal_due is None:
-            self.result_due = False
-            self._finish_round(events)
+def round_dealt(draft: Draft) -> None:
+    """The round's last card is down: the result now, or after the last reveal."""
+    from controller.core.dealing import finish_round
 
-    def _why_no_reveal(self) -> Message:
-        if self.current_state() is State.HALTED:
-            return message("rejected.reveal.halted", "the table is halted; resolve the misdeal first")
-        if self.in_round:
-            return message("rejected.reveal.nothing_down", "no hand of this round is complete and unrevealed; deal "
-                           "the card the prompt asks for")
-        return message("rejected.reveal.no_round", "no round is being dealt")
+    if reveal_due(draft) is not None:
+        draft.result_due = True
+    else:
+        finish_round(draft)
 
-    @staticmethod
-    def _mismatch(reveal: Reveal, keyed: int) -> Message:
-        """The ``reveal_mismatch`` detail: both totals, and what it may mean."""
-        params = {"keyed": keyed, "total": reveal.total}
-        if reveal.side == "player":
-            if reveal.hand:
-                return message("misdeal.reveal_mismatch.player", "the dealer keyed {keyed} for the PLAYER hand, the "
-                               "shoe read {total}: a card may have been switched; call the supervisor", **params)
-            return message("misdeal.reveal_mismatch.player_third", "the dealer keyed {keyed} for the PLAYER third "
-                           "card, the shoe read {total}: a card may have been switched; call the supervisor", **params)
-        if reveal.hand:
-            return message("misdeal.reveal_mismatch.banker", "the dealer keyed {keyed} for the BANKER hand, the "
+
+def reveal(draft: Draft, item: Input) -> None:
+    """``@reveal`` (``@reveal 7``: keying the total): the next hand turned up, or why not."""
+    from controller.core.dealing import finish_round
+    from controller.core.halting import raise_misdeal
+
+    events = draft.events
+    if not draft.context.face_down:
+        face_up = message("rejected.reveal.face_up", 'dealing is face up ([table] dealing = "face_up"): nothing '
+                          "to reveal")
+        events.append(rejected(item, face_up))
+        return
+    due = reveal_due(draft)
+    if due is None:
+        events.append(rejected(item, _why_no_reveal(draft)))
+        return
+    keyed = int(item.card) if item.card is not None and item.card.isdigit() else None
+    if keyed is None and draft.context.keyed_reveals:
+        events.append(rejected(item, total_due(due)))
+        return
+    if keyed is not None and keyed != due.total:
+        raise_misdeal(draft, "reveal_mismatch", None, _mismatch(due, keyed))
+        return
+    draft.revealed += 1
+    event: RevealedEvent = {"event": "revealed", "round": draft.round.number, "side": due.side,
+                            "slots": list(due.slots), "cards": list(due.cards), "total": due.total}
+    events.append(event)
+    if draft.result_due and reveal_due(draft) is None:
+        draft.result_due = False
+        finish_round(draft)
+
+
+def _why_no_reveal(draft: Draft) -> Message:
+    if draft.misdeal is not None:
+        return message("rejected.reveal.halted", "the table is halted; resolve the misdeal first")
+    if draft.round.state in SLOT_SET:
+        return message("rejected.reveal.nothing_down", "no hand of this round is complete and unrevealed; deal "
+                       "the card the prompt asks for")
+    return message("rejected.reveal.no_round", "no round is being dealt")
+
+
+def _mismatch(due: Reveal, keyed: int) -> Message:
+    """The ``reveal_mismatch`` detail: both totals, and what it may mean."""
+    params = {"keyed": keyed, "total": due.total}
+    if due.side == "player":
+        if due.hand:
+            return message("misdeal.reveal_mismatch.player", "the dealer keyed {keyed} for the PLAYER hand, the "
                            "shoe read {total}: a card may have been switched; call the supervisor", **params)
-        return message("misdeal.reveal_mismatch.banker_third", "the dealer keyed {keyed} for the BANKER third "
+        return message("misdeal.reveal_mismatch.player_third", "the dealer keyed {keyed} for the PLAYER third "
                        "card, the shoe read {total}: a card may have been switched; call the supervisor", **params)
+    if due.hand:
+        return message("misdeal.reveal_mismatch.banker", "the dealer keyed {keyed} for the BANKER hand, the "
+                       "shoe read {total}: a card may have been switched; call the supervisor", **params)
+    return message("misdeal.reveal_mismatch.banker_third", "the dealer keyed {keyed} for the BANKER third "
+                   "card, the shoe read {total}: a card may have been switched; call the supervisor", **params)

@@ -31,14 +31,17 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+import msgspec
+
 from controller.core.alerts import severity_of
 from controller.core.cards import RANKS, Card
+from controller.core.chain import Chain
 from controller.core.events import AlertEvent
-from controller.core.gram_index import BUCKET_BITS, CARD_NUMBERS, LOW_MASK, GramIndex, decode, encode
+from controller.core.gram_index import BUCKET_BITS, CARD_CODES, CARD_NUMBERS, LOW_MASK, GramIndex, decode, encode
 from controller.i18n.message import Param, message
 
 FALSE_ALARM = 1e-6
@@ -161,6 +164,15 @@ class SequenceArchive:
         self._add(reference)
         self.previous = reference
 
+    def with_shoe(self, shoe: int, cards: Iterable[str]) -> SequenceArchive:
+        """A copy of this archive that keeps the dealt order of ``shoe`` too (this one stays as it is: a table's
+        state holds its archive as a value)."""
+        grown = SequenceArchive(self.decks, list(self.references), list(self.starts), self.index.copy(), self.size,
+                                self.previous, factory=False)
+        grown.factory = self.factory
+        grown.add_shoe(shoe, cards)
+        return grown
+
     @property
     def cards(self) -> int:
         """Cards in all references, the previous shoe's discard order included."""
@@ -172,12 +184,12 @@ class SequenceArchive:
         return number, position - self.starts[number]
 
 
-class SequenceMonitor:
-    """Compares one shoe's cards, as they come, with an archive's references.
+class SequenceShoe:
+    """What stays the same while one shoe is compared with an archive: the archive's index, the previous shoe's
+    discard order and the threshold (built when the shoe starts; shared by every :class:`SequenceState` of it)."""
 
-    :meth:`observe` returns a :class:`SequenceRepeat` the first time a run against
-    a reference becomes implausible (at most once per reference).
-    """
+    __slots__ = ("_archive_lows", "_discard_lows", "_lookups", "alignments", "archive", "decks", "discard",
+                 "discard_reference", "index", "log_threshold", "threshold", "total")
 
     def __init__(self, archive: SequenceArchive, decks: int, false_alarm: float = FALSE_ALARM) -> None:
         self.archive = archive
@@ -191,86 +203,137 @@ class SequenceMonitor:
             self.discard.add(self.discard_reference.numbers, 0)
         self._lookups = ((self.index.lows, self.index.positions, 0),
                          (self.discard.lows, self.discard.positions, DISCARD_BASE))
-        """Per index: its buckets (changed in place) and what its positions are numbered from."""
+        """Per index: its buckets and what its positions are numbered from."""
         self._archive_lows, self._discard_lows = self.index.lows, self.discard.lows
         self.alignments = max(1, self.total * archive.cards)
         self.threshold = false_alarm / self.alignments
         self.log_threshold = math.log(self.threshold)
-        self._cards: list[str] = []
-        self._key = 0
-        self.previous_log_probabilities = (0.0, 0.0)
-        self.runs: dict[int, tuple[int, float]] = {}
-        """Each run ending at the last card: its reference position -> (its start here, its log probability)."""
-        self.alerted: set[int] = set()
-        """The references (numbers; -1 for the discard order) already alerted on in this shoe."""
+
+
+class SequenceState(msgspec.Struct, frozen=True, gc=False):
+    """One shoe's comparison so far, as a value: :meth:`observe` gives the next one."""
+
+    cards: Chain[str] = msgspec.field(default_factory=Chain)
+    """This shoe's identified cards, in the order they came out."""
+    key: int = 0
+    previous_log_probabilities: tuple[float, float] = (0.0, 0.0)
+    runs: Mapping[int, tuple[int, float]] = msgspec.field(default_factory=dict)
+    """Each run ending at the last card: its reference position -> (its start here, its log probability)."""
+    alerted: frozenset[int] = frozenset()
+    """The references (numbers; -1 for the discard order) already alerted on in this shoe."""
+
+    @classmethod
+    def of(cls, cards: list[str], previous_log_probabilities: tuple[float, float] = (0.0, 0.0),
+           runs: Mapping[int, tuple[int, float]] | None = None, alerted: frozenset[int] = frozenset()) -> SequenceState:
+        """The state after ``cards`` (with the run bookkeeping given), its key computed from them."""
+        key = 0
+        for code in cards[-2:]:
+            key = key % 2704 * 52 + CARD_NUMBERS[code]
+        return cls(Chain(cards), key, previous_log_probabilities, dict(runs or {}), alerted)
+
+    def observe(self, shoe: SequenceShoe, card: Card, seen: Sequence[int],
+                seen_total: int) -> tuple[SequenceState, SequenceRepeat | None]:
+        """The state after ``card``; ``seen`` counts the shoe's cards before it by card number
+        (:data:`~controller.core.gram_index.CARD_NUMBERS`), ``seen_total`` all of them. The second value is the
+        first implausible run against a reference not alerted on yet, if the card made one."""
+        code = card.code
+        number = CARD_NUMBERS[code]
+        unseen = shoe.total - seen_total
+        copies = shoe.decks - seen[number]
+        log_probability = math.log(copies / unseen) if copies > 0 and unseen > 0 else 0.0
+        cards = self.cards.plus(code)
+        key = self.key % 2704 * 52 + number
+        found: SequenceRepeat | None = None
+        runs = self.runs
+        alerted = self.alerted
+        earlier, last = self.previous_log_probabilities
+        if len(cards) > 2:
+            bucket, low = key >> BUCKET_BITS, key & LOW_MASK
+            if shoe._archive_lows[bucket].find(low) >= 0 or shoe._discard_lows[bucket].find(low) >= 0:
+                runs, found, alerted = _follow(shoe, runs, alerted, len(cards), bucket, low, log_probability,
+                                               earlier + last + log_probability)
+            elif runs:
+                runs = {}
+        return SequenceState(cards, key, (last, log_probability), runs, alerted), found
+
+
+def _follow(shoe: SequenceShoe, before: Mapping[int, tuple[int, float]], alerted: frozenset[int], count: int,
+            bucket: int, low: int, log_probability: float,
+            start_log: float) -> tuple[dict[int, tuple[int, float]], SequenceRepeat | None, frozenset[int]]:
+    """Extend or start the runs through every position of the last three cards' key (``bucket``, ``low``)."""
+    runs: dict[int, tuple[int, float]] = {}
+    start_here = count - 2
+    found: SequenceRepeat | None = None
+    for lows, positions, offset in shoe._lookups:
+        entries, places = lows[bucket], positions[bucket]
+        entry = entries.find(low)
+        while entry >= 0:
+            at = places[entry] + offset
+            run = before.get(at - 1)
+            run = (run[0], run[1] + log_probability) if run is not None else (start_here, start_log)
+            runs[at] = run
+            if run[1] < shoe.log_threshold and found is None:
+                found, alerted = _repeat(shoe, alerted, count, at, run)
+            entry = entries.find(low, entry + 1)
+    return runs, found, alerted
+
+
+def _repeat(shoe: SequenceShoe, alerted: frozenset[int], count: int, at: int,
+            run: tuple[int, float]) -> tuple[SequenceRepeat | None, frozenset[int]]:
+    """The alert for the run ending at reference position ``at``, unless its reference had one."""
+    if at >= DISCARD_BASE:
+        number, place = -1, at - DISCARD_BASE
+        reference = shoe.discard_reference
+    else:
+        number, place = shoe.archive.locate(at)
+        reference = shoe.archive.references[number]
+    if number in alerted or reference is None:
+        return None, alerted
+    start, log_probability = run
+    length = count - start + 1
+    return SequenceRepeat(reference, start, place - length + 2, length, math.exp(log_probability),
+                          shoe.threshold), alerted | {number}
+
+
+class SequenceMonitor:
+    """Compares one shoe's cards, as they come, with an archive's references (a mutable holder of a
+    :class:`SequenceState`, for the property check).
+
+    :meth:`observe` returns a :class:`SequenceRepeat` the first time a run against
+    a reference becomes implausible (at most once per reference).
+    """
+
+    def __init__(self, archive: SequenceArchive, decks: int, false_alarm: float = FALSE_ALARM) -> None:
+        self.shoe = SequenceShoe(archive, decks, false_alarm)
+        self.state = SequenceState()
+
+    @property
+    def threshold(self) -> float:
+        return self.shoe.threshold
 
     @property
     def cards(self) -> list[str]:
         """This shoe's identified cards, in the order they came out."""
-        return self._cards
+        return self.state.cards.to_list()
 
     @cards.setter
     def cards(self, cards: list[str]) -> None:
-        self._cards = cards
-        self._key = 0
-        for code in cards[-2:]:
-            self._key = self._key % 2704 * 52 + CARD_NUMBERS[code]
+        self.state = SequenceState.of(cards, self.state.previous_log_probabilities, self.state.runs,
+                                      self.state.alerted)
+
+    @property
+    def runs(self) -> Mapping[int, tuple[int, float]]:
+        return self.state.runs
+
+    @property
+    def alerted(self) -> frozenset[int]:
+        return self.state.alerted
 
     def observe(self, card: Card, seen: Mapping[str, int], seen_total: int) -> SequenceRepeat | None:
         """Record ``card``; ``seen`` and ``seen_total`` count the shoe's cards before it."""
-        code = card.code
-        unseen = self.total - seen_total
-        copies = self.decks - seen.get(code, 0)
-        log_probability = math.log(copies / unseen) if copies > 0 and unseen > 0 else 0.0
-        cards = self._cards
-        cards.append(code)
-        key = self._key = self._key % 2704 * 52 + CARD_NUMBERS[code]
-        found: SequenceRepeat | None = None
-        earlier, last = self.previous_log_probabilities
-        if len(cards) > 2:
-            bucket, low = key >> BUCKET_BITS, key & LOW_MASK
-            if self._archive_lows[bucket].find(low) >= 0 or self._discard_lows[bucket].find(low) >= 0:
-                found = self._follow(bucket, low, log_probability, earlier + last + log_probability)
-            elif self.runs:
-                self.runs = {}
-        self.previous_log_probabilities = (last, log_probability)
+        counts = [seen.get(code, 0) for code in CARD_CODES]
+        self.state, found = self.state.observe(self.shoe, card, counts, seen_total)
         return found
-
-    def _follow(self, bucket: int, low: int, log_probability: float, start_log: float) -> SequenceRepeat | None:
-        """Extend or start the runs through every position of the last three cards' key (``bucket``, ``low``)."""
-        before = self.runs
-        runs: dict[int, tuple[int, float]] = {}
-        start_here = len(self._cards) - 2
-        found: SequenceRepeat | None = None
-        for lows, positions, offset in self._lookups:
-            entries, places = lows[bucket], positions[bucket]
-            entry = entries.find(low)
-            while entry >= 0:
-                at = places[entry] + offset
-                run = before.get(at - 1)
-                run = (run[0], run[1] + log_probability) if run is not None else (start_here, start_log)
-                runs[at] = run
-                if run[1] < self.log_threshold and found is None:
-                    found = self._repeat(at, run)
-                entry = entries.find(low, entry + 1)
-        self.runs = runs
-        return found
-
-    def _repeat(self, at: int, run: tuple[int, float]) -> SequenceRepeat | None:
-        """The alert for the run ending at reference position ``at``, unless its reference had one."""
-        if at >= DISCARD_BASE:
-            number, place = -1, at - DISCARD_BASE
-            reference = self.discard_reference
-        else:
-            number, place = self.archive.locate(at)
-            reference = self.archive.references[number]
-        if number in self.alerted or reference is None:
-            return None
-        self.alerted.add(number)
-        start, log_probability = run
-        length = len(self._cards) - start + 1
-        return SequenceRepeat(reference, start, place - length + 2, length, math.exp(log_probability),
-                              self.threshold)
 
 
 def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int, alert_id: str) -> AlertEvent:

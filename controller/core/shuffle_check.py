@@ -17,9 +17,13 @@ operations per card.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+
+import msgspec
 
 from controller.core.cards import RANKS, Card
+from controller.core.chain import Chain
+from controller.core.gram_index import CARD_CODES, CARD_NUMBERS
 
 ALERT_PROBABILITY = 1e-6
 """Alert when a random shuffle would give this many neighbour pairs less often than this."""
@@ -31,6 +35,8 @@ for _suit in "SHDC":
     for _index, _rank in enumerate(RANKS):
         _near = [RANKS[i] + _suit for i in (_index - 1, _index + 1) if 0 <= i < len(RANKS)]
         _NEIGHBOURS[_rank + _suit] = tuple(_near)
+_NEIGHBOUR_NUMBERS: dict[str, tuple[int, ...]] = {
+    code: tuple(CARD_NUMBERS[near] for near in nears) for code, nears in _NEIGHBOURS.items()}
 
 
 def chernoff_tail(hits: int, expected: float) -> float:
@@ -53,46 +59,73 @@ def exact_tail(probabilities: list[float], hits: int) -> float:
     return dist[hits] if hits else 1.0
 
 
+class ShuffleScore(msgspec.Struct, frozen=True, gc=False):
+    """One shoe's score so far, as a value: :func:`observe` gives the next one."""
+
+    previous: Card | None = None
+    probabilities: Chain[float] = msgspec.field(default_factory=Chain)
+    expected: float = 0.0
+    hits: int = 0
+    score: float = 1.0
+    lowest: float = 1.0
+    """The lowest exact score computed so far in this shoe."""
+    alerted: bool = False
+
+
+def observe(state: ShuffleScore, card: Card, seen: Sequence[int], seen_total: int,
+            decks: int) -> tuple[ShuffleScore, float | None]:
+    """The score after ``card``; ``seen`` counts the shoe's cards before it by card number
+    (:data:`~controller.core.gram_index.CARD_NUMBERS`), ``seen_total`` all of them.
+
+    The second value is the score when it first falls below :data:`ALERT_PROBABILITY`, else None.
+    """
+    previous = state.previous
+    if previous is None or state.alerted:
+        return msgspec.structs.replace(state, previous=card), None
+    unseen = 52 * decks - seen_total
+    if unseen <= 0:
+        return msgspec.structs.replace(state, previous=card), None
+    neighbours = _NEIGHBOUR_NUMBERS[previous.code]
+    copies = sum(decks - seen[number] for number in neighbours)
+    p = copies / unseen
+    probabilities = state.probabilities.plus(p)
+    expected = state.expected + p
+    if card.code not in _NEIGHBOURS[previous.code]:
+        return ShuffleScore(card, probabilities, expected, state.hits, state.score, state.lowest, False), None
+    hits = state.hits + 1
+    if chernoff_tail(hits, expected) > SCREEN_BOUND:
+        return ShuffleScore(card, probabilities, expected, hits, state.score, state.lowest, False), None
+    score = exact_tail(list(probabilities), hits)
+    lowest = min(state.lowest, score)
+    alerted = score < ALERT_PROBABILITY
+    return ShuffleScore(card, probabilities, expected, hits, score, lowest, alerted), score if alerted else None
+
+
 class ShuffleMonitor:
-    """Scores one shoe's card sequence; :meth:`observe` returns an alert once, when it is due."""
+    """Scores one shoe's card sequence; :meth:`observe` returns an alert once, when it is due (a mutable holder
+    of a :class:`ShuffleScore`)."""
 
     def __init__(self, decks: int) -> None:
         self.decks = decks
-        self.total = 52 * decks
-        self.previous: Card | None = None
-        self.probabilities: list[float] = []
-        self.expected = 0.0
-        self.hits = 0
-        self.score = 1.0
-        self.lowest = 1.0
-        """The lowest exact score computed so far in this shoe."""
-        self.alerted = False
+        self.state = ShuffleScore()
+
+    @property
+    def hits(self) -> int:
+        return self.state.hits
+
+    @property
+    def lowest(self) -> float:
+        return self.state.lowest
+
+    @property
+    def alerted(self) -> bool:
+        return self.state.alerted
 
     def observe(self, card: Card, seen: Mapping[str, int], seen_total: int) -> float | None:
         """Record ``card``; ``seen`` and ``seen_total`` count the shoe's cards before it.
 
         Returns the score when it first falls below :data:`ALERT_PROBABILITY`, else None.
         """
-        previous = self.previous
-        self.previous = card
-        if previous is None or self.alerted:
-            return None
-        unseen = self.total - seen_total
-        if unseen <= 0:
-            return None
-        neighbours = _NEIGHBOURS[previous.code]
-        copies = sum(self.decks - seen.get(code, 0) for code in neighbours)
-        p = copies / unseen
-        self.probabilities.append(p)
-        self.expected += p
-        if card.code not in neighbours:
-            return None
-        self.hits += 1
-        if chernoff_tail(self.hits, self.expected) > SCREEN_BOUND:
-            return None
-        self.score = exact_tail(self.probabilities, self.hits)
-        self.lowest = min(self.lowest, self.score)
-        if self.score < ALERT_PROBABILITY:
-            self.alerted = True
-            return self.score
-        return None
+        counts = [seen.get(code, 0) for code in CARD_CODES]
+        self.state, score = observe(self.state, card, counts, seen_total, self.decks)
+        return score

@@ -9,21 +9,30 @@ header keeps them); the approval gate's clock always reads 0 in the core.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any, cast
 
+import msgspec
+
 from config.schema import Badge, Settings
+from controller.core.alerts import AlertBook
+from controller.core.approvals import GateState, Pending
+from controller.core.auth import Sign
 from controller.core.cards import Card, parse_card
+from controller.core.chain import Chain
 from controller.core.events import AlertEvent, ResultEvent
 from controller.core.exceptions import CardCodeError, SnapshotError
+from controller.core.gram_index import CARD_NUMBERS
 from controller.core.inputs import Input
-from controller.core.ledger import ShoeLedger
-from controller.core.machine import State
+from controller.core.ledger import ShoeLedger, Stats, as_mapping
+from controller.core.machine import RoundState, State
 from controller.core.misdeals import Misdeal
 from controller.core.property_check import FindingKey
+from controller.core.sequence_check import SequenceArchive, SequenceState
+from controller.core.shuffle_check import ShuffleScore
+from controller.core.state import Context, TableState
 from controller.core.table import Table
-from controller.core.undo import UndoBook
+from controller.core.undo import UndoBook, UndoPoint, stored_refusal
 from controller.i18n.message import Message
 
 FORMAT = 2
@@ -33,60 +42,57 @@ nothing to undo) and the property check's findings given this shoe (``property_f
 ``[site, table, shoe, start, earlier_start, alert id]``; a snapshot without them has none: a resume from
 one learns them from its shoe's journaled alerts)."""
 
-TABLE_FIELDS = frozenset({"_events", "alerts", "archive", "authority", "cut_out", "decks", "face_down", "gate",
-                          "known_edges", "ledger", "machine", "manual_slots", "misdeal", "model", "reader_online",
-                          "result_due", "revealed", "rounds_dealt", "rounds_voided", "settings", "settler",
-                          "shoe_number", "slots_dealt", "undo", "variant"})
-"""Every attribute a table has; a test fails when one is added that the snapshot does not know. The
-settings decide ``face_down`` and ``settler``; ``known_edges`` is a resume's hint, not state; the others are
-in the snapshot."""
-
-
 def snapshot(table: Table) -> dict[str, Any]:
     """The state of ``table`` between two inputs, as JSON-ready data."""
-    model = table.model
+    return state_data(table.value)
+
+
+def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
+    """A table's state as JSON-ready data (``with_undo``: with its undo book)."""
+    round_state = value.round
+    ledger = value.ledger
     data: dict[str, Any] = {
         "format": FORMAT,
-        "state": model.state.name,
-        "shoe_number": table.shoe_number,
-        "manual_slots": sorted(state.name for state in table.manual_slots),
-        "slots_dealt": [state.name for state in table.slots_dealt],
-        "cut_out": table.cut_out,
-        "reader_online": table.reader_online,
-        "rounds_dealt": table.rounds_dealt,
-        "rounds_voided": table.rounds_voided,
-        "misdeal": _misdeal(table.misdeal),
+        "state": value.state.name,
+        "shoe_number": value.shoe_number,
+        "manual_slots": sorted(state.name for state in value.manual_slots),
+        "slots_dealt": [state.name for state in value.slots_dealt],
+        "cut_out": value.cut_out,
+        "reader_online": value.reader_online,
+        "rounds_dealt": value.rounds_dealt,
+        "rounds_voided": value.rounds_voided,
+        "misdeal": _misdeal(value.misdeal),
         "round": {
-            "player": [card.code for card in model.player],
-            "banker": [card.code for card in model.banker],
-            "burn_remaining": model.burn_remaining,
-            "round_number": model.round_number,
-            "last_round": model.last_round,
-            "resume_state": model.resume_state.name if model.resume_state is not None else None,
+            "player": [card.code for card in round_state.player],
+            "banker": [card.code for card in round_state.banker],
+            "burn_remaining": round_state.burn_remaining,
+            "round_number": round_state.number,
+            "last_round": round_state.last_round,
+            "resume_state": round_state.state.name if value.misdeal is not None else None,
         },
-        "ledger": _ledger(table.ledger),
-        "alerts": {"raised": table.alerts.raised, "open": [dict(alert) for alert in table.alerts.open_alerts],
-                   "closed": sorted(table.alerts._closed)},
-        "reveal": {"revealed": table.revealed, "result_due": table.result_due},
-        "earlier_shoes": [[reference.shoe, "".join(reference.cards)] for reference in table.archive.references
+        "ledger": _ledger(ledger),
+        "alerts": {"raised": value.alerts.raised, "open": [dict(alert) for alert in value.alerts.open],
+                   "closed": sorted(value.alerts.closed)},
+        "reveal": {"revealed": value.revealed, "result_due": value.result_due},
+        "earlier_shoes": [[reference.shoe, "".join(reference.cards)] for reference in value.archive.references
                           if reference.order == "dealt"],
-        "undo": table.undo.to_data(),
-        "property_findings": [[*key, alert_id] for key, alert_id in sorted(
-            table.ledger.property_findings.items())],
+        "property_findings": [[*key, alert_id] for key, alert_id in sorted(ledger.property_findings.items())],
     }
-    if table.gate is not None:
-        authority = table.gate.authority
-        dealer = authority.dealer
-        pending = table.gate.pending
+    if with_undo:
+        data["undo"] = _undo(value.undo)
+    gate = value.gate
+    if gate is not None:
+        sign, pending = gate.sign, gate.pending
+        dealer = sign.dealer
         data["auth"] = {
             "dealer": None if dealer is None else {"uid": dealer.uid, "name": dealer.name, "role": dealer.role},
-            "signed_in_at": authority.signed_in_at,
-            "last_activity": authority._last_activity,
+            "signed_in_at": sign.signed_in_at,
+            "last_activity": sign.last_activity,
             "pending": None if pending is None else {
-                "input": pending[0].to_dict(), "needed": pending[1],
+                "input": pending.input.to_dict(), "needed": pending.action,
                 # the gate holds the table's own misdeal (it lapses when that one is no longer pending)
-                "misdeal": "pending" if pending[2] is not None and pending[2] is table.misdeal
-                else _misdeal(pending[2])},
+                "misdeal": "pending" if pending.misdeal is not None and value.misdeal is not None
+                and pending.misdeal.serial == value.misdeal.serial else _misdeal(pending.misdeal)},
         }
     return data
 
@@ -105,7 +111,7 @@ def restore_into(table: Table, data: Mapping[str, Any]) -> None:
     """Put ``table`` (fresh, with the snapshot's settings) in the state ``data`` describes; the pure
     in-place form of :func:`restore`, for a table others already hold. Raises :class:`SnapshotError`."""
     try:
-        _restore_into(table, data)
+        table.value = state_from(table.context, data)
     except (KeyError, TypeError, ValueError, AttributeError, CardCodeError) as error:
         raise SnapshotError(f"not a table state ({type(error).__name__}: {error})") from None
 
@@ -122,56 +128,81 @@ def earlier_codes(cards: object) -> list[str]:
     raise TypeError(f"an earlier shoe's cards are {type(cards).__name__}, expected text")
 
 
-def _restore_into(table: Table, data: Mapping[str, Any]) -> None:
+def state_from(context: Context, data: Mapping[str, Any], undo: bool = True) -> TableState:
+    """The state ``data`` describes, for a table with ``context``."""
     if data.get("format") != FORMAT:
         raise ValueError(f"format {data.get('format')!r}, expected {FORMAT}")
-    table.shoe_number = _int(data["shoe_number"])
-    table.manual_slots = {State[name] for name in data["manual_slots"]}
-    table.slots_dealt = [State[name] for name in data["slots_dealt"]]
-    table.cut_out = _bool(data["cut_out"])
-    table.reader_online = _bool(data["reader_online"])
-    table.rounds_dealt = _int(data["rounds_dealt"])
-    table.rounds_voided = _int(data["rounds_voided"])
-    table.misdeal = _misdeal_from(data["misdeal"])
+    misdeal = _misdeal_from(data["misdeal"], 1)
     round_data = data["round"]
-    model = table.model
-    model.player = _cards(round_data["player"])
-    model.banker = _cards(round_data["banker"])
-    model.burn_remaining = _int(round_data["burn_remaining"])
-    model.round_number = _int(round_data["round_number"])
-    model.last_round = None if round_data["last_round"] is None else _int(round_data["last_round"])
-    resume = round_data["resume_state"]
-    model.resume_state = None if resume is None else State[resume]
+    phase = State[data["state"]]
+    if phase is State.HALTED:
+        resume = round_data["resume_state"]
+        if resume is None or misdeal is None:
+            raise ValueError("a halted state without its misdeal and the state it resumes to")
+        phase = State[resume]
+    elif misdeal is not None:
+        raise ValueError(f"a pending misdeal in state {phase.name}, which is not halted")
+    round_state = RoundState(phase, _int(round_data["round_number"]), tuple(_cards(round_data["player"])),
+                             tuple(_cards(round_data["banker"])), _int(round_data["burn_remaining"]),
+                             None if round_data["last_round"] is None else _int(round_data["last_round"]))
+    archive = SequenceArchive(context.decks)
     for shoe, cards in data["earlier_shoes"]:
-        table.archive.add_shoe(_int(shoe), earlier_codes(cards))
-    table.ledger = _ledger_from(table.new_ledger(), data["ledger"])
-    table.ledger.property_findings = _findings_from(data.get("property_findings", []))
+        archive.add_shoe(_int(shoe), earlier_codes(cards))
+    findings = _findings_from(data.get("property_findings", []))
+    ledger = _ledger_from(context.new_ledger(archive), data["ledger"], findings)
     alerts = data["alerts"]
-    table.alerts.raised = _int(alerts["raised"])
-    for alert in alerts["open"]:
-        table.alerts._open[str(alert["id"])] = cast(AlertEvent, dict(alert))
-    table.alerts._closed = {str(alert_id) for alert_id in alerts["closed"]}
-    table.revealed = _int(data["reveal"]["revealed"])
-    table.result_due = _bool(data["reveal"]["result_due"])
-    table.machine.set_state(State[data["state"]])
-    table.undo = UndoBook.from_data(data.get("undo"))
-    auth = data.get("auth")
-    if (auth is None) != (table.gate is None):
+    book = AlertBook(_int(alerts["raised"]), tuple(cast(AlertEvent, dict(alert)) for alert in alerts["open"]),
+                     frozenset(str(alert_id) for alert_id in alerts["closed"]))
+    value = TableState(
+        round_state, ledger, archive, _int(data["shoe_number"]), misdeal, 1 if misdeal is not None else 0,
+        tuple(State[name] for name in data["slots_dealt"]), frozenset(State[name] for name in data["manual_slots"]),
+        _bool(data["cut_out"]), _bool(data["reader_online"]), _int(data["rounds_dealt"]),
+        _int(data["rounds_voided"]), _int(data["reveal"]["revealed"]), _bool(data["reveal"]["result_due"]),
+        book, _gate_from(context, data.get("auth"), misdeal))
+    if undo:
+        value = msgspec.structs.replace(value, undo=_undo_from(context, data.get("undo")))
+    return value
+
+
+def _gate_from(context: Context, auth: Any, misdeal: Misdeal | None) -> GateState | None:
+    if (auth is None) != (not context.auth):
         raise ValueError("the badge settings ([auth] enabled) differ from the snapshot's")
-    if auth is not None and table.gate is not None:
-        authority = table.gate.authority
-        dealer = auth["dealer"]
-        authority._dealer = None if dealer is None else Badge(str(dealer["uid"]), str(dealer["name"]),
-                                                              dealer["role"])
-        authority._signed_in_at = _float_or_none(auth["signed_in_at"])
-        authority._last_activity = _float_or_none(auth["last_activity"])
-        pending = auth["pending"]
-        if pending is None:
-            table.gate.pending = None
-        else:
-            held = pending["misdeal"]
-            table.gate.pending = (Input.from_dict(pending["input"]), str(pending["needed"]),
-                                  table.misdeal if held == "pending" else _misdeal_from(held))
+    if auth is None:
+        return None
+    dealer = auth["dealer"]
+    badge = None if dealer is None else Badge(str(dealer["uid"]), str(dealer["name"]), dealer["role"])
+    sign = Sign(badge, _float_or_none(auth["signed_in_at"]), _float_or_none(auth["last_activity"]))
+    pending = auth["pending"]
+    if pending is None:
+        return GateState(sign)
+    held = pending["misdeal"]
+    return GateState(sign, Pending(Input.from_dict(pending["input"]), str(pending["needed"]),
+                                   misdeal if held == "pending" else _misdeal_from(held, 0)))
+
+
+def _undo(book: UndoBook | None) -> dict[str, Any]:
+    book = book or UndoBook()
+    refusal = book.refusal
+    point = book.point
+    return {"point": None if point is None else {"input": point.input, "round": point.round, "slot": point.slot,
+                                                 "card": point.card, "state": state_data(point.state, False)},
+            "why_not": refusal.english(),
+            "why_not_say": {"id": refusal.id, "text": refusal.text, "params": dict(refusal.params)}}
+
+
+def _undo_from(context: Context, data: Mapping[str, Any] | None) -> UndoBook:
+    """The book :func:`_undo` gave (a snapshot without one: nothing to undo)."""
+    if data is None:
+        return UndoBook()
+    point = data["point"]
+    if point is None:
+        return UndoBook(None, stored_refusal(data))
+    slot, card = point["slot"], point["card"]
+    if not isinstance(point["round"], int) or not isinstance(point["state"], dict):
+        raise TypeError(f"{point!r} is not an undo point")
+    return UndoBook(UndoPoint(str(point["input"]), point["round"], None if slot is None else str(slot),
+                              None if card is None else str(card), state_from(context, point["state"], undo=False)),
+                    stored_refusal(data))
 
 
 def _misdeal(misdeal: Misdeal | None) -> dict[str, Any] | None:
@@ -188,25 +219,26 @@ def _misdeal(misdeal: Misdeal | None) -> dict[str, Any] | None:
     }
 
 
-def _misdeal_from(data: Mapping[str, Any] | None) -> Misdeal | None:
+def _misdeal_from(data: Mapping[str, Any] | None, serial: int) -> Misdeal | None:
     if data is None:
         return None
     exposed = data["exposed"]
-    return Misdeal(
-        kind=str(data["kind"]), round=_int(data["round"]), card=data["card"], detail=_message_from(data["detail"]),
-        instruction=str(data["instruction"]), resolutions=[str(r) for r in data["resolutions"]],
+    return Misdeal.of(
+        str(data["kind"]), _int(data["round"]), data["card"], _message_from(data["detail"]),
+        str(data["instruction"]), [str(r) for r in data["resolutions"]],
         supervisor=[str(r) for r in data["supervisor"]],
         held=[(str(read), str(what)) for read, what in data["held"]],
         replaces_due_card=_bool(data["replaces_due_card"]),
         exposed=None if exposed is None else parse_card(exposed),
-        exposed_manual=_bool(data["exposed_manual"]),
+        exposed_manual=_bool(data["exposed_manual"]), serial=serial,
     )
 
 
 def _ledger(ledger: ShoeLedger) -> dict[str, Any]:
-    monitor = ledger.monitor
+    shuffle = ledger.shuffle
+    sequence = ledger.sequence
     return {
-        "inventory": dict(sorted(ledger.inventory.items())),
+        "inventory": dict(sorted(as_mapping(ledger.inventory_counts).items())),
         "seen_total": ledger.seen_total,
         "burned": list(ledger.burned),
         "discarded": list(ledger.discarded),
@@ -214,55 +246,54 @@ def _ledger(ledger: ShoeLedger) -> dict[str, Any]:
         "unidentified": ledger.unidentified,
         "foreign": list(ledger.foreign),
         "results": [dict(result) for result in ledger.results],
-        "stats": dict(sorted(ledger.stats.items())),
-        "shown": dict(sorted(ledger.shown.items())),
+        "stats": {name: count for name, count in sorted(msgspec.structs.asdict(ledger.stats).items()) if count},
+        "shown": dict(sorted(as_mapping(ledger.shown_counts).items())),
         "sequence": {
-            "cards": list(ledger.sequence.cards),
-            "previous_log_probabilities": list(ledger.sequence.previous_log_probabilities),
-            "runs": [[at, start, log_probability] for at, (start, log_probability) in ledger.sequence.runs.items()],
-            "alerted": sorted(ledger.sequence.alerted),
+            "cards": list(sequence.cards),
+            "previous_log_probabilities": list(sequence.previous_log_probabilities),
+            "runs": [[at, start, log_probability] for at, (start, log_probability) in sequence.runs.items()],
+            "alerted": sorted(sequence.alerted),
         },
         "monitor": {
-            "previous": monitor.previous.code if monitor.previous is not None else None,
-            "probabilities": list(monitor.probabilities),
-            "expected": monitor.expected,
-            "hits": monitor.hits,
-            "score": monitor.score,
-            "lowest": monitor.lowest,
-            "alerted": monitor.alerted,
+            "previous": shuffle.previous.code if shuffle.previous is not None else None,
+            "probabilities": list(shuffle.probabilities),
+            "expected": shuffle.expected,
+            "hits": shuffle.hits,
+            "score": shuffle.score,
+            "lowest": shuffle.lowest,
+            "alerted": shuffle.alerted,
         },
     }
 
 
-def _ledger_from(ledger: ShoeLedger, data: Mapping[str, Any]) -> ShoeLedger:
-    ledger.inventory = Counter({str(code): _int(count) for code, count in data["inventory"].items()})
-    ledger.seen_total = _int(data["seen_total"])
-    ledger.burned = [str(code) for code in data["burned"]]
-    ledger.discarded = [str(code) for code in data["discarded"]]
-    ledger.dealt = _int(data["dealt"])
-    ledger.unidentified = _int(data["unidentified"])
-    ledger.foreign = [str(code) for code in data["foreign"]]
-    ledger.results = [cast(ResultEvent, dict(result)) for result in data["results"]]
-    ledger.stats = Counter({str(key): _int(count) for key, count in data["stats"].items()})
-    ledger.shown = Counter({str(code): _int(count) for code, count in data["shown"].items()})
-    sequence, sequence_data = ledger.sequence, data["sequence"]
-    sequence.cards = [str(code) for code in sequence_data["cards"]]
+def _counts(data: Mapping[str, Any]) -> tuple[int, ...]:
+    counts = [0] * 52
+    for code, count in data.items():
+        counts[CARD_NUMBERS[str(code)]] += _int(count)
+    return tuple(counts)
+
+
+def _ledger_from(ledger: ShoeLedger, data: Mapping[str, Any], findings: dict[FindingKey, str]) -> ShoeLedger:
+    sequence_data = data["sequence"]
     earlier, last = sequence_data["previous_log_probabilities"]
-    sequence.previous_log_probabilities = (float(earlier), float(last))
-    sequence.runs = {_int(at): (_int(start), float(log_probability))
-                     for at, start, log_probability in sequence_data["runs"]}
-    sequence.alerted = {_int(number) for number in sequence_data["alerted"]}
-    monitor_data = data["monitor"]
-    monitor = ledger.monitor
-    previous = monitor_data["previous"]
-    monitor.previous = None if previous is None else parse_card(previous)
-    monitor.probabilities = [float(p) for p in monitor_data["probabilities"]]
-    monitor.expected = float(monitor_data["expected"])
-    monitor.hits = _int(monitor_data["hits"])
-    monitor.score = float(monitor_data["score"])
-    monitor.lowest = float(monitor_data["lowest"])
-    monitor.alerted = _bool(monitor_data["alerted"])
-    return ledger
+    sequence = SequenceState.of([str(code) for code in sequence_data["cards"]], (float(earlier), float(last)),
+                                {_int(at): (_int(start), float(log_probability))
+                                 for at, start, log_probability in sequence_data["runs"]},
+                                frozenset(_int(number) for number in sequence_data["alerted"]))
+    monitor = data["monitor"]
+    previous = monitor["previous"]
+    shuffle = ShuffleScore(None if previous is None else parse_card(previous),
+                           Chain(float(p) for p in monitor["probabilities"]), float(monitor["expected"]),
+                           _int(monitor["hits"]), float(monitor["score"]), float(monitor["lowest"]),
+                           _bool(monitor["alerted"]))
+    stats = {str(key): _int(count) for key, count in data["stats"].items()}
+    return msgspec.structs.replace(
+        ledger, inventory_counts=_counts(data["inventory"]), seen_total=_int(data["seen_total"]), shuffle=shuffle,
+        sequence=sequence, burned=Chain(str(code) for code in data["burned"]),
+        discarded=Chain(str(code) for code in data["discarded"]), dealt=_int(data["dealt"]),
+        unidentified=_int(data["unidentified"]), foreign=Chain(str(code) for code in data["foreign"]),
+        results=Chain(cast(ResultEvent, dict(result)) for result in data["results"]), stats=Stats(**stats),
+        property_findings=findings, shown_counts=_counts(data["shown"]))
 
 
 def _findings_from(data: list[Any]) -> dict[FindingKey, str]:

@@ -1,34 +1,34 @@
 """The table core: inputs in, events out. Pure: no I/O, no clock, no randomness.
 
-:class:`Table` takes :class:`~controller.core.inputs.Input` values (reader events,
-dealer and supervisor inputs) and returns events, plain dicts with an
-``"event"`` field (see ``docs/events.md``). Every call ends by saying what the
-dealer must do next (a ``prompt`` for a card slot, otherwise an
-``instruction``). Replaying the same inputs gives the same events and state.
+:class:`Table` holds one table's state, a :class:`~controller.core.state.TableState` value, and replaces it with
+each input: ``state, events = step(state, input, context)`` (:mod:`controller.core.step`). The events are plain
+dicts with an ``"event"`` field (see ``docs/events.md``); every input ends with what the dealer must do next (a
+``prompt`` for a card slot, otherwise an ``instruction``). Replaying the same inputs gives the same events and
+state.
 
-The round machine (:mod:`controller.core.machine`) decides deal order and
-legality; the misdeal policy (:mod:`controller.core.misdeals`) decides how each
-misdeal may be resolved; the shoe's bookkeeping is a
-:class:`~controller.core.ledger.ShoeLedger`; badges and approvals are an
-:class:`~controller.core.approvals.ApprovalGate` in front of the table.
-:class:`Table` is built in three layers: what the table holds and shows
-(:class:`~controller.core.tablestate.TableState`), the running round flow
-(:class:`~controller.core.dealing.Dealing`), and here the entry points, the
-halt and its resolutions.
+The round machine (:mod:`controller.core.machine`) decides deal order and legality; the misdeal policy
+(:mod:`controller.core.misdeals`) decides how each misdeal may be resolved; the shoe's bookkeeping is a
+:class:`~controller.core.ledger.ShoeLedger`; badges and approvals are a gate in front of the table
+(:mod:`controller.core.approvals`).
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections import Counter
+from collections.abc import Mapping
+from fractions import Fraction
+
+import msgspec
 
 from config.schema import Settings
-from controller.core.approvals import rejected
-from controller.core.cards import parse_card
-from controller.core.dealing import Dealing, round_result
-from controller.core.events import Event, ResolvedEvent
-from controller.core.exceptions import CardCodeError
-from controller.core.inputs import Input, InputKind
-from controller.core.machine import State
+from controller.core.alerts import AlertBook
+from controller.core.approvals import GateState
+from controller.core.auth import Sign
+from controller.core.dealing import round_result
+from controller.core.events import AlertEvent, Event, ResultEvent
+from controller.core.inputs import Input
+from controller.core.ledger import ShoeLedger
+from controller.core.machine import RoundState, State
 from controller.core.misdeals import (
     FOREIGN,
     RESOLUTION_INPUTS,
@@ -38,237 +38,256 @@ from controller.core.misdeals import (
     UNIDENTIFIED,
     Held,
     Misdeal,
+    approval_action,
 )
-from controller.core.property_check import FindingError, PropertyRepeat, property_alert, property_off_alert
-from controller.core.tablestate import PROMPTS
-from controller.core.undo import UNDOABLE_EVENTS, UndoBook, already_undone, capture, roll_back
-from controller.i18n.message import message
+from controller.core.revealing import Reveal, reveals_down
+from controller.core.revealing import reveal_instruction as reveal_instruction_of
+from controller.core.sequence_check import SequenceArchive
+from controller.core.state import Context, TableState
+from controller.core.step import step
+from controller.core.undo import UndoBook
+from controller.core.view import PROMPTS, due_slot, expecting, in_round
+from controller.i18n.message import Message
 
 __all__ = ["FOREIGN", "PROMPTS", "RESOLUTION_INPUTS", "SAY_RESOLUTION", "SHOE_CARD", "SHOE_RESTARTED", "UNIDENTIFIED",
            "Event", "Held", "Misdeal", "Table", "round_result"]
 
 
-class Table(Dealing):
-    """One Punto Banco table: inputs in, events out. The gate sees each input first; a halted table
-    accepts only the pending misdeal's resolutions; ``@undo`` takes back the last input where the rules
-    allow it (:mod:`controller.core.undo`)."""
+class Table:
+    """One Punto Banco table: inputs in, events out. The gate sees each input first; a halted table accepts
+    only the pending misdeal's resolutions; ``@undo`` takes back the last input where the rules allow it
+    (:mod:`controller.core.undo`). :attr:`value` is the table's whole state."""
 
     def __init__(self, settings: Settings | None = None) -> None:
-        super().__init__(settings)
-        self.undo = UndoBook()
-        """What ``@undo`` would take back now, or why it would be refused."""
+        self.settings = settings if settings is not None else Settings()
+        self.context = Context.of(self.settings)
+        self.value = TableState.fresh(self.context)
+        """The table's state now."""
+        self.known_edges: dict[tuple[int, int], dict[str, Fraction]] = {}
+        """(shoe, round) -> each bet's expected value, known before that round starts (a resume reads them from
+        the journal's ``edge`` events instead of computing them again); taken when the round starts, never part
+        of the table's state."""
 
     def start(self) -> list[Event]:
         """The events a fresh table shows: the first shoe, waiting for the dealer."""
+        from controller.core.step import Draft
+        from controller.core.view import next_instruction
+
         return [
-            {"event": "shoe", "shoe": self.shoe_number, "status": "new", "decks": self.decks},
-            self._next_instruction(),
+            {"event": "shoe", "shoe": self.value.shoe_number, "status": "new", "decks": self.context.decks},
+            next_instruction(Draft(self.value, self.context, None)),
         ]
 
     def handle(self, item: Input) -> list[Event]:
         """Apply one input; return the events it causes, ending with the next instruction."""
-        events: list[Event] = []
-        self._events = events
-        gate = self.gate
-        halted = self.model.state is State.HALTED
-        admitted = self._admit(item, halted, events)
-        before = capture(self) if admitted is not None and admitted.kind in UNDOABLE_EVENTS else None
-        if admitted is None:
-            pass
-        elif admitted.kind is InputKind.UNDO:
-            self._undo(admitted, events)
-        elif admitted.kind is InputKind.ACK:
-            events.append(self.alerts.acknowledge(admitted.card or "", admitted.approver, self.round))
-        elif halted:
-            self._handle_halted(admitted, events)
-        else:
-            self._handle_running(admitted, events)
-        if gate is not None:
-            gate.lapse(self.misdeal, events)
-            gate.stamp(events)
-        if not self.reader_online and self.model.state is not State.HALTED:
-            self._raise_misdeal(events, "reader_offline", None,
-                                message("misdeal.reader_offline", "the card reader is offline"))
-        if (admitted or item).kind is not InputKind.UNDO:
-            self.undo = self.undo.after(admitted or item, events, before)
-        events.append(self._next_instruction())
-        if self.undo.point is not None:
-            cast(dict[str, object], events[-1])["undo"] = self.undo.point.input
+        self.value, events = step(self.value, item, self.context, self._known_edge)
         return events
 
-    def _admit(self, item: Input, halted: bool, events: list[Event]) -> Input | None:
-        """The input the table acts on (None when it is dealt with here): the property check's inputs become
-        alerts, an ``@ack`` of no open alert is refused, and the badge gate admits the rest."""
-        gate = self.gate
-        if item.kind is InputKind.PROPERTY_REPEAT:
-            self._property_repeat(item, events)
+    def _known_edge(self, shoe: int, round_number: int) -> Mapping[str, Fraction] | None:
+        return self.known_edges.pop((shoe, round_number), None)
+
+    # -- the settings ----------------------------------------------------------------------------------------------
+    @property
+    def decks(self) -> int:
+        return self.context.decks
+
+    @property
+    def variant(self) -> str:
+        return self.context.variant
+
+    @property
+    def face_down(self) -> bool:
+        return self.context.face_down
+
+    # -- the state, read -------------------------------------------------------------------------------------------
+    @property
+    def state(self) -> State:
+        """The round's state, or HALTED while a misdeal is pending."""
+        return self.value.state
+
+    @property
+    def phase(self) -> State:
+        """The round's state (while halted, the state it goes on from)."""
+        return self.value.round.state
+
+    @property
+    def round_state(self) -> RoundState:
+        return self.value.round
+
+    @property
+    def round(self) -> int:
+        return self.value.round.number
+
+    @property
+    def shoe_number(self) -> int:
+        return self.value.shoe_number
+
+    @property
+    def misdeal(self) -> Misdeal | None:
+        return self.value.misdeal
+
+    @property
+    def ledger(self) -> ShoeLedger:
+        return self.value.ledger
+
+    @property
+    def alerts(self) -> AlertBook:
+        return self.value.alerts
+
+    @property
+    def archive(self) -> SequenceArchive:
+        """Every earlier shoe's dealt order (and the factory order)."""
+        return self.value.archive
+
+    @property
+    def gate(self) -> GateState | None:
+        return self.value.gate
+
+    @property
+    def authority(self) -> Sign | None:
+        """Who is signed in, when ``[auth] enabled`` (its ``dealer``)."""
+        gate = self.value.gate
+        return gate.sign if gate is not None else None
+
+    @property
+    def undo(self) -> UndoBook:
+        return self.value.undo or UndoBook()
+
+    @property
+    def reader_online(self) -> bool:
+        return self.value.reader_online
+
+    @property
+    def result_due(self) -> bool:
+        return self.value.result_due
+
+    @property
+    def revealed(self) -> int:
+        return self.value.revealed
+
+    @property
+    def rounds_dealt(self) -> int:
+        return self.value.rounds_dealt
+
+    @property
+    def rounds_voided(self) -> int:
+        return self.value.rounds_voided
+
+    @property
+    def cut_out(self) -> bool:
+        return self.value.cut_out
+
+    @property
+    def slots_dealt(self) -> tuple[State, ...]:
+        return self.value.slots_dealt
+
+    @property
+    def manual_slots(self) -> frozenset[State]:
+        return self.value.manual_slots
+
+    @property
+    def due_slot(self) -> str | None:
+        """The slot whose card is due (P1..B3), or None."""
+        return due_slot(self.value)
+
+    @property
+    def in_round(self) -> bool:
+        """A round has started and is not over (cards may still be due)."""
+        return in_round(self.value)
+
+    @property
+    def expecting(self) -> str:
+        """What the shoe's indicator should show: player, banker, burn or hold."""
+        return expecting(self.value)
+
+    @property
+    def reveal_due(self) -> Reveal | None:
+        """The next reveal the dealer may make (its cards are down), or None."""
+        value = self.value
+        if not self.context.face_down or value.misdeal is not None:
             return None
-        if item.kind is InputKind.PROPERTY_OFF:
-            alert = property_off_alert(item.card or "", self.shoe_number, self.round, self.alerts.next_id())
-            events.append(self.alerts.open(alert))
+        down = reveals_down(value.round.player, value.round.banker)
+        return down[value.revealed] if value.revealed < len(down) else None
+
+    def reveal_instruction(self) -> Message:
+        """What the dealer is told while a face-down round waits for its reveals."""
+        return reveal_instruction_of(self.context)
+
+    @property
+    def cards_seen(self) -> int:
+        """Cards of this shoe that have left it: identified ones plus those set aside unread."""
+        return self.value.ledger.cards_seen
+
+    @property
+    def cards_left(self) -> int:
+        return 52 * self.context.decks - self.value.ledger.cards_seen
+
+    @property
+    def inventory(self) -> Counter[str]:
+        """Cards of this shoe seen, by code."""
+        return self.value.ledger.inventory
+
+    @property
+    def foreign(self) -> list[str]:
+        """Cards read this shoe that cannot be of it."""
+        return list(self.value.ledger.foreign)
+
+    @property
+    def burned(self) -> list[str]:
+        """Cards burned this shoe (``??`` for those not identified)."""
+        return list(self.value.ledger.burned)
+
+    @property
+    def discarded(self) -> list[str]:
+        """Cards set aside this shoe by misdeal resolutions."""
+        return list(self.value.ledger.discarded)
+
+    @property
+    def dealt(self) -> int:
+        """Cards placed in slots this shoe (voided rounds included; exposed cards taken back are not)."""
+        return self.value.ledger.dealt
+
+    @property
+    def unidentified(self) -> int:
+        """Cards of this shoe that left it and were set aside without ever being identified."""
+        return self.value.ledger.unidentified
+
+    @property
+    def results(self) -> list[ResultEvent]:
+        """This shoe's result events, in order (cleared when the next shoe starts)."""
+        return list(self.value.ledger.results)
+
+    @property
+    def open_alerts(self) -> list[AlertEvent]:
+        """The alerts raised at this table and not yet acknowledged, oldest first."""
+        return self.value.alerts.open_alerts
+
+    @property
+    def held_or_foreign(self) -> int:
+        """Cards the pending misdeal holds plus those read this shoe that cannot be of it: the only cards the
+        table keeps that the shoe's size does not bound (a reader that floods a halted table grows them)."""
+        misdeal = self.value.misdeal
+        return (len(misdeal.held) if misdeal is not None else 0) + len(self.value.ledger.foreign)
+
+    @property
+    def pending_approval(self) -> tuple[Input, str, Misdeal | None] | None:
+        """A dealer input waiting for a supervisor's badge."""
+        gate = self.value.gate
+        if gate is None or gate.pending is None:
             return None
-        if item.kind is InputKind.ACK and self.alerts.why_not(item.card or "") is not None:
-            events.append(rejected(item, self.alerts.why_not(item.card or "") or ""))
-            return None
-        if gate is None:
-            return item
-        if gate.unattended(item, halted):
-            self._reader_card_without_dealer(item, events)
-            return None
-        return gate.admit(item, self.misdeal, self.round, events)
+        return gate.pending.input, gate.pending.action, gate.pending.misdeal
 
-    def _undo(self, item: Input, events: list[Event]) -> None:
-        point = self.undo.point
-        if point is None:
-            events.append(rejected(item, self.undo.refusal))
-            return
-        events.append(roll_back(self, point))
-        self.undo = UndoBook(None, already_undone(point))
+    def needs_supervisor(self, resolution: str, kind: str | None = None) -> bool:
+        """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval?"""
+        return self.context.needs_supervisor(resolution, kind)
 
-    def _property_repeat(self, item: Input, events: list[Event]) -> None:
-        """The property check's finding becomes an open ``sequence_repeat`` alert (whatever the table's state), once
-        a shoe: a finding this shoe was already given is refused."""
-        try:
-            repeat = PropertyRepeat.from_text(item.card or "")
-        except FindingError as error:
-            events.append(rejected(item, error.reason))
-            return
-        given = self.ledger.property_findings.get(repeat.key)
-        if given is not None:
-            events.append(rejected(item, message("rejected.property.given", "this shoe's finding was already given "
-                                                 "(alert {alert}); it opens no second alert", alert=given)))
-            return
-        alert = self.alerts.open(property_alert(repeat, self.shoe_number, self.round, self.alerts.next_id()))
-        self.ledger.property_findings[repeat.key] = alert["id"]
-        events.append(alert)
+    approval_action = staticmethod(approval_action)
 
-    def _handle_halted(self, item: Input, events: list[Event]) -> None:
-        misdeal = self.misdeal
-        assert misdeal is not None
-        kind = item.kind
-        if kind is InputKind.OFFLINE or kind is InputKind.CUT or (
-                kind is InputKind.ONLINE and misdeal.kind != "reader_offline"):
-            self._reader_or_cut(item, events)
-        elif kind is InputKind.CARD:
-            self._reader_card(item.card or "", events)
-        elif kind is InputKind.UNREADABLE:
-            self._raise_misdeal(events, "unreadable_card", None,
-                                message("misdeal.another_unread", "another card came out unread"),
-                                held=[("??", UNIDENTIFIED)])
-        elif kind is InputKind.DOUBLE:
-            self._raise_misdeal(events, "two_cards", None,
-                                message("misdeal.two_more", "two more cards left the shoe together"),
-                                held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
-        else:
-            self._resolve(item, misdeal, events)
-
-    def _resolve(self, item: Input, misdeal: Misdeal, events: list[Event]) -> None:
-        resolution = RESOLUTION_INPUTS.get(item.kind)
-        if resolution is None or resolution not in misdeal.resolutions:
-            allowed = ", ".join(f"@{r}" for r in misdeal.resolutions)
-            events.append(rejected(item, message("rejected.halted", "the table is halted on {kind}; expected {allowed}",
-                                                 kind=misdeal.kind, allowed=allowed)))
-        elif resolution == "manual":
-            self._resolve_manual(item, events)
-        elif resolution == "void":
-            self._resolve_void(item, events)
-        elif resolution == "use":
-            card = misdeal.exposed
-            assert card is not None
-            manual = misdeal.exposed_manual
-            misdeal.exposed = None
-            self._resolved(item, "use", events)
-            self.model.resume()
-            events.append(self._next_instruction())
-            self._place(card, events, manual=manual)
-        else:
-            if resolution == "online":
-                self.reader_online = True
-                events.append({"event": "reader", "status": "online"})
-            self._resolved(item, resolution, events)
-            self.model.resume()
-
-    def _resolved(self, item: Input, resolution: str, events: list[Event], keep: int = 0) -> None:
-        """Emit the resolution and set aside the held cards, after the first ``keep`` of them
-        (those a manual entry stands in for)."""
-        misdeal = self.misdeal
-        assert misdeal is not None
-        cards = self.ledger.set_aside(misdeal.held[keep:])
-        if misdeal.exposed is not None:
-            self.ledger.discarded.append(misdeal.exposed.code)
-            self.ledger.shown[misdeal.exposed.code] += 1
-            cards.append(misdeal.exposed.code)
-        event: ResolvedEvent = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
-                        "resolution": resolution, "cards": cards}
-        if item.approver:
-            event["approved_by"] = item.approver
-        events.append(event)
-        self.misdeal = None
-
-    def _resolve_manual(self, item: Input, events: list[Event]) -> None:
-        misdeal = self.misdeal
-        assert misdeal is not None
-        text = item.card or ""
-        try:
-            card = parse_card(text)
-        except CardCodeError:
-            events.append(rejected(item, message(
-                "rejected.manual.not_a_card", "{given} is not a card: expected a rank (A 2-9 T/10 J Q K) followed by "
-                "a suit (S H D C), e.g. AS, 10H, kd; enter the card again", given=repr(text))))
-            return
-        if self.ledger.is_foreign(card, self._unread_held(stands_for_held=misdeal.replaces_due_card)):
-            if self.ledger.all_copies_seen(card):
-                reason = message("rejected.manual.all_copies", "{card}: all {decks} copies were already seen in this "
-                                 "shoe; check the card", card=card.code, decks=self.decks)
-            else:
-                reason = message("rejected.manual.shoe_empty", "{card}: all {cards} cards of the shoe have already "
-                                 "left it; check the card", card=card.code, cards=52 * self.decks)
-            events.append(rejected(item, reason))
-            return
-        self._count(card, events)
-        self._resolved(item, "manual", events, keep=1 if misdeal.replaces_due_card else 0)
-        self.model.resume()
-        events.append(self._next_instruction())
-        self._place(card, events, manual=True)
-
-    def _resolve_void(self, item: Input, events: list[Event]) -> None:
-        model = self.model
-        misdeal = self.misdeal
-        assert misdeal is not None
-        upcoming = model.resume_state is State.ROUND_OVER and not self.result_due
-        cards = [] if upcoming else [c.code for c in model.player + model.banker]
-        self._resolved(item, "void", events)
-        if upcoming:
-            model.resume()
-            model.round_number += 1
-        elif self.result_due:
-            model.resume()  # a face-down round dealt to its end and voided before its last reveal
-            self.result_due = False
-        elif not model.void_round():
-            model.resume()
-            return
-        events.append({"event": "round_voided", "round": model.round_number,
-                       "cards": cards, "bets": "returned"})
-        self.ledger.stats["voided"] += 1
-        self.rounds_voided += 1
-        model.player = []
-        model.banker = []
-        self._end_round(events)
-
-    def _reader_card_without_dealer(self, item: Input, events: list[Event]) -> None:
-        code = item.card if item.kind is InputKind.CARD else None
-        held: list[Held] = [("??", UNIDENTIFIED)] * (2 if item.kind is InputKind.DOUBLE else 1)
-        if code is not None:
-            try:
-                card = parse_card(code)
-            except CardCodeError:
-                held = [(code, UNIDENTIFIED)]
-            else:
-                if self.ledger.is_foreign(card, self._unread_held()):
-                    self._reader_card(code, events)
-                    return
-                self._count(card, events)
-                held = [(card.code, SHOE_CARD)]
-        self._raise_misdeal(events, "no_dealer", code,
-                            message("misdeal.no_dealer", "a card came out of the shoe with no dealer signed in"),
-                            held=held)
+    def with_findings(self, findings: Mapping[tuple[str, str, int, int, int], str]) -> None:
+        """The property check's findings given this shoe, learned from the journal (a checkpoint written before
+        the table kept them)."""
+        ledger = self.value.ledger
+        for key, alert_id in findings.items():
+            if key not in ledger.property_findings:
+                ledger = ledger.with_finding(key, alert_id)
+        self.value = msgspec.structs.replace(self.value, ledger=ledger)

@@ -288,8 +288,7 @@ def _resumed_from(journal: Journal, table: Table, resume: Record, result: Replay
 def _learn_findings(table: Table, events: list[Event]) -> None:
     """Give ``table``, restored from a checkpoint written before tables kept their property findings, those its
     shoe's journaled ``events`` name (so a resumed property check does not give them again)."""
-    for key, alert_id in findings_in(events, table.shoe_number).items():
-        table.ledger.property_findings.setdefault(key, alert_id)
+    table.with_findings(findings_in(events, table.shoe_number))
 
 
 def _read_back(journal: Journal, record: Record, result: Replay) -> None:
@@ -568,7 +567,7 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
         reader.seek(*found.position)
         for _ in range(found.new_shoes):
             reader.indicate(Indication.NEW_SHOE)
-        if table.model.state is State.SHOE_CLOSED and found.position[0] > table.shoe_number:
+        if table.state is State.SHOE_CLOSED and found.position[0] > table.shoe_number:
             runner.new_shoe_asked = table.shoe_number  # the source already holds the next shoe
     if notice is not None:
         notice(f"resumed from journal {journal.path}: {found.inputs} inputs replayed, "

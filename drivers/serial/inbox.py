@@ -15,8 +15,7 @@ from collections import deque
 from collections.abc import Callable
 
 from controller.core.inputs import Input, InputKind
-from controller.core.misdeals import sequence_gap
-from controller.core.table import SHOE_RESTARTED
+from controller.core.misdeals import SHOE_RESTARTED, sequence_gap
 from drivers.serial import framing as fr
 from drivers.serial.link import CONTROLLER_KINDS, Link, input_of
 

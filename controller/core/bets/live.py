@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 
 from config.schema import BetsSettings
-from controller.core.alerts import AlertBook, severity_of
+from controller.core.alerts import AlertOpener, severity_of
 from controller.core.bets.catalogue import BETS
 from controller.core.bets.exact import MAX_CARDS, Shoe, ShoeTooShort, bet_evs
 from controller.core.events import AlertEvent, EdgeEvent, Event
@@ -20,7 +20,7 @@ def exact_text(value: Fraction) -> str:
 
 
 def edge_events(settings: BetsSettings, decks: int, shoe: int, round_number: int,
-                shown: Mapping[str, int], alerts: AlertBook,
+                shown: Mapping[str, int], alerts: AlertOpener,
                 known: Mapping[str, Fraction] | None = None) -> list[Event]:
     """The ``edge`` event of the round about to be dealt, then an ``advantage`` alert for each bet whose
     expected value is above ``[bets] alert_above`` and has no advantage alert of this shoe open already

@@ -139,7 +139,7 @@ def test_resuming_on_a_closed_shoe_deals_the_next_shoe_not_the_one_after(tmp_pat
 
     table, mock, _ = run_session(path, dealer,
                                  lambda events: any(e["event"] == "rejected" for e in events))
-    assert table.model.state is State.SHOE_CLOSED
+    assert table.state is State.SHOE_CLOSED
     assert mock.position[0] == 2, "the runner had already asked the mock for shoe 2"
     table, mock, out = run_session(path, dealer, lambda events: any(e["event"] == "burn" for e in events))
     burns = [e["card"] for e in out if e["event"] == "burn"]

@@ -83,7 +83,7 @@ def test_house_pay_tables_replace_the_defaults() -> None:
 
 def test_only_offered_bets_are_settled_in_their_order() -> None:
     table = Table(load_config(environ={}, overrides={"bets": {"offered": ["tie", "dragon_7"]}}))
-    assert [name for name, _, _ in table.settler.bets] == ["tie", "dragon_7"]
+    assert [name for name, _, _ in table.context.settler.bets] == ["tie", "dragon_7"]
 
 
 def test_every_pay_class_of_every_bet_is_reachable_and_priced() -> None:

@@ -82,8 +82,8 @@ def test_unknown_and_foreign_cards_in_the_report() -> None:
 
 
 def test_extra_card_void_voids_the_round_it_was_dealt_for() -> None:
-    t = table(decks=8)
-    t.settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "procedures": {"extra_card": "void"}})
+    t = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}, "procedures": {"extra_card": "void"}}))
+    t.start()
     feed(t, "@shoe 3S KD 5H 9C")
     events = feed(t, "4D")
     misdeal = next(e for e in events if e["event"] == "misdeal")

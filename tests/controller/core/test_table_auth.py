@@ -122,7 +122,7 @@ def test_foreign_card_resumes_only_with_supervisor(tmp_path: Path) -> None:
     feed(table, f"@badge {DEALER} @shoe AS AS")
     misdeal = table.misdeal
     assert misdeal is not None and misdeal.kind == "foreign_card"
-    assert misdeal.supervisor == ["void"]
+    assert misdeal.supervisor == ("void",)
     events = feed(table, "@void")
     assert every(events, ApprovalRequiredEvent)[0]["action"] == "foreign_card"
 
@@ -158,7 +158,7 @@ def test_without_auth_close_is_immediate_and_supervisor_marks_are_default() -> N
     events = feed(t, "@shoe 3S KD 5H 9C @close")
     assert every(events, ShoeClosedEvent)
     feed(t, "@shoe 3S ??")
-    assert t.misdeal is not None and t.misdeal.supervisor == ["manual", "void"]
+    assert t.misdeal is not None and t.misdeal.supervisor == ("manual", "void")
 
 
 def test_taking_a_supervisor_badge_off_keeps_the_dealer_signed_in(table: Table) -> None:

@@ -163,7 +163,7 @@ def test_an_undone_exposed_call_is_not_counted_as_a_misdeal() -> None:
     for item in parse_tokens("@shoe 5H 3C @exposed @undo 2D 4S"):
         count_events(totals, table.handle(item))
     assert totals["misdeal"] == 0
-    assert table.ledger.stats["misdeal"] == 0
+    assert table.ledger.stats.misdeal == 0
 
 
 def test_an_exposed_call_once_resolved_cannot_be_undone() -> None:

@@ -18,6 +18,7 @@ import pytest
 from config.loader import load_config
 from controller.app.runner import Runner
 from controller.cli import main as cli
+from controller.core.alerts import AlertOpener
 from controller.core.bets import exact, live
 from controller.core.events import Event
 from controller.core.snapshot import snapshot
@@ -122,7 +123,7 @@ def test_a_journaled_edge_that_does_not_name_every_bet_is_recomputed(monkeypatch
     table.start()
     calls = count_edge_computations(monkeypatch)
     table.known_edges[(1, 1)] = {"banker": Fraction(-1, 100)}
-    events = live.edge_events(settings.bets, table.decks, 1, 1, table.ledger.shown, table.alerts,
+    events = live.edge_events(settings.bets, table.decks, 1, 1, table.ledger.shown, AlertOpener(table.alerts),
                               table.known_edges.pop((1, 1)))
     assert calls["bet_evs"] == 1
     assert events[0]["event"] == "edge" and len(events[0]["bets"]) > 1

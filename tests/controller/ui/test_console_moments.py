@@ -171,7 +171,7 @@ def test_counters_are_right_after_every_kind_of_misdeal(tokens: str) -> None:
         view_events = table.handle(item)
         for event in view_events:
             view.apply(event)
-        unread_held = table._unread_held() if table.misdeal is not None else 0  # out, counted when set aside
+        unread_held = table.misdeal.unread_left() if table.misdeal is not None else 0  # out, counted when set aside
         assert view.shoe.cards_left == table.cards_left - unread_held, f"after {item.token()}"
     burned_by_misdeals = table.discarded if "@burn" in tokens else []
     assert view.shoe.burned == len(table.burned) + len(burned_by_misdeals)

@@ -1,0 +1,180 @@
+"""A halt and its resolutions: a misdeal stops the table (an overlay beside the round, which keeps its state)
+until one of the resolutions the misdeal policy offers (:data:`~controller.core.misdeals.POLICIES`) resolves it.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from controller.core.approvals import rejected
+from controller.core.cards import parse_card
+from controller.core.events import ResolvedEvent
+from controller.core.exceptions import CardCodeError
+from controller.core.inputs import Input, InputKind
+from controller.core.machine import SLOT_SET, State
+from controller.core.misdeals import POLICIES, RESOLUTION_INPUTS, UNIDENTIFIED, Held, Misdeal, instruction
+from controller.core.step import Draft, with_round
+from controller.core.view import next_instruction
+from controller.i18n.message import Message, message
+
+
+def misdeal_round(draft: Draft) -> int:
+    """The round a misdeal belongs to: the one in play (its cards down and not all revealed, face down, is still
+    in play), or the next one between rounds."""
+    state = draft.round.state
+    if state in SLOT_SET or state is State.SHOE_CLOSED or draft.result_due:
+        return draft.round.number
+    return draft.round.number + 1
+
+
+def raise_misdeal(draft: Draft, kind: str, card: str | None, detail: Message, resume: State | None = None,
+                  held: list[Held] | None = None) -> None:
+    """Halt on a misdeal of ``kind``, resolved as :data:`~controller.core.misdeals.POLICIES` says; while already
+    halted, report it and hold its cards with the pending misdeal. ``resume``: the state the round goes on from
+    (its state now, unless given)."""
+    pending = draft.misdeal
+    events = draft.events
+    if pending is not None:
+        draft.misdeal = pending.holding(held or [])
+        extra = Misdeal.of(kind, pending.round, card, detail, pending.instruction, pending.resolutions,
+                           supervisor=pending.supervisor, while_halted=True)
+        events.append(extra.event())
+        draft.ledger = msgspec.structs.replace(draft.ledger, stats=draft.ledger.stats.plus(misdeal=1))
+        return
+    context = draft.context
+    policy = POLICIES[kind]
+    resolutions = policy.resolutions_for(context.settings.procedures)
+    voidable = (draft.round.state in SLOT_SET or draft.result_due
+                or (kind == "extra_card" and draft.round.state is State.ROUND_OVER))
+    if not voidable:
+        resolutions = [r for r in resolutions if r != "void"] or ["burn"]
+    draft.halts += 1
+    misdeal = Misdeal.of(kind, misdeal_round(draft), card, detail, instruction(resolutions), resolutions,
+                         supervisor=[r for r in resolutions if context.needs_supervisor(r, kind)],
+                         held=held or [], replaces_due_card=policy.replaces_due_card, serial=draft.halts)
+    draft.misdeal = misdeal
+    if resume is not None:
+        with_round(draft, state=resume)
+    draft.ledger = msgspec.structs.replace(draft.ledger, stats=draft.ledger.stats.plus(misdeal=1))
+    events.append(misdeal.event())
+
+
+def handle_halted(draft: Draft, item: Input) -> None:
+    """An input while halted: a reader's news, a card out of the shoe (held), or a resolution."""
+    from controller.core.dealing import reader_card, reader_or_cut
+
+    misdeal = draft.misdeal
+    assert misdeal is not None
+    kind = item.kind
+    if kind is InputKind.OFFLINE or kind is InputKind.CUT or (
+            kind is InputKind.ONLINE and misdeal.kind != "reader_offline"):
+        reader_or_cut(draft, item)
+    elif kind is InputKind.CARD:
+        reader_card(draft, item.card or "")
+    elif kind is InputKind.UNREADABLE:
+        raise_misdeal(draft, "unreadable_card", None, message("misdeal.another_unread", "another card came out "
+                                                              "unread"), held=[("??", UNIDENTIFIED)])
+    elif kind is InputKind.DOUBLE:
+        raise_misdeal(draft, "two_cards", None, message("misdeal.two_more", "two more cards left the shoe together"),
+                      held=[("??", UNIDENTIFIED), ("??", UNIDENTIFIED)])
+    else:
+        resolve(draft, item, misdeal)
+
+
+def resolve(draft: Draft, item: Input, misdeal: Misdeal) -> None:
+    from controller.core.dealing import place
+
+    events = draft.events
+    resolution = RESOLUTION_INPUTS.get(item.kind)
+    if resolution is None or resolution not in misdeal.resolutions:
+        allowed = ", ".join(f"@{r}" for r in misdeal.resolutions)
+        events.append(rejected(item, message("rejected.halted", "the table is halted on {kind}; expected {allowed}",
+                                             kind=misdeal.kind, allowed=allowed)))
+    elif resolution == "manual":
+        resolve_manual(draft, item)
+    elif resolution == "void":
+        resolve_void(draft, item)
+    elif resolution == "use":
+        card = misdeal.exposed
+        assert card is not None
+        manual = misdeal.exposed_manual
+        draft.misdeal = msgspec.structs.replace(misdeal, exposed=None)
+        resolved(draft, item, "use")
+        events.append(next_instruction(draft))
+        place(draft, card, manual=manual)
+    else:
+        if resolution == "online":
+            draft.reader_online = True
+            events.append({"event": "reader", "status": "online"})
+        resolved(draft, item, resolution)
+
+
+def resolved(draft: Draft, item: Input, resolution: str, keep: int = 0) -> None:
+    """Emit the resolution and set aside the held cards, after the first ``keep`` of them (those a manual entry
+    stands in for); the table goes on."""
+    misdeal = draft.misdeal
+    assert misdeal is not None
+    held = misdeal.held
+    ledger, cards = draft.ledger.set_aside(held[keep:] if keep else held)
+    if misdeal.exposed is not None:
+        ledger = ledger.discarding(misdeal.exposed.code)
+        cards.append(misdeal.exposed.code)
+    draft.ledger = ledger
+    event: ResolvedEvent = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
+                            "resolution": resolution, "cards": cards}
+    if item.approver:
+        event["approved_by"] = item.approver
+    draft.events.append(event)
+    draft.misdeal = None
+
+
+def resolve_manual(draft: Draft, item: Input) -> None:
+    from controller.core.dealing import count, place
+
+    misdeal = draft.misdeal
+    assert misdeal is not None
+    events = draft.events
+    text = item.card or ""
+    try:
+        card = parse_card(text)
+    except CardCodeError:
+        events.append(rejected(item, message(
+            "rejected.manual.not_a_card", "{given} is not a card: expected a rank (A 2-9 T/10 J Q K) followed by "
+            "a suit (S H D C), e.g. AS, 10H, kd; enter the card again", given=repr(text))))
+        return
+    ledger = draft.ledger
+    if ledger.is_foreign(card, draft.unread_held(stands_for_held=misdeal.replaces_due_card)):
+        if ledger.all_copies_seen(card):
+            reason = message("rejected.manual.all_copies", "{card}: all {decks} copies were already seen in this "
+                             "shoe; check the card", card=card.code, decks=draft.context.decks)
+        else:
+            reason = message("rejected.manual.shoe_empty", "{card}: all {cards} cards of the shoe have already "
+                             "left it; check the card", card=card.code, cards=52 * draft.context.decks)
+        events.append(rejected(item, reason))
+        return
+    count(draft, card)
+    resolved(draft, item, "manual", keep=1 if misdeal.replaces_due_card else 0)
+    events.append(next_instruction(draft))
+    place(draft, card, manual=True)
+
+
+def resolve_void(draft: Draft, item: Input) -> None:
+    from controller.core.dealing import end_round
+
+    round_state = draft.round
+    upcoming = round_state.state is State.ROUND_OVER and not draft.result_due
+    cards = [] if upcoming else [c.code for c in round_state.player + round_state.banker]
+    resolved(draft, item, "void")
+    if upcoming:
+        with_round(draft, number=round_state.number + 1)
+    elif draft.result_due:
+        draft.result_due = False  # a face-down round dealt to its end and voided before its last reveal
+    elif round_state.state in SLOT_SET:
+        with_round(draft, state=State.ROUND_OVER)
+    else:
+        return
+    draft.events.append({"event": "round_voided", "round": draft.round.number, "cards": cards, "bets": "returned"})
+    draft.ledger = msgspec.structs.replace(draft.ledger, stats=draft.ledger.stats.plus(voided=1))
+    draft.rounds_voided += 1
+    with_round(draft, player=(), banker=())
+    end_round(draft)

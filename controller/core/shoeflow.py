@@ -1,0 +1,134 @@
+"""The shoe's flow: a shoe confirmed, a round started, the cut card, a shoe closed early, the next shoe."""
+
+from __future__ import annotations
+
+from controller.core.alerts import AlertOpener
+from controller.core.approvals import rejected
+from controller.core.bets.live import edge_events
+from controller.core.dealing import end_round, fire
+from controller.core.events import ShoeClosingEvent
+from controller.core.inputs import Input, InputKind
+from controller.core.ledger import as_mapping
+from controller.core.machine import SLOT_SET, SLOT_SIDE, State, may
+from controller.core.step import Draft, with_round
+from controller.core.view import due_slot
+from controller.i18n.message import Message, message
+
+
+def round_started(draft: Draft) -> None:
+    """The machine began a round: the layout is cleared, the round numbered, its edge given."""
+    with_round(draft, player=(), banker=(), number=draft.round.number + 1)
+    draft.manual_slots = frozenset()
+    draft.slots_dealt = ()
+    draft.revealed = 0
+    draft.result_due = False
+    number = draft.round.number
+    draft.events.append({"event": "round", "round": number, "shoe": draft.shoe_number})
+    context = draft.context
+    if not context.settings.bets.live_edge:
+        return
+    known = draft.known_edges(draft.shoe_number, number) if draft.known_edges is not None else None
+    opener = AlertOpener(draft.alerts)
+    draft.events.extend(edge_events(context.settings.bets, context.decks, draft.shoe_number, number,
+                                    as_mapping(draft.ledger.shown_counts), opener, known))
+    draft.alerts = opener.book
+
+
+def next_round(draft: Draft) -> None:
+    """``@next``: the next round starts, or why it cannot."""
+    if draft.result_due:
+        draft.events.append(rejected(Input(InputKind.NEXT), _not_revealed(draft)))
+        return
+    if not fire(draft, "next_round"):
+        draft.events.append(rejected(Input(InputKind.NEXT), _why_not_next(draft)))
+
+
+def _not_revealed(draft: Draft) -> Message:
+    number = draft.round.number
+    if draft.context.keyed_reveals:
+        return message("rejected.next.not_revealed_keyed", "round {round} is not revealed yet: Reveal the next "
+                       "hand and key its total (@reveal 7): the result comes after the last reveal", round=number)
+    return message("rejected.next.not_revealed", "round {round} is not revealed yet: Reveal the next hand "
+                   "(@reveal): the result comes after the last reveal", round=number)
+
+
+def _why_not_next(draft: Draft) -> str | Message:
+    state = draft.round.state
+    number = draft.round.number
+    slot = due_slot(draft)
+    if state in SLOT_SET and slot is not None:
+        if SLOT_SIDE[State(slot)] == "player":
+            return message("rejected.next.dealing_player", "round {round} is still being dealt: {slot} (card to "
+                           "PLAYER) is due", round=number, slot=slot)
+        return message("rejected.next.dealing_banker", "round {round} is still being dealt: {slot} (card to "
+                       "BANKER) is due", round=number, slot=slot)
+    if state is State.SHOE_CLOSED:
+        return message("rejected.next.shoe_closed", "shoe {shoe} is closed; load and confirm a new shoe (@shoe)",
+                       shoe=draft.shoe_number)
+    if state is State.NEW_SHOE:
+        return message("rejected.next.not_confirmed", "the shoe has not been confirmed yet (@shoe)")
+    return message("rejected.next.burning", "the burn is not finished")
+
+
+def shoe_ready(draft: Draft) -> None:
+    """``@shoe``: the dealer confirms the (next) shoe is shuffled, cut and loaded."""
+    context = draft.context
+    if not may("shoe_ready", draft.round, context.rules):
+        draft.events.append(rejected(Input(InputKind.SHOE),
+                                     message("rejected.shoe.in_play", "shoe {shoe} is in play; it can be replaced "
+                                             "once it is closed", shoe=draft.shoe_number)))
+        return
+    if draft.round.state is State.SHOE_CLOSED:
+        new_shoe(draft)
+    draft.events.append({"event": "shoe", "shoe": draft.shoe_number, "status": "ready"})
+    if context.settings.shoe.burn == "fixed":
+        with_round(draft, burn_remaining=context.settings.shoe.burn_cards)
+    fire(draft, "shoe_ready")
+
+
+def new_shoe(draft: Draft) -> None:
+    """The closed shoe's order joins the earlier shoes; the next shoe starts with a fresh ledger."""
+    draft.shoe_number += 1
+    draft.archive = draft.archive.with_shoe(draft.shoe_number - 1, draft.ledger.sequence_cards)
+    draft.ledger = draft.context.new_ledger(draft.archive)
+    draft.cut_out = False
+    with_round(draft, last_round=None)
+    draft.events.append({"event": "shoe", "shoe": draft.shoe_number, "status": "new", "decks": draft.context.decks})
+
+
+def cut_card(draft: Draft) -> None:
+    """The cut card came out: this round, or one more, is the shoe's last."""
+    if draft.cut_out:
+        already = message("rejected.cut.already", "the cut card is already out")
+        draft.events.append(rejected(Input(InputKind.CUT), already))
+        return
+    draft.cut_out = True
+    round_state = draft.round
+    in_round = round_state.state in SLOT_SET
+    started = in_round and (round_state.player or round_state.banker)
+    current = round_state.number if started or due_slot(draft) == "P1" else round_state.number + 1
+    one_more = draft.context.settings.shoe.cut_card == "one_more"
+    last_round = current + (1 if one_more else 0)
+    with_round(draft, last_round=last_round)
+    plan = (message("cut_card.one_more", "Cut card out: finish round {round} and play one more", round=current)
+            if one_more else message("cut_card.this_round", "Cut card out: round {round} is the last of this "
+                                     "shoe", round=current))
+    draft.events.append({"event": "cut_card", "round": current, "last_round": last_round,
+                         "detail": plan.english(), "say_id": plan.id, "say_params": plan.params})
+    if draft.state is State.ROUND_OVER and not draft.result_due:
+        end_round(draft)
+
+
+def close_early(draft: Draft, item: Input) -> None:
+    """``@close``: the supervisor closes the shoe early, between rounds."""
+    if not may("next_round", draft.round, draft.context.rules) or draft.result_due:
+        draft.events.append(rejected(item, message("rejected.close.mid_round",
+                                                   "a shoe can be closed early only between rounds")))
+        return
+    with_round(draft, last_round=draft.round.number)
+    draft.cut_out = True
+    event: ShoeClosingEvent = {"event": "shoe_closing", "round": draft.round.number, "reason": "closed early"}
+    if item.approver:
+        event["approved_by"] = item.approver
+    draft.events.append(event)
+    end_round(draft)

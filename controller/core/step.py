@@ -1,0 +1,192 @@
+"""One input, one step: ``step(state, input, context) -> (state, events)``.
+
+A step works on a :class:`Draft`: the parts of the :class:`~controller.core.state.TableState` it replaces and the
+events it emits so far. The policies are small functions of the draft, each in the module of its concern:
+dealing a card and the round's flow (:mod:`controller.core.dealing`), the shoe (:mod:`controller.core.shoeflow`),
+the reveals of a face-down round (:mod:`controller.core.revealing`), a halt and its resolutions
+(:mod:`controller.core.halting`), the badge gate (:mod:`controller.core.approvals`). The draft is made from the
+state, and frozen into the next one, here; nothing else holds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from typing import cast
+
+import msgspec
+
+from controller.core.alerts import AlertBook
+from controller.core.approvals import GateState, admit, lapse, rejected, stamp, unattended
+from controller.core.chain import Chain
+from controller.core.events import AlertEvent, Event
+from controller.core.inputs import Input, InputKind
+from controller.core.ledger import ShoeLedger
+from controller.core.machine import RoundState, State
+from controller.core.misdeals import Misdeal
+from controller.core.property_check import FindingError, PropertyRepeat, property_alert, property_off_alert
+from controller.core.sequence_check import SequenceArchive
+from controller.core.state import Context, TableState
+from controller.core.undo import UNDOABLE_EVENTS, UndoBook, capture, roll_back
+from controller.i18n.message import message
+
+KnownEdges = Callable[[int, int], Mapping[str, Fraction] | None]
+"""(shoe, round) -> each bet's expected value known before that round starts (a resume reads them from the
+journal instead of computing them again), or None."""
+
+
+class Draft:
+    """The state a step is making: the current value of each part, and the events so far."""
+
+    __slots__ = ("alerts", "archive", "context", "cut_out", "events", "gate", "halts", "known_edges", "ledger",
+                 "manual_slots", "misdeal", "reader_online", "result_due", "revealed", "round", "rounds_dealt",
+                 "rounds_voided", "shoe_number", "slots_dealt", "undo")
+
+    def __init__(self, state: TableState, context: Context, known_edges: KnownEdges | None) -> None:
+        self.context = context
+        self.known_edges = known_edges
+        self.events: list[Event] = []
+        self.round: RoundState = state.round
+        self.ledger: ShoeLedger = state.ledger
+        self.archive: SequenceArchive = state.archive
+        self.shoe_number = state.shoe_number
+        self.misdeal: Misdeal | None = state.misdeal
+        self.halts = state.halts
+        self.slots_dealt: tuple[State, ...] = state.slots_dealt
+        self.manual_slots: frozenset[State] = state.manual_slots
+        self.cut_out = state.cut_out
+        self.reader_online = state.reader_online
+        self.rounds_dealt = state.rounds_dealt
+        self.rounds_voided = state.rounds_voided
+        self.revealed = state.revealed
+        self.result_due = state.result_due
+        self.alerts: AlertBook = state.alerts
+        self.gate: GateState | None = state.gate
+        self.undo: UndoBook | None = state.undo
+
+    def freeze(self) -> TableState:
+        return TableState(self.round, self.ledger, self.archive, self.shoe_number, self.misdeal, self.halts,
+                          self.slots_dealt, self.manual_slots, self.cut_out, self.reader_online, self.rounds_dealt,
+                          self.rounds_voided, self.revealed, self.result_due, self.alerts, self.gate, self.undo)
+
+    # -- what the policies read ---------------------------------------------------------------------------------
+    @property
+    def state(self) -> State:
+        """What the table shows: its round's state, or HALTED while a misdeal is pending."""
+        return State.HALTED if self.misdeal is not None else self.round.state
+
+    def unread_held(self, stands_for_held: bool = False) -> int:
+        """Unread cards set aside by the pending misdeal (they left the shoe too)."""
+        return self.misdeal.unread_left(stands_for_held) if self.misdeal is not None else 0
+
+    def open_alert(self, alert: AlertEvent) -> AlertEvent:
+        """Open ``alert`` (an ``alert`` event whose id is :meth:`AlertBook.next_id`); returns it."""
+        self.alerts = self.alerts.opening(alert)
+        return alert
+
+
+def step(state: TableState, item: Input, context: Context,
+         known_edges: KnownEdges | None = None) -> tuple[TableState, list[Event]]:
+    """The state after ``item`` and the events it causes, ending with the dealer's next instruction."""
+    from controller.core import halting
+    from controller.core.dealing import handle_running
+    from controller.core.view import next_instruction, reader_card_without_dealer
+
+    draft = Draft(state, context, known_edges)
+    events = draft.events
+    halted = state.misdeal is not None
+    admitted = _admit(draft, item, halted, reader_card_without_dealer)
+    before = capture(draft.freeze()) if admitted is not None and admitted.kind in UNDOABLE_EVENTS else None
+    if admitted is None:
+        pass
+    elif admitted.kind is InputKind.UNDO:
+        _undo(draft, admitted)
+    elif admitted.kind is InputKind.ACK:
+        draft.alerts, acknowledged = draft.alerts.acknowledging(admitted.card or "", admitted.approver,
+                                                                draft.round.number)
+        events.append(acknowledged)
+    elif halted:
+        halting.handle_halted(draft, admitted)
+    else:
+        handle_running(draft, admitted)
+    if draft.gate is not None:
+        draft.gate = lapse(draft.gate, draft.misdeal, events)
+        stamp(draft.gate, events)
+    if not draft.reader_online and draft.misdeal is None:
+        halting.raise_misdeal(draft, "reader_offline", None, message("misdeal.reader_offline",
+                                                                     "the card reader is offline"))
+    if (admitted or item).kind is not InputKind.UNDO:
+        draft.undo = (draft.undo or UndoBook()).after(admitted or item, events, before)
+    events.append(next_instruction(draft))
+    undo = draft.undo
+    if undo is not None and undo.point is not None:
+        cast(dict[str, object], events[-1])["undo"] = undo.point.input
+    return draft.freeze(), events
+
+
+def _admit(draft: Draft, item: Input, halted: bool, without_dealer: Callable[[Draft, Input], None]) -> Input | None:
+    """The input the table acts on (None when it is dealt with here): the property check's inputs become alerts,
+    an ``@ack`` of no open alert is refused, and the badge gate admits the rest."""
+    events = draft.events
+    kind = item.kind
+    if kind is InputKind.PROPERTY_REPEAT:
+        _property_repeat(draft, item)
+        return None
+    if kind is InputKind.PROPERTY_OFF:
+        events.append(draft.open_alert(property_off_alert(item.card or "", draft.shoe_number, draft.round.number,
+                                                          draft.alerts.next_id())))
+        return None
+    if kind is InputKind.ACK:
+        why = draft.alerts.why_not(item.card or "")
+        if why is not None:
+            events.append(rejected(item, why))
+            return None
+    gate = draft.gate
+    if gate is None:
+        return item
+    if unattended(gate, item, halted):
+        without_dealer(draft, item)
+        return None
+    draft.gate, admitted = admit(draft.context.settings.auth, gate, item, draft.misdeal, draft.round.number, events)
+    return admitted
+
+
+def _undo(draft: Draft, item: Input) -> None:
+    book = draft.undo or UndoBook()
+    point = book.point
+    if point is None:
+        draft.events.append(rejected(item, book.refusal))
+        return
+    state, undone = roll_back(draft.freeze(), point)
+    draft.events.append(undone)
+    events, context, known = draft.events, draft.context, draft.known_edges
+    Draft.__init__(draft, state, context, known)
+    draft.events = events
+
+
+def _property_repeat(draft: Draft, item: Input) -> None:
+    """The property check's finding becomes an open ``sequence_repeat`` alert (whatever the table's state), once a
+    shoe: a finding this shoe was already given is refused."""
+    events = draft.events
+    try:
+        repeat = PropertyRepeat.from_text(item.card or "")
+    except FindingError as error:
+        events.append(rejected(item, error.reason))
+        return
+    given = draft.ledger.property_findings.get(repeat.key)
+    if given is not None:
+        events.append(rejected(item, message("rejected.property.given", "this shoe's finding was already given "
+                                             "(alert {alert}); it opens no second alert", alert=given)))
+        return
+    alert = property_alert(repeat, draft.shoe_number, draft.round.number, draft.alerts.next_id())
+    draft.open_alert(alert)
+    draft.ledger = draft.ledger.with_finding(repeat.key, alert["id"])
+    events.append(alert)
+
+
+def with_round(draft: Draft, **changes: object) -> None:
+    """Replace fields of the draft's round."""
+    draft.round = msgspec.structs.replace(draft.round, **changes)
+
+
+__all__ = ["Chain", "Draft", "KnownEdges", "step", "with_round"]
