@@ -150,22 +150,46 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
                                    "({reason})", path=path, reason=str(error))) from None
 
 
-def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
+Unreadable = Callable[[Record, JournalError], None]
+"""Told of each record that cannot be read (it is then left out): the record, and why."""
+
+
+def journaled_events(journal: Journal, unreadable: Unreadable | None = None) -> Iterator[tuple[int, list[Event]]]:
     """(seq, events) of every start and events record, in order, each event checked by
     :func:`~controller.core.events.decode_event` (a format-1 journal's alerts given their id and severity:
-    :mod:`controller.journal.compat`)."""
+    :mod:`controller.journal.compat`). A record that cannot be read raises :class:`JournalError`; with
+    ``unreadable`` it is told instead, and left out (what can be read is still given)."""
     upgrade: Upgrader | None = None
     for record in journal.records():
-        if record.kind == "header":
-            upgrade = Upgrader() if events_format(_loads(journal, record)) < EVENTS_FORMAT else None
-        if record.kind in ("start", "events"):
-            try:
-                raw = json.loads(record.body)["events"]
-            except (ValueError, KeyError, TypeError):
-                raw = None
-            if not isinstance(raw, list):
-                raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
-            yield record.seq, _decoded(journal, record, [upgrade(event) for event in raw] if upgrade else raw)
+        try:
+            if record.kind == "header":
+                upgrade = upgrader_of(journal, record)
+            if record.kind not in ("start", "events"):
+                continue
+            events = events_of(journal, record, upgrade)
+        except JournalError as error:
+            if unreadable is None:
+                raise
+            unreadable(record, error)
+            continue
+        yield record.seq, events
+
+
+def upgrader_of(journal: Journal, header: Record) -> Upgrader | None:
+    """What gives the events of the journal whose header is ``header`` today's form (None: they have it)."""
+    return Upgrader() if events_format(_loads(journal, header)) < EVENTS_FORMAT else None
+
+
+def events_of(journal: Journal, record: Record, upgrade: Upgrader | None = None) -> list[Event]:
+    """The events of start or events ``record``, checked (format-1 alerts given their id and severity by
+    ``upgrade``); raises :class:`JournalError` naming it when it does not hold a list of the table's events."""
+    try:
+        raw = json.loads(record.body)["events"]
+    except (ValueError, KeyError, TypeError):
+        raw = None
+    if not isinstance(raw, list):
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
+    return _decoded(journal, record, [upgrade(event) for event in raw] if upgrade else raw)
 
 
 def _decoded(journal: Journal, record: Record, raw: list[object]) -> list[Event]:
