@@ -59,6 +59,7 @@ from controller.journal.files import (
     Draft,
     Tail,
     check_existing,
+    connect,
     describe_error,
     open_error,
     open_for_writing,
@@ -220,7 +221,7 @@ class Journal:
         limit = draft.checkpoint(self.connection)
         draft.link()
         self._draft = None
-        self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.connection = connect(self.path)
         use_wal(self.connection, self.path)
         self.connection.execute(f"PRAGMA max_page_count={limit}")
         self._defer_wal_checkpoints()
@@ -238,14 +239,18 @@ class Journal:
 
     # -- reading ----------------------------------------------------------------
     def records(self, since: int = 1) -> Iterator[Record]:
-        """Every record in sequence order (from record ``since`` on)."""
+        """Every record in sequence order (from record ``since`` on). A damaged file is a :class:`JournalError`
+        naming the last record read before the damage."""
+        last = 0
         try:
             cursor = self.connection.execute(
                 "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq >= ? ORDER BY seq", (since,))
             for row in cursor:
+                if isinstance(row[0], int):
+                    last = row[0]
                 yield Record(*row)
         except sqlite3.Error as error:
-            raise open_error(self.path, error) from None
+            raise open_error(self.path, error, last) from None
 
     def record(self, seq: int) -> Record | None:
         """Record ``seq``, or None."""
