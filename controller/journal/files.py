@@ -237,24 +237,23 @@ def check_existing(name: str) -> None:
         connection.close()
 
 
-def open_for_writing(name: str) -> tuple[sqlite3.Connection, int, Tail]:
-    """Open the existing journal ``name`` for writing: (connection, lock fd, tail)."""
+def open_for_writing(name: str) -> tuple[sqlite3.Connection, Tail]:
+    """Open the existing journal ``name``, which the caller has locked (:func:`lock`), for writing:
+    (connection, tail)."""
     try:
         connection = connect(name)
     except sqlite3.Error as error:
         raise JournalError(message("journal.cannot_open_writing", "{path}: cannot open the journal for writing "
                                    "({reason})", path=name, reason=describe_error(error))) from None
-    fd: int | None = None
     try:
-        fd = lock(name, name)
         tail = check_format(connection, name)
         use_wal(connection, name)
     except (sqlite3.Error, JournalError) as error:
-        _close(connection, fd)
+        _close(connection, None)
         if isinstance(error, sqlite3.Error):
             raise open_error(name, error) from None
         raise
-    return connection, fd, tail
+    return connection, tail
 
 
 class Draft:
