@@ -519,8 +519,7 @@ def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Rec
     try:
         Cursor.from_body(_loads(journal, last))
     except (KeyError, TypeError, ValueError) as error:  # named as what it is, before the replay
-        raise JournalError(f"{journal.path}: record {last.seq} is not a valid checkpoint ({error}); keep the journal "
-                           "for the audit (croupier audit verify --replay)") from None
+        raise JournalError(f"{journal.path}: record {last.seq} is not a valid checkpoint ({error})") from None
     began = _shoe_began(journal, last.seq)
     anchor = next(journal.records_back(began, (CHECKPOINT,)), None) if began else None
     return replay(journal, Table(settings), resume=anchor, edges_from_journal=True, keep_events=False).inputs
