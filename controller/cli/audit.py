@@ -1,15 +1,17 @@
-"""``croupier audit verify PATH``: check a journal's hash chain.
+"""``croupier audit verify PATH``: check a journal's hash chain, and its last checkpoint against a replay of its shoe.
 
 ::
 
-    croupier audit verify table.journal            # exit 0: "OK: 1234 records checked"
-    croupier audit verify table.journal --replay   # also replay the inputs and compare the events
+    croupier audit verify table.journal            # exit 0: "OK: 1234 records checked ...; the last checkpoint ..."
+    croupier audit verify table.journal --replay   # replay every input instead and compare the events
     croupier audit verify table.journal --archive postgresql://127.0.0.1/floor   # and its archived copy
 
 Exit status: 0 the journal is intact, 1 a record was edited, deleted, inserted
-or reordered (the first one is named), or it differs from its archived copy
-(edited, cut or rewritten), 2 the file is missing or not a journal, or the
-archive cannot be read.
+or reordered (the first one is named), a checkpoint or an event does not match
+the replay (named), or it differs from its archived copy (edited, cut or
+rewritten), 2 the file is missing, damaged or not a journal, or the archive
+cannot be read. A resume (``run``/``simulate --journal``) checks what this
+checks without ``--replay`` first (:func:`controller.journal.replay.trust`).
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from typing import Any
 
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import error_text, of_args
-from controller.core.exceptions import CroupierError, JournalError, JournalTamperedError
+from controller.core.exceptions import CroupierError, JournalDamagedError, JournalError, JournalTamperedError
 from controller.core.table import Table
+from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
-from controller.journal.replay import replay, settings_from_header
+from controller.journal.replay import check_last_checkpoint, replay, settings_from_header
 from controller.journal.store import Journal
-from controller.journal.verify import verify
+from controller.journal.verify import Verified, verify
 
 EXIT_OK = 0
 EXIT_TAMPERED = 1
@@ -37,12 +40,16 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "audit", help="check a journal for tampering",
         description="Audit a Croupier journal. Exit status: 0 intact, 1 tampered (the first edited, "
-                    "deleted, inserted or reordered record is named), 2 missing or not a journal.",
+                    "deleted, inserted or reordered record is named, or a checkpoint that does not match a replay), "
+                    "2 missing, damaged or not a journal.",
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     check = actions.add_parser(
         "verify", help="verify the hash chain of a journal",
-        description="Recompute every record's SHA-256 and check that each names the record before it.",
+        description="Recompute every record's SHA-256 and check that each names the record before it; then "
+                    "replay the last checkpoint's shoe (from the checkpoint before that shoe began) and check that "
+                    "it gives the journaled events and that checkpoint (--replay: the whole journal, every "
+                    "checkpoint). A resume checks the same first.",
     )
     check.add_argument("path", metavar="PATH", help="the journal file")
     check.add_argument("--replay", action="store_true",
@@ -91,17 +98,14 @@ def audit_verify(args: argparse.Namespace) -> int:
         except JournalError as error:
             print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
             return EXIT_NOT_A_JOURNAL
-        if args.replay:
-            try:
-                table = Table(settings_from_header(path, verified.header))
-                found = replay(journal, table)
-            except JournalError as error:
-                print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
-                return EXIT_TAMPERED
-            replayed = say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
-                           inputs=found.inputs)
-        else:
-            replayed = ""
+        try:
+            replayed = _replayed(journal, verified, args.replay, of_args(args))
+        except JournalDamagedError as error:
+            print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
+            return EXIT_NOT_A_JOURNAL
+        except JournalError as error:
+            print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
+            return EXIT_TAMPERED
         if args.archive is not None and not _matches_archive(journal, args):
             return EXIT_TAMPERED
         print(say("audit.ok", "OK: {records} records checked ({inputs} inputs, {events} event records){replayed}",
@@ -110,6 +114,21 @@ def audit_verify(args: argparse.Namespace) -> int:
         return EXIT_OK
     finally:
         journal.close()
+
+
+def _replayed(journal: Journal, verified: Verified, whole: bool, words: Catalogue) -> str:
+    """Replay the ``whole`` journal into a fresh table, or else the last checkpoint's shoe, checking the journaled
+    events and checkpoints (raises :class:`JournalError` naming the record that differs); what to print."""
+    if whole:
+        found = replay(journal, Table(settings_from_header(journal.path, verified.header)))
+        return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
+                         inputs=found.inputs)
+    last = journal.last_checkpoint()
+    if last is None:
+        return ""
+    inputs = check_last_checkpoint(journal, verified.header, last)
+    return words.say("audit.checkpoint_replayed", "; the last checkpoint (record {seq}) matches a replay of its "
+                     "shoe ({inputs} inputs)", seq=last.seq, inputs=inputs)
 
 
 def _matches_archive(journal: Journal, args: argparse.Namespace) -> bool:

@@ -15,7 +15,8 @@ the shape of the event stream) with the ``shoe``, ``settlement``, ``misdeal``,
 ``"at"``, the UTC time (ISO 8601) its journal record was written. The journal's hash chain is checked
 first; a broken chain is reported on stderr and the history is still shown,
 up to the end of the file, so the damage can be seen: the round of the first record that failed is
-marked TAMPERED (``"tampered": true`` on that record's events in ``--json``).
+marked TAMPERED (``"tampered": true`` on that record's events in ``--json``). A record that cannot be read
+at all is named on stderr and left out, the round in progress at it marked TAMPERED, the rest shown (exit 1).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, TextIO, cast
 
@@ -46,7 +48,7 @@ from controller.core.events import (
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
-from controller.journal.store import Journal
+from controller.journal.store import Journal, Record
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
 
@@ -108,8 +110,8 @@ def register(subparsers: Any) -> None:
                     "acknowledged) and each shoe's report; a round whose record fails verification is marked "
                     "TAMPERED. --json gives the table's own events, one per line (each round's result exactly "
                     "once), each with \"at\" (UTC, ISO 8601); --csv one row per round; --cards one row per card "
-                    "out of the shoe. Exit status: 0, 1 the journal failed verification (shown anyway), 2 "
-                    "missing or not a journal.",
+                    "out of the shoe. Exit status: 0, 1 the journal failed verification or a record cannot be read "
+                    "(shown anyway, that record left out and named), 2 missing or not a journal.",
     )
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="one JSON event per line")
@@ -190,6 +192,13 @@ class _Grouper:
             self.rounds[key].tampered = True
         return self.rounds[key]
 
+    def left_out(self, seq: int, at: str) -> None:
+        """Record ``seq`` cannot be read: the round in progress is marked TAMPERED."""
+        key = (self.shoe, self.current)
+        if key not in self.rounds:
+            self.rounds[key] = Round(self.shoe, self.current, at=at)
+        self.rounds[key].tampered = True
+
     def add(self, timed: Timed) -> None:
         fields = cast(dict[str, Any], timed.event)
         name: str = fields["event"]
@@ -211,14 +220,20 @@ class _Grouper:
             self.at(self.current, timed)
 
 
-def history_of(events: list[Timed], failed_seq: int = 0) -> History:
+def history_of(events: list[Timed], failed_seq: int = 0, unreadable: Iterable[int] = ()) -> History:
     """Group events into rounds (misdeals and alerts go with the round they name, approvals with the
     round in progress); shoe reports by shoe; acknowledgements by alert id; the round of the record
-    ``failed_seq`` that failed verification marked."""
+    ``failed_seq`` that failed verification marked, and the round in progress at each ``unreadable`` record
+    (left out of ``events``)."""
     found = History([], tampered_seq=tampered_record(events, failed_seq))
     grouper = _Grouper(found)
+    left_out = sorted(unreadable)
     for timed in events:
+        while left_out and left_out[0] < timed.seq:
+            grouper.left_out(left_out.pop(0), timed.at)
         grouper.add(timed)
+    for seq in left_out:
+        grouper.left_out(seq, events[-1].at if events else "")
     found.rounds = list(grouper.rounds.values())
     return found
 
@@ -238,7 +253,7 @@ def write_csv(found: History, stream: TextIO) -> None:
     writer.writerow(CSV_COLUMNS)
     for entry in found.rounds:
         result = entry.result
-        if result is None and entry.voided is None:
+        if result is None and entry.voided is None and not entry.tampered:
             continue
         bets = entry.settlement["bets"] if entry.settlement else {}
         row: list[str | int] = [entry.shoe, entry.number]
@@ -247,9 +262,9 @@ def write_csv(found: History, stream: TextIO) -> None:
                     " ".join(result["banker"]["cards"]), result["banker"]["total"],
                     int(result["natural"]), int(result["player_pair"]), int(result["banker_pair"]),
                     " ".join(result.get("manual", []))]
-        else:
-            row += ["void", "", "", "", "", "", "", "", ""]
-        row += [bets[bet]["net"] if bet in bets else "0" if result is None else "" for bet in BETS]
+        else:  # voided, or tampered before its end could be read (no outcome)
+            row += ["void" if entry.voided is not None else "", "", "", "", "", "", "", "", ""]
+        row += [bets[bet]["net"] if bet in bets else "0" if entry.voided is not None else "" for bet in BETS]
         row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m["card"] else "")
                              for m in entry.misdeals))
         row.append("; ".join(resolution_text(r) for r in entry.resolutions))
@@ -278,15 +293,46 @@ def write_cards(cards: list[CardOut], stream: TextIO, form: str) -> None:
                          f"{row[6]}\n")
 
 
-def _read(args: argparse.Namespace) -> tuple[int, int, list[Timed], list[CardOut]]:
-    """(status, failed record, events, cards out) of ``args.path``; status 1 when it fails verification
-    (the failed record is named), 2 unreadable."""
+@dataclass
+class _Read:
+    """What :func:`_read` found in a journal."""
+
+    failed: int = 0
+    """The record that failed verification (0: none)."""
+    events: list[Timed] = field(default_factory=list)
+    cards: list[CardOut] = field(default_factory=list)
+    unreadable: dict[int, str] = field(default_factory=dict)
+    """The records that cannot be read (left out), and why."""
+
+    @property
+    def status(self) -> int:
+        """1 when the journal failed verification or a record cannot be read (it is shown anyway), else 0."""
+        return 1 if self.failed or self.unreadable else 0
+
+    @property
+    def marked(self) -> int:
+        """The record whose round and events are marked TAMPERED (a failed record that cannot be read has no
+        events: its round is marked by :func:`history_of`)."""
+        return 0 if self.failed in self.unreadable else self.failed
+
+
+def _read(args: argparse.Namespace) -> _Read | None:
+    """What ``args.path`` holds, the failed record named and each record that cannot be read named (on stderr,
+    shown anyway); None when it is not a journal (named)."""
     try:
         journal = Journal.open_existing(args.path)
     except JournalError as error:
         print(f"croupier history: {error_text(error)}", file=sys.stderr)
-        return 2, 0, [], []
-    failed = 0
+        return None
+    found = _Read()
+
+    def unreadable(record: Record, error: JournalError) -> None:
+        if record.seq not in found.unreadable:
+            found.unreadable[record.seq] = error_text(error)
+            warning = message("history.unreadable_record", "WARNING: {error}; the record is left out, the rest is "
+                              "shown", error=error.message if error.message is not None else str(error))
+            print(f"croupier history: {language_text(warning)}", file=sys.stderr)
+
     try:
         try:
             verify(journal)
@@ -294,15 +340,15 @@ def _read(args: argparse.Namespace) -> tuple[int, int, list[Timed], list[CardOut
             warning = message("history.verification_warning", "WARNING: the journal failed verification: {error}; "
                               "showing it anyway", error=error_text(error))
             print(f"croupier history: {language_text(warning)}", file=sys.stderr)
-            failed = max(error.seq, 1)
-        events = timed_events(journal)
-        cards = cards_out(journal) if args.cards else []
+            found.failed = max(error.seq, 1)
+        found.events = timed_events(journal, unreadable)
+        found.cards = cards_out(journal, unreadable) if args.cards else []
     except JournalError as error:
         print(f"croupier history: {error_text(error)}", file=sys.stderr)
-        return 2, 0, [], []
+        return None
     finally:
         journal.close()
-    return (1 if failed else 0), failed, events, cards
+    return found
 
 
 def history(args: argparse.Namespace) -> int:
@@ -311,25 +357,25 @@ def history(args: argparse.Namespace) -> int:
 
     words = ENGLISH if args.json or args.csv or args.cards else text_catalogue(args)
     try:
-        status, failed_seq, events, cards = _read(args)
+        found = _read(args)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         return _not_table_events(args, error)
-    if status == 2:
-        return status
+    if found is None:
+        return 2
     output = io.StringIO()
     try:
         if args.cards:
-            write_cards(cards, output, "json" if args.json else "csv" if args.csv else "text")
+            write_cards(found.cards, output, "json" if args.json else "csv" if args.csv else "text")
         elif args.json:
-            write_json(history_events(events), output, tampered_record(events, failed_seq))
+            write_json(history_events(found.events), output, tampered_record(found.events, found.marked))
         elif args.csv:
-            write_csv(history_of(events, failed_seq), output)
+            write_csv(history_of(found.events, found.marked, found.unreadable), output)
         else:
-            write_text(history_of(events, failed_seq), output, words)
+            write_text(history_of(found.events, found.marked, found.unreadable), output, words)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         return _not_table_events(args, error)
     sys.stdout.write(output.getvalue())
-    return status
+    return found.status
 
 
 def text_catalogue(args: argparse.Namespace) -> Catalogue:

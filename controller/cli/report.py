@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import of_args
+from controller.cli.language import text as language_text
+from controller.i18n.message import Message
 from controller.reports.dealers import Shift, report, shifts_of
 from controller.reports.sources import archive_timelines, journal_timeline
 from controller.reports.tables import text_lines, write_csv
@@ -25,7 +28,8 @@ def register(subparsers: Any) -> None:
         description="Per dealer (badge) and per shift (a dealer's continuous stretch at a table, sign-in to "
                     "sign-out; a table without badges is one shift of no dealer): rounds dealt, rounds per "
                     "hour, misdeals per 100 rounds by kind, voids, supervisor approvals, mean and p90 seconds "
-                    "per round. Exit status: 0 done, 2 a path, URL or option is wrong.",
+                    "per round. Exit status: 0 done, 1 done without an events record that cannot be read (named on "
+                    "stderr), 2 a path, URL or option is wrong.",
     )
     dealers.add_argument("paths", nargs="+", metavar="PATH",
                          help="a table journal, or the floor archive's postgresql:// URL (every table in it)")
@@ -37,19 +41,26 @@ def register(subparsers: Any) -> None:
     dealers.set_defaults(handler=report_dealers)
 
 
-def _shifts(paths: list[str]) -> list[Shift]:
+def _shifts(paths: list[str], unreadable: Callable[[Message], None]) -> list[Shift]:
     shifts: list[Shift] = []
     for path in paths:
         if path.startswith(("postgresql://", "postgres://")):
-            for table, timeline in archive_timelines(path).items():
+            for table, timeline in archive_timelines(path, unreadable).items():
                 shifts.extend(shifts_of(table, timeline))
         else:
-            shifts.extend(shifts_of(path, journal_timeline(path)))
+            shifts.extend(shifts_of(path, journal_timeline(path, unreadable)))
     return shifts
 
 
 def report_dealers(args: argparse.Namespace) -> int:
-    shifts = _shifts(args.paths)
+    """Print the report of ``args.paths``; 1 when a record that cannot be read was left out (named on stderr)."""
+    left_out: list[Message] = []
+
+    def unreadable(warning: Message) -> None:
+        left_out.append(warning)
+        print(f"croupier report dealers: {language_text(warning)}", file=sys.stderr)
+
+    shifts = _shifts(args.paths, unreadable)
     if args.plot:
         from controller.reports.plot import plot_pace
 
@@ -61,4 +72,4 @@ def report_dealers(args: argparse.Namespace) -> int:
         write_csv(result, sys.stdout)
     else:
         print("\n".join(text_lines(result, of_args(args))))
-    return 0
+    return 1 if left_out else 0

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import of_args
+from controller.cli.language import text as worded
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
 from controller.ui.roads import render_text, roads_from_events, roads_from_results
@@ -31,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "roads",
         help="print the scoreboard roads (bead plate, big road, derived roads) of a result history",
         description="Compute the bead plate, big road, big eye boy, small road and cockroach pig "
-                    "of a result history. Past results do not predict the next one.",
+                    "of a result history. Past results do not predict the next one. Exit status: 0, 1 a record of "
+                    "--journal cannot be read (left out and named), 2 bad input.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--results", metavar="LETTERS",
@@ -79,13 +81,23 @@ def _read_events(path: str) -> list[dict[str, object]]:
     return events
 
 
-def _journal_events(path: str) -> list[dict[str, object]]:
+def _journal_events(path: str, left_out: list[int]) -> list[dict[str, object]]:
+    """The events of the journal at ``path``; each record that cannot be read is named on stderr, left out and
+    its number added to ``left_out``."""
+    from controller.core.exceptions import JournalError
     from controller.journal.replay import journaled_events
-    from controller.journal.store import Journal
+    from controller.journal.store import Journal, Record
+
+    def unreadable(record: Record, error: JournalError) -> None:
+        left_out.append(record.seq)
+        warning = message("roads.unreadable_record", "WARNING: {error}; the record is left out of the roads: check "
+                          "the journal with croupier audit verify --replay",
+                          error=error.message if error.message is not None else str(error))
+        print(f"croupier roads: {worded(warning)}", file=sys.stderr)
 
     journal = Journal.open_existing(path)
     try:
-        return [dict(event) for _, events in journaled_events(journal) for event in events]
+        return [dict(event) for _, events in journaled_events(journal, unreadable) for event in events]
     finally:
         journal.close()
 
@@ -123,14 +135,16 @@ def events_of_shoe(events: list[dict[str, object]], shoe: int, source: str) -> l
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the roads; bad input raises :class:`RoadsInputError` (exit 2)."""
+    """Print the roads; bad input raises :class:`RoadsInputError` (exit 2); 1 when a journal record that cannot
+    be read was left out (named on stderr)."""
+    left_out: list[int] = []
     if args.results is not None:
         if args.shoe is not None:
             raise RoadsInputError(message("roads.shoe_with_results", "--shoe picks a shoe of --events or --journal; "
                                           "--results is one history"))
         roads = roads_from_results(args.results)
     else:
-        events = _read_events(args.events) if args.events is not None else _journal_events(args.journal)
+        events = _read_events(args.events) if args.events is not None else _journal_events(args.journal, left_out)
         if args.shoe is not None:
             events = events_of_shoe(events, args.shoe, args.events or args.journal)
         roads = roads_from_events(events)
@@ -138,4 +152,4 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(roads.to_dict(), ensure_ascii=False))
     else:
         print(render_text(roads, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), words=of_args(args)))
-    return 0
+    return 1 if left_out else 0

@@ -12,7 +12,7 @@ from controller.app.session import Outputs, play, scoreboard_for
 from controller.cli.archiveargs import watch_property
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
-from controller.cli.simulate import add_table_options, settings_from_args
+from controller.cli.simulate import add_table_options, journal_option, settings_from_args
 from controller.core.events import Event
 from controller.core.exceptions import CroupierError, DriverURLError
 from controller.core.table import Table
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         raise DriverURLError(message("run.empty_driver", "--driver '': expected a driver URL, e.g. "
                                      "serial:///dev/ttyUSB0 or mock://?seed=1"))
     url = args.driver or settings.driver.url
-    journal_path = args.journal or settings.journal.path
+    journal_path = journal_option(args) or settings.journal.path
     feed = feed_from_args(args, settings, journal_path, lambda text: print(f"croupier run: {text}", file=sys.stderr,
                                                                          flush=True))
     try:

@@ -19,6 +19,7 @@ from controller.cli.feedargs import add_feed_option, check_feed_url, feed_from_a
 from controller.cli.language import text as worded
 from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
 from controller.core.events import Event
+from controller.core.exceptions import JournalError
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
@@ -128,7 +129,18 @@ def _refused(args: argparse.Namespace, scripted: bool) -> str | None:
     return None
 
 
+def journal_option(args: argparse.Namespace) -> str | None:
+    """``--journal``, None when not given. An empty path is refused: it would run the table with no journal,
+    saying nothing."""
+    path: str | None = args.journal
+    if path is not None and not path.strip():
+        raise JournalError(message("cli.empty_journal", "--journal {given}: expected the path of a journal file, "
+                                   "e.g. --journal table.journal", given=repr(path)))
+    return path
+
+
 def simulate(args: argparse.Namespace) -> int:
+    journal_option(args)
     settings = settings_from_args(args)
     check_feed_url(settings)  # the fast path publishes nothing, but a bad URL is refused all the same
     decks = settings.table.decks

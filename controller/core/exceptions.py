@@ -15,6 +15,7 @@
      +-- SnapshotError        a table snapshot cannot be restored
      +-- JournalError         the journal cannot be written or read
      |    +-- JournalTamperedError  a record or the metadata was changed
+     |    +-- JournalDamagedError   the file is damaged (SQLite finds it malformed)
      +-- AuthError            a badge or approval is refused
      +-- RoadsInputError      a result history for the roads cannot be understood
      +-- ScoreboardError      the web scoreboard cannot start
@@ -99,6 +100,10 @@ class JournalTamperedError(JournalError):
         """Record ``seq`` of ``path`` is wrong: ``problem`` (worded inside the error)."""
         return cls(message("journal.record_problem", "{path}: record {seq} {problem}", path=path, seq=seq,
                            problem=problem), seq, problem.english())
+
+
+class JournalDamagedError(JournalError):
+    """The journal's file is damaged: SQLite finds it malformed (its message says to keep it and start anew)."""
 
 
 class AuthError(CroupierError):

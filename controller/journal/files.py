@@ -15,7 +15,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.core.exceptions import JournalDamagedError, JournalError, JournalTamperedError
 from controller.i18n.message import message
 
 FORMAT = "croupier-journal"
@@ -28,6 +28,19 @@ Tail = tuple[int, str] | None
 """The last record's (seq, hash); None for a journal with no record."""
 
 
+def decoded(data: bytes) -> str:
+    """A text column as read: UTF-8, each byte that is not (an edited or damaged record) read as U+FFFD, so that
+    the record fails its hash check, which names it, instead of failing the read."""
+    return data.decode("utf-8", "replace")
+
+
+def connect(target: str, uri: bool = False) -> sqlite3.Connection:
+    """A connection to the journal ``target`` (autocommit; text read by :func:`decoded`)."""
+    connection = sqlite3.connect(target, uri=uri, isolation_level=None, check_same_thread=False)
+    connection.text_factory = decoded
+    return connection
+
+
 def describe_error(error: BaseException) -> str:
     """An SQLite or OS error as a message says it."""
     text = str(error) or type(error).__name__
@@ -36,15 +49,21 @@ def describe_error(error: BaseException) -> str:
     return text
 
 
-def open_error(path: str, error: sqlite3.Error) -> JournalError:
-    """What an SQLite error on opening or reading the journal at ``path`` means."""
+def open_error(path: str, error: sqlite3.Error, after: int = 0) -> JournalError:
+    """What an SQLite error on opening or reading the journal at ``path`` means (``after``: the last record
+    read before it, 0 none)."""
     text = describe_error(error)
     if "not a database" in text or "file is encrypted" in text:
         return JournalError(message("journal.not_sqlite", "{path}: not a Croupier journal (not an SQLite database)",
                                 path=path))
+    if ("malformed" in text or "corrupt" in text) and after:
+        return JournalDamagedError(message("journal.damaged_after", "{path}: the journal file is damaged after "
+                                           "record {seq} ({reason}); keep it for the audit and start a new journal "
+                                           "from a backup", path=path, seq=after, reason=text))
     if "malformed" in text or "corrupt" in text:
-        return JournalError(message("journal.damaged", "{path}: the journal file is damaged ({reason}); keep it for "
-                                "the audit and start a new journal from a backup", path=path, reason=text))
+        return JournalDamagedError(message("journal.damaged", "{path}: the journal file is damaged ({reason}); keep "
+                                           "it for the audit and start a new journal from a backup", path=path,
+                                           reason=text))
     if isinstance(error, sqlite3.OperationalError) and ("readonly" in text or "unable to open" in text):
         return JournalError(message("journal.cannot_write", "{path}: cannot write the journal ({reason}); check the "
                                 "path and its permissions", path=path, reason=text))
@@ -179,8 +198,7 @@ def open_read_only(name: str) -> tuple[sqlite3.Connection, Tail]:
     in_use = any(os.path.lexists(name + suffix) for suffix in ("-wal", "-shm"))
     query = "mode=ro" if in_use else "mode=ro&immutable=1"
     try:
-        connection = sqlite3.connect(f"{target.resolve().as_uri()}?{query}", uri=True,
-                                     isolation_level=None, check_same_thread=False)
+        connection = connect(f"{target.resolve().as_uri()}?{query}", uri=True)
     except sqlite3.Error as error:
         raise JournalError(message("journal.cannot_open", "{path}: cannot open the journal ({reason})", path=name,
                                    reason=describe_error(error))) from None
@@ -219,24 +237,23 @@ def check_existing(name: str) -> None:
         connection.close()
 
 
-def open_for_writing(name: str) -> tuple[sqlite3.Connection, int, Tail]:
-    """Open the existing journal ``name`` for writing: (connection, lock fd, tail)."""
+def open_for_writing(name: str) -> tuple[sqlite3.Connection, Tail]:
+    """Open the existing journal ``name``, which the caller has locked (:func:`lock`), for writing:
+    (connection, tail)."""
     try:
-        connection = sqlite3.connect(name, isolation_level=None, check_same_thread=False)
+        connection = connect(name)
     except sqlite3.Error as error:
         raise JournalError(message("journal.cannot_open_writing", "{path}: cannot open the journal for writing "
                                    "({reason})", path=name, reason=describe_error(error))) from None
-    fd: int | None = None
     try:
-        fd = lock(name, name)
         tail = check_format(connection, name)
         use_wal(connection, name)
     except (sqlite3.Error, JournalError) as error:
-        _close(connection, fd)
+        _close(connection, None)
         if isinstance(error, sqlite3.Error):
             raise open_error(name, error) from None
         raise
-    return connection, fd, tail
+    return connection, tail
 
 
 class Draft:
@@ -255,7 +272,7 @@ class Draft:
         draft = cls(name)
         draft.remove()
         try:
-            connection = sqlite3.connect(draft.path, isolation_level=None, check_same_thread=False)
+            connection = connect(draft.path)
         except sqlite3.Error as error:
             raise JournalError(message("journal.cannot_create", "{path}: cannot create the journal ({reason}); check "
                                        "the directory's permissions or give another --journal path", path=name,

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from config.loader import load_config
 from config.schema import Settings, settings_data
 from controller.core.events import Event, EventShapeError, decode_event
-from controller.core.exceptions import ConfigError, JournalError, SnapshotError
+from controller.core.exceptions import ConfigError, JournalDamagedError, JournalError, SnapshotError
 from controller.core.inputs import Input
 from controller.core.machine import State
 from controller.core.property_check import findings_in
@@ -37,8 +37,16 @@ from controller.journal.compat import (
     learns_findings,
     older_form,
 )
-from controller.journal.store import IDENTITY_SECTIONS, REPLAY_EXTRA, Journal, Record, canonical, compact
-from controller.journal.verify import verify
+from controller.journal.store import (
+    IDENTITY_SECTIONS,
+    REPLAY_EXTRA,
+    Journal,
+    Record,
+    canonical,
+    compact,
+    written_as,
+)
+from controller.journal.verify import Verified, verify
 from drivers.base import CardSource, Indication, Resumable
 
 # -- identity -------------------------------------------------------------------
@@ -150,22 +158,46 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
                                    "({reason})", path=path, reason=str(error))) from None
 
 
-def journaled_events(journal: Journal) -> Iterator[tuple[int, list[Event]]]:
+Unreadable = Callable[[Record, JournalError], None]
+"""Told of each record that cannot be read (it is then left out): the record, and why."""
+
+
+def journaled_events(journal: Journal, unreadable: Unreadable | None = None) -> Iterator[tuple[int, list[Event]]]:
     """(seq, events) of every start and events record, in order, each event checked by
     :func:`~controller.core.events.decode_event` (a format-1 journal's alerts given their id and severity:
-    :mod:`controller.journal.compat`)."""
+    :mod:`controller.journal.compat`). A record that cannot be read raises :class:`JournalError`; with
+    ``unreadable`` it is told instead, and left out (what can be read is still given)."""
     upgrade: Upgrader | None = None
     for record in journal.records():
-        if record.kind == "header":
-            upgrade = Upgrader() if events_format(_loads(journal, record)) < EVENTS_FORMAT else None
-        if record.kind in ("start", "events"):
-            try:
-                raw = json.loads(record.body)["events"]
-            except (ValueError, KeyError, TypeError):
-                raw = None
-            if not isinstance(raw, list):
-                raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
-            yield record.seq, _decoded(journal, record, [upgrade(event) for event in raw] if upgrade else raw)
+        try:
+            if record.kind == "header":
+                upgrade = upgrader_of(journal, record)
+            if record.kind not in ("start", "events"):
+                continue
+            events = events_of(journal, record, upgrade)
+        except JournalError as error:
+            if unreadable is None:
+                raise
+            unreadable(record, error)
+            continue
+        yield record.seq, events
+
+
+def upgrader_of(journal: Journal, header: Record) -> Upgrader | None:
+    """What gives the events of the journal whose header is ``header`` today's form (None: they have it)."""
+    return Upgrader() if events_format(_loads(journal, header)) < EVENTS_FORMAT else None
+
+
+def events_of(journal: Journal, record: Record, upgrade: Upgrader | None = None) -> list[Event]:
+    """The events of start or events ``record``, checked (format-1 alerts given their id and severity by
+    ``upgrade``); raises :class:`JournalError` naming it when it does not hold a list of the table's events."""
+    try:
+        raw = json.loads(record.body)["events"]
+    except (ValueError, KeyError, TypeError):
+        raw = None
+    if not isinstance(raw, list):
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid events record")
+    return _decoded(journal, record, [upgrade(event) for event in raw] if upgrade else raw)
 
 
 def _decoded(journal: Journal, record: Record, raw: list[object]) -> list[Event]:
@@ -209,6 +241,8 @@ class Replay:
     """Where the game stands besides the table (what the next checkpoint keeps)."""
     checkpoints: int = 0
     """Checkpoints checked against the replay."""
+    keeps_events: bool = True
+    """``events`` holds the journaled events (a check that needs only the outcome keeps none)."""
 
     @property
     def position(self) -> tuple[int, int] | None:
@@ -229,7 +263,7 @@ class Replay:
 
 
 def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Record | None = None,
-           edges_from_journal: bool = False) -> Replay:
+           edges_from_journal: bool = False, keep_events: bool = True) -> Replay:
     """Apply the journaled inputs to ``table`` (fresh), checking the journaled events.
 
     From the start (``resume`` None), every checkpoint is checked against the replay. With ``resume``
@@ -238,11 +272,12 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     With ``edges_from_journal`` (a resume) each replayed round's bet values are taken from the journaled
     ``edge`` event of the input that began it instead of being computed again (the exact edge is a pure
     function of the cards shown, and every other event, the advantage alerts included, is still replayed
-    and compared); ``audit verify --replay`` recomputes them all.
+    and compared); ``audit verify --replay`` recomputes them all. Without ``keep_events`` (a check) the result's
+    ``events`` stay empty and nothing before ``resume`` is read: memory does not hold a shoe's events.
     Raises :class:`JournalError` if the replay disagrees with the journal (the controller's rules
     changed since the journal was written, or a checkpoint was edited).
     """
-    result = Replay(count_new_shoes=new_shoes)
+    result = Replay(count_new_shoes=new_shoes, keeps_events=keep_events)
     records = journal.records() if resume is None else _resumed_from(journal, table, resume, result)
     pending: tuple[Record, dict[str, Any]] | None = None
     """An input record, handled when its events record is read (it may hold the round's edge)."""
@@ -252,8 +287,7 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
             _read_back(journal, record, result)
         elif record.kind == "start":
             start_events = _decoded(journal, record, _loads(journal, record)["events"])
-            result.cursor.note_events(record.seq, start_events)
-            result.events.extend(start_events)
+            _count(result, record.seq, start_events)
             _note_last(result, record, start_events)
         elif record.kind == "input":
             if pending is not None:
@@ -273,7 +307,7 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     if pending is not None:
         result.unapplied, result.unapplied_events = _replay_input(journal, table, *pending, result, new_shoes)
         _count(result, journal.last_seq + 1, result.unapplied_events)
-    if resume is not None and learns_findings(_loads(journal, resume)["state"]):
+    if resume is not None and keep_events and learns_findings(_loads(journal, resume)["state"]):
         _learn_findings(table, result.events)
     return result
 
@@ -282,7 +316,7 @@ def _resumed_from(journal: Journal, table: Table, resume: Record, result: Replay
     """Restore ``table`` from checkpoint ``resume``; the records a resume from it reads (from its shoe's start)."""
     result.cursor = _restore(journal, table, resume)
     result.earlier = Counter(result.cursor.before_shoe)
-    return journal.records(result.cursor.shoe_from)
+    return journal.records(result.cursor.shoe_from if result.keeps_events else resume.seq + 1)
 
 
 def _learn_findings(table: Table, events: list[Event]) -> None:
@@ -362,9 +396,12 @@ def _restore(journal: Journal, table: Table, record: Record) -> Cursor:
 
 def _check_checkpoint(journal: Journal, table: Table, record: Record, result: Replay) -> None:
     """Checkpoint ``record`` keeps the state the replay reached (names what differs when it does not)."""
-    body = _loads(journal, record)
-    expected = as_kept(body, result.cursor.body(table))
+    reached = result.cursor.body(table)
     result.checkpoints += 1
+    if written_as(reached, record.body):  # as this version writes it: no need to read it
+        return
+    body = _loads(journal, record)
+    expected = as_kept(body, reached)
     if canonical(body) == canonical(expected):
         return
     differing = sorted(key for key in set(body) | set(expected) if canonical(body.get(key)) != canonical(
@@ -437,8 +474,83 @@ def _loads(journal: Journal, record: Record) -> dict[str, Any]:
 
 
 def _count(result: Replay, seq: int, events: list[Event]) -> None:
-    result.events.extend(events)
+    if result.keeps_events:
+        result.events.extend(events)
     result.cursor.note_events(seq, events)
+
+
+# -- trusting a journal ---------------------------------------------------------------
+
+
+@dataclass
+class Trusted:
+    """What :func:`trust` checked: the whole chain, and the last checkpoint against a replay of its shoe."""
+
+    verified: Verified
+    checkpoint: int = 0
+    """The last checkpoint's record (0: the journal has none)."""
+    replayed: int = 0
+    """The inputs replayed to check it."""
+
+
+def trust(journal: Journal) -> Trusted:
+    """Check what ``croupier audit verify`` checks by default, and a resume before it opens the journal for
+    writing: the whole hash chain (:func:`~controller.journal.verify.verify`) and the last checkpoint against a
+    replay of its shoe (:func:`check_last_checkpoint`). Raises :class:`JournalError` naming the record."""
+    verified = verify(journal)
+    last = journal.last_checkpoint()
+    if last is None:
+        return Trusted(verified)
+    return Trusted(verified, last.seq, check_last_checkpoint(journal, verified.header, last))
+
+
+def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Record) -> int:
+    """Check checkpoint ``last`` against a replay of its whole shoe; returns the inputs replayed.
+
+    A fresh table with the header's settings is restored from the last checkpoint written before the shoe
+    began (where it began is read from the journaled events, not from the checkpoint; none: the replay starts
+    at the journal's start), and every input from there to the end is replayed and compared with its journaled
+    events, each checkpoint on the way with the state the replay reached (:func:`replay`; each round's edge is
+    taken from the journal, as a resume does). Raises :class:`JournalError` naming the first record that
+    differs: a checkpoint forged with the hash chain recomputed after it, or an edited event of the shoe.
+    """
+    settings = settings_from_header(journal.path, header)
+    try:
+        Cursor.from_body(_loads(journal, last))
+    except (KeyError, TypeError, ValueError) as error:  # named as what it is, before the replay
+        raise JournalError(f"{journal.path}: record {last.seq} is not a valid checkpoint ({error})") from None
+    began = _shoe_began(journal, last.seq)
+    anchor = next(journal.records_back(began, (CHECKPOINT,)), None) if began else None
+    return replay(journal, Table(settings), resume=anchor, edges_from_journal=True, keep_events=False).inputs
+
+
+def _shoe_began(journal: Journal, before: int) -> int:
+    """The record whose events began the shoe in play at record ``before``, read from the journaled events
+    (0: none found)."""
+    for record in journal.records_back(before, ("start", "events")):
+        if '"shoe"' not in record.body or '"new"' not in record.body:
+            continue
+        try:
+            events = json.loads(record.body)["events"]
+        except (ValueError, KeyError, TypeError):
+            continue
+        if isinstance(events, list) and any(isinstance(event, dict) and event.get("event") == "shoe"
+                                            and event.get("status") == "new" for event in events):
+            return record.seq
+    return 0
+
+
+def _trusted_for_resume(journal: Journal) -> None:
+    """:func:`trust` before a resume; a refusal says to keep the journal and give a new path."""
+    try:
+        trust(journal)
+    except JournalDamagedError:
+        raise  # it says what to do
+    except JournalError as error:
+        problem = error.message if error.message is not None else str(error)
+        refusal = message("journal.not_resumed", "{problem}; it is not resumed: keep it for the audit (croupier "
+                          "audit verify) and give a new --journal path", problem=problem)
+        raise type(error)(refusal) from None
 
 
 # -- attaching to a runner -------------------------------------------------------------
@@ -476,7 +588,7 @@ def attach_journal(
     table: Table = runner.table
     sink: Callable[[list[Event]], None] = runner.sink
     source = runner.source
-    journal = Journal.create_or_open(path, reserve)
+    journal = Journal.create_or_open(path, reserve, vet=_trusted_for_resume)
     try:
         identity = identity_of(table, argv_key)
         if journal.empty:

@@ -43,7 +43,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -59,7 +59,9 @@ from controller.journal.files import (
     Draft,
     Tail,
     check_existing,
+    connect,
     describe_error,
+    lock,
     open_error,
     open_for_writing,
     open_read_only,
@@ -122,6 +124,21 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def written_as(value: Any, text: str) -> bool:
+    """``compact(value) == text``, compared piece by piece as the text is made, never whole (a checkpoint's
+    text grows with the day's open alerts and earlier shoes: a check holds none of it)."""
+    position = 0
+    for piece in _COMPACT.iterencode(value):
+        end = position + len(piece)
+        if text[position:end] != piece:
+            return False
+        position = end
+    return position == len(text)
+
+
 def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
     """SHA-256 (hex) of a record's canonical serialization.
 
@@ -167,11 +184,14 @@ class Journal:
 
     # -- opening ----------------------------------------------------------------
     @classmethod
-    def create_or_open(cls, path: str | os.PathLike[str], reserve: int = 0) -> Journal:
+    def create_or_open(cls, path: str | os.PathLike[str], reserve: int = 0,
+                       vet: Callable[[Journal], None] | None = None) -> Journal:
         """Open ``path`` for writing; a path with no file is a new journal.
 
         An existing file is first checked read-only, so a file that is not a
-        journal, or a journal that was emptied, is refused without being touched.
+        journal, or a journal that was emptied, is refused without being touched; with ``vet`` (a resume's
+        checks: :func:`~controller.journal.replay.trust`) it is then locked and given to ``vet`` opened read-only,
+        and opened for writing only if ``vet`` raises nothing.
         A new journal is written under a temporary name and appears at ``path``
         only once its first records are on disk (see :meth:`begin`). With ``reserve`` (bytes, a live
         table: :data:`~controller.journal.files.WAL_RESERVE`) the WAL is written to that size up front
@@ -183,7 +203,18 @@ class Journal:
             raise JournalError(f"{name}: is a directory; give the path of a journal file")
         if os.path.lexists(name):
             check_existing(name)
-            connection, lock_fd, tail = open_for_writing(name)
+            lock_fd = lock(name, name)
+            try:
+                if vet is not None:
+                    reader = cls.open_existing(name)
+                    try:
+                        vet(reader)
+                    finally:
+                        reader.close()
+                connection, tail = open_for_writing(name)
+            except BaseException:
+                os.close(lock_fd)
+                raise
             journal = cls(name, connection, tail)
             journal._defer_wal_checkpoints()
             if reserve:
@@ -220,7 +251,7 @@ class Journal:
         limit = draft.checkpoint(self.connection)
         draft.link()
         self._draft = None
-        self.connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.connection = connect(self.path)
         use_wal(self.connection, self.path)
         self.connection.execute(f"PRAGMA max_page_count={limit}")
         self._defer_wal_checkpoints()
@@ -238,14 +269,18 @@ class Journal:
 
     # -- reading ----------------------------------------------------------------
     def records(self, since: int = 1) -> Iterator[Record]:
-        """Every record in sequence order (from record ``since`` on)."""
+        """Every record in sequence order (from record ``since`` on). A damaged file is a :class:`JournalError`
+        naming the last record read before the damage."""
+        last = 0
         try:
             cursor = self.connection.execute(
                 "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq >= ? ORDER BY seq", (since,))
             for row in cursor:
+                if isinstance(row[0], int):
+                    last = row[0]
                 yield Record(*row)
         except sqlite3.Error as error:
-            raise open_error(self.path, error) from None
+            raise open_error(self.path, error, last) from None
 
     def record(self, seq: int) -> Record | None:
         """Record ``seq``, or None."""
@@ -254,14 +289,20 @@ class Journal:
 
     def last_checkpoint(self) -> Record | None:
         """The last checkpoint record (None: the journal has none), read from the end."""
+        return next(self.records_back(None, ("checkpoint",)), None)
+
+    def records_back(self, before: int | None, kinds: tuple[str, ...]) -> Iterator[Record]:
+        """The records of ``kinds`` before record ``before`` (None: all of them), from the last one back."""
         try:
-            cursor = self.connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq DESC")
+            cursor = self.connection.execute(
+                "SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq DESC" if before is None else
+                "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq < ? ORDER BY seq DESC",
+                () if before is None else (before,))
             for row in cursor:
-                if row[1] == "checkpoint":
-                    return Record(*row)
+                if row[1] in kinds:
+                    yield Record(*row)
         except sqlite3.Error as error:
             raise open_error(self.path, error) from None
-        return None
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[None]:

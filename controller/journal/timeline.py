@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.core.events import Event
-from controller.journal.replay import journaled_events
+from controller.core.exceptions import JournalError
+from controller.journal.compat import Upgrader
+from controller.journal.replay import Unreadable, events_of, journaled_events, upgrader_of
 from controller.journal.store import Journal
 
 CARD_INPUTS = frozenset({"card", "unreadable"})
@@ -26,10 +28,12 @@ class Timed:
     event: Event
 
 
-def timed_events(journal: Journal) -> list[Timed]:
-    """Every event of ``journal`` in order, with its record and time."""
+def timed_events(journal: Journal, unreadable: Unreadable | None = None) -> list[Timed]:
+    """Every event of ``journal`` in order, with its record and time (a record that cannot be read: see
+    :func:`~controller.journal.replay.journaled_events`)."""
     times = {record.seq: record.at for record in journal.records()}
-    return [Timed(seq, times[seq], event) for seq, events in journaled_events(journal) for event in events]
+    return [Timed(seq, times[seq], event) for seq, events in journaled_events(journal, unreadable)
+            for event in events]
 
 
 @dataclass(slots=True)
@@ -85,15 +89,31 @@ class _Reading:
         return self.held
 
 
-def _records(journal: Journal) -> Iterator[tuple[str, str, dict[str, Any]]]:
+def _records(journal: Journal, unreadable: Unreadable | None) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(kind, time, body) of the input, start and events records; the events checked (:func:`events_of`). A record
+    that cannot be read raises :class:`JournalError`; with ``unreadable`` it is told instead, and left out."""
+    upgrade: Upgrader | None = None
     for record in journal.records():
-        if record.kind in ("input", "start", "events"):
-            body = json.loads(record.body)
-            yield record.kind, record.at, body if isinstance(body, dict) else {}
+        try:
+            if record.kind == "header":
+                upgrade = upgrader_of(journal, record)
+            elif record.kind == "input":
+                try:
+                    body = json.loads(record.body)
+                except ValueError:
+                    raise JournalError(f"{journal.path}: record {record.seq} is not a valid input record") from None
+                yield record.kind, record.at, body if isinstance(body, dict) else {}
+            elif record.kind in ("start", "events"):
+                yield record.kind, record.at, {"events": events_of(journal, record, upgrade)}
+        except JournalError as error:
+            if unreadable is None:
+                raise
+            unreadable(record, error)
 
 
-def cards_out(journal: Journal) -> list[CardOut]:
-    """Every card out of the shoe in ``journal``, in the order it left the shoe.
+def cards_out(journal: Journal, unreadable: Unreadable | None = None) -> list[CardOut]:
+    """Every card out of the shoe in ``journal``, in the order it left the shoe (a record that cannot be read:
+    see :func:`~controller.journal.replay.journaled_events`).
 
     A card is a reader input (a card read, or one the reader could not read); where it went is what the
     events of that input say: a slot, a burn, or held by a misdeal until the misdeal's resolution
@@ -102,7 +122,7 @@ def cards_out(journal: Journal) -> list[CardOut]:
     """
     rows: list[CardOut] = []
     state = _Reading()
-    for kind, at, body in _records(journal):
+    for kind, at, body in _records(journal, unreadable):
         if kind == "input":
             given = body.get("input")
             item: dict[str, Any] = given if isinstance(given, dict) else {}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.core.exceptions import JournalTamperedError
@@ -49,42 +49,83 @@ def verify(journal: Journal, since: int = 1) -> Verified:
     With ``since`` (a resume from the checkpoint at record ``since``) only the header and the records
     from ``since - 1`` on are checked: the chain is whole from there to the end (``audit verify``
     checks it all). Raises :class:`JournalTamperedError` naming the first record that was edited,
-    deleted, inserted or reordered.
+    deleted, inserted or reordered. The records are read one at a time (memory does not grow with the
+    journal); only a broken link reads them all again, to say why it broke.
     """
     path = journal.path
     with journal.snapshot():
         base = max(1, since - 1)
-        rows = list(journal.records(base))
-        first = journal.record(1) if base > 1 else (rows[0] if rows else None)
+        first = journal.record(1) if base > 1 else None
         acknowledged = journal.delivered()
         published = journal.feed_acked()
-    if not rows or first is None:
+        walk = _Walk(path, base)
+        if base > 1 and first is not None:
+            walk.header = _check_header(path, first)
+        for row in journal.records(base):
+            if base > 1 and first is None:
+                break
+            if not walk.step(row):
+                _name_the_break(path, list(journal.records(base)), base)
+                raise JournalTamperedError.at(path, row.seq, HASH)  # the walk and the rows agree: not reached
+    last = walk.previous
+    if last is None or (base > 1 and first is None):
         raise JournalTamperedError(message("journal.emptied", "{path}: the journal has no records: it was emptied",
                                            path=path))
-    header: dict[str, Any] = {}
-    if base > 1:
-        _check_form(path, first, 1)
-        if not _holds_entry(first, 1):
-            raise JournalTamperedError.at(path, 1, HASH)
-        header = _check_body(path, first, 0, "")
-        _check_form(path, rows[0], base)
-        if not _holds_entry(rows[0], base):
-            raise JournalTamperedError.at(path, base, HASH)
-        _check_body(path, rows[0], base - 1, {"events": "input", "checkpoint": "events"}.get(rows[0].kind, ""))
+    _check_end(path, last, acknowledged)
+    _check_published(path, last, published)
+    return Verified(last.seq, last.hash, walk.inputs, walk.events, walk.header)
+
+
+def _check_header(path: str, first: Record) -> dict[str, Any]:
+    """Record 1, read on its own (a check from a later record on): the header, intact; returns its body."""
+    _check_form(path, first, 1)
+    if not _holds_entry(first, 1):
+        raise JournalTamperedError.at(path, 1, HASH)
+    return _check_body(path, first, 0, "")
+
+
+@dataclass
+class _Walk:
+    """The records checked so far, one at a time, from record ``base`` on."""
+
+    path: str
+    base: int
+    previous: Record | None = None
+    header: dict[str, Any] = field(default_factory=dict)
+    inputs: int = 0
+    events: int = 0
+
+    def step(self, row: Record) -> bool:
+        """Check the next record; False when it does not hold its hash or name the one before it (the
+        caller says why, from all the records). Raises for any other fault, as :func:`_name_the_break` would."""
+        previous = self.previous
+        seq = self.base if previous is None else previous.seq + 1
+        _check_form(self.path, row, seq)
+        if previous is None and self.base > 1:  # the first record checked: its predecessor is not read
+            if not _holds_entry(row, self.base):
+                raise JournalTamperedError.at(self.path, self.base, HASH)
+            _check_body(self.path, row, self.base - 1, {"events": "input", "checkpoint": "events"}.get(row.kind, ""))
+        else:
+            if not _holds_entry(row, row.seq) or row.prev != (previous.hash if previous else GENESIS):
+                return False
+            body = _check_body(self.path, row, seq - 1, previous.kind if previous else "")
+            if row.kind == "header":
+                self.header = body
+        self.inputs += row.kind == "input"
+        self.events += row.kind == "events"
+        self.previous = row
+        return True
+
+
+def _name_the_break(path: str, rows: list[Record], base: int) -> None:
+    """Check ``rows`` (from record ``base`` on) all together, to name the first one that is wrong and why."""
     by_hash = {row.hash: index for index, row in enumerate(rows)}
     for index, row in enumerate(rows):
         if base > 1 and index == 0:
             continue
         _check_form(path, row, base + index)
         _check_link(path, rows, index, by_hash)
-        body = _check_body(path, row, base - 1 + index, rows[index - 1].kind if index else "")
-        if row.kind == "header":
-            header = body
-    _check_end(path, rows[-1], acknowledged)
-    _check_published(path, rows[-1], published)
-    inputs = sum(1 for row in rows if row.kind == "input")
-    events = sum(1 for row in rows if row.kind == "events")
-    return Verified(rows[-1].seq, rows[-1].hash, inputs, events, header)
+        _check_body(path, row, base - 1 + index, rows[index - 1].kind if index else "")
 
 
 def _check_form(path: str, row: Record, seq: int) -> None:

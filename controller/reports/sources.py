@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from controller.core.events import EventShapeError, decode_event
 from controller.core.exceptions import CroupierError, JournalError
+from controller.i18n.message import Message, message
 from controller.journal.store import Journal, Record
 from controller.reports.dealers import TimedEvent
 
@@ -17,26 +18,40 @@ class ReportInputError(CroupierError):
     """A path or URL given to ``croupier report`` cannot be read as a table's journal."""
 
 
-def timeline(name: str, records: Iterable[Record]) -> list[TimedEvent]:
-    """The events of a journal's ``start`` and ``events`` records, each with its record's time."""
+def timeline(name: str, records: Iterable[Record],
+             unreadable: Callable[[Message], None] | None = None) -> list[TimedEvent]:
+    """The events of a journal's ``start`` and ``events`` records, each with its record's time. A record that
+    cannot be read is a :class:`ReportInputError`; with ``unreadable`` it is told instead (a warning that names
+    it) and left out, the rest still given."""
     timed: list[TimedEvent] = []
     for record in records:
-        if record.kind == "header" and json.loads(record.body).get("identity", {}).get(
-                "arguments", {}).get("command") == "train":
+        if record.kind == "header" and _is_training(record):
             raise ReportInputError(f"{name}: is a training journal (croupier train); give a table's journal")
         if record.kind not in ("start", "events"):
             continue
         try:
             at = datetime.fromisoformat(record.at)
-            timed.extend(TimedEvent(at, decode_event(raw)) for raw in json.loads(record.body)["events"])
+            timed.extend([TimedEvent(at, decode_event(raw)) for raw in json.loads(record.body)["events"]])
         except (ValueError, KeyError, TypeError, EventShapeError) as error:
-            raise ReportInputError(f"{name}: record {record.seq} is not a valid events record ({error}); "
-                                   "check it with croupier audit verify") from None
+            if unreadable is None:
+                raise ReportInputError(f"{name}: record {record.seq} is not a valid events record ({error}); "
+                                       "check it with croupier audit verify") from None
+            unreadable(message("report.unreadable_record", "WARNING: {name}: record {seq} is not a valid events "
+                               "record ({reason}); it is left out of the report: check the journal with croupier "
+                               "audit verify --replay", name=name, seq=record.seq, reason=str(error)))
     return timed
 
 
-def journal_timeline(path: str) -> list[TimedEvent]:
-    """The timeline of the journal at ``path``, opened read only."""
+def _is_training(header: Record) -> bool:
+    """``header`` is a training journal's (``croupier train``); a header that cannot be read is not."""
+    try:
+        return bool(json.loads(header.body).get("identity", {}).get("arguments", {}).get("command") == "train")
+    except (ValueError, AttributeError):
+        return False
+
+
+def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = None) -> list[TimedEvent]:
+    """The timeline of the journal at ``path``, opened read only (``unreadable``: see :func:`timeline`)."""
     if not os.path.lexists(path):
         raise ReportInputError(f"{path}: no such journal; give the path of a table's journal "
                                "(or a postgresql:// URL of the floor archive)")
@@ -47,18 +62,19 @@ def journal_timeline(path: str) -> list[TimedEvent]:
     except JournalError as error:
         raise ReportInputError(str(error)) from None
     try:
-        return timeline(path, journal.records())
+        return timeline(path, journal.records(), unreadable)
     finally:
         journal.close()
 
 
-def archive_timelines(url: str) -> dict[str, list[TimedEvent]]:
-    """The timeline of every table the floor archive at ``url`` holds, by ``SITE/TABLE``."""
+def archive_timelines(url: str, unreadable: Callable[[Message], None] | None = None) -> dict[str, list[TimedEvent]]:
+    """The timeline of every table the floor archive at ``url`` holds, by ``SITE/TABLE`` (``unreadable``: see
+    :func:`timeline`)."""
     from controller.floor.archive_store import ArchiveStore, connect
 
     store = ArchiveStore(connect(url, option="PATH"))
     try:
-        return {f"{site}/{table}": timeline(f"{site}/{table}", store.archived(site, table))
+        return {f"{site}/{table}": timeline(f"{site}/{table}", store.archived(site, table), unreadable)
                 for site, table in store.tables()}
     finally:
         store.close()

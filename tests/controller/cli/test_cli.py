@@ -133,6 +133,25 @@ def test_bad_arguments_exit_2_with_a_clear_message(args: list[str], fragment: st
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize("command", [["simulate", "--rounds", "2"],
+                                     ["run", "--driver", "mock://?seed=4", "--auto-next", "--rounds", "2"]])
+def test_an_empty_journal_path_is_refused_instead_of_running_with_no_journal(tmp_path: Path,
+                                                                              command: list[str]) -> None:
+    """``--journal ""`` ran the table with no journal and said nothing; ``run`` took it for "not given" and used
+    the config's ``[journal] path``."""
+    config = tmp_path / "journal.toml"
+    configured = tmp_path / "configured.journal"
+    config.write_text(f'[journal]\npath = "{configured}"\n', encoding="utf-8")
+    for journal in ("", "  "):
+        refused = croupier(*command, "--config", str(config), "--journal", journal)
+        assert refused.returncode == 2, refused
+        assert refused.stdout == ""
+        assert refused.stderr.splitlines() == [
+            f"croupier {command[0]}: --journal {journal!r}: expected the path of a journal file, e.g. --journal "
+            "table.journal"]
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == ["journal.toml"]
+
+
 def test_transcript_shows_dealer_instructions_and_summary() -> None:
     run = croupier("simulate", "--seed", "5", "--rounds", "3")
     assert run.returncode == 0

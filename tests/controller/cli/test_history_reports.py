@@ -221,3 +221,55 @@ def test_history_marks_the_tampered_round(tmp_path: Path, capsys: pytest.Capture
     status, out, _ = run_cli(capsys, "history", str(path), "--csv")
     assert [row["round"] for row in csv.DictReader(io.StringIO(out)) if row["tampered"] == "1"] == ["3"]
 
+
+
+UNREADABLE = {
+    "not JSON": '{"events":[{"event":"result",',
+    "events that are not a list": '{"events":5}',
+    "an event of no known shape": '{"events":[{"event":"result","round":3}]}',
+}
+
+
+def _damaged(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, chained: bool) -> tuple[Path, int]:
+    """A six-round journal whose record of round 3's result holds ``body``: written over it (``chained``: by a
+    forger who recomputed the hash chain after it, so only reading it shows it)."""
+    path = tmp_path / "table.journal"
+    run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
+    seq = _results_record(path, 3)
+    if chained:
+        from tests.controller.journal.forger import forge_record
+
+        forge_record(path, seq, body)
+    else:
+        connection = sqlite3.connect(path)
+        connection.execute("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
+        connection.commit()
+        connection.close()
+    return path, seq
+
+
+@pytest.mark.parametrize("chained", [False, True], ids=["edited", "chain recomputed"])
+@pytest.mark.parametrize("body", UNREADABLE.values(), ids=UNREADABLE.keys())
+def test_a_record_that_cannot_be_read_is_marked_and_the_rest_shown(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, chained: bool) -> None:
+    """docs/journal.md: a journal that fails verification is still shown, exit 1, the round of the failed record
+    marked; a record that cannot be read at all hides nothing else."""
+    path, seq = _damaged(tmp_path, capsys, body, chained)
+    status, text, err = run_cli(capsys, "history", str(path))
+    assert status == 1, err
+    assert f"record {seq}" in err and "Traceback" not in err
+    rounds = [line for line in text.splitlines() if line.startswith("  Round")]
+    assert [line.split()[1] for line in rounds] == ["1", "2", "3", "4", "5", "6"]
+    assert [line.split()[1] for line in rounds if "TAMPERED" in line] == ["3"]
+    status, out, err = run_cli(capsys, "history", str(path), "--csv")
+    assert status == 1 and f"record {seq}" in err
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [row["round"] for row in rows] == ["1", "2", "3", "4", "5", "6"]
+    assert [row["round"] for row in rows if row["tampered"] == "1"] == ["3"]
+    status, out, err = run_cli(capsys, "history", str(path), "--json")
+    assert status == 1 and f"record {seq}" in err
+    results = [line["round"] for line in map(json.loads, out.splitlines()) if line["event"] == "result"]
+    assert results == [1, 2, 4, 5, 6]
+    status, out, err = run_cli(capsys, "history", str(path), "--cards", "--csv")
+    assert status == 1 and f"record {seq}" in err
+    assert {row["round"] for row in csv.DictReader(io.StringIO(out))} >= {"1", "2", "4", "5", "6"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -125,3 +126,21 @@ def test_any_shoe_of_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert cli.main(["roads", "--journal", str(path), "--shoe", "99"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"holds shoes 1-{last}" in err and "--shoe 99" in err
+
+
+def test_a_journal_record_that_cannot_be_read_is_left_out_and_named(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The roads of the rounds that can be read, the one that cannot named on stderr, exit 1."""
+    path = tmp_path / "table.journal"
+    assert cli.main(["simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path)]) == 0
+    capsys.readouterr()
+    connection = sqlite3.connect(path)
+    seq = next(seq for seq, body in connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
+               if '"event":"result","round":3' in body)
+    connection.execute("UPDATE records SET body = ? WHERE seq = ?", ('{"events":[{"event":"result"', seq))
+    connection.commit()
+    connection.close()
+    assert cli.main(["roads", "--journal", str(path), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert len(captured.err.splitlines()) == 1 and f"{path}: record {seq}" in captured.err, captured.err
+    assert json.loads(captured.out)["counts"]["rounds"] == 5

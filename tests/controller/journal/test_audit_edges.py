@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -190,3 +191,38 @@ def test_dev_null_is_not_a_regular_file() -> None:
     assert done.returncode == 2
     assert done.stderr.strip() == ("croupier simulate: /dev/null: not a regular file; give the path of a "
                                    "journal file")
+
+
+def test_a_text_byte_that_is_not_utf8_names_its_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A flipped byte in a record's text: reading it failed ("Could not decode to UTF-8", exit 2, no record
+    named); it is an edited record like any other."""
+    path = journal(tmp_path)
+    connection = sqlite3.connect(path)
+    body = connection.execute("SELECT body FROM records WHERE seq = 5").fetchone()[0]
+    connection.close()
+    data = bytearray(path.read_bytes())
+    data[data.index(body.encode()) + 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert cli.main(["audit", "verify", str(path)]) == 1
+    assert "record 5 was edited: its contents do not match its hash" in capsys.readouterr().out
+
+
+def test_a_damaged_page_names_the_last_record_read_before_it(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "j.db"
+    assert cli.main(["simulate", "--seed", "4", "--rounds", "30", "--journal", str(path), "--quiet"]) == 0
+    connection = sqlite3.connect(path)
+    digest = connection.execute("SELECT hash FROM records WHERE seq = 200").fetchone()[0]
+    size = connection.execute("PRAGMA page_size").fetchone()[0]
+    connection.close()
+    data = bytearray(path.read_bytes())
+    page = data.index(digest.encode()) // size
+    data[page * size:(page + 1) * size] = b"\x5a" * size
+    path.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert cli.main(["audit", "verify", str(path)]) == 2
+    err = capsys.readouterr().err
+    found = re.search(r"the journal file is damaged after record (\d+) \(database disk image is malformed\); keep "
+                      r"it for the audit", err)
+    assert found and 0 < int(found.group(1)) < 200, err

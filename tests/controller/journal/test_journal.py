@@ -358,8 +358,8 @@ def test_full_disk_halts_without_showing_anything_unjournaled(
     path = tmp_path / "j.db"
     opened = Journal.create_or_open
 
-    def small(target: Any, reserve: int = 0) -> Journal:
-        journal = opened(target, reserve)
+    def small(target: Any, reserve: int = 0, **options: Any) -> Journal:
+        journal = opened(target, reserve, **options)
         journal.connection.execute("PRAGMA max_page_count=40")
         return journal
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -125,3 +126,22 @@ def test_no_paths_is_a_usage_error() -> None:
     run = croupier("report", "dealers")
     assert run.returncode == 2 and "the following arguments are required: PATH" in run.stderr
 
+
+
+@pytest.mark.parametrize("body", ['{"events":[{"event":"result","round":5,',
+                                  '{"events":[{"event":"result","round":5}]}'],
+                         ids=["not JSON", "an event of no known shape"])
+def test_a_record_that_cannot_be_read_is_left_out_and_named(journals: tuple[Path, Path], body: str) -> None:
+    """Bob's result of round 5 cannot be read: the report of everything else is given, the record named, exit 1."""
+    badged = journals[0]
+    connection = sqlite3.connect(badged)
+    seq = next(seq for seq, text in connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
+               if '"event":"result","round":5' in text)
+    connection.execute("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
+    connection.commit()
+    connection.close()
+    run = croupier_in_process("report", "dealers", *map(str, journals), "--json")
+    assert run.returncode == 1, run
+    assert len(run.stderr.splitlines()) == 1 and f"{badged}: record {seq}" in run.stderr, run.stderr
+    shifts = json.loads(run.stdout)["shifts"]
+    assert [(shift["dealer"], shift["rounds"]) for shift in shifts] == [("A1", 3), ("B2", 1), ("A1", 1), (None, 2)]

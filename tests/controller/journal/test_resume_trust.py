@@ -1,0 +1,380 @@
+"""A resume trusts nothing ``croupier audit verify`` would reject: ``run`` and ``simulate`` refuse (exit 2, one
+line naming the record and what to do, the file and its ``-wal``/``-shm`` byte for byte as they were) a
+journal whose earlier shoe was edited, whose records were deleted, inserted or reordered, whose file is
+damaged, or whose last checkpoint was forged with the hash chain recomputed after it; and ``audit verify``
+checks the last checkpoint against a replay of its shoe by default."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from controller.journal.store import record_hash
+from tests.controller.journal.forger import forge_record
+from tests.inprocess import Completed, croupier_in_process
+
+GAME = ["simulate", "--seed", "31", "--decks", "1", "--rounds", "40", "--quiet"]
+"""Six one-deck shoes, a checkpoint every 30 inputs: the last checkpoint is within the sixth shoe."""
+LIVE = ["run", "--driver", "mock://?seed=31&decks=1", "--auto-next", "--rounds", "40", "--quiet", "--no-keyboard"]
+SIDE_FILES = ("", "-wal", "-shm")
+
+Row = tuple[int, str, str, str, str, str]
+
+
+@pytest.fixture(scope="module")
+def dealt(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The finished journals of ``GAME`` (simulate) and ``LIVE`` (run), and their config."""
+    directory = tmp_path_factory.mktemp("dealt")
+    config = directory / "every-30.toml"
+    config.write_text("[journal]\ncheckpoint_every = 30\n", encoding="utf-8")
+    made = {"config": config}
+    for name, argv in (("simulate", GAME), ("run", LIVE)):
+        path = directory / f"{name}.db"
+        done = croupier_in_process(*argv, "--config", str(config), "--journal", str(path))
+        assert done.returncode == 0, done
+        assert croupier_in_process("audit", "verify", str(path)).returncode == 0
+        made[name] = path
+    return made
+
+
+def copy_of(dealt: dict[str, Path], tmp_path: Path, command: str = "simulate") -> Path:
+    path = tmp_path / "j.db"
+    shutil.copyfile(dealt[command], path)
+    return path
+
+
+def rows_of(path: Path) -> list[Row]:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq").fetchall()
+    finally:
+        connection.close()
+
+
+def execute(path: Path, *statements: tuple[str, tuple[object, ...]]) -> None:
+    connection = sqlite3.connect(path)
+    for statement, parameters in statements:
+        connection.execute(statement, parameters)
+    connection.commit()
+    connection.close()
+
+
+def fingerprint(path: Path) -> dict[str, str | None]:
+    """The SHA-256 of the journal file and of its -wal and -shm (None: absent), and the directory's entries."""
+    found: dict[str, str | None] = {
+        suffix: hashlib.sha256(Path(f"{path}{suffix}").read_bytes()).hexdigest()
+        if os.path.lexists(f"{path}{suffix}") else None for suffix in SIDE_FILES}
+    found["directory"] = " ".join(sorted(os.listdir(path.parent)))
+    return found
+
+
+def resume(path: Path, config: Path, command: str = "simulate") -> Completed:
+    return croupier_in_process(*(GAME if command == "simulate" else LIVE), "--config", str(config),
+                               "--journal", str(path))
+
+
+def assert_refused(path: Path, config: Path, named: str, command: str = "simulate") -> None:
+    """Resuming ``path`` exits 2 with one line that names ``named`` and says what to do; nothing changed."""
+    before = fingerprint(path)
+    done = resume(path, config, command)
+    assert done.returncode == 2, done
+    assert done.stdout == "", done
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert named in lines[0], lines[0]
+    assert "keep it for the audit" in lines[0], lines[0]
+    assert fingerprint(path) == before
+
+
+def audited(path: Path, *options: str) -> Completed:
+    return croupier_in_process("audit", "verify", str(path), *options)
+
+
+# -- the tampering ----------------------------------------------------------------------------------------
+
+
+def first_of(rows: list[Row], kind: str, after: int = 20) -> int:
+    """The first record of ``kind`` after record ``after`` (the first shoe)."""
+    return next(seq for seq, found, *_ in rows if found == kind and seq > after)
+
+
+def last_checkpoint(rows: list[Row]) -> Row:
+    return [row for row in rows if row[1] == "checkpoint"][-1]
+
+
+def shoe_start_of(rows: list[Row], checkpoint: Row) -> int:
+    return int(json.loads(checkpoint[3])["shoe_from"])
+
+
+def edit_earlier_events(path: Path) -> str:
+    seq = first_of(rows_of(path), "events")
+    execute(path, ("UPDATE records SET body = replace(body, '\"round\":', '\"round\": ') WHERE seq = ?", (seq,)))
+    return f"record {seq} was edited"
+
+
+def edit_earlier_input_and_its_hash(path: Path) -> str:
+    rows = rows_of(path)
+    seq, kind, at, body, prev, _ = rows[first_of(rows, "input") - 1]
+    forged = body.replace('"card":"', '"card":"X', 1)
+    execute(path, ("UPDATE records SET body = ?, hash = ? WHERE seq = ?",
+                   (forged, record_hash(seq, kind, at, prev, forged), seq)))
+    return f"record {seq + 1} does not follow record {seq}"
+
+
+def edit_earlier_time(path: Path) -> str:
+    seq = first_of(rows_of(path), "input", after=40)
+    execute(path, ("UPDATE records SET at = ? WHERE seq = ?", ("2020-01-01T00:00:00.000000Z", seq)))
+    return f"record {seq} was edited"
+
+
+def edit_header(path: Path) -> str:
+    execute(path, ("UPDATE records SET body = replace(body, '\"decks\":1', '\"decks\":8') WHERE seq = 1", ()))
+    return "record 1 was edited"
+
+
+def edit_earlier_checkpoint(path: Path) -> str:
+    seq = first_of(rows_of(path), "checkpoint")
+    execute(path, ("UPDATE records SET body = replace(body, '\"rounds\":', '\"rounds\":1') WHERE seq = ?", (seq,)))
+    return f"record {seq} was edited"
+
+
+def delete_earlier(path: Path) -> str:
+    seq = first_of(rows_of(path), "events")
+    execute(path, ("DELETE FROM records WHERE seq = ?", (seq,)))
+    return f"record {seq} is missing"
+
+
+def delete_earlier_and_renumber(path: Path) -> str:
+    seq = first_of(rows_of(path), "events")
+    execute(path, ("DELETE FROM records WHERE seq = ?", (seq,)),
+            ("UPDATE records SET seq = -seq WHERE seq > ?", (seq,)),
+            ("UPDATE records SET seq = -seq - 1 WHERE seq < 0", ()))
+    return f"record {seq} is missing"
+
+
+def insert_earlier(path: Path) -> str:
+    rows = rows_of(path)
+    seq = first_of(rows, "input")
+    _, kind, at, body, _, _ = rows[seq - 1]
+    digest = rows[seq][5]  # its events record's hash
+    execute(path, ("UPDATE records SET seq = -seq WHERE seq > ?", (seq + 1,)),
+            ("UPDATE records SET seq = -seq + 1 WHERE seq < 0", ()))
+    forged = body.replace('"source":', '"forged":true,"source":')
+    execute(path, ("INSERT INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                   (seq + 2, kind, at, forged, digest, record_hash(seq + 2, kind, at, digest, forged))))
+    return f"record {seq + 2} was inserted"
+
+
+def swap_earlier(path: Path) -> str:
+    seq = first_of(rows_of(path), "input")
+    execute(path, ("UPDATE records SET seq = -1 WHERE seq = ?", (seq,)),
+            ("UPDATE records SET seq = ? WHERE seq = ?", (seq, seq + 1)),
+            ("UPDATE records SET seq = ? WHERE seq = -1", (seq + 1,)))
+    return f"records {seq} and {seq + 1} were swapped"
+
+
+def forge_last_checkpoint(change: Callable[[dict[str, object]], None]) -> Callable[[Path], str]:
+    """Edit the last checkpoint's body with ``change`` and recompute the hash chain after it."""
+
+    def forge(path: Path) -> str:
+        seq, _, _, body, _, _ = last_checkpoint(rows_of(path))
+        forged = json.loads(body)
+        change(forged)
+        forge_record(path, seq, json.dumps(forged, separators=(",", ":")))
+        return f"record {seq}: the checkpoint does not match the replay"
+
+    return forge
+
+
+def _dealt_card_taken_out_of_the_inventory(body: dict[str, object]) -> None:
+    ledger = body["state"]["ledger"]  # type: ignore[index]
+    card = next(iter(ledger["inventory"]))
+    del ledger["inventory"][card]  # the card may be dealt a second time: no foreign-card misdeal
+    ledger["seen_total"] -= 1
+
+
+def _one_more_banker_win(body: dict[str, object]) -> None:
+    totals = body["totals"]
+    assert isinstance(totals, dict)
+    totals["banker"] += 1
+
+
+def _another_position(body: dict[str, object]) -> None:
+    body["position"] = [6, 3]
+
+
+def forge_result_in_the_last_shoe(path: Path) -> str:
+    """A result of the current shoe before the last checkpoint (read back by a resume, not replayed), its
+    winner changed and the chain recomputed after it."""
+    rows = rows_of(path)
+    checkpoint = last_checkpoint(rows)
+    seq, _, _, body, _, _ = next(row for row in rows if shoe_start_of(rows, checkpoint) < row[0] < checkpoint[0]
+                                 and '"event":"result"' in row[3])
+    forged = body.replace('"winner":"player"', '"winner":"tie"').replace('"winner":"banker"', '"winner":"tie"')
+    assert forged != body
+    forge_record(path, seq, forged)
+    return f"record {seq}: replaying the journal gives other events"
+
+
+def delete_the_shown_tail(path: Path) -> str:
+    last = rows_of(path)[-1][0]
+    execute(path, ("DELETE FROM records WHERE seq > ?", (last - 6,)))
+    return f"record {last - 5} is missing"
+
+
+TAMPERING: dict[str, Callable[[Path], str]] = {
+    "an earlier shoe's events edited": edit_earlier_events,
+    "an earlier shoe's input edited, its own hash recomputed": edit_earlier_input_and_its_hash,
+    "an earlier record's time edited": edit_earlier_time,
+    "the header edited": edit_header,
+    "an earlier checkpoint edited": edit_earlier_checkpoint,
+    "an earlier record deleted": delete_earlier,
+    "an earlier record deleted, the later ones renumbered": delete_earlier_and_renumber,
+    "a record inserted in an earlier shoe": insert_earlier,
+    "two records of an earlier shoe swapped": swap_earlier,
+    "the last checkpoint's inventory forged, the chain recomputed": forge_last_checkpoint(
+        _dealt_card_taken_out_of_the_inventory),
+    "the last checkpoint's totals forged, the chain recomputed": forge_last_checkpoint(_one_more_banker_win),
+    "the last checkpoint's position forged, the chain recomputed": forge_last_checkpoint(_another_position),
+    "a result of the current shoe forged, the chain recomputed": forge_result_in_the_last_shoe,
+    "records shown then deleted from the end": delete_the_shown_tail,
+}
+
+
+@pytest.mark.parametrize("tamper", TAMPERING.values(), ids=TAMPERING.keys())
+def test_simulate_refuses_what_the_audit_rejects_and_leaves_the_file_as_it_was(
+        dealt: dict[str, Path], tmp_path: Path, tamper: Callable[[Path], str]) -> None:
+    path = copy_of(dealt, tmp_path)
+    named = tamper(path)
+    checked = audited(path)
+    assert checked.returncode == 1, checked
+    assert named in checked.stdout, checked.stdout
+    assert_refused(path, dealt["config"], named)
+
+
+@pytest.mark.parametrize("tamper", [edit_earlier_events, delete_earlier,
+                                    forge_last_checkpoint(_dealt_card_taken_out_of_the_inventory)])
+def test_run_refuses_what_the_audit_rejects_and_leaves_the_file_as_it_was(
+        dealt: dict[str, Path], tmp_path: Path, tamper: Callable[[Path], str]) -> None:
+    """``run`` writes its WAL up front on opening a journal: a refused one must not get that either."""
+    path = copy_of(dealt, tmp_path, "run")
+    named = tamper(path)
+    assert audited(path).returncode == 1
+    assert_refused(path, dealt["config"], named, "run")
+
+
+def test_a_refused_journal_left_with_its_wal_by_a_killed_controller_keeps_its_wal(
+        dealt: dict[str, Path], tmp_path: Path) -> None:
+    """The edit is in the -wal, which a process that died without closing the journal left behind: the
+    refusal leaves the file and its -wal as they were (the -wal is not checkpointed into the file)."""
+    path = copy_of(dealt, tmp_path)
+    seq = first_of(rows_of(path), "events")
+    edit = ("import os, sqlite3, sys; connection = sqlite3.connect(sys.argv[1]); "
+            "connection.execute('PRAGMA wal_autocheckpoint=0'); "
+            "connection.execute('UPDATE records SET body = replace(body, ?, ?) WHERE seq = ?', "
+            "('\"round\":', '\"round\": ', int(sys.argv[2]))); connection.commit(); os._exit(0)")
+    subprocess.run([sys.executable, "-c", edit, str(path), str(seq)], check=True)
+    assert Path(f"{path}-wal").stat().st_size > 0
+    checked = audited(path)
+    assert checked.returncode == 1 and f"record {seq} was edited" in checked.stdout, checked
+    before = fingerprint(path)
+    done = resume(path, dealt["config"])
+    assert done.returncode == 2 and f"record {seq} was edited" in done.stderr, done
+    after = fingerprint(path)
+    assert (after[""], after["-wal"]) == (before[""], before["-wal"])
+
+
+# -- a forged last checkpoint ------------------------------------------------------------------------------
+
+
+def test_audit_verify_checks_the_last_checkpoint_against_a_replay_of_its_shoe_by_default(
+        dealt: dict[str, Path], tmp_path: Path) -> None:
+    path = copy_of(dealt, tmp_path)
+    checkpoint = last_checkpoint(rows_of(path))
+    intact = audited(path)
+    assert intact.returncode == 0, intact
+    assert f"the last checkpoint (record {checkpoint[0]}) matches a replay of its shoe" in intact.stdout
+    named = forge_last_checkpoint(_dealt_card_taken_out_of_the_inventory)(path)
+    forged = audited(path)
+    assert forged.returncode == 1
+    assert forged.stdout.startswith("TAMPERED: ") and named in forged.stdout, forged.stdout
+    assert "differs in state" in forged.stdout
+
+
+def test_the_replay_of_the_shoe_starts_before_the_shoe_whatever_the_checkpoint_says(
+        dealt: dict[str, Path], tmp_path: Path) -> None:
+    """A forger who also moves the checkpoint's ``shoe_from`` next to it does not shorten the replay: where its
+    shoe began is read from the journaled events."""
+    path = copy_of(dealt, tmp_path)
+    seq = last_checkpoint(rows_of(path))[0]
+
+    def shorter_shoe(body: dict[str, object]) -> None:
+        _dealt_card_taken_out_of_the_inventory(body)
+        body["shoe_from"] = seq - 1
+
+    named = forge_last_checkpoint(shorter_shoe)(path)
+    assert audited(path).returncode == 1
+    assert_refused(path, dealt["config"], named)
+
+
+# -- damaged files -------------------------------------------------------------------------------------------
+
+
+def page_size(path: Path) -> int:
+    return int.from_bytes(path.read_bytes()[16:18], "big")
+
+
+def test_a_damaged_file_is_refused_and_left_as_it_was(dealt: dict[str, Path], tmp_path: Path) -> None:
+    """The page that holds a record of the first shoe overwritten: the audit reports the file damaged (exit 2),
+    and so does the resume, naming the last record it could read, instead of appending to the file."""
+    path = copy_of(dealt, tmp_path)
+    *_, digest = rows_of(path)[29]
+    data = path.read_bytes()
+    size = page_size(path)
+    page = data.index(digest.encode()) // size
+    with path.open("r+b") as file:
+        file.seek(page * size)
+        file.write(b"\x5a" * size)
+    checked = audited(path)
+    assert checked.returncode == 2 and "the journal file is damaged after record" in checked.stderr, checked
+    assert_refused(path, dealt["config"], "the journal file is damaged after record")
+
+
+FLIPPED_FILES = 25
+
+
+def test_byte_flipped_files_the_audit_rejects_are_never_resumed(dealt: dict[str, Path], tmp_path: Path) -> None:
+    """One byte flipped at a random place of the file, 25 times: every file the audit rejects is refused,
+    untouched, naming the record (a byte that makes a text column invalid UTF-8 too: that record fails its
+    hash check)."""
+    original = dealt["simulate"].read_bytes()
+    chooser = random.Random(25)
+    rejected = 0
+    for attempt in range(FLIPPED_FILES):
+        path = tmp_path / f"flipped-{attempt}.db"
+        data = bytearray(original)
+        where = chooser.randrange(100, len(data))
+        data[where] ^= 0xFF
+        path.write_bytes(bytes(data))
+        if audited(path).returncode == 0:
+            continue
+        rejected += 1
+        before = fingerprint(path)
+        done = resume(path, dealt["config"])
+        assert done.returncode == 2, (where, done)
+        line, = done.stderr.splitlines()
+        assert "Traceback" not in line and re.search(r"record \d+", line), (where, line)
+        assert "keep it for the audit" in line, (where, line)
+        assert fingerprint(path) == before, where
+    assert rejected >= FLIPPED_FILES // 2  # most flips land in a record or in the file's structure
