@@ -2,7 +2,7 @@
 
 The embedded default is ``config/default.toml`` (shipped with the package).
 Environment variables are ``CROUPIER_<SECTION>_<KEY>`` (``CROUPIER_TABLE_DECKS=6``), for every
-section; any other ``CROUPIER_*`` variable is refused unless it is in :data:`NON_CONFIG_VARIABLES`.
+section; any other ``CROUPIER_*`` variable is refused.
 Every problem raises :class:`ConfigError` naming the source, the key, the
 expected value and what was given.
 """
@@ -22,15 +22,6 @@ from controller.core.exceptions import ConfigError
 from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
-NON_CONFIG_VARIABLES: dict[str, str] = {
-    "CROUPIER_PCSCD_PIDFILE": "the PID file of the pcscd that .ci/test started, for the PC/SC tests",
-    "CROUPIER_REQUIRE_PCSC": "1: the PC/SC tests fail instead of skipping when PC/SC is missing",
-    "CROUPIER_REQUIRE_CHROMIUM": "1: the scoreboard's browser tests fail instead of skipping without chromium",
-    "CROUPIER_TEST_MQTT": "the floor tests: HOST:PORT of the Mosquitto that .ci/test started",
-    "CROUPIER_TEST_POSTGRES": "the floor tests: the postgresql:// URL of the PostgreSQL that .ci/test started",
-}
-"""``CROUPIER_*`` variables that are not config (documented in docs/config.md); every other one must name
-a section and key."""
 SERIAL_SCHEMES = ("serial", "socket", "loop")
 DEFAULTS = "built-in defaults"
 
@@ -165,24 +156,21 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
     """``CROUPIER_<SECTION>_<KEY>`` variables as a config layer, for every section.
 
     Each value is converted to the type its key takes (a list is comma-separated). A ``CROUPIER_*``
-    variable that names no section and key, or a key only the file may set, and is not in
-    :data:`NON_CONFIG_VARIABLES` is refused.
+    variable that names no section and key, or a key only the file may set, is refused.
     """
     data: dict[str, dict[str, Any]] = {}
     variables: dict[tuple[str, str], str] = {}
     sections = sorted(SECTIONS, key=len, reverse=True)
     for name, value in sorted(environ.items()):
-        if not name.startswith(ENV_PREFIX) or name in NON_CONFIG_VARIABLES:
+        if not name.startswith(ENV_PREFIX):
             continue
         rest = name[len(ENV_PREFIX):].lower()
         section = next((s for s in sections if rest.startswith(s + "_") and len(rest) > len(s) + 1), None)
         if section is None:
-            known = ", ".join(sorted(SECTIONS))
-            others = ", ".join(NON_CONFIG_VARIABLES)
             raise ConfigError(message(
                 "config.env_not_setting", "environment: {name}: not a Croupier setting; expected "
-                "CROUPIER_<SECTION>_<KEY> with a section of {known} (or one of {others}); fix its name or unset "
-                "it, see docs/config.md", name=name, known=known, others=others))
+                "CROUPIER_<SECTION>_<KEY> with a section of {known}; fix its name or unset it, see docs/config.md",
+                name=name, known=", ".join(sorted(SECTIONS))))
         key = rest[len(section) + 1:]
         cls = SECTIONS[section]
         if key not in keys_of(cls):
@@ -232,5 +220,5 @@ def load_config(
     ])
 
 
-__all__ = ["NON_CONFIG_VARIABLES", "Layer", "default_config_text", "environment_layer", "load_config",
+__all__ = ["Layer", "default_config_text", "environment_layer", "load_config",
            "read_config_file", "serial_url"]

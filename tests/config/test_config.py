@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,7 @@ def test_every_section_takes_the_environment(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("environ, fragments", [
     ({"CROUPIER_TABEL_DECKS": "6"}, ["environment: CROUPIER_TABEL_DECKS: not a Croupier setting",
-                                     "CROUPIER_<SECTION>_<KEY>", "table", "CROUPIER_REQUIRE_PCSC"]),
+                                     "CROUPIER_<SECTION>_<KEY>", "table"]),
     ({"CROUPIER_DECKS": "6"}, ["CROUPIER_DECKS: not a Croupier setting"]),
     ({"CROUPIER_SERIAL_BAUD": "9600"}, ["environment: [serial] baud: unknown key", "baudrate, framing"]),
     ({"CROUPIER_SERIAL_BAUDRATE": "banana"}, ["environment: [serial] baudrate", "a whole number", "'banana'"]),
@@ -116,10 +117,28 @@ def test_bad_environment_is_refused(environ: dict[str, str], fragments: list[str
         assert fragment in str(caught.value)
 
 
-def test_the_tests_own_variables_are_not_config() -> None:
-    assert load_config(environ={"CROUPIER_PCSCD_PIDFILE": "/tmp/x", "CROUPIER_REQUIRE_PCSC": "1",
-                                "CROUPIER_REQUIRE_CHROMIUM": "1", "CROUPIER_TEST_MQTT": "127.0.0.1:1883",
-                                "CROUPIER_TEST_POSTGRES": "postgresql://127.0.0.1/x"}).table.decks == 8
+@pytest.mark.parametrize("name", ["CROUPIER_PCSCD_PIDFILE", "CROUPIER_REQUIRE_PCSC", "CROUPIER_REQUIRE_CHROMIUM",
+                                  "CROUPIER_TEST_MQTT", "CROUPIER_TEST_POSTGRES", "CROUPIER_UPDATE_SCREENSHOTS"])
+def test_the_loader_knows_no_variable_of_the_test_suite(name: str) -> None:
+    """The runtime loader knows settings only: what were the test suite's ``CROUPIER_*`` variables are refused like
+    any other name that is not a setting, and the refusal lists none of them."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={name: "1"})
+    assert str(caught.value) == (
+        f"environment: {name}: not a Croupier setting; expected CROUPIER_<SECTION>_<KEY> with a section of auth, "
+        "bets, driver, feed, journal, procedures, protection, scoreboard, serial, shoe, simulation, table; fix its "
+        "name or unset it, see docs/config.md")
+
+
+def test_the_test_suite_reads_and_sets_no_croupier_variable_of_its_own() -> None:
+    """The suite's own variables (services started by .ci/test, strictness switches) are outside ``CROUPIER_*``, so a
+    croupier process started by a test never sees one."""
+    root = Path(__file__).resolve().parents[2]
+    texts = [(root / ".ci" / "test").read_text(encoding="utf-8")]
+    texts += [path.read_text(encoding="utf-8") for path in (root / "tests").rglob("*.py")]
+    used = {name for text in texts
+            for name in re.findall(r"(?:export |environ\.get\(\"|environ\[\"|setenv\(\"|delenv\(\")(CROUPIER_\w+)", text)}
+    assert used == set()
 
 
 @pytest.mark.parametrize("text, fragments", [
