@@ -36,6 +36,14 @@ from config.typed import (
 )
 from controller.i18n.languages import LANGUAGES, language_problem
 from controller.i18n.message import Message, message
+from controller.terms import (
+    APPROVAL_ACTIONS,
+    BANKER_VARIANT_BETS,
+    BET_PAY_CLASSES,
+    OFFERABLE_BETS,
+    STANDARD_BETS,
+    Variant,
+)
 
 DEFAULT_CUT_FROM_END = 16
 MIN_CUT_FROM_END = 12
@@ -56,7 +64,7 @@ class TableSettings(Section, frozen=True):
     """``[table]``: the game."""
 
     decks: Annotated[int, Meta(ge=1, le=8)] = 8
-    variant: Literal["commission", "no_commission", "ez"] = "commission"
+    variant: Variant = "commission"
     dealing: Literal["face_up", "face_down"] = "face_up"
     reveal_confirm: Literal["none", "total"] = "none"
     language: Annotated[str, Meta(description=described(message(
@@ -72,34 +80,6 @@ class TableSettings(Section, frozen=True):
         if problem is not None:
             raise Refused(expected_got(one_of(LANGUAGES), language))
         return language
-
-
-BET_PAY_CLASSES: dict[str, tuple[str, ...]] = {
-    "player": ("win",),
-    "banker": ("win",),
-    "banker_no_commission": ("win", "win_with_6"),
-    "banker_ez": ("win",),
-    "tie": ("win",),
-    "player_pair": ("pair",),
-    "banker_pair": ("pair",),
-    "either_pair": ("pair",),
-    "perfect_pair": ("pair",),
-    "dragon_7": ("banker_three_card_7",),
-    "panda_8": ("player_three_card_8",),
-    "dragon_bonus_player": ("natural_win", "win_by_9", "win_by_8", "win_by_7", "win_by_6", "win_by_5", "win_by_4"),
-    "dragon_bonus_banker": ("natural_win", "win_by_9", "win_by_8", "win_by_7", "win_by_6", "win_by_5", "win_by_4"),
-    "big": ("big",),
-    "small": ("small",),
-    "lucky_6": ("two_cards", "three_cards"),
-}
-"""Each bet of the catalogue (controller/core/bets/catalogue.py, checked against this by a test) and
-the pay classes ``[bets.pays]`` may set for it."""
-
-BANKER_VARIANT_BETS = ("banker_no_commission", "banker_ez")
-"""Bets settled as ``banker`` when ``[table] variant`` picks them; not listed in ``[bets] offered``."""
-
-STANDARD_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
-OFFERABLE_BETS = tuple(name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS)
 
 
 class BetsSettings(Section, frozen=True):
@@ -329,10 +309,6 @@ IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
 
 DEFAULT_SUPERVISOR_ONLY: tuple[str, ...] = ("void", "manual", "foreign_card", "close_shoe")
 """Actions only a supervisor badge may approve, unless ``supervisor_only`` says otherwise."""
-APPROVAL_ACTIONS: tuple[str, ...] = ("burn", "void", "use", "manual", "online", "foreign_card", "close_shoe")
-"""Every action an approval can be asked for: a misdeal's resolutions, voiding for a foreign card
-(``foreign_card``) and closing the shoe early (``close_shoe``); the misdeal policy is checked against it."""
-
 DEFAULT_IDLE_SIGNOUT_SECONDS = 900.0
 DEFAULT_READ_APDU = "00CA010000"
 """GET DATA of the badge ID, used with ``identify = "apdu"`` when no ``read_apdu`` is given."""
@@ -629,6 +605,8 @@ def settings_from(data: Mapping[str, Any], source: str) -> Settings:
 
 __all__ = [
     "APPROVAL_ACTIONS",
+    "BANKER_VARIANT_BETS",
+    "BET_PAY_CLASSES",
     "DEFAULT_CUT_FROM_END",
     "DEFAULT_IDLE_SIGNOUT_SECONDS",
     "DEFAULT_READ_APDU",
@@ -636,8 +614,10 @@ __all__ = [
     "FLOOR_NAME",
     "IDENTIFY_MODES",
     "MIN_CUT_FROM_END",
+    "OFFERABLE_BETS",
     "ROLES",
     "SECTIONS",
+    "STANDARD_BETS",
     "AuthSettings",
     "Badge",
     "DriverSettings",
