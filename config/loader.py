@@ -13,16 +13,14 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 from config.default_data import default_data
-from config.schema import SECTIONS, SerialSettings, Settings, max_cut_from_end, settings_from
+from config.schema import SECTIONS, Settings, max_cut_from_end, settings_from
 from config.typed import Invalid, Problem, check_key, from_text, keys_of
 from controller.core.exceptions import ConfigError
 from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
-SERIAL_SCHEMES = ("serial", "socket", "loop")
 DEFAULTS = "built-in defaults"
 
 
@@ -187,25 +185,6 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
     return Layer("environment", data, variables)
 
 
-def serial_url(url: str, serial: SerialSettings) -> str:
-    """``url`` with the ``[serial]`` defaults for the options it leaves out (other schemes: unchanged).
-
-    Only options whose configured value differs from the driver's own default are added.
-    """
-    parts = urlsplit(url)
-    if parts.scheme not in SERIAL_SCHEMES:
-        return url
-    given = parse_qs(parts.query, keep_blank_values=True)
-    defaults = SerialSettings()
-    missing = {key: getattr(serial, key) for key in ("baudrate", "framing")
-               if key not in given and getattr(serial, key) != getattr(defaults, key)}
-    if not missing:
-        return url
-    base, hash_, fragment = url.partition("#")
-    joiner = "" if base.endswith(("?", "&")) else "&" if "?" in base else "?"
-    return f"{base}{joiner}{urlencode(missing)}{hash_}{fragment}"
-
-
 def load_config(
     path: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
@@ -221,4 +200,4 @@ def load_config(
 
 
 __all__ = ["Layer", "default_config_text", "environment_layer", "load_config",
-           "read_config_file", "serial_url"]
+           "read_config_file"]

@@ -328,8 +328,8 @@ def normalise_uid(text: str) -> str:
     return compact
 
 
-def parse_apdu(text: str) -> bytes:
-    """An APDU given as hex (spaces and colons allowed) as bytes; at least 4 bytes (CLA INS P1 P2).
+def apdu_hex(text: str) -> str:
+    """An APDU given as hex (spaces, colons and dashes allowed) as upper-case hex; at least 4 bytes (CLA INS P1 P2).
 
     Raises :class:`ValueError` (:class:`~config.typed.Worded`) naming the text.
     """
@@ -341,13 +341,7 @@ def parse_apdu(text: str) -> bytes:
     if len(data) < 4:
         raise Worded(message("config.apdu.short", "{given} is {count} bytes; an APDU has at least 4 (CLA INS P1 P2)",
                              given=repr(text), count=len(data)))
-    return data
-
-
-def reader_from_url(url: str) -> str | None:
-    """The reader name in ``pcsc://?reader=NAME`` (None when the URL names none)."""
-    values = parse_qs(urlsplit(url).query, keep_blank_values=True).get("reader")
-    return values[0] if values else None
+    return data.hex().upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,10 +351,6 @@ class Badge:
     uid: str
     name: str
     role: Role
-
-    def can_approve(self, action: str, supervisor_only: Collection[str]) -> bool:
-        """True when this badge's role may approve ``action``."""
-        return self.role == "supervisor" or action not in supervisor_only
 
 
 def _badge_entries(raw: Any) -> list[tuple[str, Any, Any]]:
@@ -449,7 +439,8 @@ class AuthSettings(Section, frozen=True):
 
     @check("reader")
     def _pcsc_url(reader: str | None, key: str) -> str | None:
-        if reader is not None and (urlsplit(reader).scheme != "pcsc" or not reader_from_url(reader)):
+        parts = urlsplit(reader or "")
+        if reader is not None and (parts.scheme != "pcsc" or not parse_qs(parts.query).get("reader")):
             raise Refused(expected_got(expected_words(AuthSettings, key), reader))
         return reader
 
@@ -458,7 +449,7 @@ class AuthSettings(Section, frozen=True):
         if value is None:
             return None
         try:
-            return parse_apdu(value).hex().upper()
+            return apdu_hex(value)
         except ValueError as error:
             what = expected_words(AuthSettings, key)
             raise Refused(message("config.refused.apdu", "expected {what}, got {given} ({error})", what=what,
@@ -501,11 +492,6 @@ class AuthSettings(Section, frozen=True):
             raise Refused(message("config.refused.reader_missing", "expected {what} when auth.enabled = true, got "
                                   "nothing", what=expected_words(AuthSettings, "reader")),
                           key="reader", blame="enabled")
-
-    @property
-    def reader_name(self) -> str | None:
-        """The PC/SC reader name from :attr:`reader` (None: not configured)."""
-        return None if self.reader is None else reader_from_url(self.reader)
 
     def badge(self, uid: str) -> Badge | None:
         """The enrolled badge with this UID (any case or separators), or None."""
@@ -635,15 +621,14 @@ __all__ = [
     "ShoeSettings",
     "SimulationSettings",
     "TableSettings",
+    "apdu_hex",
     "check",
     "convert_section",
     "expected",
     "keys_of",
     "max_cut_from_end",
     "normalise_uid",
-    "parse_apdu",
     "parse_host_port",
-    "reader_from_url",
     "settings_data",
     "settings_from",
 ]

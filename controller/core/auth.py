@@ -48,8 +48,6 @@ from config.schema import (
     Role,
     convert_section,
     normalise_uid,
-    parse_apdu,
-    reader_from_url,
 )
 from controller.core.events import (
     ApprovalEvent,
@@ -201,7 +199,7 @@ class Authority:
         shown = _shown_uid(uid)
         if badge is None:
             return False, [_approval_refused(action, shown, _UNKNOWN)]
-        if not badge.can_approve(action, self.supervisor_only):
+        if badge.role != "supervisor" and action in self.supervisor_only:
             why = message("auth.refused.role", "role {role} cannot approve {action}", role=badge.role, action=action)
             return False, [_approval_refused(action, badge.uid, why)]
         if self.settings.two_person and self._dealer is not None and self._dealer.uid == badge.uid:
@@ -248,5 +246,5 @@ def _shown_uid(uid: str) -> str:
 __all__ = [
     "ACK_ALERT", "ALWAYS_SUPERVISOR", "DEFAULT_IDLE_SIGNOUT_SECONDS", "DEFAULT_READ_APDU", "DEFAULT_SUPERVISOR_ONLY",
     "IDENTIFY_MODES", "ROLES", "UNKNOWN_BADGE", "AuthSettings", "Authority", "Badge", "Identify", "Role",
-    "normalise_uid", "parse_apdu", "reader_from_url", "settings_from_dict",
+    "normalise_uid", "settings_from_dict",
 ]

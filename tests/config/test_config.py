@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from config.loader import default_config_text, environment_layer, load_config, serial_url
+from config.loader import default_config_text, environment_layer, load_config
 from config.schema import AuthSettings, Badge, Settings, keys_of, settings_data
 from controller.core.exceptions import ConfigError
 from tests.inprocess import croupier_in_process
@@ -157,15 +157,6 @@ def test_serial_and_scoreboard_keys_are_checked(tmp_path: Path, text: str, fragm
         assert fragment in str(caught.value)
 
 
-def test_serial_defaults_fill_only_what_the_url_leaves_out(tmp_path: Path) -> None:
-    serial = load_config(write(tmp_path, "[serial]\nbaudrate = 19200\nframing = \"stx\"\n"), environ={}).serial
-    assert serial_url("serial:///dev/ttyUSB0", serial) == "serial:///dev/ttyUSB0?baudrate=19200&framing=stx"
-    assert serial_url("serial:///dev/ttyUSB0?baudrate=9600&indicator=1", serial) == \
-        "serial:///dev/ttyUSB0?baudrate=9600&indicator=1&framing=stx"
-    assert serial_url("mock://?seed=1", serial) == "mock://?seed=1"
-    assert serial_url("serial:///dev/ttyUSB0", load_config(environ={}).serial) == "serial:///dev/ttyUSB0"
-
-
 @pytest.mark.parametrize("where, fragments", [
     ({"file": "[table]\ndecks = 1\n[shoe]\ncut_card_from_end = 60\n"},
      ["table.toml: [shoe] cut_card_from_end", "at most 26", "table.toml), got 60"]),
@@ -227,7 +218,8 @@ def test_auth_layers_merge_key_by_key_into_the_typed_section(tmp_path: Path) -> 
                            '[auth.badges."04:a1:b2"]\nname = " Alice "\nrole = "dealer"\n')
     auth = load_config(path, environ={"CROUPIER_AUTH_TWO_PERSON": "false"},
                        overrides={"auth": {"idle_signout_seconds": 0}}).auth
-    assert (auth.enabled, auth.reader_name, auth.two_person, auth.idle_signout_seconds) == (True, "R", False, 0.0)
+    assert (auth.enabled, auth.reader, auth.two_person, auth.idle_signout_seconds) == (
+        True, "pcsc://?reader=R", False, 0.0)
     assert auth.read_apdu == "00CA010000"
     assert auth.badge("04A1B2") == Badge("04A1B2", "Alice", "dealer")
     assert load_config(environ={}).auth == AuthSettings()
@@ -308,3 +300,13 @@ def test_a_bad_feed_url_in_the_file_is_refused_even_where_it_is_not_used(tmp_pat
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("croupier simulate: "), lines
     assert f"{path}: [feed] url 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]
+
+
+def test_config_keeps_data_and_validation_only() -> None:
+    """Driver and approval logic lives with its owners (drivers.serial, drivers.pcsc, controller.core.auth)."""
+    import config.loader
+    import config.schema
+
+    assert not hasattr(config.loader, "serial_url")
+    assert not hasattr(config.schema, "parse_apdu") and not hasattr(config.schema, "reader_from_url")
+    assert not hasattr(Badge, "can_approve") and not hasattr(AuthSettings, "reader_name")
