@@ -16,7 +16,7 @@ from typing import Any
 
 from config.default_data import default_data
 from config.schema import SECTIONS, Settings, max_cut_from_end, settings_from
-from config.typed import Invalid, Problem, check_key, from_text, keys_of
+from config.typed import Invalid, Problem, convert_section, from_text, keys_of
 from controller.core.exceptions import ConfigError
 from controller.i18n.message import message
 
@@ -43,7 +43,7 @@ class Layer:
 
 def _label(problem: Problem, variable: str | None) -> str:
     """``[table] decks``, or for ``[auth]`` ``auth.badges.04A1.role`` (from the environment: ``[auth] key (VAR)``)."""
-    section, path = problem.section or "", f"{problem.key or ''}{problem.below}"
+    section, path = problem.section, f"{problem.key}{problem.below}"
     if section != "auth":
         return f"[{section}] {path}" if path else f"[{section}]"
     return f"[auth] {path} ({variable})" if variable else f"auth.{path}" if path else "[auth]"
@@ -51,25 +51,21 @@ def _label(problem: Problem, variable: str | None) -> str:
 
 def _value_problem(problem: Problem, given_in: str, variable: str | None) -> ConfigError:
     """The one-line error of ``problem``, a value given in ``given_in`` (from the environment: ``variable``)."""
-    section = problem.section or ""
-    typed = problem.given_type and variable is None and section != "auth"
+    typed = problem.given_type and variable is None and problem.section != "auth"
     shown = f" ({problem.given_type})" if typed else ""
-    worded = problem.worded or message("config.value_problem.english", "{text}", text=problem.message)
     return ConfigError(message("config.value_problem", "{source}: {label}: {problem}{shown}", source=given_in,
-                               label=_label(problem, variable), problem=worded, shown=shown))
+                               label=_label(problem, variable), problem=problem.worded, shown=shown))
 
 
 def _check_every_value(layer: Layer) -> None:
     """Refuse a bad value of ``layer`` even where it does not count: a later layer overrides its key (the file's
     ``rounds = -1`` under ``--rounds 2``), or the feature that reads it is off (a ``[feed] site`` with no feed)."""
     for section, table in layer.data.items():
-        cls = SECTIONS[section]
-        for key in keys_of(cls):
-            if key in table:
-                try:
-                    check_key(cls, section, key, table[key])
-                except Invalid as error:
-                    raise _value_problem(error.problem, layer.source, layer.variables.get((section, key))) from None
+        try:
+            convert_section(SECTIONS[section], table, section, across=False)
+        except Invalid as error:
+            variable = layer.variables.get((section, error.problem.key))
+            raise _value_problem(error.problem, layer.source, variable) from None
 
 
 def _merge(layers: list[Layer]) -> Settings:
@@ -104,11 +100,10 @@ def _merge(layers: list[Layer]) -> Settings:
         settings = settings_from(merged, source)
     except Invalid as error:
         problem = error.problem
-        section = problem.section or ""
-        if (section, problem.key or "") in origin:
-            given_in, variable = origin[section, problem.key or ""]
+        if (problem.section, problem.key) in origin:
+            given_in, variable = origin[problem.section, problem.key]
         else:
-            given_in, variable = origin.get((section, problem.blame or ""), (DEFAULTS, None))[0], None
+            given_in, variable = origin.get((problem.section, problem.blame or ""), (DEFAULTS, None))[0], None
         raise _value_problem(problem, given_in, variable) from None
     for layer in layers:
         _check_every_value(layer)
