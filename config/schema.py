@@ -9,8 +9,6 @@ one-line errors name the key, what was expected and what was given. The bet name
 :mod:`controller.terms`', shared with the core.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
@@ -419,8 +417,13 @@ def _badges_from(raw: Any) -> dict[str, Badge]:
 
 
 def _pcsc_url(reader: str | None) -> str | None:
-    parts = urlsplit(reader or "")
-    if reader is not None and (parts.scheme != "pcsc" or not parse_qs(parts.query).get("reader")):
+    if reader is None:
+        return None
+    try:
+        parts = urlsplit(reader)
+    except ValueError:  # an unclosed [IPv6] host
+        raise Refused.expected(reader) from None
+    if parts.scheme != "pcsc" or not parse_qs(parts.query).get("reader"):
         raise Refused.expected(reader)
     return reader
 

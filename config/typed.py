@@ -8,8 +8,6 @@ not have its type; and the keys before a key with a problem are converted alone 
 in the order of the schema is the one reported.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -46,7 +44,7 @@ class Refused(Exception):
         self.given = given
 
     @classmethod
-    def expected(cls, given: Any, below: str = "") -> Refused:
+    def expected(cls, given: Any, below: str = "") -> "Refused":
         """``expected`` what the key takes, ``got`` ``given``."""
         return cls(None, below, given=given)
 

@@ -310,3 +310,10 @@ def test_config_keeps_data_and_validation_only() -> None:
     assert not hasattr(config.loader, "serial_url")
     assert not hasattr(config.schema, "parse_apdu") and not hasattr(config.schema, "reader_from_url")
     assert not hasattr(Badge, "can_approve") and not hasattr(AuthSettings, "reader_name")
+
+
+def test_a_reader_url_python_cannot_split_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={"CROUPIER_AUTH_READER": "pcsc://[x?reader=R"})
+    assert str(caught.value) == ("environment: [auth] reader (CROUPIER_AUTH_READER): expected a PC/SC reader URL, "
+                                 "pcsc://?reader=NAME, got 'pcsc://[x?reader=R'")
