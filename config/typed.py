@@ -155,7 +155,8 @@ def _meta(section: type[msgspec.Struct], key: str) -> msgspec.Meta:
 
 
 def expected_words(section: type[msgspec.Struct], key: str) -> Message:
-    """What ``key`` of ``section`` takes, as a message (``a whole number from 1 to 8``)."""
+    """What ``key`` of ``section`` takes, as a message (``a whole number from 1 to 8``): its words, or from its type
+    (every key that is not a string, a flag, a choice or a bounded whole number has its words)."""
     meta = _meta(section, key)
     if meta.extra and _EXPECTS in meta.extra:
         words: Message = meta.extra[_EXPECTS]
@@ -167,13 +168,9 @@ def expected_words(section: type[msgspec.Struct], key: str) -> Message:
     if kind is int and meta.ge is not None and meta.le is not None:
         return message("config.expected.whole_from_to", "a whole number from {low} to {high}", low=int(meta.ge),
                        high=int(meta.le))
-    if kind is int:
-        return message("config.expected.whole", "a whole number")
     if kind is bool:
         return message("config.expected.bool", "true or false")
-    if kind is str:
-        return message("config.expected.string", "a string")
-    return message("config.expected.value", "a value")
+    return message("config.expected.string", "a string")
 
 
 def expected_got(what: Message, given: Any) -> Message:

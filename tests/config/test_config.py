@@ -317,3 +317,13 @@ def test_a_reader_url_python_cannot_split_is_a_one_line_error() -> None:
         load_config(environ={"CROUPIER_AUTH_READER": "pcsc://[x?reader=R"})
     assert str(caught.value) == ("environment: [auth] reader (CROUPIER_AUTH_READER): expected a PC/SC reader URL, "
                                  "pcsc://?reader=NAME, got 'pcsc://[x?reader=R'")
+
+
+def test_every_key_says_what_it_takes() -> None:
+    """A key's words are its own, or follow from a type that says it all (no key is called "a string" but a string)."""
+    from config.schema import SECTIONS
+    from config.typed import base_type, expected_words
+
+    for section in SECTIONS.values():
+        for key in keys_of(section):
+            assert expected_words(section, key).english() != "a string" or base_type(section, key) is str, key
