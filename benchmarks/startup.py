@@ -52,7 +52,7 @@ NOTE = ("`croupier --help` imports no command module (the commands are listed fr
         "about 45 ms of enumeration) and the shipped catalogues' messages (`controller/i18n/builtin.py`: "
         "neither Babel nor a `.po` file is read unless `[table] messages_dir` names a house's own), and the "
         "embedded `config/default.toml`, parsed (`config/default_data.py`: `tomllib` is imported only for a "
-        "`--config` file). The typed config is built on msgspec (`config/schema.py`, checked key by key by "
+        "`--config` file). The typed config is built on msgspec (`config/schema.py`, each section converted whole by "
         "`config/typed.py`) instead of pydantic, whose import alone took about 57 ms of CPU; `importlib.metadata` "
         "(about 10 ms) is imported only when a driver URL names no built-in scheme, and the `croupier` executable "
         "(`controller.cli.main.entry`) freezes what is left out of the garbage collector's reach before the "

@@ -2,7 +2,7 @@
 
 The embedded default is ``config/default.toml`` (shipped with the package).
 Environment variables are ``CROUPIER_<SECTION>_<KEY>`` (``CROUPIER_TABLE_DECKS=6``), for every
-section; any other ``CROUPIER_*`` variable is refused unless it is in :data:`NON_CONFIG_VARIABLES`.
+section; any other ``CROUPIER_*`` variable is refused.
 Every problem raises :class:`ConfigError` naming the source, the key, the
 expected value and what was given.
 """
@@ -13,25 +13,14 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
 
 from config.default_data import default_data
-from config.schema import SECTIONS, SerialSettings, Settings, max_cut_from_end, settings_from
-from config.typed import Invalid, Problem, check_key, from_text, keys_of
+from config.schema import SECTIONS, Settings, max_cut_from_end, settings_from
+from config.typed import Invalid, Problem, convert_section, from_text, keys_of
 from controller.core.exceptions import ConfigError
 from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
-NON_CONFIG_VARIABLES: dict[str, str] = {
-    "CROUPIER_PCSCD_PIDFILE": "the PID file of the pcscd that .ci/test started, for the PC/SC tests",
-    "CROUPIER_REQUIRE_PCSC": "1: the PC/SC tests fail instead of skipping when PC/SC is missing",
-    "CROUPIER_REQUIRE_CHROMIUM": "1: the scoreboard's browser tests fail instead of skipping without chromium",
-    "CROUPIER_TEST_MQTT": "the floor tests: HOST:PORT of the Mosquitto that .ci/test started",
-    "CROUPIER_TEST_POSTGRES": "the floor tests: the postgresql:// URL of the PostgreSQL that .ci/test started",
-}
-"""``CROUPIER_*`` variables that are not config (documented in docs/config.md); every other one must name
-a section and key."""
-SERIAL_SCHEMES = ("serial", "socket", "loop")
 DEFAULTS = "built-in defaults"
 
 
@@ -54,7 +43,7 @@ class Layer:
 
 def _label(problem: Problem, variable: str | None) -> str:
     """``[table] decks``, or for ``[auth]`` ``auth.badges.04A1.role`` (from the environment: ``[auth] key (VAR)``)."""
-    section, path = problem.section or "", f"{problem.key or ''}{problem.below}"
+    section, path = problem.section, f"{problem.key}{problem.below}"
     if section != "auth":
         return f"[{section}] {path}" if path else f"[{section}]"
     return f"[auth] {path} ({variable})" if variable else f"auth.{path}" if path else "[auth]"
@@ -62,25 +51,21 @@ def _label(problem: Problem, variable: str | None) -> str:
 
 def _value_problem(problem: Problem, given_in: str, variable: str | None) -> ConfigError:
     """The one-line error of ``problem``, a value given in ``given_in`` (from the environment: ``variable``)."""
-    section = problem.section or ""
-    typed = problem.given_type and variable is None and section != "auth"
+    typed = problem.given_type and variable is None and problem.section != "auth"
     shown = f" ({problem.given_type})" if typed else ""
-    worded = problem.worded or message("config.value_problem.english", "{text}", text=problem.message)
     return ConfigError(message("config.value_problem", "{source}: {label}: {problem}{shown}", source=given_in,
-                               label=_label(problem, variable), problem=worded, shown=shown))
+                               label=_label(problem, variable), problem=problem.worded, shown=shown))
 
 
 def _check_every_value(layer: Layer) -> None:
     """Refuse a bad value of ``layer`` even where it does not count: a later layer overrides its key (the file's
     ``rounds = -1`` under ``--rounds 2``), or the feature that reads it is off (a ``[feed] site`` with no feed)."""
     for section, table in layer.data.items():
-        cls = SECTIONS[section]
-        for key in keys_of(cls):
-            if key in table:
-                try:
-                    check_key(cls, section, key, table[key])
-                except Invalid as error:
-                    raise _value_problem(error.problem, layer.source, layer.variables.get((section, key))) from None
+        try:
+            convert_section(SECTIONS[section], table, section, across=False)
+        except Invalid as error:
+            variable = layer.variables.get((section, error.problem.key))
+            raise _value_problem(error.problem, layer.source, variable) from None
 
 
 def _merge(layers: list[Layer]) -> Settings:
@@ -115,11 +100,10 @@ def _merge(layers: list[Layer]) -> Settings:
         settings = settings_from(merged, source)
     except Invalid as error:
         problem = error.problem
-        section = problem.section or ""
-        if (section, problem.key or "") in origin:
-            given_in, variable = origin[section, problem.key or ""]
+        if (problem.section, problem.key) in origin:
+            given_in, variable = origin[problem.section, problem.key]
         else:
-            given_in, variable = origin.get((section, problem.blame or ""), (DEFAULTS, None))[0], None
+            given_in, variable = origin.get((problem.section, problem.blame or ""), (DEFAULTS, None))[0], None
         raise _value_problem(problem, given_in, variable) from None
     for layer in layers:
         _check_every_value(layer)
@@ -165,24 +149,21 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
     """``CROUPIER_<SECTION>_<KEY>`` variables as a config layer, for every section.
 
     Each value is converted to the type its key takes (a list is comma-separated). A ``CROUPIER_*``
-    variable that names no section and key, or a key only the file may set, and is not in
-    :data:`NON_CONFIG_VARIABLES` is refused.
+    variable that names no section and key, or a key only the file may set, is refused.
     """
     data: dict[str, dict[str, Any]] = {}
     variables: dict[tuple[str, str], str] = {}
     sections = sorted(SECTIONS, key=len, reverse=True)
     for name, value in sorted(environ.items()):
-        if not name.startswith(ENV_PREFIX) or name in NON_CONFIG_VARIABLES:
+        if not name.startswith(ENV_PREFIX):
             continue
         rest = name[len(ENV_PREFIX):].lower()
         section = next((s for s in sections if rest.startswith(s + "_") and len(rest) > len(s) + 1), None)
         if section is None:
-            known = ", ".join(sorted(SECTIONS))
-            others = ", ".join(NON_CONFIG_VARIABLES)
             raise ConfigError(message(
                 "config.env_not_setting", "environment: {name}: not a Croupier setting; expected "
-                "CROUPIER_<SECTION>_<KEY> with a section of {known} (or one of {others}); fix its name or unset "
-                "it, see docs/config.md", name=name, known=known, others=others))
+                "CROUPIER_<SECTION>_<KEY> with a section of {known}; fix its name or unset it, see docs/config.md",
+                name=name, known=", ".join(sorted(SECTIONS))))
         key = rest[len(section) + 1:]
         cls = SECTIONS[section]
         if key not in keys_of(cls):
@@ -199,25 +180,6 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
     return Layer("environment", data, variables)
 
 
-def serial_url(url: str, serial: SerialSettings) -> str:
-    """``url`` with the ``[serial]`` defaults for the options it leaves out (other schemes: unchanged).
-
-    Only options whose configured value differs from the driver's own default are added.
-    """
-    parts = urlsplit(url)
-    if parts.scheme not in SERIAL_SCHEMES:
-        return url
-    given = parse_qs(parts.query, keep_blank_values=True)
-    defaults = SerialSettings()
-    missing = {key: getattr(serial, key) for key in ("baudrate", "framing")
-               if key not in given and getattr(serial, key) != getattr(defaults, key)}
-    if not missing:
-        return url
-    base, hash_, fragment = url.partition("#")
-    joiner = "" if base.endswith(("?", "&")) else "&" if "?" in base else "?"
-    return f"{base}{joiner}{urlencode(missing)}{hash_}{fragment}"
-
-
 def load_config(
     path: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
@@ -232,5 +194,5 @@ def load_config(
     ])
 
 
-__all__ = ["NON_CONFIG_VARIABLES", "Layer", "default_config_text", "environment_layer", "load_config",
-           "read_config_file", "serial_url"]
+__all__ = ["Layer", "default_config_text", "environment_layer", "load_config",
+           "read_config_file"]

@@ -2,12 +2,12 @@
 the only config module the core imports.
 
 The loader (:mod:`config.loader`) reads the file, the environment and the command line into
-:class:`Settings` (:func:`settings_from`). Values are checked strictly (a TOML file gives them typed); a
-check that refuses a value raises :class:`Refused`, and :func:`expected` says what a key takes, so that
-the loader's one-line errors name the key, what was expected and what was given.
+:class:`Settings` (:func:`settings_from`). Values are checked strictly (a TOML file gives them typed): each
+key's type and bounds by msgspec, its own check by the function its section's ``CHECKS`` names, which
+returns the value or raises :class:`Refused`; ``expects`` says what a key takes, so that the loader's
+one-line errors name the key, what was expected and what was given. The bet names and approval actions are
+:mod:`controller.terms`', shared with the core.
 """
-
-from __future__ import annotations
 
 import re
 from collections.abc import Collection, Mapping
@@ -20,22 +20,31 @@ import msgspec
 from msgspec import Meta, field
 
 from config.typed import (
+    Check,
     Invalid,
     Problem,
     Refused,
     Section,
     Worded,
-    check,
     convert_section,
-    described,
-    expected,
     expected_got,
     expected_words,
+    expects,
     keys_of,
     worded_problem,
 )
 from controller.i18n.languages import LANGUAGES, language_problem
 from controller.i18n.message import Message, message
+from controller.terms import (
+    APPROVAL_ACTIONS,
+    BANKER_VARIANT_BETS,
+    BET_PAY_CLASSES,
+    OFFERABLE_BETS,
+    STANDARD_BETS,
+    ApprovalAction,
+    BetName,
+    Variant,
+)
 
 DEFAULT_CUT_FROM_END = 16
 MIN_CUT_FROM_END = 12
@@ -52,109 +61,59 @@ def max_cut_from_end(decks: int) -> int:
     return min(100, 26 * decks)
 
 
+def _known_language(language: str) -> str:
+    if language_problem(language) is not None:
+        raise Refused(expected_got(one_of(LANGUAGES), language))
+    return language
+
+
 class TableSettings(Section, frozen=True):
     """``[table]``: the game."""
 
     decks: Annotated[int, Meta(ge=1, le=8)] = 8
-    variant: Literal["commission", "no_commission", "ez"] = "commission"
+    variant: Variant = "commission"
     dealing: Literal["face_up", "face_down"] = "face_up"
     reveal_confirm: Literal["none", "total"] = "none"
-    language: Annotated[str, Meta(description=described(message(
+    language: Annotated[str, Meta(extra=expects(message(
         "config.expected.table.language", "the dealer's language: one of {languages}",
         languages=", ".join(LANGUAGES))))] = "en"
-    messages_dir: Annotated[str, Meta(description=described(message(
+    messages_dir: Annotated[str, Meta(extra=expects(message(
         "config.expected.table.messages_dir", 'a directory of the house\'s own <language>.po files '
                                                   '(docs/languages.md); "" = none')))] = ""
 
-    @check("language")
-    def _known_language(language: str, key: str) -> str:
-        problem = language_problem(language)
-        if problem is not None:
-            raise Refused(expected_got(one_of(LANGUAGES), language))
-        return language
+    CHECKS: ClassVar[Mapping[str, Check]] = {"language": _known_language}
 
 
-BET_PAY_CLASSES: dict[str, tuple[str, ...]] = {
-    "player": ("win",),
-    "banker": ("win",),
-    "banker_no_commission": ("win", "win_with_6"),
-    "banker_ez": ("win",),
-    "tie": ("win",),
-    "player_pair": ("pair",),
-    "banker_pair": ("pair",),
-    "either_pair": ("pair",),
-    "perfect_pair": ("pair",),
-    "dragon_7": ("banker_three_card_7",),
-    "panda_8": ("player_three_card_8",),
-    "dragon_bonus_player": ("natural_win", "win_by_9", "win_by_8", "win_by_7", "win_by_6", "win_by_5", "win_by_4"),
-    "dragon_bonus_banker": ("natural_win", "win_by_9", "win_by_8", "win_by_7", "win_by_6", "win_by_5", "win_by_4"),
-    "big": ("big",),
-    "small": ("small",),
-    "lucky_6": ("two_cards", "three_cards"),
-}
-"""Each bet of the catalogue (controller/core/bets/catalogue.py, checked against this by a test) and
-the pay classes ``[bets.pays]`` may set for it."""
-
-BANKER_VARIANT_BETS = ("banker_no_commission", "banker_ez")
-"""Bets settled as ``banker`` when ``[table] variant`` picks them; not listed in ``[bets] offered``."""
-
-STANDARD_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
-OFFERABLE_BETS = tuple(name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS)
+def _offered_names(names: Any) -> Any:
+    """Each bet of ``[bets] offered`` is one the house may offer (the banker's variant is ``[table] variant``)."""
+    if isinstance(names, list):
+        for index, name in enumerate(names):
+            if name in BANKER_VARIANT_BETS:
+                raise Refused(message("config.refused.banker_variant", "expected one of {names}, got {given} "
+                                      "(the banker bet's variant is [table] variant)", names=", ".join(OFFERABLE_BETS),
+                                      given=repr(name)), f"[{index}]")
+            if not isinstance(name, str) or name not in OFFERABLE_BETS:
+                raise Refused(expected_got(one_of(OFFERABLE_BETS), name), f"[{index}]")
+    return names
 
 
-class BetsSettings(Section, frozen=True):
-    """``[bets]``: the bets the house offers, their pay tables, and the live edge of every bet."""
-
-    FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"pays"})
-
-    offered: Annotated[list[str], Meta(description=described(message(
-        "config.expected.bets.offered", 'a list of bet names, e.g. ["player", "banker", "tie", "dragon_7"]')))] = \
-        field(default_factory=lambda: list(STANDARD_BETS))
-    pays: Annotated[dict[str, dict[str, int | float | str]], Meta(description=described(message(
-        "config.expected.bets.pays", "a table of pay tables keyed by bet, e.g. {example}",
-        example="{tie = {win = 9}}")))] = \
-        field(default_factory=dict)
-    live_edge: Annotated[bool, Meta(description=described(message(
-        "config.expected.bets.live_edge", "true or false")))] = True
-    alert_above: Annotated[float, Meta(description=described(message(
-        "config.expected.bets.alert_above", "a number from -1 to 1 (expected net win per unit)")))] = 0.0
-
-    @check("offered", before=True)
-    def _bet_names(names: Any, key: str) -> Any:
-        allowed = OFFERABLE_BETS
-        if isinstance(names, list):
-            for index, name in enumerate(names):
-                if name in BANKER_VARIANT_BETS:
-                    raise Refused(message("config.refused.banker_variant", "expected one of {names}, got {given} "
-                                          "(the banker bet's variant is [table] variant)", names=", ".join(allowed),
-                                          given=repr(name)), f"[{index}]")
-                if not isinstance(name, str) or name not in allowed:
-                    raise Refused(expected_got(one_of(allowed), name), f"[{index}]")
-        return names
-
-    @check("pays", before=True)
-    def _pay_tables(raw: Any, key: str) -> Any:
-        if not isinstance(raw, dict):
-            raise Refused(expected_got(expected_words(BetsSettings, key), raw))
-        for bet, table in raw.items():
-            classes = BET_PAY_CLASSES.get(bet)
-            if classes is None:
-                raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
-                                                   names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
-            if not isinstance(table, dict):
-                raise Refused(expected_got(message("config.expected.pay_classes", "a table of pay classes ({classes})",
-                                                   classes=", ".join(classes)), table), f".{bet}")
-            for pay_class, value in table.items():
-                if pay_class not in classes:
-                    raise Refused(expected_got(one_of(classes), pay_class), f".{bet}")
-                _check_pay(value, f".{bet}.{pay_class}")
-        return raw
-
-    @check("alert_above")
-    def _edge_range(value: float, key: str) -> float:
-        if not -1 <= value <= 1:
-            raise Refused(expected_got(expected_words(BetsSettings, key), value))
-        return value
+def _pay_tables(raw: Any) -> Any:
+    """``[bets.pays]``: a table of pay classes for each bet, each pay a number of units won (:func:`_check_pay`)."""
+    if not isinstance(raw, dict):
+        raise Refused.expected(raw)
+    for bet, table in raw.items():
+        classes = BET_PAY_CLASSES.get(bet)
+        if classes is None:
+            raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
+                                               names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
+        if not isinstance(table, dict):
+            raise Refused(expected_got(message("config.expected.pay_classes", "a table of pay classes ({classes})",
+                                               classes=", ".join(classes)), table), f".{bet}")
+        for pay_class, value in table.items():
+            if pay_class not in classes:
+                raise Refused(expected_got(one_of(classes), pay_class), f".{bet}")
+            _check_pay(value, f".{bet}.{pay_class}")
+    return raw
 
 
 def _check_pay(value: Any, below: str) -> None:
@@ -171,6 +130,34 @@ def _check_pay(value: Any, below: str) -> None:
     if amount != amount.quantize(Decimal("0.000001")):
         raise Refused(message("config.refused.pay_decimals", "expected {what}, with at most six decimal places, got "
                               "{given}", what=pay, given=repr(value)), below)
+
+
+def _edge_range(value: float) -> float:
+    if not -1 <= value <= 1:
+        raise Refused.expected(value)
+    return value
+
+
+class BetsSettings(Section, frozen=True):
+    """``[bets]``: the bets the house offers, their pay tables, and the live edge of every bet."""
+
+    FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"pays"})
+
+    offered: Annotated[list[BetName], Meta(extra=expects(message(
+        "config.expected.bets.offered", 'a list of bet names, e.g. ["player", "banker", "tie", "dragon_7"]')))] = \
+        field(default_factory=lambda: list(STANDARD_BETS))
+    pays: Annotated[dict[str, dict[str, int | float | str]], Meta(extra=expects(message(
+        "config.expected.bets.pays", "a table of pay tables keyed by bet, e.g. {example}",
+        example="{tie = {win = 9}}")))] = \
+        field(default_factory=dict)
+    live_edge: Annotated[bool, Meta(extra=expects(message(
+        "config.expected.bets.live_edge", "true or false")))] = True
+    alert_above: Annotated[float, Meta(extra=expects(message(
+        "config.expected.bets.alert_above", "a number from -1 to 1 (expected net win per unit)")))] = 0.0
+
+    CHECKS: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables,
+                                             "alert_above": _edge_range}
+    AS_GIVEN: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables}
 
 
 class DriverSettings(Section, frozen=True):
@@ -240,21 +227,19 @@ def parse_host_port(text: str) -> tuple[str, int]:
     return host.strip("[]"), port
 
 
-class ScoreboardSettings(Section, frozen=True):
-    """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
+def _host_port(address: str) -> str:
+    if address:
+        try:
+            parse_host_port(address)
+        except ValueError as error:
+            raise Refused(message("config.refused.address", "{problem}, got {given}",
+                                  problem=worded_problem(error), given=repr(address))) from None
+    return address
 
-    address: Annotated[str, Meta(description=described(message(
-        "config.expected.scoreboard.address", 'HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')))] = ""
-    table_name: Annotated[str, Meta(description=described(message(
-        "config.expected.scoreboard.table_name", 'the table\'s name on the board, up to 40 characters, '
-                                                'e.g. "Baccarat 3" ("" = none)')))] = ""
-    limits: Annotated[str, Meta(description=described(message(
-        "config.expected.scoreboard.limits", 'the table limits on the board, up to 80 characters, '
-                                            'e.g. "Min 100 - Max 10,000" ("" = none)')))] = ""
 
-    @check("table_name", "limits")
-    def _board_text(text: str, key: str) -> str:
-        longest = 40 if key == "table_name" else 80
+def _board_text(longest: int) -> Check:
+    """Text for the board's header: one printable line of at most ``longest`` characters."""
+    def check(text: str) -> str:
         if len(text) > longest:
             raise Refused(message("config.refused.too_long", "at most {longest} characters, got {length}",
                                   longest=longest, length=len(text)))
@@ -262,32 +247,37 @@ class ScoreboardSettings(Section, frozen=True):
             raise Refused(message("config.refused.not_printable", "printable text on one line (no control "
                                   "characters), got {given}", given=repr(text)))
         return text
+    return check
 
-    languages: Annotated[list[str], Meta(min_length=1, max_length=2, description=described(message(
+
+def _known_languages(languages: list[str]) -> list[str]:
+    for index, language in enumerate(languages):
+        if language_problem(language) is not None:
+            raise Refused(expected_got(one_of(LANGUAGES), language), below=f"[{index}]")
+    if len(set(languages)) != len(languages):
+        raise Refused(expected_got(message("config.expected.different_languages", "different languages"), languages))
+    return languages
+
+
+class ScoreboardSettings(Section, frozen=True):
+    """``[scoreboard]``: where ``croupier run``/``simulate`` serve the web scoreboard without ``--scoreboard``."""
+
+    address: Annotated[str, Meta(extra=expects(message(
+        "config.expected.scoreboard.address", 'HOST:PORT, e.g. "127.0.0.1:8080" ("" = no scoreboard)')))] = ""
+    table_name: Annotated[str, Meta(extra=expects(message(
+        "config.expected.scoreboard.table_name", 'the table\'s name on the board, up to 40 characters, '
+                                                'e.g. "Baccarat 3" ("" = none)')))] = ""
+    limits: Annotated[str, Meta(extra=expects(message(
+        "config.expected.scoreboard.limits", 'the table limits on the board, up to 80 characters, '
+                                            'e.g. "Min 100 - Max 10,000" ("" = none)')))] = ""
+    languages: Annotated[list[str], Meta(min_length=1, max_length=2, extra=expects(message(
         "config.expected.scoreboard.languages", "the board's languages, the "
                                          "first on top (e.g. [\"zh_Hant\", \"en\"])")))] = field(
         default_factory=list)
     """Not set (empty): the board speaks ``[table] language``; set, it must name one or two languages."""
 
-    @check("languages")
-    def _known_languages(languages: list[str], key: str) -> list[str]:
-        for index, language in enumerate(languages):
-            if language_problem(language) is not None:
-                raise Refused(expected_got(one_of(LANGUAGES), language), below=f"[{index}]")
-        if len(set(languages)) != len(languages):
-            raise Refused(expected_got(message("config.expected.different_languages", "different languages"),
-                                       languages))
-        return languages
-
-    @check("address")
-    def _host_port(address: str, key: str) -> str:
-        if address:
-            try:
-                parse_host_port(address)
-            except ValueError as error:
-                raise Refused(message("config.refused.address", "{problem}, got {given}",
-                                      problem=worded_problem(error), given=repr(address))) from None
-        return address
+    CHECKS: ClassVar[Mapping[str, Check]] = {"address": _host_port, "table_name": _board_text(40),
+                                             "limits": _board_text(80), "languages": _known_languages}
 
 
 FLOOR_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -295,29 +285,31 @@ FLOOR_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 ``[feed]`` keys, and the ``/SITE/TABLE`` of a feed URL, :mod:`controller.floor.urls`)."""
 
 
+def _floor_name(name: str) -> str:
+    if name and not FLOOR_NAME.fullmatch(name):
+        raise Refused.expected(name)
+    return name
+
+
 class FeedSettings(Section, frozen=True):
     """``[feed]``: where ``croupier run``/``simulate`` publish the journal without ``--feed`` (docs/floor.md)."""
 
-    url: Annotated[str, Meta(description=described(message(
+    url: Annotated[str, Meta(extra=expects(message(
         "config.expected.feed.url", 'an MQTT URL, mqtt://[USER:PASSWORD@]HOST:PORT[/SITE/TABLE] '
                                          'or mqtts://..., "" = no feed')))] = ""
-    site: Annotated[str, Meta(description=described(message(
+    site: Annotated[str, Meta(extra=expects(message(
         "config.expected.feed.site", "a name of 1-64 letters, digits, '-', '_' or '.' (used when the url "
                                           "gives no /SITE/TABLE; \"\" = none)")))] = ""
-    table: Annotated[str, Meta(description=described(message(
+    table: Annotated[str, Meta(extra=expects(message(
         "config.expected.feed.table", "a name of 1-64 letters, digits, '-', '_' or '.' (used when the url "
                                            "gives no /SITE/TABLE; \"\" = none)")))] = ""
-    ca_file: Annotated[str, Meta(description=described(message(
+    ca_file: Annotated[str, Meta(extra=expects(message(
         "config.expected.feed.ca_file", 'the path of a PEM CA file for mqtts:// ("" = the system CAs)')))] = ""
     will_delay: Annotated[int, Meta(ge=0, le=86_400)] = 10
-    drain_timeout: Annotated[float, Meta(ge=0, le=3600, description=described(message(
+    drain_timeout: Annotated[float, Meta(ge=0, le=3600, extra=expects(message(
         "config.expected.feed.drain_timeout", "a number of seconds from 0 to 3600")))] = 10.0
 
-    @check("site", "table")
-    def _floor_name(name: str, key: str) -> str:
-        if name and not FLOOR_NAME.fullmatch(name):
-            raise Refused(expected_got(expected_words(FeedSettings, key), name))
-        return name
+    CHECKS: ClassVar[Mapping[str, Check]] = {"site": _floor_name, "table": _floor_name}
 
 
 # -- [auth] ---------------------------------------------------------------------------
@@ -327,18 +319,14 @@ ROLES: tuple[Role, ...] = ("dealer", "supervisor")
 Identify = Literal["uid", "apdu"]
 IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
 
-DEFAULT_SUPERVISOR_ONLY: tuple[str, ...] = ("void", "manual", "foreign_card", "close_shoe")
+DEFAULT_SUPERVISOR_ONLY: tuple[ApprovalAction, ...] = ("void", "manual", "foreign_card", "close_shoe")
 """Actions only a supervisor badge may approve, unless ``supervisor_only`` says otherwise."""
-APPROVAL_ACTIONS: tuple[str, ...] = ("burn", "void", "use", "manual", "online", "foreign_card", "close_shoe")
-"""Every action an approval can be asked for: a misdeal's resolutions, voiding for a foreign card
-(``foreign_card``) and closing the shoe early (``close_shoe``); the misdeal policy is checked against it."""
-
 DEFAULT_IDLE_SIGNOUT_SECONDS = 900.0
 DEFAULT_READ_APDU = "00CA010000"
 """GET DATA of the badge ID, used with ``identify = "apdu"`` when no ``read_apdu`` is given."""
 
 _HEX_SEPARATORS = re.compile(r"[\s:\-]")
-_BADGE_KEYS = {"name": "a non-empty string", "role": '"dealer" or "supervisor"', "uid": "the badge UID in hex"}
+_BADGE_KEYS = {"name", "role", "uid"}
 
 
 def normalise_uid(text: str) -> str:
@@ -352,8 +340,8 @@ def normalise_uid(text: str) -> str:
     return compact
 
 
-def parse_apdu(text: str) -> bytes:
-    """An APDU given as hex (spaces and colons allowed) as bytes; at least 4 bytes (CLA INS P1 P2).
+def apdu_hex(text: str) -> str:
+    """An APDU given as hex (spaces, colons and dashes allowed) as upper-case hex; at least 4 bytes (CLA INS P1 P2).
 
     Raises :class:`ValueError` (:class:`~config.typed.Worded`) naming the text.
     """
@@ -365,13 +353,7 @@ def parse_apdu(text: str) -> bytes:
     if len(data) < 4:
         raise Worded(message("config.apdu.short", "{given} is {count} bytes; an APDU has at least 4 (CLA INS P1 P2)",
                              given=repr(text), count=len(data)))
-    return data
-
-
-def reader_from_url(url: str) -> str | None:
-    """The reader name in ``pcsc://?reader=NAME`` (None when the URL names none)."""
-    values = parse_qs(urlsplit(url).query, keep_blank_values=True).get("reader")
-    return values[0] if values else None
+    return data.hex().upper()
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,17 +364,13 @@ class Badge:
     name: str
     role: Role
 
-    def can_approve(self, action: str, supervisor_only: Collection[str]) -> bool:
-        """True when this badge's role may approve ``action``."""
-        return self.role == "supervisor" or action not in supervisor_only
-
 
 def _badge_entries(raw: Any) -> list[tuple[str, Any, Any]]:
     """(path below ``auth.badges``, UID text, entry) of each badge, from either form."""
     if isinstance(raw, Mapping):
         return [(f".{uid_text}", str(uid_text), entry) for uid_text, entry in raw.items()]
     if not isinstance(raw, list):
-        raise Refused(expected_got(expected_words(AuthSettings, "badges"), raw))
+        raise Refused.expected(raw)
     entries: list[tuple[str, Any, Any]] = []
     for index, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or "uid" not in entry:
@@ -427,7 +405,7 @@ def _badge_from(below: str, uid_text: Any, entry: Any) -> Badge:
 
 
 def _badges_from(raw: Any) -> dict[str, Badge]:
-    """``[auth.badges.UID]`` tables, or ``[[auth.badges]]`` entries each with a ``uid``."""
+    """``[auth.badges.UID]`` tables, or ``[[auth.badges]]`` entries each with a ``uid``, keyed by normalised UID."""
     badges: dict[str, Badge] = {}
     for below, uid_text, entry in _badge_entries(raw):
         badge = entry if isinstance(entry, Badge) else _badge_from(below, uid_text, entry)
@@ -436,6 +414,56 @@ def _badges_from(raw: Any) -> dict[str, Badge]:
                                   uid=badge.uid, name=repr(badges[badge.uid].name)), below)
         badges[badge.uid] = badge
     return badges
+
+
+def _pcsc_url(reader: str | None) -> str | None:
+    if reader is None:
+        return None
+    try:
+        parts = urlsplit(reader)
+    except ValueError:  # an unclosed [IPv6] host
+        raise Refused.expected(reader) from None
+    if parts.scheme != "pcsc" or not parse_qs(parts.query).get("reader"):
+        raise Refused.expected(reader)
+    return reader
+
+
+_SELECT_APDU = message("config.expected.auth.select_apdu", 'an APDU in hex, e.g. "00A4040008F043524F55504945"')
+_READ_APDU = message("config.expected.auth.read_apdu", 'an APDU in hex, e.g. "00CA010000"')
+
+
+def _apdu(what: Message) -> Check:
+    """An APDU in hex, kept normalised (:func:`apdu_hex`); ``what`` says what the key takes."""
+    def check(value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return apdu_hex(value)
+        except ValueError as error:
+            raise Refused(message("config.refused.apdu", "expected {what}, got {given} ({error})", what=what,
+                                  given=repr(value), error=worded_problem(error))) from None
+    return check
+
+
+def _not_negative(idle: float) -> float:
+    if idle < 0 or idle != idle:
+        raise Refused.expected(idle)
+    return idle
+
+
+def _database_url(url: str) -> str:
+    if url and not url.startswith(("postgresql://", "postgres://")):
+        raise Refused(message("config.refused.archive_url", 'expected a postgresql:// URL or "" (the value is not '
+                              'shown: it may hold a password)'))
+    return url
+
+
+def _action_names(actions: Any) -> Any:
+    if isinstance(actions, list):
+        for index, action in enumerate(actions):
+            if action not in APPROVAL_ACTIONS:
+                raise Refused(expected_got(one_of(APPROVAL_ACTIONS), action), f"[{index}]")
+    return actions
 
 
 class AuthSettings(Section, frozen=True):
@@ -448,88 +476,51 @@ class AuthSettings(Section, frozen=True):
 
     FILE_ONLY: ClassVar[frozenset[str]] = frozenset({"badges"})
 
-    enabled: Annotated[bool, Meta(description=described(message(
+    enabled: Annotated[bool, Meta(extra=expects(message(
         "config.expected.auth.enabled", "true or false")))] = False
-    reader: Annotated[str | None, Meta(description=described(message(
+    reader: Annotated[str | None, Meta(extra=expects(message(
         "config.expected.auth.reader", "a PC/SC reader URL, pcsc://?reader=NAME")))] = None
-    identify: Annotated[Identify, Meta(description=described(message(
+    identify: Annotated[Identify, Meta(extra=expects(message(
         "config.expected.auth.identify", '"uid" or "apdu"')))] = "uid"
-    select_apdu: Annotated[str | None, Meta(description=described(message(
-        "config.expected.auth.select_apdu", 'an APDU in hex, e.g. "00A4040008F043524F55504945"')))] = None
-    read_apdu: Annotated[str | None, Meta(description=described(message(
-        "config.expected.auth.read_apdu", 'an APDU in hex, e.g. "00CA010000"')))] = None
-    idle_signout_seconds: Annotated[float, Meta(description=described(message(
+    select_apdu: Annotated[str | None, Meta(extra=expects(_SELECT_APDU))] = None
+    read_apdu: Annotated[str | None, Meta(extra=expects(_READ_APDU))] = None
+    idle_signout_seconds: Annotated[float, Meta(extra=expects(message(
         "config.expected.auth.idle_signout_seconds", "a number of seconds >= 0 (0 = never)")))] = \
         DEFAULT_IDLE_SIGNOUT_SECONDS
-    supervisor_only: Annotated[list[str], Meta(description=described(message(
+    supervisor_only: Annotated[list[ApprovalAction], Meta(extra=expects(message(
         "config.expected.auth.supervisor_only", 'a list of action names, e.g. ["void", "manual"]')))] = \
         field(default_factory=lambda: list(DEFAULT_SUPERVISOR_ONLY))
-    two_person: Annotated[bool, Meta(description=described(message(
+    two_person: Annotated[bool, Meta(extra=expects(message(
         "config.expected.auth.two_person", "true or false (true: the dealer signed in cannot "
                                                  "approve their own input)")))] = True
-    badges: Annotated[dict[str, Badge], Meta(description=described(message(
+    badges: Annotated[dict[str, Badge], Meta(extra=expects(message(
         "config.expected.auth.badges", "a table of badges keyed by UID, each with name and "
                                                          "role")))] = field(default_factory=dict)
 
-    @check("reader")
-    def _pcsc_url(reader: str | None, key: str) -> str | None:
-        if reader is not None and (urlsplit(reader).scheme != "pcsc" or not reader_from_url(reader)):
-            raise Refused(expected_got(expected_words(AuthSettings, key), reader))
-        return reader
-
-    @check("select_apdu", "read_apdu")
-    def _apdu_hex(value: str | None, key: str) -> str | None:
-        if value is None:
-            return None
-        try:
-            return parse_apdu(value).hex().upper()
-        except ValueError as error:
-            what = expected_words(AuthSettings, key)
-            raise Refused(message("config.refused.apdu", "expected {what}, got {given} ({error})", what=what,
-                                  given=repr(value), error=worded_problem(error))) from None
-
-    @check("idle_signout_seconds")
-    def _not_negative(idle: float, key: str) -> float:
-        if idle < 0 or idle != idle:
-            raise Refused(expected_got(expected_words(AuthSettings, key), idle))
-        return idle
-
-    @check("supervisor_only")
-    def _action_names(actions: list[str], key: str) -> list[str]:
-        for index, action in enumerate(actions):
-            if action not in APPROVAL_ACTIONS:
-                raise Refused(expected_got(one_of(APPROVAL_ACTIONS), action), f"[{index}]")
-        return actions
-
-    @check("supervisor_only", before=True)
-    def _action_list(actions: Any, key: str) -> Any:
-        if isinstance(actions, list):
-            for index, action in enumerate(actions):
-                if not isinstance(action, str):
-                    raise Refused(expected_got(one_of(APPROVAL_ACTIONS), action), f"[{index}]")
-        return actions
-
-    @check("badges", before=True)
-    def _enrolled(raw: Any, key: str) -> dict[str, Badge]:
-        return _badges_from(raw)
+    CHECKS: ClassVar[Mapping[str, Check]] = {"reader": _pcsc_url, "select_apdu": _apdu(_SELECT_APDU),
+                                             "read_apdu": _apdu(_READ_APDU), "idle_signout_seconds": _not_negative}
+    AS_GIVEN: ClassVar[Mapping[str, Check]] = {"supervisor_only": _action_names}
 
     @classmethod
     def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """``identify = "apdu"`` without a ``read_apdu`` reads the badge ID with :data:`DEFAULT_READ_APDU`."""
+        """The badges enrolled in either form, keyed by normalised UID; ``identify = "apdu"`` without a
+        ``read_apdu`` reads the badge ID with :data:`DEFAULT_READ_APDU`."""
+        if "badges" in data:
+            try:
+                data = {**data, "badges": _badges_from(data["badges"])}
+            except Refused as refused:
+                refused.key = "badges"
+                raise
         if data.get("identify") == "apdu" and data.get("read_apdu") is None:
             return {**data, "read_apdu": DEFAULT_READ_APDU}
         return data
 
-    def __post_init__(self) -> None:
+    def check_across(self) -> None:
+        """A reader is needed when badges are on."""
         if self.enabled and self.reader is None:
             raise Refused(message("config.refused.reader_missing", "expected {what} when auth.enabled = true, got "
                                   "nothing", what=expected_words(AuthSettings, "reader")),
                           key="reader", blame="enabled")
-
-    @property
-    def reader_name(self) -> str | None:
-        """The PC/SC reader name from :attr:`reader` (None: not configured)."""
-        return None if self.reader is None else reader_from_url(self.reader)
 
     def badge(self, uid: str) -> Badge | None:
         """The enrolled badge with this UID (any case or separators), or None."""
@@ -545,19 +536,21 @@ class AuthSettings(Section, frozen=True):
 class ProtectionSettings(Section, frozen=True):
     """``[protection]``: game protection beyond the rules (docs/game-protection.md)."""
 
-    sequence_check: Annotated[bool, Meta(description=described(message(
+    sequence_check: Annotated[bool, Meta(extra=expects(message(
         "config.expected.protection.sequence_check", "true or false")))] = True
     """Compare each shoe's order, as it is dealt, with the earlier shoes' (the ``sequence_repeat`` alert)."""
-    archive: Annotated[str, Meta(description=described(message(
+    archive: Annotated[str, Meta(extra=expects(message(
         "config.expected.protection.archive", 'a PostgreSQL URL, postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DB, '
                                              'or "" = no property check')))] = ""
     """The floor archive whose other tables' shoes each shoe is compared with too (the property check)."""
-    property_check: Annotated[bool, Meta(description=described(message(
+    property_check: Annotated[bool, Meta(extra=expects(message(
         "config.expected.protection.property_check", "true or false (default: true when archive is set)")))] = False
     """Whether the property check takes half the false-alarm bound (the table's own check keeps the other half).
 
     Set by ``archive`` (and ``--archive``); the journal keeps it, never the URL, so a replay needs no database.
     """
+
+    CHECKS: ClassVar[Mapping[str, Check]] = {"archive": _database_url}
 
     @classmethod
     def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
@@ -565,13 +558,6 @@ class ProtectionSettings(Section, frozen=True):
         if "property_check" not in data:
             return {**data, "property_check": bool(data.get("archive"))}
         return data
-
-    @check("archive")
-    def _database_url(url: str, key: str) -> str:
-        if url and not url.startswith(("postgresql://", "postgres://")):
-            raise Refused(message("config.refused.archive_url", 'expected a postgresql:// URL or "" (the value is not '
-                                  'shown: it may hold a password)'))
-        return url
 
 
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -618,17 +604,16 @@ SECTIONS: dict[str, type[Section]] = {
 
 
 def settings_from(data: Mapping[str, Any], source: str) -> Settings:
-    """:class:`Settings` from a table of sections (each a table of keys, as TOML gives them), checked section
-    by section in the order of :data:`SECTIONS`; raises :class:`~config.typed.Invalid` at the first problem."""
-    unknown = [name for name in data if name not in SECTIONS]
-    if unknown:
-        raise Invalid(Problem(None, unknown[0], "", f"unknown key; expected one of {', '.join(keys_of(Settings))}"))
+    """:class:`Settings` from a table of known sections (each a table of keys, as TOML gives them), converted
+    section by section in the order of :data:`SECTIONS`; raises :class:`~config.typed.Invalid` at the first problem."""
     sections = {name: convert_section(cls, data[name], name) for name, cls in SECTIONS.items() if name in data}
     return msgspec.structs.replace(Settings(source=source), **sections)
 
 
 __all__ = [
     "APPROVAL_ACTIONS",
+    "BANKER_VARIANT_BETS",
+    "BET_PAY_CLASSES",
     "DEFAULT_CUT_FROM_END",
     "DEFAULT_IDLE_SIGNOUT_SECONDS",
     "DEFAULT_READ_APDU",
@@ -636,8 +621,10 @@ __all__ = [
     "FLOOR_NAME",
     "IDENTIFY_MODES",
     "MIN_CUT_FROM_END",
+    "OFFERABLE_BETS",
     "ROLES",
     "SECTIONS",
+    "STANDARD_BETS",
     "AuthSettings",
     "Badge",
     "DriverSettings",
@@ -655,15 +642,12 @@ __all__ = [
     "ShoeSettings",
     "SimulationSettings",
     "TableSettings",
-    "check",
+    "apdu_hex",
     "convert_section",
-    "expected",
     "keys_of",
     "max_cut_from_end",
     "normalise_uid",
-    "parse_apdu",
     "parse_host_port",
-    "reader_from_url",
     "settings_data",
     "settings_from",
 ]

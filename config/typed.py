@@ -1,53 +1,52 @@
-"""The machinery of the typed settings: frozen :mod:`msgspec` sections, checked key by key in schema order.
+"""Typed settings on msgspec: a section is a frozen ``msgspec.Struct`` that :func:`convert_section` converts whole.
 
-A section is a :class:`Section` (a frozen ``msgspec.Struct``): each key's type and bounds are its
-annotation (``Annotated[int, Meta(ge=1, le=8)]``), what it takes in words is ``Meta(description=...)``
-or follows from the type (:func:`expected`), and a key's own check is a function of the class marked
-with :func:`check`, which returns the value or raises :class:`Refused`. :func:`convert_section`
-checks a section's table the way a config error reports it: the keys in the order the class declares
-them (each: its checks marked ``before``, its type, its other checks), then unknown keys, then the
-checks across keys (the class's ``__post_init__``); the first problem raises :class:`Invalid`.
+A key's type and bounds are its annotation (``Annotated[int, Meta(ge=1, le=8)]``), what it takes in words is
+``Meta(extra=expects(...))`` or follows from the type, and its own check is in :attr:`Section.CHECKS` (run by
+``__post_init__``, in the order of the schema); unknown keys are refused next, then the checks across keys run.
+Where a value went wrong comes from the schema, never from msgspec's wording: the first key whose value alone does
+not have its type; and the keys before a key with a problem are converted alone first, so that the first problem
+in the order of the schema is the one reported.
 """
-
-from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated, Any, ClassVar, Literal, ParamSpec, TypeVar, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args, get_origin
 
 import msgspec
 
 from controller.i18n.message import Message, message
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 _S = TypeVar("_S", bound="Section")
-_CHECK = "_checks_keys"
-_TYPE_ERROR = re.compile(r"Expected `[^`]*`, got `")
-_AT = re.compile(r" - at `\$(.*)`$")
-_PATH_PART = re.compile(r"\[(\d+)\]|\.([^.\[]+)")
+_EXPECTS = "expects"
+
+Check = Callable[[Any], Any]
+"""A key's own check: the key's value in, the value to keep out (the same, or normalised), or :class:`Refused`."""
 
 
-class Refused(ValueError):
-    """A value a check refuses.
+class Refused(Exception):
+    """A value a check refuses (not a :class:`ValueError`: msgspec lets it through as raised).
 
-    ``message`` is what to say after the key (``expected ..., got ...``); ``below`` continues the
-    key's path (``[1]``, ``.04A1.role``); ``key`` names the key when a whole section is checked, and
-    ``blame`` the key whose value made it wrong (``enabled`` for a missing ``reader``).
+    ``problem`` is what to say after the key (``expected ..., got ...``; None: ``expected`` what the key takes,
+    ``got`` :attr:`given`); ``below`` continues the key's path (``[1]``, ``.04A1.role``); ``key`` names the key
+    when the check is not the key's own, and ``blame`` the key whose value made it wrong (``enabled`` for a
+    missing ``reader``).
     """
 
-    def __init__(self, message: str | Message, below: str = "", key: str | None = None,
-                 blame: str | None = None) -> None:
-        english = message.english() if isinstance(message, Message) else message
-        super().__init__(english)
-        self.message = english
-        self.worded = message if isinstance(message, Message) else None
-        """The message with its id (None: English only)."""
+    def __init__(self, problem: Message | None, below: str = "", key: str | None = None, blame: str | None = None,
+                 given: Any = None) -> None:
+        super().__init__(problem.english() if problem is not None else repr(given))
+        self.problem = problem
         self.below = below
         self.key = key
         self.blame = blame
+        self.given = given
+
+    @classmethod
+    def expected(cls, given: Any, below: str = "") -> "Refused":
+        """``expected`` what the key takes, ``got`` ``given``."""
+        return cls(None, below, given=given)
 
 
 class Worded(ValueError):
@@ -65,21 +64,24 @@ def worded_problem(error: ValueError) -> Message | str:
 
 @dataclass(frozen=True)
 class Problem:
-    """The first thing wrong in a section or the settings, in the words of a config error.
+    """The first thing wrong in a section, in the words of a config error.
 
-    ``key`` is the section's key (None: the whole section), ``below`` the path under it, ``message``
-    what to say (``expected ..., got ...``), ``given_type`` the type of a value of the wrong type, and
-    ``blame`` the key whose value made ``key`` wrong, when that is another key.
+    ``key`` is the section's key, ``below`` the path under it, ``worded`` what to say (``expected ..., got
+    ...``), ``given_type`` the type of a value of the wrong type, and ``blame`` the key whose value made ``key``
+    wrong, when that is another key.
     """
 
-    section: str | None
-    key: str | None
+    section: str
+    key: str
     below: str
-    message: str
+    worded: Message
     given_type: str | None = None
     blame: str | None = None
-    worded: Message | None = None
-    """:attr:`message` with its id, for the catalogue (None: English only)."""
+
+    @property
+    def message(self) -> str:
+        """:attr:`worded` in English."""
+        return self.worded.english()
 
 
 class Invalid(ValueError):
@@ -91,26 +93,42 @@ class Invalid(ValueError):
 
 
 class Section(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """A config section: frozen, unknown keys refused, every value of exactly its type."""
+    """A config section: frozen, unknown keys refused, every value of exactly its type and passing its key's check."""
 
     FILE_ONLY: ClassVar[frozenset[str]] = frozenset()
     """Keys that only the config file can set (not the environment)."""
+    CHECKS: ClassVar[Mapping[str, Check]] = {}
+    """Each key's own check, run once every key has its type, in the order of the schema."""
+    AS_GIVEN: ClassVar[Mapping[str, Check]] = {}
+    """Checks of a key's value as given, asked to word why when it does not have the key's type (a check that
+    finds nothing to say leaves the words to the type)."""
 
     @classmethod
     def prepare(cls, data: dict[str, Any]) -> dict[str, Any]:
-        """The section's table before its keys are checked (a default that depends on another key)."""
+        """The section's table before it is converted (a default that depends on another key)."""
         return data
 
+    def __post_init__(self) -> None:
+        for key in self.__struct_fields__:
+            check = self.CHECKS.get(key)
+            if check is None:
+                continue
+            value = getattr(self, key)
+            try:
+                kept = check(value)
+            except Refused as refused:
+                refused.key = refused.key or key
+                raise
+            if kept is not value:
+                msgspec.structs.force_setattr(self, key, kept)
 
-def check(*keys: str, before: bool = False) -> Callable[[Callable[_P, _R]], staticmethod[_P, _R]]:
-    """Mark a function ``(value, key) -> value`` of a section as the check of ``keys``; ``before``: it
-    runs before the type is checked, on the value as given."""
+    def check_across(self) -> None:
+        """The checks across keys, once the section has no unknown key (raises :class:`Refused`)."""
 
-    def mark(function: Callable[_P, _R]) -> staticmethod[_P, _R]:
-        setattr(function, _CHECK, (keys, before))
-        return staticmethod(function)
 
-    return mark
+def expects(words: Message) -> dict[str, Message]:
+    """What a key takes in words, as its ``Meta(extra=...)``."""
+    return {_EXPECTS: words}
 
 
 def keys_of(section: type[msgspec.Struct]) -> tuple[str, ...]:
@@ -119,52 +137,30 @@ def keys_of(section: type[msgspec.Struct]) -> tuple[str, ...]:
 
 
 @cache
-def _types(section: type[msgspec.Struct]) -> dict[str, Any]:
-    hints = get_type_hints(section, include_extras=True)
-    return {key: hints[key] for key in keys_of(section)}
-
-
-@cache
-def _checks(section: type[Section]) -> dict[tuple[str, bool], list[Callable[[Any, str], Any]]]:
-    found: dict[tuple[str, bool], list[Callable[[Any, str], Any]]] = {}
-    for klass in reversed(section.__mro__):
-        for attribute in vars(klass).values():
-            function = getattr(attribute, "__func__", None)
-            keys, before = getattr(function, _CHECK, ((), False))
-            for key in keys:
-                found.setdefault((key, before), []).append(function)  # type: ignore[arg-type]
-    return found
+def _annotations(section: type[msgspec.Struct]) -> dict[str, Any]:
+    return {field.name: field.type for field in msgspec.structs.fields(section)}
 
 
 def base_type(section: type[msgspec.Struct], key: str) -> Any:
     """The type ``key`` takes without its bounds and words (``int``, ``list[str]``, ``Literal[...]``)."""
-    kind = _types(section)[key]
+    kind = _annotations(section)[key]
     return get_args(kind)[0] if get_origin(kind) is Annotated else kind
 
 
 def _meta(section: type[msgspec.Struct], key: str) -> msgspec.Meta:
-    kind = _types(section)[key]
+    kind = _annotations(section)[key]
     found = [item for item in get_args(kind)[1:] if isinstance(item, msgspec.Meta)] if get_origin(kind) is Annotated \
         else []
     return found[0] if found else msgspec.Meta()
 
 
-_DESCRIBED: dict[str, Message] = {}
-
-
-def described(words: Message) -> str:
-    """``words`` as a ``Meta(description=...)`` (its English text), remembered so that :func:`expected_words`
-    can word it in another language."""
-    _DESCRIBED[words.english()] = words
-    return words.english()
-
-
 def expected_words(section: type[msgspec.Struct], key: str) -> Message:
-    """What ``key`` of ``section`` takes, as a message (``a whole number from 1 to 8``)."""
+    """What ``key`` of ``section`` takes, as a message (``a whole number from 1 to 8``): its words, or from its type
+    (every key that is not a string, a flag, a choice or a bounded whole number has its words)."""
     meta = _meta(section, key)
-    if meta.description:
-        return _DESCRIBED.get(meta.description) or message("config.expected.described", "{text}",
-                                                           text=meta.description)
+    if meta.extra and _EXPECTS in meta.extra:
+        words: Message = meta.extra[_EXPECTS]
+        return words
     kind = base_type(section, key)
     if get_origin(kind) is Literal:
         return message("config.expected.one_of", "one of {choices}",
@@ -172,18 +168,9 @@ def expected_words(section: type[msgspec.Struct], key: str) -> Message:
     if kind is int and meta.ge is not None and meta.le is not None:
         return message("config.expected.whole_from_to", "a whole number from {low} to {high}", low=int(meta.ge),
                        high=int(meta.le))
-    if kind is int:
-        return message("config.expected.whole", "a whole number")
     if kind is bool:
         return message("config.expected.bool", "true or false")
-    if kind is str:
-        return message("config.expected.string", "a string")
-    return message("config.expected.value", "a value")
-
-
-def expected(section: type[msgspec.Struct], key: str) -> str:
-    """What ``key`` of ``section`` takes, in words (``a whole number from 1 to 8``)."""
-    return expected_words(section, key).english()
+    return message("config.expected.string", "a string")
 
 
 def expected_got(what: Message, given: Any) -> Message:
@@ -191,60 +178,88 @@ def expected_got(what: Message, given: Any) -> Message:
     return message("config.expected_got", "expected {what}, got {given}", what=what, given=repr(given))
 
 
-def _typed(section: type[Section], name: str, key: str, value: Any) -> Any:
-    """``value`` as ``key``'s type, strictly (a whole number for a float is taken), or :class:`Invalid`."""
+def _converts(value: Any, kind: Any) -> bool:
     try:
-        return msgspec.convert(value, _types(section)[key], strict=True)
-    except msgspec.ValidationError as error:
-        text = str(error)
-        at = _AT.search(text)
-        below, given = "", value
-        if at and "[...]" not in at.group(1):
-            for index, attribute in _PATH_PART.findall(at.group(1)):
-                below += f"[{index}]" if index else f".{attribute}"
-                given = given[int(index)] if index else given[attribute]
-        wrong_type = _TYPE_ERROR.match(text) is not None
-        worded = expected_got(expected_words(section, key), given)
-        raise Invalid(Problem(name, key, below, worded.english(), type(given).__name__ if wrong_type else None,
-                              worded=worded)) from None
+        msgspec.convert(value, kind, strict=True)
+    except msgspec.ValidationError:
+        return False
+    return True
 
 
-def _refused(name: str, key: str | None, refused: Refused) -> Invalid:
-    return Invalid(Problem(name, key or refused.key, refused.below, refused.message, blame=refused.blame,
-                           worded=refused.worded))
+def _value_type(kind: Any) -> Any:
+    """The type of the values of ``kind``, without bounds or choices (``Literal["a", "b"]``: ``str``)."""
+    return type(get_args(kind)[0]) if get_origin(kind) is Literal else kind
 
 
-def check_key(section: type[Section], name: str, key: str, value: Any) -> Any:
-    """``value`` of ``key`` checked on its own (its checks marked ``before``, its type, its other checks), as
-    the key takes it; raises :class:`Invalid`. The checks across keys need the whole section
-    (:func:`convert_section`)."""
-    checks = _checks(section)
+def _refused(section: type[Section], name: str, refused: Refused, key: str | None = None) -> Problem:
+    key = refused.key or key or ""
+    worded = refused.problem or expected_got(expected_words(section, key), refused.given)
+    return Problem(name, key, refused.below, worded, blame=refused.blame)
+
+
+def _type_problem(section: type[Section], name: str, table: Mapping[str, Any]) -> Problem:
+    """The first key of ``table``, in the order of the schema, whose value does not have the key's type."""
+    key, value = next((key, value) for key, value in table.items() if not _converts(value, _annotations(section)[key]))
+    as_given = section.AS_GIVEN.get(key)
+    if as_given is not None:
+        try:
+            as_given(value)
+        except Refused as refused:
+            return _refused(section, name, refused, key)
+    below, given, kind = "", value, base_type(section, key)
+    if get_origin(kind) is list and isinstance(value, list):
+        item = get_args(kind)[0]
+        wrong = next((index for index, element in enumerate(value) if not _converts(element, item)), None)
+        if wrong is not None:
+            below, given, kind = f"[{wrong}]", value[wrong], item
+    typed = None if _converts(given, _value_type(kind)) else type(given).__name__
+    return Problem(name, key, below, expected_got(expected_words(section, key), given), typed)
+
+
+def _convert(section: type[_S], name: str, table: Mapping[str, Any]) -> _S:
+    """``table`` (keys of the section only) as the section, or :class:`Invalid` with its first problem."""
     try:
-        for before in checks.get((key, True), []):
-            value = before(value, key)
-        value = _typed(section, name, key, value)
-        for after in checks.get((key, False), []):
-            value = after(value, key)
+        return msgspec.convert(table, section, strict=True)
+    except msgspec.ValidationError:
+        problem = _type_problem(section, name, table)
     except Refused as refused:
-        raise _refused(name, key, refused) from None
-    return value
+        problem = _refused(section, name, refused)
+    raise Invalid(_earlier(section, name, table, problem)) from None
 
 
-def convert_section(section: type[_S], data: Mapping[str, Any], name: str) -> _S:
-    """A section from its table (as TOML gives it), checked; raises :class:`Invalid` at the first problem."""
-    table = section.prepare(dict(data))
-    values: dict[str, Any] = {}
-    for key in keys_of(section):
-        if key in table:
-            values[key] = check_key(section, name, key, table[key])
-    unknown = [key for key in table if key not in values and key not in keys_of(section)]
+def _earlier(section: type[Section], name: str, table: Mapping[str, Any], problem: Problem) -> Problem:
+    """``problem``, unless the keys before its key, converted alone, have one: the first in schema order wins."""
+    keys = list(table)
+    if problem.key not in keys or keys.index(problem.key) == 0:
+        return problem
+    try:
+        _convert(section, name, {key: table[key] for key in keys[:keys.index(problem.key)]})
+    except Invalid as earlier:
+        return earlier.problem
+    return problem
+
+
+def convert_section(section: type[_S], data: Mapping[str, Any], name: str, across: bool = True) -> _S:
+    """A section from its table (as TOML gives it), checked; raises :class:`Invalid` at its first problem.
+
+    ``across``: also the checks across keys (not for one layer of several, whose keys may be set in another).
+    """
+    try:
+        table = section.prepare(dict(data))
+    except Refused as refused:
+        ordered = {key: data[key] for key in keys_of(section) if key in data}
+        raise Invalid(_earlier(section, name, ordered, _refused(section, name, refused))) from None
+    converted = _convert(section, name, {key: table[key] for key in keys_of(section) if key in table})
+    unknown = [key for key in table if key not in keys_of(section)]
     if unknown:
         worded = message("config.unknown_key", "unknown key; expected one of {keys}", keys=", ".join(keys_of(section)))
-        raise Invalid(Problem(name, str(unknown[0]), "", worded.english(), worded=worded))
-    try:
-        return section(**values)
-    except Refused as refused:
-        raise _refused(name, None, refused) from None
+        raise Invalid(Problem(name, str(unknown[0]), "", worded))
+    if across:
+        try:
+            converted.check_across()
+        except Refused as refused:
+            raise Invalid(_refused(section, name, refused)) from None
+    return converted
 
 
 _TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
@@ -280,5 +295,5 @@ def from_text(section: type[Section], key: str, text: str) -> Any:
     return stripped
 
 
-__all__ = ["Invalid", "Problem", "Refused", "Section", "base_type", "check", "check_key", "convert_section",
-           "described", "expected", "expected_got", "expected_words", "from_text", "keys_of"]
+__all__ = ["Check", "Invalid", "Problem", "Refused", "Section", "Worded", "base_type", "convert_section",
+           "expected_got", "expected_words", "expects", "from_text", "keys_of", "worded_problem"]

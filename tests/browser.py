@@ -2,7 +2,7 @@
 
 ``with browser(url) as page:`` opens ``url`` in a fresh profile; ``page.evaluate(js)``,
 ``page.wait_for(js)`` and ``page.screenshot(path)`` read it. Without Chromium the test skips, and
-fails under CI or with ``CROUPIER_REQUIRE_CHROMIUM=1``.
+fails under CI or with ``TESTS_REQUIRE_CHROMIUM=1``.
 """
 
 from __future__ import annotations
@@ -86,8 +86,8 @@ def browser(url: str, window: tuple[int, int] | None = None) -> Iterator[DevTool
     binary = chromium_binary()
     if binary is None:
         missing = "chromium is not installed (.ci/setup --test installs the Debian package)"
-        if os.environ.get("CI") or os.environ.get("CROUPIER_REQUIRE_CHROMIUM") == "1":
-            pytest.fail(f"the browser tests must run here (CI or CROUPIER_REQUIRE_CHROMIUM=1) "
+        if os.environ.get("CI") or os.environ.get("TESTS_REQUIRE_CHROMIUM") == "1":
+            pytest.fail(f"the browser tests must run here (CI or TESTS_REQUIRE_CHROMIUM=1) "
                         f"but {missing}")
         pytest.skip(missing)
     # Chromium's helper processes may still write to the profile for a moment after it exits: the

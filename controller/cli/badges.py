@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import error_text, of_args
-from controller.core.auth import AuthSettings, reader_from_url
+from controller.core.auth import AuthSettings
 from controller.core.events import BadgeWatchEvent
 from controller.core.exceptions import DriverError
 from controller.i18n.catalogue import ENGLISH, Catalogue
@@ -102,16 +102,17 @@ def event_line(event: BadgeEvent, settings: AuthSettings, words: Catalogue = ENG
 def watch(args: argparse.Namespace) -> int:
     """Print badge events until Ctrl-C or ``--count``; returns the exit status."""
     settings = load_auth_settings(args.config)
+
+    from drivers.pcsc.badges import BadgeReader, reader_from_url
+
     reader = args.reader
     if reader is not None and reader.startswith("pcsc:"):
         reader = reader_from_url(reader)
 
-    from drivers.pcsc.badges import BadgeReader
-
     try:
         opened = BadgeReader.from_settings(settings, reader)
     except DriverError as error:
-        if reader is None and settings.reader_name is None and "?reader=NAME" in str(error):
+        if reader is None and settings.reader is None and "?reader=NAME" in str(error):
             raise DriverError(message("badges.name_the_reader", "{error} (give --reader NAME, or reader = "
                                       "\"pcsc://?reader=NAME\" in [auth] of the --config file)",
                                       error=error_text(error))) from None

@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Any, TextIO
 
-from config.loader import serial_url
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play, scoreboard_for
 from controller.cli.archiveargs import watch_property
@@ -25,6 +24,7 @@ from controller.ui.transcript import JsonLines, Summary, Transcript
 from drivers import open_source
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
+from drivers.serial.url import serial_url
 
 LARGE_COLUMNS = 80
 """The width the large type of a plain dealer display keeps within."""

@@ -50,8 +50,6 @@ from config.schema import (
     Role,
     convert_section,
     normalise_uid,
-    parse_apdu,
-    reader_from_url,
 )
 from controller.core.events import (
     ApprovalEvent,
@@ -279,5 +277,5 @@ def _shown_uid(uid: str) -> str:
 __all__ = [
     "ACK_ALERT", "ALWAYS_SUPERVISOR", "DEFAULT_IDLE_SIGNOUT_SECONDS", "DEFAULT_READ_APDU", "DEFAULT_SUPERVISOR_ONLY",
     "IDENTIFY_MODES", "ROLES", "UNKNOWN_BADGE", "AuthSettings", "Authority", "Badge", "Identify", "Role",
-    "normalise_uid", "parse_apdu", "reader_from_url", "settings_from_dict",
+    "normalise_uid", "settings_from_dict",
 ]

@@ -19,6 +19,7 @@ from controller.core.chain import Chain
 from controller.core.events import MisdealEvent
 from controller.core.inputs import InputKind
 from controller.i18n.message import Message, message
+from controller.terms import ApprovalAction, Resolution
 
 SHOE_RESTARTED = "shoe_restarted"
 """The reason a reader gives with ``OFFLINE`` when the shoe restarted (its sequence numbers fell back)."""
@@ -75,13 +76,13 @@ class MisdealPolicy:
     """One kind of misdeal: how it may be resolved and what it sets aside."""
 
     kind: str
-    resolutions: tuple[str, ...]
+    resolutions: tuple[Resolution, ...]
     """The resolutions offered, the house default first."""
     sets_aside: str
     """What is held while halted, and burned or removed by the resolution."""
     house_option: str | None = None
     """The ``[procedures]`` key naming the house's first choice, when the house picks it."""
-    approval_actions: tuple[tuple[str, str], ...] = ()
+    approval_actions: tuple[tuple[str, ApprovalAction], ...] = ()
     """(resolution, action) pairs whose approval is asked for under another action name."""
     replaces_due_card: bool = False
     """The misdeal is about the due card itself: a manual entry stands in for it."""

@@ -19,12 +19,21 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal
+from urllib.parse import parse_qs, urlsplit
 
-from controller.core.auth import AuthSettings, Identify, parse_apdu
+from config.schema import AuthSettings, Identify
 from controller.core.exceptions import ConfigError
-from drivers.pcsc.source import GET_UID_APDU, ReaderWatch, ReadFailed
+from drivers.pcsc.source import GET_UID_APDU, ReaderWatch, ReadFailed, parse_apdu
 
 log = logging.getLogger(__name__)
+
+
+
+def reader_from_url(url: str) -> str | None:
+    """The reader name in ``pcsc://?reader=NAME`` (None when the URL names none)."""
+    values = parse_qs(urlsplit(url).query, keep_blank_values=True).get("reader")
+    return values[0] if values else None
+
 
 BadgeEventKind = Literal["presented", "removed", "unreadable", "offline", "online"]
 
@@ -73,7 +82,7 @@ class BadgeReader:
     def from_settings(cls, settings: AuthSettings, reader: str | None = None, **options: Any) -> BadgeReader:
         """A reader configured from ``[auth]``; ``reader`` overrides the configured name."""
         return cls(
-            reader if reader is not None else settings.reader_name,
+            reader if reader is not None else reader_from_url(settings.reader or ""),
             identify=settings.identify,
             select_apdu=settings.select_apdu,
             read_apdu=settings.read_apdu,

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
-from controller.core.auth import normalise_uid, parse_apdu
+from config.schema import apdu_hex, normalise_uid
 from controller.core.cards import is_card_code
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
@@ -55,6 +55,14 @@ PYSCARD_MISSING = (
     "python3-dev for Debian's python3; .ci/setup --test installs them all)"
 )
 PCSCD_DOWN = "pcscd is not running (start it: sudo systemctl start pcscd.socket, or pcscd -f)"
+
+def parse_apdu(text: str) -> bytes:
+    """An APDU given as hex (spaces and colons allowed) as bytes; at least 4 bytes (CLA INS P1 P2).
+
+    Raises :class:`ValueError` naming the text (the rule ``[auth] select_apdu``/``read_apdu`` are checked by).
+    """
+    return bytes.fromhex(apdu_hex(text))
+
 
 GET_UID_APDU = bytes.fromhex("FFCA000000")
 """PC/SC part 3 GET DATA: the contactless card's UID."""

@@ -36,10 +36,10 @@ from drivers.serial import framing as fr
 from drivers.serial.inbox import Inbox
 from drivers.serial.link import FRAMINGS, Link
 from drivers.serial.port import LINE_ERRORS, OPEN_ERRORS, Port
+from drivers.serial.url import SCHEMES
 
 LOG = logging.getLogger("croupier.serial")
 
-SCHEMES = ("serial", "socket", "loop")
 READ_SLICE = 0.25
 """Longest single wait on the port, so heartbeat and reconnect timers are looked at."""
 LINE_ONLY_OPTIONS = ("pattern", "terminator", "checksum", "ack")

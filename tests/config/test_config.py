@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from config.loader import default_config_text, environment_layer, load_config, serial_url
+from config.loader import default_config_text, environment_layer, load_config
 from config.schema import AuthSettings, Badge, Settings, keys_of, settings_data
 from controller.core.exceptions import ConfigError
 from tests.inprocess import croupier_in_process
@@ -97,7 +98,7 @@ def test_every_section_takes_the_environment(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("environ, fragments", [
     ({"CROUPIER_TABEL_DECKS": "6"}, ["environment: CROUPIER_TABEL_DECKS: not a Croupier setting",
-                                     "CROUPIER_<SECTION>_<KEY>", "table", "CROUPIER_REQUIRE_PCSC"]),
+                                     "CROUPIER_<SECTION>_<KEY>", "table"]),
     ({"CROUPIER_DECKS": "6"}, ["CROUPIER_DECKS: not a Croupier setting"]),
     ({"CROUPIER_SERIAL_BAUD": "9600"}, ["environment: [serial] baud: unknown key", "baudrate, framing"]),
     ({"CROUPIER_SERIAL_BAUDRATE": "banana"}, ["environment: [serial] baudrate", "a whole number", "'banana'"]),
@@ -116,10 +117,28 @@ def test_bad_environment_is_refused(environ: dict[str, str], fragments: list[str
         assert fragment in str(caught.value)
 
 
-def test_the_tests_own_variables_are_not_config() -> None:
-    assert load_config(environ={"CROUPIER_PCSCD_PIDFILE": "/tmp/x", "CROUPIER_REQUIRE_PCSC": "1",
-                                "CROUPIER_REQUIRE_CHROMIUM": "1", "CROUPIER_TEST_MQTT": "127.0.0.1:1883",
-                                "CROUPIER_TEST_POSTGRES": "postgresql://127.0.0.1/x"}).table.decks == 8
+@pytest.mark.parametrize("name", ["CROUPIER_PCSCD_PIDFILE", "CROUPIER_REQUIRE_PCSC", "CROUPIER_REQUIRE_CHROMIUM",
+                                  "CROUPIER_TEST_MQTT", "CROUPIER_TEST_POSTGRES", "CROUPIER_UPDATE_SCREENSHOTS"])
+def test_the_loader_knows_no_variable_of_the_test_suite(name: str) -> None:
+    """The runtime loader knows settings only: what were the test suite's ``CROUPIER_*`` variables are refused like
+    any other name that is not a setting, and the refusal lists none of them."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={name: "1"})
+    assert str(caught.value) == (
+        f"environment: {name}: not a Croupier setting; expected CROUPIER_<SECTION>_<KEY> with a section of auth, "
+        "bets, driver, feed, journal, procedures, protection, scoreboard, serial, shoe, simulation, table; fix its "
+        "name or unset it, see docs/config.md")
+
+
+def test_the_test_suite_reads_and_sets_no_croupier_variable_of_its_own() -> None:
+    """The suite's own variables (services started by .ci/test, strictness switches) are outside ``CROUPIER_*``, so a
+    croupier process started by a test never sees one."""
+    root = Path(__file__).resolve().parents[2]
+    texts = [(root / ".ci" / "test").read_text(encoding="utf-8")]
+    texts += [path.read_text(encoding="utf-8") for path in (root / "tests").rglob("*.py")]
+    reads_or_sets = re.compile(r"(?:export |environ\.get\(\"|environ\[\"|setenv\(\"|delenv\(\")(CROUPIER_\w+)")
+    used = {name for text in texts for name in reads_or_sets.findall(text)}
+    assert used == set()
 
 
 @pytest.mark.parametrize("text, fragments", [
@@ -136,15 +155,6 @@ def test_serial_and_scoreboard_keys_are_checked(tmp_path: Path, text: str, fragm
         load_config(write(tmp_path, text), environ={})
     for fragment in fragments:
         assert fragment in str(caught.value)
-
-
-def test_serial_defaults_fill_only_what_the_url_leaves_out(tmp_path: Path) -> None:
-    serial = load_config(write(tmp_path, "[serial]\nbaudrate = 19200\nframing = \"stx\"\n"), environ={}).serial
-    assert serial_url("serial:///dev/ttyUSB0", serial) == "serial:///dev/ttyUSB0?baudrate=19200&framing=stx"
-    assert serial_url("serial:///dev/ttyUSB0?baudrate=9600&indicator=1", serial) == \
-        "serial:///dev/ttyUSB0?baudrate=9600&indicator=1&framing=stx"
-    assert serial_url("mock://?seed=1", serial) == "mock://?seed=1"
-    assert serial_url("serial:///dev/ttyUSB0", load_config(environ={}).serial) == "serial:///dev/ttyUSB0"
 
 
 @pytest.mark.parametrize("where, fragments", [
@@ -208,7 +218,8 @@ def test_auth_layers_merge_key_by_key_into_the_typed_section(tmp_path: Path) -> 
                            '[auth.badges."04:a1:b2"]\nname = " Alice "\nrole = "dealer"\n')
     auth = load_config(path, environ={"CROUPIER_AUTH_TWO_PERSON": "false"},
                        overrides={"auth": {"idle_signout_seconds": 0}}).auth
-    assert (auth.enabled, auth.reader_name, auth.two_person, auth.idle_signout_seconds) == (True, "R", False, 0.0)
+    assert (auth.enabled, auth.reader, auth.two_person, auth.idle_signout_seconds) == (
+        True, "pcsc://?reader=R", False, 0.0)
     assert auth.read_apdu == "00CA010000"
     assert auth.badge("04A1B2") == Badge("04A1B2", "Alice", "dealer")
     assert load_config(environ={}).auth == AuthSettings()
@@ -289,3 +300,30 @@ def test_a_bad_feed_url_in_the_file_is_refused_even_where_it_is_not_used(tmp_pat
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("croupier simulate: "), lines
     assert f"{path}: [feed] url 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]
+
+
+def test_config_keeps_data_and_validation_only() -> None:
+    """Driver and approval logic lives with its owners (drivers.serial, drivers.pcsc, controller.core.auth)."""
+    import config.loader
+    import config.schema
+
+    assert not hasattr(config.loader, "serial_url")
+    assert not hasattr(config.schema, "parse_apdu") and not hasattr(config.schema, "reader_from_url")
+    assert not hasattr(Badge, "can_approve") and not hasattr(AuthSettings, "reader_name")
+
+
+def test_a_reader_url_python_cannot_split_is_a_one_line_error() -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={"CROUPIER_AUTH_READER": "pcsc://[x?reader=R"})
+    assert str(caught.value) == ("environment: [auth] reader (CROUPIER_AUTH_READER): expected a PC/SC reader URL, "
+                                 "pcsc://?reader=NAME, got 'pcsc://[x?reader=R'")
+
+
+def test_every_key_says_what_it_takes() -> None:
+    """A key's words are its own, or follow from a type that says it all (no key is called "a string" but a string)."""
+    from config.schema import SECTIONS
+    from config.typed import base_type, expected_words
+
+    for section in SECTIONS.values():
+        for key in keys_of(section):
+            assert expected_words(section, key).english() != "a string" or base_type(section, key) is str, key

@@ -12,8 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
+from config.default_data import default_data
 from config.loader import load_config
 from config.schema import SECTIONS, settings_data
 from controller.core.auth import settings_from_dict
@@ -56,3 +58,36 @@ def test_the_recording_covers_every_section_and_both_outcomes() -> None:
     for section in SECTIONS:
         errors = [text for text in outcomes if text.startswith("error")]
         assert any(f"[{section}]" in text or f"{section}." in text for text in errors), section
+
+
+@pytest.mark.parametrize("case", [case for case in RECORDED if case["outcome"].startswith("error")], ids=_case_id)
+def test_the_outcome_does_not_come_from_msgspec_wording(case: dict[str, Any], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a value went wrong and whether it had the wrong type come from the schema: with msgspec's messages
+    emptied, every error stays as recorded."""
+    convert = msgspec.convert
+
+    def wordless(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return convert(*args, **kwargs)
+        except msgspec.ValidationError:
+            raise msgspec.ValidationError("") from None
+
+    monkeypatch.setattr(msgspec, "convert", wordless)
+    test_outcome_is_as_recorded(case, tmp_path)
+
+
+def test_each_section_is_converted_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """msgspec converts a whole section (its table) in one call, not key by key."""
+    convert = msgspec.convert
+    targets: list[Any] = []
+
+    def counted(value: Any, kind: Any, **kwargs: Any) -> Any:
+        targets.append(kind)
+        return convert(value, kind, **kwargs)
+
+    monkeypatch.setattr(msgspec, "convert", counted)
+    load_config(environ={"CROUPIER_TABLE_DECKS": "6"}, overrides={"simulation": {"rounds": 3}})
+    assert set(targets) <= set(SECTIONS.values())
+    in_the_file = len(default_data())
+    assert len(targets) == in_the_file + (in_the_file + 1 + 1)  # the merged settings, then each layer's sections

@@ -1,9 +1,9 @@
 """The catalogue of bets: what each one wins on, its default pay table and where the rules come from.
 
-A bet is a classifier and a pay table. The classifier names the *pay class* of a finished round
-(``"win"``, ``"win_by_9"``, ``"push"``) or None when the bet loses; the pay table says what each
-class wins, net per unit staked. ``"push"`` always returns the stake (net 0). House pay tables
-replace the defaults class by class (``[bets.pays]`` in the config). Settlement
+A bet is a classifier and a pay table (its name, pay classes and default pays are :mod:`controller.terms`').
+The classifier names the *pay class* of a finished round (``"win"``, ``"win_by_9"``, ``"push"``) or None when
+the bet loses; the pay table says what each class wins, net per unit staked. ``"push"`` always returns the
+stake (net 0). House pay tables replace the defaults class by class (``[bets.pays]`` in the config). Settlement
 (:mod:`controller.core.bets.settle`) and the exact odds (:mod:`controller.core.bets.exact`) both
 read this table, so a bet is defined once.
 """
@@ -14,6 +14,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
+
+from controller.terms import BANKER_BY_VARIANT as BANKER_BY_VARIANT
+from controller.terms import BANKER_VARIANT_BETS, DEFAULT_PAYS, OFFERABLE_BETS, STANDARD_BETS, BetName
 
 PUSH = "push"
 """The pay class that returns the stake."""
@@ -150,59 +153,45 @@ def _lucky_6(facts: RoundFacts) -> str | None:
     return "two_cards" if facts.banker_cards == 2 else "three_cards"
 
 
-def _d(text: str) -> Decimal:
-    return Decimal(text)
-
-
-DRAGON_BONUS_PAYS = {"natural_win": _d("1"), "win_by_9": _d("30"), "win_by_8": _d("10"), "win_by_7": _d("6"),
-                     "win_by_6": _d("4"), "win_by_5": _d("2"), "win_by_4": _d("1")}
 SEEDS = "Croupier seeds 001-002 (the standard Punto Banco payouts)"
 WIZARD_SIDE_BETS = "Wizard of Odds, Baccarat side bets (wizardofodds.com/games/baccarat/side-bets/)"
 EZ = "EZ Baccarat (DEQ Systems); Wizard of Odds, EZ Baccarat (wizardofodds.com/games/baccarat/ez-baccarat/)"
 
+
+def _bet(name: BetName, wins_when: str, classify: Classifier, source: str, pair_event: PairEvent | None = None) -> Bet:
+    """The bet ``name`` of :mod:`controller.terms`, with its default pays from there."""
+    pays = {pay_class: Decimal(pay) for pay_class, pay in DEFAULT_PAYS[name].items()}
+    return Bet(name, wins_when, classify, pays, source, pair_event, table_bet=name in BANKER_VARIANT_BETS)
+
+
 CATALOGUE: tuple[Bet, ...] = (
-    Bet("player", "the player's hand wins; a tie pushes", _side_wins("player"), {"win": _d("1")}, SEEDS),
-    Bet("banker", "the banker's hand wins; a tie pushes (5% commission)", _side_wins("banker"),
-        {"win": _d("0.95")}, SEEDS),
-    Bet("banker_no_commission", "the banker's hand wins; a winning 6 pays half; a tie pushes",
-        _banker_no_commission, {"win": _d("1"), "win_with_6": _d("0.5")}, SEEDS, table_bet=True),
-    Bet("banker_ez", "the banker's hand wins, except a three-card 7 pushes; a tie pushes",
-        _banker_ez, {"win": _d("1")}, EZ, table_bet=True),
-    Bet("tie", "the hands tie (9:1 where the house pays it)", _tie, {"win": _d("8")}, SEEDS),
-    Bet("player_pair", "the player's first two cards share a rank", _pair("player"), {"pair": _d("11")}, SEEDS,
-        pair_event="player"),
-    Bet("banker_pair", "the banker's first two cards share a rank", _pair("banker"), {"pair": _d("11")}, SEEDS,
-        pair_event="banker"),
-    Bet("either_pair", "either hand's first two cards share a rank", _pair("either"), {"pair": _d("5")},
-        WIZARD_SIDE_BETS, pair_event="either"),
-    Bet("perfect_pair", "either hand's first two cards share rank and suit", _pair("perfect"), {"pair": _d("25")},
-        WIZARD_SIDE_BETS, pair_event="perfect"),
-    Bet("dragon_7", "the banker wins with a three-card 7", _dragon_7, {"banker_three_card_7": _d("40")}, EZ),
-    Bet("panda_8", "the player wins with a three-card 8", _panda_8, {"player_three_card_8": _d("25")}, EZ),
-    Bet("dragon_bonus_player", "the player wins: a natural pays 1 (a natural tie pushes); a non-natural win by "
-        "9/8/7/6/5/4 pays 30/10/6/4/2/1, by less loses", _dragon_bonus("player"), DRAGON_BONUS_PAYS,
-        WIZARD_SIDE_BETS),
-    Bet("dragon_bonus_banker", "the banker wins: a natural pays 1 (a natural tie pushes); a non-natural win by "
-        "9/8/7/6/5/4 pays 30/10/6/4/2/1, by less loses", _dragon_bonus("banker"), DRAGON_BONUS_PAYS,
-        WIZARD_SIDE_BETS),
-    Bet("big", "five or six cards are dealt", _big, {"big": _d("0.54")}, WIZARD_SIDE_BETS),
-    Bet("small", "four cards are dealt", _small, {"small": _d("1.5")}, WIZARD_SIDE_BETS),
-    Bet("lucky_6", "the banker wins with a 6: two cards pay 12, three cards 20", _lucky_6,
-        {"two_cards": _d("12"), "three_cards": _d("20")}, WIZARD_SIDE_BETS),
+    _bet("player", "the player's hand wins; a tie pushes", _side_wins("player"), SEEDS),
+    _bet("banker", "the banker's hand wins; a tie pushes (5% commission)", _side_wins("banker"), SEEDS),
+    _bet("banker_no_commission", "the banker's hand wins; a winning 6 pays half; a tie pushes",
+         _banker_no_commission, SEEDS),
+    _bet("banker_ez", "the banker's hand wins, except a three-card 7 pushes; a tie pushes", _banker_ez, EZ),
+    _bet("tie", "the hands tie (9:1 where the house pays it)", _tie, SEEDS),
+    _bet("player_pair", "the player's first two cards share a rank", _pair("player"), SEEDS, "player"),
+    _bet("banker_pair", "the banker's first two cards share a rank", _pair("banker"), SEEDS, "banker"),
+    _bet("either_pair", "either hand's first two cards share a rank", _pair("either"), WIZARD_SIDE_BETS, "either"),
+    _bet("perfect_pair", "either hand's first two cards share rank and suit", _pair("perfect"), WIZARD_SIDE_BETS,
+         "perfect"),
+    _bet("dragon_7", "the banker wins with a three-card 7", _dragon_7, EZ),
+    _bet("panda_8", "the player wins with a three-card 8", _panda_8, EZ),
+    _bet("dragon_bonus_player", "the player wins: a natural pays 1 (a natural tie pushes); a non-natural win by "
+         "9/8/7/6/5/4 pays 30/10/6/4/2/1, by less loses", _dragon_bonus("player"), WIZARD_SIDE_BETS),
+    _bet("dragon_bonus_banker", "the banker wins: a natural pays 1 (a natural tie pushes); a non-natural win by "
+         "9/8/7/6/5/4 pays 30/10/6/4/2/1, by less loses", _dragon_bonus("banker"), WIZARD_SIDE_BETS),
+    _bet("big", "five or six cards are dealt", _big, WIZARD_SIDE_BETS),
+    _bet("small", "four cards are dealt", _small, WIZARD_SIDE_BETS),
+    _bet("lucky_6", "the banker wins with a 6: two cards pay 12, three cards 20", _lucky_6, WIZARD_SIDE_BETS),
 )
 """Every bet, in the order docs and events list them."""
 
 BETS: dict[str, Bet] = {bet.name: bet for bet in CATALOGUE}
 
-BANKER_BY_VARIANT: dict[str, str] = {
-    "commission": "banker",
-    "no_commission": "banker_no_commission",
-    "ez": "banker_ez",
-}
-"""The catalogue bet that settles the ``banker`` bet under each ``[table] variant``."""
-
-OFFERABLE: tuple[str, ...] = tuple(bet.name for bet in CATALOGUE if not bet.table_bet)
+OFFERABLE = OFFERABLE_BETS
 """Names ``[bets] offered`` may list (the banker variants come from ``[table] variant``)."""
 
-STANDARD: tuple[str, ...] = ("player", "banker", "tie", "player_pair", "banker_pair")
+STANDARD = STANDARD_BETS
 """The bets offered by default, the ones every settlement event has always covered."""

@@ -15,7 +15,6 @@ from controller.core.auth import (
     AuthSettings,
     Badge,
     normalise_uid,
-    parse_apdu,
     settings_from_dict,
 )
 from controller.core.events import ApprovalRefusedEvent
@@ -70,7 +69,7 @@ def test_defaults_without_a_section() -> None:
 def test_parses_the_documented_example() -> None:
     s = settings()
     assert s.enabled is True
-    assert s.reader_name == "Virtual PCD 00 01"
+    assert s.reader == "pcsc://?reader=Virtual PCD 00 01"
     assert s.idle_signout_seconds == 600.0
     assert s.badges == {
         ALICE: Badge(ALICE, "Alice Martin", "dealer"),
@@ -128,7 +127,6 @@ def test_helpers() -> None:
     assert normalise_uid("04:a1-b2 c3") == "04A1B2C3"
     with pytest.raises(ValueError):
         normalise_uid("04A")
-    assert parse_apdu("FF CA 00 00 00") == bytes([0xFF, 0xCA, 0, 0, 0])
 
 
 def test_sign_in_and_out() -> None:

@@ -27,8 +27,8 @@ def _psycopg() -> object:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[str]:
-    """The URL of a PostgreSQL server's maintenance database (CROUPIER_TEST_POSTGRES, or our own)."""
-    given = os.environ.get("CROUPIER_TEST_POSTGRES")
+    """The URL of a PostgreSQL server's maintenance database (TESTS_POSTGRES, or our own)."""
+    given = os.environ.get("TESTS_POSTGRES")
     if given:
         yield given
         return
@@ -55,8 +55,8 @@ def database(postgres_server: str) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """HOST:PORT of a running Mosquitto (CROUPIER_TEST_MQTT, or our own for the session)."""
-    given = os.environ.get("CROUPIER_TEST_MQTT")
+    """HOST:PORT of a running Mosquitto (TESTS_MQTT, or our own for the session)."""
+    given = os.environ.get("TESTS_MQTT")
     if given:
         yield given
         return

@@ -1,6 +1,6 @@
 """A subscriber and retained-message reader for the floor tests; the broker itself is :mod:`services`'s.
 
-``.ci/test`` starts one broker for the suite and exports ``CROUPIER_TEST_MQTT=127.0.0.1:PORT``;
+``.ci/test`` starts one broker for the suite and exports ``TESTS_MQTT=127.0.0.1:PORT``;
 tests that stop and restart the broker start their own (:class:`Mosquitto`). Without Mosquitto the
 tests skip, except under CI (``CI`` set) where they fail.
 """

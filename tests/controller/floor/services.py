@@ -1,7 +1,7 @@
 """A real Mosquitto and a real PostgreSQL for the floor tests, each started on a free port, stopped by PID.
 
-``.ci/test`` starts both and exports where they are (``CROUPIER_TEST_MQTT=127.0.0.1:PORT``,
-``CROUPIER_TEST_POSTGRES=postgresql://...``); run without it, the fixtures start their own. A missing
+``.ci/test`` starts both and exports where they are (``TESTS_MQTT=127.0.0.1:PORT``,
+``TESTS_POSTGRES=postgresql://...``); run without it, the fixtures start their own. A missing
 server skips the tests, except under CI (``CI`` set), where it fails them.
 """
 

@@ -3,7 +3,7 @@ the newest results in view, table name, limits, shoe and game number per shoe, l
 result marked, a legend, the whole screen used without scrolling, and a clear offline state.
 
 Screenshots are kept as the tests' reference in ``tests/controller/ui/screenshots`` (written when missing or
-with ``CROUPIER_UPDATE_SCREENSHOTS=1``); each run is compared with them, allowing for font rendering.
+with ``TESTS_UPDATE_SCREENSHOTS=1``); each run is compared with them, allowing for font rendering.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def compare_with_reference(page: DevTools, tmp_path: Path, width: int, height: i
     shot = page.screenshot(tmp_path / "shot.png", width, height)
     reference = SCREENSHOTS / f"scoreboard-{width}x{height}.png"
     taken = Image.open(shot).convert("RGB")
-    if os.environ.get("CROUPIER_UPDATE_SCREENSHOTS") == "1" or not reference.exists():
+    if os.environ.get("TESTS_UPDATE_SCREENSHOTS") == "1" or not reference.exists():
         small = io.BytesIO()
         taken.quantize(colors=48).save(small, format="PNG", optimize=True)
         reference.write_bytes(small.getvalue())

@@ -1,14 +1,14 @@
 """Fixtures for the PC/SC tests: a real pcscd with vpcd's virtual readers, and virtual cards.
 
 The ``pcscd`` fixture reuses a running pcscd that shows the vpcd readers
-(``.ci/test`` starts one and names its PID file in ``CROUPIER_PCSCD_PIDFILE``);
+(``.ci/test`` starts one and names its PID file in ``TESTS_PCSCD_PIDFILE``);
 otherwise it starts ``pcscd -f -i`` itself, waits for the readers by polling
 ``SCardListReaders`` against a deadline, and stops it by PID at the end of the
 session. Each test holds a machine-wide lock while it uses pcscd, so test
 sessions running at the same time take turns instead of colliding.
 
 When pcscd, vpcd or pyscard is missing the tests skip, except when
-``CROUPIER_REQUIRE_PCSC=1`` (set by ``.ci/test``): then they fail, because
+``TESTS_REQUIRE_PCSC=1`` (set by ``.ci/test``): then they fail, because
 in CI these tests must run.
 """
 
@@ -48,8 +48,8 @@ LOCK_SECONDS = 240.0
 
 
 def _unavailable(reason: str) -> None:
-    if os.environ.get("CROUPIER_REQUIRE_PCSC") == "1":
-        pytest.fail(f"PC/SC tests must run here (CROUPIER_REQUIRE_PCSC=1) but {reason}")
+    if os.environ.get("TESTS_REQUIRE_PCSC") == "1":
+        pytest.fail(f"PC/SC tests must run here (TESTS_REQUIRE_PCSC=1) but {reason}")
     pytest.skip(reason)
 
 
@@ -80,8 +80,8 @@ class Pcscd:
         self.pid: int | None = None
         self.owned = False
         """True when this fixture started pcscd (and so stops it)."""
-        self.pidfile = Path(os.environ["CROUPIER_PCSCD_PIDFILE"]) if os.environ.get(
-            "CROUPIER_PCSCD_PIDFILE") else None
+        self.pidfile = Path(os.environ["TESTS_PCSCD_PIDFILE"]) if os.environ.get(
+            "TESTS_PCSCD_PIDFILE") else None
         """The PID file .ci/test stops pcscd by; kept current across :meth:`restart`."""
         self._process: subprocess.Popen[bytes] | None = None
         self.failure: str | None = None

@@ -16,7 +16,7 @@ def test_a_failure_shows_the_log_that_ci_test_keeps_next_to_its_pid_file(
     pidfile = tmp_path / "croupier-pcscd.abc"
     pidfile.write_text("12345\n")
     (tmp_path / "croupier-pcscd.abc.log").write_text("pcscd: vpcd driver failed to load\n")
-    monkeypatch.setenv("CROUPIER_PCSCD_PIDFILE", str(pidfile))
+    monkeypatch.setenv("TESTS_PCSCD_PIDFILE", str(pidfile))
     daemon = Pcscd(scard=None, log_path=tmp_path / "session" / "pcscd.log")
     with pytest.raises(Failed) as caught:
         daemon._fail("pcscd showed no vpcd readers")
@@ -25,7 +25,7 @@ def test_a_failure_shows_the_log_that_ci_test_keeps_next_to_its_pid_file(
 
 
 def test_a_failure_is_not_waited_for_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("CROUPIER_PCSCD_PIDFILE", raising=False)
+    monkeypatch.delenv("TESTS_PCSCD_PIDFILE", raising=False)
     daemon = Pcscd(scard=None, log_path=tmp_path / "pcscd.log")
     with pytest.raises(Failed, match="no pcscd log here"):
         daemon._fail("pcscd exited with status 1")
