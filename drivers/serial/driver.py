@@ -4,12 +4,14 @@ Built on :func:`serial.serial_for_url`::
 
     serial:///dev/ttyUSB0?baudrate=9600&framing=stx
     serial:///dev/serial/by-id/usb-Shoe-if00?framing=line&heartbeat=3&indicator=1
+    serial:///dev/ttyUSB0?profile=example-card-lines
     socket://192.168.1.50:4001?framing=line
     loop://
 
 The wire protocol (framings, messages, handshake, acknowledgements) is in
 ``docs/serial-protocol.md``; the framers, one class per framing with its link
-behaviour, are in :mod:`drivers.serial.framing`.
+behaviour, are in :mod:`drivers.serial.framing`, and the vendor profiles (a
+shoe's options as a data file) in :mod:`drivers.serial.profiles`.
 
 Line problems never raise out of :meth:`SerialShoe.recv`: garbage, overlong
 frames, bad checksums and duplicates are logged on the ``croupier.serial``
@@ -36,6 +38,7 @@ from drivers.base import Indication, Option, Resumable, one_of
 from drivers.serial import framing as fr
 from drivers.serial.inbox import Inbox
 from drivers.serial.port import LINE_ERRORS, OPEN_ERRORS, Port
+from drivers.serial.profiles import Profile, load_profile
 
 LOG = logging.getLogger("croupier.serial")
 
@@ -52,7 +55,9 @@ class SerialShoe(Resumable):
     :attr:`offline_count`, :attr:`reconnects`. :attr:`status` is the last
     status text the shoe sent (``S`` message).
 
-    ``framing`` names a registered framing (:func:`~drivers.serial.framing.register_framer`).
+    ``profile=NAME`` takes the options of a vendor profile (:mod:`drivers.serial.profiles`); the options
+    given in the URL override it. ``framing`` names a registered framing
+    (:func:`~drivers.serial.framing.register_framer`).
     """
 
     schemes = SCHEMES
@@ -70,6 +75,8 @@ class SerialShoe(Resumable):
         "ack": Option("line framing: 1 = answer each message A,<seq> (default), 0 = never write acks", bool, True),
         "indicator": Option("1 = write the next slot to the shoe (I,player ...); 0 = do not (default)", bool, False),
         "reconnect": Option("1 = reopen a failed line with backoff (default); 0 = stay offline", bool, True),
+        "profile": Option("a vendor profile: a shipped one's name (reference, example-card-lines) or a .toml file's "
+                          "path; options given in the URL override the profile's"),
     }
 
     @classmethod
@@ -81,6 +88,9 @@ class SerialShoe(Resumable):
         super().__init__(url)
         location, values = self.parse_query(url)
         self.port_name, local = port_name_of(url, location)
+        self.profile: Profile | None = load_profile(url, values["profile"], self.options) if "profile" in values \
+            else None
+        """The vendor profile the URL names, if any."""
         self.baudrate: int = self._setting(url, values, "baudrate")
         self.port = Port(url, self.port_name, self.baudrate, local)
         self.framing: str = self._setting(url, values, "framing")
@@ -112,11 +122,16 @@ class SerialShoe(Resumable):
                 "permissions, and that no other program holds the port", url=url, port=self.port_name,
                 error=str(error))) from None
         LOG.info("%s: opened %s (%s framing)", self.url, self.port_name, self.framing)
+        if self.profile is not None:
+            LOG.info("%s: profile %s (%s): %s", self.url, self.profile.name, self.profile.path,
+                     self.profile.description)
         self._hello()
 
     # -- options ------------------------------------------------------------------
     def _setting(self, url: str, values: Mapping[str, str], name: str) -> Any:
-        """Option ``name``: as the URL gives it, else its default."""
+        """Option ``name``: as the URL gives it, else as the profile does, else its default."""
+        if name not in values and self.profile is not None and name in self.profile.settings:
+            return self.profile.settings[name]
         return self.option_value(url, values, name)
 
     def _framer(self, url: str, values: Mapping[str, str]) -> fr.Framer:
@@ -128,20 +143,28 @@ class SerialShoe(Resumable):
                                          "expected {choices}", url=url, name="framing", value=repr(self.framing),
                                          choices=one_of(fr.framing_names()))) from None
         self._refuse_options_of_other_framings(url, values, framing)
-        checksum: str = self._setting(url, values, "checksum")
-        pattern = card_pattern(url, values["pattern"]) if "pattern" in values else None
+        checksum: str = self._setting(url, values, "checksum")  # URL: optional|required; profile: none|xor|required
+        pattern = card_pattern(url, values["pattern"]) if "pattern" in values else \
+            self.profile.settings.get("pattern") if self.profile is not None else None
         return framing.from_settings(fr.FramerSettings(
             terminator=fr.TERMINATORS[self._setting(url, values, "terminator")], pattern=pattern,
             require_checksum=checksum == "required", checksum_on_encode=checksum != "none",
             acks=self._setting(url, values, "ack")))
 
     def _refuse_options_of_other_framings(self, url: str, values: Mapping[str, str], framing: type[fr.Framer]) -> None:
-        """Refuse options given in the URL that ``framing`` does not take."""
+        """Refuse options (given in the URL, or by the profile) that ``framing`` does not take."""
         others = [name for name in fr.FRAMING_OPTIONS if name not in framing.url_options]
         given = sorted(set(others) & values.keys())
         if given:
-            takers = [name for name, cls in fr.FRAMERS.items() if cls.url_options & set(given)]
-            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing={one_of(takers)} only")
+            framings = fr.framings_taking(given)
+            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing={framings} only")
+        from_profile = [name for name in self.profile.settings if name in others] if self.profile else []
+        if self.profile is not None and from_profile:
+            raise DriverURLError(message(
+                "serial.profile_not_for_framing", "{url}: profile {profile} sets {options}, which apply to "
+                "framing={framings} only; choose a profile for framing={framing} or leave framing out of the URL",
+                url=url, profile=self.profile.name, options=", ".join(from_profile),
+                framings=fr.framings_taking(from_profile), framing=framing.name))
 
     # -- counters -----------------------------------------------------------------
     @property

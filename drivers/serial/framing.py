@@ -432,6 +432,11 @@ def framer_class(framing: str) -> type[Framer]:
     return cls
 
 
+def framings_taking(options: list[str]) -> str:
+    """The registered framings that take any of URL ``options`` (:data:`FRAMING_OPTIONS`): ``line``, ``line or ...``."""
+    return one_of([name for name, cls in FRAMERS.items() if cls.url_options & set(options)] or ["none"])
+
+
 def framing_greeting_in(data: bytes, besides: str) -> str | None:
     """The name of a framing other than ``besides`` whose hello ``data`` hold, if any."""
     return next((name for name, cls in FRAMERS.items() if name != besides and cls.greets_in(data)), None)
