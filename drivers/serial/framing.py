@@ -219,7 +219,7 @@ class FramerSettings:
     checksum_on_encode: bool = True
     """Line framing: write ``*XX`` after each message."""
     acks: bool = True
-    """The controller's end answers each message (a framing that :attr:`~Framer.always_acks` ignores False)."""
+    """The controller's end answers each message (False is ignored by a framing that :attr:`~Framer.always_acks`)."""
     shoe_end: bool = False
     """The framer reads the controller's control bytes (the shoe's end of stx)."""
 

@@ -3,9 +3,9 @@
 :class:`Inbox` decodes the receive buffer with the line's framer, answers
 rejected frames (NAK) and messages (ACK) as its framing says
 (:class:`~drivers.serial.framing.Framer`), drops retransmissions by sequence
-number and notices a shoe that restarted. The acknowledgement of an input is held until the controller comes
-back for more (it has then journaled the input): see
-:meth:`drivers.serial.driver.SerialShoe.journaled`.
+number and notices a shoe that restarted. The acknowledgement of an input is
+held until the controller comes back for more (it has then journaled the
+input): see :meth:`drivers.serial.driver.SerialShoe.journaled`.
 """
 
 from __future__ import annotations
