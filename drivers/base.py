@@ -37,7 +37,7 @@ class Indication(StrEnum):
     NEW_SHOE = "new_shoe"
 
 
-def _one_of(words: tuple[str, ...]) -> str:
+def one_of(words: tuple[str, ...] | list[str]) -> str:
     """``a, b or c``."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
@@ -72,7 +72,7 @@ class Option:
             if self.choices and text not in self.choices:
                 raise DriverURLError(message("driver.unknown_choice", "{url}: option {name}={value} is unknown; "
                                              "expected {choices}", url=url, name=name, value=repr(text),
-                                             choices=_one_of(self.choices)))
+                                             choices=one_of(self.choices)))
             return text
         return self._number(url, name, text, high)
 
@@ -272,4 +272,4 @@ class Resumable(CardSource):
         """``item``, which this source gave, is durable in the journal. The default does nothing."""
 
 
-__all__ = ["CardSource", "Indication", "Option", "Resumable"]
+__all__ = ["CardSource", "Indication", "Option", "Resumable", "one_of"]

@@ -33,7 +33,7 @@ from drivers.serial.emulator import (
     scripted_shoe,
     seeded_shoes,
 )
-from drivers.serial.framing import TERMINATORS
+from drivers.serial.framing import TERMINATORS, framing_names
 
 
 def _host_port(text: str) -> tuple[str, int]:
@@ -66,7 +66,7 @@ def register(subparsers: Any) -> None:
                         help="first shoe number, from 1 (as mock://?shoe=N)")
     parser.add_argument("--cut", type=whole_number(MIN_CUT_FROM_END, 100), default=DEFAULT_CUT_FROM_END, metavar="N",
                         help=f"cards below the cut card (default {DEFAULT_CUT_FROM_END})")
-    parser.add_argument("--framing", choices=("line", "stx"), default="line", help="framing (default line)")
+    parser.add_argument("--framing", choices=framing_names(), default="line", help="framing (default line)")
     parser.add_argument("--terminator", choices=sorted(TERMINATORS), default="crlf",
                         help="line terminator (default crlf)")
     parser.add_argument("--no-checksum", action="store_true",

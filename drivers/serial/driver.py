@@ -4,11 +4,14 @@ Built on :func:`serial.serial_for_url`::
 
     serial:///dev/ttyUSB0?baudrate=9600&framing=stx
     serial:///dev/serial/by-id/usb-Shoe-if00?framing=line&heartbeat=3&indicator=1
+    serial:///dev/ttyUSB0?profile=example-card-lines
     socket://192.168.1.50:4001?framing=line
     loop://
 
 The wire protocol (framings, messages, handshake, acknowledgements) is in
-``docs/serial-protocol.md``; the framers are in :mod:`drivers.serial.framing`.
+``docs/serial-protocol.md``; the framers, one class per framing with its link
+behaviour, are in :mod:`drivers.serial.framing`, and the vendor profiles (a
+shoe's options as a data file) in :mod:`drivers.serial.profiles`.
 
 Line problems never raise out of :meth:`SerialShoe.recv`: garbage, overlong
 frames, bad checksums and duplicates are logged on the ``croupier.serial``
@@ -25,25 +28,23 @@ import re
 import time
 from collections import deque
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input, InputKind
 from controller.i18n.message import message
-from drivers.base import Indication, Option, Resumable
+from drivers.base import Indication, Option, Resumable, one_of
 from drivers.serial import framing as fr
 from drivers.serial.inbox import Inbox
-from drivers.serial.link import FRAMINGS, Link
 from drivers.serial.port import LINE_ERRORS, OPEN_ERRORS, Port
+from drivers.serial.profiles import Profile, load_profile
 from drivers.serial.url import SCHEMES
 
 LOG = logging.getLogger("croupier.serial")
 
 READ_SLICE = 0.25
 """Longest single wait on the port, so heartbeat and reconnect timers are looked at."""
-LINE_ONLY_OPTIONS = ("pattern", "terminator", "checksum", "ack")
-"""Options that apply to ``framing=line`` only."""
 
 
 class SerialShoe(Resumable):
@@ -53,12 +54,16 @@ class SerialShoe(Resumable):
     :attr:`overlong`, :attr:`bad_messages`, :attr:`duplicates`,
     :attr:`offline_count`, :attr:`reconnects`. :attr:`status` is the last
     status text the shoe sent (``S`` message).
+
+    ``profile=NAME`` takes the options of a vendor profile (:mod:`drivers.serial.profiles`); the options
+    given in the URL override it. ``framing`` names a registered framing
+    (:func:`~drivers.serial.framing.register_framer`).
     """
 
     schemes = SCHEMES
     options: ClassVar[Mapping[str, Option]] = {
         "baudrate": Option("bits per second, default 9600", int, 9600, (50, 4_000_000)),
-        "framing": Option("line (default) or stx", str, "line", choices=FRAMINGS),
+        "framing": Option("line (default) or stx", str, "line"),  # a registered framing: checked by _framer
         "heartbeat": Option("seconds of silence after which the reader counts as offline; 0 = never (default)",
                             float, 0.0, (0, 3600), unit="seconds"),
         "timeout": Option("same as heartbeat", float, 0.0, (0, 3600), unit="seconds"),
@@ -70,6 +75,8 @@ class SerialShoe(Resumable):
         "ack": Option("line framing: 1 = answer each message A,<seq> (default), 0 = never write acks", bool, True),
         "indicator": Option("1 = write the next slot to the shoe (I,player ...); 0 = do not (default)", bool, False),
         "reconnect": Option("1 = reopen a failed line with backoff (default); 0 = stay offline", bool, True),
+        "profile": Option("a vendor profile: a shipped one's name (reference, example-card-lines) or a .toml file's "
+                          "path; options given in the URL override the profile's"),
     }
 
     @classmethod
@@ -81,22 +88,25 @@ class SerialShoe(Resumable):
         super().__init__(url)
         location, values = self.parse_query(url)
         self.port_name, local = port_name_of(url, location)
-        self.baudrate: int = self.option_value(url, values, "baudrate")
+        self.profile: Profile | None = load_profile(url, values["profile"], self.options) if "profile" in values \
+            else None
+        """The vendor profile the URL names, if any."""
+        self.baudrate: int = self._setting(url, values, "baudrate")
         self.port = Port(url, self.port_name, self.baudrate, local)
-        self.framing: str = self.option_value(url, values, "framing")
+        self.framing: str = self._setting(url, values, "framing")
         if "heartbeat" in values and "timeout" in values:
             raise DriverURLError(message("serial.heartbeat_and_timeout", "{url}: give heartbeat or timeout, not both "
                                          "(they are the same option)", url=url))
-        self.heartbeat: float = self.option_value(url, values, "timeout" if "timeout" in values else "heartbeat")
-        self.indicator: bool = self.option_value(url, values, "indicator")
+        self.heartbeat: float = self._setting(url, values, "timeout" if "timeout" in values else "heartbeat")
+        self.indicator: bool = self._setting(url, values, "indicator")
         self.reconnect: bool = self.option_value(url, values, "reconnect")
         self.framer: fr.Framer = self._framer(url, values)
         self.framer.latch_crc = True
-        self.ack: bool = self.option_value(url, values, "ack") if self.framing == "line" else True
-        self.link = Link(self.framing, self.framer, self.ack)
+        self.ack: bool = self.framer.acks
+        """The controller answers each message (``ack=1``, and always in a framing that always acknowledges)."""
         self.offline_count = 0
         """How many times the reader went offline."""
-        self.inbox = Inbox(url, self.link, self._write)
+        self.inbox = Inbox(url, self.framer, self._write)
         self._pending: deque[Input] = deque()
         self._online = True
         self._last_rx = time.monotonic()
@@ -112,19 +122,49 @@ class SerialShoe(Resumable):
                 "permissions, and that no other program holds the port", url=url, port=self.port_name,
                 error=str(error))) from None
         LOG.info("%s: opened %s (%s framing)", self.url, self.port_name, self.framing)
+        if self.profile is not None:
+            LOG.info("%s: profile %s (%s): %s", self.url, self.profile.name, self.profile.path,
+                     self.profile.description)
         self._hello()
 
     # -- options ------------------------------------------------------------------
+    def _setting(self, url: str, values: Mapping[str, str], name: str) -> Any:
+        """Option ``name``: as the URL gives it, else as the profile does, else its default."""
+        if name not in values and self.profile is not None and name in self.profile.settings:
+            return self.profile.settings[name]
+        return self.option_value(url, values, name)
+
     def _framer(self, url: str, values: Mapping[str, str]) -> fr.Framer:
-        """The framer the options describe."""
-        terminator: str = self.option_value(url, values, "terminator")
-        checksum: str = self.option_value(url, values, "checksum")
-        pattern = card_pattern(url, values["pattern"]) if "pattern" in values else None
-        given = sorted(set(LINE_ONLY_OPTIONS) & values.keys())
-        if self.framing == "stx" and given:
-            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing=line only")
-        return fr.make_framer(self.framing, terminator=fr.TERMINATORS[terminator], pattern=pattern,
-                              require_checksum=checksum == "required")
+        """The framer of the framing the options name, made from their settings."""
+        try:
+            framing = fr.framer_class(self.framing)
+        except ValueError:
+            raise DriverURLError(message("driver.unknown_choice", "{url}: option {name}={value} is unknown; "
+                                         "expected {choices}", url=url, name="framing", value=repr(self.framing),
+                                         choices=one_of(fr.framing_names()))) from None
+        self._refuse_options_of_other_framings(url, values, framing)
+        checksum: str = self._setting(url, values, "checksum")  # URL: optional|required; profile: none|xor|required
+        pattern = card_pattern(url, values["pattern"]) if "pattern" in values else \
+            self.profile.settings.get("pattern") if self.profile is not None else None
+        return framing.from_settings(fr.FramerSettings(
+            terminator=fr.TERMINATORS[self._setting(url, values, "terminator")], pattern=pattern,
+            require_checksum=checksum == "required", checksum_on_encode=checksum != "none",
+            acks=self._setting(url, values, "ack")))
+
+    def _refuse_options_of_other_framings(self, url: str, values: Mapping[str, str], framing: type[fr.Framer]) -> None:
+        """Refuse options (given in the URL, or by the profile) that ``framing`` does not take."""
+        others = [name for name in fr.FRAMING_OPTIONS if name not in framing.url_options]
+        given = sorted(set(others) & values.keys())
+        if given:
+            framings = fr.framings_taking(given)
+            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing={framings} only")
+        from_profile = [name for name in self.profile.settings if name in others] if self.profile else []
+        if self.profile is not None and from_profile:
+            raise DriverURLError(message(
+                "serial.profile_not_for_framing", "{url}: profile {profile} sets {options}, which apply to "
+                "framing={framings} only; choose a profile for framing={framing} or leave framing out of the URL",
+                url=url, profile=self.profile.name, options=", ".join(from_profile),
+                framings=fr.framings_taking(from_profile), framing=framing.name))
 
     # -- counters -----------------------------------------------------------------
     @property
@@ -182,7 +222,7 @@ class SerialShoe(Resumable):
         """Tell the shoe the controller is ready (its input was flushed on open)."""
         self._last_hello = time.monotonic()
         self.framer.require_crc = False  # until this shoe (perhaps another one) announces crc16 again
-        self._write(self.link.hello())
+        self._write(self.framer.hello())
 
     def _write(self, data: bytes) -> bool:
         try:
@@ -359,7 +399,7 @@ class SerialShoe(Resumable):
             self._resuming = False  # the resume is over, whether or not this indication is written
         if not self.indicator and what is not Indication.NEW_SHOE:
             return
-        if self._write(self.link.indication(what, self.inbox.last_seq)):
+        if self._write(self.framer.indication(what, self.inbox.last_seq)):
             self._unsent_indication = None
         else:
             LOG.info("%s: indication %r not delivered; will send it when the line is back", self.url, what.value)

@@ -35,7 +35,7 @@ from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
 from controller.core.shoe import shoe_with_cut_card
 from drivers.serial import framing as fr
-from drivers.serial.link import INPUT_KINDS, Link, frame_of
+from drivers.serial.link import INPUT_KINDS, frame_of
 
 LOG = logging.getLogger("croupier.emulator")
 
@@ -284,36 +284,13 @@ class LineFaults:
         if self.options.garbage and self.random.random() < self.options.garbage:
             data += self.noise()
         corrupt = bool(self.options.bad_checksum) and self.random.random() < self.options.bad_checksum
-        return data + (self.corrupted(frame) if corrupt else self.framer.encode(frame))
-
-    def corrupted(self, frame: fr.Frame) -> bytes:
-        """``frame`` with a checksum that does not match (its CRC-16, else its XOR or BCC)."""
-        data = self.framer.encode(frame)
-        stx = self.options.framing == "stx"
-        if self.framer.crc_on_encode:
-            star = data.rindex(b"*")
-            wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
-            data = data[:star + 1] + b"%04X" % wrong + data[star + 5:]
-            if stx:  # a right BCC over the wrong CRC: only the CRC catches it
-                data = data[:-1] + bytes([fr.xor_checksum(data[1:-2]) ^ fr.ETX])
-            return data
-        if stx:
-            return data[:-1] + bytes([data[-1] ^ 0x5A])
-        if self.options.checksum:
-            star = data.rindex(b"*")
-            wrong = (int(data[star + 1:star + 3], 16) ^ 0x5A)
-            return data[:star + 1] + b"%02X" % wrong + data[star + 3:]
-        return data  # no checksum to corrupt
+        return data + (self.framer.encode_corrupted(frame) if corrupt else self.framer.encode(frame))
 
     def noise(self) -> bytes:
-        """A few random bytes that are no message (a line of them, in line framing)."""
+        """A few random bytes that are no message, as the framing sends noise (a line of them, in line framing)."""
         size = self.random.randint(1, 24)
         forbidden = {fr.STX, 0x0A, 0x0D, ord("*")}
-        noise = bytes(b for b in self.random.randbytes(size * 2) if b not in forbidden)[:size] or b"?"
-        if self.options.framing == "line":
-            # "~" first: noise such as "U" or " X" alone would be a real message
-            noise = b"~" + noise + self.options.terminator
-        return noise
+        return self.framer.noise(bytes(b for b in self.random.randbytes(size * 2) if b not in forbidden)[:size] or b"?")
 
 
 @dataclass
@@ -323,7 +300,8 @@ class _Session:
     ready: bool = False
     acked: bool = False
     in_flight: deque[int | None] = field(default_factory=deque)
-    """stx: seq of each transmission not yet answered, oldest first (ACK/NAK carry no seq)."""
+    """The seq of each transmission not yet answered, oldest first, for a framing whose answers name no message
+    (stx: ACK/NAK); see :meth:`~drivers.serial.framing.Framer.sent`."""
 
 
 class ShoeEmulator:
@@ -342,12 +320,9 @@ class ShoeEmulator:
         self.shoe_index = shoe_index
         self.keys = keys
         self.tokens: deque[Input] = deque(shoes(shoe_index) or [])
-        self.framer: fr.Framer
-        if options.framing == "stx":
-            self.framer = fr.StxFramer(controls=True)
-        else:
-            self.framer = fr.LineFramer(options.terminator, checksum_on_encode=options.checksum)
-        self.link = Link(options.framing, self.framer)
+        settings = fr.FramerSettings(terminator=options.terminator, checksum_on_encode=options.checksum,
+                                     shoe_end=True)
+        self.framer = fr.framer_class(options.framing).from_settings(settings)
         self.uses_crc = options.crc and options.checksum
         self.faults = LineFaults(options, self.framer)
         self.session = _Session()
@@ -383,8 +358,7 @@ class ShoeEmulator:
         if self.endpoint.write(data):
             self.transmissions += 1
             self.last_tx = time.monotonic()
-            if self.options.framing == "stx":
-                self.session.in_flight.append(frame.seq)
+            self.framer.sent(frame, self.session.in_flight)
             LOG.debug("sent %r", data)
 
     def _send_token(self, item: Input) -> None:
@@ -422,17 +396,18 @@ class ShoeEmulator:
 
     def _warn_on_framing_mismatch(self, data: bytes) -> None:
         """Say so when the controller's hello is the other framing's: otherwise both sides wait in silence."""
-        if self.link.other_framing_hello(data) and not self._mismatch_warned:
+        theirs = fr.framing_greeting_in(data, besides=self.framer.name)
+        if theirs is not None and not self._mismatch_warned:
             self._mismatch_warned = True
-            theirs, ours = ("line", "stx") if self.link.stx else ("stx", "line")
+            ours = self.framer.name
             LOG.warning("the controller greets in %s framing but this emulator speaks %s: start it with "
                         "--framing %s, or give the controller ?framing=%s", theirs, ours, theirs, ours)
 
     def _on_frame(self, frame: fr.Frame) -> None:
         session = self.session
-        if self.link.is_hello(frame):
+        if self.framer.is_hello(frame):
             session.ready = True
-            session.acked = self.link.hello_wants_acks(frame)
+            session.acked = self.framer.hello_wants_acks(frame)
             session.in_flight.clear()
             LOG.info("controller ready (%s)", "acknowledging" if session.acked else "no acks")
             if self.uses_crc:
@@ -444,20 +419,17 @@ class ShoeEmulator:
         if frame.kind == fr.INDICATE:
             self._on_indication(frame)
             return
-        if frame.kind in (fr.CONTROL_ACK, fr.CONTROL_NAK):
-            seq = session.in_flight.popleft() if session.in_flight else None
-            if self.outstanding is None or seq != self.outstanding.seq:
-                return  # the answer to a heartbeat or an older transmission
-            if frame.kind == fr.CONTROL_ACK:
-                self.outstanding = None
-            else:
-                self._retransmit("NAK")
-            return
-        if frame.kind == fr.ACKNOWLEDGE:
-            if self.outstanding is not None and frame.seq == self.outstanding.seq:
-                self.outstanding = None
-            return
-        if frame.kind == fr.NEGATIVE and self.outstanding is not None:
+        answer = self.framer.answer_of(frame, session.in_flight)
+        if answer is not None:
+            self._on_answer(answer)
+
+    def _on_answer(self, answer: fr.Answer) -> None:
+        """The controller's ACK or NAK: the message waiting for it is through, or sent again."""
+        if self.outstanding is None or not answer.answers(self.outstanding.seq):
+            return  # the answer to a heartbeat or an older transmission
+        if answer.positive:
+            self.outstanding = None
+        else:
             self._retransmit("NAK")
 
     def _on_indication(self, frame: fr.Frame) -> None:

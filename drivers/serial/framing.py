@@ -21,6 +21,14 @@ Two framings exist, described byte by byte in ``docs/serial-protocol.md``:
     ``STX payload ETX BCC``; the payload is the line body (``C,17,TH``), optionally
     followed by ``*XXXX`` (its CRC-16), BCC the XOR of payload and ETX. Answered ACK / NAK.
 
+Each framing is one :class:`Framer` subclass, registered by name (:func:`register_framer`, looked up by
+:func:`framer_class` and :func:`make_framer`, as pymodbus maps a ``FramerType`` to its class); the class
+also carries the framing's link behaviour, for both ends of the line: the controller's hello, its answers
+(:meth:`Framer.ack`, :meth:`Framer.nak`, :meth:`Framer.bad_message_answer`), how it frames an indication,
+and on the shoe's end how it reads the hello and the answers. The base class speaks the reference messages
+(``R,A``, ``A,<seq>``, ``N``), so a framing that only wraps the messages differently is its ``encode`` and
+``decode``; see ``docs/drivers.md``.
+
 A shoe that sends ``V,crc16`` after the controller's hello protects its
 messages with the CRC; from then on the decoder refuses every message of it
 without a right one (``require_crc``): a message whose ``*XXXX`` is missing is
@@ -32,10 +40,12 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import ClassVar, Final, Self, TypeVar
 
-from drivers.base import Indication
+from drivers.base import Indication, one_of
 
 STX: Final = 0x02
 ETX: Final = 0x03
@@ -192,8 +202,59 @@ def _data_fits(kind: str, data: str) -> bool:
     return kind != FEATURES or _FEATURES_TEXT.fullmatch(data) is not None
 
 
+TERMINATORS: Final = {"crlf": b"\r\n", "lf": b"\n", "cr": b"\r"}
+
+
+@dataclass(frozen=True, slots=True)
+class FramerSettings:
+    """What a framer is made from: the URL's options (or a profile's) on the controller's end, the emulator's on the
+    shoe's. A framing takes the settings it has a use for (stx: none but :attr:`shoe_end`)."""
+
+    terminator: bytes = b"\r\n"
+    """Line framing: what ends the lines written (a bare ``\\n`` always ends a line read)."""
+    pattern: re.Pattern[str] | None = None
+    """Line framing: a vendor's card lines, a regular expression with a named group ``card``."""
+    require_checksum: bool = False
+    """Line framing: refuse lines without a checksum."""
+    checksum_on_encode: bool = True
+    """Line framing: write ``*XX`` after each message."""
+    acks: bool = True
+    """The controller's end answers each message (False is ignored by a framing that :attr:`~Framer.always_acks`)."""
+    shoe_end: bool = False
+    """The framer reads the controller's control bytes (the shoe's end of stx)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The controller's answer to a shoe's message, as the shoe's end reads it."""
+
+    positive: bool
+    """True: confirmed; False: send it again."""
+    seq: int | None
+    """The sequence number of the message it answers; None when it names none."""
+    outstanding: bool = False
+    """It answers whichever message the shoe is waiting on (line ``N``)."""
+
+    def answers(self, seq: int | None) -> bool:
+        """Does this answer concern the message numbered ``seq`` that the shoe waits on?"""
+        return self.outstanding or (self.seq is not None and self.seq == seq)
+
+
 class Framer:
-    """Common state of the framers: counters and the last rejection."""
+    """One framing: a byte stream turned into frames and back, and the link procedures of both ends.
+
+    Subclasses implement :meth:`encode` and :meth:`decode` and are registered by name with
+    :func:`register_framer`. The link methods speak the reference messages (hello ``R,A``, acknowledgement
+    ``A,<seq>``, negative acknowledgement ``N``, indication ``I,<what>``) in the framing; a framing with its own
+    control bytes (stx) overrides them. Holds the counters and the last rejection.
+    """
+
+    name: ClassVar[str] = ""
+    """The framing's name, as ``framing=`` gives it (set by :func:`register_framer`)."""
+    always_acks: ClassVar[bool] = False
+    """The controller answers every message, whatever ``ack`` says (stx)."""
+    url_options: ClassVar[frozenset[str]] = frozenset()
+    """Which of :data:`FRAMING_OPTIONS` the framing takes (line: all of them)."""
 
     def __init__(self) -> None:
         self.garbage_bytes = 0
@@ -213,6 +274,15 @@ class Framer:
         speaks CRC sends one, so a lost ``V,crc16`` does not leave its later messages unchecked)."""
         self.crc_on_encode = False
         """Append ``*XXXX`` (CRC-16) to every message encoded (a shoe that announced ``crc16``)."""
+        self.acks = True
+        """The controller's end answers each message (``ack=1``; always when the framing :attr:`always_acks`)."""
+
+    @classmethod
+    def from_settings(cls, settings: FramerSettings) -> Self:
+        """A framer of this framing made from ``settings``."""
+        framer = cls()
+        framer.acks = settings.acks or cls.always_acks
+        return framer
 
     def _reject(self, reason: str, raw: bytes, count: bool = True) -> None:
         self.rejected = Rejection(reason, raw)
@@ -258,17 +328,132 @@ class Framer:
                 frames.append(frame)
         return position, frames
 
+    # -- the controller's end --------------------------------------------------
+    def hello(self) -> bytes:
+        """The controller's hello, written on every open: ``R,A`` (it acknowledges) or ``R``."""
+        return self.encode(Frame(READY, None, "A" if self.acks else ""))
 
-TERMINATORS: Final = {"crlf": b"\r\n", "lf": b"\n", "cr": b"\r"}
+    def ack(self, frame: Frame) -> bytes | None:
+        """The acknowledgement of ``frame``: ``A,<seq>``, or None when the controller does not answer."""
+        return self.encode(Frame(ACKNOWLEDGE, frame.seq)) if self.acks else None
+
+    def nak(self) -> bytes | None:
+        """The answer to a message with a bad checksum: ``N``, or None when the controller does not answer."""
+        return self.encode(Frame(NEGATIVE)) if self.acks else None
+
+    def bad_message_answer(self) -> bytes | None:
+        """The answer to a well-framed message that is no message of the protocol: none."""
+        return None
+
+    def indication(self, what: Indication, after: int | None = None) -> bytes:
+        """``I,<what>``, framed; ``I,<after>,new_shoe`` names the shoe's last message the table took before it
+        closed its shoe, so that a shoe told again (after a controller restart) knows it is a repeat."""
+        return self.encode(Frame(INDICATE, after if what is Indication.NEW_SHOE else None, what.value))
+
+    # -- the shoe's end ----------------------------------------------------------
+    def is_hello(self, frame: Frame) -> bool:
+        """Is ``frame`` the controller's hello?"""
+        return frame.kind == READY
+
+    def hello_wants_acks(self, frame: Frame) -> bool:
+        """Does the controller that sent hello ``frame`` acknowledge messages (``R,A``)?"""
+        return self.always_acks or frame.data == "A"
+
+    @classmethod
+    def greets_in(cls, data: bytes) -> bool:
+        """Do ``data`` hold this framing's hello? (A shoe of another framing says so instead of waiting in
+        silence.) The base framing cannot tell."""
+        return False
+
+    def sent(self, frame: Frame, in_flight: deque[int | None]) -> None:
+        """The shoe sent ``frame``; a framing whose answers name no message notes it in ``in_flight``."""
+
+    def answer_of(self, frame: Frame, in_flight: deque[int | None]) -> Answer | None:
+        """The answer ``frame`` is, if it is one: ``A,<seq>`` confirms message ``seq``, ``N`` asks again for the
+        message outstanding."""
+        if frame.kind == ACKNOWLEDGE:
+            return Answer(True, frame.seq)
+        if frame.kind == NEGATIVE:
+            return Answer(False, None, outstanding=True)
+        return None
+
+    def encode_corrupted(self, frame: Frame) -> bytes:
+        """``frame``'s bytes with a checksum that does not match (the emulator's ``--bad-checksum``): a wrong
+        CRC-16 when it carries one; unchanged when it carries no checksum."""
+        data = self.encode(frame)
+        return _wrong_crc(data) if self.crc_on_encode else data
+
+    def noise(self, junk: bytes) -> bytes:
+        """``junk`` (random bytes) as line noise in this framing, that is no message (the emulator's ``--garbage``)."""
+        return junk
 
 
+def _wrong_crc(data: bytes) -> bytes:
+    """``data`` with the CRC-16 after its last ``*`` changed."""
+    star = data.rindex(b"*")
+    wrong = int(data[star + 1:star + 5], 16) ^ 0x5A5A
+    return data[:star + 1] + b"%04X" % wrong + data[star + 5:]
+
+
+F = TypeVar("F", bound=type[Framer])
+
+FRAMERS: dict[str, type[Framer]] = {}
+"""The registered framings: name -> class (see :func:`register_framer`)."""
+
+FRAMING_OPTIONS: Final = ("pattern", "terminator", "checksum", "ack")
+"""URL options that only some framings take (see :attr:`Framer.url_options`)."""
+
+
+def register_framer(name: str) -> Callable[[F], F]:
+    """Register a :class:`Framer` subclass as framing ``name`` (``framing=name``); a class decorator.
+
+    A name is taken once: registering another class under it raises :class:`ValueError`.
+    """
+    def register(cls: F) -> F:
+        taken = FRAMERS.get(name)
+        if taken is not None and taken is not cls:
+            raise ValueError(f"framing {name!r} is taken by {taken.__name__}")
+        cls.name = name
+        FRAMERS[name] = cls
+        return cls
+    return register
+
+
+def framing_names() -> tuple[str, ...]:
+    """The registered framings' names, the built-in ones (``line``, ``stx``) first."""
+    return tuple(FRAMERS)
+
+
+def framer_class(framing: str) -> type[Framer]:
+    """The class of framing ``framing``; :class:`ValueError` naming the registered ones."""
+    cls = FRAMERS.get(framing)
+    if cls is None:
+        raise ValueError(f"unknown framing {framing!r}; expected {one_of(framing_names())}")
+    return cls
+
+
+def framings_taking(options: list[str]) -> str:
+    """The registered framings that take any of URL ``options`` (:data:`FRAMING_OPTIONS`): ``line``, ``line or ...``."""
+    return one_of([name for name, cls in FRAMERS.items() if cls.url_options & set(options)] or ["none"])
+
+
+def framing_greeting_in(data: bytes, besides: str) -> str | None:
+    """The name of a framing other than ``besides`` whose hello ``data`` hold, if any."""
+    return next((name for name, cls in FRAMERS.items() if name != besides and cls.greets_in(data)), None)
+
+
+@register_framer("line")
 class LineFramer(Framer):
     """ASCII lines: ``K[,seq][,data][*XX]`` ended by the terminator (or a bare ``\\n``).
 
     ``pattern``, a regular expression with a named group ``card`` (and optionally
     ``seq``), reads vendor card lines: a line it matches in full is a card.
-    ``require_checksum`` rejects reference-format lines without ``*XX``.
+    ``require_checksum`` rejects reference-format lines without ``*XX``;
+    ``checksum_on_encode`` writes ``*XX`` after each message. The link is the base's:
+    hello ``R,A`` (``R`` with ``ack=0``), answers ``A,<seq>`` and ``N`` (none with ``ack=0``).
     """
+
+    url_options: ClassVar[frozenset[str]] = frozenset(FRAMING_OPTIONS)
 
     def __init__(self, terminator: bytes = b"\r\n", pattern: str | re.Pattern[str] | None = None,
                  require_checksum: bool = False, checksum_on_encode: bool = True) -> None:
@@ -283,6 +468,29 @@ class LineFramer(Framer):
         self.checksum_on_encode = checksum_on_encode
         self._ends = sorted({terminator[-1:], b"\n"})
         self._skipping = False  # inside an overlong line: drop bytes up to its end
+
+    @classmethod
+    def from_settings(cls, settings: FramerSettings) -> Self:
+        framer = cls(settings.terminator, settings.pattern, settings.require_checksum, settings.checksum_on_encode)
+        framer.acks = settings.acks
+        return framer
+
+    @classmethod
+    def greets_in(cls, data: bytes) -> bool:
+        return b"R\r" in data or b"R\n" in data or b"R,A" in data
+
+    def encode_corrupted(self, frame: Frame) -> bytes:
+        """``frame`` with a wrong CRC-16, else a wrong ``*XX``; unchanged when it carries no checksum."""
+        if self.crc_on_encode or not self.checksum_on_encode:
+            return super().encode_corrupted(frame)
+        data = self.encode(frame)
+        star = data.rindex(b"*")
+        wrong = int(data[star + 1:star + 3], 16) ^ 0x5A
+        return data[:star + 1] + b"%02X" % wrong + data[star + 3:]
+
+    def noise(self, junk: bytes) -> bytes:
+        """A line of ``junk`` starting ``~``: noise such as ``U`` or `` X`` alone would be a real message."""
+        return b"~" + junk + self.terminator
 
     def encode(self, frame: Frame) -> bytes:
         body = frame.body().encode("ascii")
@@ -379,17 +587,72 @@ class LineFramer(Framer):
         return body
 
 
+@register_framer("stx")
 class StxFramer(Framer):
     """``STX payload ETX BCC`` frames; BCC is the XOR of the payload bytes and ETX.
 
     With ``controls=True`` (the shoe side), lone ACK, NAK and ENQ bytes between
     frames are decoded as frames of kind :data:`CONTROL_ACK`, :data:`CONTROL_NAK`
     and :data:`CONTROL_ENQ`; otherwise they are garbage.
+
+    The link uses single control bytes: the hello is ENQ, and the controller answers
+    every frame, ACK (also a well-framed message it does not understand, so the shoe
+    moves on) or NAK (a bad checksum). Answers name no message: the shoe pairs them
+    with its frames in order.
     """
+
+    always_acks: ClassVar[bool] = True
 
     def __init__(self, controls: bool = False) -> None:
         super().__init__()
         self.controls = controls
+
+    @classmethod
+    def from_settings(cls, settings: FramerSettings) -> Self:
+        return cls(controls=settings.shoe_end)
+
+    # -- the controller's end ----------------------------------------------------
+    def hello(self) -> bytes:
+        """ENQ."""
+        return bytes([ENQ])
+
+    def ack(self, frame: Frame) -> bytes | None:
+        """ACK."""
+        return bytes([ACK])
+
+    def nak(self) -> bytes | None:
+        """NAK."""
+        return bytes([NAK])
+
+    def bad_message_answer(self) -> bytes | None:
+        """ACK, so that the shoe moves on (the message is logged and dropped)."""
+        return bytes([ACK])
+
+    # -- the shoe's end ------------------------------------------------------------
+    def is_hello(self, frame: Frame) -> bool:
+        return frame.kind == CONTROL_ENQ
+
+    @classmethod
+    def greets_in(cls, data: bytes) -> bool:
+        return bytes([ENQ]) in data
+
+    def sent(self, frame: Frame, in_flight: deque[int | None]) -> None:
+        in_flight.append(frame.seq)
+
+    def answer_of(self, frame: Frame, in_flight: deque[int | None]) -> Answer | None:
+        """ACK or NAK, answering the oldest frame sent and not answered yet."""
+        if frame.kind not in (CONTROL_ACK, CONTROL_NAK):
+            return None
+        seq = in_flight.popleft() if in_flight else None
+        return Answer(frame.kind == CONTROL_ACK, seq)
+
+    def encode_corrupted(self, frame: Frame) -> bytes:
+        """``frame`` with a wrong CRC-16 under a right BCC (only the CRC catches it), else a wrong BCC."""
+        data = self.encode(frame)
+        if self.crc_on_encode:
+            data = _wrong_crc(data)
+            return data[:-1] + bytes([xor_checksum(data[1:-2]) ^ ETX])
+        return data[:-1] + bytes([data[-1] ^ 0x5A])
 
     def encode(self, frame: Frame) -> bytes:
         if frame.kind in (CONTROL_ACK, CONTROL_NAK, CONTROL_ENQ):
@@ -462,9 +725,8 @@ class StxFramer(Framer):
 
 def make_framer(framing: str, *, terminator: bytes = b"\r\n", pattern: str | re.Pattern[str] | None = None,
                 require_checksum: bool = False, controls: bool = False) -> Framer:
-    """A framer for ``framing`` (``line`` or ``stx``)."""
-    if framing == "line":
-        return LineFramer(terminator, pattern, require_checksum)
-    if framing == "stx":
-        return StxFramer(controls=controls)
-    raise ValueError(f"unknown framing {framing!r}; expected line or stx")
+    """A framer of the registered framing ``framing`` (``line``, ``stx`` ...); :class:`ValueError` for another name."""
+    compiled = re.compile(pattern) if isinstance(pattern, str) else pattern
+    settings = FramerSettings(terminator=terminator, pattern=compiled, require_checksum=require_checksum,
+                              shoe_end=controls)
+    return framer_class(framing).from_settings(settings)

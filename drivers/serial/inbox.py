@@ -1,11 +1,11 @@
 """The controller's inbox on a serial line: the shoe's messages turned into reader inputs, and answered.
 
-:class:`Inbox` decodes the receive buffer with the link's framer, answers
-rejected frames (NAK) and messages (ACK) as :class:`~drivers.serial.link.Link`
-says, drops retransmissions by sequence number and notices a shoe that
-restarted. The acknowledgement of an input is held until the controller comes
-back for more (it has then journaled the input): see
-:meth:`drivers.serial.driver.SerialShoe.journaled`.
+:class:`Inbox` decodes the receive buffer with the line's framer, answers
+rejected frames (NAK) and messages (ACK) as its framing says
+(:class:`~drivers.serial.framing.Framer`), drops retransmissions by sequence
+number and notices a shoe that restarted. The acknowledgement of an input is
+held until the controller comes back for more (it has then journaled the
+input): see :meth:`drivers.serial.driver.SerialShoe.journaled`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import SHOE_RESTARTED, sequence_gap
 from drivers.serial import framing as fr
-from drivers.serial.link import CONTROLLER_KINDS, Link, input_of
+from drivers.serial.link import CONTROLLER_KINDS, input_of
 
 LOG = logging.getLogger("croupier.serial")
 
@@ -28,10 +28,9 @@ SEQ_WRAP_FROM = 9999
 class Inbox:
     """Bytes from the shoe in, reader inputs out; ``write`` sends the answers."""
 
-    def __init__(self, url: str, link: Link, write: Callable[[bytes], bool]) -> None:
+    def __init__(self, url: str, framer: fr.Framer, write: Callable[[bytes], bool]) -> None:
         self.url = url
-        self.link = link
-        self.framer = link.framer
+        self.framer = framer
         self._write = write
         self.duplicates = 0
         """Messages dropped because they repeated the previous sequence number."""
@@ -93,14 +92,14 @@ class Inbox:
     def _on_rejected(self, rejected: fr.Rejection) -> None:
         if rejected.reason == "bad_checksum":
             LOG.warning("%s: bad checksum, message dropped%s: %s", self.url,
-                        " and NAKed" if self.link.acks else "", rejected.describe())
-            nak = self.link.nak()
+                        " and NAKed" if self.framer.acks else "", rejected.describe())
+            nak = self.framer.nak()
             if nak is not None:
                 self._write(nak)
         elif rejected.reason == "bad_message":
             LOG.warning("%s: well-framed but unknown message, acknowledged and dropped: %s",
                         self.url, rejected.describe())
-            answer = self.link.bad_message_answer()
+            answer = self.framer.bad_message_answer()
             if answer is not None:
                 self._write(answer)
         elif rejected.reason == "overlong":
@@ -112,7 +111,7 @@ class Inbox:
         if frame.kind in CONTROLLER_KINDS:
             LOG.debug("%s: ignored a controller message from the line (an echo?): %s", self.url, frame)
             return None
-        answer = self.link.ack(frame)
+        answer = self.framer.ack(frame)
         item: Input | None = None
         if frame.seq is not None and frame.seq == self.last_seq:
             self.duplicates += 1

@@ -16,12 +16,15 @@ SCHEMES = ("serial", "socket", "loop")
 def serial_url(url: str, serial: SerialSettings) -> str:
     """``url`` with the ``[serial]`` defaults for the options it leaves out (other schemes: unchanged).
 
-    Only options whose configured value differs from the driver's own default are added.
+    Only options whose configured value differs from the driver's own default are added, and none to a URL that
+    names a vendor profile (``profile=``): the profile says what the shoe speaks.
     """
     parts = urlsplit(url)
     if parts.scheme not in SCHEMES:
         return url
     given = parse_qs(parts.query, keep_blank_values=True)
+    if "profile" in given:
+        return url
     defaults = SerialSettings()
     missing = {key: getattr(serial, key) for key in ("baudrate", "framing")
                if key not in given and getattr(serial, key) != getattr(defaults, key)}
