@@ -69,7 +69,33 @@ ApprovalAction = Literal[Resolution, "foreign_card", "close_shoe"]
 (``foreign_card``) and closing the shoe early (``close_shoe``)."""
 APPROVAL_ACTIONS: tuple[ApprovalAction, ...] = get_args(ApprovalAction)
 
+MisdealKind = Literal["extra_card", "exposed_card", "unreadable_card", "unknown_card", "foreign_card", "two_cards",
+                      "reader_offline", "card_after_shoe_closed", "no_dealer", "shoe_restarted", "sequence_gap",
+                      "reveal_mismatch"]
+"""Every misdeal kind the table raises (the misdeal policy's table, :data:`controller.core.misdeals.POLICIES`, has
+one row for each: a test checks it)."""
+MISDEAL_KINDS: tuple[MisdealKind, ...] = get_args(MisdealKind)
+
+AlertKind = Literal["unshuffled_shoe", "sequence_repeat", "advantage", "property_check_off"]
+"""Every alert kind (:data:`controller.core.alerts.SEVERITY` has one row for each: a test checks it)."""
+ALERT_KINDS: tuple[AlertKind, ...] = get_args(AlertKind)
+
 __all__ = [
-    "APPROVAL_ACTIONS", "BANKER_BY_VARIANT", "BANKER_VARIANT_BETS", "BET_NAMES", "BET_PAY_CLASSES", "DEFAULT_PAYS",
-    "OFFERABLE_BETS", "RESOLUTIONS", "STANDARD_BETS", "ApprovalAction", "BetName", "Resolution", "Variant",
+                  "ALERT_KINDS",
+                  "APPROVAL_ACTIONS",
+                  "BANKER_BY_VARIANT",
+                  "BANKER_VARIANT_BETS",
+                  "BET_NAMES",
+                  "BET_PAY_CLASSES",
+                  "DEFAULT_PAYS",
+                  "MISDEAL_KINDS",
+                  "OFFERABLE_BETS",
+                  "RESOLUTIONS",
+                  "STANDARD_BETS",
+                  "AlertKind",
+                  "ApprovalAction",
+                  "BetName",
+                  "MisdealKind",
+                  "Resolution",
+                  "Variant",
 ]

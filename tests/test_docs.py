@@ -8,10 +8,12 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 from config.schema import DEFAULT_SUPERVISOR_ONLY, SECTIONS, ProcedureSettings, keys_of
 from controller.cli.clidoc import CLI_DOC, render
 from controller.core.misdeals import POLICIES, needs_supervisor
+from controller.terms import MisdealKind
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,8 +61,9 @@ def test_procedures_table_matches_the_misdeal_policy() -> None:
         column = rows[kind]
         alias = re.fullmatch(r"as `([a-z_]+)`", column)
         if alias:
-            assert POLICIES[alias.group(1)].resolutions == policy.resolutions, kind
-            column = rows[alias.group(1)]
+            aliased = cast(MisdealKind, alias.group(1))
+            assert POLICIES[aliased].resolutions == policy.resolutions, kind
+            column = rows[aliased]
         named = [word for word in re.findall(r"`([a-z_]+)`", column) if word in known]
         assert tuple(dict.fromkeys(named)) == policy.resolutions, f"{kind}: docs say {named}"
         supervised = [r for r in policy.resolutions if needs_supervisor(r, kind, DEFAULT_SUPERVISOR_ONLY)]

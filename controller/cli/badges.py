@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import error_text, of_args
 from controller.core.auth import AuthSettings
-from controller.core.events import BadgeWatchEvent
+from controller.core.events import (
+    BadgeReaderOfflineEvent,
+    BadgeReaderOnlineEvent,
+    BadgeSeenEvent,
+    BadgeUnreadableEvent,
+    BadgeWatchEvent,
+    to_builtins,
+)
 from controller.core.exceptions import DriverError
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
@@ -70,13 +77,13 @@ def event_dict(event: BadgeEvent, settings: AuthSettings) -> BadgeWatchEvent:
     """The JSON form of a badge event."""
     if event.kind in ("presented", "removed"):
         assert event.uid is not None
-        return {"event": "badge_presented" if event.kind == "presented" else "badge_removed",
-                "uid": event.uid, "reader": event.reader, "known": settings.badge(event.uid) is not None}
+        return BadgeSeenEvent(event="badge_presented" if event.kind == "presented" else "badge_removed",
+                              uid=event.uid, reader=event.reader, known=settings.badge(event.uid) is not None)
     if event.kind == "unreadable":
-        return {"event": "badge_unreadable", "reader": event.reader, "message": event.message}
+        return BadgeUnreadableEvent(event="badge_unreadable", reader=event.reader, message=event.message)
     if event.kind == "offline":
-        return {"event": "reader_offline", "reader": event.reader, "message": event.message}
-    return {"event": "reader_online", "reader": event.reader}
+        return BadgeReaderOfflineEvent(event="reader_offline", reader=event.reader, message=event.message)
+    return BadgeReaderOnlineEvent(event="reader_online", reader=event.reader)
 
 
 def event_line(event: BadgeEvent, settings: AuthSettings, words: Catalogue = ENGLISH) -> str:
@@ -126,7 +133,7 @@ def watch(args: argparse.Namespace) -> int:
                                 "stop)", reader=repr(badges.reader)), file=sys.stderr, flush=True)
             for event in badges.events():
                 if args.json:
-                    print(json.dumps(event_dict(event, settings)), flush=True)
+                    print(json.dumps(to_builtins(event_dict(event, settings))), flush=True)
                 else:
                     print(event_line(event, settings, words), flush=True)
                 printed += 1

@@ -44,6 +44,7 @@ from controller.core.events import (
     RoundVoidedEvent,
     SettlementEvent,
     UndoneEvent,
+    to_builtins,
 )
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.i18n.catalogue import ENGLISH, Catalogue
@@ -241,7 +242,7 @@ def history_of(events: list[Timed], failed_seq: int = 0, unreadable: Iterable[in
 def write_json(events: list[Timed], stream: TextIO, tampered_seq: int = 0) -> None:
     """The events, one per line, as the JSON stream prints them, each ending with its time ``at``."""
     for timed in events:
-        line: dict[str, Any] = {**timed.event, "at": timed.at}
+        line: dict[str, Any] = {**to_builtins(timed.event), "at": timed.at}
         if tampered_seq and timed.seq == tampered_seq:
             line["tampered"] = True
         stream.write(json.dumps(line, separators=(", ", ": ")) + "\n")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, TextIO, cast
 
+import msgspec
+
 from controller.cli.history import History, Round
 from controller.core.bets.names import bet_name
 from controller.core.events import (
@@ -121,18 +123,18 @@ def resolution_line(event: ResolvedEvent, words: Catalogue) -> str:
 
 def approval_line(event: ApprovalEvent | ApprovalRefusedEvent, words: Catalogue) -> str:
     """A supervisor's approval or its refusal."""
-    if event["event"] == "approval":
-        return words.say("history.approved", "{action} approved by {by}", action=event["action"], by=event["by"])
+    if isinstance(event, ApprovalEvent):
+        return words.say("history.approved", "{action} approved by {by}", action=event.action, by=event.by)
     return words.say("history.refused", "{action} refused ({reason})", action=event["action"],
                      reason=refusal_text(event, words))
 
 
 def refusal_text(event: ApprovalRefusedEvent, words: Catalogue) -> str:
     """A refusal's reason in ``words``' language, from its ``say_id`` (as given when it has none or it is unknown)."""
-    msg_id = event.get("say_id")
-    if msg_id is None:
-        return event["reason"]
-    return Localiser(words).text(msg_id, dict(event.get("say_params") or {}), event["reason"])
+    msg_id = event.say_id
+    if not isinstance(msg_id, str):
+        return event.reason
+    return Localiser(words).text(msg_id, dict(event.say_params or {}), event.reason)
 
 
 def alert_status(alert: AlertEvent, acknowledged: dict[str, Timed], words: Catalogue = ENGLISH) -> str:
@@ -153,12 +155,11 @@ def alert_status(alert: AlertEvent, acknowledged: dict[str, Timed], words: Catal
 
 def alert_detail(alert: AlertEvent, localiser: Localiser) -> str:
     """An alert's detail in the localiser's language, its percentage with the locale's decimal sign."""
-    fields = dict(cast(dict[str, Any], alert))
-    params = dict(fields.get("say_params") or {})
+    params = dict(alert.say_params or {})
     if isinstance(params.get("percent"), str):
-        params["percent"] = format_decimal_text(params["percent"], localiser.catalogue.language)
-        fields["say_params"] = params
-    return str(cast(dict[str, Any], localiser.event(cast(AlertEvent, fields)))["detail"])
+        params["percent"] = format_decimal_text(str(params["percent"]), localiser.catalogue.language)
+        alert = msgspec.structs.replace(alert, say_params=params)
+    return str(localiser.event(alert)["detail"])
 
 
 def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue) -> None:
@@ -190,7 +191,7 @@ def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue)
 
 
 def _write_report(shoe: int, report: Timed | None, stream: TextIO, words: Catalogue) -> None:
-    if report is not None and report.event["event"] == "shoe_closed":
+    if report is not None and isinstance(report.event, ShoeClosedEvent):
         stream.write(words.say("history.shoe_closed", "Shoe {shoe} closed at {at}: {report}", shoe=shoe,
                                at=report.at, report=shoe_report_text(report.event, words)) + "\n")
 

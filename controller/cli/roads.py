@@ -21,6 +21,7 @@ from pathlib import Path
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import of_args
 from controller.cli.language import text as worded
+from controller.core.events import to_builtins
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
 from controller.ui.roads import render_text, roads_from_events, roads_from_results
@@ -97,7 +98,7 @@ def _journal_events(path: str, left_out: list[int]) -> list[dict[str, object]]:
 
     journal = Journal.open_existing(path)
     try:
-        return [dict(event) for _, events in journaled_events(journal, unreadable) for event in events]
+        return [to_builtins(event) for _, events in journaled_events(journal, unreadable) for event in events]
     finally:
         journal.close()
 

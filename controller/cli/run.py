@@ -12,7 +12,7 @@ from controller.cli.archiveargs import watch_property
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, journal_option, settings_from_args
-from controller.core.events import Event
+from controller.core.events import Event, TableEvent
 from controller.core.exceptions import CroupierError, DriverURLError
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
@@ -138,8 +138,8 @@ def run(args: argparse.Namespace) -> int:
         outputs.closers.append(start_badge_feed(settings.auth, source, complain))
         runner.poll = 0.5
         runner.idle_signout = settings.auth.idle_signout_seconds
-    header: list[Event] = [{"event": "table", "decks": settings.table.decks, "variant": settings.table.variant,
-                            "driver": url, "seed": None, "mode": "live"}]
+    header: list[Event] = [TableEvent(decks=settings.table.decks, variant=settings.table.variant, driver=url,
+                                      seed=None, mode="live")]
     status = play(runner, outputs, header, journal_path,
                   {"command": "run", "driver": url}, history if use_console else None, feed=feed, live=True)
     if not args.json:

@@ -18,7 +18,7 @@ from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, check_feed_url, feed_from_args
 from controller.cli.language import text as worded
 from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
-from controller.core.events import Event
+from controller.core.events import Event, TableEvent
 from controller.core.exceptions import JournalError
 from controller.core.inputs import parse_tokens
 from controller.core.table import Table
@@ -187,8 +187,8 @@ def simulate(args: argparse.Namespace) -> int:
                     auto_shoe=not interactive, deliver_all=scripted,
                     auto_reveal=settings.simulation.auto_next and not interactive)
     watch_property(runner, outputs, args, settings, feed)
-    header: list[Event] = [{"event": "table", "decks": decks, "variant": settings.table.variant,
-                            "driver": url, "seed": None if scripted else seed, "mode": "simulation"}]
+    header: list[Event] = [TableEvent(decks=decks, variant=settings.table.variant, driver=url,
+                                      seed=None if scripted else seed, mode="simulation")]
     status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,
                   history if interactive else None, feed=feed)
     if not args.json:

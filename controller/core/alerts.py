@@ -61,9 +61,9 @@ class AlertBook(msgspec.Struct, frozen=True, gc=False):
     def why_not(self, alert_id: str) -> Message | None:
         """Why ``alert_id`` cannot be acknowledged now, or None when it can."""
         key = normalise_id(alert_id)
-        if any(alert["id"] == key for alert in self.open):
+        if any(alert.id == key for alert in self.open):
             return None
-        still_open = ", ".join(alert["id"] for alert in self.open)
+        still_open = ", ".join(alert.id for alert in self.open)
         if key in self.closed:
             if still_open:
                 return message("rejected.ack.again", "alert {id} was already acknowledged; the open alerts are {open}",
@@ -77,12 +77,10 @@ class AlertBook(msgspec.Struct, frozen=True, gc=False):
                       round_number: int) -> tuple[AlertBook, AlertAcknowledgedEvent]:
         """Close the open alert ``alert_id`` (check :meth:`why_not` first): the book after, and the event."""
         key = normalise_id(alert_id)
-        alert = next(alert for alert in self.open if alert["id"] == key)
+        alert = next(alert for alert in self.open if alert.id == key)
         book = AlertBook(self.raised, tuple(other for other in self.open if other is not alert),
-                         self.closed | {alert["id"]})
-        event: AlertAcknowledgedEvent = {"event": "alert_acknowledged", "id": alert["id"], "kind": alert["kind"],
-                                         "by": by, "round": round_number}
-        return book, event
+                         self.closed | {alert.id})
+        return book, AlertAcknowledgedEvent(id=alert.id, kind=alert.kind, by=by, round=round_number)
 
 
 class AlertOpener:

@@ -12,7 +12,17 @@ import msgspec
 
 from config.schema import AuthSettings
 from controller.core.auth import ACK_ALERT, Sign, approve, refusal, sign_in, sign_out, supervisor_only
-from controller.core.events import Event, RejectedEvent
+from controller.core.events import (
+    ApprovalCancelledEvent,
+    ApprovalEvent,
+    ApprovalRequiredEvent,
+    Event,
+    MisdealEvent,
+    RejectedEvent,
+    ResolvedEvent,
+    ResultEvent,
+    RoundVoidedEvent,
+)
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import RESOLUTION_INPUTS, Misdeal, approval_action
 from controller.i18n.message import Message, message
@@ -20,7 +30,7 @@ from controller.i18n.message import Message, message
 READER_CARD_KINDS = (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE)
 CORE_CLOCK = 0.0
 """What the core's clock reads: it has none (the app signs an idle dealer out with a ``SIGN_OUT`` input)."""
-STAMPED = frozenset({"result", "misdeal", "round_voided", "resolved"})
+STAMPED = (ResultEvent, MisdealEvent, RoundVoidedEvent, ResolvedEvent)
 """The events that carry the signed-in dealer's identity."""
 
 
@@ -79,7 +89,7 @@ def admit(settings: AuthSettings, gate: GateState, item: Input, misdeal: Misdeal
     if kind is InputKind.SIGN_OUT:
         if gate.pending is not None:
             why = message("approval.cancelled.signed_out", "the dealer signed out")
-            events.append({"event": "approval_cancelled", "action": gate.pending.action, **refusal(why)})
+            events.append(ApprovalCancelledEvent(action=gate.pending.action, **refusal(why)))
         sign, signed_out = sign_out(gate.sign, item.card or "signed out")
         events.extend(signed_out)
         return GateState(sign, None), None
@@ -93,8 +103,8 @@ def admit(settings: AuthSettings, gate: GateState, item: Input, misdeal: Misdeal
     if needed is not None and item.approver is None:
         say = message("approval.required", "{input} needs a supervisor: present a supervisor badge",
                       input=item.token())
-        events.append({"event": "approval_required", "round": round_number, "action": needed,
-                       "input": item.token(), "say": say.english(), "say_id": say.id, "say_params": say.params})
+        events.append(ApprovalRequiredEvent(round=round_number, action=needed, input=item.token(), say=say.english(),
+                                            say_id=say.id, say_params=say.params))
         return GateState(gate.sign, Pending(item, needed, misdeal)), None
     return GateState(gate.sign.touched(CORE_CLOCK), None), item
 
@@ -108,10 +118,10 @@ def _badge(settings: AuthSettings, gate: GateState, uid: str, events: list[Event
     approved, sign, auth_events = approve(settings, gate.sign, uid, pending.action, CORE_CLOCK)
     events.extend(auth_events)
     approval = auth_events[-1]
-    if not approved or approval["event"] != "approval":
+    if not approved or not isinstance(approval, ApprovalEvent):
         return GateState(sign, pending), None
     held = pending.input
-    approver = approval["uid"] if held.kind is InputKind.ACK else approval["by"]
+    approver = approval.uid if held.kind is InputKind.ACK else approval.by
     return GateState(sign, None), Input(held.kind, held.card, approver=approver)
 
 
@@ -134,7 +144,7 @@ def lapse(gate: GateState, misdeal: Misdeal | None, events: list[Event]) -> Gate
     pending = gate.pending
     if pending is not None and not _same_misdeal(pending.misdeal, misdeal):
         why = message("approval.cancelled.lapsed", "the misdeal it was for is no longer pending")
-        events.append({"event": "approval_cancelled", "action": pending.action, **refusal(why)})
+        events.append(ApprovalCancelledEvent(action=pending.action, **refusal(why)))
         return GateState(gate.sign, None)
     return gate
 
@@ -143,8 +153,8 @@ def stamp(gate: GateState, events: list[Event]) -> None:
     """Results and misdeals carry the signed-in dealer's identity."""
     identity = gate.sign.identity()
     for event in events:
-        if event["event"] in STAMPED:
-            event["dealer"] = identity.copy() if identity is not None else None  # type: ignore[typeddict-unknown-key]
+        if isinstance(event, STAMPED):
+            event.dealer = identity
 
 
 def instruction(gate: GateState, halted: bool) -> tuple[str, Message] | None:
@@ -162,9 +172,8 @@ def rejected(item: Input, why: str | Message) -> RejectedEvent:
     ``reason_id`` and ``reason_params``, so the reason can be worded in the table's language)."""
     reason = why.english() if isinstance(why, Message) else why
     say = message("rejected", "{input} not accepted: {reason}", input=item.token(), reason=reason)
-    event: RejectedEvent = {"event": "rejected", "input": item.token(), "reason": reason,
-                            "say": say.english(), "say_id": say.id, "say_params": say.params}
+    event = RejectedEvent(input=item.token(), reason=reason, say=say.english(), say_id=say.id, say_params=say.params)
     if isinstance(why, Message):
-        event["reason_id"] = why.id
-        event["reason_params"] = dict(why.params)
+        event.reason_id = why.id
+        event.reason_params = dict(why.params)
     return event

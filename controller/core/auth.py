@@ -101,7 +101,7 @@ class Sign(msgspec.Struct, frozen=True, gc=False):
         dealer = self.dealer
         if dealer is None:
             return None
-        return {"name": dealer.name, "uid": dealer.uid, "role": dealer.role}
+        return Identity(name=dealer.name, uid=dealer.uid, role=dealer.role)
 
     def touched(self, now: float) -> Sign:
         """Activity at the table at ``now``: the idle timer restarts."""
@@ -126,7 +126,7 @@ def sign_out(sign: Sign, reason: str) -> tuple[Sign, list[DealerSignedOutEvent]]
     badge = sign.dealer
     if badge is None:
         return sign, []
-    return Sign(), [{"event": "dealer_signed_out", "name": badge.name, "uid": badge.uid, "reason": reason}]
+    return Sign(), [DealerSignedOutEvent(name=badge.name, uid=badge.uid, reason=reason)]
 
 
 def sign_in(settings: AuthSettings, sign: Sign, uid: str, now: float) -> tuple[Sign, list[SignEvent]]:
@@ -137,13 +137,13 @@ def sign_in(settings: AuthSettings, sign: Sign, uid: str, now: float) -> tuple[S
     """
     badge = settings.badge(uid)
     if badge is None:
-        return sign, [{"event": "sign_in_refused", "uid": _shown_uid(uid), **refusal(_UNKNOWN)}]
+        return sign, [SignInRefusedEvent(uid=_shown_uid(uid), **refusal(_UNKNOWN))]
     if sign.dealer is not None and sign.dealer.uid == badge.uid:
         return sign.touched(now), []
     events: list[SignEvent] = []
     _, signed_out = sign_out(sign, "replaced")
     events.extend(signed_out)
-    events.append({"event": "dealer_signed_in", "name": badge.name, "uid": badge.uid, "role": badge.role})
+    events.append(DealerSignedInEvent(name=badge.name, uid=badge.uid, role=badge.role))
     return Sign(badge, now, now), events
 
 
@@ -165,10 +165,9 @@ def approve(settings: AuthSettings, sign: Sign, uid: str, action: str,
         why = message("auth.refused.own", "{name} is the dealer signed in and cannot approve their own {action}; "
                       "a second person's badge must approve it", name=badge.name, action=action)
         own = _approval_refused(action, badge.uid, why)
-        own["rule"] = "two_person"
+        own.rule = "two_person"
         return False, sign, [own]
-    return True, sign.touched(now), [{"event": "approval", "action": action, "by": badge.name, "uid": badge.uid,
-                                      "role": badge.role}]
+    return True, sign.touched(now), [ApprovalEvent(action=action, by=badge.name, uid=badge.uid, role=badge.role)]
 
 
 class Authority:
@@ -262,9 +261,7 @@ def refusal(why: Message) -> Refusal:
 
 
 def _approval_refused(action: str, uid: str, why: Message) -> ApprovalRefusedEvent:
-    words = refusal(why)
-    return {"event": "approval_refused", "action": action, "uid": uid, "reason": words["reason"], "say": words["say"],
-            "say_id": words["say_id"], "say_params": words["say_params"]}
+    return ApprovalRefusedEvent(action=action, uid=uid, **refusal(why))
 
 
 def _shown_uid(uid: str) -> str:

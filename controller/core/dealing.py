@@ -10,7 +10,15 @@ from controller.core.alerts import severity_of
 from controller.core.approvals import rejected
 from controller.core.bets.catalogue import RoundFacts
 from controller.core.cards import Card, hand_total, parse_card
-from controller.core.events import CardEvent, ResultEvent
+from controller.core.events import (
+    AlertEvent,
+    BurnEvent,
+    CardEvent,
+    Hand,
+    ReaderEvent,
+    ResultEvent,
+    SettlementEvent,
+)
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, DEALING, SLOT_SET, SLOT_SIDE, RoundState, State
@@ -76,7 +84,7 @@ def reader_or_cut(draft: Draft, item: Input) -> None:
         halting.raise_misdeal(draft, "sequence_gap", None, gap_detail(*gap))
         return
     draft.reader_online = kind is InputKind.ONLINE
-    draft.events.append({"event": "reader", "status": "online" if draft.reader_online else "offline"})
+    draft.events.append(ReaderEvent(status="online" if draft.reader_online else "offline"))
 
 
 def reader_card(draft: Draft, text: str) -> None:
@@ -137,12 +145,10 @@ def count(draft: Draft, card: Card) -> None:
                          "neighbours; a random shuffle gives this with probability {probability}. Stop and "
                          "call surveillance: the shoe may not have been shuffled",
                          hits=ledger.shuffle.hits, steps=ledger.seen_total - 1, probability=f"{score:.1e}")
-        draft.events.append(draft.open_alert({
-            "event": "alert", "id": draft.alerts.next_id(), "kind": "unshuffled_shoe",
-            "severity": severity_of("unshuffled_shoe"), "shoe": draft.shoe_number, "round": draft.round.number,
-            "probability": score, "threshold": ALERT_PROBABILITY,
-            "detail": detail.english(), "say_id": detail.id, "say_params": detail.params,
-        }))
+        draft.events.append(draft.open_alert(AlertEvent(
+            id=draft.alerts.next_id(), kind="unshuffled_shoe", severity=severity_of("unshuffled_shoe"),
+            shoe=draft.shoe_number, round=draft.round.number, probability=score, threshold=ALERT_PROBABILITY,
+            detail=detail.english(), say_id=detail.id, say_params=detail.params)))
     if repeat is not None:
         draft.events.append(draft.open_alert(sequence_alert(repeat, draft.shoe_number, draft.round.number,
                                                             draft.alerts.next_id())))
@@ -202,7 +208,7 @@ def burn_unidentified(draft: Draft, text: str) -> None:
     """A burn card the reader could not identify: it is burned all the same (it is never dealt)."""
     draft.ledger = draft.ledger.burn_unidentified(text, draft.unread_held())
     with_round(draft, burn_remaining=draft.round.burn_remaining - 1)
-    draft.events.append({"event": "burn", "card": None, "read": text})
+    draft.events.append(BurnEvent(card=None, read=text))
     fire(draft, "card")
 
 
@@ -234,12 +240,12 @@ def place(draft: Draft, card: Card, manual: bool = False) -> None:
         with_round(draft, banker=(*round_state.banker, card))
     draft.slots_dealt = (*draft.slots_dealt, state)
     draft.ledger = draft.ledger.placed(card)
-    event: CardEvent = {"event": "card", "round": round_state.number, "slot": slot, "card": card.code}
+    event = CardEvent(round=round_state.number, slot=slot, card=card.code)
     if manual:
-        event["manual"] = True
+        event.manual = True
         draft.manual_slots = draft.manual_slots | {state}
     if draft.context.face_down:
-        event["face_down"] = True
+        event.face_down = True
     draft.events.append(event)
     fire(draft, "card")
     after_card(draft, state)
@@ -250,10 +256,10 @@ def burn_card(draft: Draft, card: Card) -> None:
     turned = round_state.state is State.BURN_TURN
     if turned:
         remaining = card.value if card.value else 10
-        draft.events.append({"event": "burn", "card": card.code, "turned": True, "burn": remaining})
+        draft.events.append(BurnEvent(card=card.code, turned=True, burn=remaining))
     else:
         remaining = round_state.burn_remaining - 1
-        draft.events.append({"event": "burn", "card": card.code})
+        draft.events.append(BurnEvent(card=card.code))
     with_round(draft, burn_remaining=remaining)
     draft.ledger = draft.ledger.burned_card(card, turned)
     fire(draft, "card")
@@ -293,12 +299,8 @@ def finish_round(draft: Draft) -> None:
     events = draft.events
     events.append(result)
     outcomes = draft.context.settler.settle(round_facts(round_state, result))
-    events.append({
-        "event": "settlement",
-        "round": round_state.number,
-        "variant": draft.context.variant,
-        "bets": {bet: outcome.to_dict() for bet, outcome in outcomes.items()},
-    })
+    events.append(SettlementEvent(round=round_state.number, variant=draft.context.variant,
+                                  bets={bet: outcome.to_event() for bet, outcome in outcomes.items()}))
     draft.rounds_dealt += 1
     draft.ledger = draft.ledger.with_result(result)
     end_round(draft)
@@ -355,22 +357,13 @@ def round_result(round_state: RoundState, shoe_number: int, manual_slots: frozen
         text = message("result.player", "Player wins {high} to {low}", high=player_total, low=banker_total)
     else:
         text = message("result.banker", "Banker wins {high} to {low}", high=banker_total, low=player_total)
-    result: ResultEvent = {
-        "event": "result",
-        "round": round_state.number,
-        "shoe": shoe_number,
-        "winner": winner,
-        "player": {"cards": [c.code for c in player], "total": player_total},
-        "banker": {"cards": [c.code for c in banker], "total": banker_total},
-        "natural": natural,
-        "player_pair": player_pair,
-        "banker_pair": banker_pair,
-        "say": text.english(),
-        "say_id": text.id,
-        "say_params": text.params,
-    }
+    result = ResultEvent(round=round_state.number, shoe=shoe_number, winner=winner,
+                         player=Hand(cards=[c.code for c in player], total=player_total),
+                         banker=Hand(cards=[c.code for c in banker], total=banker_total),
+                         natural=natural, player_pair=player_pair, banker_pair=banker_pair,
+                         say=text.english(), say_id=text.id, say_params=text.params)
     if manual_slots:
-        result["manual"] = sorted(slot.value for slot in manual_slots)
+        result.manual = sorted(slot.value for slot in manual_slots)
     return result
 
 
@@ -378,9 +371,9 @@ def round_facts(round_state: RoundState, result: ResultEvent) -> RoundFacts:
     """What the bets look at in the round just completed."""
     player, banker = round_state.player, round_state.banker
     return RoundFacts(
-        player_total=result["player"]["total"], banker_total=result["banker"]["total"],
+        player_total=result.player.total, banker_total=result.banker.total,
         player_cards=len(player), banker_cards=len(banker),
-        player_pair=result["player_pair"], banker_pair=result["banker_pair"],
+        player_pair=result.player_pair, banker_pair=result.banker_pair,
         player_perfect=player[0] == player[1], banker_perfect=banker[0] == banker[1],
     )
 

@@ -1,31 +1,100 @@
 """The event vocabulary: every event the table core emits, as a declared type.
 
-Each event is a :class:`~typing.TypedDict` tagged by its ``event`` field, so a
-consumer that tests ``event["event"] == "result"`` sees a :class:`ResultEvent`.
-The JSON stream (``docs/events.md``, checked against these types by a test) is
-exactly these dictionaries, one per line. Fields marked ``NotRequired`` appear
-only when they apply.
+Each event is a :mod:`msgspec` struct tagged by its ``event`` name (``CardEvent.event == "card"``); a consumer
+dispatches on the type (``isinstance(event, ResultEvent)``, ``match``) or on the tag, and reads fields as
+attributes. The JSON stream (``docs/events.md``, checked against these types by a test) is exactly these
+structs, one per line, their fields in the order declared here; a field whose value is :data:`UNSET` is left
+out (``NotRequired`` in the old vocabulary). An event also reads like the JSON object it encodes to
+(``event["card"]``, ``event.get("manual")``, ``"dealer" in event``), for code shared with readers of the JSON.
 
-JSON read back (a journal) becomes events in one place, :func:`decode_event`,
-which checks the shape against these types. The module has no
-``from __future__ import annotations`` on purpose: the checks read the
-annotations (``NotRequired`` included) at run time.
+This module is the one encoder and decoder of events: :func:`to_builtins` and :func:`encode_line` (the JSON
+stream), :func:`encode_compact` (the journal's records), :func:`decode_event` (JSON read back: a journal, the
+archive, a report), checked against these types by :mod:`msgspec` (the misdeal, bet and alert kinds are closed
+:data:`~typing.Literal` types generated from their tables).
 """
 
-import functools
-import types
-from collections.abc import Callable, Mapping
-from typing import Literal, NotRequired, TypedDict, Union, cast, get_args, get_origin, get_type_hints, is_typeddict
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Literal, Self, TypeAlias, TypeVar, Union, get_args
+
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from config.schema import Role
+from controller.terms import AlertKind, MisdealKind, Resolution
+
+__all__ = ["UNSET", "AlertKind", "MisdealKind", "Resolution", "UnsetType"]
 
 Side = Literal["player", "banker"]
 SayParams = dict[str, str | int]
 """The parameters of a ``say_id`` message (numbers and machine words; see docs/languages.md)."""
 Winner = Literal["player", "banker", "tie"]
+AlertSeverity = Literal["warning", "critical"]
+Outcome = Literal["win", "lose", "push"]
 
 
-class Identity(TypedDict):
+class Readable(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """A struct that also reads like the JSON object it encodes to: ``value["field"]``, ``value.get("field")``,
+    ``"field" in value``; a field that is :data:`UNSET` is not there."""
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "event" and isinstance(self, Event):
+            return self.event
+        value = getattr(self, key, UNSET) if key in self.__struct_fields__ else UNSET
+        if value is UNSET:
+            raise KeyError(key)
+        return value
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The field ``key``, or ``default`` when it is not there."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key, UNSET) is not UNSET
+
+    def keys(self) -> list[str]:
+        """The names of the fields that are there, in the encoded order."""
+        tag = ["event"] if isinstance(self, Event) else []
+        return tag + [name for name in self.__struct_fields__ if getattr(self, name) is not UNSET]
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(key, self[key]) for key in self.keys()]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to the same struct, or to the JSON object it encodes to."""
+        if isinstance(other, Mapping):
+            return bool(self.to_dict() == other)
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__struct_fields__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def copy(self) -> Self:
+        """A copy (the fields' values shared, as ``dict.copy`` shares them)."""
+        return msgspec.structs.replace(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The value as JSON builtins (what :func:`to_builtins` gives)."""
+        built: dict[str, Any] = msgspec.to_builtins(self)
+        return built
+
+
+class Event(Readable, tag_field="event", kw_only=True, omit_defaults=True):
+    """Any event of the table's stream (its ``event`` name is the class's tag)."""
+
+    event: ClassVar[str]
+
+
+class Identity(Readable, kw_only=True):
     """A staff badge's holder: the signed-in dealer stamped on results and misdeals."""
 
     name: str
@@ -33,9 +102,12 @@ class Identity(TypedDict):
     role: Role
 
 
+Dealer: TypeAlias = Identity | UnsetType | None
+
+
 # -- table and shoe -------------------------------------------------------------
-class TableEvent(TypedDict):
-    event: Literal["table"]
+class TableEvent(Event, tag="table", kw_only=True):
+    event: ClassVar[str] = "table"
     decks: int
     variant: str
     driver: str
@@ -43,43 +115,43 @@ class TableEvent(TypedDict):
     mode: Literal["simulation", "live"]
 
 
-class ShoeEvent(TypedDict):
-    event: Literal["shoe"]
+class ShoeEvent(Event, tag="shoe", kw_only=True):
+    event: ClassVar[str] = "shoe"
     shoe: int
     status: Literal["new", "ready"]
-    decks: NotRequired[int]
+    decks: int | UnsetType = UNSET
 
 
-class BurnEvent(TypedDict):
-    event: Literal["burn"]
+class BurnEvent(Event, tag="burn", kw_only=True):
+    event: ClassVar[str] = "burn"
     card: str | None
-    turned: NotRequired[bool]
-    burn: NotRequired[int]
-    read: NotRequired[str]
+    turned: bool | UnsetType = UNSET
+    burn: int | UnsetType = UNSET
+    read: str | UnsetType = UNSET
 
 
-class CutCardEvent(TypedDict):
-    event: Literal["cut_card"]
+class CutCardEvent(Event, tag="cut_card", kw_only=True):
+    event: ClassVar[str] = "cut_card"
     round: int
     last_round: int
     detail: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
 
 
-class SideCounts(TypedDict):
+class SideCounts(Readable, kw_only=True):
     player: int
     banker: int
 
 
-class ResultCounts(TypedDict):
+class ResultCounts(Readable, kw_only=True):
     banker: int
     player: int
     tie: int
 
 
-class ShoeClosedEvent(TypedDict):
-    event: Literal["shoe_closed"]
+class ShoeClosedEvent(Event, tag="shoe_closed", kw_only=True):
+    event: ClassVar[str] = "shoe_closed"
     shoe: int
     rounds: int
     results: ResultCounts
@@ -97,93 +169,90 @@ class ShoeClosedEvent(TypedDict):
     inventory: dict[str, int]
 
 
-AlertSeverity = Literal["warning", "critical"]
-
-
-class AlertEvent(TypedDict):
-    event: Literal["alert"]
+class AlertEvent(Event, tag="alert", kw_only=True):
+    event: ClassVar[str] = "alert"
     id: str
-    kind: Literal["unshuffled_shoe", "sequence_repeat", "advantage", "property_check_off"]
+    kind: AlertKind
     severity: AlertSeverity
     shoe: int
     round: int
-    probability: NotRequired[float]
-    threshold: NotRequired[float]
-    """Every kind but ``property_check_off``."""
-    detail: str
-    earlier_shoe: NotRequired[int | None]
-    """``sequence_repeat``: the earlier shoe repeated (null for the factory order)."""
-    earlier_site: NotRequired[str]
-    """``sequence_repeat`` found by the property check: the site of the earlier shoe's table."""
-    earlier_table: NotRequired[str]
-    """``sequence_repeat`` found by the property check: the table the earlier shoe was dealt at."""
-    order: NotRequired[Literal["dealt", "discard", "factory"]]
-    start: NotRequired[int]
-    earlier_start: NotRequired[int]
-    length: NotRequired[int]
-    bet: NotRequired[str]
+    probability: float | UnsetType = UNSET
+    bet: str | UnsetType = UNSET
     """``advantage``: the bet whose expected value is above ``[bets] alert_above``."""
-    edge: NotRequired[str]
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
+    edge: str | UnsetType = UNSET
+    threshold: float | UnsetType = UNSET
+    """Every kind but ``property_check_off``."""
+    earlier_shoe: int | UnsetType | None = UNSET
+    """``sequence_repeat``: the earlier shoe repeated (null for the factory order)."""
+    earlier_site: str | UnsetType = UNSET
+    """``sequence_repeat`` found by the property check: the site of the earlier shoe's table."""
+    earlier_table: str | UnsetType = UNSET
+    """``sequence_repeat`` found by the property check: the table the earlier shoe was dealt at."""
+    order: Literal["dealt", "discard", "factory"] | UnsetType = UNSET
+    start: int | UnsetType = UNSET
+    earlier_start: int | UnsetType = UNSET
+    length: int | UnsetType = UNSET
+    detail: str
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
 
 
-class AlertAcknowledgedEvent(TypedDict):
-    event: Literal["alert_acknowledged"]
+class AlertAcknowledgedEvent(Event, tag="alert_acknowledged", kw_only=True):
+    event: ClassVar[str] = "alert_acknowledged"
     id: str
     kind: str
     by: str | None
     round: int
 
 
-class BetEdge(TypedDict):
+class BetEdge(Readable, kw_only=True):
     ev: str
 
 
-class EdgeEvent(TypedDict):
-    event: Literal["edge"]
+class EdgeEvent(Event, tag="edge", kw_only=True):
+    event: ClassVar[str] = "edge"
     round: int
     shoe: int
     seen: int
     bets: dict[str, BetEdge]
 
 
-class ReaderEvent(TypedDict):
-    event: Literal["reader"]
+class ReaderEvent(Event, tag="reader", kw_only=True):
+    event: ClassVar[str] = "reader"
     status: Literal["online", "offline"]
 
 
 # -- a round ----------------------------------------------------------------------
-class RoundEvent(TypedDict):
-    event: Literal["round"]
+class RoundEvent(Event, tag="round", kw_only=True):
+    event: ClassVar[str] = "round"
     round: int
     shoe: int
 
 
-class PromptEvent(TypedDict):
-    event: Literal["prompt"]
+class PromptEvent(Event, tag="prompt", kw_only=True):
+    event: ClassVar[str] = "prompt"
     round: int
     slot: str
     to: Side
     say: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
-    undo: NotRequired[str]
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
+    undo: str | UnsetType = UNSET
     """The input ``@undo`` would take back now (``"@manual 4D"``), on the last event of a batch only."""
 
 
-class CardEvent(TypedDict):
-    event: Literal["card"]
-    face_down: NotRequired[bool]
-    """Face-down dealing: the card is read but not shown until its hand is revealed."""
+class CardEvent(Event, tag="card", kw_only=True):
+    event: ClassVar[str] = "card"
     round: int
     slot: str
     card: str
-    manual: NotRequired[bool]
+    manual: bool | UnsetType = UNSET
+    face_down: bool | UnsetType = UNSET
+    """Face-down dealing: the card is read but not shown until its hand is revealed."""
 
 
-class RevealedEvent(TypedDict):
-    event: Literal["revealed"]
+class RevealedEvent(Event, tag="revealed", kw_only=True):
+    event: ClassVar[str] = "revealed"
     round: int
     side: Side
     slots: list[str]
@@ -191,24 +260,24 @@ class RevealedEvent(TypedDict):
     total: int
 
 
-class InstructionEvent(TypedDict):
-    event: Literal["instruction"]
+class InstructionEvent(Event, tag="instruction", kw_only=True):
+    event: ClassVar[str] = "instruction"
     round: int
     action: str
     say: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
-    undo: NotRequired[str]
-    """The input ``@undo`` would take back now (``"@manual 4D"``), on the last event of a batch only."""
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
+    undo: str | UnsetType = UNSET
+    """The input ``@undo`` would take back now, on the last event of a batch only."""
 
 
-class Hand(TypedDict):
+class Hand(Readable, kw_only=True):
     cards: list[str]
     total: int
 
 
-class ResultEvent(TypedDict):
-    event: Literal["result"]
+class ResultEvent(Event, tag="result", kw_only=True):
+    event: ClassVar[str] = "result"
     round: int
     shoe: int
     winner: Winner
@@ -218,63 +287,60 @@ class ResultEvent(TypedDict):
     player_pair: bool
     banker_pair: bool
     say: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
-    manual: NotRequired[list[str]]
-    dealer: NotRequired[Identity | None]
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
+    manual: list[str] | UnsetType = UNSET
+    dealer: Dealer = UNSET
 
 
-Outcome = Literal["win", "lose", "push"]
-
-
-class BetOutcome(TypedDict):
+class BetOutcome(Readable, kw_only=True):
     outcome: Outcome
     net: str
 
 
-class SettlementEvent(TypedDict):
-    event: Literal["settlement"]
+class SettlementEvent(Event, tag="settlement", kw_only=True):
+    event: ClassVar[str] = "settlement"
     round: int
     variant: str
     bets: dict[str, BetOutcome]
 
 
 # -- misdeals ---------------------------------------------------------------------
-class MisdealEvent(TypedDict):
-    event: Literal["misdeal"]
+class MisdealEvent(Event, tag="misdeal", kw_only=True):
+    event: ClassVar[str] = "misdeal"
     round: int
-    kind: str
+    kind: MisdealKind
     card: str | None
     detail: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
     instruction: str
-    resolutions: list[str]
-    supervisor: list[str]
-    while_halted: NotRequired[bool]
-    dealer: NotRequired[Identity | None]
+    resolutions: list[Resolution]
+    supervisor: list[Resolution]
+    while_halted: bool | UnsetType = UNSET
+    dealer: Dealer = UNSET
 
 
-class ResolvedEvent(TypedDict):
-    event: Literal["resolved"]
+class ResolvedEvent(Event, tag="resolved", kw_only=True):
+    event: ClassVar[str] = "resolved"
     round: int
-    kind: str
-    resolution: str
+    kind: MisdealKind
+    resolution: Resolution
     cards: list[str]
-    approved_by: NotRequired[str]
-    dealer: NotRequired[Identity | None]
+    approved_by: str | UnsetType = UNSET
+    dealer: Dealer = UNSET
 
 
-class RoundVoidedEvent(TypedDict):
-    event: Literal["round_voided"]
+class RoundVoidedEvent(Event, tag="round_voided", kw_only=True):
+    event: ClassVar[str] = "round_voided"
     round: int
     cards: list[str]
     bets: Literal["returned"]
-    dealer: NotRequired[Identity | None]
+    dealer: Dealer = UNSET
 
 
-class UndoneEvent(TypedDict):
-    event: Literal["undone"]
+class UndoneEvent(Event, tag="undone", kw_only=True):
+    event: ClassVar[str] = "undone"
     input: str
     """The input taken back (``"@manual 4D"``, ``"@exposed"``)."""
     round: int
@@ -282,242 +348,236 @@ class UndoneEvent(TypedDict):
     """The slot the hand-entered card was taken out of (due again), or the exposed card stays in."""
     card: str | None
     say: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
 
 
-class RejectedEvent(TypedDict):
-    event: Literal["rejected"]
+class RejectedEvent(Event, tag="rejected", kw_only=True):
+    event: ClassVar[str] = "rejected"
     input: str
     reason: str
     say: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
-    reason_id: NotRequired[str]
-    reason_params: NotRequired[SayParams]
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
+    reason_id: str | UnsetType = UNSET
+    reason_params: SayParams | UnsetType = UNSET
 
 
 # -- badges and approvals ---------------------------------------------------------
-class DealerSignedInEvent(TypedDict):
-    event: Literal["dealer_signed_in"]
+class DealerSignedInEvent(Event, tag="dealer_signed_in", kw_only=True):
+    event: ClassVar[str] = "dealer_signed_in"
     name: str
     uid: str
     role: Role
 
 
-class DealerSignedOutEvent(TypedDict):
-    event: Literal["dealer_signed_out"]
+class DealerSignedOutEvent(Event, tag="dealer_signed_out", kw_only=True):
+    event: ClassVar[str] = "dealer_signed_out"
     name: str
     uid: str
     reason: str
 
 
-class SignInRefusedEvent(TypedDict):
-    event: Literal["sign_in_refused"]
+class SignInRefusedEvent(Event, tag="sign_in_refused", kw_only=True):
+    event: ClassVar[str] = "sign_in_refused"
     uid: str
     reason: str
-    say: NotRequired[str]
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
+    say: str | UnsetType = UNSET
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
 
 
-class ApprovalRequiredEvent(TypedDict):
-    event: Literal["approval_required"]
+class ApprovalRequiredEvent(Event, tag="approval_required", kw_only=True):
+    event: ClassVar[str] = "approval_required"
     round: int
     action: str
     input: str
     say: str
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
 
 
-class ApprovalEvent(TypedDict):
-    event: Literal["approval"]
+class ApprovalEvent(Event, tag="approval", kw_only=True):
+    event: ClassVar[str] = "approval"
     action: str
     by: str
     uid: str
     role: Role
 
 
-class ApprovalRefusedEvent(TypedDict):
-    event: Literal["approval_refused"]
+class ApprovalRefusedEvent(Event, tag="approval_refused", kw_only=True):
+    event: ClassVar[str] = "approval_refused"
     action: str
     uid: str
     reason: str
-    say: NotRequired[str]
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
-    rule: NotRequired[Literal["two_person"]]
+    say: str | UnsetType = UNSET
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
+    rule: Literal["two_person"] | UnsetType = UNSET
 
 
-class ApprovalCancelledEvent(TypedDict):
-    event: Literal["approval_cancelled"]
+class ApprovalCancelledEvent(Event, tag="approval_cancelled", kw_only=True):
+    event: ClassVar[str] = "approval_cancelled"
     action: str
     reason: str
-    say: NotRequired[str]
-    say_id: NotRequired[str]
-    say_params: NotRequired[SayParams]
+    say: str | UnsetType = UNSET
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
 
 
-class ShoeClosingEvent(TypedDict):
-    event: Literal["shoe_closing"]
+class ShoeClosingEvent(Event, tag="shoe_closing", kw_only=True):
+    event: ClassVar[str] = "shoe_closing"
     round: int
     reason: str
-    approved_by: NotRequired[str]
+    approved_by: str | UnsetType = UNSET
 
 
-Event = (
-    TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | AlertEvent | AlertAcknowledgedEvent
-    | ReaderEvent | EdgeEvent
-    | RoundEvent | PromptEvent | CardEvent | RevealedEvent | InstructionEvent | ResultEvent | SettlementEvent
-    | MisdealEvent | ResolvedEvent | RoundVoidedEvent | UndoneEvent | RejectedEvent
-    | DealerSignedInEvent | DealerSignedOutEvent | SignInRefusedEvent
-    | ApprovalRequiredEvent | ApprovalEvent | ApprovalRefusedEvent | ApprovalCancelledEvent | ShoeClosingEvent
-)
-"""Any event of the stream."""
-
-EVENT_TYPES: tuple[type, ...] = (
+EVENT_TYPES: tuple[type[Event], ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
     RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,
 )
-"""Every event type, in the order ``docs/events.md`` lists them."""
+"""Every event type of the table's stream, in the order ``docs/events.md`` lists them."""
+
+AnyEvent = Union[  # noqa: UP007 - a tagged union msgspec decodes
+    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
+    RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
+    MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
+    DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
+    ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,
+]
+"""Any event of the stream, as :mod:`msgspec` decodes it (by its ``event`` tag)."""
 
 
 # -- `croupier badges watch` ------------------------------------------------------
-class BadgeSeenEvent(TypedDict):
+class BadgeSeenEvent(Readable, kw_only=True):
     event: Literal["badge_presented", "badge_removed"]
     uid: str
     reader: str
     known: bool
 
 
-class BadgeUnreadableEvent(TypedDict):
+class BadgeUnreadableEvent(Readable, kw_only=True):
     event: Literal["badge_unreadable"]
     reader: str
     message: str
 
 
-class BadgeReaderOfflineEvent(TypedDict):
+class BadgeReaderOfflineEvent(Readable, kw_only=True):
     event: Literal["reader_offline"]
     reader: str
     message: str
 
 
-class BadgeReaderOnlineEvent(TypedDict):
+class BadgeReaderOnlineEvent(Readable, kw_only=True):
     event: Literal["reader_online"]
     reader: str
 
 
-BadgeWatchEvent = BadgeSeenEvent | BadgeUnreadableEvent | BadgeReaderOfflineEvent | BadgeReaderOnlineEvent
-"""A line of ``croupier badges watch --json`` (docs/pcsc.md); never part of the table's stream."""
+BadgeWatchEvent: TypeAlias = BadgeSeenEvent | BadgeUnreadableEvent | BadgeReaderOfflineEvent | BadgeReaderOnlineEvent
+"""A line of ``croupier badges watch --json``."""
 
 BADGE_WATCH_TYPES: tuple[type, ...] = (
     BadgeSeenEvent, BadgeUnreadableEvent, BadgeReaderOfflineEvent, BadgeReaderOnlineEvent,
 )
+"""A line of ``croupier badges watch --json`` (docs/pcsc.md); never part of the table's stream."""
 
 
-# -- reading events back ----------------------------------------------------------
+# -- the one encoder and decoder --------------------------------------------------
 class EventShapeError(ValueError):
     """A JSON value is not an event of the vocabulary; the message says which field is wrong."""
 
 
 def event_names(event_type: type) -> tuple[str, ...]:
     """The ``event`` tag(s) of an event type."""
-    return get_args(get_type_hints(event_type)["event"])
+    tag = getattr(getattr(event_type, "__struct_config__", None), "tag", None)
+    if isinstance(tag, str):
+        return (tag,)
+    return ()
 
 
-BY_NAME: dict[str, type] = {name: event_type for event_type in EVENT_TYPES for name in event_names(event_type)}
+BY_NAME: dict[str, type[Event]] = {name: event_type for event_type in EVENT_TYPES for name in event_names(event_type)}
 """Each event name of the table's stream and its type."""
-
-
-def _matches(value: object, annotation: object) -> bool:
-    """Does the JSON ``value`` fit ``annotation`` (nested TypedDicts, lists and dicts included)?"""
-    return _checker(annotation)(value)
-
-
-Check = Callable[[object], bool]
-
-
-@functools.cache
-def _checker(annotation: object) -> Check:
-    """The check of a JSON value against ``annotation``, built once per annotation (a journal's replay and
-    ``croupier history`` read every event back through it)."""
-    origin = get_origin(annotation)
-    if annotation is None or annotation is type(None):
-        return lambda value: value is None
-    if origin is Literal:
-        choices = tuple((choice, type(choice)) for choice in get_args(annotation))
-        return lambda value: any(value == choice and type(value) is kind for choice, kind in choices)
-    if origin is Union or origin is types.UnionType:
-        options = tuple(_checker(option) for option in get_args(annotation))
-        return lambda value: any(check(value) for check in options)
-    if origin is list:
-        (item,) = get_args(annotation)
-        each = _checker(item)
-        return lambda value: isinstance(value, list) and all(map(each, value))
-    if origin is dict:
-        key, item = get_args(annotation)
-        keys, items = _checker(key), _checker(item)
-        return lambda value: isinstance(value, dict) and all(keys(k) and items(v) for k, v in value.items())
-    if isinstance(annotation, type) and is_typeddict(annotation):
-        typed = annotation
-        return lambda value: isinstance(value, dict) and not _shape_problem(value, typed)
-    for kind, check in _SIMPLE.items():
-        if annotation is kind:
-            return check
-    raise TypeError(f"no JSON check for {annotation!r}")
-
-
-_SIMPLE: dict[type, Check] = {
-    bool: lambda value: isinstance(value, bool),
-    int: lambda value: isinstance(value, int) and not isinstance(value, bool),
-    float: lambda value: isinstance(value, int | float) and not isinstance(value, bool),
-    str: lambda value: isinstance(value, str),
-}
-
-
-@functools.cache
-def _hints(typed: type) -> dict[str, object]:
-    """The field annotations of a TypedDict, resolved once (resolving them is most of a check's cost)."""
-    return get_type_hints(typed)
-
-
-@functools.cache
-def _field_checks(typed: type) -> tuple[frozenset[str], tuple[tuple[str, Check], ...]]:
-    """A TypedDict's required keys and each field's check, built once."""
-    required: frozenset[str] = getattr(typed, "__required_keys__", frozenset())
-    return required, tuple((key, _checker(annotation)) for key, annotation in _hints(typed).items())
-
-
-def _shape_problem(value: Mapping[str, object], typed: type) -> str | None:
-    """What keeps ``value`` from being a ``typed`` (a TypedDict), or None. Extra keys are allowed."""
-    required, checks = _field_checks(typed)
-    missing = sorted(required - value.keys())
-    if missing:
-        return f"missing {', '.join(missing)}"
-    for key, check in checks:
-        if key in value and not check(value[key]):
-            return f"{key} is {value[key]!r}"
-    return None
 
 
 def decode_event(raw: object) -> Event:
     """``raw`` (parsed JSON) as an event of the stream, checked against its type.
 
-    The one place where JSON becomes an :data:`Event`. Raises
-    :class:`EventShapeError` naming the event and the field that does not fit.
-    Fields a later version adds are kept (the stream may grow, see docs/events.md).
+    The one place where JSON becomes an :class:`Event`. Raises :class:`EventShapeError` naming the event and the
+    field that does not fit. Fields a later version adds are ignored (the stream may grow, see docs/events.md).
     """
     if not isinstance(raw, dict) or not isinstance(raw.get("event"), str):
         raise EventShapeError(f"expected an object with an \"event\" name, got {raw!r:.80}")
     name: str = raw["event"]
-    event_type = BY_NAME.get(name)
-    if event_type is None:
+    if name not in BY_NAME:
         raise EventShapeError(f"unknown event {name!r}; expected one of docs/events.md")
-    problem = _shape_problem(raw, event_type)
-    if problem is not None:
-        raise EventShapeError(f"{name} event: {problem}")
-    return cast(Event, raw)  # checked field by field just above
+    try:
+        event: Event = msgspec.convert(raw, AnyEvent)
+    except msgspec.ValidationError as error:
+        raise EventShapeError(f"{name} event: {error}") from None
+    return event
+
+
+Kind = TypeVar("Kind", bound=Event)
+
+
+def decode_as(raw: object, kind: type[Kind]) -> Kind:
+    """``raw`` (parsed JSON) as an event of ``kind``; :class:`EventShapeError` when it is another event."""
+    event = decode_event(raw)
+    if not isinstance(event, kind):
+        raise EventShapeError(f"{event.event} event: expected a {'/'.join(event_names(kind))} event")
+    return event
+
+
+def decode_events(raw: Sequence[object]) -> list[Event]:
+    """Each of ``raw`` (parsed JSON) as an event (see :func:`decode_event`)."""
+    return [decode_event(item) for item in raw]
+
+
+def to_builtins(value: Any) -> Any:
+    """``value`` (an event, events, or data holding them) as JSON builtins, fields in their encoded order."""
+    return msgspec.to_builtins(value)
+
+
+def as_json(value: Any) -> Any:
+    """``json.dumps``'s ``default``: an event (or part of one) as JSON builtins."""
+    if isinstance(value, msgspec.Struct):
+        return msgspec.to_builtins(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_LINE_ENCODER = msgspec.json.Encoder()
+_FLOATS = (AlertEvent,)
+"""Events that may hold floats, which :mod:`msgspec` writes in its own form (``1e-6`` for ``1e-06``): they are
+written through :mod:`json`, as every event always was."""
+
+
+def encode_line(event: Event) -> str:
+    """``event`` as a line of the JSON stream (``json.dumps`` with its default separators, ASCII only)."""
+    if not isinstance(event, _FLOATS):
+        data = _LINE_ENCODER.encode(event)
+        if data.isascii():
+            return msgspec.json.format(data, indent=0).decode("ascii")
+    return json.dumps(msgspec.to_builtins(event), separators=(", ", ": "))
+
+
+def encode_compact(value: Any) -> str:
+    """``value`` (a journal record's body, events within) as compact UTF-8 JSON, keys in the order given: the text
+    the journal stores and hashes."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=as_json)
+
+
+def fields_of(event_type: type) -> tuple[str, ...]:
+    """The fields an event type may carry (its tag not included), in their encoded order."""
+    return tuple(getattr(event_type, "__struct_fields__", ()))
+
+
+def literal_values(annotation: Any) -> tuple[Any, ...]:
+    """The values of a :data:`~typing.Literal` type."""
+    return get_args(annotation)
+
+
+EventLike: TypeAlias = Mapping[str, Any] | Readable
+"""An event as a reader of the JSON sees it: a typed event, or the object it encodes to."""

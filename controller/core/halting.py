@@ -8,7 +8,7 @@ import msgspec
 
 from controller.core.approvals import rejected
 from controller.core.cards import parse_card
-from controller.core.events import ResolvedEvent
+from controller.core.events import ReaderEvent, ResolvedEvent, RoundVoidedEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import SLOT_SET, State
@@ -16,6 +16,7 @@ from controller.core.misdeals import POLICIES, RESOLUTION_INPUTS, UNIDENTIFIED, 
 from controller.core.step import Draft, with_round
 from controller.core.view import next_instruction
 from controller.i18n.message import Message, message
+from controller.terms import MisdealKind, Resolution
 
 
 def misdeal_round(draft: Draft) -> int:
@@ -27,7 +28,7 @@ def misdeal_round(draft: Draft) -> int:
     return draft.round.number + 1
 
 
-def raise_misdeal(draft: Draft, kind: str, card: str | None, detail: Message, resume: State | None = None,
+def raise_misdeal(draft: Draft, kind: MisdealKind, card: str | None, detail: Message, resume: State | None = None,
                   held: list[Held] | None = None) -> None:
     """Halt on a misdeal of ``kind``, resolved as :data:`~controller.core.misdeals.POLICIES` says; while already
     halted, report it and hold its cards with the pending misdeal. ``resume``: the state the round goes on from
@@ -105,11 +106,11 @@ def resolve(draft: Draft, item: Input, misdeal: Misdeal) -> None:
     else:
         if resolution == "online":
             draft.reader_online = True
-            events.append({"event": "reader", "status": "online"})
+            events.append(ReaderEvent(status="online"))
         resolved(draft, item, resolution)
 
 
-def resolved(draft: Draft, item: Input, resolution: str, keep: int = 0) -> None:
+def resolved(draft: Draft, item: Input, resolution: Resolution, keep: int = 0) -> None:
     """Emit the resolution and set aside the held cards, after the first ``keep`` of them (those a manual entry
     stands in for); the table goes on."""
     misdeal = draft.misdeal
@@ -120,10 +121,9 @@ def resolved(draft: Draft, item: Input, resolution: str, keep: int = 0) -> None:
         ledger = ledger.discarding(misdeal.exposed.code)
         cards.append(misdeal.exposed.code)
     draft.ledger = ledger
-    event: ResolvedEvent = {"event": "resolved", "round": misdeal.round, "kind": misdeal.kind,
-                            "resolution": resolution, "cards": cards}
+    event = ResolvedEvent(round=misdeal.round, kind=misdeal.kind, resolution=resolution, cards=cards)
     if item.approver:
-        event["approved_by"] = item.approver
+        event.approved_by = item.approver
     draft.events.append(event)
     draft.misdeal = None
 
@@ -173,7 +173,7 @@ def resolve_void(draft: Draft, item: Input) -> None:
         with_round(draft, state=State.ROUND_OVER)
     else:
         return
-    draft.events.append({"event": "round_voided", "round": draft.round.number, "cards": cards, "bets": "returned"})
+    draft.events.append(RoundVoidedEvent(round=draft.round.number, cards=cards, bets="returned"))
     draft.ledger = msgspec.structs.replace(draft.ledger, stats=draft.ledger.stats.plus(voided=1))
     draft.rounds_voided += 1
     with_round(draft, player=(), banker=())

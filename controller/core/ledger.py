@@ -13,7 +13,7 @@ import msgspec
 
 from controller.core.cards import Card
 from controller.core.chain import Chain
-from controller.core.events import ResultEvent, ShoeClosedEvent
+from controller.core.events import ResultCounts, ResultEvent, ShoeClosedEvent, SideCounts
 from controller.core.gram_index import CARD_CODES, CARD_NUMBERS
 from controller.core.misdeals import SHOE_CARD, UNIDENTIFIED, Held
 from controller.core.property_check import FindingKey
@@ -193,9 +193,8 @@ class ShoeLedger(msgspec.Struct, frozen=True, gc=False):
 
     def with_result(self, result: ResultEvent) -> ShoeLedger:
         """A settled round's result and its counters."""
-        winner = result["winner"]
-        stats = self.stats.plus(**{winner: 1}, natural=int(result["natural"]),
-                                player_pair=int(result["player_pair"]), banker_pair=int(result["banker_pair"]))
+        stats = self.stats.plus(**{result.winner: 1}, natural=int(result.natural),
+                                player_pair=int(result.player_pair), banker_pair=int(result.banker_pair))
         return msgspec.structs.replace(self, results=self.results.plus(result), stats=stats)
 
     def with_finding(self, key: FindingKey, alert_id: str) -> ShoeLedger:
@@ -207,21 +206,10 @@ class ShoeLedger(msgspec.Struct, frozen=True, gc=False):
         total = self.total
         seen = self.cards_seen
         stats = self.stats
-        return {
-            "event": "shoe_closed",
-            "shoe": shoe_number,
-            "rounds": stats.banker + stats.player + stats.tie,
-            "results": {"banker": stats.banker, "player": stats.player, "tie": stats.tie},
-            "naturals": stats.natural,
-            "pairs": {"player": stats.player_pair, "banker": stats.banker_pair},
-            "misdeals": stats.misdeal,
-            "voided": stats.voided,
-            "cards_seen": seen,
-            "cards_remaining": total - seen,
-            "burned": len(self.burned),
-            "dealt": self.dealt,
-            "discarded": len(self.discarded),
-            "unidentified": self.unidentified,
-            "foreign": list(self.foreign),
-            "inventory": dict(sorted(as_mapping(self.inventory_counts).items())),
-        }
+        return ShoeClosedEvent(
+            shoe=shoe_number, rounds=stats.banker + stats.player + stats.tie,
+            results=ResultCounts(banker=stats.banker, player=stats.player, tie=stats.tie),
+            naturals=stats.natural, pairs=SideCounts(player=stats.player_pair, banker=stats.banker_pair),
+            misdeals=stats.misdeal, voided=stats.voided, cards_seen=seen, cards_remaining=total - seen,
+            burned=len(self.burned), dealt=self.dealt, discarded=len(self.discarded), unidentified=self.unidentified,
+            foreign=list(self.foreign), inventory=dict(sorted(as_mapping(self.inventory_counts).items())))

@@ -19,11 +19,11 @@ from controller.core.chain import Chain
 from controller.core.events import MisdealEvent
 from controller.core.inputs import InputKind
 from controller.i18n.message import Message, message
-from controller.terms import ApprovalAction, Resolution
+from controller.terms import ApprovalAction, MisdealKind, Resolution
 
-SHOE_RESTARTED = "shoe_restarted"
+SHOE_RESTARTED: MisdealKind = "shoe_restarted"
 """The reason a reader gives with ``OFFLINE`` when the shoe restarted (its sequence numbers fell back)."""
-SEQUENCE_GAP = "sequence_gap"
+SEQUENCE_GAP: MisdealKind = "sequence_gap"
 """The reason a reader gives with ``OFFLINE`` when messages of the shoe never arrived (its sequence numbers
 skipped): written ``sequence_gap LAST NEXT`` (:func:`sequence_gap`)."""
 
@@ -48,7 +48,7 @@ FOREIGN = "foreign"
 Held = tuple[str, str]
 """A card out of the shoe and set aside while halted: (what was read, SHOE_CARD/UNIDENTIFIED/FOREIGN)."""
 
-RESOLUTION_INPUTS = {
+RESOLUTION_INPUTS: dict[InputKind, Resolution] = {
     InputKind.BURN: "burn",
     InputKind.VOID: "void",
     InputKind.USE: "use",
@@ -75,7 +75,7 @@ WHILE_HALTED = message("misdeal.while_halted", "{detail} (while halted)")
 class MisdealPolicy:
     """One kind of misdeal: how it may be resolved and what it sets aside."""
 
-    kind: str
+    kind: MisdealKind
     resolutions: tuple[Resolution, ...]
     """The resolutions offered, the house default first."""
     sets_aside: str
@@ -87,18 +87,19 @@ class MisdealPolicy:
     replaces_due_card: bool = False
     """The misdeal is about the due card itself: a manual entry stands in for it."""
 
-    def resolutions_for(self, procedures: ProcedureSettings) -> list[str]:
+    def resolutions_for(self, procedures: ProcedureSettings) -> list[Resolution]:
         """The resolutions offered at this house: the ``house_option`` choice moved first."""
         if self.house_option is None:
             return list(self.resolutions)
-        return list(dict.fromkeys([getattr(procedures, self.house_option), *self.resolutions]))
+        chosen: Resolution = getattr(procedures, self.house_option)
+        return list(dict.fromkeys([chosen, *self.resolutions]))
 
     def approval_action(self, resolution: str) -> str:
         """The action name an approval of ``resolution`` is given for."""
         return dict(self.approval_actions).get(resolution, resolution)
 
 
-POLICIES: dict[str, MisdealPolicy] = {policy.kind: policy for policy in (
+POLICIES: dict[MisdealKind, MisdealPolicy] = {policy.kind: policy for policy in (
     MisdealPolicy("extra_card", ("burn", "void"), "the card read", house_option="extra_card"),
     MisdealPolicy("exposed_card", ("burn", "use", "void"), "the exposed card, taken back from its slot",
                   house_option="exposed_card"),
@@ -114,11 +115,12 @@ POLICIES: dict[str, MisdealPolicy] = {policy.kind: policy for policy in (
     MisdealPolicy("reveal_mismatch", ("void",), "nothing (the cards stay on the layout for the supervisor)"),
 )}
 """Every misdeal kind the table raises."""
+_BY_NAME: dict[str, MisdealPolicy] = {str(kind): policy for kind, policy in POLICIES.items()}
 
 
 def approval_action(resolution: str, kind: str | None) -> str:
     """The action name an approval is given for (``void``, ``manual``, ``foreign_card``, ``close_shoe``)."""
-    policy = POLICIES.get(kind) if kind is not None else None
+    policy = _BY_NAME.get(kind) if kind is not None else None
     return policy.approval_action(resolution) if policy is not None else resolution
 
 
@@ -139,13 +141,13 @@ def instruction(resolutions: Iterable[str], text: Callable[[Message], str] = Mes
 class Misdeal(msgspec.Struct, frozen=True, gc=False):
     """A pending misdeal, as a value: what happened, how it may be resolved, and the cards set aside meanwhile."""
 
-    kind: str
+    kind: MisdealKind
     round: int
     card: str | None
     detail: Message
     instruction: str
-    resolutions: tuple[str, ...]
-    supervisor: tuple[str, ...] = ()
+    resolutions: tuple[Resolution, ...]
+    supervisor: tuple[Resolution, ...] = ()
     """The resolutions that need a supervisor's approval."""
     while_halted: bool = False
     """Raised while the table was already halted on another misdeal (which it is reported with)."""
@@ -163,8 +165,8 @@ class Misdeal(msgspec.Struct, frozen=True, gc=False):
     """Which of the table's halts this is (an approval held for it lapses when another one is pending)."""
 
     @classmethod
-    def of(cls, kind: str, round_number: int, card: str | None, detail: Message, instruction_text: str,
-           resolutions: Iterable[str], supervisor: Iterable[str] = (), held: Iterable[Held] = (),
+    def of(cls, kind: MisdealKind, round_number: int, card: str | None, detail: Message, instruction_text: str,
+           resolutions: Iterable[Resolution], supervisor: Iterable[Resolution] = (), held: Iterable[Held] = (),
            **more: object) -> Misdeal:
         """A misdeal holding ``held``, its unread ones counted."""
         chain = Chain(held)
@@ -187,20 +189,12 @@ class Misdeal(msgspec.Struct, frozen=True, gc=False):
 
     def event(self) -> MisdealEvent:
         detail = self.detail.english()
-        event: MisdealEvent = {
-            "event": "misdeal",
-            "round": self.round,
-            "kind": self.kind,
-            "card": self.card,
-            "detail": WHILE_HALTED.text.format(detail=detail) if self.while_halted else detail,
-            "say_id": self.detail.id,
-            "say_params": dict(self.detail.params),
-            "instruction": self.instruction,
-            "resolutions": list(self.resolutions),
-            "supervisor": list(self.supervisor),
-        }
+        event = MisdealEvent(round=self.round, kind=self.kind, card=self.card,
+                             detail=WHILE_HALTED.text.format(detail=detail) if self.while_halted else detail,
+                             say_id=self.detail.id, say_params=dict(self.detail.params), instruction=self.instruction,
+                             resolutions=list(self.resolutions), supervisor=list(self.supervisor))
         if self.while_halted:
-            event["while_halted"] = True
+            event.while_halted = True
         return event
 
 

@@ -12,9 +12,8 @@ the finding and its alert.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
-from typing import Any, cast
 
 from controller.core.alerts import severity_of
 from controller.core.events import AlertEvent, Event
@@ -135,13 +134,13 @@ def findings_in(events: Iterable[Event], shoe: int) -> dict[FindingKey, str]:
     """The findings the property check gave shoe ``shoe``, as the alerts among ``events`` name them, each with
     its alert's id (for a checkpoint written before the table kept them: its shoe's journaled events)."""
     found: dict[FindingKey, str] = {}
-    for event in events:
-        alert = cast(Mapping[str, Any], event)
-        if alert.get("event") == "alert" and alert.get("kind") == "sequence_repeat" and alert.get("shoe") == shoe \
-                and "earlier_table" in alert:
-            key = (str(alert["earlier_site"]), str(alert["earlier_table"]), int(alert["earlier_shoe"]),
-                   int(alert["start"]), int(alert["earlier_start"]))
-            found.setdefault(key, str(alert["id"]))
+    for alert in events:
+        if isinstance(alert, AlertEvent) and alert.kind == "sequence_repeat" and alert.shoe == shoe \
+                and isinstance(alert.earlier_table, str) and isinstance(alert.earlier_site, str) \
+                and isinstance(alert.earlier_shoe, int) and isinstance(alert.start, int) \
+                and isinstance(alert.earlier_start, int):
+            key = (alert.earlier_site, alert.earlier_table, alert.earlier_shoe, alert.start, alert.earlier_start)
+            found.setdefault(key, alert.id)
     return found
 
 
@@ -151,9 +150,8 @@ def property_off_alert(reason: str, shoe: int, round_number: int, alert_id: str)
                      "The property check is off: the floor archive cannot be read ({reason}). This table's own "
                      "shoes are still compared; the other tables' shoes are not until the archive can be read "
                      "(tried again at the next shoe). Call the floor supervisor", reason=reason)
-    return {"event": "alert", "id": alert_id, "kind": "property_check_off",
-            "severity": severity_of("property_check_off"), "shoe": shoe, "round": round_number,
-            "detail": detail.english(), "say_id": detail.id, "say_params": detail.params}
+    return AlertEvent(id=alert_id, kind="property_check_off", severity=severity_of("property_check_off"), shoe=shoe,
+                      round=round_number, detail=detail.english(), say_id=detail.id, say_params=detail.params)
 
 
 def property_alert(repeat: PropertyRepeat, shoe: int, round_number: int, alert_id: str) -> AlertEvent:
@@ -166,10 +164,9 @@ def property_alert(repeat: PropertyRepeat, shoe: int, round_number: int, alert_i
                      length=repeat.length, start=repeat.start, shoe=shoe, earlier_shoe=repeat.shoe,
                      earlier_table=repeat.table, earlier_site=repeat.site, earlier_start=repeat.earlier_start,
                      probability=f"{repeat.probability:.1e}")
-    return {
-        "event": "alert", "id": alert_id, "kind": "sequence_repeat", "severity": severity_of("sequence_repeat"),
-        "shoe": shoe, "round": round_number, "probability": repeat.probability, "threshold": repeat.threshold,
-        "earlier_shoe": repeat.shoe, "earlier_site": repeat.site, "earlier_table": repeat.table,
-        "order": "dealt", "start": repeat.start, "earlier_start": repeat.earlier_start, "length": repeat.length,
-        "detail": detail.english(), "say_id": detail.id, "say_params": detail.params,
-    }
+    return AlertEvent(
+        id=alert_id, kind="sequence_repeat", severity=severity_of("sequence_repeat"), shoe=shoe, round=round_number,
+        probability=repeat.probability, threshold=repeat.threshold, earlier_shoe=repeat.shoe,
+        earlier_site=repeat.site, earlier_table=repeat.table, order="dealt", start=repeat.start,
+        earlier_start=repeat.earlier_start, length=repeat.length, detail=detail.english(), say_id=detail.id,
+        say_params=detail.params)

@@ -126,9 +126,8 @@ def reveal(draft: Draft, item: Input) -> None:
         raise_misdeal(draft, "reveal_mismatch", None, _mismatch(due, keyed))
         return
     draft.revealed += 1
-    event: RevealedEvent = {"event": "revealed", "round": draft.round.number, "side": due.side,
-                            "slots": list(due.slots), "cards": list(due.cards), "total": due.total}
-    events.append(event)
+    events.append(RevealedEvent(round=draft.round.number, side=due.side, slots=list(due.slots),
+                                cards=list(due.cards), total=due.total))
     if draft.result_due and reveal_due(draft) is None:
         draft.result_due = False
         finish_round(draft)

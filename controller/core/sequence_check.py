@@ -360,11 +360,8 @@ def sequence_alert(repeat: SequenceRepeat, shoe: int, round_number: int, alert_i
                          "{earlier_shoe}'s dealt order from its card {earlier_start}; a random shuffle gives this "
                          "with probability {probability}. Stop and call surveillance: the shoe may be pre-sequenced "
                          "or falsely shuffled", earlier_shoe=reference.shoe or 0, **where)
-    return {
-        "event": "alert", "id": alert_id, "kind": "sequence_repeat", "severity": severity_of("sequence_repeat"),
-        "shoe": shoe, "round": round_number,
-        "probability": repeat.probability, "threshold": repeat.threshold,
-        "earlier_shoe": reference.shoe, "order": reference.order, "start": repeat.start,
-        "earlier_start": repeat.earlier_start, "length": repeat.length,
-        "detail": detail.english(), "say_id": detail.id, "say_params": detail.params,
-    }
+    return AlertEvent(
+        id=alert_id, kind="sequence_repeat", severity=severity_of("sequence_repeat"), shoe=shoe, round=round_number,
+        probability=repeat.probability, threshold=repeat.threshold, earlier_shoe=reference.shoe,
+        order=reference.order, start=repeat.start, earlier_start=repeat.earlier_start, length=repeat.length,
+        detail=detail.english(), say_id=detail.id, say_params=detail.params)

@@ -6,7 +6,7 @@ from controller.core.alerts import AlertOpener
 from controller.core.approvals import rejected
 from controller.core.bets.live import edge_events
 from controller.core.dealing import end_round, fire
-from controller.core.events import ShoeClosingEvent
+from controller.core.events import CutCardEvent, RoundEvent, ShoeClosingEvent, ShoeEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import as_mapping
 from controller.core.machine import SLOT_SET, SLOT_SIDE, State, may
@@ -23,7 +23,7 @@ def round_started(draft: Draft) -> None:
     draft.revealed = 0
     draft.result_due = False
     number = draft.round.number
-    draft.events.append({"event": "round", "round": number, "shoe": draft.shoe_number})
+    draft.events.append(RoundEvent(round=number, shoe=draft.shoe_number))
     context = draft.context
     if not context.settings.bets.live_edge:
         return
@@ -80,7 +80,7 @@ def shoe_ready(draft: Draft) -> None:
         return
     if draft.round.state is State.SHOE_CLOSED:
         new_shoe(draft)
-    draft.events.append({"event": "shoe", "shoe": draft.shoe_number, "status": "ready"})
+    draft.events.append(ShoeEvent(shoe=draft.shoe_number, status="ready"))
     if context.settings.shoe.burn == "fixed":
         with_round(draft, burn_remaining=context.settings.shoe.burn_cards)
     fire(draft, "shoe_ready")
@@ -93,7 +93,7 @@ def new_shoe(draft: Draft) -> None:
     draft.ledger = draft.context.new_ledger(draft.archive)
     draft.cut_out = False
     with_round(draft, last_round=None)
-    draft.events.append({"event": "shoe", "shoe": draft.shoe_number, "status": "new", "decks": draft.context.decks})
+    draft.events.append(ShoeEvent(shoe=draft.shoe_number, status="new", decks=draft.context.decks))
 
 
 def cut_card(draft: Draft) -> None:
@@ -113,8 +113,8 @@ def cut_card(draft: Draft) -> None:
     plan = (message("cut_card.one_more", "Cut card out: finish round {round} and play one more", round=current)
             if one_more else message("cut_card.this_round", "Cut card out: round {round} is the last of this "
                                      "shoe", round=current))
-    draft.events.append({"event": "cut_card", "round": current, "last_round": last_round,
-                         "detail": plan.english(), "say_id": plan.id, "say_params": plan.params})
+    draft.events.append(CutCardEvent(round=current, last_round=last_round, detail=plan.english(), say_id=plan.id,
+                                     say_params=plan.params))
     if draft.state is State.ROUND_OVER and not draft.result_due:
         end_round(draft)
 
@@ -127,8 +127,8 @@ def close_early(draft: Draft, item: Input) -> None:
         return
     with_round(draft, last_round=draft.round.number)
     draft.cut_out = True
-    event: ShoeClosingEvent = {"event": "shoe_closing", "round": draft.round.number, "reason": "closed early"}
+    event = ShoeClosingEvent(round=draft.round.number, reason="closed early")
     if item.approver:
-        event["approved_by"] = item.approver
+        event.approved_by = item.approver
     draft.events.append(event)
     end_round(draft)

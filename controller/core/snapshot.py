@@ -10,7 +10,7 @@ header keeps them); the approval gate's clock always reads 0 in the core.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 
@@ -20,7 +20,7 @@ from controller.core.approvals import GateState, Pending
 from controller.core.auth import Sign
 from controller.core.cards import Card, parse_card
 from controller.core.chain import Chain
-from controller.core.events import AlertEvent, ResultEvent
+from controller.core.events import AlertEvent, Event, EventShapeError, ResultEvent, decode_event, to_builtins
 from controller.core.exceptions import CardCodeError, SnapshotError
 from controller.core.gram_index import CARD_NUMBERS
 from controller.core.inputs import Input
@@ -34,6 +34,7 @@ from controller.core.state import Context, TableState
 from controller.core.table import Table
 from controller.core.undo import UndoBook, UndoPoint, stored_refusal
 from controller.i18n.message import Message
+from controller.terms import MISDEAL_KINDS, RESOLUTIONS
 
 FORMAT = 2
 """The snapshot's own format number (kept in it, checked on restore). 2: alerts, reveals, the sequence
@@ -71,7 +72,7 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
             "resume_state": round_state.state.name if value.misdeal is not None else None,
         },
         "ledger": _ledger(ledger),
-        "alerts": {"raised": value.alerts.raised, "open": [dict(alert) for alert in value.alerts.open],
+        "alerts": {"raised": value.alerts.raised, "open": to_builtins(list(value.alerts.open)),
                    "closed": sorted(value.alerts.closed)},
         "reveal": {"revealed": value.revealed, "result_due": value.result_due},
         "earlier_shoes": [[reference.shoe, "".join(reference.cards)] for reference in value.archive.references
@@ -112,7 +113,7 @@ def restore_into(table: Table, data: Mapping[str, Any]) -> None:
     in-place form of :func:`restore`, for a table others already hold. Raises :class:`SnapshotError`."""
     try:
         table.value = state_from(table.context, data)
-    except (KeyError, TypeError, ValueError, AttributeError, CardCodeError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError, CardCodeError, EventShapeError) as error:
         raise SnapshotError(f"not a table state ({type(error).__name__}: {error})") from None
 
 
@@ -151,7 +152,7 @@ def state_from(context: Context, data: Mapping[str, Any], undo: bool = True) -> 
     findings = _findings_from(data.get("property_findings", []))
     ledger = _ledger_from(context.new_ledger(archive), data["ledger"], findings)
     alerts = data["alerts"]
-    book = AlertBook(_int(alerts["raised"]), tuple(cast(AlertEvent, dict(alert)) for alert in alerts["open"]),
+    book = AlertBook(_int(alerts["raised"]), tuple(_event(alert, AlertEvent) for alert in alerts["open"]),
                      frozenset(str(alert_id) for alert_id in alerts["closed"]))
     value = TableState(
         round_state, ledger, archive, _int(data["shoe_number"]), misdeal, 1 if misdeal is not None else 0,
@@ -224,9 +225,9 @@ def _misdeal_from(data: Mapping[str, Any] | None, serial: int) -> Misdeal | None
         return None
     exposed = data["exposed"]
     return Misdeal.of(
-        str(data["kind"]), _int(data["round"]), data["card"], _message_from(data["detail"]),
-        str(data["instruction"]), [str(r) for r in data["resolutions"]],
-        supervisor=[str(r) for r in data["supervisor"]],
+        _one_of(data["kind"], MISDEAL_KINDS), _int(data["round"]), data["card"], _message_from(data["detail"]),
+        str(data["instruction"]), [_one_of(r, RESOLUTIONS) for r in data["resolutions"]],
+        supervisor=[_one_of(r, RESOLUTIONS) for r in data["supervisor"]],
         held=[(str(read), str(what)) for read, what in data["held"]],
         replaces_due_card=_bool(data["replaces_due_card"]),
         exposed=None if exposed is None else parse_card(exposed),
@@ -245,7 +246,7 @@ def _ledger(ledger: ShoeLedger) -> dict[str, Any]:
         "dealt": ledger.dealt,
         "unidentified": ledger.unidentified,
         "foreign": list(ledger.foreign),
-        "results": [dict(result) for result in ledger.results],
+        "results": to_builtins(list(ledger.results)),
         "stats": {name: count for name, count in sorted(msgspec.structs.asdict(ledger.stats).items()) if count},
         "shown": dict(sorted(as_mapping(ledger.shown_counts).items())),
         "sequence": {
@@ -292,7 +293,7 @@ def _ledger_from(ledger: ShoeLedger, data: Mapping[str, Any], findings: dict[Fin
         sequence=sequence, burned=Chain(str(code) for code in data["burned"]),
         discarded=Chain(str(code) for code in data["discarded"]), dealt=_int(data["dealt"]),
         unidentified=_int(data["unidentified"]), foreign=Chain(str(code) for code in data["foreign"]),
-        results=Chain(cast(ResultEvent, dict(result)) for result in data["results"]), stats=Stats(**stats),
+        results=Chain(_event(result, ResultEvent) for result in data["results"]), stats=Stats(**stats),
         property_findings=findings, shown_counts=_counts(data["shown"]))
 
 
@@ -313,6 +314,23 @@ def _message_from(data: Mapping[str, Any]) -> Message:
 
 def _cards(codes: list[str]) -> list[Card]:
     return [parse_card(code) for code in codes]
+
+
+Word = TypeVar("Word", bound=str)
+Kind = TypeVar("Kind", bound=Event)
+
+
+def _event(raw: Any, kind: type[Kind]) -> Kind:
+    event = decode_event(raw)
+    if not isinstance(event, kind):
+        raise TypeError(f"{raw!r:.80} is not a {kind.__name__}")
+    return event
+
+
+def _one_of(value: Any, words: tuple[Word, ...]) -> Word:
+    if value not in words:
+        raise ValueError(f"{value!r} is not one of {', '.join(words)}")
+    return cast(Word, value)
 
 
 def _int(value: Any) -> int:

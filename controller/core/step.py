@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import cast
 
 import msgspec
 
 from controller.core.alerts import AlertBook
 from controller.core.approvals import GateState, admit, lapse, rejected, stamp, unattended
 from controller.core.chain import Chain
-from controller.core.events import AlertEvent, Event
+from controller.core.events import AlertEvent, Event, InstructionEvent, PromptEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import RoundState, State
@@ -120,7 +119,9 @@ def step(state: TableState, item: Input, context: Context,
     events.append(next_instruction(draft))
     undo = draft.undo
     if undo is not None and undo.point is not None:
-        cast(dict[str, object], events[-1])["undo"] = undo.point.input
+        last = events[-1]
+        if isinstance(last, PromptEvent | InstructionEvent):
+            last.undo = undo.point.input
     return draft.freeze(), events
 
 

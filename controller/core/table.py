@@ -25,7 +25,7 @@ from controller.core.alerts import AlertBook
 from controller.core.approvals import GateState
 from controller.core.auth import Sign
 from controller.core.dealing import round_result
-from controller.core.events import AlertEvent, Event, ResultEvent
+from controller.core.events import AlertEvent, Event, ResultEvent, ShoeEvent
 from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger
 from controller.core.machine import RoundState, State
@@ -74,7 +74,7 @@ class Table:
         from controller.core.view import next_instruction
 
         return [
-            {"event": "shoe", "shoe": self.value.shoe_number, "status": "new", "decks": self.context.decks},
+            ShoeEvent(shoe=self.value.shoe_number, status="new", decks=self.context.decks),
             next_instruction(Draft(self.value, self.context, None)),
         ]
 

@@ -11,7 +11,15 @@ from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal
 
-from controller.core.events import Event
+from controller.core.events import (
+    Event,
+    MisdealEvent,
+    ResultEvent,
+    RoundVoidedEvent,
+    SettlementEvent,
+    ShoeEvent,
+    UndoneEvent,
+)
 
 KEYS = ("rounds", "banker", "player", "tie", "natural", "player_pair", "banker_pair", "misdeal", "voided",
         "shoes", "settled")
@@ -36,21 +44,21 @@ def net_units(net: str) -> int:
 def count_events(counts: Counter[str], events: Iterable[Event]) -> None:
     """Add ``events`` to ``counts``."""
     for event in events:
-        if event["event"] == "result":
+        if isinstance(event, ResultEvent):
             counts["rounds"] += 1
-            counts[event["winner"]] += 1
-            counts["natural"] += event["natural"]
-            counts["player_pair"] += event["player_pair"]
-            counts["banker_pair"] += event["banker_pair"]
-        elif event["event"] == "misdeal":
+            counts[event.winner] += 1
+            counts["natural"] += event.natural
+            counts["player_pair"] += event.player_pair
+            counts["banker_pair"] += event.banker_pair
+        elif isinstance(event, MisdealEvent):
             counts["misdeal"] += 1
-        elif event["event"] == "undone" and event["input"] == "@exposed":
+        elif isinstance(event, UndoneEvent) and event.input == "@exposed":
             counts["misdeal"] -= 1  # the call was pressed in error: no misdeal after all
-        elif event["event"] == "round_voided":
+        elif isinstance(event, RoundVoidedEvent):
             counts["voided"] += 1
-        elif event["event"] == "shoe" and event["status"] == "new":
+        elif isinstance(event, ShoeEvent) and event.status == "new":
             counts["shoes"] += 1
-        elif event["event"] == "settlement":
+        elif isinstance(event, SettlementEvent):
             counts["settled"] += 1
-            for bet, outcome in event["bets"].items():
-                counts[net_key(bet)] += net_units(outcome["net"])
+            for bet, outcome in event.bets.items():
+                counts[net_key(bet)] += net_units(outcome.net)

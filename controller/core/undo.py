@@ -21,7 +21,7 @@ from typing import Any
 
 import msgspec
 
-from controller.core.events import Event, UndoneEvent
+from controller.core.events import BurnEvent, CardEvent, Event, MisdealEvent, ResolvedEvent, ResultEvent, UndoneEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.state import TableState
 from controller.i18n.message import Message, message
@@ -85,26 +85,25 @@ def roll_back(state: TableState, point: UndoPoint) -> tuple[TableState, UndoneEv
     else:
         say = message("undone.manual", "{card} taken back from {slot}: enter the card again",
                       card=point.card or "?", slot=point.slot or "the burn")
-    return before, {"event": "undone", "input": point.input, "round": point.round, "slot": point.slot,
-                    "card": point.card, "say": say.english(), "say_id": say.id, "say_params": say.params}
+    return before, UndoneEvent(input=point.input, round=point.round, slot=point.slot, card=point.card,
+                               say=say.english(), say_id=say.id, say_params=say.params)
 
 
 def _point(item: Input, events: list[Event], before: TableState | None) -> UndoPoint | None:
     allowed = UNDOABLE_EVENTS.get(item.kind)
-    if allowed is None or before is None or any(event["event"] not in allowed for event in events):
+    if allowed is None or before is None or any(event.event not in allowed for event in events):
         return None
     if item.kind is InputKind.EXPOSED:
-        misdeal = next((event for event in events if event["event"] == "misdeal"), None)
-        if misdeal is None or misdeal["kind"] != "exposed_card":
+        misdeal = next((event for event in events if isinstance(event, MisdealEvent)), None)
+        if misdeal is None or misdeal.kind != "exposed_card":
             return None
-        slot = before.slots_dealt[-1].value if before.slots_dealt and misdeal["card"] is not None else None
-        return UndoPoint(item.token(), misdeal["round"], slot, misdeal["card"], before)
-    placed = next((event for event in events if event["event"] in ("card", "burn")), None)
-    if placed is None or not any(event["event"] == "resolved" for event in events):
+        slot = before.slots_dealt[-1].value if before.slots_dealt and misdeal.card is not None else None
+        return UndoPoint(item.token(), misdeal.round, slot, misdeal.card, before)
+    placed = next((event for event in events if isinstance(event, CardEvent | BurnEvent)), None)
+    if placed is None or placed.card is None or not any(isinstance(event, ResolvedEvent) for event in events):
         return None
-    slot = placed["slot"] if placed["event"] == "card" else None
-    return UndoPoint(Input(InputKind.MANUAL, placed["card"]).token(), before.round.number, slot,
-                     placed["card"], before)
+    slot = placed.slot if isinstance(placed, CardEvent) else None
+    return UndoPoint(Input(InputKind.MANUAL, placed.card).token(), before.round.number, slot, placed.card, before)
 
 
 def stored_refusal(data: Mapping[str, Any]) -> Message:
@@ -122,14 +121,14 @@ def already_undone(point: UndoPoint) -> Message:
 
 
 def _why_not(item: Input, events: list[Event]) -> Message:
-    result = next((event for event in events if event["event"] == "result"), None)
+    result = next((event for event in events if isinstance(event, ResultEvent)), None)
     token = item.token()
     if result is not None:
         return message("rejected.undo.settled", "round {round} has its result; a settled round cannot be undone: "
-                       "call the supervisor", round=result["round"])
+                       "call the supervisor", round=result.round)
     if item.kind in (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE):
         return SHOE_CARD
-    names = {event["event"] for event in events}
+    names = {event.event for event in events}
     if "rejected" in names:  # whatever the input, it had no effect
         return message("rejected.undo.not_accepted", "{input} was not accepted, so there is nothing to undo",
                        input=token)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from controller.core.approvals import instruction as gate_instruction
 from controller.core.cards import parse_card
-from controller.core.events import Event, InstructionEvent
+from controller.core.events import Event, InstructionEvent, PromptEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, SLOT_SET, SLOT_SIDE, RoundState, State
@@ -75,8 +75,8 @@ def expecting(shown: Shown) -> str:
 def instruction_event(shown: Shown, action: str, text: Message,
                       round_number: int | None = None) -> InstructionEvent:
     """An ``instruction`` event: ``action`` and what the dealer is told."""
-    return {"event": "instruction", "round": shown.round.number if round_number is None else round_number,
-            "action": action, "say": text.english(), "say_id": text.id, "say_params": text.params}
+    return InstructionEvent(round=shown.round.number if round_number is None else round_number, action=action,
+                            say=text.english(), say_id=text.id, say_params=text.params)
 
 
 def next_instruction(draft: Draft) -> Event:
@@ -91,13 +91,13 @@ def next_instruction(draft: Draft) -> Event:
     prompt = PROMPTS.get(state)
     if prompt is not None:
         slot, side, text = prompt
-        return {"event": "prompt", "round": round_state.number, "slot": slot, "to": side, "say": text.english(),
-                "say_id": text.id, "say_params": text.params}
+        return PromptEvent(round=round_state.number, slot=slot, to=side, say=text.english(), say_id=text.id,
+                           say_params=text.params)
     if state is State.HALTED:
         misdeal = draft.misdeal
         assert misdeal is not None
-        return {"event": "instruction", "round": misdeal.round, "action": "resolve", "say": misdeal.instruction,
-                "say_id": HALT.id, "say_params": {"resolutions": " ".join(misdeal.resolutions)}}
+        return InstructionEvent(round=misdeal.round, action="resolve", say=misdeal.instruction, say_id=HALT.id,
+                                say_params={"resolutions": " ".join(misdeal.resolutions)})
     if draft.result_due:
         return instruction_event(draft, "reveal", reveal_instruction(draft.context))
     return _between_cards(draft, state)

@@ -7,6 +7,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.core.events import as_json
 from controller.journal.store import Record
 
 RECENT_RESULTS = 20
@@ -20,7 +21,7 @@ SET_ASIDE_MISDEALS = frozenset({"extra_card", "unreadable_card", "unknown_card",
 
 def to_json(value: Any) -> bytes:
     """Compact UTF-8 JSON, keys in the order given."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=as_json).encode()
 
 
 def journal_message(record: Record) -> bytes:

@@ -139,8 +139,10 @@ class Catalogue:
             raise CatalogueError(problem)
         self.language = language
         self.texts: dict[str, str] = dict(_builtin(language))
-        if messages_dir:
-            self.texts.update(self._house(Path(messages_dir), language))
+        house = self._house(Path(messages_dir), language) if messages_dir else {}
+        self.texts.update(house)
+        self.is_source = language == SOURCE_LANGUAGE and not house
+        """The source language with no house words: a message's text is its English text."""
 
     @staticmethod
     def _house(directory: Path, language: str) -> dict[str, str]:

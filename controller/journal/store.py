@@ -48,7 +48,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from controller.core.events import Event
+from controller.core.events import Event, EventLike, as_json
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input
 from controller.journal.compat import EVENTS_FORMAT
@@ -115,16 +115,16 @@ class Record(NamedTuple):
 
 def canonical(value: Any) -> str:
     """The canonical JSON text of ``value``: sorted keys, no spaces, UTF-8."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=as_json)
 
 
 def compact(value: Any) -> str:
     """The stored JSON text of a record body: compact, UTF-8, keys in the order given
     (so events read back exactly as the table emitted them)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=as_json)
 
 
-_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=as_json)
 
 
 def written_as(value: Any, text: str) -> bool:
@@ -435,7 +435,7 @@ class Journal:
         """Durably append the events of the input just journaled; returns the record's seq."""
         return self._write([("events", {"events": events})])
 
-    def append_step(self, input_body: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> int:
+    def append_step(self, input_body: Mapping[str, Any], events: Sequence[EventLike]) -> int:
         """Durably append, in one transaction, an input of another producer's own shape (a trainee's answer in
         a training journal) and the events it caused; returns the events record's seq."""
         return self._write([("input", dict(input_body)), ("events", {"events": list(events)})])

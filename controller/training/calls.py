@@ -133,10 +133,9 @@ def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> d
                       variant)
     expected: dict[str, Expected] = {}
     for bet in BETS:
-        outcome = outcomes[bet].to_dict()
-        expected[bet] = Expected(outcome["net"], _cell(5, bet=bet, outcome=outcome["outcome"]),
-                                 _rule("pay", bet=bet, outcome=outcome["outcome"], variant=variant,
-                                       net=outcome["net"]))
+        outcome = outcomes[bet].to_event()
+        expected[bet] = Expected(outcome.net, _cell(5, bet=bet, outcome=outcome.outcome),
+                                 _rule("pay", bet=bet, outcome=outcome.outcome, variant=variant, net=outcome.net))
     return expected
 
 

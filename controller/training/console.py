@@ -24,10 +24,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Footer, Input, Static
 
+from controller.core.events import CardEvent
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 from controller.training.drill import Drill
-from controller.training.events import TrainingEvent
+from controller.training.events import CallDueEvent, TrainingEvent, TrainingReportEvent
 from controller.training.frontends import END_OF_INPUT, answer_record, describe, question
 from controller.training.report import report_lines
 from controller.ui.console_words import word_bindings
@@ -131,14 +132,14 @@ class TrainingConsole(App[None]):
             self.keep(answer, events)
         verdicts: list[str] = []
         for event in events:
-            if event["event"] == "card":
-                if event["slot"] == "P1":
+            if isinstance(event, CardEvent):
+                if event.slot == "P1":
                     self.cards = []
                 self.cards.extend(describe(event, self.words))
-            elif event["event"] == "call_due":
+            elif isinstance(event, CallDueEvent):
                 self.question = question(event, self.words)
                 self.asked = self.clock()
-            elif event["event"] == "training_report":
+            elif isinstance(event, TrainingReportEvent):
                 self.report = report_lines(event, self.words)
             else:
                 verdicts.extend(describe(event, self.words))

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from controller.core.cards import Card, parse_card
-from controller.core.events import Event
+from controller.core.events import CardEvent, Event, InstructionEvent, MisdealEvent, ResultEvent, RoundVoidedEvent
 from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input, InputKind
 from controller.core.table import Table
@@ -52,12 +52,12 @@ def dealt_rounds(table: Table, source: CardSource) -> Iterator[DealtRound]:
             return
         events = table.handle(item)
         for event in events:
-            if event["event"] == "card":
-                cards.append((event["slot"], parse_card(event["card"])))
-            elif event["event"] == "result":
+            if isinstance(event, CardEvent):
+                cards.append((event.slot, parse_card(event.card)))
+            elif isinstance(event, ResultEvent):
                 yield DealtRound(tuple(cards), table.variant)
                 cards = []
-            elif event["event"] == "round_voided":
+            elif isinstance(event, RoundVoidedEvent):
                 cards = []
         last = events[-1]
         _check_running(last, events)
@@ -65,9 +65,9 @@ def dealt_rounds(table: Table, source: CardSource) -> Iterator[DealtRound]:
 
 def _dealer_input(last: Event, source: CardSource) -> Input | None:
     """What the simulated dealer does on the table's instruction ``last``, if anything."""
-    if last["event"] != "instruction":
+    if not isinstance(last, InstructionEvent):
         return None
-    action = last["action"]
+    action = last.action
     if action == "next_round":
         return Input(InputKind.NEXT)
     if action == "confirm_shoe":
@@ -79,8 +79,8 @@ def _dealer_input(last: Event, source: CardSource) -> Input | None:
 
 
 def _check_running(last: Event, events: list[Event]) -> None:
-    if last["event"] == "instruction" and last["action"] == "resolve":
-        misdeal = next((event for event in events if event["event"] == "misdeal"), None)
-        what = f"{misdeal['kind']}: {misdeal['detail']}" if misdeal is not None else last["say"]
+    if isinstance(last, InstructionEvent) and last.action == "resolve":
+        misdeal = next((event for event in events if isinstance(event, MisdealEvent)), None)
+        what = f"{misdeal.kind}: {misdeal.detail}" if misdeal is not None else last.say
         raise TrainingDealError(f"the cards stopped the table with a misdeal ({what}); "
                                 "the drill needs cards that deal cleanly: fix the script or use --seed")

@@ -34,9 +34,9 @@ class Due:
     bet: str | None = None
 
     def event(self) -> CallDueEvent:
-        event: CallDueEvent = {"event": "call_due", "round": self.round, "call": self.call}
+        event = CallDueEvent(round=self.round, call=self.call)
         if self.bet is not None:
-            event["bet"] = self.bet
+            event.bet = self.bet
         return event
 
 
@@ -50,17 +50,17 @@ def round_steps(number: int, dealt: DealtRound, focus_banker: bool, payouts: boo
     for slot, card in dealt.cards:
         if slot in ("P3", "B3"):
             break
-        steps.append({"event": "card", "round": number, "slot": slot, "card": card.code})
+        steps.append(CardEvent(round=number, slot=slot, card=card.code))
     player_call = calls.player_call(player, banker)
     if not focus_banker:
         steps.append(Due(number, "player", player_call))
     if player_call.answer != "natural":
         third = dealt.player_third
         if third is not None:
-            steps.append({"event": "card", "round": number, "slot": "P3", "card": third.code})
+            steps.append(CardEvent(round=number, slot="P3", card=third.code))
         steps.append(Due(number, "banker", calls.banker_call(banker, third)))
         if len(banker) == 3:
-            steps.append({"event": "card", "round": number, "slot": "B3", "card": banker[2].code})
+            steps.append(CardEvent(round=number, slot="B3", card=banker[2].code))
     steps.append(Due(number, "winner", calls.winner_call(player, banker)))
     if payouts:
         pays = calls.pay_calls(player, banker, dealt.variant)
@@ -105,18 +105,16 @@ class Drill:
         given = text.strip()
         problem = calls.word_problem(due.call, given)
         if problem is not None:
-            rejected: CallRejectedEvent = {"event": "rejected", "round": due.round, "call": due.call,
-                                           "input": given, "reason": problem, "say": f"{problem}; call again"}
+            rejected = CallRejectedEvent(round=due.round, call=due.call, input=given, reason=problem,
+                                         say=f"{problem}; call again")
             return [rejected, due.event()]
         correct = calls.is_right(due.call, given, due.expected.answer)
-        scored: CallScoredEvent = {
-            "event": "call_scored", "round": due.round, "call": due.call, "expected": due.expected.answer,
-            "given": given.lower(), "correct": correct, "cell": due.expected.cell, "seconds": round(seconds, 3),
-        }
+        scored = CallScoredEvent(round=due.round, call=due.call, expected=due.expected.answer, given=given.lower(),
+                                 correct=correct, cell=due.expected.cell, seconds=round(seconds, 3))
         if due.bet is not None:
-            scored["bet"] = due.bet
+            scored.bet = due.bet
         if not correct:
-            scored["rule"] = due.expected.rule
+            scored.rule = due.expected.rule
         self.report.add(scored)
         self.due = None
         return [scored, *self._advance()]

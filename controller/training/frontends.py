@@ -5,17 +5,23 @@ Both read one answer per line; the time a call took is measured from the moment 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from controller.core.events import CardEvent
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 from controller.i18n.numbers import format_fixed
 from controller.training.calls import VOCABULARY, rule_message, word_problem_message
 from controller.training.drill import Drill, Due
-from controller.training.events import CallDueEvent, TrainingEvent
+from controller.training.events import (
+    CallDueEvent,
+    CallRejectedEvent,
+    CallScoredEvent,
+    TrainingEvent,
+    training_line,
+)
 from controller.training.report import report_lines
 
 Writer = Callable[[list[TrainingEvent]], None]
@@ -54,7 +60,7 @@ def run_drill(drill: Drill, answers: TextIO, show: Writer, ask: Callable[[], Non
         answer = answer_record(drill.due, line, seconds)
         events = drill.answer(line, seconds)
         tell(answer, events)
-        if events[0]["event"] == "call_scored":
+        if isinstance(events[0], CallScoredEvent):
             asked = clock()
 
 
@@ -66,7 +72,7 @@ class JsonLines:
 
     def __call__(self, events: list[TrainingEvent]) -> None:
         for event in events:
-            self.out.write(json.dumps(event) + "\n")
+            self.out.write(training_line(event) + "\n")
         self.out.flush()
 
 
@@ -81,34 +87,34 @@ QUESTIONS = {
 
 def question(due: CallDueEvent, words: Catalogue = ENGLISH) -> str:
     """The question a call asks a person, with its words (the answers stay the words the drill accepts)."""
-    if due["call"] == "pay":
+    if due.call == "pay":
         return words.say("train.ask.pay", "Pay on the {bet} bet (e.g. +0.95, -1, 0)?", bet=str(due.get("bet")))
-    asked = QUESTIONS[due["call"]]
-    return words.text(Message(asked.id, asked.text, {"words": "/".join(VOCABULARY[due["call"]])}))
+    asked = QUESTIONS[due.call]
+    return words.text(Message(asked.id, asked.text, {"words": "/".join(VOCABULARY[due.call])}))
 
 
 def describe(event: TrainingEvent, words: Catalogue = ENGLISH) -> list[str]:
     """An event of the drill as lines for a person (a call due is asked, not described: none)."""
     say = words.say
-    if event["event"] == "card":
-        heading = [say("train.round", "Round {round}", round=event["round"])] if event["slot"] == "P1" else []
-        card = SIDES[event["slot"][0]]
-        return [*heading, "  " + words.text(Message(card.id, card.text, {"number": event["slot"][1],
-                                                                         "card": event["card"]}))]
-    if event["event"] == "call_due":
+    if isinstance(event, CardEvent):
+        heading = [say("train.round", "Round {round}", round=event.round)] if event.slot == "P1" else []
+        card = SIDES[event.slot[0]]
+        return [*heading, "  " + words.text(Message(card.id, card.text, {"number": event.slot[1],
+                                                                         "card": event.card}))]
+    if isinstance(event, CallDueEvent):
         return []
-    if event["event"] == "rejected":
-        problem = word_problem_message(event["call"], event["input"])
+    if isinstance(event, CallRejectedEvent):
+        problem = word_problem_message(event.call, event.input)
         return ["  " + (say("train.call_again", "{problem}; call again", problem=problem) if problem
-                        else event["say"])]
-    if event["event"] == "call_scored":
-        took = format_fixed(event["seconds"], 1, words.language) + " s"
-        if event["correct"]:
+                        else event.say)]
+    if isinstance(event, CallScoredEvent):
+        took = format_fixed(event.seconds, 1, words.language) + " s"
+        if event.correct:
             return ["  " + say("train.right", "right ({took})", took=took)]
-        rule = event.get("rule", "")
+        rule = event.rule if isinstance(event.rule, str) else ""
         worded = rule_message(rule)
         return ["  " + say("train.wrong", "WRONG ({took}): {expected}, not {given}: {rule}", took=took,
-                           expected=str(event["expected"]), given=str(event["given"]),
+                           expected=event.expected, given=event.given,
                            rule=words.text(worded) if worded is not None else rule)]
     return report_lines(event, words)
 
@@ -123,7 +129,7 @@ class PlainTerminal:
 
     def __call__(self, events: list[TrainingEvent]) -> None:
         for event in events:
-            if event["event"] == "call_due":
+            if isinstance(event, CallDueEvent):
                 self.question = question(event, self.words)
             for line in describe(event, self.words):
                 self.out.write(line + "\n")

@@ -28,32 +28,24 @@ class TrainingReport:
     def event(self, finished: bool) -> TrainingReportEvent:
         scored = self.scored
         by_call: dict[str, CallTally] = {}
-        for call in dict.fromkeys(s["call"] for s in scored):
-            mine = [s for s in scored if s["call"] == call]
-            right = sum(s["correct"] for s in mine)
-            by_call[call] = {"calls": len(mine), "correct": right, "wrong": len(mine) - right}
-        seconds = [s["seconds"] for s in scored]
-        right = sum(s["correct"] for s in scored)
+        for call in dict.fromkeys(s.call for s in scored):
+            mine = [s for s in scored if s.call == call]
+            right = sum(s.correct for s in mine)
+            by_call[call] = CallTally(calls=len(mine), correct=right, wrong=len(mine) - right)
+        seconds = [s.seconds for s in scored]
+        right = sum(s.correct for s in scored)
         mean_seconds, p90_seconds = mean(seconds), percentile(seconds, 0.9)
-        return {
-            "event": "training_report",
-            "rounds": self.rounds,
-            "calls": len(scored),
-            "correct": right,
-            "wrong": len(scored) - right,
-            "by_call": by_call,
-            "missed_cells": self.missed_cells(),
-            "mean_seconds": None if mean_seconds is None else round(mean_seconds, 3),
-            "p90_seconds": None if p90_seconds is None else round(p90_seconds, 3),
-            "finished": finished,
-        }
+        return TrainingReportEvent(
+            rounds=self.rounds, calls=len(scored), correct=right, wrong=len(scored) - right, by_call=by_call,
+            missed_cells=self.missed_cells(),
+            mean_seconds=None if mean_seconds is None else round(mean_seconds, 3),
+            p90_seconds=None if p90_seconds is None else round(p90_seconds, 3), finished=finished)
 
     def missed_cells(self) -> list[MissedCell]:
         """The cells with wrong calls, most missed first (then in the order first met)."""
-        asked: Counter[tuple[CallKind, str]] = Counter((s["call"], s["cell"]) for s in self.scored)
-        wrong: Counter[tuple[CallKind, str]] = Counter((s["call"], s["cell"]) for s in self.scored
-                                                       if not s["correct"])
-        return [{"call": call, "cell": cell, "wrong": count, "calls": asked[call, cell]}
+        asked: Counter[tuple[CallKind, str]] = Counter((s.call, s.cell) for s in self.scored)
+        wrong: Counter[tuple[CallKind, str]] = Counter((s.call, s.cell) for s in self.scored if not s.correct)
+        return [MissedCell(call=call, cell=cell, wrong=count, calls=asked[call, cell])
                 for (call, cell), count in wrong.most_common(MISSED_CELLS_SHOWN)]
 
 

@@ -8,9 +8,9 @@ resolution of the policy has its words here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from typing import Final
 
+from controller.core.events import EventLike
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 
@@ -58,7 +58,7 @@ def _resolution(resolution: str, words: Catalogue) -> tuple[str, str, str]:
     return key, words.text(word), words.text(what)
 
 
-def misdeal_keys(misdeal: Mapping[str, Any], words: Catalogue = ENGLISH) -> str:
+def misdeal_keys(misdeal: EventLike, words: Catalogue = ENGLISH) -> str:
     """The resolutions as large-type keys: ``"B BURN  V VOID"`` (a supervisor's resolution says so)."""
     parts = []
     supervisor = set(misdeal.get("supervisor") or [])
@@ -69,7 +69,7 @@ def misdeal_keys(misdeal: Mapping[str, Any], words: Catalogue = ENGLISH) -> str:
     return "  ".join(parts)
 
 
-def misdeal_lines(misdeal: Mapping[str, Any], words: Catalogue = ENGLISH) -> list[str]:
+def misdeal_lines(misdeal: EventLike, words: Catalogue = ENGLISH) -> list[str]:
     """What happened and what to do now, one line each, for the misdeal screen."""
     kind = str(misdeal.get("kind", ""))
     happened = WHAT_HAPPENED.get(kind)

@@ -8,10 +8,12 @@ console) passes through :class:`Localiser` first. Machine fields are never chang
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
+
+import msgspec
 
 from config.schema import Settings
-from controller.core.events import Event
+from controller.core.events import Event, MisdealEvent
 from controller.core.exceptions import ConfigError
 from controller.core.misdeals import HALT, WHILE_HALTED, instruction
 from controller.i18n.catalogue import Catalogue, CatalogueError
@@ -47,27 +49,30 @@ class Localiser:
         return self.catalogue.text(Message(msg_id, english, dict(params)))
 
     def event(self, event: Event) -> Event:
-        """``event`` with ``say`` (or ``detail``) and a misdeal's ``instruction`` in this language."""
-        raw = cast(dict[str, Any], event)
-        msg_id = raw.get("say_id")
+        """``event`` with ``say`` (or ``detail``) and a misdeal's ``instruction`` in this language (a new event;
+        ``event`` stays as the core gave it)."""
+        msg_id = event.get("say_id")
         if not isinstance(msg_id, str):
             return event
-        field = SAY_FIELD.get(raw["event"], "say")
-        worded = dict(raw)
-        params = raw.get("say_params") or {}
-        reason_id = raw.get("reason_id")
+        field = SAY_FIELD.get(event.event, "say")
+        params = event.get("say_params") or {}
+        reason_id = event.get("reason_id")
         if isinstance(reason_id, str):
-            params = {**params, "reason": self.text(reason_id, raw.get("reason_params") or {}, raw["reason"])}
-        worded[field] = self.text(msg_id, params, raw.get(field, ""))
-        if raw["event"] == "misdeal":
-            if raw.get("while_halted"):
-                worded[field] = self.catalogue.text(Message(WHILE_HALTED.id, WHILE_HALTED.text,
-                                                            {"detail": worded[field]}))
-            worded["instruction"] = instruction(raw.get("resolutions", []), self.catalogue.text)
-        return cast(Event, worded)
+            params = {**params, "reason": self.text(reason_id, event.get("reason_params") or {}, event["reason"])}
+        changes: dict[str, Any] = {field: self.text(msg_id, params, event.get(field, ""))}
+        if isinstance(event, MisdealEvent):
+            if event.while_halted:
+                changes[field] = self.catalogue.text(Message(WHILE_HALTED.id, WHILE_HALTED.text,
+                                                             {"detail": changes[field]}))
+            changes["instruction"] = instruction(event.resolutions, self.catalogue.text)
+        return msgspec.structs.replace(event, **changes)
 
     def wrap(self, sink: Sink) -> Sink:
-        """``sink``, fed the events in this language."""
+        """``sink``, fed the events in this language (``sink`` itself in the source language with no house words:
+        the core's texts are already that)."""
+        if self.catalogue.is_source:
+            return sink
+
         def worded(events: list[Event]) -> None:
             sink([self.event(event) for event in events])
         return worded

@@ -8,11 +8,11 @@ A face-down card (dealt, not yet revealed) is drawn by the hand views, not here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
 from controller.core.cards import parse_card
+from controller.core.events import EventLike
 from controller.core.exceptions import CardCodeError
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
@@ -49,7 +49,7 @@ class Moment:
     style: str = "bold"
 
 
-def score_text(result: Mapping[str, Any], words: Catalogue = ENGLISH) -> str:
+def score_text(result: EventLike, words: Catalogue = ENGLISH) -> str:
     """``"BANKER 7 : 5"``: the winner and its total first; ``"TIE 6 : 6"``."""
     winner = str(result.get("winner", "")).lower()
     totals = {side: (result.get(side) or {}).get("total") for side in ("player", "banker")}

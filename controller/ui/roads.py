@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from controller.core.events import EventLike
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
 
@@ -394,7 +395,7 @@ def roads_from_results(text: str) -> Roads:
 # --------------------------------------------------------------------------- events
 
 
-def result_from_event(event: Mapping[str, object]) -> Result:
+def result_from_event(event: EventLike) -> Result:
     """The :class:`Result` of a table ``result`` event.
 
     ``winner`` is ``"banker"``/``"player"``/``"tie"`` (or ``B``/``P``/``T``);
@@ -458,7 +459,7 @@ class ResultHistory:
         self._shoe_closed = False
         self._shoe = None
 
-    def apply(self, event: Mapping[str, object]) -> bool:
+    def apply(self, event: EventLike) -> bool:
         """Apply one table event; True when the history changed."""
         kind = event.get("event")
         if kind == "result":
@@ -497,7 +498,7 @@ class ResultHistory:
         return compute_roads(self._results)
 
 
-def roads_from_events(events: Iterable[Mapping[str, object]]) -> Roads:
+def roads_from_events(events: Iterable[EventLike]) -> Roads:
     """The roads of the current shoe from a stream of table events (see :class:`ResultHistory`)."""
     history = ResultHistory()
     for event in events:

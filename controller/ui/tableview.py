@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Final, Literal, NotRequired, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
 from controller.core.cards import hand_total, parse_card
 from controller.core.events import (
     AlertEvent,
     CardEvent,
     Event,
+    EventLike,
     InstructionEvent,
     MisdealEvent,
     PromptEvent,
@@ -101,7 +102,7 @@ class ShoeCounters:
                 "closed": self.closed, "burned": self.burned, **self.details}
 
 
-def _round_of(event: Mapping[str, Any]) -> int | None:
+def _round_of(event: EventLike) -> int | None:
     value = event.get("round")
     return value if isinstance(value, int) else None
 
@@ -228,25 +229,25 @@ class TableView:
         """The round's events: its prompts, cards, result and settlement, misdeals and voids."""
         match event["event"]:
             case "prompt":
-                self._on_prompt(event)
+                self._on_prompt(cast(PromptEvent, event))
             case "round":
                 self._start_round(_round_of(event))
             case "card":
-                self._on_card(event)
+                self._on_card(cast(CardEvent, event))
             case "revealed":
-                self._on_revealed(event)
+                self._on_revealed(cast(RevealedEvent, event))
             case "result":
-                self._on_result(event)
+                self._on_result(cast(ResultEvent, event))
             case "settlement":
-                self.settlement = event.copy()
+                self.settlement = cast(SettlementEvent, event).copy()
             case "misdeal":
-                self._on_misdeal(event)
+                self._on_misdeal(cast(MisdealEvent, event))
             case "resolved":
-                self._on_resolved(event)
+                self._on_resolved(cast(ResolvedEvent, event))
             case "round_voided":
-                self._on_round_voided(event)
+                self._on_round_voided(cast(RoundVoidedEvent, event))
             case "undone":
-                self._on_undone(event)
+                self._on_undone(cast(UndoneEvent, event))
             case _:
                 return False
         return True
@@ -255,7 +256,7 @@ class TableView:
         """What the dealer is told, the reader's status, sign-in and approvals."""
         match event["event"]:
             case "instruction":
-                self._on_instruction(event)
+                self._on_instruction(cast(InstructionEvent, event))
             case "reader":
                 self.reader = str(event.get("status", "unknown"))
             case "dealer_signed_in":
@@ -266,7 +267,7 @@ class TableView:
                     return False
                 edge = Fraction(str(event.get("edge", "0")))
                 self.advantage.append(f"{event.get('bet', '?')} {float(edge) * 100:+.2f}%")
-                self.alerts[str(event.get("id"))] = event.copy()
+                self.alerts[str(event.get("id"))] = cast(AlertEvent, event).copy()
             case "dealer_signed_out":
                 self.dealer = None
             case "approval_required":
@@ -274,7 +275,7 @@ class TableView:
             case "approval" | "shoe_closing":
                 self.approval = None
             case "alert":
-                self.alerts[str(event.get("id"))] = event.copy()
+                self.alerts[str(event.get("id"))] = cast(AlertEvent, event).copy()
             case "alert_acknowledged":
                 self.alerts.pop(str(event.get("id")), None)
             case _:
@@ -292,9 +293,9 @@ class TableView:
                 last = event.get("last_round")
                 self.last_round = last if isinstance(last, int) else None
             case "shoe_closed":
-                self._on_shoe_closed(event)
+                self._on_shoe_closed(cast(ShoeClosedEvent, event))
             case "shoe":
-                self._on_shoe(event)
+                self._on_shoe(cast(ShoeEvent | ShoeCountersEvent, event))
             case _:
                 return False
         return True
@@ -441,7 +442,7 @@ class TableView:
         if self.shoe.cards_left is not None and self.shoe.cards_left > 0:
             self.shoe.cards_left -= 1
 
-    def _take_hand_cards(self, event: Mapping[str, Any]) -> None:
+    def _take_hand_cards(self, event: EventLike) -> None:
         for side, slots in (("player", PLAYER_SLOTS), ("banker", BANKER_SLOTS)):
             hand = event.get(side)
             if isinstance(hand, Mapping) and isinstance(hand.get("cards"), list):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from collections.abc import Mapping
@@ -10,9 +9,12 @@ from typing import TextIO
 
 from controller.core.bets.names import bet_name as side_bet_name
 from controller.core.events import (
+    AlertAcknowledgedEvent,
     AlertEvent,
     BurnEvent,
+    CardEvent,
     CutCardEvent,
+    EdgeEvent,
     Event,
     InstructionEvent,
     MisdealEvent,
@@ -21,12 +23,15 @@ from controller.core.events import (
     RejectedEvent,
     ResolvedEvent,
     ResultEvent,
+    RevealedEvent,
     RoundEvent,
     RoundVoidedEvent,
     SettlementEvent,
     ShoeClosedEvent,
     ShoeEvent,
     TableEvent,
+    UndoneEvent,
+    encode_line,
 )
 from controller.core.tally import KEYS, count_events
 from controller.i18n.catalogue import ENGLISH, Catalogue
@@ -42,9 +47,7 @@ class JsonLines:
         self.stream = stream or sys.stdout
 
     def __call__(self, events: list[Event]) -> None:
-        write = self.stream.write
-        for event in events:
-            write(json.dumps(event, separators=(", ", ": ")) + "\n")
+        self.stream.write("".join([encode_line(event) + "\n" for event in events]))
         self.stream.flush()
 
 
@@ -96,11 +99,11 @@ class Transcript:
 
     def render(self, event: Event) -> None:
         """Write the lines of one event (a prompt waits for its card, to share its line)."""
-        match event["event"]:
-            case "prompt":
+        match event:
+            case PromptEvent():
                 self._flush_prompt()
                 self.pending_prompt = event
-            case "card":
+            case CardEvent():
                 prompt, self.pending_prompt = self.pending_prompt, None
                 say = prompt["say"] if prompt else self.words.say("transcript.card", "Card")
                 mark = self.words.say("transcript.manual", "  (entered by hand)") if event.get("manual") else ""
@@ -111,68 +114,68 @@ class Transcript:
                     self.line(text)
 
     def _lines(self, event: Event) -> list[str]:
-        match event["event"]:
-            case "alert" if event["kind"] == "advantage":
+        match event:
+            case AlertEvent(kind="advantage"):
                 return []  # for the supervisor and surveillance, not the dealer's transcript
-            case "table" | "shoe" | "burn" | "cut_card" | "shoe_closed" | "reader" | "alert":
+            case TableEvent() | ShoeEvent() | BurnEvent() | CutCardEvent() | ShoeClosedEvent() | ReaderEvent() \
+                    | AlertEvent():
                 return [_shoe_line(event, self.words)]
-            case "alert_acknowledged":
+            case AlertAcknowledgedEvent():
                 by = self.words.say("transcript.ack_by", " by {by}", by=event["by"]) if event["by"] else ""
                 return [self.words.say("transcript.alert_acknowledged", "  Alert {id} ({kind}) acknowledged{by}",
                                        id=event["id"], kind=event["kind"], by=by)]
-            case "round" | "instruction" | "rejected":
+            case RoundEvent() | InstructionEvent() | RejectedEvent():
                 return self._dealer_lines(event)
-            case "undone":
+            case UndoneEvent():
                 return [f"  << @undo: {event['say']}"]
-            case "result" | "settlement" | "misdeal" | "resolved" | "round_voided":
+            case ResultEvent() | SettlementEvent() | MisdealEvent() | ResolvedEvent() | RoundVoidedEvent():
                 return _outcome_lines(event, self.words)
-            case "revealed":
+            case RevealedEvent():
                 return [self.words.say("transcript.revealed", "  Revealed {side} {slots}: {cards} (total {total})",
                                        side=self.words.say(f"side.{event['side']}", event["side"].upper()),
                                        slots=" ".join(event["slots"]), cards=" ".join(event["cards"]),
                                        total=event["total"])]
-            case "edge":
+            case EdgeEvent():
                 return []  # for surveillance (the JSON stream), not the dealer's transcript
         return [f"  {event}"]
 
     def _dealer_lines(self, event: RoundEvent | InstructionEvent | RejectedEvent) -> list[str]:
-        match event["event"]:
-            case "round":
-                return ["\n" + self.words.say("transcript.round", "Round {round}", round=event["round"])]
-            case "instruction":
-                action = event["action"]
+        match event:
+            case RoundEvent():
+                return ["\n" + self.words.say("transcript.round", "Round {round}", round=event.round)]
+            case InstructionEvent():
+                action = event.action
                 if action == "resolve" or (action in ("next_round", "confirm_shoe", "burn") and not self.show_next):
                     return []
-                return [f"  {event['say']}"]
-            case "rejected":
-                return [f"  ?? {event['say']}"]
+                return [f"  {event.say}"]
+        return [f"  ?? {event.say}"]
 
 
 def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | ReaderEvent
                | AlertEvent, words: Catalogue) -> str:
     """The line of an event about the table, the shoe or the reader."""
     say = words.say
-    match event["event"]:
-        case "table":
+    match event:
+        case TableEvent():
             variant = variant_name(event["variant"], words)
             if event["mode"] == "simulation":
                 return say("transcript.table_simulated", "Croupier simulated table: {decks} decks, {variant} "
                            "variant, driver {driver}", decks=event["decks"], variant=variant, driver=event["driver"])
             return say("transcript.table_live", "Croupier live table: {decks} decks, {variant} variant, driver "
                        "{driver}", decks=event["decks"], variant=variant, driver=event["driver"])
-        case "shoe":
+        case ShoeEvent():
             if event["status"] == "new":
                 return "\n" + say("transcript.shoe_new", "Shoe {shoe} ({decks} decks): shuffled and cut.",
                                   shoe=event["shoe"], decks=str(event.get("decks")))
             return say("transcript.shoe_ready", "Shoe {shoe} confirmed by the dealer.", shoe=event["shoe"])
-        case "burn":
+        case BurnEvent():
             if event.get("turned"):
                 return say("transcript.burn_turned", "  Burn: turned {card}, burn {more} more",
                            card=str(event["card"]), more=str(event.get("burn")))
             return say("transcript.burn", "  Burn: {card}", card=str(event["card"]))
-        case "cut_card":
+        case CutCardEvent():
             return f"  {event['detail']}"
-        case "shoe_closed":
+        case ShoeClosedEvent():
             results = event["results"]
             return say("transcript.shoe_closed", "Shoe {shoe} closed after {rounds} rounds (banker {banker}, "
                        "player {player}, tie {tie}); cards seen {seen}, remaining {remaining}, burned {burned}, "
@@ -180,12 +183,11 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
                        banker=results["banker"], player=results["player"], tie=results["tie"],
                        seen=event["cards_seen"], remaining=event["cards_remaining"], burned=event["burned"],
                        misdeals=event["misdeals"])
-        case "reader":
+        case ReaderEvent():
             if event["status"] == "online":
                 return say("transcript.reader_online", "  Reader online")
             return say("transcript.reader_offline", "  Reader offline")
-        case "alert":
-            return say("transcript.alert", "  !! ALERT {id} {kind} ({severity}): {detail} [@ack {id} when dealt with]",
+    return say("transcript.alert", "  !! ALERT {id} {kind} ({severity}): {detail} [@ack {id} when dealt with]",
                        id=event["id"], kind=event["kind"], severity=event["severity"], detail=event["detail"])
 
 
@@ -205,23 +207,22 @@ def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | Resolve
                    | RoundVoidedEvent, words: Catalogue) -> list[str]:
     """The lines of a round's result, pays, misdeal, resolution or void."""
     say = words.say
-    match event["event"]:
-        case "result":
+    match event:
+        case ResultEvent():
             return [_result_line(event, words)]
-        case "settlement":
+        case SettlementEvent():
             bets = ", ".join(f"{bet_name(bet, words)} {net_text(outcome['net'], words)}"
                              for bet, outcome in event["bets"].items())
             return [say("transcript.pays", "     Pays per unit: {bets}", bets=bets)]
-        case "misdeal":
+        case MisdealEvent():
             card = f" ({event['card']})" if event["card"] else ""
             return [say("transcript.misdeal", "  !! MISDEAL {kind}{card}: {detail}", kind=event["kind"], card=card,
                         detail=event["detail"]), f"     {event['instruction']}"]
-        case "resolved":
+        case ResolvedEvent():
             cards = f" [{' '.join(event['cards'])}]" if event["cards"] else ""
             return [say("transcript.resolved", "  Resolved {kind}: {resolution}{cards}", kind=event["kind"],
                         resolution=event["resolution"], cards=cards)]
-        case "round_voided":
-            return [say("transcript.voided", "  Round {round} VOID: bets returned", round=event["round"])]
+    return [say("transcript.voided", "  Round {round} VOID: bets returned", round=event["round"])]
 
 
 class Summary:

@@ -10,7 +10,7 @@ from config.schema import BetsSettings
 from controller.core.alerts import AlertOpener, severity_of
 from controller.core.bets.catalogue import BETS
 from controller.core.bets.exact import MAX_CARDS, Shoe, ShoeTooShort, bet_evs
-from controller.core.events import AlertEvent, EdgeEvent, Event
+from controller.core.events import AlertEvent, BetEdge, EdgeEvent, Event
 from controller.i18n.message import message
 
 
@@ -39,11 +39,11 @@ def edge_events(settings: BetsSettings, decks: int, shoe: int, round_number: int
         evs = dict(known) if known is not None and known.keys() == BETS.keys() else bet_evs(left)
     except ShoeTooShort:
         return []
-    edge: EdgeEvent = {"event": "edge", "round": round_number, "shoe": shoe, "seen": sum(shown.values()),
-                       "bets": {name: {"ev": exact_text(ev)} for name, ev in evs.items()}}
+    edge = EdgeEvent(round=round_number, shoe=shoe, seen=sum(shown.values()),
+                     bets={name: BetEdge(ev=exact_text(ev)) for name, ev in evs.items()})
     events: list[Event] = [edge]
     threshold = Fraction(str(settings.alert_above))
-    watched = {(alert.get("bet"), alert["shoe"]) for alert in alerts.open_alerts if alert["kind"] == "advantage"}
+    watched = {(alert.bet, alert.shoe) for alert in alerts.open_alerts if alert.kind == "advantage"}
     for name, ev in evs.items():
         if ev > threshold and (name, shoe) not in watched:
             events.append(alerts.open(advantage_alert(name, ev, settings.alert_above, shoe, round_number,
@@ -57,9 +57,6 @@ def advantage_alert(bet: str, ev: Fraction, threshold: float, shoe: int, round_n
     detail = message("alert.advantage", "{bet} is worth {percent}% to the players in round {round} from the cards "
                      "they could have seen; watch for players who raise it",
                      bet=bet, percent=f"{float(ev) * 100:+.3f}", round=round_number)
-    return {
-        "event": "alert", "id": alert_id, "kind": "advantage", "severity": severity_of("advantage"),
-        "shoe": shoe, "round": round_number, "bet": bet,
-        "edge": exact_text(ev), "threshold": threshold,
-        "detail": detail.english(), "say_id": detail.id, "say_params": detail.params,
-    }
+    return AlertEvent(id=alert_id, kind="advantage", severity=severity_of("advantage"), shoe=shoe, round=round_number,
+                      bet=bet, edge=exact_text(ev), threshold=threshold, detail=detail.english(), say_id=detail.id,
+                      say_params=detail.params)

@@ -18,8 +18,9 @@ class BetOutcome:
     outcome: events.Outcome
     net: Decimal
 
-    def to_dict(self) -> events.BetOutcome:
-        return {"outcome": self.outcome, "net": money(self.net)}
+    def to_event(self) -> events.BetOutcome:
+        """The outcome as a settlement event's field."""
+        return events.BetOutcome(outcome=self.outcome, net=money(self.net))
 
 
 _MONEY: dict[Decimal, str] = {}

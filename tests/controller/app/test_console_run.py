@@ -14,7 +14,7 @@ from textual.widgets import Static
 from config.loader import load_config
 from controller.app.runner import EXIT_MID_ROUND, Runner
 from controller.app.session import ConsoleRun, Outputs, console_run, play
-from controller.core.events import Event
+from controller.core.events import Event, decode_event
 from controller.core.table import Table
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
@@ -91,8 +91,8 @@ def test_a_resumed_journal_reaches_the_console_as_resumed_at_its_round(tmp_path:
     """The real path: play() resumes the journal, its notice marks the console as resumed."""
     journal = str(tmp_path / "table.journal")
     key = {"command": "simulate", "driver": "mock://?seed=3"}
-    header: list[Event] = [{"event": "table", "decks": 8, "variant": "commission", "driver": "mock://?seed=3",
-                            "seed": 3, "mode": "simulation"}]
+    header: list[Event] = [decode_event({"event": "table", "decks": 8, "variant": "commission", "driver": "mock://?seed=3",
+                            "seed": 3, "mode": "simulation"})]
     first, _ = interactive_runner(pace=0.0)
     first.source = MockShoe("mock://?seed=3")
     first.auto_next = first.auto_shoe = True

@@ -13,13 +13,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from controller.cli import main as cli
 from controller.cli.history import History, Round
 from controller.cli.history_text import write_text
 from controller.core.cards import full_deck
-from controller.core.events import AlertEvent
+from controller.core.events import AlertEvent, decode_as
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.journal.timeline import Timed
@@ -86,10 +87,10 @@ def test_history_text_and_csv_list_the_open_alert(tmp_path: Path, capsys: pytest
 
 
 def test_an_acknowledged_alert_is_shown_with_who_and_when() -> None:
-    alert_with_id: AlertEvent = {"event": "alert", "id": "A1", "kind": "unshuffled_shoe", "severity": "critical",
+    alert_with_id = decode_as({"event": "alert", "id": "A1", "kind": "unshuffled_shoe", "severity": "critical",
                                  "shoe": 1, "round": 2, "probability": 1e-9, "threshold": 1e-6,
-                                 "detail": "the shoe looks unshuffled"}
-    open_one: Any = dict(alert_with_id, id="A2", round=3)
+                                 "detail": "the shoe looks unshuffled"}, AlertEvent)
+    open_one: Any = msgspec.structs.replace(alert_with_id, id="A2", round=3)
     acknowledged: Any = {"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe",
                          "by": "Bob Stone", "round": 2}
     found = History([Round(1, 2, at="2026-12-01T10:00:00.000000Z", alerts=[alert_with_id]),
@@ -106,8 +107,9 @@ def test_an_acknowledged_alert_is_shown_with_who_and_when() -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_an_alert_acknowledged_without_badges_says_when_not_by_whom(language: str) -> None:
-    alert: AlertEvent = {"event": "alert", "id": "A1", "kind": "unshuffled_shoe", "severity": "critical",
-                         "shoe": 1, "round": 2, "probability": 1e-9, "threshold": 1e-6, "detail": "unshuffled"}
+    alert = decode_as({"event": "alert", "id": "A1", "kind": "unshuffled_shoe", "severity": "critical",
+                       "shoe": 1, "round": 2, "probability": 1e-9, "threshold": 1e-6, "detail": "unshuffled"},
+                      AlertEvent)
     acknowledged: Any = {"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "round": 2}
     at = "2026-12-01T10:02:03.000000Z"
     found = History([Round(1, 2, at="2026-12-01T10:00:00.000000Z", alerts=[alert])],

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from controller.cli import main as cli
-from controller.core.events import Event, Winner
+from controller.core.events import Event, Winner, decode_event
 from controller.ui.oddscompare import OddsComparison
 
 SUMMARY_LINE = re.compile(r"^  banker (\d+) \((\d+\.\d\d)%\)   player (\d+) \((\d+\.\d\d)%\)   "
@@ -71,9 +71,9 @@ def test_the_summary_compares_with_the_exact_odds(capsys: pytest.CaptureFixture[
 
 def result(winner: str, natural: bool = False, player_pair: bool = False, banker_pair: bool = False) -> Event:
     names: dict[str, Winner] = {"B": "banker", "P": "player", "T": "tie"}
-    return {"event": "result", "round": 1, "shoe": 1, "winner": names[winner],
-            "player": {"cards": ["AS", "7H"], "total": 8}, "banker": {"cards": ["TH", "2C"], "total": 2},
-            "natural": natural, "player_pair": player_pair, "banker_pair": banker_pair, "say": ""}
+    return decode_event({"event": "result", "round": 1, "shoe": 1, "winner": names[winner],
+                         "player": {"cards": ["AS", "7H"], "total": 8}, "banker": {"cards": ["TH", "2C"], "total": 2},
+                         "natural": natural, "player_pair": player_pair, "banker_pair": banker_pair, "say": ""})
 
 
 def test_a_shoe_far_from_the_odds_is_called_unusual() -> None:

@@ -12,7 +12,7 @@ import pytest
 from config.loader import load_config
 from controller.core.alerts import SEVERITY, AlertBook
 from controller.core.cards import full_deck
-from controller.core.events import AlertAcknowledgedEvent, AlertEvent, Event, RejectedEvent
+from controller.core.events import AlertAcknowledgedEvent, AlertEvent, Event, RejectedEvent, decode_event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind, card_read, parse_tokens
 from controller.core.machine import State
@@ -57,8 +57,8 @@ def test_ack_closes_the_alert_and_says_who_and_when() -> None:
     dealt_unshuffled(table)
     events = table.handle(Input(InputKind.ACK, "a1"))
     ack = expect(events[0], AlertAcknowledgedEvent)
-    assert ack == {"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
-                   "round": table.round}
+    assert ack == decode_event({"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
+                   "round": table.round})
     assert table.open_alerts == []
     assert events[-1]["event"] in ("prompt", "instruction")
 

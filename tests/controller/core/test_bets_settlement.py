@@ -12,7 +12,7 @@ from config.loader import load_config
 from config.schema import OFFERABLE_BETS
 from controller.core.bets.catalogue import BETS, RoundFacts
 from controller.core.bets.settle import Settler
-from controller.core.events import BetOutcome
+from controller.core.events import BetOutcome, SettlementEvent
 from controller.core.exceptions import ConfigError
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.table import Table
@@ -26,8 +26,8 @@ def deal(tokens: str, variant: str = "commission", bets: dict[str, Any] | None =
     events = table.handle(Input(InputKind.SHOE))
     for item in parse_tokens(tokens):
         events += table.handle(item)
-    (settlement,) = [e for e in events if e["event"] == "settlement"]
-    return settlement["bets"]
+    (settlement,) = [e for e in events if isinstance(e, SettlementEvent)]
+    return settlement.bets
 
 
 def nets(bets: dict[str, BetOutcome]) -> dict[str, str]:

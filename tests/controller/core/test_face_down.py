@@ -9,7 +9,7 @@ import pytest
 
 from config.loader import load_config
 from controller.app.runner import Runner
-from controller.core.events import Event
+from controller.core.events import Event, decode_event
 from controller.core.inputs import Input, InputKind, card_read, parse_tokens
 from controller.core.misdeals import POLICIES
 from controller.core.table import Table
@@ -49,9 +49,9 @@ def test_cards_are_read_face_down_and_the_result_waits_for_every_reveal() -> Non
     assert all(e["face_down"] is True for e in named(events, "card"))
     assert not named(events, "result") and not named(events, "settlement")
     assert not [e for e in events if e["event"] == "instruction" and e["action"] != "reveal"]
-    assert events[-1] == {"event": "instruction", "round": 1, "action": "reveal",
+    assert events[-1] == decode_event({"event": "instruction", "round": 1, "action": "reveal",
                           "say": "Reveal the next hand (@reveal): the result comes after the last reveal",
-                          "say_id": "reveal.next", "say_params": {}}
+                          "say_id": "reveal.next", "say_params": {}})
     revealed: list[Any] = []
     for _ in range(3):
         step = feed(table, REVEAL)

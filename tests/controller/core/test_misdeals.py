@@ -11,6 +11,7 @@ from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.misdeals import POLICIES, approval_action, needs_supervisor
 from controller.core.table import Table
+from controller.terms import MisdealKind
 from tests.typed_events import expect
 
 
@@ -40,12 +41,12 @@ def test_every_misdeal_event_offers_what_the_policy_says() -> None:
     t = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
     t.start()
     t.handle(Input(InputKind.SHOE))
-    seen: dict[str, MisdealEvent] = {}
+    seen: dict[MisdealKind, MisdealEvent] = {}
     for tokens in ("3S ?? @burn", "4D ZZ @burn", "@double @void @next", "3S @exposed @burn", "@offline @online"):
         for item in parse_tokens(tokens):
             for event in t.handle(item):
-                if event["event"] == "misdeal":
-                    seen[event["kind"]] = event
+                if isinstance(event, MisdealEvent):
+                    seen[event.kind] = event
     for kind, event in seen.items():
         assert tuple(event["resolutions"]) == POLICIES[kind].resolutions, kind
     assert set(seen) == {"unreadable_card", "unknown_card", "two_cards", "exposed_card", "reader_offline"}

@@ -154,8 +154,8 @@ def test_any_shoe_is_dealt_by_the_rules(shoe: tuple[int, list[str]], variant: st
         assert placed["slot"] == due, "the card went to the slot the dealer was prompted for"
         assert placed["card"] == card
         dealt.append((placed["slot"], placed["card"]))
-        results += [event for event in events if event["event"] == "result"]
-        settlements += [event for event in events if event["event"] == "settlement"]
+        results += [event for event in events if isinstance(event, ResultEvent)]
+        settlements += [event for event in events if isinstance(event, SettlementEvent)]
         assert not [event for event in events if event["event"] in ("misdeal", "rejected")], events
         due = events[-1].get("slot")
 

@@ -20,7 +20,15 @@ import pytest
 from _pytest.mark import ParameterSet  # the type pytest.param returns
 
 from config.loader import load_config
-from controller.core.events import CardEvent, Event, InstructionEvent, PromptEvent, ResultEvent, SettlementEvent
+from controller.core.events import (
+    CardEvent,
+    Event,
+    InstructionEvent,
+    PromptEvent,
+    ResultEvent,
+    SettlementEvent,
+    decode_event,
+)
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
@@ -250,8 +258,8 @@ def test_seed002_calculator_stops_at_the_player_third_card() -> None:
     assert run.instructions == []
     assert run.of(ResultEvent) == []
     last = run.calls[-1][-1]
-    assert last == {"event": "prompt", "round": 1, "slot": "P3", "to": "player", "say": "Card to PLAYER",
-                    "say_id": "prompt.player", "say_params": {}}
+    assert last == decode_event({"event": "prompt", "round": 1, "slot": "P3", "to": "player", "say": "Card to PLAYER",
+                    "say_id": "prompt.player", "say_params": {}})
     assert run.table.state is State.P3
     assert run.table.in_round
 
@@ -271,8 +279,8 @@ def test_seed003_banker_reads_the_third_card_round_incomplete() -> None:
     assert run.instructions == []  # nobody stands
     assert len(run.of(CardEvent)) == 5
     assert run.of(ResultEvent) == []  # "최종 승패는 알 수 없습니다"
-    assert run.calls[-1][-1] == {"event": "prompt", "round": 1, "slot": "B3", "to": "banker",
-                                 "say": "Card to BANKER", "say_id": "prompt.banker", "say_params": {}}
+    assert run.calls[-1][-1] == decode_event({"event": "prompt", "round": 1, "slot": "B3", "to": "banker",
+                                 "say": "Card to BANKER", "say_id": "prompt.banker", "say_params": {}})
     table = run.table
     assert table.state is State.B3
     assert table.in_round

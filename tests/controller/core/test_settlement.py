@@ -15,10 +15,11 @@ import pytest
 
 from config.loader import load_config
 from controller.core.events import BetOutcome as BetOutcomeField
-from controller.core.events import Outcome, ResultEvent, Winner
+from controller.core.events import Outcome, ResultEvent, SettlementEvent, Winner
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.settlement import BetOutcome, settle
 from controller.core.table import Table
+from tests.typed_events import plain
 
 VARIANTS = ["commission", "no_commission"]
 BETS = {"player", "banker", "tie", "player_pair", "banker_pair"}
@@ -84,7 +85,7 @@ def test_pairs_pay_11_whatever_the_winner(variant: str, winner: Winner, player_p
 ])
 def test_net_is_printed_exactly_with_its_sign(net: Decimal, text: str) -> None:
     kind: Outcome = "win" if net > 0 else "lose" if net < 0 else "push"
-    assert BetOutcome(kind, net).to_dict() == {"outcome": kind, "net": text}
+    assert plain(BetOutcome(kind, net).to_event()) == {"outcome": kind, "net": text}
 
 
 def test_money_is_exact_over_many_rounds() -> None:
@@ -112,12 +113,12 @@ def deal(tokens: str, variant: str = "commission") -> tuple[ResultEvent, dict[st
     events = table.handle(Input(InputKind.SHOE))
     for item in parse_tokens(tokens):
         events += table.handle(item)
-    (result,) = [e for e in events if e["event"] == "result"]
-    (settlement,) = [e for e in events if e["event"] == "settlement"]
-    assert settlement["variant"] == variant
-    assert settlement["round"] == result["round"] == 1
-    assert_no_float([result, settlement])  # the money events carry no float anywhere
-    return result, settlement["bets"]
+    (result,) = [e for e in events if isinstance(e, ResultEvent)]
+    (settlement,) = [e for e in events if isinstance(e, SettlementEvent)]
+    assert settlement.variant == variant
+    assert settlement.round == result.round == 1
+    assert_no_float(plain([result, settlement]))  # the money events carry no float anywhere
+    return result, settlement.bets
 
 
 def assert_no_float(value: Any) -> None:
@@ -183,16 +184,16 @@ def test_table_tie_pays_8_and_returns_player_and_banker(variant: str) -> None:
     # seed 002: P 7 K / B 7 J, 타이 — 플레이어·뱅커에 건 돈은 돌려받아요
     result, bets = deal("7S 7H KD JC", variant)
     assert result["winner"] == "tie"
-    assert bets["player"] == {"outcome": "push", "net": "0"}
-    assert bets["banker"] == {"outcome": "push", "net": "0"}
-    assert bets["tie"] == {"outcome": "win", "net": "+8"}
+    assert plain(bets["player"]) == {"outcome": "push", "net": "0"}
+    assert plain(bets["banker"]) == {"outcome": "push", "net": "0"}
+    assert plain(bets["tie"]) == {"outcome": "win", "net": "+8"}
 
 
 def test_table_tie_on_6_no_commission_pushes_banker() -> None:
     # a tie 6-6 is not a "banker wins with 6": banker bet is returned, not paid half
     result, bets = deal("6S 6H KD JC", "no_commission")
     assert (result["winner"], result["banker"]["total"]) == ("tie", 6)
-    assert bets["banker"] == {"outcome": "push", "net": "0"}
+    assert plain(bets["banker"]) == {"outcome": "push", "net": "0"}
 
 
 def test_table_pairs_pay_11() -> None:

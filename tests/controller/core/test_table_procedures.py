@@ -19,6 +19,7 @@ from controller.core.events import (
     RoundVoidedEvent,
     ShoeClosedEvent,
     ShoeEvent,
+    decode_event,
 )
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
@@ -66,8 +67,8 @@ def test_extra_card_after_round_halts_until_burned() -> None:
     assert "@burn" in rejected[0]["reason"]
     assert t.state is State.HALTED
     resolved = t.handle(Input(InputKind.BURN))
-    assert resolved[0] == {"event": "resolved", "round": 2, "kind": "extra_card", "resolution": "burn",
-                           "cards": ["5H"]}
+    assert resolved[0] == decode_event({"event": "resolved", "round": 2, "kind": "extra_card", "resolution": "burn",
+                           "cards": ["5H"]})
     assert t.state is State.ROUND_OVER  # type: ignore[comparison-overlap]  # mypy keeps "is HALTED" past handle()
     assert expect(t.handle(Input(InputKind.NEXT))[-1], PromptEvent)["slot"] == "P1"
 
@@ -89,7 +90,7 @@ def test_unreadable_card_entered_by_hand_is_marked_manual() -> None:
     t = table()
     events = play(t, "3S ?? @manual 9c 5H 9D")
     card = next(e for e in every(events, CardEvent) if e["slot"] == "B1")
-    assert card == {"event": "card", "round": 1, "slot": "B1", "card": "9C", "manual": True}
+    assert card == decode_event({"event": "card", "round": 1, "slot": "B1", "card": "9C", "manual": True})
     result = every(events, ResultEvent)[0]
     assert result["manual"] == ["B1"]
     assert result["banker"]["cards"] == ["9C", "9D"]
@@ -124,7 +125,7 @@ def test_foreign_card_only_void_resolves_it_and_bets_are_returned() -> None:
     events = t.handle(Input(InputKind.VOID))
     assert every(events, ResolvedEvent)[0]["resolution"] == "void"
     voided = every(events, RoundVoidedEvent)[0]
-    assert voided == {"event": "round_voided", "round": 1, "cards": ["AS"], "bets": "returned"}
+    assert voided == decode_event({"event": "round_voided", "round": 1, "cards": ["AS"], "bets": "returned"})
     assert t.state is State.ROUND_OVER
     assert t.foreign == ["AS"]
     assert t.inventory["AS"] == 1
@@ -161,7 +162,7 @@ def test_exposed_card_used_when_the_house_allows() -> None:
     events = play(t, "3S 5H @exposed")
     assert every(events, MisdealEvent)[0]["resolutions"][0] == "use"
     events = t.handle(Input(InputKind.USE))
-    assert every(events, CardEvent)[0] == {"event": "card", "round": 1, "slot": "B1", "card": "5H"}
+    assert every(events, CardEvent)[0] == decode_event({"event": "card", "round": 1, "slot": "B1", "card": "5H"})
     assert expect(events[-1], PromptEvent)["slot"] == "P2"
 
 
@@ -197,7 +198,7 @@ def test_first_card_burn_turns_and_burns_its_value_with_tens_as_ten() -> None:
     t = Table(load_config())
     events = play(t, "KH 2C 3C 4C 5C 6C 7C 8C 9C TC JC 9S")
     burns = every(events, BurnEvent)
-    assert burns[0] == {"event": "burn", "card": "KH", "turned": True, "burn": 10}
+    assert burns[0] == decode_event({"event": "burn", "card": "KH", "turned": True, "burn": 10})
     assert len(burns) == 11
     assert every(events, CardEvent)[0]["slot"] == "P1"
 
@@ -206,7 +207,7 @@ def test_fixed_burn() -> None:
     t = table(shoe={"burn": "fixed", "burn_cards": 2})
     events = play(t, "2C 3C 9S")
     assert [b["card"] for b in every(events, BurnEvent)] == ["2C", "3C"]
-    assert every(events, CardEvent)[0] == {"event": "card", "round": 1, "slot": "P1", "card": "9S"}
+    assert every(events, CardEvent)[0] == decode_event({"event": "card", "round": 1, "slot": "P1", "card": "9S"})
 
 
 def test_card_before_shoe_confirmed_is_extra() -> None:

@@ -51,8 +51,7 @@ class CountedReads:
 def fed(broker: str, tmp_path: Path) -> Iterator[tuple[Journal, TableFeed, Subscriber, CountedReads]]:
     site, table = "site-" + uuid.uuid4().hex[:8], "t1"
     journal = Journal.create_or_open(tmp_path / "t.journal")
-    header: TableEvent = {"event": "table", "decks": 8, "variant": "commission", "driver": "mock://", "seed": 1,
-                          "mode": "simulation"}
+    header = TableEvent(decks=8, variant="commission", driver="mock://", seed=1, mode="simulation")
     journal.begin({"table": "test"}, [header])
     subscriber = Subscriber(broker, f"croupier/{site}/{table}/#")
     feed = TableFeed(parse_feed(f"mqtt://{broker}/{site}/{table}"), str(tmp_path / "t.journal"))
@@ -85,7 +84,7 @@ def test_a_commit_is_read_once_and_published(fed: tuple[Journal, TableFeed, Subs
     journal, feed, subscriber, counted = fed
     wait_for(lambda: feed.acks.idle and feed.acks.acked == 2, "the first records acknowledged")
     counted.take()
-    rounds: list[Event] = [RoundEvent(event="round", round=number, shoe=1) for number in range(1, 41)]
+    rounds: list[Event] = [RoundEvent(round=number, shoe=1) for number in range(1, 41)]
     seq = journal.append_events(rounds)
     feed.wake()
     wait_for(lambda: seq in journal_seqs(subscriber), "the committed record on the journal topic")
@@ -96,7 +95,7 @@ def test_a_commit_is_read_once_and_published(fed: tuple[Journal, TableFeed, Subs
 def test_the_acknowledged_mark_is_kept_while_the_table_is_quiet(
         fed: tuple[Journal, TableFeed, Subscriber, CountedReads], tmp_path: Path) -> None:
     journal, feed, _, _ = fed
-    reader: ReaderEvent = {"event": "reader", "status": "online"}
+    reader = ReaderEvent(status="online")
     seq = journal.append_events([reader])
     feed.wake()
     outbox = Outbox(str(tmp_path / "t.journal"))

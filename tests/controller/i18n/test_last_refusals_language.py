@@ -11,7 +11,7 @@ import pytest
 
 from config.loader import load_config
 from controller.core.bets.names import BET_NAMES
-from controller.core.events import Event
+from controller.core.events import BetOutcome, Event, SettlementEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
@@ -74,8 +74,8 @@ def test_korean_words_the_reason(case: str) -> None:
 
 
 def test_the_pays_line_and_the_odds_comparison_name_side_bets_in_korean() -> None:
-    round_end: Any = {"event": "settlement", "round": 1, "bets": {"dragon_7": {"net": "+40"},
-                                                                     "lucky_6": {"net": "-1"}}}
+    round_end = SettlementEvent(round=1, variant="commission", bets={
+        "dragon_7": BetOutcome(outcome="win", net="+40"), "lucky_6": BetOutcome(outcome="lose", net="-1")})
     english, korean = io.StringIO(), io.StringIO()
     Transcript(english, words=Catalogue("en"))([round_end])
     Transcript(korean, words=Catalogue("ko"))([round_end])

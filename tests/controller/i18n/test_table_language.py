@@ -158,6 +158,6 @@ def test_every_event_text_is_worded_and_its_machine_fields_kept(language: str) -
     for source, target in zip(events, worded, strict=True):
         assert {k: v for k, v in source.items() if k not in HUMAN_FIELDS} == \
             {k: v for k, v in target.items() if k not in HUMAN_FIELDS}
-        for field in HUMAN_FIELDS & source.keys():
+        for field in HUMAN_FIELDS & set(source.keys()):
             if "say_id" in source and source.get("say_id") != "misdeal.unknown_card":
-                assert target[field] != source[field], (field, source)  # type: ignore[literal-required]
+                assert target[field] != source[field], (field, source)

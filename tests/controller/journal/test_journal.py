@@ -26,6 +26,7 @@ from controller.ui.transcript import JsonLines
 from drivers.mock import MockShoe
 from tests.badges import auth_section
 from tests.controller.journal.forger import forge_record
+from tests.typed_events import plain
 
 Events = list[dict[str, Any]]
 
@@ -759,6 +760,6 @@ def test_a_journal_written_with_two_commits_per_input_still_resumes_and_verifies
     journal = attach_journal(runner, path, argv_key="old")
     runner.run()
     journal.close()
-    assert journal_events(path) == reference
+    assert plain(journal_events(path)) == reference
     assert cli.main(["audit", "verify", str(path), "--replay"]) == 0
     assert "same events" in capsys.readouterr().out

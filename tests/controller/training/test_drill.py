@@ -13,6 +13,7 @@ from controller.training.drill import Drill
 from controller.training.events import CallScoredEvent, TrainingEvent
 from drivers.mock import MockShoe
 from tests.controller.training import oracle
+from tests.typed_events import plain
 
 WRONG = {"natural": "draw", "draw": "stand", "stand": "draw", "player": "banker", "banker": "tie",
          "tie": "player"}
@@ -28,7 +29,7 @@ def drill_on(cards: str | None = None, rounds: int = 1, seed: int = 0, **options
 
 def scored(events: list[TrainingEvent]) -> CallScoredEvent:
     first = events[0]
-    assert first["event"] == "call_scored", events
+    assert isinstance(first, CallScoredEvent), events
     return first
 
 
@@ -189,7 +190,7 @@ def test_the_report_adds_up_a_known_drill() -> None:
         drill.answer(text, seconds)
     report = drill.report_event()
     assert drill.finished
-    assert report == {
+    assert plain(report) == {
         "event": "training_report", "rounds": 3, "calls": 8, "correct": 5, "wrong": 3,
         "by_call": {"player": {"calls": 3, "correct": 3, "wrong": 0},
                     "banker": {"calls": 2, "correct": 0, "wrong": 2},

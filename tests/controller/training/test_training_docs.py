@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import get_type_hints
 
+from controller.core.events import event_names, fields_of
 from controller.core.misdeals import POLICIES
 from controller.reports.tables import CSV_COLUMNS
 from controller.training.events import TRAINING_EVENT_TYPES
@@ -16,10 +16,9 @@ DOC = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
 def test_every_training_event_field_is_documented() -> None:
     rows = {line.split("|")[1].strip().strip("`"): line for line in DOC.splitlines() if line.startswith("| `")}
     for event_type in TRAINING_EVENT_TYPES:
-        hints = get_type_hints(event_type)
-        name = hints["event"].__args__[0]
+        (name,) = event_names(event_type)
         assert name in rows, f"docs/training.md has no row for {name}"
-        missing = [field for field in hints if field != "event" and f"`{field}`" not in rows[name]]
+        missing = [field for field in fields_of(event_type) if f"`{field}`" not in rows[name]]
         assert not missing, f"docs/training.md row {name} does not name {', '.join(missing)}"
 
 

@@ -8,16 +8,17 @@ import io
 import json
 from typing import Any
 
+from controller.core.events import AlertEvent, BetEdge, DealerSignedInEvent, EdgeEvent, RoundEvent, decode_event
 from controller.ui.console import DealerConsole
 from controller.ui.tableview import TableView, ViewEvent
 from controller.ui.transcript import Transcript
 from tests.controller.ui.test_console import SIZE, rendered
 from tests.typed_events import untyped_event
 
-ALERT = untyped_event({"event": "alert", "kind": "advantage", "shoe": 1, "round": 3, "bet": "dragon_7",
-                       "edge": "1/50", "threshold": 0.0, "detail": "dragon_7 is worth +2.000% to the players"})
-SIGNED_IN = untyped_event({"event": "dealer_signed_in", "name": "Ana", "uid": "04A1", "role": "dealer"})
-ROUND = untyped_event({"event": "round", "round": 3, "shoe": 1})
+ALERT = AlertEvent(id="A1", kind="advantage", severity="warning", shoe=1, round=3, bet="dragon_7", edge="1/50",
+                   threshold=0.0, detail="dragon_7 is worth +2.000% to the players")
+SIGNED_IN = DealerSignedInEvent(name="Ana", uid="04A1", role="dealer")
+ROUND = RoundEvent(round=3, shoe=1)
 
 
 def folded(*events: ViewEvent) -> TableView:
@@ -58,7 +59,7 @@ def test_the_console_shows_it_to_the_supervisor_with_badges() -> None:
 def test_the_dealers_transcript_does_not_show_it_or_the_edge() -> None:
     out = io.StringIO()
     transcript: Any = Transcript(out)
-    edge = {"event": "edge", "round": 3, "shoe": 1, "seen": 5, "bets": {"tie": {"ev": "-1/7"}}}
+    edge = EdgeEvent(round=3, shoe=1, seen=5, bets={"tie": BetEdge(ev="-1/7")})
     transcript([ROUND, edge, ALERT])
     assert out.getvalue() == "\nRound 3\n"
     assert "dragon_7" not in out.getvalue() and "-1/7" not in out.getvalue()
@@ -66,7 +67,7 @@ def test_the_dealers_transcript_does_not_show_it_or_the_edge() -> None:
 
 def test_the_transcript_names_side_bets_in_the_pays() -> None:
     out = io.StringIO()
-    Transcript(out)([{"event": "settlement", "round": 1, "variant": "ez",
+    Transcript(out)([decode_event({"event": "settlement", "round": 1, "variant": "ez",
                       "bets": {"banker": {"outcome": "push", "net": "0"},
-                               "dragon_7": {"outcome": "win", "net": "+40"}}}])
+                               "dragon_7": {"outcome": "win", "net": "+40"}}})])
     assert "Pays per unit: banker 0, dragon 7 +40" in out.getvalue()

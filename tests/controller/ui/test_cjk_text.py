@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from controller.core.events import CardEvent, decode_event
 from controller.i18n.catalogue import builtin_po_path
 from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import banner, can_render, cells, pad_cells, render_big, wrap_cells
@@ -129,10 +130,10 @@ def test_the_plain_dealer_display_shows_korean_large_type_within_80_columns() ->
 
     stream = io.StringIO()
     words = Catalogue("ko")
-    prompt: Event = {"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER",
-                     "say_id": "prompt.player", "say_params": {}}
-    Localiser(words).wrap(DealerDisplay(stream, large=True, words=words))([prompt, {
-        "event": "card", "round": 1, "slot": "P1", "card": "9S"}])
+    prompt: Event = decode_event({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER",
+                     "say_id": "prompt.player", "say_params": {}})
+    Localiser(words).wrap(DealerDisplay(stream, large=True, words=words))([prompt, CardEvent(
+        round=1, slot="P1", card="9S")])
     lines = stream.getvalue().splitlines()
     assert "플 레 이 어   P 1" in lines
     assert any("플레이어 카드" in line and "9S" in line for line in lines)

@@ -11,6 +11,7 @@ import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 
+from controller.core.events import decode_event
 from controller.core.inputs import Input, InputKind
 from controller.ui.bigtext import FONT, big_width, can_render, render_big
 from controller.ui.console import DealerConsole, TableScreen
@@ -58,7 +59,7 @@ def run(scenario: Scenario, events: list[ViewEvent] | None = None) -> list[Input
 def test_next_action_in_large_type_and_the_layout_fills_in() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         assert "WAITING" in rendered(app, "#next-action-text").upper()
-        app.apply({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"})
+        app.apply(decode_event({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"}))
         await pilot.pause()
         big = rendered(app, "#next-action")
         assert big.splitlines() == [line.strip() for line in render_big("Card to PLAYER", 2)]
@@ -66,7 +67,7 @@ def test_next_action_in_large_type_and_the_layout_fills_in() -> None:
         assert "← next: P1" in rendered(app, "#player-hand")
         for slot, card, say in (("P1", "TH", "Card to BANKER"), ("B1", "9S", "Card to PLAYER"),
                                 ("P2", "4D", "Card to BANKER"), ("B2", "KC", None)):
-            app.apply({"event": "card", "round": 1, "slot": slot, "card": card})
+            app.apply(decode_event({"event": "card", "round": 1, "slot": slot, "card": card}))
             if say:
                 app.apply(untyped_event({"event": "prompt", "round": 1, "slot": "x", "to": "y", "say": say}))
         await pilot.pause()
@@ -104,7 +105,7 @@ def test_result_roads_and_the_next_round() -> None:
         assert rendered(app, "#result") == "Round 5: VOID — bets returned"
         assert "Banker 1  Player 2  Tie 1" in rendered(app, "#roads")
         # The next round's prompt clears the table.
-        app.apply({"event": "prompt", "round": 6, "slot": "P1", "to": "player", "say": "Card to PLAYER"})
+        app.apply(decode_event({"event": "prompt", "round": 6, "slot": "P1", "to": "player", "say": "Card to PLAYER"}))
         await pilot.pause()
         assert "P1 ··" in rendered(app, "#player-hand") and rendered(app, "#result") == "Round 6"
 
@@ -113,7 +114,7 @@ def test_result_roads_and_the_next_round() -> None:
 
 def test_misdeal_banner_in_the_dealers_words_until_resolved() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply({"event": "card", "round": 3, "slot": "P1", "card": "5C"})
+        app.apply(decode_event({"event": "card", "round": 3, "slot": "P1", "card": "5C"}))
         app.apply(untyped_event({"event": "misdeal", "round": 3, "kind": "unknown_card", "card": "ZZ",
                                  "detail": "The reader sent ZZ, which is not a card",
                                  "instruction": "Halt. enter the card by hand (@manual); ...",
@@ -142,15 +143,15 @@ def test_misdeal_banner_in_the_dealers_words_until_resolved() -> None:
 def test_reader_status_and_shoe_counters() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply({"event": "shoe", "cards_left": 416})
-        app.apply({"event": "reader", "status": "online"})
-        app.apply({"event": "burn", "card": "7S"})
-        app.apply({"event": "card", "round": 1, "slot": "P1", "card": "AS"})
+        app.apply(decode_event({"event": "reader", "status": "online"}))
+        app.apply(decode_event({"event": "burn", "card": "7S"}))
+        app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "AS"}))
         await pilot.pause()
         assert rendered(app, "#reader") == "Reader: ONLINE"
         shoe = rendered(app, "#shoe")
         assert "Cards left: 414" in shoe and "Round: 1" in shoe and "Cut card: not yet" in shoe
         assert "Burned: 1" in shoe
-        app.apply({"event": "reader", "status": "offline"})
+        app.apply(decode_event({"event": "reader", "status": "offline"}))
         app.apply(untyped_event({"event": "cut_card"}))
         app.apply({"event": "shoe", "cards_left": 15})
         await pilot.pause()
@@ -175,8 +176,8 @@ def test_dealer_keys_give_inputs_only_when_they_apply() -> None:
         await pilot.press("n", "b", "v", "e", "u", "m", "s", "c", "a")
         await pilot.pause()
         assert inputs == [] and isinstance(app.screen, TableScreen), "no key applies before the table speaks"
-        app.apply({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"})
-        app.apply({"event": "card", "round": 1, "slot": "P1", "card": "4D"})
+        app.apply(decode_event({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"}))
+        app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "4D"}))
         await pilot.pause()
         await pilot.press("n", "b", "u", "e")
         assert [i.kind for i in inputs] == [InputKind.EXPOSED]
@@ -206,7 +207,7 @@ def test_the_footer_shows_only_the_keys_that_apply() -> None:
 @pytest.mark.slow
 def test_manual_entry_validates_the_card_and_reads_it_back() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply({"event": "prompt", "round": 1, "slot": "B1", "to": "banker", "say": "Card to BANKER"})
+        app.apply(decode_event({"event": "prompt", "round": 1, "slot": "B1", "to": "banker", "say": "Card to BANKER"}))
         app.apply(untyped_event({"event": "misdeal", "round": 1, "kind": "unreadable_card", "card": None,
                                  "detail": "", "instruction": "", "resolutions": ["manual", "burn", "void"],
                                  "supervisor": ["void", "manual"]}))
@@ -239,8 +240,8 @@ def test_manual_entry_validates_the_card_and_reads_it_back() -> None:
 
 def test_a_hand_entered_card_is_marked() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply({"event": "card", "round": 1, "slot": "P1", "card": "4D", "manual": True})
-        app.apply({"event": "card", "round": 1, "slot": "B1", "card": "5S"})
+        app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "4D", "manual": True}))
+        app.apply(decode_event({"event": "card", "round": 1, "slot": "B1", "card": "5S"}))
         await pilot.pause()
         assert "P1 4♦✎" in rendered(app, "#player-hand")
         assert "B1 5♠ " in rendered(app, "#banker-hand") + " "
@@ -251,8 +252,8 @@ def test_a_hand_entered_card_is_marked() -> None:
 
 def test_new_shoe_needs_confirmation() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply({"event": "instruction", "round": 0, "action": "confirm_shoe",
-                   "say": "Shuffle, cut and load shoe 1; confirm when ready"})
+        app.apply(decode_event({"event": "instruction", "round": 0, "action": "confirm_shoe",
+                   "say": "Shuffle, cut and load shoe 1; confirm when ready"}))
         await pilot.pause()
         await pilot.press("s")
         await pilot.pause()
@@ -269,8 +270,9 @@ def test_new_shoe_needs_confirmation() -> None:
 
 
 BETWEEN_ROUNDS: list[ViewEvent] = [
-    {"event": "shoe", "shoe": 1, "status": "new", "decks": 8},
-    {"event": "instruction", "round": 2, "action": "next_round", "say": "Round 2 is over; start the next round"},
+    decode_event({"event": "shoe", "shoe": 1, "status": "new", "decks": 8}),
+    decode_event({"event": "instruction", "round": 2, "action": "next_round",
+                  "say": "Round 2 is over; start the next round"}),
 ]
 
 
@@ -281,7 +283,7 @@ BETWEEN_ROUNDS: list[ViewEvent] = [
 def test_close_and_void_ask_first(key: str, question: str, kind: InputKind) -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         if kind is InputKind.VOID:
-            app.apply({"event": "card", "round": 1, "slot": "P1", "card": "4D"})
+            app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "4D"}))
             app.apply(HALTED_ON_EXPOSED)
         else:
             for event in BETWEEN_ROUNDS:
@@ -302,7 +304,7 @@ def test_close_and_void_ask_first(key: str, question: str, kind: InputKind) -> N
 
 def test_quitting_mid_round_asks_first() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply({"event": "prompt", "round": 4, "slot": "P2", "to": "player", "say": "Card to PLAYER"})
+        app.apply(decode_event({"event": "prompt", "round": 4, "slot": "P2", "to": "player", "say": "Card to PLAYER"}))
         await pilot.pause()
         await pilot.press("ctrl+q")
         await pilot.pause()
@@ -369,8 +371,8 @@ def test_big_text_font() -> None:
 
 def test_table_view_totals_ignore_unreadable_codes() -> None:
     view = TableView()
-    view.apply({"event": "card", "round": 1, "slot": "P1", "card": "??"})
-    view.apply({"event": "card", "round": 1, "slot": "P2", "card": "8H"})
+    view.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "??"}))
+    view.apply(decode_event({"event": "card", "round": 1, "slot": "P2", "card": "8H"}))
     assert view.total("player") == 8 and view.total("banker") is None
 
 

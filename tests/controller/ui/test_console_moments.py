@@ -9,7 +9,7 @@ import pytest
 
 from config.loader import load_config
 from controller.core.cards import full_deck
-from controller.core.events import Event
+from controller.core.events import Event, decode_event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.misdeals import POLICIES
 from controller.core.table import Table
@@ -121,8 +121,8 @@ def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
             await pilot.pause()
             assert inputs == [Input(InputKind.ACK, "A1")]
             assert app.screen.query_one("#alert-box").display is True, "open until the table says acknowledged"
-            app.apply({"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
-                       "round": 2})
+            app.apply(decode_event({"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
+                       "round": 2}))
             await pilot.pause()
             assert app.screen.query_one("#alert-box").display is False
             assert "ALERT" not in rendered(app, "#top-bar")
@@ -149,7 +149,7 @@ def test_resumed_from_a_journal_says_at_which_round() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
             assert "Resumed from the journal at round 3" in rendered(app, "#banner-text")
-            app.apply({"event": "card", "round": 3, "slot": "P1", "card": "4S"})
+            app.apply(decode_event({"event": "card", "round": 3, "slot": "P1", "card": "4S"}))
             await pilot.pause()
             assert app.screen.query_one("#banner-box").display is False
 

@@ -486,6 +486,6 @@ def test_table_view_counts_the_shoe_like_the_core() -> None:
         view.apply(event)
     assert view.shoe.closed and view.round == table.round
     # The next shoe starts new roads.
-    next_shoe: ShoeEvent = {"event": "shoe", "shoe": 2, "status": "new", "decks": 8}
+    next_shoe = ShoeEvent(shoe=2, status="new", decks=8)
     view.apply(next_shoe)
     assert view.roads().results == () and view.shoe.cards_left == 416 and not view.shoe.closed

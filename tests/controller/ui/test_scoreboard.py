@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from controller.core.events import decode_event
 from controller.core.exceptions import ScoreboardError
 from controller.ui.roads import roads_from_results
 from controller.ui.scoreboard import Scoreboard, parse_address, start_scoreboard
@@ -79,7 +80,7 @@ def test_state_on_connect_and_after_each_change(board: Scoreboard) -> None:
                                                "지난 결과는 다음 결과를 예측하지 않습니다."]
         board.publish_many(results("BPPTB"))
         board.publish({"event": "shoe", "cards_left": 300})
-        board.publish({"event": "card", "round": 6, "slot": "P1", "card": "9H"})
+        board.publish(decode_event({"event": "card", "round": 6, "slot": "P1", "card": "9H"}))
         board.publish(untyped_event({"event": "cut_card"}))
         state = receive_until(ws, lambda m: m["shoe"]["cut_card_out"])
         assert big_road_of(state) == expected_big_road("BPPTB")
