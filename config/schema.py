@@ -101,6 +101,10 @@ BANKER_VARIANT_BETS = ("banker_no_commission", "banker_ez")
 STANDARD_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 OFFERABLE_BETS = tuple(name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS)
 
+DEFAULT_ALERT_ABOVE: dict[str, float] = dict.fromkeys(BET_PAY_CLASSES, 0.0)
+"""Each bet's default ``[bets] alert_above``: the live edge above which an honest shoe raises few advantage
+alerts, from ``croupier study`` (docs/bets.md, "Alert thresholds")."""
+
 
 class BetsSettings(Section, frozen=True):
     """``[bets]``: the bets the house offers, their pay tables, and the live edge of every bet."""
@@ -116,8 +120,16 @@ class BetsSettings(Section, frozen=True):
         field(default_factory=dict)
     live_edge: Annotated[bool, Meta(description=described(message(
         "config.expected.bets.live_edge", "true or false")))] = True
-    alert_above: Annotated[float, Meta(description=described(message(
-        "config.expected.bets.alert_above", "a number from -1 to 1 (expected net win per unit)")))] = 0.0
+    alert_above: Annotated[float | dict[str, float], Meta(description=described(message(
+        "config.expected.bets.alert_above", "a number from -1 to 1 (expected net win per unit)")))] = \
+        field(default_factory=lambda: dict(DEFAULT_ALERT_ABOVE))
+
+    def alert_threshold(self, bet: str) -> float:
+        """The live edge of ``bet`` above which it raises an advantage alert: ``alert_above`` (a number: every
+        bet's), or its entry in the table (``[bets.alert_above]``), else the bet's default."""
+        if isinstance(self.alert_above, dict):
+            return self.alert_above.get(bet, DEFAULT_ALERT_ABOVE.get(bet, 0.0))
+        return self.alert_above
 
     @check("offered", before=True)
     def _bet_names(names: Any, key: str) -> Any:
@@ -151,9 +163,17 @@ class BetsSettings(Section, frozen=True):
         return raw
 
     @check("alert_above")
-    def _edge_range(value: float, key: str) -> float:
-        if not -1 <= value <= 1:
-            raise Refused(expected_got(expected_words(BetsSettings, key), value))
+    def _edge_range(value: float | dict[str, float], key: str) -> float | dict[str, float]:
+        edge = expected_words(BetsSettings, key)
+        if isinstance(value, dict):
+            for bet, above in value.items():
+                if bet not in BET_PAY_CLASSES:
+                    raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
+                                                       names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
+                if not -1 <= above <= 1:
+                    raise Refused(expected_got(edge, above), f".{bet}")
+        elif not -1 <= value <= 1:
+            raise Refused(expected_got(edge, value))
         return value
 
 

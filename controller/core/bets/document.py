@@ -1,7 +1,6 @@
 """``docs/bets.md``, written from the catalogue and the exact odds (a test keeps the file equal to it).
 
-Regenerate: ``python -c "from controller.core.bets.document import bets_markdown as m; print(m(), end='')"
-> docs/bets.md``.
+Regenerate: ``python -m controller.cli.gendata`` (it rewrites every generated file).
 """
 
 from __future__ import annotations
@@ -67,9 +66,10 @@ def bets_markdown() -> str:
         "page, offered or not, with its exact expected net win per unit under the default pays, from the shoe",
         "less the cards the players could have seen (dealt to the layout, the turned burn card, cards exposed",
         "or set aside face up; face-down burns stay unknown to them, so they count as still in the shoe).",
-        "When a bet's value is above `[bets] alert_above` (default 0: the players have the edge) an `alert`",
-        "of kind `advantage` names the bet. `[bets] live_edge = false` turns both off. How it is computed",
-        "and how fast: [performance.md](performance.md).",
+        "When a bet's value is above its `[bets] alert_above` (by default the threshold `croupier study`",
+        "recommends for it, below) an `alert` of kind `advantage` names the bet, its edge and what a counter",
+        "staking 100 on it now expects to win. `[bets] live_edge = false` turns both off. How it is computed",
+        "(a compiled kernel, exact whole numbers) and how fast: [performance.md](performance.md).",
         "",
     ]
     return "\n".join(lines)
