@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("controller.cli.simulate", "run a simulated table on the mock shoe"),
     "run": ("controller.cli.run", "run the live table from a card reader"),
     "odds": ("controller.cli.odds", "exact probabilities and house edges of every bet"),
+    "study": ("controller.cli.study", "side-bet risk study: what a counter wins per shoe, and the alert threshold "
+              "to set"),
     "diagram": ("controller.cli.diagram", "write the round state machine as Mermaid (and PNG with Graphviz)"),
     "roads": ("controller.cli.roads",
               "print the scoreboard roads (bead plate, big road, derived roads) of a result history"),
