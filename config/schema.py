@@ -101,9 +101,27 @@ BANKER_VARIANT_BETS = ("banker_no_commission", "banker_ez")
 STANDARD_BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 OFFERABLE_BETS = tuple(name for name in BET_PAY_CLASSES if name not in BANKER_VARIANT_BETS)
 
-DEFAULT_ALERT_ABOVE: dict[str, float] = dict.fromkeys(BET_PAY_CLASSES, 0.0)
-"""Each bet's default ``[bets] alert_above``: the live edge above which an honest shoe raises few advantage
-alerts, from ``croupier study`` (docs/bets.md, "Alert thresholds")."""
+DEFAULT_ALERT_ABOVE: dict[str, float] = {
+    "player": 0.002,
+    "banker": 0.002,
+    "banker_no_commission": 0.003,
+    "banker_ez": 0.006,
+    "tie": 0.019,
+    "player_pair": 0.376,
+    "banker_pair": 0.376,
+    "either_pair": 0.302,
+    "perfect_pair": 0.865,
+    "dragon_7": 0.437,
+    "panda_8": 0.326,
+    "dragon_bonus_player": 0.145,
+    "dragon_bonus_banker": 0.123,
+    "big": 0.179,
+    "small": 0.284,
+    "lucky_6": 0.369,
+}
+"""Each bet's default ``[bets] alert_above``: the lowest live edge (in steps of 0.1%) at which an honest 8-deck
+shoe raises at most 0.05 advantage alerts per bet, from ``croupier study --shoes 10000 --seed 1 --bets all``
+(docs/bets.md, "Alert thresholds"; docs/data/study.json, which a test holds these to)."""
 
 
 class BetsSettings(Section, frozen=True):

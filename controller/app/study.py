@@ -174,6 +174,8 @@ class Plan:
     procedure: Procedure
     bets: tuple[StudiedBet, ...]
     trace: bool = False
+    use_kernel: bool = True
+    """False: the pure-Python path (what the benchmark compares the kernel with)."""
 
 
 def _grid_above(numerator: int, denominator: int) -> int:
@@ -324,7 +326,7 @@ class _Studier:
 
     def __init__(self, plan: Plan) -> None:
         self.plan = plan
-        self.values = BetValues([(bet.name, bet.bet, bet.pays) for bet in plan.bets])
+        self.values = BetValues([(bet.name, bet.bet, bet.pays) for bet in plan.bets], plan.use_kernel)
         self.positions = _position_table()
         self.settle: list[tuple[tuple[int, ...] | None, str, int, int]] = []
         """Per bet: its net (times its scale) by final position, or its pair event and its win and loss."""

@@ -16,7 +16,8 @@ start-up and the documents cannot drift from the code.
 - ``controller/core/fresh_odds.py``: every fresh 1-8 deck shoe's exact odds
   (:func:`controller.core.odds.compute_odds`, the enumeration of ``croupier odds``; 3 KB, kept a module);
 - ``config/default_data.py``: the embedded ``config/default.toml`` as parsed by ``tomllib`` (1 KB, a module);
-- ``docs/bets.md`` (:func:`controller.core.bets.document.bets_markdown`), ``docs/cli.md``
+- ``docs/bets.md`` (:func:`controller.core.bets.document.bets_markdown`, with the risk study stored in
+  ``docs/data/study.json`` by ``python -m benchmarks.study --save``: too long to run here), ``docs/cli.md``
   (:func:`controller.cli.clidoc.render`) and ``docs/state-machine.mmd`` / ``.md`` (``croupier diagram``).
 """
 
@@ -131,9 +132,11 @@ def render_default_config() -> str:
 
 
 def render_bets_doc() -> str:
+    """docs/bets.md: the catalogue and its exact odds, then the stored risk study (``docs/data/study.json``)."""
+    from controller.cli.studydoc import stored, study_markdown
     from controller.core.bets.document import bets_markdown
 
-    return bets_markdown()
+    return bets_markdown(study_markdown(stored()))
 
 
 def render_cli_doc() -> str:

@@ -5,6 +5,7 @@ Regenerate: ``python -m controller.cli.gendata`` (it rewrites every generated fi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from controller.core.bets.catalogue import BANKER_BY_VARIANT, CATALOGUE, STANDARD
@@ -21,8 +22,9 @@ def _percent(value: Fraction) -> str:
     return f"{float(value) * 100:.4f}%"
 
 
-def bets_markdown() -> str:
-    """The whole of docs/bets.md."""
+def bets_markdown(study: Sequence[str] = ()) -> str:
+    """The whole of docs/bets.md; ``study``: the lines of its risk study sections (written by
+    :func:`controller.cli.studydoc.study_markdown` from the stored study, which the core does not read)."""
     edges = {decks: bet_odds(Shoe.of(decks)) for decks in EDGE_DECKS}
     variants = {bet: variant for variant, bet in BANKER_BY_VARIANT.items()}
     lines = [
@@ -72,4 +74,6 @@ def bets_markdown() -> str:
         "(a compiled kernel, exact whole numbers) and how fast: [performance.md](performance.md).",
         "",
     ]
+    if study:
+        lines += [*study, ""]
     return "\n".join(lines)

@@ -146,3 +146,28 @@ def test_bad_input_is_refused_in_one_line(args: tuple[str, ...], line: str) -> N
     if "error: argument" not in line:  # argparse shows the usage above its one line, as for every command
         assert run.stderr.count("\n") == 1
     assert run.stderr.splitlines()[-1].startswith(line), run.stderr
+
+
+def test_the_default_alert_thresholds_are_the_stored_studys_recommendation() -> None:
+    from config.loader import load_config
+    from config.schema import BET_PAY_CLASSES, DEFAULT_ALERT_ABOVE
+    from controller.cli.studydoc import recommended_thresholds, stored
+
+    study = stored()
+    assert (study["shoes"], study["seed"], study["decks"], study["variant"], study["burn"],
+            study["cut_card_from_end"], study["cut_card"]) == (10_000, 1, 8, "commission", "first_card", 16,
+                                                                "one_more")
+    assert study["target_alerts_per_shoe"] == 0.05
+    recommended = recommended_thresholds(study)
+    assert set(recommended) == set(BET_PAY_CLASSES)
+    assert recommended == DEFAULT_ALERT_ABOVE
+    settings = load_config(environ={}).bets
+    assert {bet: settings.alert_threshold(bet) for bet in BET_PAY_CLASSES} == recommended
+
+
+def test_an_honest_shoe_raises_few_advantage_alerts_under_the_defaults() -> None:
+    run = croupier("simulate", "--seed", "1", "--rounds", "320", "--json")
+    assert run.returncode == 0, run.stderr
+    alerts = [event for event in map(json.loads, run.stdout.splitlines())
+              if event["event"] == "alert" and event["kind"] == "advantage"]
+    assert len(alerts) <= 4, [(alert["bet"], alert["edge"]) for alert in alerts]
