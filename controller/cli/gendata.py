@@ -133,10 +133,10 @@ def render_default_config() -> str:
 
 def render_bets_doc() -> str:
     """docs/bets.md: the catalogue and its exact odds, then the stored risk study (``docs/data/study.json``)."""
-    from controller.cli.studydoc import stored, study_markdown
+    from controller.cli.studydoc import THIS_ROUND_FILE, stored, study_markdown
     from controller.core.bets.document import bets_markdown
 
-    return bets_markdown(study_markdown(stored()))
+    return bets_markdown(study_markdown(stored(), stored(THIS_ROUND_FILE)))
 
 
 def render_cli_doc() -> str:
