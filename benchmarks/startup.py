@@ -67,8 +67,9 @@ Row = tuple[str, list[str], bool, Path]
 """A command to measure: its label, its argv, whether the target applies, and where it runs."""
 
 
-def rows(before: Path | None) -> list[Row]:
-    """:data:`COMMANDS` run from this tree, and with ``before`` the simulation and the odds run from both trees."""
+def rows(before: Path | None, uncompiled: Path | None = None) -> list[Row]:
+    """:data:`COMMANDS` run from this tree, and with ``before`` (and ``uncompiled``) the simulation and the odds run
+    from those trees too."""
     found = [(label, argv, targeted, ROOT) for label, argv, targeted in COMMANDS]
     if before is not None:
         for words in (["simulate", "--rounds", "1"], ["odds", "--decks", "8"]):
@@ -76,6 +77,10 @@ def rows(before: Path | None) -> list[Row]:
             found += [(f"`python -m controller.cli {' '.join(words)}` from this tree", module, False, ROOT),
                       (f"the same from `{before.name}` (`--before`: an earlier commit's tree, from "
                        "`git archive COMMIT`, nothing compiled)", module, False, before)]
+            if uncompiled is not None:
+                found.append((f"the same from `{uncompiled.name}` (`--uncompiled`: this commit's tree from "
+                              "`git archive HEAD`, nothing compiled, the kernel built beside it)", module, False,
+                              uncompiled))
     return found
 
 
@@ -144,9 +149,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=21, help="how many times to run each command (default 21)")
     parser.add_argument("--before", type=Path, help="a checkout of an earlier commit to run the simulation from too")
+    parser.add_argument("--uncompiled", type=Path, help="with --before: this commit's tree, not compiled, run too")
     parser.add_argument("--write", action="store_true", help="write the results to docs/performance.md")
     args = parser.parse_args()
-    commands = rows(args.before)
+    commands = rows(args.before, args.uncompiled)
     subprocess.run([PYTHON, "-m", "compileall", "-q", "controller", "config", "drivers"], cwd=ROOT,
                    check=True, stdout=subprocess.DEVNULL)  # as .ci/setup does
     load = os.getloadavg()[0]
@@ -155,6 +161,7 @@ def main() -> None:
     print(text)
     if args.write:
         before = f" --before {args.before}" if args.before is not None else ""
+        before += f" --uncompiled {args.uncompiled}" if args.uncompiled is not None else ""
         write_section("Start-up", f"python -m benchmarks.startup{before} --write", text)
 
 
