@@ -65,18 +65,23 @@ def test_bets_and_variant_restrict_the_report() -> None:
     assert banker["settled_as"] == "banker_ez"
 
 
-def test_the_same_seed_deals_the_same_shoes_as_simulate_with_the_same_exact_edges(tmp_path: Path) -> None:
+@pytest.mark.parametrize("rules", [(), ("--decks", "2", "--no-burn")], ids=["default", "two-decks-no-burn"])
+def test_the_same_seed_deals_the_same_shoes_as_simulate_with_the_same_exact_edges(tmp_path: Path,
+                                                                                rules: tuple[str, ...]) -> None:
     trace = tmp_path / "rounds.jsonl"
-    study = croupier("study", "--shoes", "2", "--seed", "1", "--bets", "all", "--trace", str(trace), "--json")
+    shoes = "2" if not rules else "9"
+    study = croupier("study", "--shoes", shoes, "--seed", "1", "--bets", "all", "--trace", str(trace), "--json",
+                     *rules)
     assert study.returncode == 0, study.stderr
     rounds = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
-    simulate = croupier("simulate", "--seed", "1", "--rounds", str(len(rounds)), "--json")
+    simulate = croupier("simulate", "--seed", "1", "--rounds", str(len(rounds)), "--json", *rules)
     assert simulate.returncode == 0, simulate.stderr
     stream = [json.loads(line) for line in simulate.stdout.splitlines()]
     edges = [event for event in stream if event["event"] == "edge"]
     results = [event for event in stream if event["event"] == "result"]
     assert len(rounds) == len(edges) == len(results) > 150
-    assert [r["shoe"] for r in rounds] == [e["shoe"] for e in edges] and {r["shoe"] for r in rounds} == {1, 2}
+    assert [r["shoe"] for r in rounds] == [e["shoe"] for e in edges]
+    assert {r["shoe"] for r in rounds} == set(range(1, int(shoes) + 1))
     for traced, edge, result in zip(rounds, edges, results, strict=True):
         player, banker = result["player"]["cards"], result["banker"]["cards"]
         assert traced["cards"] == [player[0], banker[0], player[1], banker[1], *player[2:], *banker[2:]]
