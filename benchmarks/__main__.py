@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.startup", "benchmarks.edge",
+BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.startup", "benchmarks.edge", "benchmarks.study",
               "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor", "benchmarks.sequence",
               "benchmarks.flood")
 

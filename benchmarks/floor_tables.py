@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 from controller.cli.main import main as croupier
-from controller.core.bets.exact import position_weights
-from controller.core.odds import compute_odds, value_counts
+from controller.core.bets.exact import Shoe, bet_evs
+from controller.core.odds import compute_odds
 
 DECKS = 8
 """``croupier simulate``'s default shoe."""
@@ -59,7 +59,7 @@ def warm_up() -> None:
     again while the others do (``functools.cache`` does not hold them back), a cost no real table has."""
     for module in TABLE_MODULES:
         importlib.import_module(module)
-    position_weights(value_counts(DECKS))
+    bet_evs(Shoe.of(DECKS))
     compute_odds(DECKS)
 
 

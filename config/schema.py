@@ -96,6 +96,28 @@ def _offered_names(names: Any) -> Any:
                 raise Refused(expected_got(one_of(OFFERABLE_BETS), name), f"[{index}]")
     return names
 
+DEFAULT_ALERT_ABOVE: dict[str, float] = {
+    "player": 0.002,
+    "banker": 0.002,
+    "banker_no_commission": 0.003,
+    "banker_ez": 0.006,
+    "tie": 0.019,
+    "player_pair": 0.376,
+    "banker_pair": 0.376,
+    "either_pair": 0.302,
+    "perfect_pair": 0.865,
+    "dragon_7": 0.437,
+    "panda_8": 0.326,
+    "dragon_bonus_player": 0.145,
+    "dragon_bonus_banker": 0.123,
+    "big": 0.179,
+    "small": 0.284,
+    "lucky_6": 0.369,
+}
+"""Each bet's default ``[bets] alert_above``: the lowest live edge (in steps of 0.1%) at which an honest 8-deck
+shoe raises at most 0.05 advantage alerts per bet, from ``croupier study --shoes 10000 --seed 1 --bets all``
+(docs/bets.md, "Alert thresholds"; docs/data/study.json, which a test holds these to)."""
+
 
 def _pay_tables(raw: Any) -> Any:
     """``[bets.pays]``: a table of pay classes for each bet, each pay a number of units won (:func:`_check_pay`)."""
@@ -132,8 +154,17 @@ def _check_pay(value: Any, below: str) -> None:
                               "{given}", what=pay, given=repr(value)), below)
 
 
-def _edge_range(value: float) -> float:
-    if not -1 <= value <= 1:
+def _edge_range(value: float | dict[str, float]) -> float | dict[str, float]:
+    """``[bets] alert_above``: one edge for every bet, or a table of edges keyed by bet (the others keep their
+    default), each from -1 to 1."""
+    if isinstance(value, dict):
+        for bet, above in value.items():
+            if bet not in BET_PAY_CLASSES:
+                raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
+                                                   names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
+            if not -1 <= above <= 1:
+                raise Refused.expected(above, f".{bet}")
+    elif not -1 <= value <= 1:
         raise Refused.expected(value)
     return value
 
@@ -152,8 +183,16 @@ class BetsSettings(Section, frozen=True):
         field(default_factory=dict)
     live_edge: Annotated[bool, Meta(extra=expects(message(
         "config.expected.bets.live_edge", "true or false")))] = True
-    alert_above: Annotated[float, Meta(extra=expects(message(
-        "config.expected.bets.alert_above", "a number from -1 to 1 (expected net win per unit)")))] = 0.0
+    alert_above: Annotated[float | dict[str, float], Meta(extra=expects(message(
+        "config.expected.bets.alert_above", "a number from -1 to 1 (expected net win per unit)")))] = \
+        field(default_factory=lambda: dict(DEFAULT_ALERT_ABOVE))
+
+    def alert_threshold(self, bet: str) -> float:
+        """The live edge of ``bet`` above which it raises an advantage alert: ``alert_above`` (a number: every
+        bet's), or its entry in the table (``[bets.alert_above]``), else the bet's default."""
+        if isinstance(self.alert_above, dict):
+            return self.alert_above.get(bet, DEFAULT_ALERT_ABOVE.get(bet, 0.0))
+        return self.alert_above
 
     CHECKS: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables,
                                              "alert_above": _edge_range}

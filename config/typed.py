@@ -285,9 +285,9 @@ def from_text(section: type[Section], key: str, text: str) -> Any:
     if kind is bool:
         lowered = stripped.lower()
         return True if lowered in _TRUE else False if lowered in _FALSE else text
-    if kind in (int, float):
+    if kind in (int, float) or float in get_args(kind):
         try:
-            return _number(stripped, kind)
+            return _number(stripped, int if kind is int else float)
         except ValueError:
             return text
     if get_origin(kind) is Literal and stripped not in get_args(kind):

@@ -138,6 +138,22 @@ def play_shoe(procedure: Procedure, shoe_index: int, round_limit: int = 0) -> li
     ranks.extend(range(100, 100 + PADDING))
     rank_bytes = bytes(ranks)
     values = rank_bytes.translate(VALUE_OF_RANK)
+    starts, codes = deal_rounds(procedure, values, size)
+    if round_limit:
+        del starts[round_limit:], codes[round_limit:]
+    check_overrun(starts, codes, size, shoe_index)
+    outcomes: Counter[int] = Counter()
+    for code, count in Counter(codes).items():
+        outcomes[code & 15] += count
+    player_pairs = sum(rank_bytes[at] == rank_bytes[at + 2] for at in starts)
+    banker_pairs = sum(rank_bytes[at + 1] == rank_bytes[at + 3] for at in starts)
+    return _counts(len(starts), outcomes, player_pairs, banker_pairs)
+
+
+def deal_rounds(procedure: Procedure, values: bytes, size: int) -> tuple[list[int], list[int]]:
+    """Where each round of a shoe starts and its :data:`ROUND_TABLE` code, after the burn and up to the cut
+    card's procedure; ``values``: the baccarat value of each of the shoe's ``size`` cards, padded with
+    :data:`PADDING` more (:func:`check_overrun` tells whether the rounds kept fit in the shoe)."""
     cut = max(0, size - procedure.cut_from_end)
     at = _burn(procedure, values)
     table = SUMS_TABLE
@@ -157,16 +173,13 @@ def play_shoe(procedure: Procedure, shoe_index: int, round_limit: int = 0) -> li
                      + values[at + 4] * 10 + values[at + 5]]
         code_of(code)
         at += code >> 4
-    if round_limit:
-        del starts[round_limit:], codes[round_limit:]
+    return starts, codes
+
+
+def check_overrun(starts: list[int], codes: list[int], size: int, shoe_index: int) -> None:
+    """:class:`ShoeOverrun` when the last round kept needs cards past the shoe's ``size``."""
     if starts and starts[-1] + (codes[-1] >> 4) > size:
         raise ShoeOverrun(f"shoe {shoe_index + 1} ran out of cards in round {len(starts)}")
-    outcomes: Counter[int] = Counter()
-    for code, count in Counter(codes).items():
-        outcomes[code & 15] += count
-    player_pairs = sum(rank_bytes[at] == rank_bytes[at + 2] for at in starts)
-    banker_pairs = sum(rank_bytes[at + 1] == rank_bytes[at + 3] for at in starts)
-    return _counts(len(starts), outcomes, player_pairs, banker_pairs)
 
 
 def _burn(procedure: Procedure, values: bytes) -> int:

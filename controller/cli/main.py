@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("controller.cli.simulate", "run a simulated table on the mock shoe"),
     "run": ("controller.cli.run", "run the live table from a card reader"),
     "odds": ("controller.cli.odds", "exact probabilities and house edges of every bet"),
+    "study": ("controller.cli.study", "side-bet risk study: what a counter wins per shoe, and the alert threshold "
+              "to set"),
     "diagram": ("controller.cli.diagram", "write the round state machine as Mermaid (and PNG with Graphviz)"),
     "roads": ("controller.cli.roads",
               "print the scoreboard roads (bead plate, big road, derived roads) of a result history"),
@@ -41,6 +43,9 @@ without importing the modules; a test checks they match what the modules registe
 COMMAND_MODULES = [module for module, _ in COMMANDS.values()]
 
 EXIT_BAD_INPUT = 2
+EDGE_COMMANDS = frozenset({"simulate", "run", "odds", "study", "train", "audit", "history", "report"})
+"""Commands that may compute the live edge: they say once, in one line, when it is computed without the compiled
+kernel (:mod:`controller.core.bets.kernel`)."""
 
 
 def version() -> str:
@@ -110,6 +115,8 @@ def _run(words: list[str], named: str) -> int:
     args = parser.parse_args(words)
     command = " ".join(name for name in (args.command, getattr(args, "floor_command", None),
                                          getattr(args, "report_command", None)) if name)
+    if args.command in EDGE_COMMANDS:
+        _notice_without_kernel(command)
     try:
         status: int = args.handler(args)
     except CroupierError as error:
@@ -127,6 +134,27 @@ def _run(words: list[str], named: str) -> int:
     except BrokenPipeError:
         return 0
     return status
+
+
+def _notice_without_kernel(command: str) -> None:
+    """Have the live edge say, the first time it is computed without the compiled kernel, why and what it
+    costs: one line on stderr."""
+    from controller.core.bets import kernel
+
+    if kernel.compiled():
+        return
+
+    def notice(reason: str) -> None:
+        from controller.cli.language import text
+        from controller.i18n.message import message
+
+        print(f"croupier {command}: " + text(message(
+            "kernel.unavailable", "note: the compiled live-edge kernel is not available ({reason}); every bet's exact "
+            "edge is computed in pure Python instead, the same fractions about 20 times slower; run .ci/setup, or "
+            "reinstall croupier where a C compiler and the Python headers are installed", reason=reason)),
+            file=sys.stderr, flush=True)
+
+    kernel.fallback_notice = notice
 
 
 def entry() -> int:

@@ -1,6 +1,7 @@
 """The gettext catalogues: each language's ``.po`` file (read with Babel by ``python -m controller.cli.gendata``
-into :mod:`controller.i18n.builtin`, so that start-up parses none), and a house's own ``.po`` files over them
-(``[table] messages_dir``, read with Babel when given; docs/languages.md).
+into ``controller/i18n/builtin/<language>.json``, so that start-up parses no ``.po`` file and reads only its
+own language's messages), and a house's own ``.po`` files over them (``[table] messages_dir``, read with Babel
+when given; docs/languages.md).
 
 A message is looked up by its id (the gettext context, ``msgctxt``); a language that lacks it, or has it
 untranslated, falls back to the English text in the code.
@@ -98,18 +99,32 @@ def po_source_texts() -> dict[str, str]:
             if entry.context and isinstance(entry.id, str)}
 
 
-def _builtin(language: str) -> Mapping[str, str]:
-    from controller.i18n.builtin import TRANSLATIONS
-
-    return TRANSLATIONS[language]
+BUILTIN_DIR = "builtin"
+"""The package directory of the shipped catalogues' messages, one JSON object (id -> text) a file: each
+language's translations (``<language>.json``) and the English texts of every id (:data:`SOURCE_FILE`)."""
+SOURCE_FILE = "source.json"
 
 
 @cache
+def shipped_messages(name: str) -> Mapping[str, str]:
+    """The messages of the shipped file ``name`` of :data:`BUILTIN_DIR`, read once."""
+    import json
+    import pkgutil
+
+    data = pkgutil.get_data(__package__ or "controller.i18n", f"{BUILTIN_DIR}/{name}")
+    if data is None:
+        raise CatalogueError(f"{BUILTIN_DIR}/{name} is missing from the package; reinstall croupier")
+    found: dict[str, str] = json.loads(data)
+    return found
+
+
+def _builtin(language: str) -> Mapping[str, str]:
+    return shipped_messages(f"{language}.json")
+
+
 def source_texts() -> Mapping[str, str]:
     """Every message id of the shipped catalogues and its English text (the msgid)."""
-    from controller.i18n.builtin import SOURCE_TEXTS
-
-    return SOURCE_TEXTS
+    return shipped_messages(SOURCE_FILE)
 
 
 def _refuse_unknown(catalog: Catalog, path: Path) -> None:

@@ -263,8 +263,9 @@ class Summary:
 class Progress:
     """A progress bar on a terminal stream (nothing when it is not a terminal)."""
 
-    def __init__(self, total: int, stream: TextIO | None = None) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None, unit: str = "rounds") -> None:
         self.total = total
+        self.unit = unit
         self.stream = stream or sys.stderr
         self.done = 0
         self.enabled = total > 0 and self.stream.isatty()
@@ -286,7 +287,7 @@ class Progress:
         if self.enabled and (percent != self.drawn or done == self.total):
             self.drawn = percent
             filled = 40 * done // self.total
-            self.stream.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {done}/{self.total} rounds")
+            self.stream.write(f"\r[{'#' * filled}{'.' * (40 - filled)}] {done}/{self.total} {self.unit}")
             self.stream.flush()
 
     def finish(self) -> None:

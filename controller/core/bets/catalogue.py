@@ -190,6 +190,24 @@ CATALOGUE: tuple[Bet, ...] = (
 
 BETS: dict[str, Bet] = {bet.name: bet for bet in CATALOGUE}
 
+def _banker_natural(total: int) -> Classifier:
+    def classify(facts: RoundFacts) -> str | None:
+        return "natural" if facts.banker_cards == 2 and facts.banker_total == total else None
+    return classify
+
+
+THORP_WALDEN = ("Thorp and Walden, A Favorable Side Bet in Nevada Baccarat, JASA 61 (1966) 313-328; "
+                "Wizard of Odds, Banker Natural 8 and 9 (wizardofodds.com/games/baccarat/side-bets/natural-8-and-9/)")
+REFERENCE_BETS: tuple[Bet, ...] = (
+    Bet("natural_8", "the banker's first two cards total 8 (9:1)", _banker_natural(8), {"natural": Decimal("9")},
+        THORP_WALDEN),
+    Bet("natural_9", "the banker's first two cards total 9 (9:1)", _banker_natural(9), {"natural": Decimal("9")},
+        THORP_WALDEN),
+)
+"""Published bets kept for the risk study's comparison with the literature (``croupier study --bets natural_9``):
+the 1960s Nevada side bets Thorp and Walden beat by counting. No table offers or settles them and the ``edge``
+event does not list them."""
+
 OFFERABLE = OFFERABLE_BETS
 """Names ``[bets] offered`` may list (the banker variants come from ``[table] variant``)."""
 

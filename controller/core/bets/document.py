@@ -1,11 +1,11 @@
 """``docs/bets.md``, written from the catalogue and the exact odds (a test keeps the file equal to it).
 
-Regenerate: ``python -c "from controller.core.bets.document import bets_markdown as m; print(m(), end='')"
-> docs/bets.md``.
+Regenerate: ``python -m controller.cli.gendata`` (it rewrites every generated file).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from controller.core.bets.catalogue import BANKER_BY_VARIANT, CATALOGUE, STANDARD
@@ -22,8 +22,9 @@ def _percent(value: Fraction) -> str:
     return f"{float(value) * 100:.4f}%"
 
 
-def bets_markdown() -> str:
-    """The whole of docs/bets.md."""
+def bets_markdown(study: Sequence[str] = ()) -> str:
+    """The whole of docs/bets.md; ``study``: the lines of its risk study sections (written by
+    :func:`controller.cli.studydoc.study_markdown` from the stored study, which the core does not read)."""
     edges = {decks: bet_odds(Shoe.of(decks)) for decks in EDGE_DECKS}
     variants = {bet: variant for variant, bet in BANKER_BY_VARIANT.items()}
     lines = [
@@ -70,10 +71,14 @@ def bets_markdown() -> str:
         "page, offered or not, with its exact expected net win per unit under the default pays, from the shoe",
         "less the cards the players could have seen (dealt to the layout, the turned burn card, cards exposed",
         "or set aside face up; face-down burns stay unknown to them, so they count as still in the shoe).",
-        "When a bet's value is above `[bets] alert_above` (default 0: the players have the edge) an `alert`",
-        "of kind `advantage` names the bet. A round that starts with fewer than 6 cards the players have not seen",
-        "left in the shoe (the most a round needs) gets neither: its odds are not defined. `[bets] live_edge = false`",
-        "turns both off. How it is computed and how fast: [performance.md](performance.md).",
+        "When a bet's value is above its `[bets] alert_above` (by default the threshold `croupier study`",
+        "recommends for it, below) an `alert` of kind `advantage` names the bet, its edge and what a counter",
+        "staking 100 on it now expects to win. A round that starts with fewer than 6 cards the players have not",
+        "seen left in the shoe (the most a round needs) gets neither: its odds are not defined.",
+        "`[bets] live_edge = false` turns both off. How it is computed (a compiled kernel, exact whole numbers)",
+        "and how fast: [performance.md](performance.md).",
         "",
     ]
+    if study:
+        lines += [*study, ""]
     return "\n".join(lines)

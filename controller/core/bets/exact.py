@@ -6,12 +6,16 @@ The probability of one ordered value sequence is a product of falling factorials
 left, so it depends only on the sequence's *multiset* of values. The tables list, for every
 multiset of 4, 5 or 6 values, how many of its orderings end in each final position (player total,
 banker total, player cards, banker cards); they are classified through the rules table by
-:func:`build_table_data` and shipped as the module it generates
-(:mod:`controller.core.bets.exact_tables`, checked against it by a test). For a shoe, the
+:func:`build_table_data` and shipped as a compact data file (:mod:`controller.core.bets.tables`,
+``exact_tables.bin``, checked against it by a test). For a shoe, the
 weight of every multiset is then built level by level (a multiset of ``n`` values is its largest
 value added to a multiset of ``n - 1``), all in whole numbers, and each final position sums its
 multisets' weights. Pair bets depend only on the first two cards of each hand and are counted in
 closed form from the rank (and rank-and-suit) counts left. Every result is an exact fraction.
+
+:func:`position_weights` here is the reference, in plain Python; the commands compute the same whole numbers
+with the compiled kernel (:mod:`controller.core.bets.kernel`), or the packed pure-Python path where the
+kernel cannot be loaded.
 """
 
 from __future__ import annotations
@@ -28,16 +32,16 @@ from operator import itemgetter, mul
 
 from config.schema import BetsSettings
 from controller.core import rules
+from controller.core.bets import kernel
 from controller.core.bets.catalogue import BETS, CATALOGUE, PUSH, Bet, RoundFacts
 from controller.core.bets.settle import bet_for, house_pays
+from controller.core.bets.tables import Position, TableData, load
 from controller.core.cards import RANK_VALUES, RANKS, SUITS
 
 MAX_CARDS = 6
 """The cards of the longest round: three a hand."""
 MIN_CARDS = 4
 """The cards of the shortest round: two a hand."""
-Position = tuple[int, int, int, int]
-"""A round's final position: player total, banker total, player cards, banker cards."""
 
 
 @dataclass(frozen=True)
@@ -80,14 +84,10 @@ def _getter(indices: tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
     return itemgetter(*indices)
 
 
-TableData = tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...],
-                  tuple[tuple[Position, tuple[int, ...], tuple[int, ...]], ...]]
-"""The tables as plain data: parents, factors, and each position with its multisets' indices and orderings."""
-
-
 def build_table_data() -> TableData:
-    """Classify every deal of four to six values through the rules table (about 0.1 s); the result is shipped
-    as :mod:`controller.core.bets.exact_tables`, generated from this function and checked against it by a test."""
+    """Classify every deal of four to six values through the rules table (about 0.3 s); the result is shipped
+    as ``exact_tables.bin`` (:mod:`controller.core.bets.tables`), written from this function by
+    ``python -m controller.cli.gendata`` and checked against it by a test."""
     multisets = [[()]] + [list(combinations_with_replacement(range(10), n)) for n in range(1, MAX_CARDS + 1)]
     index = [{m: i for i, m in enumerate(level)} for level in multisets]
     parents = tuple(tuple(index[n - 1][m[:-1]] for m in multisets[n]) for n in range(1, MAX_CARDS + 1))
@@ -104,11 +104,10 @@ def build_table_data() -> TableData:
 
 @cache
 def _tables() -> _Tables:
-    from controller.core.bets.exact_tables import FACTORS, PARENTS, POSITIONS
-
+    parents, factors, shipped = load()
     positions = tuple((position, position[2] + position[3], _getter(found), orderings)
-                      for position, found, orderings in POSITIONS)
-    return _Tables(PARENTS, FACTORS, positions)
+                      for position, found, orderings in shipped)
+    return _Tables(parents, factors, positions)
 
 
 def position_weights(values: list[int]) -> dict[Position, int]:
@@ -144,13 +143,24 @@ class Shoe:
     @classmethod
     def of(cls, decks: int, gone: Mapping[str, int] | None = None) -> Shoe:
         """A ``decks``-deck shoe less the ``gone`` cards (normalised codes and how many of each)."""
-        gone = gone or {}
-        cards = tuple(max(0, decks - gone.get(rank + suit, 0)) for rank in RANKS for suit in SUITS)
-        ranks = tuple(sum(cards[4 * r: 4 * r + 4]) for r in range(len(RANKS)))
+        left = [decks] * len(_CODES)
+        if gone:
+            index = _INDEX.get
+            for code, count in gone.items():
+                at = index(code)
+                if at is not None:
+                    left[at] = decks - count if count < decks else 0
+        cards = tuple(left)
+        ranks = tuple(map(sum, zip(*[iter(cards)] * len(SUITS), strict=True)))
         values = [0] * 10
-        for rank, count in zip(RANKS, ranks, strict=True):
-            values[RANK_VALUES[rank]] += count
+        for value, count in zip(_RANK_VALUE_LIST, ranks, strict=True):
+            values[value] += count
         return cls(tuple(values), ranks, cards)
+
+
+_CODES = tuple(rank + suit for rank in RANKS for suit in SUITS)
+_INDEX = {code: at for at, code in enumerate(_CODES)}
+_RANK_VALUE_LIST = tuple(RANK_VALUES[rank] for rank in RANKS)
 
 
 def _same_twice(counts: tuple[int, ...]) -> int:
@@ -243,9 +253,21 @@ def cards_for_a_round(shoe: Shoe) -> int:
 
 
 def bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None) -> dict[str, BetOdds]:
-    """Every bet of the catalogue, under ``pays`` (default: each bet's default pays), for the next round."""
+    """Every bet of the catalogue, under ``pays`` (default: each bet's default pays), for the next round: the
+    probability of each pay class and the expected value (the positions' weights from the kernel)."""
+    return _bet_odds(shoe, pays, kernel.position_weights)
+
+
+def reference_bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None = None) -> dict[str, BetOdds]:
+    """:func:`bet_odds` through the reference :func:`position_weights` (plain Python, one sum per position and
+    multiset): what the tests and the benchmarks hold the kernel to."""
+    return _bet_odds(shoe, pays, lambda values: position_weights(list(values)))
+
+
+def _bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None,
+              weighed: Callable[[tuple[int, ...]], Mapping[Position, int]]) -> dict[str, BetOdds]:
     left = cards_for_a_round(shoe)
-    weights = position_weights(list(shoe.values))
+    weights = weighed(shoe.values)
     denominator = perm(left, MAX_CARDS)
     pairs = pair_probabilities(shoe)
     result: dict[str, BetOdds] = {}
@@ -274,7 +296,7 @@ def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:
     player_pair, banker_pair."""
     left = cards_for_a_round(shoe)
     tally = dict.fromkeys(("banker", "player", "tie", "player_draws", "banker_draws", "natural"), 0)
-    for (pt, bt, pn, bn), weight in position_weights(list(shoe.values)).items():
+    for (pt, bt, pn, bn), weight in kernel.position_weights(shoe.values).items():
         tally[RoundFacts(pt, bt, pn, bn).winner] += weight
         tally["player_draws"] += weight if pn == 3 else 0
         tally["banker_draws"] += weight if bn == 3 else 0
@@ -287,11 +309,10 @@ def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:
 
 def bet_evs(shoe: Shoe) -> dict[str, Fraction]:
     """Every bet's expected net win per unit under its default pays: exactly ``bet_odds(shoe)``'s values,
-    computed by the packed fast path (:mod:`controller.core.bets.packed`)."""
-    from controller.core.bets.packed import default_evs
-
-    return default_evs(shoe)
+    from the compiled kernel where it is loaded (:mod:`controller.core.bets.kernel`)."""
+    cards_for_a_round(shoe)
+    return kernel.default_values().evs(shoe.values, shoe.ranks, shoe.cards)
 
 
 __all__ = ["PUSH", "BetOdds", "Shoe", "ShoeTooShort", "bet_evs", "bet_odds", "pair_probabilities",
-           "position_weights", "round_probabilities"]
+           "position_weights", "reference_bet_odds", "round_probabilities"]

@@ -1,4 +1,5 @@
-"""Every bet's exact expected value for the live edge, with the position sums packed into big integers.
+"""The position sums in pure Python, packed into big integers: the live edge's path where the compiled kernel
+(:mod:`controller.core.bets.kernel`) cannot be loaded.
 
 Same arithmetic as :func:`controller.core.bets.exact.position_weights` (the reference, kept as the
 slow path and compared by the tests), reorganised so the interpreter does about five times fewer
@@ -7,30 +8,19 @@ position a multiset of ``n`` values can end in lies among ten (twenty for five c
 drew) *lanes* of its *sum class*. Each multiset's orderings per lane are packed, ``bits`` bits a
 lane, into one integer (its column); a class's position sums are then one ``sum(map(mul, ...))``
 of the weights times the columns, with no lane carrying into the next because no sum exceeds
-``perm(cards left, 6)`` and the lanes are wider than that. The value bets' expected values come from
-whole-number sums over the positions (one exact fraction per bet), the pair bets from
-:func:`controller.core.bets.exact.pair_probabilities`, as in the reference.
+``perm(cards left, 6)`` and the lanes are wider than that.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cache
-from itertools import repeat
-from math import lcm, perm
+from math import perm
 from operator import itemgetter, mul
 
-from controller.core.bets.catalogue import BETS, CATALOGUE
-from controller.core.bets.exact import (
-    MAX_CARDS,
-    Position,
-    Shoe,
-    _class_positions,
-    cards_for_a_round,
-    pair_probabilities,
-)
+from controller.core.bets.tables import LEVELS as MAX_CARDS
+from controller.core.bets.tables import Position, load
 
 NARROW_BITS = 53
 """The lane width for shoes of up to 416 cards (8 decks): ``perm(416, 6)`` is below ``2 ** 53``."""
@@ -75,14 +65,14 @@ def _lane(position: Position) -> int:
 
 @cache
 def _packed(bits: int) -> _Packed:
-    from controller.core.bets.exact_tables import FACTORS, PARENTS, POSITIONS
+    parents_by_level, factors_by_level, positions = load()
 
     sums: list[list[int]] = [[0]]
-    for parents, factors in zip(PARENTS, FACTORS, strict=True):
+    for parents, factors in zip(parents_by_level, factors_by_level, strict=True):
         sums.append([(sums[-1][parent] + factor % 10) % 10 for parent, factor in zip(parents, factors, strict=True)])
     columns: dict[tuple[int, int], dict[int, int]] = {}
     lanes: dict[tuple[int, int], dict[int, Position]] = {}
-    for position, found, orderings in POSITIONS:
+    for position, found, orderings in positions:
         cards = position[2] + position[3]
         lane = _lane(position)
         for index, count in zip(found, orderings, strict=True):
@@ -91,12 +81,12 @@ def _packed(bits: int) -> _Packed:
             column[index] = column.get(index, 0) | count << (bits * lane)
             lanes.setdefault(key, {})[lane] = position
     groups = tuple(
-        _Group(cards, _gather([PARENTS[cards - 1][i] for i in column]),
-               _gather([FACTORS[cards - 1][i] for i in column]), tuple(column.values()),
+        _Group(cards, _gather([parents_by_level[cards - 1][i] for i in column]),
+               _gather([factors_by_level[cards - 1][i] for i in column]), tuple(column.values()),
                tuple(sorted(lanes[cards, sum_class].items())))
         for (cards, sum_class), column in sorted(columns.items()))
-    return _Packed(bits, tuple(map(_gather, PARENTS[:MAX_CARDS - 1])), tuple(map(_gather, FACTORS[:MAX_CARDS - 1])),
-                   groups)
+    return _Packed(bits, tuple(map(_gather, parents_by_level[:MAX_CARDS - 1])),
+                   tuple(map(_gather, factors_by_level[:MAX_CARDS - 1])), groups)
 
 
 def packed_position_weights(values: list[int]) -> dict[Position, int]:
@@ -120,44 +110,4 @@ def packed_position_weights(values: list[int]) -> dict[Position, int]:
     return result
 
 
-@dataclass(frozen=True)
-class _ValueBet:
-    """A value bet as whole numbers: its nets scaled by ``scale``, and the positions of each winning or
-    pushing pay class (the rest lose one unit)."""
-
-    name: str
-    scale: int
-    classes: tuple[tuple[int, tuple[Position, ...]], ...]
-
-
-@cache
-def _value_bet(name: str) -> _ValueBet:
-    bet = BETS[name]
-    grouped = {pay_class: found for pay_class, found in _class_positions(bet.name).items() if pay_class is not None}
-    nets = {pay_class: Fraction(bet.net(pay_class)) for pay_class in grouped}
-    scale = lcm(1, *(net.denominator for net in nets.values()))
-    return _ValueBet(bet.name, scale, tuple((int(nets[c] * scale), found) for c, found in grouped.items()))
-
-
-def default_evs(shoe: Shoe) -> dict[str, Fraction]:
-    """Every catalogue bet's expected net win per unit under its default pays, for the next round: exactly
-    ``bet_odds(shoe)``'s values, several times faster."""
-    left = cards_for_a_round(shoe)
-    weights = packed_position_weights(list(shoe.values))
-    every = perm(left, MAX_CARDS)
-    pairs = pair_probabilities(shoe)
-    result: dict[str, Fraction] = {}
-    for bet in CATALOGUE:
-        if bet.pair_event is not None:
-            won = pairs[bet.pair_event]
-            result[bet.name] = won * (Fraction(bet.net("pair")) + 1) - 1
-            continue
-        value_bet = _value_bet(bet.name)
-        numerator = -every * value_bet.scale
-        for net, found in value_bet.classes:
-            numerator += (net + value_bet.scale) * sum(map(weights.get, found, repeat(0)))
-        result[bet.name] = Fraction(numerator, every * value_bet.scale)
-    return result
-
-
-__all__ = ["default_evs", "packed_position_weights"]
+__all__ = ["packed_position_weights"]

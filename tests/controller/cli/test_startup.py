@@ -57,14 +57,21 @@ def test_simulate_reads_the_shipped_data_instead_of_computing_it() -> None:
     code = ("import sys, contextlib, io\n"
             "from controller.cli.main import main\n"
             "from controller.core.odds import compute_odds\n"
+            "from controller.core.bets import exact\n"
+            "def classified(): raise AssertionError('the multiset tables were classified again')\n"
+            "exact.build_table_data = classified\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             "    main(['simulate', '--seed', '3', '--rounds', '1'])\n"
-            "print(compute_odds.cache_info().misses, ' '.join(sorted(sys.modules)))\n")
+            "from controller.core.bets import tables\n"
+            "from controller.i18n import catalogue\n"
+            "print(compute_odds.cache_info().misses, tables.blob.cache_info().misses,\n"
+            "      catalogue.shipped_messages.cache_info().currsize, ' '.join(sorted(sys.modules)))\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
-    enumerations, *modules = run.stdout.split()
-    assert enumerations == "0"
-    shipped = {"controller.core.bets.exact_tables", "controller.core.fresh_odds", "controller.i18n.builtin"}
-    assert shipped <= set(modules)
+    enumerations, tables_read, message_files, *modules = run.stdout.split()
+    assert enumerations == "0" and tables_read == "1"
+    assert 1 <= int(message_files) <= 2, "read only its own language's messages (and the English texts)"
+    assert {"controller.core.bets.tables", "controller.core.fresh_odds", "controller.i18n.catalogue"} <= set(modules)
+    assert "controller.core.bets.exact_tables" not in modules and "controller.i18n.builtin" not in modules
     assert not any(module == "babel" or module.startswith("babel.") for module in modules)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -96,3 +97,29 @@ def test_the_advantage_alert_detail_is_a_catalogue_message() -> None:
     assert "to the players in round 1" in alert["detail"]
     assert alert["say_params"]["percent"] in Catalogue("ja").text(worded)
     assert "to the players" not in Catalogue("ja").text(worded)
+
+
+def test_each_bet_alerts_above_its_own_threshold() -> None:
+    events = play("2H 9C 9D", alert_above={"player": -0.05, "banker": -0.05})
+    (edge,) = edges(events)
+    alerts = [e for e in events if e["event"] == "alert"]
+    assert sorted(str(a.get("bet")) for a in alerts) == ["banker", "player"]
+    assert all(a["threshold"] == -0.05 for a in alerts)
+    assert all(Fraction(str(a.get("edge"))) == evs(edge)[str(a.get("bet"))] for a in alerts)
+
+
+def test_a_number_is_every_bets_threshold_and_the_environment_sets_it() -> None:
+    from config.loader import load_config
+
+    settings = load_config(environ={"CROUPIER_BETS_ALERT_ABOVE": "-0.05"}).bets
+    assert {settings.alert_threshold(bet) for bet in ("player", "dragon_7", "lucky_6")} == {-0.05}
+
+
+def test_the_advantage_alert_says_what_a_counter_staking_100_expects_to_win() -> None:
+    alert: Any = next(e for e in play("2H 9C 9D", alert_above={"player": -0.05}) if e["event"] == "alert")
+    edge = Fraction(alert["edge"])
+    win = f"{(Decimal(edge.numerator * 100) / Decimal(edge.denominator)).quantize(Decimal('0.01')):+.2f}"
+    assert alert["detail"] == (f"player is worth {float(edge) * 100:+.3f}% to the players in round 1 from the cards "
+                               f"they could have seen (the house alerts above -5.00%): a counter staking 100 on it now "
+                               f"expects to win {win}; watch for players who raise it")
+    assert alert["say_params"]["win"] == win and alert["say_params"]["stake"] == 100

@@ -129,8 +129,8 @@ def test_bets_config_errors_name_the_key(bets: dict[str, Any], message: str) -> 
 def test_docs_bets_md_is_generated_from_the_catalogue() -> None:
     from pathlib import Path
 
-    from controller.core.bets.document import bets_markdown
+    from controller.cli.gendata import render_bets_doc
     text = (Path(__file__).resolve().parents[3] / "docs" / "bets.md").read_text(encoding="utf-8")
-    assert text == bets_markdown(), "regenerate docs/bets.md (see controller/core/bets/document.py)"
+    assert text == render_bets_doc(), "regenerate docs/bets.md: python -m controller.cli.gendata"
     for bet in BETS:
         assert f"| `{bet}`" in text

@@ -1,0 +1,178 @@
+"""``croupier study`` through the command line: the contract of issue 30 (the JSON report, ``--bets`` and
+``--variant``), the same shoes as ``croupier simulate --seed`` card for card with the same exact edges, figures
+that do not depend on ``--workers``, the plot, the progress bar on a terminal, and bad input in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tty
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+STANDARD = ["player", "banker", "tie", "player_pair", "banker_pair"]
+
+
+def croupier(*args: str, stderr: int | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=stderr is None,
+                          stdout=subprocess.PIPE if stderr is not None else None, stderr=stderr, text=True,
+                          timeout=600, cwd=ROOT)
+
+
+def study_json(*args: str) -> dict[str, Any]:
+    run = croupier("study", *args, "--json")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == 1, "one JSON object"
+    report: dict[str, Any] = json.loads(lines[0])
+    return report
+
+
+def test_the_contract_200_shoes_seed_1_json() -> None:
+    report = study_json("--shoes", "200", "--seed", "1")
+    assert report["shoes"] == 200 and report["seed"] == 1 and report["decks"] == 8
+    assert list(report["bets"]) == STANDARD, "each offered bet (the default [bets] offered)"
+    for name, bet in report["bets"].items():
+        perfect = bet["perfect"]
+        assert {"rounds_per_shoe", "mean_edge", "units_per_shoe"} <= set(perfect), name
+        assert all(isinstance(perfect[key], float) for key in ("rounds_per_shoe", "mean_edge", "units_per_shoe"))
+        thresholds = bet["thresholds"]
+        assert isinstance(thresholds, list) and thresholds
+        assert [row["above"] for row in thresholds] == [0.0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5]
+        for row in thresholds:
+            assert {"above", "alerts_per_shoe", "share_of_win"} <= set(row)
+            assert 0 <= row["share_of_win"] <= 1 and row["alerts_per_shoe"] >= 0
+        if perfect["rounds_per_shoe"]:
+            assert perfect["mean_edge"] > 0 and perfect["units_per_shoe"] > 0
+            assert thresholds[0]["share_of_win"] == 1.0
+    assert report["bets"]["player_pair"]["perfect"]["rounds_per_shoe"] > 0.5
+
+
+def test_bets_and_variant_restrict_the_report() -> None:
+    report = study_json("--shoes", "30", "--seed", "1", "--bets", "dragon_7,panda_8", "--variant", "ez")
+    assert list(report["bets"]) == ["dragon_7", "panda_8"] and report["variant"] == "ez"
+    dragon = report["bets"]["dragon_7"]
+    assert round(dragon["house_edge"] * 100, 4) == 7.6113
+    assert set(dragon["counts"]) == {"jacobson_2011", "how_unbalanced_2012"}
+    assert dragon["counts"]["jacobson_2011"]["threshold"] == 4.0
+    banker = study_json("--shoes", "2", "--seed", "1", "--bets", "banker", "--variant", "ez")["bets"]["banker"]
+    assert banker["settled_as"] == "banker_ez"
+
+
+@pytest.mark.parametrize("rules", [(), ("--decks", "2", "--no-burn")], ids=["default", "two-decks-no-burn"])
+def test_the_same_seed_deals_the_same_shoes_as_simulate_with_the_same_exact_edges(tmp_path: Path,
+                                                                                rules: tuple[str, ...]) -> None:
+    trace = tmp_path / "rounds.jsonl"
+    shoes = "2" if not rules else "9"
+    study = croupier("study", "--shoes", shoes, "--seed", "1", "--bets", "all", "--trace", str(trace), "--json",
+                     *rules)
+    assert study.returncode == 0, study.stderr
+    rounds = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    simulate = croupier("simulate", "--seed", "1", "--rounds", str(len(rounds)), "--json", *rules)
+    assert simulate.returncode == 0, simulate.stderr
+    stream = [json.loads(line) for line in simulate.stdout.splitlines()]
+    edges = [event for event in stream if event["event"] == "edge"]
+    results = [event for event in stream if event["event"] == "result"]
+    assert len(rounds) == len(edges) == len(results) > 150
+    assert [r["shoe"] for r in rounds] == [e["shoe"] for e in edges]
+    assert {r["shoe"] for r in rounds} == set(range(1, int(shoes) + 1))
+    for traced, edge, result in zip(rounds, edges, results, strict=True):
+        player, banker = result["player"]["cards"], result["banker"]["cards"]
+        assert traced["cards"] == [player[0], banker[0], player[1], banker[1], *player[2:], *banker[2:]]
+        assert (traced["round"], traced["seen"]) == (edge["round"], edge["seen"])
+        assert {name: traced["bets"][name] for name in edge["bets"]} == {
+            name: value["ev"] for name, value in edge["bets"].items()}
+
+
+def test_the_figures_do_not_depend_on_the_workers() -> None:
+    one = study_json("--shoes", "30", "--seed", "4", "--bets", "dragon_7,perfect_pair", "--workers", "1")
+    two = study_json("--shoes", "30", "--seed", "4", "--bets", "dragon_7,perfect_pair", "--workers", "2")
+    assert one == two
+
+
+def test_the_expected_win_is_the_sum_of_the_exact_edges_bet(tmp_path: Path) -> None:
+    trace = tmp_path / "rounds.jsonl"
+    report = study_json("--shoes", "3", "--seed", "8", "--bets", "dragon_7", "--trace", str(trace))
+    edges = [Fraction(json.loads(line)["bets"]["dragon_7"]) for line in trace.read_text().splitlines()]
+    positive = [edge for edge in edges if edge > 0]
+    perfect = report["bets"]["dragon_7"]["perfect"]
+    assert perfect["rounds_per_shoe"] * 3 == len(positive)
+    assert perfect["units_per_shoe"] == pytest.approx(float(sum(positive)) / 3)
+    above_two = [edge for edge in positive if edge > Fraction(2, 100)]
+    row = next(row for row in report["bets"]["dragon_7"]["thresholds"] if row["above"] == 0.02)
+    assert row["rounds_above_per_shoe"] * 3 == len(above_two)
+    assert row["share_of_win"] == pytest.approx(float(sum(above_two) / sum(positive)))
+
+
+def test_the_plot_is_drawn(tmp_path: Path) -> None:
+    picture = tmp_path / "study.png"
+    run = croupier("study", "--shoes", "4", "--seed", "1", "--bets", "dragon_7", "--plot", str(picture))
+    assert run.returncode == 0, run.stderr
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "recommended [bets.alert_above] dragon_7 = " in run.stdout
+
+
+def test_the_progress_bar_shows_on_a_terminal() -> None:
+    main, other = os.openpty()
+    tty.setraw(other)
+    try:
+        run = croupier("study", "--shoes", "30", "--seed", "1", "--bets", "tie", "--workers", "1", stderr=other)
+        os.close(other)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            shown += chunk
+    finally:
+        os.close(main)
+    assert run.returncode == 0
+    assert b"\r[########################################] 30/30 shoes" in shown
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("--bets", "dragon_8"), "croupier study: --bets 'dragon_8': expected all, or names from player, banker, "),
+    (("--shoes", "0"), "croupier study: error: argument --shoes: expected 1 or more, got 0"),
+    (("--plot", "study.gif"), "croupier study: --plot study.gif: expected a file name ending .png, .svg, .pdf, "
+                              "got .gif"),
+])
+def test_bad_input_is_refused_in_one_line(args: tuple[str, ...], line: str) -> None:
+    run = croupier("study", "--shoes", "1", *args) if args[0] != "--shoes" else croupier("study", *args)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    if "error: argument" not in line:  # argparse shows the usage above its one line, as for every command
+        assert run.stderr.count("\n") == 1
+    assert run.stderr.splitlines()[-1].startswith(line), run.stderr
+
+
+def test_the_default_alert_thresholds_are_the_stored_studys_recommendation() -> None:
+    from config.loader import load_config
+    from config.schema import BET_PAY_CLASSES, DEFAULT_ALERT_ABOVE
+    from controller.cli.studydoc import recommended_thresholds, stored
+
+    study = stored()
+    assert (study["shoes"], study["seed"], study["decks"], study["variant"], study["burn"],
+            study["cut_card_from_end"], study["cut_card"]) == (10_000, 1, 8, "commission", "first_card", 16,
+                                                                "one_more")
+    assert study["target_alerts_per_shoe"] == 0.05
+    recommended = recommended_thresholds(study)
+    assert set(recommended) == set(BET_PAY_CLASSES)
+    assert recommended == DEFAULT_ALERT_ABOVE
+    settings = load_config(environ={}).bets
+    assert {bet: settings.alert_threshold(bet) for bet in BET_PAY_CLASSES} == recommended
+
+
+def test_an_honest_shoe_raises_few_advantage_alerts_under_the_defaults() -> None:
+    run = croupier("simulate", "--seed", "1", "--rounds", "320", "--json")
+    assert run.returncode == 0, run.stderr
+    alerts = [event for event in map(json.loads, run.stdout.splitlines())
+              if event["event"] == "alert" and event["kind"] == "advantage"]
+    assert len(alerts) <= 4, [(alert["bet"], alert["edge"]) for alert in alerts]
