@@ -27,7 +27,7 @@ from controller.core.revealing import reveal, round_dealt
 from controller.core.sequence_check import sequence_alert
 from controller.core.shuffle_check import ALERT_PROBABILITY
 from controller.core.step import Draft, with_round
-from controller.core.view import PROMPTS, due_slot, instruction_event
+from controller.core.view import PROMPTS, Shown, due_slot, instruction_event
 from controller.i18n.message import Message, message
 
 
@@ -312,11 +312,16 @@ def end_round(draft: Draft) -> None:
         draft.events.append(draft.ledger.report(draft.shoe_number))
 
 
+def may_expose(shown: Shown) -> bool:
+    """``@exposed`` is taken: a card of the round in progress can be taken back."""
+    return shown.misdeal is None and shown.round.state in SLOT_SET and bool(shown.slots_dealt)
+
+
 def exposed(draft: Draft) -> None:
     """The dealer reports the last card dealt was exposed: it is taken back from its slot."""
     from controller.core.halting import raise_misdeal
 
-    if draft.misdeal is not None or draft.round.state not in SLOT_SET or not draft.slots_dealt:
+    if not may_expose(draft):
         draft.events.append(rejected(
             Input(InputKind.EXPOSED),
             message("rejected.exposed.none", "no card of a round in progress to take back; a settled round is "

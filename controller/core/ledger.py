@@ -41,6 +41,11 @@ class Stats(msgspec.Struct, frozen=True, gc=False):
         """These counters with ``counts`` added."""
         return msgspec.structs.replace(self, **{name: getattr(self, name) + count for name, count in counts.items()})
 
+    def added(self, other: Stats) -> Stats:
+        """These counters and ``other``'s, summed."""
+        return Stats(*(mine + theirs for mine, theirs in zip(msgspec.structs.astuple(self),
+                                                             msgspec.structs.astuple(other), strict=True)))
+
 
 def counted(counts: tuple[int, ...], code: str, by: int = 1) -> tuple[int, ...]:
     """``counts`` (by card number) with ``by`` more of ``code``."""

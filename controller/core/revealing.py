@@ -25,6 +25,7 @@ from controller.i18n.message import Message, message
 if TYPE_CHECKING:
     from controller.core.state import Context
     from controller.core.step import Draft
+    from controller.core.view import Shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +78,12 @@ def reveals_down(player: Sequence[Card], banker: Sequence[Card]) -> list[Reveal]
     return reveals
 
 
-def reveal_due(draft: Draft) -> Reveal | None:
+def reveal_due(shown: Shown, context: Context) -> Reveal | None:
     """The next reveal the dealer may make (its cards are down), or None."""
-    if not draft.context.face_down or draft.misdeal is not None:
+    if not context.face_down or shown.misdeal is not None:
         return None
-    down = reveals_down(draft.round.player, draft.round.banker)
-    return down[draft.revealed] if draft.revealed < len(down) else None
+    down = reveals_down(shown.round.player, shown.round.banker)
+    return down[shown.revealed] if shown.revealed < len(down) else None
 
 
 def reveal_instruction(context: Context) -> Message:
@@ -97,7 +98,7 @@ def round_dealt(draft: Draft) -> None:
     """The round's last card is down: the result now, or after the last reveal."""
     from controller.core.dealing import finish_round
 
-    if reveal_due(draft) is not None:
+    if reveal_due(draft, draft.context) is not None:
         draft.result_due = True
     else:
         finish_round(draft)
@@ -114,7 +115,7 @@ def reveal(draft: Draft, item: Input) -> None:
                           "to reveal")
         events.append(rejected(item, face_up))
         return
-    due = reveal_due(draft)
+    due = reveal_due(draft, draft.context)
     if due is None:
         events.append(rejected(item, _why_no_reveal(draft)))
         return
@@ -128,7 +129,7 @@ def reveal(draft: Draft, item: Input) -> None:
     draft.revealed += 1
     events.append(RevealedEvent(round=draft.round.number, side=due.side, slots=list(due.slots),
                                 cards=list(due.cards), total=due.total))
-    if draft.result_due and reveal_due(draft) is None:
+    if draft.result_due and reveal_due(draft, draft.context) is None:
         draft.result_due = False
         finish_round(draft)
 

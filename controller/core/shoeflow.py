@@ -10,8 +10,9 @@ from controller.core.events import CutCardEvent, RoundEvent, ShoeClosingEvent, S
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import as_mapping
 from controller.core.machine import SLOT_SET, SLOT_SIDE, State, may
+from controller.core.state import Context
 from controller.core.step import Draft, with_round
-from controller.core.view import due_slot
+from controller.core.view import Shown, due_slot
 from controller.i18n.message import Message, message
 
 
@@ -34,13 +35,29 @@ def round_started(draft: Draft) -> None:
     draft.alerts = opener.book
 
 
+def between_rounds(shown: Shown, context: Context) -> bool:
+    """The round is over and revealed, and the shoe goes on: ``@next`` starts the next round, ``@close`` may close
+    the shoe early."""
+    return not shown.result_due and may("next_round", shown.round, context.rules)
+
+
+def may_confirm_shoe(shown: Shown, context: Context) -> bool:
+    """``@shoe`` is taken: the shoe is waiting to be confirmed, or closed (the next one is)."""
+    return may("shoe_ready", shown.round, context.rules)
+
+
+def may_cut(shown: Shown) -> bool:
+    """``@cut`` is taken: the cut card is not out yet."""
+    return not shown.cut_out
+
+
 def next_round(draft: Draft) -> None:
     """``@next``: the next round starts, or why it cannot."""
-    if draft.result_due:
-        draft.events.append(rejected(Input(InputKind.NEXT), _not_revealed(draft)))
+    if not between_rounds(draft, draft.context):
+        why = _not_revealed(draft) if draft.result_due else _why_not_next(draft)
+        draft.events.append(rejected(Input(InputKind.NEXT), why))
         return
-    if not fire(draft, "next_round"):
-        draft.events.append(rejected(Input(InputKind.NEXT), _why_not_next(draft)))
+    fire(draft, "next_round")
 
 
 def _not_revealed(draft: Draft) -> Message:
@@ -73,7 +90,7 @@ def _why_not_next(draft: Draft) -> str | Message:
 def shoe_ready(draft: Draft) -> None:
     """``@shoe``: the dealer confirms the (next) shoe is shuffled, cut and loaded."""
     context = draft.context
-    if not may("shoe_ready", draft.round, context.rules):
+    if not may_confirm_shoe(draft, context):
         draft.events.append(rejected(Input(InputKind.SHOE),
                                      message("rejected.shoe.in_play", "shoe {shoe} is in play; it can be replaced "
                                              "once it is closed", shoe=draft.shoe_number)))
@@ -89,6 +106,7 @@ def shoe_ready(draft: Draft) -> None:
 def new_shoe(draft: Draft) -> None:
     """The closed shoe's order joins the earlier shoes; the next shoe starts with a fresh ledger."""
     draft.shoe_number += 1
+    draft.earlier = draft.earlier.added(draft.ledger.stats)
     draft.archive = draft.archive.with_shoe(draft.shoe_number - 1, draft.ledger.sequence_cards)
     draft.ledger = draft.context.new_ledger(draft.archive)
     draft.cut_out = False
@@ -98,7 +116,7 @@ def new_shoe(draft: Draft) -> None:
 
 def cut_card(draft: Draft) -> None:
     """The cut card came out: this round, or one more, is the shoe's last."""
-    if draft.cut_out:
+    if not may_cut(draft):
         already = message("rejected.cut.already", "the cut card is already out")
         draft.events.append(rejected(Input(InputKind.CUT), already))
         return
@@ -121,7 +139,7 @@ def cut_card(draft: Draft) -> None:
 
 def close_early(draft: Draft, item: Input) -> None:
     """``@close``: the supervisor closes the shoe early, between rounds."""
-    if not may("next_round", draft.round, draft.context.rules) or draft.result_due:
+    if not between_rounds(draft, draft.context):
         draft.events.append(rejected(item, message("rejected.close.mid_round",
                                                    "a shoe can be closed early only between rounds")))
         return

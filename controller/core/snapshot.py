@@ -78,6 +78,7 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
         "earlier_shoes": [[reference.shoe, "".join(reference.cards)] for reference in value.archive.references
                           if reference.order == "dealt"],
         "property_findings": [[*key, alert_id] for key, alert_id in sorted(ledger.property_findings.items())],
+        "earlier": _stats(value.earlier),
     }
     if with_undo:
         data["undo"] = _undo(value.undo)
@@ -162,7 +163,17 @@ def state_from(context: Context, data: Mapping[str, Any], undo: bool = True) -> 
         book, _gate_from(context, data.get("auth"), misdeal))
     if undo:
         value = msgspec.structs.replace(value, undo=_undo_from(context, data.get("undo")))
+    if "earlier" in data:
+        value = msgspec.structs.replace(value, earlier=_stats_from(data["earlier"]))
     return value
+
+
+def _stats(stats: Stats) -> dict[str, int]:
+    return {name: count for name, count in sorted(msgspec.structs.asdict(stats).items()) if count}
+
+
+def _stats_from(data: Mapping[str, Any]) -> Stats:
+    return Stats(**{str(key): _int(count) for key, count in data.items()})
 
 
 def _gate_from(context: Context, auth: Any, misdeal: Misdeal | None) -> GateState | None:
@@ -247,7 +258,7 @@ def _ledger(ledger: ShoeLedger) -> dict[str, Any]:
         "unidentified": ledger.unidentified,
         "foreign": list(ledger.foreign),
         "results": to_builtins(list(ledger.results)),
-        "stats": {name: count for name, count in sorted(msgspec.structs.asdict(ledger.stats).items()) if count},
+        "stats": _stats(ledger.stats),
         "shown": dict(sorted(as_mapping(ledger.shown_counts).items())),
         "sequence": {
             "cards": list(sequence.cards),

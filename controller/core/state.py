@@ -20,7 +20,7 @@ from controller.core.alerts import AlertBook
 from controller.core.approvals import GateState
 from controller.core.approvals import needs_supervisor as gate_needs_supervisor
 from controller.core.bets.settle import Settler
-from controller.core.ledger import ShoeLedger
+from controller.core.ledger import ShoeLedger, Stats
 from controller.core.machine import RoundState, Rules, State
 from controller.core.misdeals import Misdeal, needs_supervisor
 from controller.core.sequence_check import SequenceArchive, SequenceShoe, false_alarm_budgets
@@ -97,6 +97,9 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     """Badges and approvals, when ``[auth] enabled``."""
     undo: UndoBook | None = None
     """What ``@undo`` would take back now, or why it would be refused (None: nothing yet)."""
+    earlier: Stats = msgspec.field(default_factory=Stats)
+    """The results, naturals, pairs, misdeals and voided rounds of the shoes before this one: the game's totals
+    are these and the shoe's (:attr:`ShoeLedger.stats`)."""
 
     @classmethod
     def fresh(cls, context: Context) -> TableState:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
+from typing import cast
 
 import msgspec
 
@@ -20,7 +21,7 @@ from controller.core.approvals import GateState, admit, lapse, rejected, stamp, 
 from controller.core.chain import Chain
 from controller.core.events import AlertEvent, Event, InstructionEvent, PromptEvent
 from controller.core.inputs import Input, InputKind
-from controller.core.ledger import ShoeLedger
+from controller.core.ledger import ShoeLedger, Stats
 from controller.core.machine import RoundState, State
 from controller.core.misdeals import Misdeal
 from controller.core.property_check import FindingError, PropertyRepeat, property_alert, property_off_alert
@@ -35,38 +36,38 @@ journal instead of computing them again), or None."""
 
 
 class Draft:
-    """The state a step is making: the current value of each part, and the events so far."""
+    """The state a step is making: the current value of each part of the :class:`TableState` (one attribute of
+    the same name each, made from its fields), and the events so far."""
 
-    __slots__ = ("alerts", "archive", "context", "cut_out", "events", "gate", "halts", "known_edges", "ledger",
-                 "manual_slots", "misdeal", "reader_online", "result_due", "revealed", "round", "rounds_dealt",
-                 "rounds_voided", "shoe_number", "slots_dealt", "undo")
+    __slots__ = ("context", "events", "known_edges", *TableState.__struct_fields__)
+
+    round: RoundState
+    ledger: ShoeLedger
+    archive: SequenceArchive
+    shoe_number: int
+    misdeal: Misdeal | None
+    halts: int
+    slots_dealt: tuple[State, ...]
+    manual_slots: frozenset[State]
+    cut_out: bool
+    reader_online: bool
+    rounds_dealt: int
+    rounds_voided: int
+    revealed: int
+    result_due: bool
+    alerts: AlertBook
+    gate: GateState | None
+    undo: UndoBook | None
+    earlier: Stats
 
     def __init__(self, state: TableState, context: Context, known_edges: KnownEdges | None) -> None:
         self.context = context
         self.known_edges = known_edges
         self.events: list[Event] = []
-        self.round: RoundState = state.round
-        self.ledger: ShoeLedger = state.ledger
-        self.archive: SequenceArchive = state.archive
-        self.shoe_number = state.shoe_number
-        self.misdeal: Misdeal | None = state.misdeal
-        self.halts = state.halts
-        self.slots_dealt: tuple[State, ...] = state.slots_dealt
-        self.manual_slots: frozenset[State] = state.manual_slots
-        self.cut_out = state.cut_out
-        self.reader_online = state.reader_online
-        self.rounds_dealt = state.rounds_dealt
-        self.rounds_voided = state.rounds_voided
-        self.revealed = state.revealed
-        self.result_due = state.result_due
-        self.alerts: AlertBook = state.alerts
-        self.gate: GateState | None = state.gate
-        self.undo: UndoBook | None = state.undo
+        _open(self, state)
 
     def freeze(self) -> TableState:
-        return TableState(self.round, self.ledger, self.archive, self.shoe_number, self.misdeal, self.halts,
-                          self.slots_dealt, self.manual_slots, self.cut_out, self.reader_online, self.rounds_dealt,
-                          self.rounds_voided, self.revealed, self.result_due, self.alerts, self.gate, self.undo)
+        return _freeze(self)
 
     # -- what the policies read ---------------------------------------------------------------------------------
     @property
@@ -82,6 +83,24 @@ class Draft:
         """Open ``alert`` (an ``alert`` event whose id is :meth:`AlertBook.next_id`); returns it."""
         self.alerts = self.alerts.opening(alert)
         return alert
+
+
+def _made(name: str, source: str) -> Callable[..., object]:
+    scope: dict[str, object] = {"TableState": TableState}
+    exec(source, scope)
+    made = scope[name]
+    assert callable(made)
+    return made
+
+
+_FIELDS = TableState.__struct_fields__
+_open = cast(Callable[[Draft, TableState], None], _made(
+    "_open", "def _open(draft, state):\n" + "".join(f"    draft.{name} = state.{name}\n" for name in _FIELDS)))
+"""Copy every field of a state onto a draft (generated: one assignment a field, no loop)."""
+_freeze = cast(Callable[[Draft], TableState], _made(
+    "_freeze", "def _freeze(draft):\n    return TableState(" + ", ".join(f"{name}=draft.{name}" for name in _FIELDS)
+    + ")\n"))
+"""The state a draft holds now (generated like :data:`_open`)."""
 
 
 def step(state: TableState, item: Input, context: Context,

@@ -27,7 +27,7 @@ from controller.core.auth import Sign
 from controller.core.dealing import round_result
 from controller.core.events import AlertEvent, Event, ResultEvent, ShoeEvent
 from controller.core.inputs import Input
-from controller.core.ledger import ShoeLedger
+from controller.core.ledger import ShoeLedger, Stats
 from controller.core.machine import RoundState, State
 from controller.core.misdeals import (
     FOREIGN,
@@ -40,6 +40,7 @@ from controller.core.misdeals import (
     Misdeal,
     approval_action,
 )
+from controller.core.published import View, cards_out, view_of
 from controller.core.revealing import Reveal, reveals_down
 from controller.core.revealing import reveal_instruction as reveal_instruction_of
 from controller.core.sequence_check import SequenceArchive
@@ -67,6 +68,7 @@ class Table:
         """(shoe, round) -> each bet's expected value, known before that round starts (a resume reads them from
         the journal's ``edge`` events instead of computing them again); taken when the round starts, never part
         of the table's state."""
+        self._view: tuple[TableState, View] | None = None
 
     def start(self) -> list[Event]:
         """The events a fresh table shows: the first shoe, waiting for the dealer."""
@@ -220,7 +222,16 @@ class Table:
 
     @property
     def cards_left(self) -> int:
-        return 52 * self.context.decks - self.value.ledger.cards_seen
+        """The shoe's cards not out of it yet (:func:`~controller.core.published.cards_out`)."""
+        return 52 * self.context.decks - cards_out(self.value)
+
+    @property
+    def view(self) -> View:
+        """The table as consumers show it (:mod:`controller.core.published`), made once per state."""
+        value = self.value
+        if self._view is None or self._view[0] is not value:
+            self._view = (value, view_of(value, self.context))
+        return self._view[1]
 
     @property
     def inventory(self) -> Counter[str]:
@@ -282,6 +293,13 @@ class Table:
         return self.context.needs_supervisor(resolution, kind)
 
     approval_action = staticmethod(approval_action)
+
+    def with_earlier(self, totals: Mapping[str, int]) -> None:
+        """The earlier shoes' totals (results by winner, naturals, pairs, misdeals, voided rounds), learned from the
+        journal (a checkpoint written before the table kept them)."""
+        names = Stats.__struct_fields__
+        self.value = msgspec.structs.replace(self.value, earlier=Stats(**{name: int(totals.get(name, 0))
+                                                                        for name in names}))
 
     def with_findings(self, findings: Mapping[tuple[str, str, int, int, int], str]) -> None:
         """The property check's findings given this shoe, learned from the journal (a checkpoint written before

@@ -50,6 +50,15 @@ class Shown(Protocol):
     @property
     def state(self) -> State: ...
 
+    @property
+    def revealed(self) -> int: ...
+
+    @property
+    def slots_dealt(self) -> tuple[State, ...]: ...
+
+    @property
+    def cut_out(self) -> bool: ...
+
 
 def due_slot(shown: Shown) -> str | None:
     """The slot whose card is due (P1..B3), or None (while halted, the slot due when the table goes on)."""

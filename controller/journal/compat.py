@@ -21,11 +21,12 @@ EVENTS_FORMAT = 2
 FORMAT_2_FIELDS = frozenset({"say_id", "say_params", "while_halted"})
 FORMAT_2_ALERT_FIELDS = frozenset({"id", "severity"})
 FORMAT_2_EVENTS = frozenset({"edge"})
-LATER_STATE_KEYS = frozenset({"undo", "property_findings"})
+LATER_STATE_KEYS = frozenset({"undo", "property_findings", "earlier"})
 """Keys of a checkpoint's table state that later versions added (``undo``: the undo book; ``property_findings``:
-the property check's findings given this shoe); a checkpoint written before one of them keeps none: its game
-has no input that reads the undo book, and a resume from it learns the findings from its shoe's journaled
-alerts (:func:`learns_findings`)."""
+the property check's findings given this shoe; ``earlier``: the earlier shoes' totals); a checkpoint written
+before one of them keeps none: its game has no input that reads the undo book, a resume from it learns the
+findings from its shoe's journaled alerts (:func:`learns_findings`) and the earlier shoes' totals from the
+checkpoint's own totals of the events before its shoe."""
 
 
 def learns_findings(state: Mapping[str, Any]) -> bool:

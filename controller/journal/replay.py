@@ -316,6 +316,8 @@ def _resumed_from(journal: Journal, table: Table, resume: Record, result: Replay
     """Restore ``table`` from checkpoint ``resume``; the records a resume from it reads (from its shoe's start)."""
     result.cursor = _restore(journal, table, resume)
     result.earlier = Counter(result.cursor.before_shoe)
+    if "earlier" not in _loads(journal, resume)["state"]:
+        table.with_earlier(result.earlier)
     return journal.records(result.cursor.shoe_from if result.keeps_events else resume.seq + 1)
 
 

@@ -114,8 +114,13 @@ def test_alerts_reveals_and_earlier_shoes_survive_a_snapshot_after_every_input()
 
 def test_a_table_keeps_nothing_beside_its_state_value() -> None:
     """The table's state is one value (``Table.value``); the settings, what the table reads of them and a resume's
-    hint of known edges are all it holds beside it, so a snapshot of the value is a snapshot of the table."""
-    assert set(vars(Table(table_settings(1, "none", True)))) == {"settings", "context", "value", "known_edges"}
+    hint of known edges are all it holds beside it (and the view it last made of the value, kept with that value),
+    so a snapshot of the value is a snapshot of the table."""
+    table = Table(table_settings(1, "none", True))
+    assert set(vars(table)) == {"settings", "context", "value", "known_edges", "_view"}
+    table.start()
+    view = table.view
+    assert table._view == (table.value, view)
 
 
 @pytest.mark.parametrize("damage", [

@@ -1,0 +1,247 @@
+"""The table as the core publishes it: one value every screen, feed and report reads.
+
+:func:`view_of` gives, from a :class:`~controller.core.state.TableState`, what a consumer shows of the table: the
+shoe and round, the cards on the layout, the counters of the shoe (cards left, burned, set aside), the cut card,
+the dealer and an approval waiting, the pending misdeal with the keys that resolve it, the open alerts, the
+inputs the dealer's keys may send now, this round's result, the shoe's results and the game's totals.
+Consumers (the console, the scoreboard, the floor's ``state`` message, the summary) read it; none counts cards
+or follows misdeals from the events with rules of its own. Pure, like the rest of the core.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from controller.core.events import AlertEvent, Event, ResultEvent
+from controller.core.inputs import InputKind
+from controller.core.ledger import Stats
+from controller.core.machine import BURN_STATES, SLOT_SET, SLOTS, State
+from controller.core.revealing import reveals_down
+from controller.core.state import Context, TableState
+from controller.terms import MisdealKind, Resolution
+
+Status = Literal["online", "halted", "closed"]
+BURN_PLACE = "burn"
+"""Where a card entered by hand goes while the burn is due (:attr:`MisdealView.place`)."""
+
+
+class SlotCard(msgspec.Struct, frozen=True, gc=False):
+    """A card on the layout: its slot, its code (None while it is face down) and whether it was entered by hand."""
+
+    slot: str
+    card: str | None
+    manual: bool = False
+
+
+class MisdealView(msgspec.Struct, frozen=True, gc=False):
+    """The pending misdeal as the table shows it."""
+
+    kind: MisdealKind
+    round: int
+    card: str | None
+    detail: str
+    detail_id: str
+    detail_params: dict[str, object]
+    instruction: str
+    resolutions: tuple[Resolution, ...]
+    """The inputs that resolve it (``burn``, ``void``...), each a dealer's key."""
+    supervisor: tuple[Resolution, ...]
+    """Those of :attr:`resolutions` that need the supervisor."""
+    held: int
+    """Cards out of the shoe held with it, to be burned or removed by the resolution."""
+    place: str | None
+    """Where a card entered by hand goes (``@manual``): the slot due, :data:`BURN_PLACE`, or None."""
+
+
+class Totals(msgspec.Struct, frozen=True, gc=False):
+    """The game's totals: shoes started, rounds with a result by winner, naturals, pairs, misdeals, voided rounds."""
+
+    shoes: int
+    rounds: int
+    banker: int
+    player: int
+    tie: int
+    natural: int
+    player_pair: int
+    banker_pair: int
+    misdeal: int
+    voided: int
+
+
+class View(msgspec.Struct, frozen=True, gc=False):
+    """One table as its core sees it, between two inputs."""
+
+    shoe: int
+    round: int
+    """The round in play, or the last one dealt (0 before the first)."""
+    state: str
+    """The round machine's state (``P1``... ``ROUND_OVER``, ``SHOE_CLOSED``), ``HALTED`` while a misdeal is
+    pending."""
+    status: Status
+    """``online``, ``halted`` (a misdeal is pending) or ``closed`` (the shoe is closed)."""
+    slot_due: str | None
+    """The slot whose card is due now (None while halted, burning, between rounds)."""
+    expecting: str
+    """What the shoe's indicator should show: ``player``, ``banker``, ``burn`` or ``hold``."""
+    cards: tuple[SlotCard, ...]
+    """This round's cards on the layout, player's then banker's."""
+    player_total: int | None
+    """The total of the player's cards face up (None: none is)."""
+    banker_total: int | None
+    decks: int
+    cards_left: int
+    """The shoe's cards not out of it yet: dealt, burned, set aside or held by a pending misdeal are out."""
+    burned: int
+    """Cards burned by the shoe's burn procedure."""
+    set_aside: int
+    """Cards set aside by misdeal resolutions (burned with the misdeal, removed, voided)."""
+    cut_card_out: bool
+    last_round: int | None
+    """The shoe's last round, once the cut card is out."""
+    dealer: str | None
+    """The dealer signed in with a badge (``[auth] enabled``), or None."""
+    approval: str | None
+    """The action waiting for a supervisor's badge, or None."""
+    misdeal: MisdealView | None
+    alerts: tuple[AlertEvent, ...]
+    """The open alerts, oldest first."""
+    reader_online: bool
+    accepts: tuple[str, ...]
+    """The dealer's inputs (:class:`~controller.core.inputs.InputKind` values) the table takes now."""
+    undo: str | None
+    """The input ``@undo`` would take back now, or None."""
+    result: ResultEvent | None
+    """This round's result, once it has one (until the next round starts)."""
+    results: tuple[ResultEvent, ...]
+    """The shoe's results, in order."""
+    totals: Totals
+    next: Event
+    """What the dealer must do next: the ``prompt`` or ``instruction`` the last input ended with."""
+
+    @property
+    def closed(self) -> bool:
+        return self.status == "closed"
+
+    @property
+    def last_result(self) -> ResultEvent | None:
+        return self.results[-1] if self.results else None
+
+
+def cards_out(state: TableState) -> int:
+    """Cards of the shoe that have left it: identified, set aside unread, and unread ones a pending misdeal holds."""
+    misdeal = state.misdeal
+    return state.ledger.cards_seen + (misdeal.unread_held if misdeal is not None else 0)
+
+
+def view_of(state: TableState, context: Context) -> View:
+    """What ``state`` shows (``context``: the table's settings, as the core reads them)."""
+    from controller.core.step import Draft
+    from controller.core.view import due_slot, expecting, next_instruction
+
+    ledger = state.ledger
+    round_state = state.round
+    cards, player_total, banker_total = _layout(state, context)
+    stats = ledger.stats
+    gate = state.gate
+    dealer = gate.sign.dealer if gate is not None else None
+    undo = state.undo.point if state.undo is not None else None
+    results = tuple(ledger.results)
+    last = results[-1] if results else None
+    shown = last if last is not None and last.round == round_state.number and round_state.state in (
+        State.ROUND_OVER, State.SHOE_CLOSED) and state.misdeal is None else None
+    return View(
+        shoe=state.shoe_number, round=round_state.number, state=state.state.value, status=_status(state),
+        slot_due=due_slot(state) if state.misdeal is None else None, expecting=expecting(state), cards=cards,
+        player_total=player_total, banker_total=banker_total, decks=context.decks,
+        cards_left=ledger.total - cards_out(state), burned=len(ledger.burned), set_aside=len(ledger.discarded),
+        cut_card_out=state.cut_out, last_round=round_state.last_round,
+        dealer=dealer.name if dealer is not None else None,
+        approval=gate.pending.action if gate is not None and gate.pending is not None else None,
+        misdeal=_misdeal_view(state), alerts=state.alerts.open, reader_online=state.reader_online,
+        accepts=accepts(state, context), undo=undo.input if undo is not None else None, result=shown,
+        results=results, totals=_totals(state.shoe_number, state.earlier.added(stats)),
+        next=next_instruction(Draft(state, context, None)),
+    )
+
+
+def _status(state: TableState) -> Status:
+    if state.misdeal is not None:
+        return "halted"
+    return "closed" if state.round.state is State.SHOE_CLOSED else "online"
+
+
+def _layout(state: TableState, context: Context) -> tuple[tuple[SlotCard, ...], int | None, int | None]:
+    """The round's cards in their slots (face down ones without their code), and each side's total face up."""
+    from controller.core.cards import hand_total
+
+    round_state = state.round
+    face_up: set[str] | None = None
+    if context.face_down and not (state.round.state in (State.ROUND_OVER, State.SHOE_CLOSED)
+                                  and not state.result_due):
+        face_up = {slot for reveal in reveals_down(round_state.player, round_state.banker)[:state.revealed]
+                   for slot in reveal.slots}
+    manual = {slot.value for slot in state.manual_slots}
+    cards: list[SlotCard] = []
+    totals: list[int | None] = []
+    for letter, hand in (("P", round_state.player), ("B", round_state.banker)):
+        up = []
+        for index, card in enumerate(hand):
+            slot = f"{letter}{index + 1}"
+            shown = face_up is None or slot in face_up
+            cards.append(SlotCard(slot, card.code if shown else None, slot in manual))
+            if shown:
+                up.append(card)
+        totals.append(hand_total(up) if up else None)
+    return tuple(cards), totals[0], totals[1]
+
+
+def _misdeal_view(state: TableState) -> MisdealView | None:
+    misdeal = state.misdeal
+    if misdeal is None:
+        return None
+    phase = state.round.state
+    place = phase.value if phase in SLOT_SET else BURN_PLACE if phase in BURN_STATES else None
+    detail = misdeal.detail
+    return MisdealView(kind=misdeal.kind, round=misdeal.round, card=misdeal.card, detail=detail.english(),
+                       detail_id=detail.id, detail_params=dict(detail.params), instruction=misdeal.instruction,
+                       resolutions=misdeal.resolutions, supervisor=misdeal.supervisor, held=len(misdeal.held),
+                       place=place if "manual" in misdeal.resolutions else None)
+
+
+def _totals(shoes: int, stats: Stats) -> Totals:
+    return Totals(shoes=shoes, rounds=stats.banker + stats.player + stats.tie, banker=stats.banker,
+                  player=stats.player, tie=stats.tie, natural=stats.natural, player_pair=stats.player_pair,
+                  banker_pair=stats.banker_pair, misdeal=stats.misdeal, voided=stats.voided)
+
+
+def accepts(state: TableState, context: Context) -> tuple[str, ...]:
+    """The dealer's inputs the table takes now, asked of the same rules the step applies (a supervisor's badge may
+    still be needed for one)."""
+    from controller.core.dealing import may_expose
+    from controller.core.revealing import reveal_due
+    from controller.core.shoeflow import between_rounds, may_confirm_shoe, may_cut
+
+    taken: list[str] = []
+    if state.alerts.open:
+        taken.append(InputKind.ACK.value)
+    if state.undo is not None and state.undo.point is not None:
+        taken.append(InputKind.UNDO.value)
+    if may_cut(state):
+        taken.append(InputKind.CUT.value)
+    misdeal = state.misdeal
+    if misdeal is not None:
+        return (*taken, *misdeal.resolutions)
+    if between_rounds(state, context):
+        taken += [InputKind.NEXT.value, InputKind.CLOSE.value]
+    if may_confirm_shoe(state, context):
+        taken.append(InputKind.SHOE.value)
+    if may_expose(state):
+        taken.append(InputKind.EXPOSED.value)
+    if reveal_due(state, context) is not None:
+        taken.append(InputKind.REVEAL.value)
+    return tuple(taken)
+
+
+__all__ = ["BURN_PLACE", "SLOTS", "MisdealView", "SlotCard", "Totals", "View", "accepts", "cards_out", "view_of"]

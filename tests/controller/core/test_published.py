@@ -1,0 +1,155 @@
+"""The view the core publishes (controller/core/published.py) says what the table is, for any script of inputs.
+
+Each check has an oracle of its own: the inputs the view says the table takes are tried on the table itself (the
+step must not refuse them, and must refuse the others); the cards out of the shoe are counted from the inputs (a
+card, an unread card and two cards at once leave the shoe; a hand-entered or a put-back card does not); the
+game's totals, the shoe's results and the open alerts are read from the events the table emitted.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from config.loader import load_config
+from config.schema import Settings
+from controller.core.events import (
+    AlertAcknowledgedEvent,
+    AlertEvent,
+    Event,
+    RejectedEvent,
+    ResultEvent,
+    ShoeEvent,
+)
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.published import view_of
+from controller.core.step import step
+from controller.core.table import Table
+from controller.core.tally import count_events
+from tests.hypothesis_profile import examples
+
+CODES = [rank + suit for rank in "A23456789TJQK" for suit in "SHDC"]
+DEALER_TOKENS = ["@next", "@close", "@shoe", "@exposed", "@cut", "@undo", "@burn", "@void", "@use"]
+TOKENS = ["card"] * 14 + ["??", "@double", "ZZ", "@reveal", "@offline", "@online", "@manual", *DEALER_TOKENS]
+PROBED = {"@next": InputKind.NEXT, "@close": InputKind.CLOSE, "@shoe": InputKind.SHOE,
+          "@exposed": InputKind.EXPOSED, "@cut": InputKind.CUT, "@undo": InputKind.UNDO, "@burn": InputKind.BURN,
+          "@void": InputKind.VOID, "@use": InputKind.USE}
+
+
+def table_settings(dealing: str, reveal_confirm: str) -> Settings:
+    return load_config(environ={}, overrides={
+        "table": {"decks": 8, "dealing": dealing, "reveal_confirm": reveal_confirm},
+        "shoe": {"burn": "none"}, "bets": {"live_edge": False}})
+
+
+def probe_inputs(table: Table) -> dict[str, Input]:
+    """One input of each dealer's kind, as the keys would send it now."""
+    probes = {token: parse_tokens(token)[0] for token in PROBED}
+    due = table.reveal_due
+    probes["@reveal"] = parse_tokens(f"@reveal {due.total}" if due is not None else "@reveal 0")[0]
+    if table.open_alerts:
+        probes["@ack"] = parse_tokens(f"@ack {table.open_alerts[0].id}")[0]
+    return probes
+
+
+def refused(table: Table, item: Input) -> bool:
+    _, events = step(table.value, item, table.context)
+    return any(isinstance(event, RejectedEvent) for event in events)
+
+
+def check_accepts(table: Table) -> None:
+    view = table.view
+    for token, item in probe_inputs(table).items():
+        kind = item.kind.value
+        if kind == "reveal" and not table.face_down:
+            continue
+        assert (kind in view.accepts) == (not refused(table, item)), (token, view.accepts, view.state)
+
+
+def token_input(token: str, rng: random.Random, shoe: list[str]) -> list[Input]:
+    if token == "card":
+        return parse_tokens(shoe.pop())
+    if token == "@manual":
+        return parse_tokens(f"@manual {rng.choice(CODES)}")
+    if token == "@reveal":
+        return parse_tokens(f"@reveal {rng.randrange(10)}")
+    return parse_tokens(token)
+
+
+def out_of_shoe(item: Input) -> int:
+    """Cards that left the shoe with ``item``, as the shoe's reader reports them."""
+    if item.kind is InputKind.DOUBLE:
+        return 2
+    return 1 if item.kind in (InputKind.CARD, InputKind.UNREADABLE) else 0
+
+
+@given(seed=st.integers(0, 2**32 - 1), length=st.integers(1, 120),
+       dealing=st.sampled_from(["face_up", "face_down"]), reveal_confirm=st.sampled_from(["none", "total"]))
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_view_says_what_the_table_is(seed: int, length: int, dealing: str, reveal_confirm: str) -> None:
+    rng = random.Random(seed)
+    shoe = CODES * 8
+    rng.shuffle(shoe)
+    table = Table(table_settings(dealing, reveal_confirm))
+    emitted: list[Event] = list(table.start())
+    out = 0
+    check_accepts(table)
+    for _ in range(length):
+        for item in token_input(rng.choice(TOKENS), rng, shoe):
+            shoe_before = table.shoe_number
+            events = table.handle(item)
+            emitted += events
+            if table.shoe_number != shoe_before:
+                out = 0
+            elif not any(isinstance(event, RejectedEvent) for event in events):
+                out += out_of_shoe(item)
+            view = table.view
+            assert view == view_of(table.value, table.context)
+            assert view.cards_left == 52 * 8 - out, (item, events)
+            check_accepts(table)
+            check_read_from_events(view, emitted)
+
+
+def check_read_from_events(view: object, emitted: list[Event]) -> None:
+    from controller.core.published import View
+
+    assert isinstance(view, View)
+    counts: Counter[str] = Counter()
+    count_events(counts, emitted)
+    totals = view.totals
+    assert (totals.shoes, totals.rounds, totals.banker, totals.player, totals.tie, totals.natural,
+            totals.player_pair, totals.banker_pair, totals.misdeal, totals.voided) == tuple(
+        counts[key] for key in ("shoes", "rounds", "banker", "player", "tie", "natural", "player_pair",
+                                "banker_pair", "misdeal", "voided"))
+    shoe_starts = [index for index, event in enumerate(emitted) if isinstance(event, ShoeEvent)
+                   and event.status == "new"]
+    this_shoe = emitted[shoe_starts[-1]:]
+    results = [event for event in this_shoe if isinstance(event, ResultEvent)]
+    assert [result.round for result in view.results] == [result.round for result in results]
+    acknowledged = {event.id for event in emitted if isinstance(event, AlertAcknowledgedEvent)}
+    assert [alert.id for alert in view.alerts] == [
+        event.id for event in emitted if isinstance(event, AlertEvent) and event.id not in acknowledged]
+
+
+@pytest.mark.parametrize(("script", "left"), [
+    ("@shoe 5H 2C @double @void", 412),
+    ("@shoe 5H 2C 3C @exposed @burn", 413),
+    ("@shoe 5H 2C @double", 412),
+    ("@shoe 5H 2C ??", 413),
+    ("@shoe 5H 2C ZZ", 413),
+    ("@shoe 5H 2C ?? @manual 3C", 413),
+    ("@shoe 5H 2C 3C @exposed @use", 413),
+])
+def test_cards_left_count_every_card_out_of_the_shoe_at_once(script: str, left: int) -> None:
+    """Issue 26: after ``@double @void`` the shoe has 412 cards and after ``@exposed @burn`` 413, as the dealer
+    counts them; two cards held by a pending misdeal are out of the shoe already."""
+    table = Table(table_settings("face_up", "none"))
+    table.start()
+    for item in parse_tokens(script):
+        table.handle(item)
+    assert table.view.cards_left == left
+    assert table.cards_left == left
