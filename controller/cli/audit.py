@@ -23,10 +23,9 @@ from typing import Any
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import error_text, of_args
 from controller.core.exceptions import CroupierError, JournalDamagedError, JournalError, JournalTamperedError
-from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
-from controller.journal.replay import check_last_checkpoint, replay, settings_from_header
+from controller.journal.replay import check_last_checkpoint, replay, table_from_header
 from controller.journal.store import Journal
 from controller.journal.verify import Verified, verify
 
@@ -120,7 +119,7 @@ def _replayed(journal: Journal, verified: Verified, whole: bool, words: Catalogu
     """Replay the ``whole`` journal into a fresh table, or else the last checkpoint's shoe, checking the journaled
     events and checkpoints (raises :class:`JournalError` naming the record that differs); what to print."""
     if whole:
-        found = replay(journal, Table(settings_from_header(journal.path, verified.header)))
+        found = replay(journal, table_from_header(journal.path, verified.header))
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
                          inputs=found.inputs)
     last = journal.last_checkpoint()

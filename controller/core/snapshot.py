@@ -20,6 +20,7 @@ from controller.core.approvals import GateState, Pending
 from controller.core.auth import Sign
 from controller.core.cards import Card, parse_card
 from controller.core.chain import Chain
+from controller.core.editions import CURRENT, Edition
 from controller.core.events import AlertEvent, Event, EventShapeError, ResultEvent, decode_event, to_builtins
 from controller.core.exceptions import CardCodeError, SnapshotError
 from controller.core.gram_index import CARD_NUMBERS
@@ -99,12 +100,12 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
     return data
 
 
-def restore(settings: Settings, data: Mapping[str, Any]) -> Table:
-    """A table with ``settings`` in the state ``data`` (from :func:`snapshot`) describes.
+def restore(settings: Settings, data: Mapping[str, Any], edition: Edition = CURRENT) -> Table:
+    """A table with ``settings`` (dealing under ``edition``) in the state ``data`` (from :func:`snapshot`) describes.
 
     Raises :class:`SnapshotError` when ``data`` is not such a state.
     """
-    table = Table(settings)
+    table = Table(settings, edition)
     restore_into(table, data)
     return table
 

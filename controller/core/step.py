@@ -27,6 +27,7 @@ from controller.core.misdeals import Misdeal
 from controller.core.property_check import FindingError, PropertyRepeat, property_alert, property_off_alert
 from controller.core.sequence_check import SequenceArchive
 from controller.core.state import Context, TableState
+from controller.core.stopping import GOES_ON_WHILE_STOPPED, refuse_while_stopped, stopping_alert
 from controller.core.undo import UNDOABLE_EVENTS, UndoBook, capture, roll_back
 from controller.i18n.message import message
 
@@ -123,6 +124,8 @@ def step(state: TableState, item: Input, context: Context,
         draft.alerts, acknowledged = draft.alerts.acknowledging(admitted.card or "", admitted.approver,
                                                                 draft.round.number)
         events.append(acknowledged)
+    elif admitted.kind not in GOES_ON_WHILE_STOPPED and (stop := stopping_alert(draft, context)) is not None:
+        refuse_while_stopped(draft, admitted, stop)
     elif halted:
         halting.handle_halted(draft, admitted)
     else:
@@ -130,7 +133,7 @@ def step(state: TableState, item: Input, context: Context,
     if draft.gate is not None:
         draft.gate = lapse(draft.gate, draft.misdeal, events)
         stamp(draft.gate, events)
-    if not draft.reader_online and draft.misdeal is None:
+    if not draft.reader_online and draft.misdeal is None and halting.offline_halts(draft):
         halting.raise_misdeal(draft, "reader_offline", None, message("misdeal.reader_offline",
                                                                      "the card reader is offline"))
     if (admitted or item).kind is not InputKind.UNDO:

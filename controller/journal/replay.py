@@ -31,8 +31,10 @@ from controller.journal.checkpoint import KIND as CHECKPOINT
 from controller.journal.checkpoint import Cursor
 from controller.journal.compat import (
     EVENTS_FORMAT,
+    FIRST_TYPED_FORMAT,
     Upgrader,
     as_kept,
+    edition_of_header,
     events_format,
     learns_findings,
     older_form,
@@ -136,6 +138,11 @@ def journal_seed(path: str | os.PathLike[str]) -> int | None:
     return None
 
 
+def table_from_header(path: str, header: Mapping[str, Any]) -> Table:
+    """A fresh table with the settings a journal was made with, dealing under the rules of its event format."""
+    return Table(settings_from_header(path, header), edition_of_header(header))
+
+
 def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     """The game settings a journal was made with (for an independent replay)."""
     stored = header.get("identity", {}).get("settings") if isinstance(header.get("identity"), dict) else None
@@ -185,7 +192,7 @@ def journaled_events(journal: Journal, unreadable: Unreadable | None = None) -> 
 
 def upgrader_of(journal: Journal, header: Record) -> Upgrader | None:
     """What gives the events of the journal whose header is ``header`` today's form (None: they have it)."""
-    return Upgrader() if events_format(_loads(journal, header)) < EVENTS_FORMAT else None
+    return Upgrader() if events_format(_loads(journal, header)) < FIRST_TYPED_FORMAT else None
 
 
 def events_of(journal: Journal, record: Record, upgrade: Upgrader | None = None) -> list[Event]:
@@ -442,7 +449,7 @@ def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str
 def _older(journal: Journal) -> bool:
     """The journal's events are in format 1 (:mod:`controller.journal.compat`)."""
     first = next(iter(journal.records()), None)
-    return first is not None and first.kind == "header" and events_format(_loads(journal, first)) < EVENTS_FORMAT
+    return first is not None and first.kind == "header" and events_format(_loads(journal, first)) < FIRST_TYPED_FORMAT
 
 
 def _check_events(journal: Journal, record: Record, events: list[Event], older: bool = False) -> None:
@@ -516,14 +523,14 @@ def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Rec
     taken from the journal, as a resume does). Raises :class:`JournalError` naming the first record that
     differs: a checkpoint forged with the hash chain recomputed after it, or an edited event of the shoe.
     """
-    settings = settings_from_header(journal.path, header)
+    table = table_from_header(journal.path, header)
     try:
         Cursor.from_body(_loads(journal, last))
     except (KeyError, TypeError, ValueError) as error:  # named as what it is, before the replay
         raise JournalError(f"{journal.path}: record {last.seq} is not a valid checkpoint ({error})") from None
     began = _shoe_began(journal, last.seq)
     anchor = next(journal.records_back(began, (CHECKPOINT,)), None) if began else None
-    return replay(journal, Table(settings), resume=anchor, edges_from_journal=True, keep_events=False).inputs
+    return replay(journal, table, resume=anchor, edges_from_journal=True, keep_events=False).inputs
 
 
 def _shoe_began(journal: Journal, before: int) -> int:

@@ -215,6 +215,7 @@ def test_a_snapshot_written_before_findings_were_kept_loads_with_none_and_a_new_
     assert state["property_findings"] == [["casino", "t2", 4, 16, 21, "A1"]]
     del state["property_findings"]
     assert restore(table.settings, state).ledger.property_findings == {}
+    table.handle(Input(InputKind.ACK, "A1"))  # the repeated sequence stops the table until released
     for kind in (InputKind.VOID, InputKind.CLOSE, InputKind.SHOE):  # the carried shoe ends halted on a misdeal
         table.handle(Input(kind))
     assert table.shoe_number == 2

@@ -65,10 +65,12 @@ def test_an_exposed_card_burned_still_counts_as_seen() -> None:
     assert second["seen"] == 6  # 2H, the exposed 3S set aside face up, KD 5H 9C QS
 
 
-def test_advantage_alerts_follow_the_edge_for_each_bet_above_the_threshold() -> None:
+def test_advantage_alerts_follow_the_edge_for_each_offered_bet_above_the_threshold() -> None:
+    """Issue 28: only the bets the table offers (the default five; ``banker`` as the commission banker) alert."""
+    offered = {"player", "banker", "tie", "player_pair", "banker_pair"}
     events = play("2H 9C 9D", alert_above=-0.05)
     (edge,) = edges(events)
-    above = sorted(bet for bet, ev in evs(edge).items() if ev > Fraction(-5, 100))
+    above = sorted(bet for bet, ev in evs(edge).items() if ev > Fraction(-5, 100) and bet in offered)
     alerts = [e for e in events if e["event"] == "alert"]
     assert sorted(str(a.get("bet")) for a in alerts) == above and above
     for alert in alerts:
@@ -89,7 +91,7 @@ def test_the_advantage_alert_detail_is_a_catalogue_message() -> None:
     from controller.i18n.message import Message
 
     alert: Any = next(e for e in play("2H 9C 9D", alert_above=-0.05) if e["event"] == "alert")
-    assert alert["say_id"] == "alert.advantage"
+    assert alert["say_id"] == "alert.advantage_counter"
     assert alert["say_params"]["bet"] == alert["bet"] and alert["say_params"]["round"] == 1
     assert all(isinstance(value, int | str) for value in alert["say_params"].values())
     worded = Message(alert["say_id"], "", alert["say_params"])

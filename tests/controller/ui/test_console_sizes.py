@@ -20,6 +20,9 @@ from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFL
 
 SIZES = [(80, 24), (100, 30), (120, 40), (220, 60)]
 ROUNDS = PAIRS_AND_DERIVED
+HALT_THEN_ALERT = "KS QS ?? JS TS 9S 8S 7S"
+"""A misdeal (an unread card for P2), then the unshuffled-shoe alert from the cards read while halted (a critical
+alert refuses cards, so the halt must come first)."""
 Check = Callable[[TableView], bool]
 MOMENTS: dict[str, tuple[str, Check]] = {
     "prompt": (ROUNDS + " @next AS", lambda view: view.prompt is not None and view.prompt["slot"] == "B1"),
@@ -28,11 +31,11 @@ MOMENTS: dict[str, tuple[str, Check]] = {
     "misdeal halt": (ROUNDS + " @next AS 6C 7S @exposed",
                      lambda view: view.misdeal is not None and view.misdeal["kind"] == "exposed_card"),
     "alert open": (UNSHUFFLED, lambda view: bool(view.alerts)),
-    "alert open while halted": (UNSHUFFLED + " ??", lambda view: bool(view.alerts) and view.misdeal is not None),
+    "alert open while halted": (HALT_THEN_ALERT, lambda view: bool(view.alerts) and view.misdeal is not None),
     "shoe closed with report": (ROUNDS + " @cut @next 9H 8C QS 2D @next 6H QH 2S 9D",
                                 lambda view: view.shoe.closed and shoe_banner(view) is not None),
     "alert, cut card and halt at once": (
-        UNSHUFFLED + " @cut ??",
+        HALT_THEN_ALERT + " @cut",
         lambda view: bool(view.alerts) and view.misdeal is not None and shoe_banner(view) is not None),
     "undo offered": (ROUNDS + " @next AS ?? @manual 4D", lambda view: view.undo == "@manual 4D"),
 }
