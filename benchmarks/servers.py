@@ -99,6 +99,13 @@ class Mosquitto:
             stop_pid(process.pid)
             process.wait(timeout=START_SECONDS)
 
+    def kill(self) -> None:
+        """SIGKILL (a crash, an OOM kill, a power loss: nothing is saved since the last autosave) and wait."""
+        process, self.process = self.process, None
+        if process is not None:
+            process.kill()
+            process.wait(timeout=START_SECONDS)
+
 
 class Postgres:
     """A PostgreSQL 15 server of our own (run as the ``postgres`` user when we are root), stopped by PID."""
