@@ -109,6 +109,7 @@ def _run(words: list[str], named: str) -> int:
     parser = build_parser(only=named)
     args = parser.parse_args(words)
     command = " ".join(name for name in (args.command, getattr(args, "floor_command", None),
+                                         getattr(args, "archive_command", None),
                                          getattr(args, "report_command", None)) if name)
     try:
         status: int = args.handler(args)

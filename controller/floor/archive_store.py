@@ -12,7 +12,15 @@ Tables (created when missing, see ``docs/floor.md``):
     ``journal_records`` as soon as its predecessor is archived;
 ``journal_rejects``
     records that do not chain, or whose content differs from the archived record of the same seq,
-    or that are not journal records at all, with the reason: kept apart, never stored as good.
+    or that are not journal records at all, with the reason: kept apart, never stored as good;
+``journal_heads``
+    each table's highest record the archive stored (and so confirmed to the table, on
+    ``croupier/SITE/TABLE/archived``): ``croupier audit verify --archive`` finds rows deleted from the end
+    of a table's archived records against it.
+
+Each batch also gives every table's archived head after it, and the record the archive wants next when a
+record waits for a predecessor (parked in ``journal_pending``, at most :data:`PENDING_LIMIT` a table) or was
+deferred (beyond that bound): the archive asks the table for it (``docs/floor.md``, "Delivery").
 
 Records are stored in batches: one transaction for many records, two round trips to the server and
 a handful of statements whatever the batch's size (:meth:`ArchiveStore.receive_batch`), so one
@@ -70,10 +78,23 @@ CREATE TABLE IF NOT EXISTS journal_rejects (
     reason      TEXT NOT NULL,
     payload     TEXT NOT NULL,
     received_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS journal_heads (
+    site         TEXT NOT NULL,
+    table_id     TEXT NOT NULL,
+    seq          BIGINT NOT NULL,
+    hash         TEXT NOT NULL,
+    confirmed_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (site, table_id)
 )
 """
 SCHEMA_LOCK = 0x43524A31  # one archive creates the schema at a time ("CRJ1")
 COLUMNS = "seq, kind, at, body, prev, hash"
+
+
+PENDING_LIMIT = 1000
+"""The most records of one table waiting in ``journal_pending`` for a predecessor; a record beyond it is
+deferred (not kept: the archive asks the table to send again from its first missing record)."""
 
 
 class Outcome(Enum):
@@ -82,6 +103,7 @@ class Outcome(Enum):
     STORED = "stored"
     DUPLICATE = "duplicate"
     PENDING = "pending"
+    DEFERRED = "deferred"
     REJECTED = "rejected"
 
 
@@ -112,6 +134,34 @@ class Handled:
 
 Decoded = tuple[tuple[str, str, Record] | Rejection, str]
 """One received message: (site, table, record), or why it is not a record; and its text."""
+Place = tuple[str, str]
+"""(site, table)."""
+
+
+@dataclass(frozen=True)
+class Head:
+    """A table's last archived record (``seq`` 0 and ``hash`` None: none yet)."""
+
+    seq: int = 0
+    hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A table after a batch: its archived head, and the record the archive wants next (None: no gap)."""
+
+    head: Head
+    wants: int | None
+    pending: int = 0
+    """Its records waiting in ``journal_pending``."""
+
+
+@dataclass
+class BatchResult:
+    """The outcome of each message of a batch, in order, and each table's progress after it."""
+
+    handled: list[Handled]
+    progress: dict[Place, Progress]
 
 
 def first_line(error: psycopg.Error) -> str:
@@ -165,6 +215,8 @@ class ArchiveStore:
 
     def __init__(self, connection: psycopg.Connection[Any]) -> None:
         self.connection = connection
+        connection.autocommit = True  # every write below is in a transaction() of its own: a real one, never a
+        # savepoint inside an implicit transaction that a read before it opened and nothing would commit
 
     def create_schema(self) -> None:
         """Create the archive's tables when they are missing (safe with several archives starting)."""
@@ -188,6 +240,10 @@ class ArchiveStore:
 
     def receive_batch(self, messages: Sequence[Decoded],
                       stamp: Callable[[str], None] | None = None) -> list[Handled]:
+        """:meth:`store_batch`'s outcomes."""
+        return self.store_batch(messages, stamp).handled
+
+    def store_batch(self, messages: Sequence[Decoded], stamp: Callable[[str], None] | None = None) -> BatchResult:
         """Handle ``messages`` (records, or messages that are not records) in one transaction, in order.
 
         Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own, one after
@@ -218,7 +274,26 @@ class ArchiveStore:
                 stamp("written")
         if stamp is not None:
             stamp("committed")
-        return handled
+        return BatchResult(handled, judge.progress(places))
+
+    def heads(self, places: Sequence[Place]) -> dict[Place, Head]:
+        """The archived head of each of ``places`` (one query; a table with no record has ``Head()``)."""
+        if not places:
+            return {}
+        with self.connection.transaction():
+            found = _heads_of(self._heads(sorted(set(places))))
+        return {place: found.get(place, Head()) for place in places}
+
+    def _heads(self, places: Sequence[Place]) -> psycopg.Cursor[Any] | None:
+        """The query of the last archived record of each of ``places`` (one index lookup a table)."""
+        if not places:
+            return None
+        sites, tables = (list(column) for column in zip(*places, strict=True))
+        return self.connection.execute(
+            "SELECT place.site, place.table_id, last.seq, last.hash FROM unnest(%s::text[], %s::text[]) AS "
+            "place (site, table_id) CROSS JOIN LATERAL (SELECT seq, hash FROM journal_records AS archived WHERE "
+            "archived.site = place.site AND archived.table_id = place.table_id ORDER BY seq DESC LIMIT 1) AS last",
+            (sites, tables))
 
     def _archived_hashes(self, records: Sequence[tuple[str, str, Record]]) -> psycopg.Cursor[Any] | None:
         """The query of the hashes of the archived records ``seq - 1`` and ``seq`` of every record of ``records``."""
@@ -261,6 +336,17 @@ class ArchiveStore:
             raise database_failure(error) from None
         return [(str(site), str(table)) for site, table in rows]
 
+    def confirmed_head(self, site: str, table: str) -> int:
+        """The highest record of ``site/table`` the archive stored and confirmed (``journal_heads``; 0: none, or
+        an archive made before it kept them)."""
+        try:
+            with self.connection.transaction():
+                row = self.connection.execute("SELECT seq FROM journal_heads WHERE site = %s AND table_id = %s",
+                                              (site, table)).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return 0
+        return int(row[0]) if row is not None else 0
+
     def tables_holding(self, seq: int, hash_: str) -> list[tuple[str, str]]:
         """The (site, table) whose archived record ``seq`` has hash ``hash_``."""
         rows = self.connection.execute(
@@ -281,6 +367,9 @@ PARK_RECORDS = STORE_RECORDS.replace("journal_records", "journal_pending")
 RELEASE_PENDING = ("DELETE FROM journal_pending AS pending USING unnest(%s::text[], %s::text[], %s::bigint[]) AS "
                    "released (site, table_id, seq) WHERE pending.site = released.site AND pending.table_id = "
                    "released.table_id AND pending.seq = released.seq")
+KEEP_HEADS = ("INSERT INTO journal_heads AS heads (site, table_id, seq, hash) SELECT * FROM unnest(%s::text[], "
+              "%s::text[], %s::bigint[], %s::text[]) ON CONFLICT (site, table_id) DO UPDATE SET seq = EXCLUDED.seq, "
+              "hash = EXCLUDED.hash, confirmed_at = now() WHERE heads.seq < EXCLUDED.seq")
 STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) SELECT * FROM unnest(%s::text[], "
                  "%s::text[], %s::bigint[], %s::text[], %s::text[])")
 
@@ -288,6 +377,11 @@ STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payl
 def _hashes(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, str]:
     rows = cursor.fetchall() if cursor is not None else []
     return {(str(site), str(table), int(seq)): str(hash_) for site, table, seq, hash_ in rows}
+
+
+def _heads_of(cursor: psycopg.Cursor[Any] | None) -> dict[Place, Head]:
+    rows = cursor.fetchall() if cursor is not None else []
+    return {(str(site), str(table)): Head(int(seq), str(hash_)) for site, table, seq, hash_ in rows}
 
 
 def _pending_records(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, list[Record]]:
@@ -311,9 +405,18 @@ class BatchJudge:
     before it had been committed; :meth:`writes` are the few statements that make it so.
     """
 
-    def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]]) -> None:
+    def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]],
+                 heads: dict[Place, Head] | None = None) -> None:
         self.archived = archived
         self.pending = pending
+        self.heads: dict[Place, Head] = dict(heads or {})
+        self.waiting: dict[Place, int] = {}
+        """Each table's records in ``journal_pending`` (as read, then as parked and released)."""
+        for site, table, _ in pending:
+            self.waiting[(site, table)] = self.waiting.get((site, table), 0) + 1
+        self.gaps: set[Place] = set()
+        """The tables of which a record came before its predecessor in this batch."""
+        self.advanced: set[Place] = set()
         self.stored: list[tuple[Any, ...]] = []
         self.parked: list[tuple[Any, ...]] = []
         self.released: list[RecordKey] = []
@@ -323,9 +426,22 @@ class BatchJudge:
         """One statement for each kind of row the batch changes, in an order that gives the same rows as
         the records' own writes one after the other: a record parked in this batch may be released in it
         (parked, then deleted), but a released record is archived, so it is never parked again."""
+        heads = [(site, table, head.seq, head.hash) for (site, table), head in sorted(self.heads.items())
+                 if (site, table) in self.advanced]
         kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released), (STORE_RECORDS, self.stored),
-                 (STORE_REJECTS, self.rejected))
+                 (STORE_REJECTS, self.rejected), (KEEP_HEADS, heads))
         return [(statement, _columns(rows)) for statement, rows in kinds if rows]
+
+    def progress(self, places: Sequence[Place]) -> dict[Place, Progress]:
+        """Each of ``places`` after the batch: its head, and its first missing record when one of its
+        records waits (or was deferred) for a predecessor."""
+        found = {}
+        for place in places:
+            head = self.heads.get(place, Head())
+            waiting = self.waiting.get(place, 0)
+            gap = place in self.gaps or waiting > 0
+            found[place] = Progress(head, head.seq + 1 if gap else None, waiting)
+        return found
 
     def reject(self, rejection: Rejection, payload: str) -> Handled:
         """Keep a message that is not a journal record apart, with the reason."""
@@ -340,6 +456,9 @@ class BatchJudge:
             return Handled(Outcome.DUPLICATE)
         problem = _problem(record, archived)
         if problem is None and record.seq > 1 and before is None:
+            self.gaps.add((site, table))
+            if self.waiting.get((site, table), 0) >= PENDING_LIMIT:
+                return Handled(Outcome.DEFERRED)
             self._park(site, table, record)
             return Handled(Outcome.PENDING)
         if problem is None:
@@ -360,6 +479,7 @@ class BatchJudge:
             if not waiting:
                 return stored, tuple(rejections)
             self.released.append((site, table, seq))
+            self.waiting[(site, table)] = max(0, self.waiting.get((site, table), 0) - len(waiting))
             chained = [record for record in waiting if _chain_problem(record, before) is None]
             for record in waiting:
                 if not chained or record != chained[0]:
@@ -376,12 +496,16 @@ class BatchJudge:
     def _store(self, site: str, table: str, record: Record) -> None:
         self.archived[(site, table, record.seq)] = record.hash
         self.stored.append((site, table, *record))
+        if record.seq > self.heads.get((site, table), Head()).seq:
+            self.heads[(site, table)] = Head(record.seq, record.hash)
+            self.advanced.add((site, table))
 
     def _park(self, site: str, table: str, record: Record) -> None:
         waiting = self.pending.setdefault((site, table, record.seq), [])
         if record not in waiting:
             waiting.append(record)
             waiting.sort(key=lambda parked: parked.hash)
+            self.waiting[(site, table)] = self.waiting.get((site, table), 0) + 1
         self.parked.append((site, table, *record))
 
     def _insert_reject(self, rejection: Rejection, payload: str) -> None:

@@ -12,6 +12,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.core.exceptions import FloorError
 from controller.floor.urls import Broker
+from controller.i18n.message import Message, message
+
+UNKNOWN_CA_CODES = frozenset({2, 18, 19, 20, 21})
+"""OpenSSL's verify codes for a certificate no given CA signed (unknown issuer, self-signed, ...)."""
+HOST_MISMATCH_CODE = 62
 
 
 def new_client(broker: Broker, client_id: str, *, ca_file: str | None, ca_option: str, max_reconnect_delay: int,
@@ -35,6 +40,23 @@ def new_client(broker: Broker, client_id: str, *, ca_file: str | None, ca_option
     return client
 
 
+def broker_problem(problem: BaseException, broker: Broker, ca_option: str = "--ca-file") -> Message | str:
+    """Why the broker could not be reached, in one line: a TLS certificate refused names its reason (an
+    unknown CA, a host name the certificate does not name), anything else its first line."""
+    if isinstance(problem, ssl.SSLCertVerificationError):
+        code, said = problem.verify_code, str(problem.verify_message or "")
+        if code == HOST_MISMATCH_CODE or said.lower().startswith("hostname mismatch"):
+            return message("tls.host_mismatch", "TLS: host name mismatch, the broker's certificate does not name "
+                           "{host}; connect to a name it holds", host=broker.host)
+        if code in UNKNOWN_CA_CODES:
+            return message("tls.unknown_ca", "TLS: unknown CA, the broker's certificate is not signed by a CA "
+                           "{option} trusts; give the CA that signed it", option=ca_option)
+        return message("tls.refused", "TLS: the broker's certificate is refused ({reason})", reason=said or
+                       type(problem).__name__)
+    text = str(problem).strip().splitlines()
+    return text[0] if text else type(problem).__name__
+
+
 CONNECT_TIMEOUT = 30.0
 """Seconds a subscriber waits for its subscription to be granted at start-up."""
 
@@ -51,8 +73,9 @@ def connect_and_subscribe(client: mqtt.Client, broker: Broker, subscribed: threa
     try:
         client.connect(broker.host, broker.port, **connect)
     except (OSError, ssl.SSLError, ValueError) as problem:
-        raise error(f"--broker {broker}: cannot connect to the broker ({problem}); check that it runs there and "
-                    "the URL") from None
+        raise error(message("archive.cannot_connect", "--broker {broker}: cannot connect to the broker ({problem}); "
+                            "check that it runs there and the URL", broker=str(broker),
+                            problem=broker_problem(problem, broker))) from None
     client.loop_start()
     if not subscribed.wait(CONNECT_TIMEOUT) and failure() is None:
         return f"--broker {broker}: no subscription within {CONNECT_TIMEOUT:.0f} s"

@@ -189,7 +189,8 @@ def holds_every_record(database: str, site: str, table: str, records: list[dict[
 
 def _has_archive(database: str) -> bool:
     with psycopg.connect(database) as connection:
-        return connection.execute("SELECT to_regclass('journal_records') IS NOT NULL").fetchone()[0]  # type: ignore[index]
+        row = connection.execute("SELECT to_regclass('journal_records') IS NOT NULL").fetchone()
+    return bool(row and row[0])
 
 
 def assert_archived_exactly(database: str, site: str, table: str, records: list[dict[str, Any]]) -> None:

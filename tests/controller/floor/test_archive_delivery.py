@@ -25,6 +25,8 @@ from tests.controller.floor.floorkit import (
 )
 from tests.controller.floor.services import Mosquitto
 
+INTERRUPTED = 130
+"""``croupier simulate``'s exit status after Ctrl+C (SIGINT), a clean stop."""
 CONTRACT_SECONDS = 60.0
 """The contract: every record archived within 60 s of the archive's start, while the table deals."""
 
@@ -51,7 +53,7 @@ def _all_archived_while_dealing(table: Table, database: str, site: str, name: st
     wait_for(lambda: holds_every_record(database, site, name, table.records()), "the records journaled since",
              CONTRACT_SECONDS)
     status, stderr = table.stop()
-    assert status == 0, stderr
+    assert status == INTERRUPTED, stderr
     records = table.records()
     wait_for(lambda: holds_every_record(database, site, name, records), "the whole journal archived")
     assert_archived_exactly(database, site, name, records)
@@ -116,7 +118,7 @@ def test_a_table_killed_and_restarted_resumes_from_what_the_archive_confirmed(
         second = Table(journal, feed, seed=7)
         _wait_records(second, len(first.records()) + 40)
         status, stderr = second.stop()
-        assert status == 0, stderr
+        assert status == INTERRUPTED, stderr
         records = second.records()
         wait_for(lambda: holds_every_record(database, site, "t1", records), "the whole journal archived")
         assert_archived_exactly(database, site, "t1", records)
