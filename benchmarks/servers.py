@@ -135,7 +135,18 @@ class Postgres:
             shutil.chown(self.directory, "postgres", "postgres")
             shutil.chown(sockets, "postgres", "postgres")
         self._as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-        options = " ".join([f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1",
+        self.resume()
+
+    def halt(self) -> None:
+        """Fast shutdown (SIGINT), its files kept: :meth:`resume` starts it again on the same port."""
+        if self.pid is not None:
+            stop_pid(self.pid, signal.SIGINT)
+            self.pid = None
+
+    def resume(self) -> None:
+        """Start it again after :meth:`halt` (same data, same port)."""
+        data = self.directory / "data"
+        options = " ".join([f"-p {self.port} -k {self.directory / 'sockets'} -c listen_addresses=127.0.0.1",
                             *(f"-c {setting}" for setting in self.settings)])
         self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-w", "-l", str(self.directory / "log"),
                           "-o", options, "start")
@@ -143,7 +154,5 @@ class Postgres:
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT), then remove its files."""
-        if self.pid is not None:
-            stop_pid(self.pid, signal.SIGINT)
-            self.pid = None
+        self.halt()
         shutil.rmtree(self.directory, ignore_errors=True)

@@ -236,6 +236,10 @@ def _run(archiver: Any) -> int:
     def stop(signum: int, frame: FrameType | None) -> None:
         archiver.stop()
 
+    import logging
+
+    logging.getLogger("psycopg").disabled = True  # a lost connection is said once, in the archive's own words
+
     previous = {number: signal.signal(number, stop) for number in (signal.SIGTERM, signal.SIGINT)}
     try:
         archiver.start()

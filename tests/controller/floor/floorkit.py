@@ -93,8 +93,9 @@ class Archive:
     """A ``croupier archive`` process; its output lines are collected as they come."""
 
     def __init__(self, broker: str, database: str, *extra: str, client_id: str | None = None,
-                 group: str | None = None, scheme: str = "mqtt") -> None:
-        """``broker`` is ``[USER:PASSWORD@]HOST:PORT``; ``scheme`` mqtt or mqtts."""
+                 group: str | None = None, scheme: str = "mqtt", ready: bool = True) -> None:
+        """``broker`` is ``[USER:PASSWORD@]HOST:PORT``; ``scheme`` mqtt or mqtts; ``ready``: wait until it
+        archives (its ``archiving`` line)."""
         self.client_id = client_id or f"test-archive-{uuid.uuid4().hex[:8]}"
         # A group of its own: a stopped archive's session stays in its group and is given its share.
         # "" is a plain subscription (the default of croupier archive).
@@ -107,7 +108,8 @@ class Archive:
         self.output: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.wait_line("archiving ")
+        if ready:
+            self.wait_line("archiving ")
 
     def _read(self) -> None:
         assert self.process.stdout is not None
