@@ -43,7 +43,10 @@ def page_html() -> bytes:
     one ``.tile`` per table with ``data-site``, ``data-table``, ``data-status``, ``data-head``,
     ``data-updated`` (the ``updated_at`` shown) and the class ``attention`` when halted or offline;
     in a tile ``.status``, ``.misdeal``, ``.shoe``, ``.round``, ``.slot-due``, ``.results`` (one
-    ``.result`` per winner), ``.last-result``, ``.dealer``, ``.alerts``, ``.cards-left`` and ``.since-card``.
+    ``.result`` per winner), ``.last-result``, ``.dealer``, ``.alerts``, ``.cards-left``, ``.since-card`` and
+    ``.archived`` (``data-head``: the archived head; ``behind`` when no archive has it, it lags or has refused
+    records); ``#archives``, one ``.archive`` per archive (``data-archive``, ``lost`` when offline or without
+    its database).
     """
     return resources.files("controller.floor").joinpath("static", "floor.html").read_bytes()
 

@@ -149,8 +149,8 @@ def test_a_table_reads_only_the_archives_word_on_itself(floor: tuple[Mosquitto, 
 
 
 @pytest.mark.parametrize("user", ["archive", "floor"])
-def test_the_archive_publishes_only_the_tables_archived_heads_and_the_pit_nothing(floor: tuple[Mosquitto, dict[str, str]], site: str,
-                                                user: str) -> None:
+def test_the_archive_publishes_only_the_tables_archived_heads_and_the_pit_nothing(
+        floor: tuple[Mosquitto, dict[str, str]], site: str, user: str) -> None:
     broker, passwords = floor
     reader = _sign_in(broker, passwords, "floor" if user == "archive" else "archive")
     writer = _sign_in(broker, passwords, user)
