@@ -31,6 +31,12 @@ NON_CONFIG_VARIABLES: dict[str, str] = {
 }
 """``CROUPIER_*`` variables that are not config (documented in docs/config.md); every other one must name
 a section and key."""
+SECRET_VARIABLES: dict[str, str] = {
+    "CROUPIER_MQTT_PASSWORD": "the MQTT password of a broker URL with a user and no password (docs/floor.md)",
+    "CROUPIER_MQTT_PASSWORD_FILE": "a file whose first line is that password",
+    "CROUPIER_FLOOR_WEB_PASSWORD": "the pit dashboard page's password (croupier floor)",
+}
+"""``CROUPIER_*`` variables that carry a secret, read where it is used and never shown (docs/config.md)."""
 SERIAL_SCHEMES = ("serial", "socket", "loop")
 DEFAULTS = "built-in defaults"
 
@@ -151,7 +157,7 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
     variables: dict[tuple[str, str], str] = {}
     sections = sorted(SECTIONS, key=len, reverse=True)
     for name, value in sorted(environ.items()):
-        if not name.startswith(ENV_PREFIX) or name in NON_CONFIG_VARIABLES:
+        if not name.startswith(ENV_PREFIX) or name in NON_CONFIG_VARIABLES or name in SECRET_VARIABLES:
             continue
         rest = name[len(ENV_PREFIX):].lower()
         section = next((s for s in sections if rest.startswith(s + "_") and len(rest) > len(s) + 1), None)
@@ -211,5 +217,5 @@ def load_config(
     ])
 
 
-__all__ = ["NON_CONFIG_VARIABLES", "Layer", "default_config_text", "environment_layer", "load_config",
-           "read_config_file", "serial_url"]
+__all__ = ["NON_CONFIG_VARIABLES", "SECRET_VARIABLES", "Layer", "default_config_text", "environment_layer",
+           "load_config", "read_config_file", "serial_url"]

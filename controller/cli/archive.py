@@ -55,6 +55,10 @@ def register(subparsers: Any) -> None:
                         help="the PostgreSQL database: postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE "
                              "(the archive's tables are created when missing)")
     parser.add_argument("--ca-file", metavar="PATH", help="the CA certificate that signed the broker's (mqtts://)")
+    parser.add_argument("--password-file", metavar="PATH",
+                        help="a file whose first line is the broker password of the --broker URL's user (written "
+                             "mqtt://USER@HOST:PORT), so that no password is on the command line; default: "
+                             "CROUPIER_MQTT_PASSWORD, then the file CROUPIER_MQTT_PASSWORD_FILE names")
     parser.add_argument("--group", default="", metavar="NAME",
                         help="an MQTT 5 shared-subscription group: archive processes in one group split the "
                              "messages (default: none, a plain subscription that the broker keeps over its "
@@ -109,7 +113,7 @@ def archive(args: argparse.Namespace) -> int:
             raise CroupierError(message("archive.needs_option", "{option} is missing: the archive needs the floor's "
                                         "broker (--broker mqtt://HOST:PORT) and its database (--db postgresql://...)",
                                         option=option))
-    broker = parse_broker_url(args.broker)
+    broker = parse_broker_url(args.broker, password_file=args.password_file)
     database = check_database_url(args.db)
     group = _group(args.group)
     sites = _sites(args.site)

@@ -40,7 +40,7 @@ from typing import Any
 import psycopg
 
 from controller.core.exceptions import ArchiveError
-from controller.floor.urls import redacted
+from controller.floor.urls import redacted, secrets_in
 from controller.i18n.message import message
 from controller.journal.store import GENESIS, Record, record_hash
 
@@ -186,6 +186,8 @@ def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
         connection = psycopg.connect(url, connect_timeout=10)
     except psycopg.Error as error:
         first = first_line(error)
+        for secret in secrets_in(url):  # libpq may quote the part of the URL it could not read
+            first = first.replace(secret, "***")
         raise ArchiveError(f"{option} {redacted(url)!r}: cannot connect to the database ({first}); "
                            "check that PostgreSQL runs there and the URL's user, password and database") from None
     if connection.info.server_version < MINIMUM_SERVER:
