@@ -179,6 +179,7 @@ def test_tls_failures_name_their_reason(tmp_path: Path, site: str, database: str
 def test_the_dashboard_refuses_other_origins_and_can_ask_for_a_password(broker: str, tmp_path: Path) -> None:
     from websockets.exceptions import InvalidStatus
     from websockets.sync.client import connect
+    from websockets.typing import Origin
 
     pit = subprocess.Popen([sys.executable, "-m", "controller.cli.main", "floor", "--broker", f"mqtt://{broker}",
                             "--listen", "127.0.0.1:0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -194,12 +195,12 @@ def test_the_dashboard_refuses_other_origins_and_can_ask_for_a_password(broker: 
             f"pit:{SECRET}".encode()).decode()})
         with NO_PROXY.open(request, timeout=10) as page:
             cookie = page.headers["Set-Cookie"].split(";", 1)[0]
-        with connect(f"ws://{address}/ws", origin=f"http://{address}", additional_headers={"Cookie": cookie},
+        with connect(f"ws://{address}/ws", origin=Origin(f"http://{address}"), additional_headers={"Cookie": cookie},
                      proxy=None) as socket:
             assert '"tables"' in str(socket.recv(timeout=10))
         for headers, origin in (({"Cookie": cookie}, "http://evil.example"), ({}, f"http://{address}")):
             with pytest.raises(InvalidStatus) as status:
-                connect(f"ws://{address}/ws", origin=origin, additional_headers=headers, proxy=None)  # type: ignore[arg-type]
+                connect(f"ws://{address}/ws", origin=Origin(origin), additional_headers=headers, proxy=None)
             assert status.value.response.status_code in (401, 403)
     finally:
         pit.terminate()
