@@ -67,9 +67,10 @@ def register_floor_subcommands(subparsers: Any) -> None:
     A subcommand sets its own ``handler`` with ``set_defaults``; without one, ``croupier floor`` serves
     the dashboard.
     """
-    from controller.cli import floor_acl
+    from controller.cli import floor_acl, floor_up
 
     floor_acl.register(subparsers)
+    floor_up.register(subparsers)
 
 
 def floor(args: argparse.Namespace) -> int:
