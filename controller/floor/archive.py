@@ -59,7 +59,13 @@ from controller.floor.archive_store import (
     first_line,
 )
 from controller.floor.archive_timing import BatchStamps, TimingLog
-from controller.floor.mqttclient import broker_problem, new_client
+from controller.floor.mqttclient import (
+    acknowledge,
+    broker_problem,
+    buffer_reads,
+    new_client,
+    share_property_tables,
+)
 from controller.floor.urls import NAME, Broker
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
@@ -170,6 +176,7 @@ class Archiver:
         return f"{HEALTH_ROOT}/{self.name}/health"
 
     def _client(self, client_id: str, ca_file: str | None) -> mqtt.Client:
+        share_property_tables()
         client = new_client(self.broker, client_id, ca_file=ca_file, ca_option="--ca-file", max_reconnect_delay=10,
                             manual_ack=True, error=ArchiveError)
         client.will_set(self.health_topic, self._health_payload("offline"), qos=1, retain=True)
@@ -243,6 +250,7 @@ class Archiver:
                                "({reason}); check the user, the password and the ACL", broker=str(self.broker),
                                reason=str(reason)))
             return
+        buffer_reads(client)
         with self._lock:
             self._connection += 1
         # Every time, whatever session_present says: Mosquitto 2.0.11 restores a persistent session's
@@ -344,9 +352,10 @@ class Archiver:
             return
         with self._lock:
             current = self._connection
-        for (connection, received), (item, _), handled in zip(batch, decoded, result.handled, strict=True):
-            if connection == current:  # an older connection's message comes again: stored, not acknowledged
-                self.client.ack(received.mid, received.qos)
+        # an older connection's message comes again: stored, not acknowledged
+        acknowledge(self.client, [received.mid for connection, received in batch
+                                  if connection == current and received.qos == 1])
+        for (item, _), handled in zip(decoded, result.handled, strict=True):
             self._count(handled)
             if handled.outcome is Outcome.DEFERRED and not isinstance(item, Rejection):
                 self.book.count((item[0], item[1]), deferred=1)

@@ -31,6 +31,7 @@ first, in one order (sorted by site and table), so two archive processes never d
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -251,32 +252,56 @@ class ArchiveStore:
         Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own, one after
         the other; nothing is committed unless everything is (a database error rolls the whole batch
         back). ``stamp``, when given, is called with each stage's name as the batch reaches it (``read``,
-        ``judged``, ``written``, ``committed``: :mod:`controller.floor.archive_timing`). A batch costs two
-        round trips to the server whatever its size, in one pipeline: the transaction's start, the tables' locks (one
-        statement) and the archived hashes and pending records the batch needs (two queries); then,
-        the records judged in memory, one statement for each kind of row written and the commit.
+        ``judged``, ``written``, ``committed``: :mod:`controller.floor.archive_timing`). A batch costs three
+        round trips to the server whatever its size: in one pipeline, the transaction's start, the tables' locks
+        (one statement) and the archived hashes, heads and pending records the batch needs (three queries);
+        then, the records judged in memory, the new records copied in (``COPY``, PostgreSQL's bulk load), and
+        in a second pipeline one statement for each other kind of row written and the commit.
         """
         records = [item for item, _ in messages if not isinstance(item, Rejection)]
         places = sorted({(site, table) for site, table, _ in records})
-        with self.connection.pipeline() as pipeline, self.connection.transaction():
-            if places:
-                self.connection.execute(LOCK_TABLES, ([f"{site}/{table}" for site, table in places],))
-            archived, pending = self._archived_hashes(records), self._pending(places)
-            pipeline.sync()
-            judge = BatchJudge(_hashes(archived), _pending_records(pending))
+        connection = self.connection
+        try:
+            with connection.pipeline():
+                connection.execute("BEGIN", prepare=False)  # in the pipeline: no round trip of its own
+                if places:
+                    connection.execute(LOCK_TABLES, ([f"{site}/{table}" for site, table in places],))
+                archived, heads, pending = self._archived_hashes(records), self._heads(places), self._pending(places)
+            judge = BatchJudge(_hashes(archived), _pending_records(pending), _heads_of(heads))
             if stamp is not None:
                 stamp("read")
             handled = [judge.reject(item, payload) if isinstance(item, Rejection) else judge.receive(*item, payload)
                        for item, payload in messages]
             if stamp is not None:
                 stamp("judged")
-            for statement, parameters in judge.writes():
-                self.connection.execute(statement, parameters)
-            if stamp is not None:
-                stamp("written")
+            self._write(judge, stamp)
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):
+                connection.rollback()
+            raise
         if stamp is not None:
             stamp("committed")
         return BatchResult(handled, judge.progress(places))
+
+    def _write(self, judge: BatchJudge, stamp: Callable[[str], None] | None) -> None:
+        """The batch's rows and its commit: pending ones parked and released first (a record parked in this
+        batch may be released in it), the new records copied in, then the rejects, the heads and COMMIT."""
+        connection = self.connection
+        before = judge.writes(before_store=True)
+        if before:
+            with connection.pipeline():
+                for statement, parameters in before:
+                    connection.execute(statement, parameters)
+        if judge.stored:
+            with connection.cursor() as cursor, cursor.copy(COPY_RECORDS) as copy:
+                for row in judge.stored:
+                    copy.write_row(row)
+        if stamp is not None:
+            stamp("written")
+        with connection.pipeline():
+            for statement, parameters in judge.writes(before_store=False):
+                connection.execute(statement, parameters)
+            connection.execute("COMMIT", prepare=False)
 
     def heads(self, places: Sequence[Place]) -> dict[Place, Head]:
         """The archived head of each of ``places`` (one query; a table with no record has ``Head()``)."""
@@ -366,6 +391,8 @@ STORE_RECORDS = (f"INSERT INTO journal_records (site, table_id, {COLUMNS}) SELEC
                  "%s::text[], %s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
                  "ON CONFLICT DO NOTHING")
 PARK_RECORDS = STORE_RECORDS.replace("journal_records", "journal_pending")
+COPY_RECORDS = f"COPY journal_records (site, table_id, {COLUMNS}) FROM STDIN"
+"""The new records of a batch, copied in: judged under the tables' locks, none is archived yet."""
 RELEASE_PENDING = ("DELETE FROM journal_pending AS pending USING unnest(%s::text[], %s::text[], %s::bigint[]) AS "
                    "released (site, table_id, seq) WHERE pending.site = released.site AND pending.table_id = "
                    "released.table_id AND pending.seq = released.seq")
@@ -424,14 +451,19 @@ class BatchJudge:
         self.released: list[RecordKey] = []
         self.rejected: list[tuple[Any, ...]] = []
 
-    def writes(self) -> list[tuple[str, tuple[list[Any], ...]]]:
-        """One statement for each kind of row the batch changes, in an order that gives the same rows as
-        the records' own writes one after the other: a record parked in this batch may be released in it
-        (parked, then deleted), but a released record is archived, so it is never parked again."""
-        heads = [(site, table, head.seq, head.hash) for (site, table), head in sorted(self.heads.items())
-                 if (site, table) in self.advanced]
-        kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released), (STORE_RECORDS, self.stored),
-                 (STORE_REJECTS, self.rejected), (KEEP_HEADS, heads))
+    def writes(self, before_store: bool) -> list[tuple[str, tuple[list[Any], ...]]]:
+        """One statement for each kind of row the batch changes besides the new records (:attr:`stored`, copied
+        in between the two halves), in an order that gives the same rows as the records' own writes one after
+        the other: a record parked in this batch may be released in it (parked, then deleted), but a released
+        record is archived, so it is never parked again. ``before_store``: the pending rows; else the rejects
+        and the heads."""
+        kinds: tuple[tuple[str, Sequence[tuple[Any, ...]]], ...]
+        if before_store:
+            kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released))
+        else:
+            heads = [(site, table, head.seq, head.hash) for (site, table), head in sorted(self.heads.items())
+                     if (site, table) in self.advanced]
+            kinds = ((STORE_REJECTS, self.rejected), (KEEP_HEADS, heads))
         return [(statement, _columns(rows)) for statement, rows in kinds if rows]
 
     def progress(self, places: Sequence[Place]) -> dict[Place, Progress]:

@@ -1,13 +1,23 @@
-"""The floor's MQTT 5 clients (the table's feed, the archive, the pit dashboard), made one way."""
+"""The floor's MQTT 5 clients (the table's feed, the archive, the pit dashboard), made one way.
+
+Three helpers make paho-mqtt's work per message smaller where the archive receives a whole floor's
+records (measured by ``benchmarks/floor_store.py``): :func:`share_property_tables` (paho builds the
+same constant tables for every packet's properties), :class:`ReadBuffered` (paho reads a packet in three
+or four ``recv`` calls: one read of the socket serves many packets) and :func:`acknowledge` (one write
+for a whole batch's PUBACKs instead of one queued packet and one write each).
+"""
 
 from __future__ import annotations
 
+import socket
 import ssl
+import struct
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import paho.mqtt.client as mqtt
+from paho.mqtt import properties as mqtt_properties
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.core.exceptions import FloorError
@@ -80,3 +90,78 @@ def connect_and_subscribe(client: mqtt.Client, broker: Broker, subscribed: threa
     if not subscribed.wait(CONNECT_TIMEOUT) and failure() is None:
         return f"--broker {broker}: no subscription within {CONNECT_TIMEOUT:.0f} s"
     return failure()
+
+
+PUBACK = 0x40
+PUBACK_FRAME = struct.Struct("!BBH")
+"""A PUBACK with reason Success and no properties: MQTT 5 lets both be left out (what paho's ack() sends)."""
+READ_CHUNK = 65536
+
+
+def acknowledge(client: mqtt.Client, mids: Sequence[int]) -> None:
+    """Acknowledge the QoS 1 messages ``mids`` (``manual_ack``), all in one queued write."""
+    if not mids:
+        return
+    queue_packet = getattr(client, "_packet_queue", None)
+    if queue_packet is None:  # another paho: one at a time, as its public API does
+        for mid in mids:
+            client.ack(mid, 1)
+        return
+    queue_packet(PUBACK, b"".join(PUBACK_FRAME.pack(PUBACK, 2, mid) for mid in mids), 0, 1)
+
+
+class ReadBuffered:
+    """A connected socket whose ``recv`` is served from one larger read: paho reads each packet's fixed header
+    a byte at a time. ``pending`` tells paho's loop that bytes wait here (so it does not sleep in ``select``)."""
+
+    def __init__(self, raw: socket.socket | ssl.SSLSocket) -> None:
+        self.raw = raw
+        self._buffer = b""
+        self._at = 0
+
+    def recv(self, size: int) -> bytes:
+        if self._at >= len(self._buffer):
+            self._buffer, self._at = self.raw.recv(max(size, READ_CHUNK)), 0
+            if not self._buffer:
+                return b""
+        out = self._buffer[self._at:self._at + size]
+        self._at += len(out)
+        return out
+
+    def pending(self) -> int:
+        waiting = len(self._buffer) - self._at
+        raw_pending = getattr(self.raw, "pending", None)
+        return waiting + (raw_pending() if raw_pending is not None else 0)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def buffer_reads(client: mqtt.Client) -> None:
+    """Serve the client's reads from :class:`ReadBuffered` (call it in ``on_connect``: paho makes a new socket
+    on every connection)."""
+    raw = getattr(client, "_sock", None)
+    if raw is not None and not isinstance(raw, ReadBuffered):
+        client._sock = ReadBuffered(raw)
+
+
+def share_property_tables() -> None:
+    """paho's ``Properties()`` builds its constant tables (the property names, types and packets) anew for
+    every packet; build them once and share them (paho only reads them)."""
+    cls = mqtt_properties.Properties
+    if getattr(cls, "_croupier_shared", False):
+        return
+    original = cls.__init__
+    shared: dict[str, Any] = {}
+
+    def __init__(self: Any, packetType: int) -> None:
+        if not shared:
+            original(self, packetType)  # type: ignore[no-untyped-call]
+            shared.update(types=self.types, names=self.names, properties=self.properties)
+            return
+        object.__setattr__(self, "packetType", packetType)
+        for name, table in shared.items():
+            object.__setattr__(self, name, table)
+
+    cls.__init__ = __init__  # type: ignore[method-assign]
+    cls._croupier_shared = True  # type: ignore[attr-defined]

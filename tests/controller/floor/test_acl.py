@@ -142,7 +142,7 @@ def test_a_table_reads_only_the_archives_word_on_itself(floor: tuple[Mosquitto, 
         archive.wait_message(f"croupier/{site}/B/state", b"last")
         sentinel.close()
         assert table_a.publish(f"croupier/{site}/A/state", b"ping") == "Success"  # after anything queued for A
-        assert table_a.received() == [(f"croupier/{site}/A/archived", b"A's head")]
+        assert set(table_a.received()) == {(f"croupier/{site}/A/archived", b"A's head")}  # once a subscription
     finally:
         for client in (archive, table_a, table_b):
             client.close()
@@ -160,9 +160,9 @@ def test_the_archive_publishes_only_the_tables_archived_heads_and_the_pit_nothin
         for topic in ("journal", "events", "state", "status"):
             assert writer.publish(f"croupier/{site}/A/{topic}", b"forged by a reader", retain=True) == REFUSED
         # the archive tells a table its archived head and publishes its own health: nothing else
-        allowed = "Success" if user == "archive" else REFUSED
-        assert writer.publish(f"croupier/{site}/A/archived", b'{"seq": 0}') == allowed
-        assert writer.publish(f"croupier-archive/{user}/health", b"{}") == allowed
+        allowed = {"Success", "No matching subscribers"} if user == "archive" else {REFUSED}
+        assert writer.publish(f"croupier/{site}/A/archived", b'{"seq": 0}') in allowed
+        assert writer.publish(f"croupier-archive/{user}/health", b"{}") in allowed
         assert writer.publish("croupier-archive/someone-else/health", b"{}") == REFUSED
         assert table_a.publish(f"croupier/{site}/A/state", b"A's own") == "Success"
         reader.wait_message(f"croupier/{site}/A/state", b"A's own")
