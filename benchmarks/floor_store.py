@@ -194,11 +194,14 @@ def by_archive(url: str, broker: Mosquitto, rows: list[tuple[str, Record]]) -> M
         archive.wait(timeout=60)
 
 
-def run(tables: int, rounds: int) -> list[Measured]:
+def run(tables: int, rounds: int, journal_dir: Path | None = None) -> list[Measured]:
     server, broker = Postgres(), None
     with tempfile.TemporaryDirectory(prefix="croupier-bench-store-") as scratch:
         directory = Path(scratch)
-        journals = make_journals(directory, tables, rounds)
+        if journal_dir is not None and any(journal_dir.glob("t*.journal")):
+            journals = {path.stem: journal_rows(path) for path in sorted(journal_dir.glob("t*.journal"))}
+        else:
+            journals = make_journals(journal_dir or directory, tables, rounds)
         rows = interleaved(journals)
         server.start()
         try:
@@ -225,10 +228,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=150)
+    parser.add_argument("--journals", type=Path, metavar="DIR",
+                        help="keep the journals in DIR (and use those already there: the same rows for runs to "
+                             "compare)")
     parser.add_argument("--write", action="store_true", help="write the section of docs/performance.md")
     args = parser.parse_args(argv)
     try:
-        measured = run(args.tables, args.rounds)
+        measured = run(args.tables, args.rounds, args.journals)
     except ServerUnavailable as error:
         print(f"benchmarks.floor_store: {error}", file=sys.stderr)
         return 2

@@ -92,6 +92,8 @@ RETRY_FIRST, RETRY_LONGEST = 1.0, 30.0
 KEEPER_TICK = 1.0
 
 StoreFactory = Callable[[], ArchiveStore]
+Inbox = queue.SimpleQueue[tuple[int, mqtt.MQTTMessage]]
+"""A writer's messages, as paho's thread hands them over (the connection each came on, and the message)."""
 
 
 def receive_maximum(writers: int) -> int:
@@ -148,7 +150,7 @@ class Archiver:
         self.stopped = threading.Event()
         self._subscribed = threading.Event()
         self._lock = threading.Lock()
-        self._inboxes: list[queue.Queue[tuple[int, mqtt.MQTTMessage]]] = [queue.Queue() for _ in self.stores]
+        self._inboxes: list[Inbox] = [queue.SimpleQueue() for _ in self.stores]
         self._connection = 0
         """Counts the connections: a message is acknowledged only on the connection it came on."""
         self._database_lost = 0
@@ -327,7 +329,7 @@ class Archiver:
                 self._batch_received[number] = None
 
     @staticmethod
-    def _next_batch(inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> list[tuple[int, mqtt.MQTTMessage]]:
+    def _next_batch(inbox: Inbox | queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> list[tuple[int, mqtt.MQTTMessage]]:
         """The first message to arrive (waiting a little for it), those that arrive in the
         :data:`BATCH_LINGER` after it and those already waiting then: at most :data:`BATCH_LIMIT`."""
         try:
@@ -396,7 +398,8 @@ class Archiver:
                 site, table, seq = ((None, None, None) if isinstance(item, Rejection) else
                                     (item[0], item[1], item[2].seq))
                 rejection = Rejection(site, table, seq, f"the database refused it ({first_line(error)})")
-                result = store.store_batch([(rejection, kept_text(text.encode("utf-8", errors="replace")))])
+                raw = text if isinstance(text, bytes) else text.encode("utf-8", errors="replace")
+                result = store.store_batch([(rejection, kept_text(raw))])
             handled.extend(result.handled)
             progress.update(result.progress)
         return BatchResult(handled, progress)
@@ -437,7 +440,7 @@ class Archiver:
     def _decode(message: mqtt.MQTTMessage) -> Decoded:
         payload = bytes(message.payload)
         found = decode_message(message.topic, payload)
-        return found, (kept_text(payload) if isinstance(found, Rejection) else payload.decode("utf-8"))
+        return found, (kept_text(payload) if isinstance(found, Rejection) else payload)
 
     def _count(self, handled: Handled) -> None:
         with self._lock:
@@ -484,13 +487,13 @@ class Archiver:
             store.close()
 
     def lag(self) -> float:
-        """Seconds the oldest message not yet stored has waited (0: none waits)."""
-        now = time.monotonic()
+        """Seconds the oldest message of the batches being stored has waited since it arrived (0: none is)."""
         oldest = [at for at in self._batch_received if at is not None]
-        for inbox in self._inboxes:
-            with contextlib.suppress(IndexError):
-                oldest.append(inbox.queue[0][1].timestamp)
-        return round(max(0.0, now - min(oldest)), 3) if oldest else 0.0
+        return round(max(0.0, time.monotonic() - min(oldest)), 3) if oldest else 0.0
+
+    def waiting(self) -> int:
+        """Messages received and not yet taken into a batch."""
+        return sum(inbox.qsize() for inbox in self._inboxes)
 
     def _health_payload(self, status: str) -> bytes:
         if status == "offline":
@@ -501,7 +504,8 @@ class Archiver:
                       "deferred": counts.deferred, "rejected": counts.rejected}
             database = "lost" if self._database_lost else "connected"
         return json.dumps({"archive": self.name, "status": status, "at": utc_now(), "broker": str(self.broker),
-                           "database": database, "lag": self.lag(), "subscriptions": self.topics, **totals,
+                           "database": database, "lag": self.lag(), "waiting": self.waiting(),
+                           "subscriptions": self.topics, **totals,
                            "tables": self.book.tables()}, separators=(",", ":")).encode()
 
     def _publish_health(self) -> None:

@@ -18,6 +18,7 @@ from controller.floor.urls import NAME
 from controller.journal.store import Record
 
 FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
+FIELD_SET = frozenset(FIELDS)
 MAX_MESSAGE_BYTES = 1 << 20
 """The largest journal message the archive takes (1 MiB; a journal's largest records, its checkpoints, are
 tens of KB). ``croupier floor acl``'s broker settings refuse larger ones at the broker already."""
@@ -53,20 +54,21 @@ def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Reje
 
 def _record(site: str, table: str, data: dict[str, object]) -> tuple[str, str, Record] | Rejection:
     seq = data.get("seq")
-    number = seq if isinstance(seq, int) and not isinstance(seq, bool) and 1 <= seq <= MAX_SEQ else None
-    if set(data) != set(FIELDS):
+    number = seq if type(seq) is int and 1 <= seq <= MAX_SEQ else None
+    if data.keys() != FIELD_SET:
         return Rejection(site, table, number, f"a journal record has the fields {', '.join(FIELDS)} "
                                               f"(got {', '.join(ascii(name)[1:-1] for name in sorted(data))})")
     if number is None:
         return Rejection(site, table, None, f"seq is a record number from 1 to {MAX_SEQ}")
-    texts = {name: data[name] for name in FIELDS[1:]}
-    if not all(isinstance(value, str) for value in texts.values()):
+    kind, at, body, prev, hash_ = data["kind"], data["at"], data["body"], data["prev"], data["hash"]
+    if not (type(kind) is str and type(at) is str and type(body) is str and type(prev) is str
+            and type(hash_) is str):
         return Rejection(site, table, number, "kind, at, body, prev and hash are text")
-    for name, value in texts.items():
-        problem = _text_problem(str(value))
-        if problem is not None:
-            return Rejection(site, table, number, f"its {name} {problem}")
-    kind, at, body, prev, hash_ = (str(texts[name]) for name in FIELDS[1:])
+    if "\x00" in body or not body.isascii() or not (kind + at + prev + hash_).isascii() or "\x00" in at:
+        for name, value in (("kind", kind), ("at", at), ("body", body), ("prev", prev), ("hash", hash_)):
+            problem = _text_problem(value)
+            if problem is not None:
+                return Rejection(site, table, number, f"its {name} {problem}")
     if not KIND.fullmatch(kind) or len(at) > LONGEST_AT:
         return Rejection(site, table, number, "kind is a record kind (a-z, _) and at a journal time")
     if not (HASH.fullmatch(prev) and HASH.fullmatch(hash_)):

@@ -93,6 +93,7 @@ SCHEMA_LOCK = 0x43524A31  # one archive creates the schema at a time ("CRJ1")
 COLUMNS = "seq, kind, at, body, prev, hash"
 
 
+MAX_SEQ = (1 << 63) - 1
 PENDING_LIMIT = 1000
 """The most records of one table waiting in ``journal_pending`` for a predecessor; a record beyond it is
 deferred (not kept: the archive asks the table to send again from its first missing record)."""
@@ -133,7 +134,9 @@ class Handled:
     rejections: tuple[Rejection, ...] = ()
 
 
-Decoded = tuple[tuple[str, str, Record] | Rejection, str]
+Payload = str | bytes
+"""A received message's text, or its bytes (a checked record's: UTF-8 without NUL, decoded only if refused)."""
+Decoded = tuple[tuple[str, str, Record] | Rejection, Payload]
 """One received message: (site, table, record), or why it is not a record; and its text."""
 Place = tuple[str, str]
 """(site, table)."""
@@ -218,6 +221,9 @@ class ArchiveStore:
 
     def __init__(self, connection: psycopg.Connection[Any]) -> None:
         self.connection = connection
+        self.seen_heads: dict[Place, int] = {}
+        """Each table's archived head after this store's last batch of it: a record after it is new (it needs
+        no lookup of archived hashes); the heads read under the locks say whether another process moved on."""
         connection.autocommit = True  # every write below is in a transaction() of its own: a real one, never a
         # savepoint inside an implicit transaction that a read before it opened and nothing would commit
 
@@ -262,12 +268,16 @@ class ArchiveStore:
         places = sorted({(site, table) for site, table, _ in records})
         connection = self.connection
         try:
+            expected = [item for item in records if item[2].seq <= self.seen_heads.get((item[0], item[1]), MAX_SEQ)]
             with connection.pipeline():
                 connection.execute("BEGIN", prepare=False)  # in the pipeline: no round trip of its own
                 if places:
                     connection.execute(LOCK_TABLES, ([f"{site}/{table}" for site, table in places],))
-                archived, heads, pending = self._archived_hashes(records), self._heads(places), self._pending(places)
-            judge = BatchJudge(_hashes(archived), _pending_records(pending), _heads_of(heads))
+                archived, heads = self._archived_hashes(expected), self._heads(places)
+                pending = self._pending(places)
+            hashes, found_heads = _hashes(archived), _heads_of(heads)
+            self._look_up_the_rest(records, expected, found_heads, hashes)
+            judge = BatchJudge(hashes, _pending_records(pending), found_heads)
             if stamp is not None:
                 stamp("read")
             handled = [judge.reject(item, payload) if isinstance(item, Rejection) else judge.receive(*item, payload)
@@ -281,7 +291,23 @@ class ArchiveStore:
             raise
         if stamp is not None:
             stamp("committed")
-        return BatchResult(handled, judge.progress(places))
+        progress = judge.progress(places)
+        self.seen_heads.update((place, step.head.seq) for place, step in progress.items())
+        return BatchResult(handled, progress)
+
+    def _look_up_the_rest(self, records: Sequence[tuple[str, str, Record]],
+                          looked_up: Sequence[tuple[str, str, Record]], heads: dict[Place, Head],
+                          hashes: dict[RecordKey, str]) -> None:
+        """The archived hashes of the records at or before their table's head that were not looked up (another
+        archive process moved the head on): a second query, in the batch's transaction."""
+        done = {id(item) for item in looked_up}
+        rest = [item for item in records if id(item) not in done and
+                item[2].seq <= heads.get((item[0], item[1]), Head()).seq]
+        if rest:
+            hashes.update(_hashes(self._archived_hashes(rest)))
+        for (site, table), head in heads.items():
+            if head.hash is not None:
+                hashes[(site, table, head.seq)] = head.hash
 
     def _write(self, judge: BatchJudge, stamp: Callable[[str], None] | None) -> None:
         """The batch's rows and its commit: pending ones parked and released first (a record parked in this
@@ -477,12 +503,12 @@ class BatchJudge:
             found[place] = Progress(head, head.seq + 1 if gap else None, waiting)
         return found
 
-    def reject(self, rejection: Rejection, payload: str) -> Handled:
+    def reject(self, rejection: Rejection, payload: Payload) -> Handled:
         """Keep a message that is not a journal record apart, with the reason."""
         self._insert_reject(rejection, payload)
         return Handled(Outcome.REJECTED, rejections=(rejection,))
 
-    def receive(self, site: str, table: str, record: Record, payload: str) -> Handled:
+    def receive(self, site: str, table: str, record: Record, payload: Payload) -> Handled:
         """Archive ``record`` once, if it chains; park it when its predecessor is missing."""
         archived = self.archived.get((site, table, record.seq))
         before = self.archived.get((site, table, record.seq - 1))
@@ -542,8 +568,9 @@ class BatchJudge:
             self.waiting[(site, table)] = self.waiting.get((site, table), 0) + 1
         self.parked.append((site, table, *record))
 
-    def _insert_reject(self, rejection: Rejection, payload: str) -> None:
-        self.rejected.append((rejection.site, rejection.table, rejection.seq, rejection.reason, payload))
+    def _insert_reject(self, rejection: Rejection, payload: Payload) -> None:
+        text = payload if isinstance(payload, str) else payload.decode("utf-8", errors="replace")
+        self.rejected.append((rejection.site, rejection.table, rejection.seq, rejection.reason, text))
 
 
 def _problem(record: Record, archived: str | None) -> str | None:
