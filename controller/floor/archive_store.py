@@ -239,11 +239,11 @@ class ArchiveStore:
         self.connection.close()
 
     # -- receiving -----------------------------------------------------------------
-    def reject(self, rejection: Rejection, payload: str) -> Handled:
+    def reject(self, rejection: Rejection, payload: Payload) -> Handled:
         """Keep a message that is not a journal record apart, with the reason."""
         return self.receive_batch([(rejection, payload)])[0]
 
-    def receive(self, site: str, table: str, record: Record, payload: str) -> Handled:
+    def receive(self, site: str, table: str, record: Record, payload: Payload) -> Handled:
         """Archive ``record`` of table ``site/table`` once, if it chains; see the module's docstring."""
         return self.receive_batch([((site, table, record), payload)])[0]
 
