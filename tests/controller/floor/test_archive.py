@@ -297,3 +297,29 @@ def test_an_unusable_ca_file_exits_2_naming_the_option(tmp_path: Path, database:
     assert run.returncode == 2, run.stdout + run.stderr
     assert f"--ca-file '{bad}': not a usable PEM CA file" in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_archives_split_the_floor_by_site_each_storing_only_its_own(
+        tmp_path: Path, broker: str, database: str, site: str) -> None:
+    other = site + "-b"
+    records = {name: journal_records(make_journal(tmp_path / f"{name}.journal", seed=seed, rounds=8))
+               for name, seed in (("t1", 71), ("t2", 72))}
+    first = Archive(broker, database, "--site", site, group="")
+    second = Archive(broker, database, "--site", other, group="")
+    try:
+        assert first.output[-1] == f"archiving croupier/{site}/+/journal from mqtt://{broker}"
+        publish(broker, site, "t1", records["t1"])
+        publish(broker, other, "t2", records["t2"])
+        wait_for(lambda: _archived_count(database, site, "t1", len(records["t1"])), "site one's table")
+        wait_for(lambda: _archived_count(database, other, "t2", len(records["t2"])), "site two's table")
+    finally:
+        outcomes = [first.stop(), second.stop()]
+    stored = []
+    for status, rest, stderr in outcomes:
+        assert status == 0, stderr
+        found = re.search(r"stopped: (\d+) records stored, (\d+) duplicates", rest)
+        assert found is not None, rest
+        stored.append((int(found.group(1)), int(found.group(2))))
+    assert stored == [(len(records["t1"]), 0), (len(records["t2"]), 0)], "each its own site, nothing twice"
+    assert archived(database, site, "t1") == records["t1"] and archived(database, other, "t2") == records["t2"]
