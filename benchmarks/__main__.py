@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.startup", "benchmarks.edge",
-              "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor", "benchmarks.sequence")
+              "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor", "benchmarks.floor_store",
+              "benchmarks.floor_bridge", "benchmarks.sequence")
 
 
 def main() -> int:

@@ -48,6 +48,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 SITE = "bench"
 COLUMNS = "site, table_id, seq, kind, at, body, prev, hash"
+NOTE = ("The same rows three ways, in one run; the machine's 2 cores are shared with other work, so the rows of "
+        "one run compare, runs do not. Before issue 27 the archive's store took 7.3-9.6 times the CPU of COPY "
+        "and the archive end to end 148-201 µs of its own CPU a record, in runs alternated with these on the same "
+        "journals (docs/floor.md, Archive, Scaling out).")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -244,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                                  "server": row.server_cpu} for row in measured}))
     if args.write:
         write_section("Archive batch speed", f"python -m benchmarks.floor_store --tables {args.tables} --rounds "
-                      f"{args.rounds}", text)
+                      f"{args.rounds}", text + "\n\n" + NOTE)
     return 0
 
 
