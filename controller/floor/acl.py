@@ -4,10 +4,10 @@ Each table gets its own user, allowed to publish only its own ``croupier/SITE/TA
 state and status (and its Last Will there) and to read only its own ``archived`` head; each archive user
 reads every table's journal and state and publishes only the tables' ``archived`` heads and its own health;
 the pit dashboard users read every table's topics and the archives' health and publish nothing. The broker
-settings bind each client id to its account (``use_username_as_clientid``: no account takes another's
-session or disconnects it) and bound a message's size. Passwords are generated (``secrets.token_urlsafe``)
-or kept from the credentials file of an earlier run (or one written by hand), so adding a table changes no
-other table's password. See docs/floor.md, "Security".
+settings bound a message's size and say how to bind each client id to its account
+(``use_username_as_clientid`` under each listener: no account takes another's session or disconnects it).
+Passwords are generated (``secrets.token_urlsafe``) or kept from the credentials file of an earlier run (or
+one written by hand), so adding a table changes no other table's password. See docs/floor.md, "Security".
 
 The password file holds Mosquitto's own PBKDF2-SHA512 hashes (``USER:$7$ITERATIONS$SALT$HASH``, what
 ``mosquitto_passwd`` writes), so no Mosquitto is needed where the files are made.
@@ -32,6 +32,13 @@ HEALTH_ROOT = "croupier-archive"
 """Where each archive process publishes its health: ``croupier-archive/USER/health``."""
 TABLE_WRITES = ("journal", "events", "state", "status")
 """A table's own topics it publishes (``archived`` is the archive's word to it: it only reads that)."""
+BIND_CLIENT_IDS = "use_username_as_clientid true"
+"""Each client's id is its account's user. Mosquitto 2.0 takes it per listener: under each ``listener`` line."""
+LISTENER_NOTE = ("# Each client's id must be its account's user, so that no account can take another's\n"
+                 "# session (wiping what the broker keeps for it) or disconnect it by connecting with its id.\n"
+                 "# Mosquitto takes this per listener: put the next line under each `listener` line of\n"
+                 "# mosquitto.conf (in a file of include_dir it would open a second listener, on port 1883):\n"
+                 f"#   {BIND_CLIENT_IDS}\n")
 MESSAGE_SIZE_LIMIT = 1 << 20
 """The broker's message_size_limit: a journal's largest records, its checkpoints, are tens of KB."""
 
@@ -196,9 +203,7 @@ def broker_config_text(directory: Path) -> str:
     """The lines that make a Mosquitto use the files (``include_dir`` it, or paste them into mosquitto.conf)."""
     return (f"# Written by croupier floor acl: the floor's accounts\nallow_anonymous false\n"
             f"password_file {directory.resolve() / PASSWORD_FILE}\nacl_file {directory.resolve() / ACL_FILE}\n"
-            "# Each client's id is its account's user: no account can take another's session (wiping what the\n"
-            "# broker keeps for it) or disconnect it by connecting with its id\n"
-            "use_username_as_clientid true\n"
+            f"{LISTENER_NOTE}"
             "# The largest message the broker takes (bytes); a larger one is refused to its sender\n"
             f"message_size_limit {MESSAGE_SIZE_LIMIT}\n"
             "# QoS 1 messages queued for a subscriber (the archive) before the broker drops them; Mosquitto's\n"

@@ -40,7 +40,9 @@ def secured_broker(directory: Path, *tables: str, extra: str = "") -> tuple[Mosq
     made = floor_acl("--out", str(out), *arguments)
     assert made.returncode == 0, made.stderr
     config = (out / "mosquitto-floor.conf").read_text()
-    return Mosquitto(directory / "mosquitto", extra=config + extra), credentials(out / "credentials")
+    # under the listener, as mosquitto-floor.conf says: each client's id is its account's user
+    bind = "use_username_as_clientid true\n"
+    return Mosquitto(directory / "mosquitto", extra=bind + config + extra), credentials(out / "credentials")
 
 
 class Client:

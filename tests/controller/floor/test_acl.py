@@ -63,7 +63,7 @@ def test_the_files_are_written_private_and_a_second_run_keeps_the_passwords(tmp_
             "topic write croupier/+/+/archived\ntopic write croupier-archive/archive/health\n") in acl
     assert "user pit\ntopic read croupier/+/+/#\ntopic read croupier-archive/+/health\n" in acl
     config = (out / "mosquitto-floor.conf").read_text()
-    assert "\nuse_username_as_clientid true\n" in config and "\nmessage_size_limit 1048576\n" in config
+    assert "\n#   use_username_as_clientid true\n" in config and "\nmessage_size_limit 1048576\n" in config
     assert [line.split(":", 1)[0] for line in (out / "passwd").read_text().splitlines()] == list(passwords)
     again = floor_acl("--out", str(out), "--tables", str(tables), "--floor", "pit", "--table", "casino/t3")
     assert again.returncode == 0, again.stderr
