@@ -70,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def floor_acl(args: argparse.Namespace) -> int:
     """Write the floor's broker files; print what was written; returns the exit status."""
     from controller.floor.acl import (
+        BIND_CLIENT_IDS,
         BROKER_CONFIG,
         parse_place,
         plan_accounts,
@@ -93,6 +94,8 @@ def floor_acl(args: argparse.Namespace) -> int:
     print(say("floor_acl.mosquitto", "Mosquitto: include_dir {directory} (or copy {config}'s lines into "
               "mosquitto.conf); hand each table its line of {credentials} (mode 0600)",
               directory=str(directory.resolve()), config=BROKER_CONFIG, credentials=str(credentials)))
+    print(say("floor_acl.listener", "Mosquitto: and {setting} under each listener line of mosquitto.conf, so that "
+              "each client id is its account's user (a restart applies it)", setting=BIND_CLIENT_IDS))
     return EXIT_WRITTEN
 
 
