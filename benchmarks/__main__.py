@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.startup", "benchmarks.edge", "benchmarks.study",
-              "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor", "benchmarks.sequence",
-              "benchmarks.flood")
+              "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor", "benchmarks.floor_store",
+              "benchmarks.floor_bridge", "benchmarks.sequence", "benchmarks.flood")
 
 
 def main() -> int:

@@ -122,6 +122,8 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
                                      reserve=WAL_RESERVE if live else 0)
             outputs.closers.append(journal.close)
             if feed is not None:
+                table = runner.table
+                feed.follow(lambda: table.view)
                 feed.start()
                 outputs.closers.insert(0, feed.close)
                 outputs.add(feed.wake, replayed=False)

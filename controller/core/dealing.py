@@ -28,7 +28,7 @@ from controller.core.sequence_check import sequence_alert
 from controller.core.shuffle_check import ALERT_PROBABILITY
 from controller.core.step import Draft, with_round
 from controller.core.stopping import stopped_words, stopping_alert
-from controller.core.view import PROMPTS, Shown, due_slot, instruction_event
+from controller.core.view import PROMPTS, Shown, due_slot, instruction_event, stands_said
 from controller.i18n.message import Message, message
 
 
@@ -287,21 +287,7 @@ def after_card(draft: Draft, dealt: State) -> None:
 
 def say_stands(draft: Draft, dealt: State, new: State) -> None:
     """Tell the dealer a natural or a hand standing, after the card ``dealt`` (the machine is at ``new``)."""
-    round_state = draft.round
-    said: list[tuple[str, Message]] = []
-    if dealt is State.B2:
-        player, banker = round_state.player_two_card_total, round_state.banker_two_card_total
-        if round_state.natural:
-            said.append(("natural", message("natural", "Natural: player {player}, banker {banker}; no more cards",
-                                            player=player, banker=banker)))
-        elif new is not State.P3:
-            said.append(("player_stands", message("player_stands", "Player stands on {total}", total=player)))
-            if new is not State.B3:
-                said.append(("banker_stands", message("banker_stands", "Banker stands on {total}", total=banker)))
-    elif dealt is State.P3 and new is not State.B3:
-        said.append(("banker_stands", message("banker_stands", "Banker stands on {total}",
-                                              total=round_state.banker_two_card_total)))
-    draft.events.extend(instruction_event(draft, action, text) for action, text in said)
+    draft.events.extend(instruction_event(draft, action, text) for action, text in stands_said(draft.round, dealt, new))
 
 
 def finish_round(draft: Draft) -> None:

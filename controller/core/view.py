@@ -98,6 +98,25 @@ def instruction_event(shown: Shown, action: str, text: Message,
                             say=text.english(), say_id=text.id, say_params=text.params)
 
 
+def stands_said(round_state: RoundState, dealt: State, new: State) -> list[tuple[str, Message]]:
+    """What the dealer is told after the card ``dealt`` when the machine went to ``new``: a natural, or the hands
+    that stand (each an instruction's action and its words)."""
+    said: list[tuple[str, Message]] = []
+    if dealt is State.B2:
+        player, banker = round_state.player_two_card_total, round_state.banker_two_card_total
+        if round_state.natural:
+            said.append(("natural", message("natural", "Natural: player {player}, banker {banker}; no more cards",
+                                            player=player, banker=banker)))
+        elif new is not State.P3:
+            said.append(("player_stands", message("player_stands", "Player stands on {total}", total=player)))
+            if new is not State.B3:
+                said.append(("banker_stands", message("banker_stands", "Banker stands on {total}", total=banker)))
+    elif dealt is State.P3 and new is not State.B3:
+        said.append(("banker_stands", message("banker_stands", "Banker stands on {total}",
+                                              total=round_state.banker_two_card_total)))
+    return said
+
+
 def next_instruction(draft: Draft) -> Event:
     """What the dealer must do next: a ``prompt`` for a card slot, otherwise an ``instruction``."""
     state = draft.state

@@ -86,10 +86,13 @@ def test_journal_messages_are_the_records_exactly_as_stored(broker: str, tmp_pat
         with sqlite3.connect(journal) as connection:
             stored = [dict(zip(("seq", "kind", "at", "body", "prev", "hash"), row, strict=True)) for row in
                       connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq")]
-            acked = connection.execute("SELECT seq FROM feed_acked").fetchone()[0]
+            published = connection.execute("SELECT seq FROM feed_published").fetchone()[0]
+            confirmed = connection.execute("SELECT seq FROM feed_acked").fetchone()[0]
         wait_for(lambda: len(subscriber.on("journal")) >= len(stored), "every record")
         assert subscriber.json_on("journal") == stored
-        assert acked == stored[-1]["seq"], "a clean stop delivers everything and keeps the mark"
+        assert published == stored[-1]["seq"], "a clean stop delivers everything to the broker and keeps the mark"
+        assert confirmed == 0, "no archive runs: nothing counts as delivered (issue 27)"
+        assert "no archive confirmed records from 1 on" in done.stderr, done.stderr
         verified = croupier("audit", "verify", str(journal))
         assert verified.returncode == 0, verified.stdout + verified.stderr
     finally:
@@ -168,9 +171,9 @@ def test_a_broker_restart_mid_run_loses_nothing(own_broker: Mosquitto, tmp_path:
 
 
 def _acked_events(journal: Path) -> int:
-    """How many events the records up to the feed's acknowledged mark hold."""
+    """How many events the records up to the feed's broker-acknowledged mark hold."""
     with sqlite3.connect(journal) as connection:
-        row = connection.execute("SELECT seq FROM feed_acked").fetchone()
+        row = connection.execute("SELECT seq FROM feed_published").fetchone()
         mark = row[0] if row else 0
         bodies = connection.execute("SELECT body FROM records WHERE seq <= ? AND kind IN ('start', 'events')",
                                     (mark,)).fetchall()
@@ -309,11 +312,19 @@ def test_a_missing_ca_file_is_refused(tmp_path: Path) -> None:
     assert done.stderr.strip().endswith("no such file; give the path of a PEM CA file"), done.stderr
 
 
-def test_audit_verify_names_records_cut_after_the_floor_received_them(broker: str, tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_audit_verify_names_records_cut_after_the_floor_received_them(broker: str, database: str,
+                                                                     tmp_path: Path) -> None:
+    from tests.controller.floor.floorkit import Archive
+
     site, table = names()
     journal = tmp_path / "t.journal"
-    done = croupier("simulate", "--seed", "23", "--rounds", "3", "--json", "--journal", str(journal),
-                    "--feed", f"mqtt://{broker}/{site}/{table}")
+    archive = Archive(broker, database, group="")  # the floor received them: the archive confirmed them
+    try:
+        done = croupier("simulate", "--seed", "23", "--rounds", "3", "--json", "--journal", str(journal),
+                        "--feed", f"mqtt://{broker}/{site}/{table}")
+    finally:
+        archive.stop()
     assert done.returncode == 0, done.stderr
     with sqlite3.connect(journal) as connection:
         last = connection.execute("SELECT max(seq) FROM records").fetchone()[0]

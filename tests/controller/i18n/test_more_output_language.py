@@ -351,9 +351,13 @@ def test_a_resume_refusal_is_worded(journal: Path) -> None:
 def test_the_archive_comparison_lines_are_worded() -> None:
     pytest.importorskip("psycopg")
     from controller.floor.archive_check import compare_records
-    from controller.journal.store import Record
+    from controller.journal.store import GENESIS, Record, record_hash
 
-    records = [Record(seq, "input", "2026-01-05T20:14:03Z", "{}", "0" * 64, f"{seq:064x}") for seq in (1, 2, 3)]
+    records: list[Record] = []
+    for seq in (1, 2, 3):  # a genuine chain: the archive's own rows must hold
+        prev = records[-1].hash if records else GENESIS
+        records.append(Record(seq, "input", "2026-01-05T20:14:03Z", "{}", prev,
+                              record_hash(seq, "input", "2026-01-05T20:14:03Z", prev, "{}")))
     matches = compare_records(records, records[:2], "casino/t1")
     english = [line.english() for line in matches.lines]
     assert english == ["matches the archive of table casino/t1: records 1-2 are the same",
@@ -361,7 +365,7 @@ def test_the_archive_comparison_lines_are_worded() -> None:
     korean = [Catalogue("ko").text(line) for line in matches.lines]
     assert korean == ["테이블 casino/t1의 보관본과 일치합니다: 기록 1-2이(가) 같습니다",
                       "기록 3-3은(는) 아직 보관되지 않았습니다"]
-    edited = compare_records(records, [records[0], records[1]._replace(body='{"x": 1}')], "casino/t1")
+    edited = compare_records([records[0], records[1]._replace(body='{"x": 1}')], records[:2], "casino/t1")
     assert not edited.matches
     assert Catalogue("es").text(edited.lines[0]) == (
         "el registro 2 difiere de la copia archivada de la mesa casino/t1 (body): el diario local fue editado o "
