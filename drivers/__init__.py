@@ -114,5 +114,5 @@ def open_source(url: str) -> CardSource:
     return driver_class(url)(url)
 
 
-__all__ = ["DRIVERS", "ENTRY_POINT_GROUP", "CardSource", "Delivery", "Indication", "Option", "Resumable", "driver_class",
-           "open_source", "plugins", "schemes"]
+__all__ = ["DRIVERS", "ENTRY_POINT_GROUP", "CardSource", "Delivery", "Indication", "Option", "Resumable",
+           "driver_class", "open_source", "plugins", "schemes"]

@@ -12,9 +12,9 @@ import pytest
 from textual.widgets import Static
 
 from config.loader import load_config
+from controller.app.builder import JournalOptions, SessionOptions, build_session
 from controller.app.runner import EXIT_MID_ROUND, Runner
-from controller.app.session import ConsoleRun, Outputs, console_run, play
-from controller.core.events import Event
+from controller.app.session import ConsoleRun, console_run
 from controller.core.table import Table
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
@@ -88,40 +88,31 @@ def test_answering_no_lets_the_table_deal_on() -> None:
 
 
 def test_a_resumed_journal_reaches_the_console_as_resumed_at_its_round(tmp_path: Path) -> None:
-    """The real path: play() resumes the journal, its notice marks the console as resumed."""
-    journal = str(tmp_path / "table.journal")
-    key = {"command": "simulate", "driver": "mock://?seed=3"}
-    header: list[Event] = [{"event": "table", "decks": 8, "variant": "commission", "driver": "mock://?seed=3",
-                            "seed": 3, "mode": "simulation"}]
-    first, _ = interactive_runner(pace=0.0)
-    first.source = MockShoe("mock://?seed=3")
-    first.auto_next = first.auto_shoe = True
-    first.rounds = 3
-    assert play(first, Outputs(notice=lambda text: None), header, journal, key) == 0
+    """The real path: the session resumes the journal, its notice marks the console as resumed, and the console
+    opens on the replayed rounds."""
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "simulation": {"auto_next": False}})
+    journal = JournalOptions(str(tmp_path / "table.journal"), {"command": "simulate", "driver": "mock://?seed=3"})
+    first = build_session(SessionOptions(settings, MockShoe("mock://?seed=3"), rounds=3, journal=journal, seed=3))
+    assert first.play() == 0
 
-    second, _ = interactive_runner(pace=0.05)
-    history: list[Event] = []
-    outputs = Outputs(notice=lambda text: None)
-    outputs.add(history.extend)
-    seen: dict[str, str] = {}
+    seen: dict[str, Any] = {}
 
     def headless(run: ConsoleRun) -> None:
         async def main() -> None:
             async with run.console.run_test(size=SIZE) as pilot:
                 await pilot.pause()
                 seen["banner"] = str(run.console.screen.query_one("#banner-text", Static).render())
+                seen["results"] = len(run.console.view.history.results)
                 await pilot.press("ctrl+q")
                 await pilot.pause()
 
         asyncio.run(main())
 
-    play(second, outputs, header, journal, key, console_history=history, run_app=headless)
-    assert run_rounds(history) == 3
+    second = build_session(SessionOptions(settings, MockShoe("mock://?seed=3"), auto_next=False, rounds=20,
+                                          journal=journal, seed=3, console=True, run_console=headless, pace=0.05))
+    second.play()
+    assert seen["results"] == 3
     assert "Resumed from the journal at round 3" in seen["banner"]
-
-
-def run_rounds(events: list[Event]) -> int:
-    return sum(1 for event in events if event["event"] == "result")
 
 
 def test_the_console_speaks_the_tables_language() -> None:

@@ -13,13 +13,13 @@ import pytest
 
 from config.loader import load_config
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind, card_read
 from controller.core.machine import State
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
+from controller.ui import transcript as transcript_module
 from controller.ui.keyboard import parse_dealer_line
 from controller.ui.transcript import JsonLines
 
@@ -115,11 +115,11 @@ def test_a_resumed_journal_continues_between_the_reveals(tmp_path: Path, face_do
                 raise Crash
 
     path = tmp_path / "j.db"
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     before = lines(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     assert cli.main([*argv, "--journal", str(path)]) == 0
     resumed = lines(capsys.readouterr().out)
     assert before == reference[:len(before)]

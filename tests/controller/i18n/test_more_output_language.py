@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from config.loader import load_config
-from controller.app.session import Outputs, board_languages, scoreboard_for
+from controller.app.builder import SessionOptions, build_session
+from controller.app.stages import board_languages
 from controller.core.exceptions import JournalTamperedError, ScriptError
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
@@ -25,6 +26,7 @@ from controller.ui.console import responsible_gaming_text
 from controller.ui.keyboard import HELP, worded_parser
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from controller.ui.scoreboard_words import words_message
+from drivers.mock import MockShoe
 from tests.inprocess import Completed, croupier_in_process
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -196,8 +198,8 @@ def words_of(settings_text: str, tmp_path: Path) -> dict[str, object]:
     config = tmp_path / "table.toml"
     config.write_text(settings_text, encoding="utf-8")
     notices: list[str] = []
-    outputs = Outputs(notice=notices.append)
-    scoreboard_for(outputs, "127.0.0.1:0", load_config(config, environ={}))
+    session = build_session(SessionOptions(load_config(config, environ={}), MockShoe("mock://"),
+                                           scoreboard="127.0.0.1:0", notice=notices.append))
     try:
         url = notices[0].split()[-1]  # the notice is in the table's language; its URL ends it
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -205,8 +207,7 @@ def words_of(settings_text: str, tmp_path: Path) -> dict[str, object]:
             answer: dict[str, object] = json.loads(reply.read())
         return answer
     finally:
-        for close in outputs.closers:
-            close()
+        session.close()
 
 
 def test_the_table_language_and_its_house_words_reach_the_scoreboard(tmp_path: Path) -> None:

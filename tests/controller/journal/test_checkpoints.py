@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event
 from controller.journal.store import canonical
+from controller.ui import transcript as transcript_module
 from controller.ui.transcript import JsonLines
 from tests.controller.journal.forger import forge_record, with_listed_orders
 
@@ -61,7 +61,7 @@ def crash_after_results(monkeypatch: pytest.MonkeyPatch, results: int) -> None:
             if seen["results"] >= results:
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
 
 
 def crashed_mid_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
@@ -73,7 +73,7 @@ def crashed_mid_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeyp
     with pytest.raises(Crash):
         cli.main([*GAME, "--json", "--config", config, "--journal", str(journal)])
     before = lines_of(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     return lines_of(reference_text), journal, before
 
 

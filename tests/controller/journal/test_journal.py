@@ -14,7 +14,6 @@ import pytest
 
 from controller.app.runner import Runner
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event, decode_event
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input, InputKind, parse_tokens
@@ -22,6 +21,7 @@ from controller.core.table import Table
 from controller.journal.replay import attach_journal
 from controller.journal.store import GENESIS, Journal, canonical, record_hash
 from controller.journal.verify import verify
+from controller.ui import transcript as transcript_module
 from controller.ui.transcript import JsonLines
 from drivers.mock import MockShoe
 from tests.badges import auth_section
@@ -61,7 +61,7 @@ def crashing_output(monkeypatch: pytest.MonkeyPatch, after: int, partial: bool) 
                 raise Crash
             super().__call__(events)
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
 
 
 def journal_events(path: Path) -> Events:
@@ -174,7 +174,7 @@ def test_crash_in_every_batch_resumes_to_the_same_game(
             counted["batches"] += 1
             super().__call__(events)
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Counting)
+    monkeypatch.setattr(transcript_module, "JsonLines", Counting)
     status, reference, _ = run_cli(capsys, *argv)
     batches = counted["batches"] - 1  # a journaled run shows the header and start in one batch
     assert batches > 20
@@ -184,7 +184,7 @@ def test_crash_in_every_batch_resumes_to_the_same_game(
         with pytest.raises(Crash):
             cli.main([*argv, "--journal", str(path)])
         before = lines_of(capsys.readouterr().out)
-        monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+        monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
         resumed_status, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
         assert resumed_status == status
         assert journal_events(path) == reference, f"crash in batch {after}"
@@ -212,7 +212,7 @@ def _crash_when(monkeypatch: pytest.MonkeyPatch, predicate: Any) -> None:
             if predicate(events[-1]):
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
 
 
 @pytest.mark.parametrize("where, predicate", [
@@ -230,7 +230,7 @@ def test_resume_exactly_where_it_stopped(tmp_path: Path, capsys: pytest.CaptureF
         cli.main([*argv, "--journal", str(path)])
     before = lines_of(capsys.readouterr().out)
     assert predicate(before[-1]), where
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     _, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
     assert_resumed_exactly(before, resumed, reference)
 
@@ -260,7 +260,7 @@ def test_seeded_resume_moves_the_mock_to_the_right_shoe(tmp_path: Path, capsys: 
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     before = lines_of(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     _, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
     assert_resumed_exactly(before, resumed, reference)
 
@@ -527,7 +527,7 @@ def test_history_json_is_each_result_once_as_emitted(tmp_path: Path, capsys: pyt
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     capsys.readouterr()
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     run_cli(capsys, *argv, "--journal", str(path))
     status = cli.main(["history", str(path), "--json"])
     out = capsys.readouterr().out
@@ -611,7 +611,7 @@ def test_badges_and_approvals_are_journaled_replayed_and_in_the_history(
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     before = lines_of(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     _, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
     assert_resumed_exactly(before, resumed, reference)
     # An independent replay (settings from the journal's header, [auth] included) agrees.

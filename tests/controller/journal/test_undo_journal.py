@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event
+from controller.ui import transcript as transcript_module
 from controller.ui.transcript import JsonLines
 from tests.controller.journal.test_journal import (
     Crash,
@@ -88,13 +88,13 @@ def test_a_crash_right_after_an_undoable_input_resumes_and_the_undo_still_applie
             if seen["offers"] == nth:
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
     journal = tmp_path / "j.db"
     with pytest.raises(Crash):
         cli.main([*argv(config), "--journal", str(journal)])
     before = lines_of(capsys.readouterr().out)
     assert offers_undo(before[-1])
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     _, resumed, _ = run_cli(capsys, *argv(config), "--journal", str(journal))
     # the resumed run shows again the batch the crash cut off (ending with the same undo offer), then the rest
     assert before == reference[: len(before)]
@@ -213,10 +213,10 @@ def test_a_journal_whose_checkpoints_predate_undo_still_verifies_and_resumes(
             if any(event["event"] == "result" and event["round"] == 3 for event in events):
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
     with pytest.raises(Crash):
         cli.main([*game, "--journal", str(journal)])
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     capsys.readouterr()
     connection = sqlite3.connect(journal)
     try:

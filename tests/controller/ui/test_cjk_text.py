@@ -122,9 +122,9 @@ def test_the_transcript_in_an_80_column_terminal_is_not_cut(language: str, tmp_p
 def test_the_plain_dealer_display_shows_korean_large_type_within_80_columns() -> None:
     import io
 
-    from controller.cli.run import DealerDisplay
     from controller.core.events import Event
     from controller.i18n.catalogue import Catalogue
+    from controller.ui.dealer_display import DealerDisplay
     from controller.ui.localise import Localiser
 
     stream = io.StringIO()
