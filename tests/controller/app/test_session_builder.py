@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 
 import drivers
+from config.loader import load_config
+from controller.app.builder import JournalOptions, SessionOptions, build_session
+from controller.app.session import Session
+from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input, InputKind
 from drivers.base import CardSource, Delivery
+from drivers.mock import MockShoe
 from tests.inprocess import croupier_in_process
 
 
@@ -79,3 +85,48 @@ def test_a_session_that_cannot_be_built_starts_nothing(command: list[str]) -> No
         f"croupier {command[0]}: --archive 'mysql://x': unknown scheme mysql://; expected "
         "postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE"]
     assert port_is_free(port), "the scoreboard was left listening"
+
+
+class Recording:
+    """A stage that notes when it joins and closes (and can refuse to join)."""
+
+    def __init__(self, name: str, notes: list[str], refuse: bool = False) -> None:
+        self.name, self.notes, self.refuse = name, notes, refuse
+
+    def join(self, session: Session) -> None:
+        self.notes.append(f"join {self.name}")
+        session.when_begun(lambda: self.notes.append(f"begun {self.name}"))
+        session.at_end(lambda: self.notes.append(f"end {self.name}"))
+        if self.refuse:
+            raise CroupierError(f"{self.name} cannot start")
+
+    def close(self) -> None:
+        self.notes.append(f"close {self.name}")
+
+
+def test_stages_join_in_order_begin_after_the_journal_opened_and_close_in_reverse_before_it(tmp_path: Path) -> None:
+    notes: list[str] = []
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}})
+    path = tmp_path / "table.journal"
+    session = build_session(SessionOptions(settings, MockShoe("mock://?seed=4"), rounds=2,
+                                           journal=JournalOptions(str(path), {"test": "stages"})))
+    session.join([Recording("first", notes), Recording("second", notes)])
+
+    def journal_is_open() -> bool:
+        return (tmp_path / "table.journal-wal").exists()
+
+    session.when_begun(lambda: notes.append(f"journal open {journal_is_open()}"))
+    assert session.play() == 0
+    assert notes == ["join first", "join second", "begun first", "begun second", "journal open True",
+                     "close second", "close first", "end first", "end second"]
+    assert session.source.closed and not journal_is_open()
+
+
+def test_a_stage_that_cannot_join_closes_those_before_it_and_the_source() -> None:
+    notes: list[str] = []
+    shoe = MockShoe("mock://?seed=4")
+    session = build_session(SessionOptions(load_config(environ={}), shoe))
+    with pytest.raises(CroupierError, match="second cannot start"):
+        session.join([Recording("first", notes), Recording("second", notes, refuse=True), Recording("third", notes)])
+    assert notes == ["join first", "join second", "close third", "close second", "close first"]
+    assert shoe.closed
