@@ -3,9 +3,8 @@ repeated-sequence alert on a second shoe that repeats the first."""
 
 from __future__ import annotations
 
+import functools
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +21,9 @@ from controller.core.table import Table
 from controller.ui import transcript as transcript_module
 from controller.ui.keyboard import parse_dealer_line
 from controller.ui.transcript import JsonLines
+from tests.inprocess import croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+croupier = functools.partial(croupier_process, timeout=300)
 
 
 def lines(output: str) -> list[dict[str, Any]]:

@@ -4,12 +4,10 @@ variant's name: in the chosen language, with no English left; English unchanged.
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
@@ -27,16 +25,14 @@ from controller.ui.keyboard import HELP, worded_parser
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from controller.ui.scoreboard_words import words_message
 from drivers.mock import MockShoe
-from tests.inprocess import Completed, croupier_in_process
+from tests.inprocess import ROOT, croupier_in_process, croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 HEX = re.compile(r"\b[0-9a-f]{64}\b")
 
 
-def croupier(*args: str, **variables: str) -> Completed:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_")}
-    return croupier_in_process(*args, env={**env, **variables})
+croupier = functools.partial(croupier_in_process, without="CROUPIER_")
+"""``croupier ARGS`` in this process, with no CROUPIER_ variable but the test's own."""
 
 
 def english_words(text: str, allowed: set[str]) -> list[str]:
@@ -142,10 +138,8 @@ def test_dealer_command_refusals_are_worded(language: str, line: str) -> None:
 def test_a_dealer_command_typed_at_the_terminal_is_refused_in_the_table_language(tmp_path: Path) -> None:
     script = tmp_path / "shoe.txt"
     script.write_text("@shoe 3S KD 5H 9C\n", encoding="utf-8")
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_")}
-    run = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--driver", f"mock://?script={script}",
-                          "--json", "--no-burn", "--lang", "ko"], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120, input="xyz\n", env=env)
+    run = croupier_process("run", "--driver", f"mock://?script={script}", "--json", "--no-burn", "--lang", "ko",
+                           stdin="xyz\n", without="CROUPIER_")
     assert run.returncode == 0, run.stderr
     assert "croupier run: 'xyz'은(는) 딜러 명령이 아닙니다" in run.stderr
     assert "is not a dealer command" not in run.stderr

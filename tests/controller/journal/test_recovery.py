@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
+from tests.inprocess import CROUPIER, ROOT, croupier_process_bytes
+
 KILLS_WANTED = 200
 
 if TYPE_CHECKING:
@@ -40,8 +40,7 @@ def parse(data: bytes) -> Events:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def croupier(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*CROUPIER, *args], capture_output=True, cwd=ROOT, timeout=120)
+croupier = croupier_process_bytes
 
 
 @dataclass

@@ -16,9 +16,9 @@ from babel.messages.pofile import read_po
 from controller.i18n.catalogue import builtin_po_path
 from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import banner, can_render, cells, pad_cells, render_big, wrap_cells
+from tests.inprocess import CROUPIER, ROOT
 from tests.slowrule import require_slow
 
-ROOT = Path(__file__).resolve().parents[3]
 COLUMNS = 80
 
 
@@ -71,7 +71,7 @@ def font_covering(text: str) -> str:
 
 
 def transcript(language: str) -> str:
-    run = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--seed", "42", "--rounds", "5",
+    run = subprocess.run([*CROUPIER, "simulate", "--seed", "42", "--rounds", "5",
                           "--lang", language], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
     return run.stdout
 

@@ -14,14 +14,12 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Label
 
-from config.loader import load_config
 from controller.core.events import Event
-from controller.core.inputs import Input, InputKind, parse_tokens
-from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.console import DealerConsole
 from controller.ui.tableview import ViewEvent
+from tests.tokens import dealt, table_of
 from tests.typed_events import untyped_event
 
 SIZES = [(80, 24), (220, 60)]
@@ -29,12 +27,8 @@ Scenario = Callable[[DealerConsole, Any], Awaitable[None]]
 
 
 def table_events(tokens: str, burn: str = "none", **table: str) -> list[Event]:
-    overrides: dict[str, Any] = {"shoe": {"burn": burn}, "table": dict(table)}
-    core = Table(load_config(environ={}, overrides=overrides))
-    events = core.start() + core.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += core.handle(item)
-    return events
+    """The core's events for ``tokens`` from a fresh table's start, its shoe confirmed (with ``burn``, ``[table]``)."""
+    return dealt(tokens, table_of(shoe={"burn": burn}, table=table))
 
 
 def run(scenario: Scenario, events: list[Event] | list[ViewEvent], size: tuple[int, int] = (120, 40),

@@ -16,16 +16,13 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
-from config.loader import load_config
-from controller.core.events import Event
-from controller.core.inputs import Input, InputKind, parse_tokens
-from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import cells
 from controller.ui.console import BigText, DealerConsole
 from controller.ui.console_words import top_bar
 from tests.controller.ui.test_cjk_text import font_covering
+from tests.tokens import dealt
 
 SIZE = (80, 24)
 RESULT = "3S KD 5H 9C"  # player 3+5 = 8, banker 0+9 = 9: banker wins 9 : 8, two naturals
@@ -68,14 +65,6 @@ ENGLISH_CHROME = ("PLAYER", "BANKER", "THIRD CARD", "LAST ROUND", "CUT CARD", "S
 """English words of the console's chrome that no other language shows."""
 
 
-def table_events(tokens: str) -> list[Event]:
-    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
-    events = table.start() + table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
-    return events
-
-
 def shown(widget: Widget) -> list[str]:
     width, height = widget.outer_size
     return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, width, height))]
@@ -101,7 +90,7 @@ def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, A
     seen: dict[str, Any] = {}
 
     async def main() -> None:
-        app = DealerConsole(events=table_events(tokens), words=Catalogue(language))
+        app = DealerConsole(events=dealt(tokens), words=Catalogue(language))
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             deadline = time.monotonic() + 30.0  # on a loaded machine the footer may be laid out a little later

@@ -9,14 +9,14 @@ from typing import Any
 import pytest_textual_snapshot  # noqa: F401  (the snap_compare fixture)
 
 from config.loader import load_config
-from controller.core.events import Event
-from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.inputs import Input, InputKind
 from controller.core.table import Table
 from controller.ui.console import DealerConsole, TableScreen
 from controller.ui.moments import next_moment
 from controller.ui.tableview import TableView
 from tests.controller.ui.test_console import rendered
 from tests.pilot_wait import shown_footer
+from tests.tokens import dealt
 
 SIZE = (120, 48)
 
@@ -25,16 +25,9 @@ def new_table() -> Table:
     return Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}, "simulation": {"auto_next": False}}))
 
 
-def fed(table: Table, tokens: str) -> list[Event]:
-    events = table.start()
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
-    return events
-
-
 def fresh_view(tokens: str) -> TableView:
     view = TableView()
-    for event in fed(new_table(), tokens):
+    for event in dealt(tokens, new_table(), confirm=False):
         view.apply(event)
     return view
 
@@ -44,7 +37,7 @@ def drive(table: Table, tokens: str, scenario: Any) -> list[Input]:
     inputs: list[Input] = []
 
     async def main() -> None:
-        app = DealerConsole(on_input=inputs.append, events=fed(table, tokens))
+        app = DealerConsole(on_input=inputs.append, events=dealt(tokens, table, confirm=False))
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
 
@@ -132,9 +125,9 @@ def test_z_and_undo_typed_at_the_terminal_give_the_undo_input() -> None:
 def test_the_view_follows_an_undo_exactly() -> None:
     """The view after ``@manual 4D @undo @manual 4H`` is the view after ``@manual 4H`` alone."""
     undone, straight = TableView(), TableView()
-    for event in fed(new_table(), "@shoe 5H ?? @manual 4D @undo @manual 4H 2C"):
+    for event in dealt("@shoe 5H ?? @manual 4D @undo @manual 4H 2C", new_table(), confirm=False):
         undone.apply(event)
-    for event in fed(new_table(), "@shoe 5H ?? @manual 4H 2C"):
+    for event in dealt("@shoe 5H ?? @manual 4H 2C", new_table(), confirm=False):
         straight.apply(event)
     assert undone.slots == straight.slots and undone.manual_slots == straight.manual_slots
     assert undone.shoe.to_dict() == straight.shoe.to_dict()
@@ -142,10 +135,10 @@ def test_the_view_follows_an_undo_exactly() -> None:
 
 
 def test_undo_offered_snapshot(snap_compare: Any) -> None:
-    app = DealerConsole(events=fed(new_table(), "@shoe 5H ?? @manual 4D"))
+    app = DealerConsole(events=dealt("@shoe 5H ?? @manual 4D", new_table(), confirm=False))
     assert snap_compare(app, terminal_size=SIZE)
 
 
 def test_undo_read_back_snapshot(snap_compare: Any) -> None:
-    app = DealerConsole(events=fed(new_table(), "@shoe 5H ?? @manual 4D"))
+    app = DealerConsole(events=dealt("@shoe 5H ?? @manual 4D", new_table(), confirm=False))
     assert snap_compare(app, press=["z"], terminal_size=SIZE)
