@@ -18,6 +18,7 @@ from controller.app.session import ConsoleRun, console_run
 from controller.core.table import Table
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
+from tests.pilot_wait import press, settle
 
 SIZE = (120, 40)
 DEADLINE = 60.0
@@ -42,12 +43,12 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str) -> None
 async def ask_to_quit_in_round_1(pilot: Any, run: ConsoleRun) -> None:
     """Start the run, confirm the new shoe, and press Ctrl+Q once round 1's first card is down."""
     run.start()
-    await pilot.press("s")
-    await pilot.pause()
-    await pilot.press("y")
+    await press(pilot, "s")
+    await settle(pilot)
+    await press(pilot, "y")
     await wait_for(pilot, lambda: "P1" in run.console.view.slots, "the first card of round 1")
-    await pilot.press("ctrl+q")
-    await pilot.pause()
+    await press(pilot, "ctrl+q")
+    await settle(pilot)
 
 
 @pytest.mark.slow  # a long run: 4 s of real time at a pace of 1 s a card
@@ -62,8 +63,8 @@ def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
             cards_left = runner.table.cards_left
             await asyncio.sleep(4.0)  # at 1 s a card the round would be over by now if the shoe dealt on
             assert runner.table.cards_left >= cards_left - 1, "cards were read while the console asked"
-            await pilot.press("y")
-            await pilot.pause()
+            await press(pilot, "y")
+            await settle(pilot)
 
     asyncio.run(main())
     assert run.finish() == EXIT_MID_ROUND
@@ -78,10 +79,10 @@ def test_answering_no_lets_the_table_deal_on() -> None:
     async def main() -> None:
         async with console.run_test(size=SIZE) as pilot:
             await ask_to_quit_in_round_1(pilot, run)
-            await pilot.press("n")
+            await press(pilot, "n")
             await wait_for(pilot, lambda: console.view.result is not None, "round 1's result")
-            await pilot.press("ctrl+q")  # between rounds: quits at once
-            await pilot.pause()
+            await press(pilot, "ctrl+q")  # between rounds: quits at once
+            await settle(pilot)
 
     asyncio.run(main())
     assert run.finish() == 0
@@ -100,11 +101,11 @@ def test_a_resumed_journal_reaches_the_console_as_resumed_at_its_round(tmp_path:
     def headless(run: ConsoleRun) -> None:
         async def main() -> None:
             async with run.console.run_test(size=SIZE) as pilot:
-                await pilot.pause()
+                await settle(pilot)
                 seen["banner"] = str(run.console.screen.query_one("#banner-text", Static).render())
                 seen["results"] = len(run.console.view.history.results)
-                await pilot.press("ctrl+q")
-                await pilot.pause()
+                await press(pilot, "ctrl+q")
+                await settle(pilot)
 
         asyncio.run(main())
 
@@ -128,15 +129,15 @@ def test_the_console_speaks_the_tables_language() -> None:
     async def main() -> None:
         async with console.run_test(size=SIZE) as pilot:
             run.start()
-            await pilot.press("s")
-            await pilot.pause()
+            await press(pilot, "s")
+            await settle(pilot)
             seen["question"] = str(console.screen.query_one("#confirm-text", Static).render())
-            await pilot.press("y")
+            await press(pilot, "y")
             await wait_for(pilot, lambda: console.view.result is not None, "round 1's result")
-            await pilot.pause()
+            await settle(pilot)
             seen["top"] = console.top_bar().plain
-            await pilot.press("ctrl+q")
-            await pilot.pause()
+            await press(pilot, "ctrl+q")
+            await settle(pilot)
 
     asyncio.run(main())
     run.finish()

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from textual.geometry import Region
 from textual.widget import Widget
-from textual.widgets._footer import FooterKey
 
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
@@ -22,6 +21,7 @@ from controller.ui.bigtext import cells
 from controller.ui.console import BigText, DealerConsole
 from controller.ui.console_words import top_bar
 from tests.controller.ui.test_cjk_text import font_covering
+from tests.pilot_wait import footer_keys, press, settle
 from tests.tokens import dealt
 
 SIZE = (80, 24)
@@ -84,28 +84,26 @@ def screen_lines(app: DealerConsole) -> list[str]:
 
 
 @functools.cache
-def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The console in ``language`` after the table's events for ``tokens`` (and the keys ``press``): started once
+def look(language: str, tokens: str, keys_pressed: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The console in ``language`` after the table's events for ``tokens`` (and the keys pressed): started once
     per case in a process, for the tests that read the same console (they only read what it showed)."""
     seen: dict[str, Any] = {}
 
     async def main() -> None:
         app = DealerConsole(events=dealt(tokens), words=Catalogue(language))
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             deadline = time.monotonic() + 30.0  # on a loaded machine the footer may be laid out a little later
-            while not (keys := list(app.screen.query(FooterKey))) or not all(key.region.width for key in keys):
+            while not (keys := footer_keys(app)) or not all(key.region.width for _, key in keys):
                 assert time.monotonic() < deadline, "the footer was never laid out"
                 await pilot.pause(0.05)
-            seen["footer"] = [(key.description, key.region.right, "\n".join(shown(key)))
-                              for key in app.screen.query(FooterKey)]
+            seen["footer"] = [(description, key.region.right, "\n".join(shown(key))) for description, key in keys]
             seen["top"] = ("\n".join(shown(app.screen.query_one("#top-bar", Widget))).strip(),
                            top_bar(app.view, app.words).plain)
             seen["bigs"] = {name: (app.screen.query_one(name, BigText).text, shown(app.screen.query_one(name, BigText)))
                             for name in ("#next-action", "#banner-big", "#alert-big")}
-            for key in press:
-                await pilot.press(key)
-            await pilot.pause()
+            await press(pilot, *keys_pressed)
+            await settle(pilot)
             seen["lines"] = screen_lines(app)
 
     asyncio.run(main())
@@ -167,7 +165,7 @@ def test_last_round_then_shoe_closed(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_closing_the_shoe_asks_in_the_tables_language(language: str) -> None:
-    seen = look(language, RESULT, press=("c",))
+    seen = look(language, RESULT, keys_pressed=("c",))
     check_language(language, seen, "close?")
 
 

@@ -17,6 +17,7 @@ from controller.ui.moments import next_moment, score_text, shoe_banner
 from controller.ui.roadsview import pair_mark
 from controller.ui.tableview import TableView
 from tests.controller.ui.test_console import rendered
+from tests.pilot_wait import press, settle
 from tests.tokens import NO_BURN, dealt, feed, one_by_one, table_of
 
 
@@ -83,7 +84,7 @@ def test_big_type_grows_on_a_large_terminal() -> None:
     async def height(size: tuple[int, int]) -> int:
         app = DealerConsole(events=dealt("3S KD 5H 9C"))
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             return app.screen.query_one("#next-action", BigText).outer_size.height
 
     assert asyncio.run(height((220, 60))) > asyncio.run(height((120, 30)))
@@ -99,18 +100,18 @@ def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
     async def main() -> None:
         app = DealerConsole(on_input=inputs.append, events=dealt(UNSHUFFLED))
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen.query_one("#alert-box").display is True
             assert rendered(app, "#alert-big").splitlines()[0] == render_big("ALERT A1", 2)[0].strip()
             assert "CRITICAL unshuffled_shoe" in rendered(app, "#alert-text")
             assert "1 ALERT OPEN" in rendered(app, "#top-bar")
-            await pilot.press("a")
-            await pilot.pause()
+            await press(pilot, "a")
+            await settle(pilot)
             assert inputs == [Input(InputKind.ACK, "A1")]
             assert app.screen.query_one("#alert-box").display is True, "open until the table says acknowledged"
             app.apply({"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
                        "round": 2})
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen.query_one("#alert-box").display is False
             assert "ALERT" not in rendered(app, "#top-bar")
 
@@ -122,7 +123,7 @@ def test_shoe_and_dealer_always_in_view(size: tuple[int, int]) -> None:
     async def main() -> None:
         app = DealerConsole(events=dealt("3S KD 5H 9C @next 9S 8H KD 2C"))
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             top = rendered(app, "#top-bar")
             assert top.startswith("SHOE 1  ROUND 2  DEALER –")
             assert app.screen.query_one("#top-bar").region.y == 0
@@ -134,10 +135,10 @@ def test_resumed_from_a_journal_says_at_which_round() -> None:
     async def main() -> None:
         app = DealerConsole(events=dealt("3S KD 5H 9C @next 9S 8H KD 2C @next"), resumed=True)
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert "Resumed from the journal at round 3" in rendered(app, "#banner-text")
             app.apply({"event": "card", "round": 3, "slot": "P1", "card": "4S"})
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen.query_one("#banner-box").display is False
 
     asyncio.run(main())
@@ -179,7 +180,7 @@ def test_the_big_result_is_drawn_in_the_winners_colour(tokens: str, colour: str)
     async def main() -> str:
         app = DealerConsole(events=dealt(tokens))
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             widget = app.screen.query_one("#next-action", BigText)
             first = widget.render_lines(Region(0, 0, widget.size.width, 1))[0]
             ink = next(segment for segment in first if "█" in segment.text)
@@ -196,7 +197,7 @@ def test_at_80x24_the_derived_roads_and_the_footer_are_on_screen() -> None:
     async def main() -> None:
         app = DealerConsole(events=dealt(PAIRS_AND_DERIVED))
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             roads = app.screen.query_one("#roads")
             assert roads.region.bottom <= 23, f"the roads end at row {roads.region.bottom}, below the footer"
             footer = app.screen.query_one("Footer")
@@ -216,9 +217,9 @@ def test_keys_that_cannot_apply_mid_shoe_do_nothing() -> None:
     async def main() -> None:
         app = DealerConsole(on_input=inputs.append, events=dealt("3S KD 5H 9C @next 9S"))
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            await pilot.press("s", "c", "n", "v", "m", "b", "u", "a")
-            await pilot.pause()
+            await settle(pilot)
+            await press(pilot, "s", "c", "n", "v", "m", "b", "u", "a")
+            await settle(pilot)
             assert inputs == []
             assert isinstance(app.screen, TableScreen), "s mid-shoe asks nothing (it would be refused)"
 

@@ -17,6 +17,7 @@ from controller.ui.console import DealerConsole
 from controller.ui.moments import next_moment, shoe_banner
 from controller.ui.tableview import TableView
 from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED
+from tests.pilot_wait import settle
 from tests.tokens import dealt
 
 SIZES = [(80, 24), (100, 30), (120, 40), (220, 60)]
@@ -42,7 +43,7 @@ MOMENTS: dict[str, tuple[str, Check]] = {
 async def settled(pilot: Any) -> None:
     """Let the console finish its layouts (fitting takes one per level it gives up)."""
     for _ in range(8):
-        await pilot.pause()
+        await settle(pilot)
 
 
 def on_screen(widget: Widget, rows: int) -> bool:
