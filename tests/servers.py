@@ -1,7 +1,7 @@
-"""A real Mosquitto and a real PostgreSQL for the floor benchmark, on free ports of 127.0.0.1, stopped by PID.
-
-The same approach as the floor tests' ``tests/controller/floor/services.py``, without pytest: a
-server that is missing or does not start raises :class:`ServerUnavailable` with what to install.
+"""A real Mosquitto and a real PostgreSQL on free ports of 127.0.0.1, stopped by PID: the floor tests'
+(``tests/controller/floor/services.py``, which skip a test when one is missing) and the floor benchmark's
+(``benchmarks/floor.py``). Without pytest: a server that is missing or does not start raises
+:class:`ServerUnavailable` with what to install.
 """
 
 from __future__ import annotations
