@@ -44,8 +44,8 @@ from benchmarks.floor_probe import Arrivals, CpuSampler, children_of
 from benchmarks.floor_report import PROCESS_TABLES, Outcome, report
 from benchmarks.floor_tables import table_command
 from benchmarks.report import write_section
-from benchmarks.servers import MAX_QUEUED, Mosquitto, Postgres, ServerUnavailable, stop_pid
 from controller.floor.archive_timing import read_batches, stage_waits
+from controller.floor.localservers import MAX_QUEUED, Mosquitto, Postgres, ServerUnavailable, stop_pid
 
 ROOT = Path(__file__).resolve().parents[1]
 MOSQUITTO_EXTRA = "sys_interval 1\n"

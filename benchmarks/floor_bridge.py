@@ -37,7 +37,7 @@ from benchmarks.floor_measure import journal_rows, percentile
 from benchmarks.floor_probe import children_of
 from benchmarks.floor_store import cpu_seconds, fresh_database, make_journals
 from benchmarks.report import write_section
-from benchmarks.servers import Mosquitto, Postgres, ServerUnavailable, free_port, stop_pid
+from controller.floor.localservers import Mosquitto, Postgres, ServerUnavailable, free_port, stop_pid
 from controller.floor.messages import event_message, journal_message, record_events
 from controller.journal.store import Record
 

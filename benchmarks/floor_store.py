@@ -38,9 +38,9 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from benchmarks.floor_measure import journal_rows
 from benchmarks.report import write_section
-from benchmarks.servers import Mosquitto, Postgres, ServerUnavailable, stop_pid
 from controller.floor.archive import BATCH_LIMIT, decode_message
 from controller.floor.archive_store import ArchiveStore, create_schema
+from controller.floor.localservers import Mosquitto, Postgres, ServerUnavailable, stop_pid
 from controller.floor.messages import journal_message
 from controller.journal.store import Record
 

@@ -23,12 +23,12 @@ from drivers.base import CardSource
 
 if TYPE_CHECKING:
     from controller.app.property_watch import PropertyWatch
+    from controller.journal.journaled import EventSink
 
 EXIT_OK = 0
 EXIT_MID_ROUND = 3
 EXIT_HALTED = 4
 
-Sink = Callable[[list[Event]], None]
 DEALT_KINDS = frozenset({InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE})
 
 
@@ -38,7 +38,7 @@ class Runner:
 
     table: Table
     source: CardSource
-    sink: Sink
+    sink: EventSink
     auto_next: bool = True
     auto_shoe: bool = True
     rounds: int = 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,10 +20,9 @@ from controller.journal.replay import replay, settings_from_header
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from tests.badges import auth_section
+from tests.inprocess import CROUPIER, ROOT
 from tests.typed_events import every, expect
 
-ROOT = Path(__file__).resolve().parents[3]
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 UNSHUFFLED = [card.code for _ in range(8) for card in reversed(full_deck())]
 """Same-suit neighbours, K Q J ...: the unshuffled-shoe alert, and not the factory order (a sequence alert)."""
 

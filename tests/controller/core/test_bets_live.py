@@ -10,19 +10,15 @@ from typing import Any
 from config.loader import load_config
 from controller.core.bets.exact import Shoe, bet_evs
 from controller.core.events import Event
-from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.table import Table
+from tests.tokens import dealt
 
 
 def play(tokens: str, **bets: Any) -> list[Event]:
     overrides: dict[str, Any] = {"procedures": {"exposed_card": "use"}}
     if bets:
         overrides["bets"] = bets
-    table = Table(load_config(environ={}, overrides=overrides))
-    events = table.start() + table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
-    return events
+    return dealt(tokens, Table(load_config(environ={}, overrides=overrides)))
 
 
 def edges(events: list[Event]) -> list[dict[str, Any]]:

@@ -17,6 +17,7 @@ from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import FOREIGN, Table
 from tests.inprocess import croupier_in_process
+from tests.tokens import feed
 from tests.typed_events import expect, plain
 
 
@@ -24,13 +25,6 @@ def table(decks: int = 1, **shoe: Any) -> Table:
     t = Table(load_config(environ={}, overrides={"table": {"decks": decks}, "shoe": {"burn": "none", **shoe}}))
     t.start()
     return t
-
-
-def feed(t: Table, tokens: str) -> list[Event]:
-    events: list[Event] = []
-    for item in parse_tokens(tokens):
-        events += t.handle(item)
-    return events
 
 
 def physically_out(t: Table) -> int:

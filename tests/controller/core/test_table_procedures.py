@@ -24,6 +24,7 @@ from controller.core.events import (
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
+from tests.tokens import dealt
 from tests.typed_events import every, expect
 
 
@@ -35,12 +36,7 @@ def table(**overrides: dict[str, Any]) -> Table:
 
 
 def play(t: Table, tokens: str, confirm: bool = True) -> list[Event]:
-    events = t.start()
-    if confirm:
-        events += t.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += t.handle(item)
-    return events
+    return dealt(tokens, t, confirm)
 
 
 def test_every_call_ends_with_what_the_dealer_does_next() -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import sys
 import threading
 import uuid
 from pathlib import Path
@@ -17,14 +16,12 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.inprocess import croupier_process
 
 
 def floor_acl(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``croupier floor acl ARGS`` to its end."""
-    return subprocess.run([sys.executable, "-m", "controller.cli", "floor", "acl", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    return croupier_process("floor", "acl", *args)
 
 
 def credentials(path: Path) -> dict[str, str]:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import queue
 import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -18,15 +17,14 @@ import paho.mqtt.client as mqtt
 import psycopg
 from paho.mqtt.enums import CallbackAPIVersion
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.inprocess import croupier_process, start_croupier
+
 DEADLINE = 90.0
 FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
 
 
-def croupier(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """Run ``croupier ARGS`` to its end."""
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=timeout)
+croupier = functools.partial(croupier_process, timeout=180)
+"""Run ``croupier ARGS`` to its end, in a process of its own."""
 
 
 def make_journal(path: Path, seed: int, rounds: int) -> Path:
@@ -100,10 +98,8 @@ class Archive:
         # A group of its own: a stopped archive's session stays in its group and is given its share.
         # "" is a plain subscription (the default of croupier archive).
         self.group = group if group is not None else f"test-group-{uuid.uuid4().hex[:8]}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "archive", "--broker", f"{scheme}://{broker}",
-             "--db", database, "--client-id", self.client_id, "--session-expiry", "600", "--group", self.group, *extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = start_croupier("archive", "--broker", f"{scheme}://{broker}", "--db", database, "--client-id",
+                                      self.client_id, "--session-expiry", "600", "--group", self.group, *extra)
         self.lines: queue.Queue[str] = queue.Queue()
         self.output: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -153,10 +149,9 @@ class Table:
         import os
 
         self.journal = journal
-        self.arguments = [sys.executable, "-m", "controller.cli.main", "simulate", "--seed", str(seed), "--rounds",
-                          str(rounds), "--pace", str(pace), "--quiet", "--journal", str(journal), "--feed", feed]
-        self.process = subprocess.Popen(self.arguments, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, env={**os.environ, **(env or {})})
+        self.arguments = ["simulate", "--seed", str(seed), "--rounds", str(rounds), "--pace", str(pace), "--quiet",
+                          "--journal", str(journal), "--feed", feed]
+        self.process = start_croupier(*self.arguments, env={**os.environ, **(env or {})})
 
     def records(self) -> list[dict[str, Any]]:
         """The journal's records now."""

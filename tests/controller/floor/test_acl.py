@@ -8,11 +8,9 @@ archive's (or the pit's) credentials gets, so a refused message is one that neve
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,9 +18,10 @@ import pytest
 
 from controller.journal.store import record_hash
 from tests.controller.floor.authkit import Client, credentials, floor_acl, secured_broker
-from tests.controller.floor.floorkit import ROOT, Archive, archived, journal_records, rejects, wait_for
+from tests.controller.floor.floorkit import Archive, archived, journal_records, rejects, wait_for
 from tests.controller.floor.mosquitto import Mosquitto, free_port
 from tests.controller.floor.tlskit import throwaway_ca
+from tests.inprocess import croupier_process, environment
 
 REFUSED = "Not authorized"
 
@@ -172,10 +171,9 @@ def test_the_archive_publishes_only_the_tables_archived_heads_and_the_pit_nothin
             client.close()
 
 
-def _simulate(feed: str, journal: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--seed", "29", "--rounds", "8",
-                           "--json", "--journal", str(journal), "--feed", feed], capture_output=True, text=True,
-                          cwd=ROOT, timeout=240, env={**os.environ, **(env or {})})
+def _simulate(feed: str, journal: Path, **variables: str) -> subprocess.CompletedProcess[str]:
+    return croupier_process("simulate", "--seed", "29", "--rounds", "8", "--json", "--journal", str(journal), "--feed",
+                            feed, timeout=240, env=environment(None, "", **variables))
 
 
 def _forged_after(records: list[dict[str, object]]) -> dict[str, object]:
@@ -227,7 +225,7 @@ def test_over_tls_the_table_and_the_archive_sign_in_and_a_wrong_password_or_ca_e
         try:
             journal = tmp_path / "a.journal"
             done = _simulate(f"mqtts://{site}-A:{passwords[f'{site}-A']}@{tls}/{site}/A", journal,
-                             env={"CROUPIER_FEED_CA_FILE": str(ca)})
+                             CROUPIER_FEED_CA_FILE=str(ca))
             assert done.returncode == 0, done.stderr
             records = journal_records(journal)
             wait_for(lambda: archived(database, site, "A") == records, "table A's journal archived over TLS")
@@ -239,9 +237,8 @@ def test_over_tls_the_table_and_the_archive_sign_in_and_a_wrong_password_or_ca_e
         for url, ca_file, said in ((f"mqtts://archive:wrong@{tls}", ca, "the broker refused the connection"),
                                    (f"mqtts://archive:{passwords['archive']}@{tls}", other,
                                     "cannot connect to the broker")):
-            run = subprocess.run([sys.executable, "-m", "controller.cli.main", "archive", "--broker", url, "--db",
-                                  database, "--ca-file", str(ca_file)], capture_output=True, text=True, cwd=ROOT,
-                                 timeout=240)
+            run = croupier_process("archive", "--broker", url, "--db", database, "--ca-file", str(ca_file),
+                                   timeout=240)
             assert run.returncode == 2, run.stdout + run.stderr
             assert said in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
             assert passwords["archive"] not in run.stderr and "wrong" not in run.stderr
@@ -297,7 +294,7 @@ def test_a_table_refused_by_the_acl_keeps_its_records_for_the_next_start(
         archive.subscribe("croupier/+/+/#")
         journal = tmp_path / "b.journal"
         as_a = f"mqtt://{site}-A:{passwords[f'{site}-A']}@{broker.address}/{site}/B"  # A's user at B's place
-        refused = _simulate(as_a, journal, env={"CROUPIER_FEED_DRAIN_TIMEOUT": "1"})
+        refused = _simulate(as_a, journal, CROUPIER_FEED_DRAIN_TIMEOUT="1")
         assert refused.returncode == 0, refused.stderr  # the table deals on
         assert f"refused the table's messages on croupier/{site}/B/ (Not authorized)" in refused.stderr
         assert "records from 1 on were not acknowledged" in refused.stderr

@@ -8,7 +8,6 @@ test's tmp_path (the paths are printed).
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import statistics
@@ -26,9 +25,8 @@ import pytest
 from controller.floor.board import RECONNECT_GRACE, WILL_GRACE, FloorBoard
 from tests.browser import DevTools, browser
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, free_port, wait_for
+from tests.inprocess import ROOT, croupier_process, environment, start_croupier
 
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
-ROOT = Path(__file__).resolve().parents[3]
 HALTING_CARDS = "5H 2C 3C AS AS" + " @offline @online" * 60
 """One round, then a foreign card: the table halts and stays halted while the padding lasts (paced)."""
 LIVE_BOUND = 5.0
@@ -36,21 +34,17 @@ LIVE_BOUND = 5.0
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def table(site: str, name: str, journal: Path, *args: str, env: dict[str, str] | None = None,
-          broker: str) -> subprocess.Popen[str]:
+def table(site: str, name: str, journal: Path, *args: str, broker: str, **variables: str) -> subprocess.Popen[str]:
     """A table: ``croupier simulate ARGS --journal JOURNAL --feed mqtt://BROKER/SITE/NAME``."""
-    return subprocess.Popen([*CROUPIER, "simulate", "--quiet", *args, "--journal", str(journal),
-                             "--feed", f"mqtt://{broker}/{site}/{name}"], cwd=ROOT, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
+    return start_croupier("simulate", "--quiet", *args, "--journal", str(journal), "--feed",
+                          f"mqtt://{broker}/{site}/{name}", env=environment(None, "", **variables))
 
 
 class Floor:
     """A ``croupier floor`` process on a free port; ``url`` once it serves."""
 
     def __init__(self, broker: str) -> None:
-        self.process = subprocess.Popen([*CROUPIER, "floor", "--broker", f"mqtt://{broker}", "--listen",
-                                         "127.0.0.1:0"], cwd=ROOT, text=True, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
+        self.process = start_croupier("floor", "--broker", f"mqtt://{broker}", "--listen", "127.0.0.1:0")
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         found = re.match(r"floor: serving (http://\S+/) ", line)
@@ -314,7 +308,7 @@ def test_the_dashboard_shows_every_table_live_and_rebuilds_after_a_restart(
 def test_a_table_that_dies_shows_offline_after_its_will_delay(
         broker: str, site: str, tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
     dying = table(site, "dying", tmp_path / "dying.journal", "--seed", "4", "--rounds", "2000", "--pace", "0.2",
-                  env={"CROUPIER_FEED_WILL_DELAY": "1"}, broker=broker)
+                  CROUPIER_FEED_WILL_DELAY="1", broker=broker)
     processes.append(dying)
     floor = Floor(broker)
     try:
@@ -334,7 +328,7 @@ def test_a_table_that_dies_shows_offline_after_its_will_delay(
 
 
 def croupier_floor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CROUPIER, "floor", *args], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE)
+    return croupier_process("floor", *args, timeout=DEADLINE)
 
 
 @pytest.mark.parametrize("args, fragment", [

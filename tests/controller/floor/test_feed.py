@@ -6,12 +6,10 @@ session, as a pit or an archive would.
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -21,19 +19,13 @@ import pytest
 
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, Subscriber, free_port, read_retained, wait_for
 from tests.controller.floor.tlskit import throwaway_ca
+from tests.inprocess import croupier_process, start_croupier
 
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
-ROOT = Path(__file__).resolve().parents[3]
 FEED_FIELDS = ("site", "table", "seq")
 
 
-def croupier(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CROUPIER, *args], capture_output=True, text=True, cwd=ROOT, timeout=240,
-                          env={**os.environ, **(env or {})})
-
-
-def start(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([*CROUPIER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+croupier = functools.partial(croupier_process, timeout=240)
+start = start_croupier
 
 
 def names() -> tuple[str, str]:
@@ -220,7 +212,7 @@ def test_a_table_whose_broker_is_away_deals_on_and_publishes_on_the_next_start(t
     journal = tmp_path / "t.journal"
     arguments = ["simulate", "--seed", "17", "--rounds", "10", "--json", "--journal", str(journal),
                  "--feed", f"mqtt://{broker.address}/{site}/{table}"]
-    away = croupier(*arguments, env={"CROUPIER_FEED_DRAIN_TIMEOUT": "0.5"})
+    away = croupier(*arguments, CROUPIER_FEED_DRAIN_TIMEOUT="0.5")
     assert away.returncode == 0, away.stderr
     assert "the journal keeps them and they go out on the next start" in away.stderr
     printed = lines(away.stdout)
@@ -270,7 +262,7 @@ def test_a_feed_without_a_journal_is_refused(command: list[str]) -> None:
 
 def test_a_bad_feed_url_in_the_environment_names_the_setting(tmp_path: Path) -> None:
     done = croupier("simulate", "--seed", "1", "--rounds", "1", "--journal", str(tmp_path / "t.journal"),
-                    env={"CROUPIER_FEED_URL": "mqtt://127.0.0.1:1883/only-site"})
+                    CROUPIER_FEED_URL="mqtt://127.0.0.1:1883/only-site")
     assert done.returncode == 2
     assert "[feed] url 'mqtt://127.0.0.1:1883/only-site': the path '/only-site' is not /SITE/TABLE" in done.stderr
 
@@ -288,7 +280,7 @@ def test_mqtts_with_a_ca_file_publishes_over_tls(tmp_path: Path) -> None:
         journal = tmp_path / "t.journal"
         done = croupier("simulate", "--seed", "19", "--rounds", "5", "--json", "--journal", str(journal),
                         "--feed", f"mqtts://127.0.0.1:{tls_port}/{site}/{table}",
-                        env={"CROUPIER_FEED_CA_FILE": str(ca)})
+                        CROUPIER_FEED_CA_FILE=str(ca))
         assert done.returncode == 0, done.stderr
         printed = lines(done.stdout)
         wait_for(lambda: len({m["seq"] for m in subscriber.json_on("events")}) >= len(printed), "every event")
@@ -298,7 +290,7 @@ def test_mqtts_with_a_ca_file_publishes_over_tls(tmp_path: Path) -> None:
         other, _, _ = throwaway_ca(tmp_path / "other")  # a CA that did not sign the broker's certificate
         untrusted = croupier("simulate", "--seed", "19", "--rounds", "1", "--json", "--journal",
                              str(tmp_path / "u.journal"), "--feed", f"mqtts://127.0.0.1:{tls_port}/{site}/u",
-                             env={"CROUPIER_FEED_CA_FILE": str(other), "CROUPIER_FEED_DRAIN_TIMEOUT": "1"})
+                             CROUPIER_FEED_CA_FILE=str(other), CROUPIER_FEED_DRAIN_TIMEOUT="1")
         assert untrusted.returncode == 0, untrusted.stderr  # the table deals on; the journal keeps the records
         assert "feed: broker mqtts://127.0.0.1" in untrusted.stderr and "go out on the next start" in untrusted.stderr
     finally:
@@ -307,7 +299,7 @@ def test_mqtts_with_a_ca_file_publishes_over_tls(tmp_path: Path) -> None:
 
 def test_a_missing_ca_file_is_refused(tmp_path: Path) -> None:
     done = croupier("simulate", "--seed", "1", "--rounds", "1", "--journal", str(tmp_path / "t.journal"),
-                    "--feed", "mqtts://127.0.0.1:8883/s/t", env={"CROUPIER_FEED_CA_FILE": str(tmp_path / "no.pem")})
+                    "--feed", "mqtts://127.0.0.1:8883/s/t", CROUPIER_FEED_CA_FILE=str(tmp_path / "no.pem"))
     assert done.returncode == 2
     assert done.stderr.strip().endswith("no such file; give the path of a PEM CA file"), done.stderr
 

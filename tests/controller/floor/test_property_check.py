@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,8 @@ import pytest
 
 from controller.floor.archive_store import ArchiveStore, create_schema, record_payload
 from controller.journal.store import Journal, compact
-from tests.controller.floor.floorkit import ROOT, croupier
+from tests.controller.floor.floorkit import croupier
+from tests.inprocess import start_croupier
 
 SITE, TABLE = "casino", "t7"
 
@@ -179,8 +178,7 @@ def journal_of(path: Path, cards: list[str]) -> Path:
 
 def killed_after(args: list[str], enough: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
     """Run ``croupier ARGS`` and kill it (SIGKILL) once its JSON events so far are ``enough``; those events."""
-    process = subprocess.Popen([sys.executable, "-m", "controller.cli.main", *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    process = start_croupier(*args)
     seen: list[dict[str, Any]] = []
     try:
         assert process.stdout is not None

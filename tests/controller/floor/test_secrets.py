@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests.controller.floor.authkit import secured_broker
-from tests.controller.floor.floorkit import ROOT, Archive, archived, journal_records, wait_for
+from tests.controller.floor.floorkit import Archive, archived, journal_records, wait_for
 from tests.controller.floor.mosquitto import free_port
 from tests.controller.floor.tlskit import throwaway_ca
+from tests.inprocess import ROOT
 
 SECRET = "SECRETPW42"
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))

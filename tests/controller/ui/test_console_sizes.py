@@ -16,7 +16,9 @@ from textual.widgets import Footer
 from controller.ui.console import DealerConsole
 from controller.ui.moments import next_moment, shoe_banner
 from controller.ui.tableview import TableView
-from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED, table_events
+from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED
+from tests.pilot_wait import settle
+from tests.tokens import dealt
 
 SIZES = [(80, 24), (100, 30), (120, 40), (220, 60)]
 ROUNDS = PAIRS_AND_DERIVED
@@ -44,7 +46,7 @@ MOMENTS: dict[str, tuple[str, Check]] = {
 async def settled(pilot: Any) -> None:
     """Let the console finish its layouts (fitting takes one per level it gives up)."""
     for _ in range(8):
-        await pilot.pause()
+        await settle(pilot)
 
 
 def on_screen(widget: Widget, rows: int) -> bool:
@@ -81,7 +83,7 @@ def test_every_moment_fits_every_size_without_scrolling(moment: str) -> None:
     tokens, check = MOMENTS[moment]
 
     async def main() -> None:
-        app = DealerConsole(events=table_events(tokens))
+        app = DealerConsole(events=dealt(tokens))
         assert check(app.view), f"the events do not give the moment {moment!r}"
         async with app.run_test(size=SIZES[0]) as pilot:
             for size in [*SIZES, SIZES[0]]:
@@ -97,7 +99,7 @@ def test_the_large_type_grows_on_a_large_terminal() -> None:
     heights = {}
 
     async def main(size: tuple[int, int]) -> None:
-        app = DealerConsole(events=table_events(tokens))
+        app = DealerConsole(events=dealt(tokens))
         async with app.run_test(size=size) as pilot:
             await settled(pilot)
             heights[size] = app.screen.query_one("#next-action").region.height
@@ -112,7 +114,7 @@ def test_the_roads_give_way_but_all_five_show_when_there_is_room() -> None:
     async def main() -> dict[tuple[int, int], str]:
         shown = {}
         for size in ((100, 30), (220, 60)):
-            app = DealerConsole(events=table_events(ROUNDS + " @next AS"))
+            app = DealerConsole(events=dealt(ROUNDS + " @next AS"))
             async with app.run_test(size=size) as pilot:
                 await settled(pilot)
                 roads = app.screen.query_one("#roads")
@@ -127,7 +129,7 @@ def test_the_roads_give_way_but_all_five_show_when_there_is_room() -> None:
 @pytest.mark.parametrize("size", [(100, 30), (220, 60)], ids=["100x30", "220x60"])
 def test_alert_cut_card_and_halt_at_once_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
     tokens, _ = MOMENTS["alert, cut card and halt at once"]
-    app = DealerConsole(events=table_events(tokens))
+    app = DealerConsole(events=dealt(tokens))
 
     async def run_before(pilot: Any) -> None:
         await settled(pilot)

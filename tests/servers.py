@@ -1,4 +1,7 @@
-"""The floor benchmark's Mosquitto and PostgreSQL: :mod:`controller.floor.localservers`, as ``croupier floor up``'s."""
+"""A real Mosquitto and a real PostgreSQL on free ports of 127.0.0.1, stopped by PID, for the floor tests
+(``tests/controller/floor/services.py``, which skip a test when one is missing): those of ``croupier floor up``
+(:mod:`controller.floor.localservers`). A server that is missing or does not start raises
+:class:`ServerUnavailable` with what to install."""
 
 from __future__ import annotations
 
