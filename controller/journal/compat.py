@@ -26,9 +26,10 @@ FIRST_TYPED_FORMAT = 2
 FORMAT_2_FIELDS = frozenset({"say_id", "say_params", "while_halted"})
 FORMAT_2_ALERT_FIELDS = frozenset({"id", "severity"})
 FORMAT_2_EVENTS = frozenset({"edge"})
-LATER_STATE_KEYS = frozenset({"undo", "property_findings", "earlier"})
+LATER_STATE_KEYS = frozenset({"undo", "property_findings", "earlier", "advantages"})
 """Keys of a checkpoint's table state that later versions added (``undo``: the undo book; ``property_findings``:
-the property check's findings given this shoe; ``earlier``: the earlier shoes' totals); a checkpoint written
+the property check's findings given this shoe; ``earlier``: the earlier shoes' totals; ``advantages``: the alert
+that follows each bet's advantage in progress, which the earlier edition never follows); a checkpoint written
 before one of them keeps none: its game has no input that reads the undo book, a resume from it learns the
 findings from its shoe's journaled alerts (:func:`learns_findings`) and the earlier shoes' totals from the
 checkpoint's own totals of the events before its shoe."""
