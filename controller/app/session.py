@@ -218,15 +218,15 @@ def console_run(runner: Runner, source: MergedSource, history: list[Event], resu
 
     console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold,
                             words=table_catalogue(runner.table.settings),
-                            reveal_total=runner.table.settings.table.reveal_confirm == "total")
+                            reveal_total=runner.table.settings.table.reveal_confirm == "total",
+                            table=runner.table.view)
     run = ConsoleRun(runner, source, console)
     console.on_quit = run.stop
     previous_sink = runner.sink
 
     def sink(events: list[Event]) -> None:
         previous_sink(events)
-        for event in events:
-            console.apply(event)
+        console.apply_batch(events, runner.table.view)
 
     runner.sink = sink
     source.keep_open = True

@@ -132,7 +132,13 @@ class ScoreboardStage:
         section = self.settings.scoreboard
         self.board = start_scoreboard(self.host, self.port, section.table_name, section.limits,
                                       board_languages(self.settings), self.settings.table.messages_dir)
-        session.outputs.add(self.board.publish_many)
+        board, table = self.board, session.table
+
+        def publish(events: list[Event]) -> None:
+            board.publish_many(events)
+            board.show(table.view)
+
+        session.outputs.add(publish)
         session.outputs.notice(self.words.text(message("board.serving", "scoreboard at {url}", url=self.board.url)))
 
     def close(self) -> None:
@@ -199,7 +205,13 @@ class SummaryStage:
     def join(self, session: Session) -> None:
         session.outputs.add(self.summary, earlier=self.summary.restore)
         if self.printed:
-            session.at_end(lambda: print(self.summary.text(self.words)))
+            table = session.table
+
+            def report() -> None:
+                self.summary.take(table.view.totals)
+                print(self.summary.text(self.words))
+
+            session.at_end(report)
 
     def close(self) -> None:
         """Nothing to close."""

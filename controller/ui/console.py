@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import ClassVar, Final, cast
 
@@ -54,6 +54,7 @@ from controller.core.events import Event
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
+from controller.core.published import View
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
@@ -377,7 +378,8 @@ class DealerConsole(App[None]):
     :meth:`apply`; ``view`` is the :class:`TableView` they build. ``resumed`` says the
     events so far were replayed from a journal (the console then says at which round). ``words`` is the
     catalogue of the table's language (``[table] language``): the console's own words and the events' texts
-    are shown in it (docs/languages.md).
+    are shown in it (docs/languages.md). ``table``: the table's own view after those events
+    (:meth:`apply_batch` gives the later ones), which the console shows over what the events told.
     """
 
     TITLE = "Croupier: dealer console"
@@ -417,7 +419,7 @@ class DealerConsole(App[None]):
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
                  on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None,
-                 words: Catalogue = ENGLISH, reveal_total: bool = False) -> None:
+                 words: Catalogue = ENGLISH, reveal_total: bool = False, table: View | None = None) -> None:
         super().__init__()
         self.words = words
         self._localiser = Localiser(words)
@@ -435,6 +437,8 @@ class DealerConsole(App[None]):
         self._lock = threading.Lock()
         for event in events:
             self.view.apply(self._worded(event))
+        if table is not None:
+            self.view.show(table)
         self.resumed_at: int | None = (self.view.round or 0) if resumed else None
         """The round the console resumed at from a journal, until the table moves on."""
         self._events_at_start = self.view.events_seen
@@ -448,16 +452,34 @@ class DealerConsole(App[None]):
 
     def apply(self, event: ViewEvent) -> None:
         """Show one table event. Safe from any thread; before the app runs it is just recorded."""
+        self.apply_batch([event])
+
+    def apply_batch(self, events: Sequence[ViewEvent], table: View | None = None) -> None:
+        """Show the events of one input together (one redraw, so no filled slot still says it is next), then the
+        table's own ``table`` view when given (:meth:`TableView.show`). Safe from any thread; before the app runs
+        it is just recorded."""
+        worded = [self._worded(event) for event in events]
         if self._ui_thread is not None and threading.get_ident() != self._ui_thread:
-            self.call_from_thread(self._apply, self._worded(event))
+            self.call_from_thread(self._apply_batch, worded, table)
         else:
-            self._apply(self._worded(event))
+            self._apply_batch(worded, table)
 
     def _worded(self, event: ViewEvent) -> ViewEvent:
         """A copy of ``event`` with its texts in the console's language (machine fields unchanged)."""
         return cast(ViewEvent, self._localiser.event(cast(Event, event.copy())))
 
-    def _apply(self, event: ViewEvent) -> None:
+    def _apply_batch(self, events: Sequence[ViewEvent], table: View | None) -> None:
+        changed = False
+        for event in events:
+            changed = self._fold(event) or changed
+        if table is not None:
+            with self._lock:
+                self.view.show(table)
+            changed = True
+        if changed and self._ui_thread is not None:
+            self.refresh_view()
+
+    def _fold(self, event: ViewEvent) -> bool:
         try:
             with self._lock:
                 changed = self.view.apply(event)
@@ -469,14 +491,16 @@ class DealerConsole(App[None]):
             changed = True
         if event["event"] in ("card", "round", "result", "burn"):
             self.resumed_at = None
-        if changed and self._ui_thread is not None:
-            self.refresh_view()
+        return changed
 
     # ------------------------------------------------------------------ inputs out
 
     def applies(self, kind: str) -> bool:
         """Does the dealer input ``kind`` (an :class:`InputKind` value) apply now?"""
         view = self.view
+        taken = view.accepts(kind)
+        if taken is not None:
+            return taken
         misdeal = view.misdeal
         if kind == "ack":
             return bool(view.alerts)

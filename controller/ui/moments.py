@@ -127,7 +127,13 @@ def next_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment:
         return Moment(words.text(ACTION_LABELS["release_alert"]), dealer_instruction(view, words), "bold red")
     if view.misdeal is not None:
         lines = misdeal_lines(view.misdeal, words)
-        return Moment(misdeal_keys(view.misdeal, words) or supervisor, lines[0], "bold yellow")
+        return Moment(misdeal_keys(view.misdeal, words) or supervisor,
+                      words.say("console.misdeal.named", "MISDEAL: {what}", what=lines[0]),
+                      "bold yellow")
+    if view.voided is not None and view.voided == view.round and view.result is None:
+        return Moment(words.say("console.void.return", "VOID: RETURN ALL BETS"),
+                      words.say("console.void.detail", "Round {round} voided: bets returned. Press n for the next "
+                                "round.", round=view.voided), "bold yellow")
     if view.result is not None and view.instruction_action in (None, "next_round", "new_shoe"):
         return _result_moment(view, words)
     if view.shoe.closed:

@@ -33,6 +33,7 @@ from typing import Any
 from config.schema import parse_host_port
 from config.typed import worded_problem
 from controller.core.exceptions import CroupierError, ScoreboardError
+from controller.core.published import View
 from controller.i18n.catalogue import Catalogue, CatalogueError
 from controller.i18n.message import message
 from controller.ui.livepage import LivePageServer, Route
@@ -123,6 +124,16 @@ class Scoreboard(LivePageServer):
         """Feed many events (a replayed history)."""
         for event in events:
             self.publish(event)
+
+    def show(self, table: View) -> None:
+        """Take the table's own view (after the events published so far): the shoe's counters, the cut card and
+        the layout as the table says them (:meth:`TableView.show`). Thread safe, never blocks on the network."""
+        with self._lock:
+            if self._closed:
+                return
+            self._view.show(table)
+            self._seq += 1
+        self.changed()
 
     def state(self) -> dict[str, Any]:
         """The current state message, as a dict."""

@@ -33,6 +33,7 @@ from controller.core.events import (
     UndoneEvent,
 )
 from controller.core.exceptions import CardCodeError
+from controller.core.published import View
 from controller.ui.roads import (
     RESPONSIBLE_GAMING_LINE,
     RESPONSIBLE_GAMING_LINE_KO,
@@ -95,11 +96,16 @@ class ShoeCounters:
     cut_card_out: bool = False
     closed: bool = False
     burned: int = 0
+    set_aside: int | None = None
+    """Cards the misdeals' resolutions set aside, as the table's view says (None: no view was shown)."""
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"cards_left": self.cards_left, "cut_card_out": self.cut_card_out,
-                "closed": self.closed, "burned": self.burned, **self.details}
+        counters = {"cards_left": self.cards_left, "cut_card_out": self.cut_card_out,
+                    "closed": self.closed, "burned": self.burned, **self.details}
+        if self.set_aside is not None:
+            counters["set_aside"] = self.set_aside
+        return counters
 
 
 def _round_of(event: EventLike) -> int | None:
@@ -177,6 +183,9 @@ class TableView:
         self.voided: int | None = None
         self.history = ResultHistory()
         self.events_seen = 0
+        self.core: View | None = None
+        """The table's own view (:meth:`show`), when the table runs in this process: what it says of the shoe,
+        the layout, a misdeal, the alerts, the dealer and the keys that apply wins over what the events told."""
 
     # ------------------------------------------------------------------ folding
 
@@ -452,6 +461,38 @@ class TableView:
             if isinstance(hand, Mapping) and isinstance(hand.get("cards"), list):
                 for slot, card in zip(slots, hand["cards"], strict=False):
                     self.slots[slot] = str(card)
+
+    # ------------------------------------------------------------------ the table's own view
+
+    def show(self, view: View) -> None:
+        """Take what the table itself says (:class:`~controller.core.published.View`, after the events of the same
+        input were applied): the counters of the shoe, the cut card, the cards on the layout, whether a misdeal is
+        pending and where a card by hand goes, the open alerts, the dealer, an approval, the reader, what
+        ``@undo`` takes back and which keys apply. The events still give the words (in the view's language) and
+        the results; nothing the table counts or decides is counted or decided here."""
+        self.core = view
+        shoe = self.shoe
+        shoe.cards_left, shoe.cut_card_out, shoe.closed = view.cards_left, view.cut_card_out, view.closed
+        shoe.set_aside = view.set_aside
+        shoe.details.update(shoe=view.shoe, decks=view.decks)
+        self.last_round = view.last_round
+        if not view.closed or view.cards:
+            self.slots = {card.slot: card.card if card.card is not None else FACE_DOWN for card in view.cards}
+            self.manual_slots = {card.slot for card in view.cards if card.manual}
+            self._dealt_order = [slot for slot in self._dealt_order if slot in self.slots] + [
+                slot for slot in self.slots if slot not in self._dealt_order]
+        if view.misdeal is None:
+            self.misdeal = None
+        else:
+            self.halt_place = view.misdeal.place
+        self.alerts = {alert.id: self.alerts.get(alert.id, alert) for alert in view.alerts
+                       if alert.kind != "advantage" or self.badges_on}
+        self.dealer, self.approval, self.undo = view.dealer, view.approval, view.undo
+        self.reader = "online" if view.reader_online else "offline"
+
+    def accepts(self, kind: str) -> bool | None:
+        """Whether the table takes the dealer's input ``kind`` now, as its own view says (None: no view shown)."""
+        return None if self.core is None else kind in self.core.accepts
 
     # ------------------------------------------------------------------ reading
 

@@ -7,6 +7,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import TextIO
 
+import msgspec
+
 from controller.core.bets.names import bet_name as side_bet_name
 from controller.core.events import (
     AlertAcknowledgedEvent,
@@ -33,6 +35,7 @@ from controller.core.events import (
     UndoneEvent,
     encode_line,
 )
+from controller.core.published import Totals
 from controller.core.tally import KEYS, count_events
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.numbers import format_fixed, format_net
@@ -237,6 +240,11 @@ class Summary:
     def restore(self, earlier: Mapping[str, int]) -> None:
         """Add the totals of events not replayed to it (a journal resumed from a checkpoint)."""
         self.counts.update({key: value for key, value in earlier.items() if key in KEYS})
+
+    def take(self, totals: Totals) -> None:
+        """Count what the table itself says of the whole game (:attr:`~controller.core.published.View.totals`)
+        instead of what the events it was given added up to."""
+        self.counts.update({key: count - self.counts[key] for key, count in msgspec.structs.asdict(totals).items()})
 
     def text(self, words: Catalogue = ENGLISH) -> str:
         """The summary in ``words``' language."""

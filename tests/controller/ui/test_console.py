@@ -121,7 +121,7 @@ def test_misdeal_banner_in_the_dealers_words_until_resolved() -> None:
                                  "resolutions": ["burn", "void", "manual"], "supervisor": ["void"]}))
         await settle(pilot)
         banner = rendered(app, "#misdeal")
-        assert rendered(app, "#next-action-text") == "The shoe read something that is not a card. Card: ZZ."
+        assert rendered(app, "#next-action-text") == "MISDEAL: The shoe read something that is not a card. Card: ZZ."
         assert banner.splitlines() == [
             "To put the card(s) in the discard and carry on: press B.",
             "Call the supervisor to void the round: every bet goes back; then press V.",

@@ -227,3 +227,64 @@ def test_keys_that_cannot_apply_mid_shoe_do_nothing() -> None:
             assert isinstance(app.screen, TableScreen), "s mid-shoe asks nothing (it would be refused)"
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 60)])
+def test_a_voided_round_and_a_misdeal_name_themselves_at_every_size(size: tuple[int, int]) -> None:
+    """At 80x24 nothing once said the round was voided (the large type went straight to NEXT ROUND), and a misdeal
+    showed only its keys."""
+    async def main() -> None:
+        table = table_of(shoe=NO_BURN)
+        app = DealerConsole(events=dealt("3S KD @double", table), table=table.view)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            assert rendered(app, "#next-action-text").startswith("MISDEAL: ")
+            app.apply_batch(feed(table, "@void"), table.view)
+            await settle(pilot)
+            big = app.screen.query_one("#next-action", BigText)
+            assert big.text == "VOID: RETURN ALL BETS" and big.region.height >= 3
+            assert big.region.bottom <= size[1]
+            assert "Round 1 voided: bets returned" in rendered(app, "#next-action-text")
+
+    asyncio.run(main())
+
+
+def test_the_events_of_one_card_are_drawn_at_once() -> None:
+    """A card's events (the card, then the next prompt) come as one batch and are drawn once: the slot just filled
+    never still carries "next" while the large type points at it."""
+    drawn: list[tuple[str, str]] = []
+
+    class Watched(DealerConsole):
+        def refresh_view(self) -> None:
+            super().refresh_view()
+            drawn.append((str(self.view.prompt.get("slot")) if self.view.prompt else "", ",".join(self.view.slots)))
+
+    async def main() -> None:
+        table = table_of(shoe=NO_BURN)
+        app = Watched(events=dealt("3S", table), table=table.view)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            drawn.clear()
+            app.apply_batch(feed(table, "KD"), table.view)
+            await settle(pilot)
+            assert drawn and all(shown == ("P2", "P1,B1") for shown in drawn), drawn
+
+    asyncio.run(main())
+
+
+def test_a_stopped_table_offers_only_the_keys_the_table_takes() -> None:
+    """Stopped on a critical alert, the console once offered the misdeal keys b, v and m: the table refuses them."""
+    async def main() -> None:
+        table = table_of(shoe=NO_BURN, table={"decks": 1}, protection={"sequence_check": True})
+        order = " ".join(card.code for card in full_deck())
+        app = DealerConsole(events=dealt(order[:3 * 8], table), table=table.view)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert table.view.stopped_by is not None
+            offered = {kind for kind in ("burn", "void", "manual", "next", "exposed", "ack", "close")
+                       if app.applies(kind)}
+            assert offered == {kind for kind in ("burn", "void", "manual", "next", "exposed", "ack", "close")
+                               if kind in table.view.accepts}
+            assert "ack" in offered and not offered & {"burn", "void", "manual", "next", "exposed"}
+
+    asyncio.run(main())

@@ -1,0 +1,111 @@
+"""One truth for the table's state: the dealer console's model, the scoreboard's state message, the floor's retained
+``state`` and the final summary all say what the table's own view says, after every input of random games (cards,
+misdeals of every kind, voids, alerts, badges, face-down dealing), a resume from a snapshot included.
+
+A consumer may word things its own way; what it must never do is count cards, follow a misdeal or decide which
+keys apply by rules of its own and come to another answer than the core.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from config.schema import Settings
+from controller.core.events import Event
+from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.published import View
+from controller.core.snapshot import restore, snapshot
+from controller.core.table import Table
+from controller.floor.messages import TableState
+from controller.ui.tableview import FACE_DOWN, TableView
+from controller.ui.transcript import Summary
+from tests.controller.core.test_snapshot import leading, table_settings, token_lists
+
+DEALER_KEYS = [kind.value for kind in (
+    InputKind.NEXT, InputKind.SHOE, InputKind.BURN, InputKind.VOID, InputKind.EXPOSED, InputKind.USE,
+    InputKind.MANUAL, InputKind.CLOSE, InputKind.REVEAL, InputKind.ACK, InputKind.UNDO, InputKind.CUT)]
+
+
+class Consumers:
+    """Every consumer of one table, fed as the app feeds them: the events of each input, then the table's view."""
+
+    def __init__(self, table: Table, history: list[Event]) -> None:
+        self.console = TableView()
+        self.board = TableView()
+        self.floor = TableState("s1", "t1")
+        self.summary = Summary()
+        self.feed(table, history)
+
+    def feed(self, table: Table, events: list[Event]) -> None:
+        for event in events:
+            self.console.apply(event)
+            self.board.apply(event)
+        self.summary(events)
+        view = table.view
+        self.console.show(view)
+        self.board.show(view)
+        self.floor.show(view)
+
+    def check(self, view: View, after: str) -> None:
+        for model in (self.console, self.board):
+            assert model.shoe.cards_left == view.cards_left, after
+            assert model.shoe.cut_card_out == view.cut_card_out and model.shoe.closed == view.closed, after
+            assert model.shoe.set_aside == view.set_aside, after
+            assert (model.misdeal is None) == (view.misdeal is None), after
+            assert model.slots == {card.slot: card.card or FACE_DOWN for card in view.cards}, after
+            if not view.closed:
+                assert (model.total("player"), model.total("banker")) == (view.player_total, view.banker_total), after
+            assert [result.round for result in model.history.results] == [result.round for result in view.results], \
+                after
+            assert set(model.alerts) <= {alert.id for alert in view.alerts}, after
+            assert (model.dealer, model.approval, model.undo) == (view.dealer, view.approval, view.undo), after
+            assert [key for key in DEALER_KEYS if model.accepts(key)] == [
+                key for key in DEALER_KEYS if key in view.accepts], after
+        state = json.loads(self.floor.message())
+        assert (state["cards_left"], state["status"], state["round"], state["shoe"]) == (
+            view.cards_left, view.status, view.round, view.shoe), after
+        assert [alert["id"] for alert in state["alerts"]] == [alert.id for alert in view.alerts], after
+        board_shoe = self.board.scoreboard_state()["shoe"]
+        assert (board_shoe["cards_left"], board_shoe["cut_card_out"], board_shoe["closed"]) == (
+            view.cards_left, view.cut_card_out, view.closed), after
+        told = Summary()
+        told.counts = Counter(self.summary.counts)
+        told.take(view.totals)
+        assert told.counts == self.summary.counts, after
+
+
+def played(config: Settings, inputs: list[Input], resume_at: int | None) -> None:
+    table = Table(config)
+    consumers = Consumers(table, table.start())
+    for index, item in enumerate(inputs):
+        if index == resume_at:  # a restart: the table from its checkpoint, the consumers from the events so far
+            table = restore(config, json.loads(json.dumps(snapshot(table))))
+        consumers.feed(table, table.handle(item))
+        consumers.check(table.view, f"after input {index} {item.token()}")
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), decks=st.sampled_from([1, 8]), burn=st.sampled_from(["first_card", "none"]),
+       auth=st.booleans(), dealing=st.sampled_from(["face_up", "face_down"]))
+def test_every_consumer_says_what_the_core_says(data: st.DataObject, decks: int, burn: str, auth: bool,
+                                                 dealing: str) -> None:
+    config = table_settings(decks, burn, auth, dealing)
+    inputs = leading(auth) + [item for token in data.draw(token_lists(auth)) for item in parse_tokens(token)]
+    resume_at = data.draw(st.none() | st.integers(min_value=0, max_value=len(inputs)), label="resume at")
+    played(config, inputs, resume_at)
+
+
+def test_a_whole_shoe_with_a_misdeal_of_each_kind() -> None:
+    from controller.core.shoe import shoe_with_cut_card
+
+    config = table_settings(1, "first_card", False)
+    cards = shoe_with_cut_card(11, 1, 0)
+    script = ["@shoe", *cards[:9], "@exposed", "@burn", "??", "@manual 5H", "@double", "@void", "ZZ", "@burn",
+              *cards[9:]]
+    inputs = [item for token in script for item in parse_tokens(token)]
+    played(config, inputs, resume_at=len(inputs) // 2)
+
