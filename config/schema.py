@@ -67,6 +67,16 @@ def _known_language(language: str) -> str:
     return language
 
 
+DEVICE_ID = re.compile(r"[A-Za-z0-9._/-]{1,64}")
+"""A table's id (``[table] id``)."""
+
+
+def _device_id(name: str) -> str:
+    if name and not DEVICE_ID.fullmatch(name):
+        raise Refused.expected(name)
+    return name
+
+
 class TableSettings(Section, frozen=True):
     """``[table]``: the game."""
 
@@ -80,8 +90,11 @@ class TableSettings(Section, frozen=True):
     messages_dir: Annotated[str, Meta(extra=expects(message(
         "config.expected.table.messages_dir", 'a directory of the house\'s own <language>.po files '
                                                   '(docs/languages.md); "" = none')))] = ""
+    id: Annotated[str, Meta(extra=expects(message(
+        "config.expected.table.id", "the table's id in its journal's records: 1-64 letters, digits, '-', '_', '.' "
+                                    "or '/' (\"\" = the feed's SITE/TABLE, else the host's name)")))] = ""
 
-    CHECKS: ClassVar[Mapping[str, Check]] = {"language": _known_language}
+    CHECKS: ClassVar[Mapping[str, Check]] = {"language": _known_language, "id": _device_id}
 
 
 def _offered_names(names: Any) -> Any:

@@ -245,7 +245,31 @@ def _opening(options: SessionOptions, primary: CardSource) -> Opening:
     journal = options.journal
     if journal is None:
         return FreshStart(header)
-    return JournalStage(journal.path, journal.key, header, live=options.mode == "live")
+    return JournalStage(journal.path, journal.key, header, live=options.mode == "live", device=device_id(options))
+
+
+def device_id(options: SessionOptions) -> str:
+    """The table's id in its journal's records: ``[table] id``, else the SITE/TABLE of its feed (``--feed`` or
+    ``[feed]``), else the host's name."""
+    settings = options.settings
+    if settings.table.id:
+        return settings.table.id
+    if options.feed is not None:
+        return f"{options.feed.target.site}/{options.feed.target.table}"
+    section = settings.feed
+    if section.url:
+        from controller.core.exceptions import CroupierError
+        from controller.floor.urls import parse_feed
+
+        try:
+            target = parse_feed(section.url, section.site, section.table)
+        except CroupierError:
+            pass
+        else:
+            return f"{target.site}/{target.table}"
+    import socket
+
+    return socket.gethostname()
 
 
 def _stages(options: SessionOptions, merged: MergedSource | None, words: Catalogue) -> list[Stage]:

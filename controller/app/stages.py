@@ -53,6 +53,8 @@ class JournalStage:
     key: object
     header: list[Event]
     live: bool = False
+    device: str | None = None
+    """The table's id its records carry (:func:`~controller.app.builder.device_id`)."""
     journal: Journal | None = None
 
     def open(self, session: Session) -> bool:
@@ -68,7 +70,7 @@ class JournalStage:
 
         self.journal = attach_journal(session.runner, self.path, argv_key=self.key, header_events=self.header,
                                       replayed=outputs.replayed, notice=notice, earlier=outputs.add_earlier,
-                                      reserve=WAL_RESERVE if self.live else 0)
+                                      reserve=WAL_RESERVE if self.live else 0, device=self.device)
         return bool(resumed)
 
     def close(self) -> None:

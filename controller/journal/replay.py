@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 from config.loader import load_config
 from config.schema import Settings, settings_data
+from controller.core.codes import known_code
 from controller.core.events import Event, EventShapeError, decode_event
 from controller.core.exceptions import ConfigError, JournalDamagedError, JournalError, SnapshotError
 from controller.core.inputs import Input
@@ -55,7 +56,7 @@ from drivers.base import CardSource, Indication, Resumable
 # -- identity -------------------------------------------------------------------
 
 
-UNBOUND_TABLE_KEYS = ("language", "messages_dir")
+UNBOUND_TABLE_KEYS = ("language", "messages_dir", "id")
 
 
 def identity_of(table: Table, argv_key: object) -> dict[str, Any]:
@@ -456,9 +457,14 @@ def _older(journal: Journal) -> bool:
 def _check_events(journal: Journal, record: Record, events: list[Event], older: bool = False) -> None:
     """The events record holds the events the replayed input gave (in the form of its time when the journal
     is ``older``: format 1)."""
-    if compact({"events": events}) == record.body:
+    if compact(journal.events_body(events)) == record.body:
         return
-    stored = _loads(journal, record).get("events")
+    body = _loads(journal, record)
+    stored = body.get("events")
+    if ("codes" in body or "device" in body) and (
+            body.get("device") != journal.device or body.get("codes") != [known_code(event) for event in events]):
+        raise JournalError(f"{journal.path}: record {record.seq}: its device or event codes are not those of its "
+                           "events (was it edited?)")
     if canonical(events) != canonical(stored) and not (
             older and canonical(older_form(list(events))) == canonical(stored)):
         raise JournalError(
@@ -576,6 +582,7 @@ def attach_journal(
     notice: Callable[[str], None] | None = None,
     earlier: Callable[[Mapping[str, int]], None] | None = None,
     reserve: int = 0,
+    device: str | None = None,
 ) -> Journal:
     """Journal ``runner``'s inputs and events in ``path``, resuming from it if it has records.
 
@@ -594,7 +601,8 @@ def attach_journal(
     once it is durable
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). ``reserve`` is :meth:`Journal.create_or_open`'s (a live table's WAL
-    written up front). Raises :class:`JournalError` with a clear message on any problem.
+    written up front). ``device``: the table's id, which a new journal's header and events records carry (with
+    each event's code). Raises :class:`JournalError` with a clear message on any problem.
     """
     table = runner.table
     sink = runner.sink
@@ -604,7 +612,7 @@ def attach_journal(
         identity = identity_of(table, argv_key)
         if journal.empty:
             start_events = list(header_events or []) + table.start()
-            seq = journal.begin(identity, start_events, replay_extra(table))
+            seq = journal.begin(identity, start_events, replay_extra(table), device)
             cursor = Cursor()
             cursor.note_events(seq, start_events)
             sink(start_events)
@@ -644,6 +652,17 @@ def attach_journal(
     runner.record = record
     runner.sink = journaled_sink
     return journal
+
+
+def still_halted(table: Table) -> str:
+    """What a table restored after a restart still waits for (an error from before it comes back: E3), or ""."""
+    view = table.view
+    if view.stopped_by is not None:
+        return f"; still stopped on critical alert {view.stopped_by} from before the restart (release it: @ack)"
+    if view.misdeal is not None:
+        keys = " ".join(f"@{resolution}" for resolution in view.misdeal.resolutions)
+        return f"; still halted on the {view.misdeal.kind} misdeal from before the restart (resolve it: {keys})"
+    return ""
 
 
 def reader_of(source: CardSource) -> Resumable | None:
@@ -692,7 +711,7 @@ def _resume(journal: Journal, runner: Journaled, table: Table, identity: Mapping
             runner.new_shoe_asked = table.shoe_number  # the source already holds the next shoe
     if notice is not None:
         notice(f"resumed from journal {journal.path}: {found.inputs} inputs replayed, "
-               f"shoe {table.shoe_number} round {table.round}")
+               f"shoe {table.shoe_number} round {table.round}{still_halted(table)}")
     sink(show)
     if seq:
         journal.mark_delivered(seq)

@@ -48,6 +48,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from controller.core.codes import known_code
 from controller.core.events import Event, EventLike, as_json
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input
@@ -181,6 +182,9 @@ class Journal:
         """Commits since the last WAL checkpoint."""
         self._reserve = 0
         """The WAL's size to write up front once a new journal is published (``create_or_open``)."""
+        self._device: str | bool | None = False
+        """The table's id its header names (None: a journal written before event records carried it); False until
+        read."""
 
     # -- opening ----------------------------------------------------------------
     @classmethod
@@ -388,18 +392,23 @@ class Journal:
             self.connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def begin(self, identity: Mapping[str, Any], start_events: list[Event],
-              extra: Mapping[str, Any] | None = None) -> int:
+              extra: Mapping[str, Any] | None = None, device: str | None = None) -> int:
         """Write the header and the start events of a new journal; returns the start record's seq.
 
         ``extra`` holds settings kept for an independent replay but not compared on
         resume (``[auth]``: a badge added between two runs does not lock the journal;
-        the replay check still catches any event it would change).
+        the replay check still catches any event it would change). ``device``: the table's id (``[table] id``),
+        which the header and every events record then carry, each record with its events' codes
+        (:meth:`events_body`).
         """
         header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "events": EVENTS_FORMAT,
                                   "identity": dict(identity)}
         if extra:
             header["extra"] = json.loads(canonical(extra))
-        seq = self._write([("header", header), ("start", {"events": start_events})], setup=True)
+        if device is not None:
+            header["device"] = device
+        self._device = device
+        seq = self._write([("header", header), ("start", self.events_body(start_events))], setup=True)
         if self._draft is not None:
             try:
                 self._publish()
@@ -407,6 +416,27 @@ class Journal:
                 self.failed = f"{self.path}: cannot create the journal ({describe_error(error)})"
                 raise JournalError(self.failed) from None
         return seq
+
+    @property
+    def device(self) -> str | None:
+        """The table's id the journal's header names (None: none, a journal written before records carried it)."""
+        if self._device is False:
+            first = self.record(1)
+            found = None
+            if first is not None and first.kind == "header":
+                with contextlib.suppress(ValueError, AttributeError):
+                    found = json.loads(first.body).get("device")
+            self._device = found if isinstance(found, str) else None
+        return self._device if isinstance(self._device, str) else None
+
+    def events_body(self, events: Sequence[EventLike]) -> dict[str, Any]:
+        """The body of an events record: the events, and in a journal that names its table (:attr:`device`) the
+        table's id and each event's stable code (:mod:`controller.core.codes`), so that every event record says
+        which device raised it and what it is."""
+        device = self.device
+        if device is None:
+            return {"events": events}
+        return {"events": events, "device": device, "codes": [known_code(event) for event in events]}
 
     def append_input(self, item: Input, from_source: bool, position: tuple[int, int] | None) -> int:
         """Durably append one input on its own; returns its seq (a journal written before inputs and
@@ -420,7 +450,7 @@ class Journal:
         checkpoint after them when one is given; returns the events record's seq. A crash leaves all of
         them or none."""
         rows: list[tuple[str, Any]] = [("input", input_body(item, from_source, position)),
-                                       ("events", {"events": events})]
+                                       ("events", self.events_body(events))]
         if checkpoint is not None:
             rows.append(("checkpoint", checkpoint))
         last = self._write(rows)
@@ -433,12 +463,12 @@ class Journal:
 
     def append_events(self, events: list[Event]) -> int:
         """Durably append the events of the input just journaled; returns the record's seq."""
-        return self._write([("events", {"events": events})])
+        return self._write([("events", self.events_body(events))])
 
     def append_step(self, input_body: Mapping[str, Any], events: Sequence[EventLike]) -> int:
         """Durably append, in one transaction, an input of another producer's own shape (a trainee's answer in
         a training journal) and the events it caused; returns the events record's seq."""
-        return self._write([("input", dict(input_body)), ("events", {"events": list(events)})])
+        return self._write([("input", dict(input_body)), ("events", self.events_body(list(events)))])
 
     def mark_delivered(self, seq: int) -> None:
         """Note that events record ``seq`` reached the consumers.

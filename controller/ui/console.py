@@ -627,7 +627,13 @@ class DealerConsole(App[None]):
         words = self.words
         self._show_moment("#alert-box", "#alert-big", "#alert-text", alert_moment(view, words))
         news = shoe_banner(view, words)
-        if self.resumed_at is not None:
+        stopped = view.core is not None and view.core.stopped_by is not None
+        if self.resumed_at is not None and (view.misdeal is not None or stopped):
+            news = Moment(words.say("console.resumed.halted", "STILL HALTED AFTER THE RESTART"),
+                          words.say("console.resumed.halted.detail", "The table was halted before the restart at "
+                                    "round {round} and still is: resolve it as shown.", round=self.resumed_at),
+                          "bold white on red")
+        elif self.resumed_at is not None:
             news = Moment(words.say("console.resumed", "RESUMED AT ROUND {round}", round=self.resumed_at),
                           words.say("console.resumed.detail", "Resumed from the journal at round {round}: carry on "
                                     "as shown.", round=self.resumed_at), "bold black on yellow")

@@ -36,8 +36,8 @@ CASES = [
     ('[table]\nvariant = "vegas"\n', '[table] variant: expected one of "commission", "no_commission", "ez", '
      "got 'vegas'", {"table", "variant", "commission", "no_commission", "ez", "vegas"}),
     ("[table]\ncolour = 1\n", "[table] colour: unknown key; expected one of decks, variant, dealing, "
-     "reveal_confirm, language, messages_dir",
-     {"table", "colour", "decks", "variant", "dealing", "reveal_confirm", "language", "messages_dir"}),
+     "reveal_confirm, language, messages_dir, id",
+     {"table", "colour", "decks", "variant", "dealing", "reveal_confirm", "language", "messages_dir", "id"}),
     ("[bets]\nlive_edge = 3\n", "[bets] live_edge: expected true or false, got 3 (int)",
      {"bets", "live_edge", "true", "false", "int"}),
     ("[bets]\npays = {tie = {win = 8.1234567}}\n", '[bets] pays.tie.win: expected a number of units won above 0, e.g. '

@@ -288,3 +288,16 @@ def test_a_stopped_table_offers_only_the_keys_the_table_takes() -> None:
             assert "ack" in offered and not offered & {"burn", "void", "manual", "next", "exposed"}
 
     asyncio.run(main())
+
+
+def test_a_halt_restored_after_a_restart_says_so() -> None:
+    """E3: resumed while halted, the console says the halt is from before the restart, not just where it resumed."""
+    async def main() -> None:
+        table = table_of(shoe=NO_BURN)
+        app = DealerConsole(events=dealt("3S KD 5H ZZ", table), resumed=True, table=table.view)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            assert app.screen.query_one("#banner-big", BigText).text == "STILL HALTED AFTER THE RESTART"
+            assert "halted before the restart at round 1 and still is" in rendered(app, "#banner-text")
+
+    asyncio.run(main())

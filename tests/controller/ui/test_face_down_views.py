@@ -237,7 +237,8 @@ def test_a_keyed_total_other_than_the_shoes_shows_the_reveal_mismatch_misdeal() 
     assert sent == [Input(InputKind.REVEAL, "3")]
     assert table.misdeal is not None and table.misdeal.kind == "reveal_mismatch"
     assert seen["halted"] == "True"
-    assert seen["action"] == "MISDEAL: The total keyed for the revealed hand is not the shoe's: a card may have been switched."
+    assert seen["action"] == ("MISDEAL: The total keyed for the revealed hand is not the shoe's: a card may have been "
+                              "switched.")
     assert "supervisor" in seen["misdeal"] and "press V" in seen["misdeal"]
     assert "r" not in seen["footer_after"].split()
 
