@@ -107,15 +107,21 @@ class Dashboard(LivePageServer):
         self.localiser = Localiser(words)
 
     def snapshot(self) -> tuple[str, int]:
-        """The board's snapshot as JSON, the tables' texts in the page's language, and its seq."""
-        return self.snapshot_json(), self.board.seq
+        """The board's snapshot as JSON, the tables' texts in the page's language, and the seq of that snapshot
+        (not the board's seq now: a change meanwhile must still reach the pages)."""
+        snapshot = self.worded_snapshot()
+        return json.dumps(snapshot, ensure_ascii=False), snapshot["seq"]
 
     def snapshot_json(self) -> str:
+        """:meth:`worded_snapshot` as JSON text."""
+        return json.dumps(self.worded_snapshot(), ensure_ascii=False)
+
+    def worded_snapshot(self) -> dict[str, Any]:
         """The board's snapshot, each tile with its ``texts`` in the page's language (:func:`table_texts`)."""
         snapshot = self.board.snapshot()
         for tile in snapshot["tables"]:
             tile["texts"] = table_texts(tile, self.localiser)
-        return json.dumps(snapshot, ensure_ascii=False)
+        return snapshot
 
     def routes(self) -> Mapping[str, Route]:
         """``/`` the page, ``/tables.json`` the board's snapshot, ``/words.json`` the page's words."""
