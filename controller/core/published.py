@@ -17,7 +17,7 @@ import msgspec
 from controller.core.events import AlertEvent, Event, ResultEvent
 from controller.core.inputs import InputKind
 from controller.core.ledger import Stats
-from controller.core.machine import BURN_STATES, SLOT_SET, SLOTS, State
+from controller.core.machine import BURN_STATES, IN_ROUND, SLOT_SET, SLOTS, State
 from controller.core.revealing import reveals_down
 from controller.core.state import Context, TableState
 from controller.core.stopping import stopping_alert
@@ -82,6 +82,8 @@ class View(msgspec.Struct, frozen=True, gc=False):
     pending."""
     status: Status
     """``online``, ``halted`` (a misdeal is pending) or ``closed`` (the shoe is closed)."""
+    in_round: bool
+    """A round is open: its cards are due, dealt or being revealed (its bets are on the layout), halted or not."""
     slot_due: str | None
     """The slot whose card is due now (None while halted, burning, between rounds)."""
     expecting: str
@@ -157,7 +159,7 @@ def view_of(state: TableState, context: Context) -> View:
         State.ROUND_OVER, State.SHOE_CLOSED) and state.misdeal is None else None
     return View(
         shoe=state.shoe_number, round=round_state.number, state=state.state.value,
-        status="halted" if stop is not None else _status(state),
+        status="halted" if stop is not None else _status(state), in_round=round_state.state in IN_ROUND,
         slot_due=due_slot(state) if state.misdeal is None and stop is None else None,
         expecting=expecting(state, context), cards=cards,
         player_total=player_total, banker_total=banker_total, decks=context.decks,

@@ -29,9 +29,9 @@ from controller.i18n.message import message
 TABLE_STATUSES = ("online", "halted", "closed", "offline")
 CONNECTION_STATUSES = ("online", "offline")
 ATTENTION = frozenset({"halted", "offline"})
-"""The statuses that make a tile stand out."""
-STATE_FIELDS = ("shoe", "round", "slot_due", "dealer", "last_result", "results", "misdeal", "alerts",
-                "cards_left", "last_card_at", "updated_at", "events", "head")
+"""The statuses that make a tile stand out (and so does an open critical alert)."""
+STATE_FIELDS = ("shoe", "round", "in_round", "slot_due", "dealer", "last_result", "results", "misdeal", "stopped_by",
+                "alerts", "cards_left", "last_card_at", "updated_at", "events", "head")
 """The ``state`` fields a tile shows as they are (docs/floor.md, ``state``)."""
 WILL_GRACE = 3.0
 """Seconds after a Last Will before the tile shows the table offline."""
@@ -80,8 +80,14 @@ class Tile:
         archives say of it, or None; ``connected``: the board to the broker)."""
         state = self.state or {}
         status = self.status(clock, connected)
+        told = state.get("alerts")
+        alerts: list[Any] = told if isinstance(told, list) else []
+        critical = sum(isinstance(alert, dict) and alert.get("severity") == "critical" for alert in alerts)
+        lost = status == "offline" and state.get("status") not in (None, "offline")
         tile: dict[str, Any] = {"site": self.site, "table": self.table, "status": status,
-                                "attention": status in ATTENTION, "connection": self.connection}
+                                "attention": status in ATTENTION or critical > 0, "connection": self.connection,
+                                "critical": critical, "warnings": len(alerts) - critical, "lost": lost,
+                                "lost_mid_round": lost and state.get("in_round") is True}
         tile.update({name: state.get(name) for name in STATE_FIELDS})
         tile["seconds_since_last_card"] = seconds_since(tile["last_card_at"], now)
         if self.archived is not None:  # the archive's live word on the table, beside its health's counts
@@ -205,9 +211,14 @@ class FloorBoard:
             archives = [{"archive": name, **{field: health.get(field) for field in HEALTH_FIELDS},
                          "tables": len(health.get("tables") or {})} for name, health in sorted(self._archives.items())]
         counts = {status: sum(tile["status"] == status for tile in tiles) for status in TABLE_STATUSES}
+        for archive in archives:
+            archive["seconds_since"] = seconds_since(archive["at"], moment)
+        alerts = {"critical": sum(tile["critical"] for tile in tiles),
+                  "warning": sum(tile["warnings"] for tile in tiles),
+                  "tables_critical": sum(tile["critical"] > 0 for tile in tiles)}
         return {"seq": seq, "now": moment.isoformat(timespec="microseconds").replace("+00:00", "Z"),
-                "broker": self.broker, "connected": connected, "counts": counts, "archives": archives,
-                "tables": tiles}
+                "broker": self.broker, "connected": connected, "counts": counts, "alerts": alerts,
+                "archives": archives, "tables": tiles}
 
     def _archived_tables(self) -> dict[str, dict[str, Any]]:
         """What the running archives say of each table (``SITE/TABLE``): the highest head, the records

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from importlib import resources
+from typing import Any
 
 from controller.core.exceptions import FloorError
+from controller.core.misdeals import instruction
 from controller.floor.board import FloorBoard
 from controller.floor.dashboard_words import words_message
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui.livepage import LivePageServer, Route
+from controller.ui.localise import Localiser
 
 LISTEN_FORM = "HOST:PORT, e.g. 127.0.0.1:8090 ([::1]:8090 for IPv6; port 0: any free port)"
 START_TIMEOUT = 10.0
@@ -41,14 +44,50 @@ def page_html() -> bytes:
     shows is ignored), ticks the time since each table's last card every second and reconnects by
     itself. What the tests read: ``body[data-seq]`` (the snapshot shown), ``#connection``, ``#counts``,
     one ``.tile`` per table with ``data-site``, ``data-table``, ``data-status``, ``data-head``,
-    ``data-updated`` (the ``updated_at`` shown) and the class ``attention`` when halted or offline;
-    in a tile ``.status``, ``.misdeal``, ``.shoe``, ``.round``, ``.slot-due``, ``.results`` (one
-    ``.result`` per winner), ``.last-result``, ``.dealer``, ``.alerts``, ``.cards-left``, ``.since-card`` and
-    ``.archived`` (``data-head``: the archived head; ``behind`` when no archive has it, it lags or has refused
-    records); ``#archives``, one ``.archive`` per archive (``data-archive``, ``lost`` when offline or without
-    its database).
+    ``data-updated`` (the ``updated_at`` shown), ``data-critical``, ``data-warnings`` and the classes
+    ``attention`` (halted, offline or a critical alert), ``critical``, ``lost``, ``mid-round`` and ``idle``;
+    in a tile ``.status``, ``.critical-badge``, ``.misdeal``, ``.critical-alerts``, ``.ended`` (how an offline
+    table ended), ``.summary``, ``.shoe``, ``.round``, ``.slot-due``, ``.results`` (one ``.result`` per winner),
+    ``.last-result``, ``.dealer``, ``.alerts`` (the warnings' count), ``.cards-left``, ``.since-card``
+    (``stale`` when idle) and ``.archived`` (``data-head``: the archived head; ``behind`` when no archive has
+    it, it lags or has refused records); ``#alert-counts`` (``.critical`` and ``.warning``, ``data-count``);
+    ``#archive-health`` with ``#archives``, one ``.archive`` per archive (``data-archive``, ``lost`` when
+    offline, silent or without its database); ``#tiles[data-level]``, the tile size the page chose to fit the
+    screen (``full``, ``compact``, ``mini``, ``micro``).
     """
     return resources.files("controller.floor").joinpath("static", "floor.html").read_bytes()
+
+
+def table_texts(tile: dict[str, Any], localiser: Localiser) -> dict[str, Any]:
+    """What the table said, in the page's language: its last result (``last_result``), its misdeal's detail and
+    instruction (``misdeal``, ``instruction``) and each open alert's detail (``alerts``, by id), worded from the
+    message ids the table published with them (its English text when it gave none, or the id is unknown)."""
+    texts: dict[str, Any] = {"last_result": None, "misdeal": None, "instruction": None, "alerts": {}}
+    last = tile.get("last_result")
+    if isinstance(last, dict):
+        texts["last_result"] = _worded(localiser, last.get("say_id"), last.get("say_params"), last.get("say"))
+    misdeal = tile.get("misdeal")
+    if isinstance(misdeal, dict):
+        texts["misdeal"] = _worded(localiser, misdeal.get("detail_id"), misdeal.get("detail_params"),
+                                   misdeal.get("detail"))
+        resolutions = misdeal.get("resolutions")
+        texts["instruction"] = (instruction([str(r) for r in resolutions], localiser.catalogue.text)
+                                if isinstance(resolutions, list) and resolutions else misdeal.get("instruction"))
+    for alert in tile.get("alerts") or []:
+        if isinstance(alert, dict) and isinstance(alert.get("id"), str):
+            texts["alerts"][alert["id"]] = _worded(localiser, alert.get("say_id"), alert.get("say_params"),
+                                                   alert.get("detail"))
+    return texts
+
+
+def _worded(localiser: Localiser, msg_id: object, params: object, fallback: object) -> str | None:
+    english = fallback if isinstance(fallback, str) else None
+    if not isinstance(msg_id, str):
+        return english
+    try:
+        return localiser.text(msg_id, params if isinstance(params, dict) else {}, english or "")
+    except (KeyError, IndexError, ValueError):  # parameters that do not fit the message: the table's own words
+        return english
 
 
 class Dashboard(LivePageServer):
@@ -65,10 +104,24 @@ class Dashboard(LivePageServer):
         super().__init__(host, port, password)
         self.board = board
         self.words_text = json.dumps(words_message(words), ensure_ascii=False)
+        self.localiser = Localiser(words)
 
     def snapshot(self) -> tuple[str, int]:
-        """The board's snapshot as JSON, and its seq."""
-        return self.board.snapshot_json(), self.board.seq
+        """The board's snapshot as JSON, the tables' texts in the page's language, and the seq of that snapshot
+        (not the board's seq now: a change meanwhile must still reach the pages)."""
+        snapshot = self.worded_snapshot()
+        return json.dumps(snapshot, ensure_ascii=False), snapshot["seq"]
+
+    def snapshot_json(self) -> str:
+        """:meth:`worded_snapshot` as JSON text."""
+        return json.dumps(self.worded_snapshot(), ensure_ascii=False)
+
+    def worded_snapshot(self) -> dict[str, Any]:
+        """The board's snapshot, each tile with its ``texts`` in the page's language (:func:`table_texts`)."""
+        snapshot = self.board.snapshot()
+        for tile in snapshot["tables"]:
+            tile["texts"] = table_texts(tile, self.localiser)
+        return snapshot
 
     def routes(self) -> Mapping[str, Route]:
         """``/`` the page, ``/tables.json`` the board's snapshot, ``/words.json`` the page's words."""
@@ -76,7 +129,7 @@ class Dashboard(LivePageServer):
             return page_html(), "text/html; charset=utf-8"
 
         def tables() -> tuple[bytes, str]:
-            return self.board.snapshot_json().encode("utf-8"), "application/json; charset=utf-8"
+            return self.snapshot_json().encode("utf-8"), "application/json; charset=utf-8"
 
         def words() -> tuple[bytes, str]:
             return self.words_text.encode("utf-8"), "application/json; charset=utf-8"

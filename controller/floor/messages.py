@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from controller.core.events import UNSET, as_json
@@ -14,8 +14,8 @@ RECENT_RESULTS = 20
 """How many of the last results the ``state`` message lists."""
 DEALT_EVENTS = frozenset({"card", "burn"})
 """Events that say a card left the shoe (``last_card_at``)."""
-ALERT_FIELDS = ("id", "kind", "severity", "shoe", "round", "probability", "detail")
-"""The fields of an open alert in the retained ``state`` message."""
+ALERT_FIELDS = ("id", "kind", "severity", "shoe", "round", "probability", "detail", "say_id", "say_params")
+"""The fields of an open alert in the retained ``state`` message (then ``at``, the journal time it opened)."""
 
 
 def to_json(value: Any) -> bytes:
@@ -62,12 +62,17 @@ class TableState:
     head_hash: str = ""
     events: int = 0
     """Events so far: the ``seq`` of the last ``events`` message."""
+    alert_opened_at: dict[str, str] = field(default_factory=dict)
+    """The journal time of the record each alert (by id) was raised in."""
 
     def apply_record(self, record: Record, events: list[dict[str, Any]]) -> None:
         """Follow ``record`` (with its ``events``): the head, the times, the events' numbers."""
         self.events += len(events)
         if any(event.get("event") in DEALT_EVENTS for event in events):
             self.last_card_at = record.at
+        for event in events:
+            if event.get("event") == "alert" and isinstance(event.get("id"), str):
+                self.alert_opened_at.setdefault(event["id"], record.at)
         self.head_seq, self.head_hash, self.updated_at = record.seq, record.hash, record.at
 
     def show(self, view: View) -> None:
@@ -81,15 +86,24 @@ class TableState:
             "site": self.site, "table": self.table,
             "status": self.status if self.status == "offline" or view is None else view.status,
             "shoe": view.shoe if view else 0, "round": view.round if view else 0,
+            "in_round": view.in_round if view else False, "stopped_by": view.stopped_by if view else None,
             "slot_due": view.slot_due if view else None, "dealer": view.dealer if view else None,
             "last_result": _last_result(view), "results": [result.winner for result in view.results][-RECENT_RESULTS:]
             if view else [], "misdeal": _misdeal(view),
-            "alerts": [{key: _plain(getattr(alert, key)) for key in ALERT_FIELDS} for alert in view.alerts]
-            if view else [],
+            "alerts": self._alerts(view),
             "cards_left": view.cards_left if view else None, "last_card_at": self.last_card_at,
             "updated_at": self.updated_at, "events": self.events,
             "head": {"seq": self.head_seq, "hash": self.head_hash},
         })
+
+    def _alerts(self, view: View | None) -> list[dict[str, Any]]:
+        """The open alerts, each with the time it opened (null when its record is not published yet)."""
+        if view is None:
+            return []
+        opened = self.alert_opened_at
+        self.alert_opened_at = {alert.id: opened[alert.id] for alert in view.alerts if alert.id in opened}
+        return [{**{key: _plain(getattr(alert, key)) for key in ALERT_FIELDS}, "at": opened.get(alert.id)}
+                for alert in view.alerts]
 
 
 def _plain(value: Any) -> Any:
@@ -101,6 +115,7 @@ def _last_result(view: View | None) -> dict[str, Any] | None:
     if result is None:
         return None
     return {"round": result.round, "shoe": result.shoe, "winner": result.winner, "say": result.say,
+            "say_id": _plain(result.say_id), "say_params": _plain(result.say_params),
             "natural": result.natural, "player": result.player.total, "banker": result.banker.total}
 
 
@@ -108,5 +123,6 @@ def _misdeal(view: View | None) -> dict[str, Any] | None:
     misdeal = view.misdeal if view is not None else None
     if misdeal is None:
         return None
-    return {"round": misdeal.round, "kind": misdeal.kind, "detail": misdeal.detail,
-            "instruction": misdeal.instruction}
+    return {"round": misdeal.round, "kind": misdeal.kind, "detail": misdeal.detail, "detail_id": misdeal.detail_id,
+            "detail_params": misdeal.detail_params, "instruction": misdeal.instruction,
+            "resolutions": list(misdeal.resolutions)}

@@ -312,7 +312,7 @@ def test_a_table_that_dies_shows_offline_after_its_will_delay(
     processes.append(dying)
     floor = Floor(broker)
     try:
-        wait_for(lambda: floor.tables(site).get("dying", {}).get("head", {}).get("seq", 0) > 2, "the table dealing")
+        wait_for(lambda: (floor.tables(site).get("dying", {}).get("head") or {}).get("seq", 0) > 2, "the table dealing")
         assert floor.tables(site)["dying"]["status"] == "online"
         dying.kill()  # kill -9: no clean stop, the broker's Last Will says offline
         dying.communicate(timeout=DEADLINE)
