@@ -249,6 +249,13 @@ class JournalSettings(Section, frozen=True):
     checkpoint_every: Annotated[int, Meta(ge=0, le=1_000_000)] = 250
     """Inputs between two checkpoints within a shoe (0: only at shoe boundaries); a resume replays at most
     this many inputs."""
+    clock_every: Annotated[int, Meta(ge=0, le=86_400)] = 3600
+    """Seconds between two readings of the host clock's synchronisation that ``croupier run`` journals (0: only at
+    start); a jump of the clock is journaled when it is noticed."""
+    clock_limit: Annotated[float, Meta(gt=0, le=3600, extra=expects(message(
+        "config.expected.journal.clock_limit", "a number of seconds above 0, up to 3600")))] = 1.0
+    """Seconds: a clock that jumps by more (or backwards at all), or is this far off its time source, raises a
+    ``clock`` alert."""
 
 
 class SerialSettings(Section, frozen=True):

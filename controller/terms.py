@@ -76,7 +76,7 @@ MisdealKind = Literal["extra_card", "exposed_card", "unreadable_card", "unknown_
 one row for each: a test checks it)."""
 MISDEAL_KINDS: tuple[MisdealKind, ...] = get_args(MisdealKind)
 
-AlertKind = Literal["unshuffled_shoe", "sequence_repeat", "advantage", "property_check_off"]
+AlertKind = Literal["unshuffled_shoe", "sequence_repeat", "advantage", "property_check_off", "clock"]
 """Every alert kind (:data:`controller.core.alerts.SEVERITY` has one row for each: a test checks it)."""
 ALERT_KINDS: tuple[AlertKind, ...] = get_args(AlertKind)
 

@@ -22,6 +22,7 @@ from controller.app.runner import Runner
 from controller.app.session import ConsoleRun, Opening, Outputs, Session, Stage, run_console_app
 from controller.app.stages import (
     BadgeStage,
+    ClockStage,
     ConsoleStage,
     DisplayStage,
     FeedStage,
@@ -286,6 +287,8 @@ def _stages(options: SessionOptions, merged: MergedSource | None, words: Catalog
         stages.append(WatchStage(options.watch))
     if options.mode == "live" and settings.auth.enabled and merged is not None:
         stages.append(BadgeStage(settings.auth, merged))
+    if options.mode == "live" and merged is not None:
+        stages.append(ClockStage(settings.journal.clock_every, merged))
     if options.feed is not None:
         stages.append(FeedStage(options.feed))
     return stages

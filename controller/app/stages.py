@@ -16,6 +16,7 @@ from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
     from config.schema import Settings
+    from controller.app.clock_watch import ClockWatch
     from controller.app.property_watch import PropertyWatch
     from controller.floor.feed import TableFeed
     from controller.journal.journaled import EventSink
@@ -178,6 +179,26 @@ class BadgeStage:
     def close(self) -> None:
         if self.stop is not None:
             self.stop()
+
+
+@dataclass
+class ClockStage:
+    """The host clock's readings, given to the table once its events have begun (so the journal keeps each):
+    at start, every ``[journal] clock_every`` seconds and at each jump (:mod:`controller.app.clock_watch`)."""
+
+    every: float
+    source: MergedSource
+    watch: ClockWatch | None = None
+
+    def join(self, session: Session) -> None:
+        from controller.app.clock_watch import ClockWatch
+
+        self.watch = ClockWatch(self.source.put, self.every)
+        session.when_begun(self.watch.start)
+
+    def close(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
 
 
 @dataclass

@@ -24,6 +24,8 @@ SEVERITY: dict[str, tuple[Severity, str]] = {
                                     "pre-sequenced shoe"),
     "property_check_off": ("warning", "the floor archive cannot be read: shoes carried from other tables "
                                       "are not caught until it can"),
+    "clock": ("warning", "the host clock jumped, or is not synchronised within [journal] clock_limit: the "
+                         "journal's times may be wrong (13 Miss. Code R. 8-4.5)"),
 }
 """Each alert kind: its severity and the reason for it."""
 

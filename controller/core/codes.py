@@ -48,6 +48,7 @@ EVENT_CODES: Mapping[str, Code] = {
     "approval": Code(604, "a supervisor approved an action"),
     "approval_refused": Code(605, "a badge could not approve an action"),
     "approval_cancelled": Code(606, "an approval was no longer needed"),
+    "clock": Code(700, "the host clock's synchronisation, read at start, hourly and on a jump"),
     "alert_updated": Code(490, "an advantage alert followed its bet's edge"),
     "alert_cleared": Code(491, "an advantage alert closed by itself: the advantage ended"),
     "alert_acknowledged": Code(492, "an alert was acknowledged"),
@@ -63,7 +64,7 @@ MISDEAL_CODES: Mapping[str, int] = {
 RESOLVED_OFFSET = 50
 
 ALERT_CODES: Mapping[str, int] = {
-    "unshuffled_shoe": 401, "sequence_repeat": 402, "advantage": 403, "property_check_off": 404,
+    "unshuffled_shoe": 401, "sequence_repeat": 402, "advantage": 403, "property_check_off": 404, "clock": 405,
 }
 """An ``alert`` event's code by its kind (a fault until acknowledged, or for an advantage until it ends)."""
 

@@ -249,6 +249,17 @@ class ReaderEvent(Event, tag="reader", kw_only=True):
     status: Literal["online", "offline"]
 
 
+class ClockEvent(Event, tag="clock", kw_only=True):
+    """The host clock's state, as the app read it (at start, every ``[journal] clock_every`` seconds and whenever
+    the clock jumped): synchronised or not (None: unknown), by what, its offset and a jump, in seconds."""
+
+    event: ClassVar[str] = "clock"
+    synchronised: bool | None
+    source: str
+    offset: float | None = None
+    jump: float | None = None
+
+
 # -- a round ----------------------------------------------------------------------
 class RoundEvent(Event, tag="round", kw_only=True):
     event: ClassVar[str] = "round"
@@ -461,7 +472,7 @@ class ShoeClosingEvent(Event, tag="shoe_closing", kw_only=True):
 
 EVENT_TYPES: tuple[type[Event], ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent,
-    AlertUpdatedEvent, AlertClearedEvent, ReaderEvent,
+    AlertUpdatedEvent, AlertClearedEvent, ReaderEvent, ClockEvent,
     RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
@@ -471,7 +482,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 
 AnyEvent = Union[  # noqa: UP007 - a tagged union msgspec decodes
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent,
-    AlertUpdatedEvent, AlertClearedEvent, ReaderEvent,
+    AlertUpdatedEvent, AlertClearedEvent, ReaderEvent, ClockEvent,
     RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,

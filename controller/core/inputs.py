@@ -32,8 +32,9 @@ token                   input
                         card before anything follows it, an ``@exposed`` call not yet resolved
 ======================  ===========================================================
 
-Two more inputs come from no script and no person: ``PROPERTY_REPEAT`` and ``PROPERTY_OFF``, given by
-the app layer's property check (:mod:`controller.core.property_check`) and journaled like every other.
+Three more inputs come from no script and no person: ``PROPERTY_REPEAT`` and ``PROPERTY_OFF``, given by
+the app layer's property check (:mod:`controller.core.property_check`), and ``CLOCK``, the host clock as the app
+read it (:mod:`controller.core.clock`); each is journaled like every other.
 """
 
 from __future__ import annotations
@@ -72,9 +73,11 @@ class InputKind(enum.Enum):
     """The app layer's property check found this shoe repeating another table's shoe (``card``: the finding)."""
     PROPERTY_OFF = "property_off"
     """The app layer's property check is off: the floor archive cannot be read (``card``: why)."""
+    CLOCK = "clock"
+    """The app layer read the host clock (``card``: :class:`controller.core.clock.ClockReading` as text)."""
 
 
-PROPERTY_KINDS = (InputKind.PROPERTY_REPEAT, InputKind.PROPERTY_OFF)
+APP_KINDS = (InputKind.PROPERTY_REPEAT, InputKind.PROPERTY_OFF, InputKind.CLOCK)
 """The inputs the property check gives the table (no script token)."""
 
 READER_KINDS = frozenset(
@@ -118,7 +121,7 @@ class Input:
             return str(self.card)
         if self.kind is InputKind.UNREADABLE:
             return "??"
-        if self.kind in ARGUMENT_KINDS or (self.kind in (InputKind.REVEAL, *PROPERTY_KINDS) and self.card):
+        if self.kind in ARGUMENT_KINDS or (self.kind in (InputKind.REVEAL, *APP_KINDS) and self.card):
             return f"@{self.kind.value} {self.card}"
         return "@" + str(self.kind.value)
 
@@ -135,7 +138,7 @@ def card_read(code: str) -> Input:
 _SIMPLE_TOKENS = {
     "@" + kind.value: kind
     for kind in InputKind
-    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.REVEAL, *PROPERTY_KINDS, *ARGUMENT_KINDS)
+    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.REVEAL, *APP_KINDS, *ARGUMENT_KINDS)
 }
 ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
                    "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'"),

@@ -20,6 +20,7 @@ import msgspec
 from controller.core.alerts import AlertBook
 from controller.core.approvals import GateState, admit, lapse, rejected, stamp, unattended
 from controller.core.chain import Chain
+from controller.core.clock import clock_read
 from controller.core.events import AlertEvent, Event, InstructionEvent, PromptEvent
 from controller.core.fastlane import dealt_card
 from controller.core.inputs import Input, InputKind
@@ -183,6 +184,9 @@ def _admit(draft: Draft, item: Input, halted: bool, without_dealer: Callable[[Dr
     kind = item.kind
     if kind is InputKind.PROPERTY_REPEAT:
         _property_repeat(draft, item)
+        return None
+    if kind is InputKind.CLOCK:
+        clock_read(draft, item)
         return None
     if kind is InputKind.PROPERTY_OFF:
         events.append(draft.open_alert(property_off_alert(item.card or "", draft.shoe_number, draft.round.number,

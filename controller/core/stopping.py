@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 GOES_ON_WHILE_STOPPED = frozenset({
     InputKind.ACK, InputKind.UNDO, InputKind.CUT, InputKind.CLOSE, InputKind.OFFLINE, InputKind.ONLINE,
     InputKind.BADGE, InputKind.BADGE_REMOVED, InputKind.SIGN_OUT, InputKind.PROPERTY_REPEAT,
-    InputKind.PROPERTY_OFF,
+    InputKind.PROPERTY_OFF, InputKind.CLOCK,
 })
 """What a stopped table still takes: the release, the reader's news, badges, the cut card, an early close."""
 READ_CARDS = {InputKind.CARD: 1, InputKind.UNREADABLE: 1, InputKind.DOUBLE: 2}

@@ -2,7 +2,9 @@
 
 ``fixtures/recorded_outcomes.json`` was written with the pydantic schema (commit e200257): for each bad or
 good config file, environment, command line and ``[auth]`` table, the one-line error or the settings as the
-journal stores them (``settings_data``, JSON). The schema's library may change; none of these may.
+journal stores them (``settings_data``, JSON). The schema's library may change; none of these may. A key added
+since is added to the recording with its default, and to the lists of keys the errors give, nothing else
+(``[table] id``, ``[journal] clock_every`` and ``clock_limit``).
 """
 
 from __future__ import annotations

@@ -111,7 +111,16 @@ def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
         "alerts": simulate("--no-burn", "--cards", ALERTS),
         "advantages": simulate("--seed", "42", "--rounds", "300", CROUPIER_BETS_ALERT_ABOVE="0"),
         "undo": simulate("--no-burn", "--cards", UNDO),
+        "live": live_run(),
     }
+
+
+def live_run() -> list[dict[str, object]]:
+    """A live table (``run``): it also journals the host clock's readings."""
+    run = croupier_in_process("run", "--driver", "mock://?seed=3", "--auto-next", "--rounds", "2", "--json",
+                              "--no-keyboard")
+    assert run.returncode == 0, run.stderr
+    return [json.loads(line) for line in run.stdout.splitlines()]
 
 
 def test_every_emitted_line_fits_its_declared_type(emitted: dict[str, list[dict[str, object]]]) -> None:
