@@ -60,6 +60,7 @@ from controller.ui.bigtext import banner, big_width, can_render, cells, render_b
 from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
 from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen
+from controller.ui.fontglyphs import large_type
 from controller.ui.localise import Localiser
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner, side_word
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO, responsible_gaming_lines
@@ -107,8 +108,9 @@ class BigText(Widget):
     """Text in large block letters, as large as the width allows (plain bold if it cannot fit).
 
     On a large terminal (:data:`LARGE_SCREEN_ROWS`) the letters grow up to ``max_scale``. Text the block
-    font has no glyphs for (Korean, Chinese, Japanese) is drawn letter-spaced, or wrapped by terminal cells
-    (a full-width character takes two), by :func:`controller.ui.bigtext.banner`.
+    font has no glyphs for (Korean, Chinese, Japanese) is drawn in an installed font's glyphs
+    (:mod:`controller.ui.fontglyphs`) as large; without such a font, letter-spaced or wrapped by terminal cells
+    (a full-width character takes two) by :func:`controller.ui.bigtext.banner`.
     """
 
     DEFAULT_CSS = "BigText { height: auto; width: 100%; }"
@@ -148,7 +150,11 @@ class BigText(Widget):
             if lines is not None:
                 text.append("\n".join(row for line in lines for row in render_big(line)), style=self._style)
                 return text
-        if cells(self._text) > len(self._text):  # full-width characters: spaced out, wrapped by cells
+        drawn = large_type(self._text, width, largest, getattr(getattr(self.app, "words", None), "language", None))
+        if drawn is not None:  # Korean, Chinese, Japanese: glyphs of an installed font
+            text.append("\n".join(drawn), style=self._style)
+            return text
+        if cells(self._text) > len(self._text):  # no font for them: spaced out, wrapped by cells
             text.append("\n".join(banner(self._text, width)), style=self._style)
             return text
         text.append(self._text.upper(), style=self._style)
