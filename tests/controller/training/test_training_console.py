@@ -6,11 +6,13 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
+import pytest
 from textual.widgets import Static
 
 from controller.i18n.catalogue import Catalogue
 from controller.training.console import TrainingConsole
 from controller.training.events import TrainingEvent
+from controller.ui.console import BigText
 from tests.controller.training.test_drill import drill_on, round_cards
 from tests.pilot_wait import press, settle
 
@@ -91,3 +93,75 @@ def test_the_console_speaks_the_language() -> None:
             await press(pilot, "q")
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("key", ["q", "ctrl+q"])
+def test_quitting_mid_drill_keeps_the_report_and_gives_it_back(key: str) -> None:
+    """The report is journaled and given back to be printed when the trainee quits before the drill is over."""
+    kept: list[tuple[Mapping[str, Any] | None, list[TrainingEvent]]] = []
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]), rounds=1)
+    app = TrainingConsole(drill, keep=lambda answer, events: kept.append((answer, events)))
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, "d")
+            await press(pilot, key)
+
+    asyncio.run(scenario())
+    report = kept[-1][1][-1]
+    assert report["event"] == "training_report" and report["calls"] == 1 and report["finished"] is False
+    assert app.return_value is not None
+    assert "Training report: 1 rounds, 1 calls, 1 right, 0 wrong (ended early)" in app.return_value
+
+
+def test_a_finished_drill_gives_its_report_back_when_the_trainee_quits() -> None:
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]), rounds=1)
+    app = TrainingConsole(drill)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, "d", "d", "p", "q")
+
+    asyncio.run(scenario())
+    assert app.return_value is not None
+    assert "Training report: 1 rounds, 3 calls, 3 right, 0 wrong" in app.return_value
+
+
+def test_the_drill_looks_like_the_dealer_console() -> None:
+    """The dealer console's own widgets: the hands by slot with the cards as 6♦, the call in large type."""
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]))
+    app = TrainingConsole(drill)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            player, banker = text_of(app, "#player-hand"), text_of(app, "#banker-hand")
+            assert "P1 A♠" in player and "P2 2♥" in player and "P3 ··" in player, player
+            assert "B1 3♣" in banker and "B2 A♣" in banker, banker
+            big = app.query_one("#call-big", BigText)
+            assert big.text == "PLAYER'S CALL"
+            rows = [row for row in big.render().plain.splitlines() if row.strip()]
+            assert len(rows) >= 3 and set("".join(rows)) <= set("▀▄█ "), rows
+            await press(pilot, "d")
+            assert "P3 6♦" in text_of(app, "#player-hand")
+            assert app.query_one("#call-big", BigText).text == "BANKER'S CALL"
+
+    asyncio.run(scenario())
+
+
+def test_a_drill_stopped_by_its_cards_says_so_and_keeps_the_report() -> None:
+    drill = drill_on("3S 3H 4C 3C AS 2H XX", rounds=2)
+    app = TrainingConsole(drill)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, "s", "s", "p")
+            assert "unknown_card" in text_of(app, "#question")
+            assert "(ended early)" in text_of(app, "#score")
+            await press(pilot, "q")
+
+    asyncio.run(scenario())
+    assert app.return_value is not None and any("(ended early)" in line for line in app.return_value)
