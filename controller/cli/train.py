@@ -82,6 +82,8 @@ def train(args: argparse.Namespace) -> int:
         if journal is not None:
             journal.close()
         session.close()
+    if drill.stopped is not None:  # the report is given and kept: now the one line that says why (exit 2)
+        raise drill.stopped
     return 0 if drill.finished else EXIT_ENDED_EARLY
 
 

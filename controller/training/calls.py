@@ -60,7 +60,9 @@ RULES: Final = (
     message("train.rule.tie", "player {player} against banker {banker}: a tie"),
     message("train.rule.player_wins", "player {player} against banker {banker}: player wins"),
     message("train.rule.banker_wins", "player {player} against banker {banker}: banker wins"),
-    message("train.rule.pay", "the {bet} bet is a {outcome} ({variant}): {net}"),
+    message("train.rule.pay_win", "the {bet} bet wins ({variant}): {net}"),
+    message("train.rule.pay_lose", "the {bet} bet loses ({variant}): {net}"),
+    message("train.rule.pay_push", "the {bet} bet is a push, the stake returned ({variant}): {net}"),
 )
 """The rule a wrong call broke; the ``rule`` of ``call_scored`` is one in English."""
 
@@ -135,7 +137,8 @@ def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> d
     for bet in BETS:
         outcome = outcomes[bet].to_event()
         expected[bet] = Expected(outcome.net, _cell(5, bet=bet, outcome=outcome.outcome),
-                                 _rule("pay", bet=bet, outcome=outcome.outcome, variant=variant, net=outcome.net))
+                                 _rule(f"pay_{outcome.outcome}", bet=bet.replace("_", " "), variant=variant,
+                                       net=outcome.net))
     return expected
 
 
@@ -163,9 +166,20 @@ def cell_message(cell: str) -> Message | None:
     return _matching(CELLS, cell, r"\S+")
 
 
+PAY_BETS: Final = {"player": message("bet.player", "player"), "banker": message("bet.banker", "banker"),
+                   "tie": message("bet.tie", "tie"), "player pair": message("train.bet.player_pair", "player pair"),
+                   "banker pair": message("train.bet.banker_pair", "banker pair")}
+"""The bets a pay call names, as a pay rule's English names them, and their names for people."""
+
+
 def rule_message(rule: str) -> Message | None:
-    """The rule ``rule`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
-    return _matching(RULES, rule, r"[^:()]+?")
+    """The rule ``rule`` (a ``call_scored`` event's, in English) as its message; None if it is none. A pay rule's
+    bet is worded as the language names the bet."""
+    found = _matching(RULES, rule, r"[^:()]+?")
+    if found is None or "bet" not in found.params:
+        return found
+    bet = PAY_BETS.get(str(found.params["bet"]))
+    return found if bet is None else message(found.id, found.text, **{**found.params, "bet": bet})
 
 
 def word_problem_message(kind: CallKind, text: str) -> Message | None:
