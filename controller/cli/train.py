@@ -73,7 +73,8 @@ def train(args: argparse.Namespace) -> int:
         if args.console:
             from controller.training.console import run_training_console
 
-            run_training_console(drill, journal.write if journal else None, of_args(args))
+            for line in run_training_console(drill, journal.write if journal else None, of_args(args)):
+                print(line)
         else:
             show = _front_end(args)
             run_drill(drill, sys.stdin, show, ask=show.ask if isinstance(show, PlainTerminal) else lambda: None,

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,7 +20,9 @@ from controller.training.console import TrainingConsole
 from controller.training.events import TrainingEvent
 from controller.ui.console import BigText
 from tests.controller.training.test_drill import drill_on, round_cards
+from tests.inprocess import DEADLINE, ROOT
 from tests.pilot_wait import press, settle
+from tests.slowrule import require_slow
 
 
 def text_of(app: TrainingConsole, widget: str) -> str:
@@ -29,12 +37,12 @@ def test_keys_make_the_calls_and_the_report_is_shown() -> None:
     async def scenario() -> None:
         async with app.run_test(size=(100, 40)) as pilot:
             await settle(pilot)
-            assert "Player card 2: 2H" in text_of(app, "#cards")
+            assert "P2 2♥" in text_of(app, "#player-hand")
             assert "n natural, d draw, s stand" in text_of(app, "#question")
             await press(pilot, "x")                 # no word: nothing is scored
             assert drill.report.scored == []
             await press(pilot, "d")                 # player 3 draws: right
-            assert "Player card 3: 6D" in text_of(app, "#cards")
+            assert "P3 6♦" in text_of(app, "#player-hand")
             await press(pilot, "s")                 # banker 4 on a 6 draws: wrong
             assert "banker 4 draws on the player's third card 2-7" in text_of(app, "#verdict")
             await press(pilot, "p")                 # player 9 beats banker 3
@@ -78,7 +86,7 @@ def test_the_console_speaks_the_language() -> None:
     async def scenario() -> None:
         async with app.run_test(size=(100, 40)) as pilot:
             await settle(pilot)
-            assert "플레이어 카드 2: 2H" in text_of(app, "#cards")
+            assert "플레이어" in text_of(app, "#player-hand") and "P2 2♥" in text_of(app, "#player-hand")
             assert text_of(app, "#question") == "플레이어의 콜: n 내추럴, d 드로우, s 스탠드"
             assert "0개 중 정답 0" in text_of(app, "#score")
             assert app._bindings.key_to_bindings["q"][0].description == "연습 끝내기"
@@ -165,3 +173,34 @@ def test_a_drill_stopped_by_its_cards_says_so_and_keeps_the_report() -> None:
 
     asyncio.run(scenario())
     assert app.return_value is not None and any("(ended early)" in line for line in app.return_value)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/setup --test installs it)")
+def test_train_console_prints_the_report_when_quit_in_a_terminal(tmp_path: Path) -> None:
+    """``croupier train --console`` in a real terminal: quit mid-drill, the report is printed, exit 3."""
+    require_slow("tmux")
+    socket, out, done = str(tmp_path / "tmux.sock"), tmp_path / "out.txt", tmp_path / "status"
+    command = (f"cd {ROOT} && {sys.executable} -m controller.cli.main train --console --rounds 2 --seed 4 "
+               f"> /dev/tty; echo $? > {done}; sleep 600")
+    subprocess.run(["tmux", "-S", socket, "-u", "new-session", "-d", "-s", "drill", "-x", "80", "-y", "24", command],
+                   check=True, timeout=60, env={**os.environ, "LANG": "C.UTF-8"})
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while "P1 " not in (screen := tmux_screen(socket)):
+            assert time.monotonic() < deadline, f"the drill never showed its hands:\n{screen}"
+            time.sleep(0.2)
+        subprocess.run(["tmux", "-S", socket, "send-keys", "-t", "drill", "q"], check=True, timeout=60)
+        while not done.exists():
+            assert time.monotonic() < deadline, f"the drill did not end:\n{tmux_screen(socket)}"
+            time.sleep(0.2)
+        out.write_text(tmux_screen(socket))
+    finally:
+        subprocess.run(["tmux", "-S", socket, "kill-server"], capture_output=True, timeout=60)
+    assert done.read_text().strip() == "3"
+    assert "Training report: 1 rounds, 0 calls, 0 right, 0 wrong (ended early)" in out.read_text(), out.read_text()
+
+
+def tmux_screen(socket: str) -> str:
+    return subprocess.run(["tmux", "-S", socket, "capture-pane", "-p", "-t", "drill"], capture_output=True,
+                          text=True, timeout=60).stdout
