@@ -161,9 +161,24 @@ def _matching(templates: Sequence[Message], text: str, value: str) -> Message | 
     return None
 
 
+PAY_CELLS: Final = {
+    "win": message("train.cell.bet_win", "{bet} bet wins"),
+    "lose": message("train.cell.bet_lose", "{bet} bet loses"),
+    "push": message("train.cell.bet_push", "{bet} bet is a push"),
+}
+"""A pay call's cell (``banker_pair bet win`` in the event) as a person reads it, by the bet's outcome."""
+
+
 def cell_message(cell: str) -> Message | None:
-    """The tableau cell ``cell`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
-    return _matching(CELLS, cell, r"\S+")
+    """The tableau cell ``cell`` (a ``call_scored`` event's, in English) as its message; None if it is none. A pay
+    call's cell is a sentence, its bet named in the language."""
+    found = _matching(CELLS, cell, r"\S+")
+    if found is None or found.id != "train.cell.bet":
+        return found
+    worded, bet = PAY_CELLS.get(str(found.params["outcome"])), str(found.params["bet"]).replace("_", " ")
+    if worded is None:
+        return found
+    return message(worded.id, worded.text, bet=PAY_BETS.get(bet, bet))
 
 
 PAY_BETS: Final = {"player": message("bet.player", "player"), "banker": message("bet.banker", "banker"),

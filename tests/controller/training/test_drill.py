@@ -278,3 +278,20 @@ def test_a_long_drill_runs_on_into_the_next_shoe() -> None:
     assert report["event"] == "training_report"
     assert (report["rounds"], report["wrong"], report["finished"]) == (130, 0, True)
     assert report["calls"] == sum(e["event"] == "call_scored" for e in events)
+
+
+def test_a_missed_pay_cell_is_worded_as_a_sentence_in_the_report() -> None:
+    from controller.i18n.catalogue import Catalogue
+    from controller.training.report import report_lines
+
+    player, banker = ["2S", "3H", "TD"], ["9C", "9D"]
+    drill = drill_on(round_cards(player, banker), payouts=True)
+    drill.start()
+    drill.answer("natural", 1.0)
+    drill.answer("banker", 1.0)
+    while drill.due is not None:
+        drill.answer("+100", 1.0)
+    english = "\n".join(report_lines(drill.report_event()))
+    assert "pay: banker pair bet wins (1 of 1 wrong)" in english and "player bet loses" in english, english
+    korean = "\n".join(report_lines(drill.report_event(), Catalogue("ko")))
+    assert not any(word in korean for word in ("win", "lose", "push", "banker_pair")), korean
