@@ -17,6 +17,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
+from controller.i18n.message import Message, message
 from controller.ui.bigtext import cells
 
 if TYPE_CHECKING:
@@ -30,6 +31,9 @@ ROW_BUDGET: Final = {1: 4, 2: 5, 3: 10}
 that stays legible)."""
 FACES: Final = {"ja": "JP", "ko": "KR", "zh_Hans": "SC", "zh_Hant": "TC"}
 """The face of a CJK font collection that draws each language's forms (Noto Sans CJK JP, KR, SC, TC)."""
+
+SAMPLES: Final = {"JP": "プレイヤー", "KR": "플레이어", "SC": "闲庄补牌", "TC": "閒莊補牌"}
+"""Characters each face's language shows in large type, to find a font for it at start."""
 
 Bitmap = tuple[tuple[bool, ...], ...]
 """Pixel rows, True for ink."""
@@ -114,6 +118,26 @@ def half_blocks(bitmap: Bitmap) -> list[str]:
     return ["".join("█" if up and down else "▀" if up else "▄" if down else " " for up, down in zip(top, bottom,
                                                                                                 strict=True))
             for top, bottom in zip(rows[0::2], rows[1::2], strict=True)]
+
+
+def large_type_problem(language: str) -> Message | None:
+    """Why large type in ``language`` would fall back to ordinary text on this machine: Pillow, fontconfig or a
+    font for its characters missing (None when nothing is, or when the block font draws the language)."""
+    face = FACES.get(language)
+    if face is None:
+        return None
+    if not _can_draw():
+        return message("console.large_type.no_pillow", "large type in {language} needs the Python package Pillow "
+                       "(.ci/setup installs it); until then it is shown as ordinary text", language=language)
+    if shutil.which("fc-list") is None:
+        return message("console.large_type.no_fontconfig", "large type in {language} needs fontconfig and a CJK font "
+                       "(Debian: fontconfig fonts-noto-cjk; .ci/setup installs them); until then it is shown as "
+                       "ordinary text", language=language)
+    if font_for(frozenset(SAMPLES[face]), face) is None:
+        return message("console.large_type.no_font", "large type in {language} needs a font with its characters, "
+                       "such as Noto Sans CJK (Debian: fonts-noto-cjk; .ci/setup installs it); until then it is "
+                       "shown as ordinary text", language=language)
+    return None
 
 
 def _can_draw() -> bool:

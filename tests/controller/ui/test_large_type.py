@@ -108,3 +108,4 @@ def test_without_fontconfig_large_type_says_so_and_the_text_is_shown_letter_spac
         assert "閒   P 1" in stream.getvalue().splitlines()
     finally:
         font_for.cache_clear()
+
