@@ -177,7 +177,18 @@ def build_session(options: SessionOptions) -> Session:
         runner = _runner(options, Table(settings), merged or primary, primary.delivery, outputs)
         session = Session(runner, outputs, _opening(options, primary), words)
     session.join(_stages(options, merged, words))
+    if options.console:
+        _say_large_type_problem(options, words)
     return session
+
+
+def _say_large_type_problem(options: SessionOptions, words: Catalogue) -> None:
+    """Large type that this machine cannot draw in the table's language is said once, at start."""
+    from controller.ui.fontglyphs import large_type_problem
+
+    problem = large_type_problem(words.language)
+    if problem is not None:
+        options.notice(words.text(problem))
 
 
 @contextlib.contextmanager
@@ -325,7 +336,10 @@ def _display(options: SessionOptions, words: Catalogue) -> DisplayStage | None:
     if options.mode == "live":
         from controller.ui.dealer_display import DealerDisplay
 
-        return DisplayStage(localiser.wrap(DealerDisplay(sys.stdout, large=sys.stdout.isatty(), words=words)))
+        large = sys.stdout.isatty()
+        if large:
+            _say_large_type_problem(options, words)
+        return DisplayStage(localiser.wrap(DealerDisplay(sys.stdout, large=large, words=words)))
     if options.rounds > TRANSCRIPT_LIMIT:
         progress = Progress(options.rounds)
         return DisplayStage(progress, progress.finish)

@@ -73,7 +73,8 @@ def train(args: argparse.Namespace) -> int:
         if args.console:
             from controller.training.console import run_training_console
 
-            run_training_console(drill, journal.write if journal else None, of_args(args))
+            for line in run_training_console(drill, journal.write if journal else None, of_args(args)):
+                print(line)
         else:
             show = _front_end(args)
             run_drill(drill, sys.stdin, show, ask=show.ask if isinstance(show, PlainTerminal) else lambda: None,
@@ -82,6 +83,8 @@ def train(args: argparse.Namespace) -> int:
         if journal is not None:
             journal.close()
         session.close()
+    if drill.stopped is not None:  # the report is given and kept: now the one line that says why (exit 2)
+        raise drill.stopped
     return 0 if drill.finished else EXIT_ENDED_EARLY
 
 

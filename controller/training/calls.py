@@ -60,7 +60,9 @@ RULES: Final = (
     message("train.rule.tie", "player {player} against banker {banker}: a tie"),
     message("train.rule.player_wins", "player {player} against banker {banker}: player wins"),
     message("train.rule.banker_wins", "player {player} against banker {banker}: banker wins"),
-    message("train.rule.pay", "the {bet} bet is a {outcome} ({variant}): {net}"),
+    message("train.rule.pay_win", "the {bet} bet wins ({variant}): {net}"),
+    message("train.rule.pay_lose", "the {bet} bet loses ({variant}): {net}"),
+    message("train.rule.pay_push", "the {bet} bet is a push, the stake returned ({variant}): {net}"),
 )
 """The rule a wrong call broke; the ``rule`` of ``call_scored`` is one in English."""
 
@@ -135,7 +137,8 @@ def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> d
     for bet in BETS:
         outcome = outcomes[bet].to_event()
         expected[bet] = Expected(outcome.net, _cell(5, bet=bet, outcome=outcome.outcome),
-                                 _rule("pay", bet=bet, outcome=outcome.outcome, variant=variant, net=outcome.net))
+                                 _rule(f"pay_{outcome.outcome}", bet=bet.replace("_", " "), variant=variant,
+                                       net=outcome.net))
     return expected
 
 
@@ -158,14 +161,40 @@ def _matching(templates: Sequence[Message], text: str, value: str) -> Message | 
     return None
 
 
+PAY_CELLS: Final = {
+    "win": message("train.cell.bet_win", "{bet} bet wins"),
+    "lose": message("train.cell.bet_lose", "{bet} bet loses"),
+    "push": message("train.cell.bet_push", "{bet} bet is a push"),
+}
+"""A pay call's cell (``banker_pair bet win`` in the event) as a person reads it, by the bet's outcome."""
+
+
 def cell_message(cell: str) -> Message | None:
-    """The tableau cell ``cell`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
-    return _matching(CELLS, cell, r"\S+")
+    """The tableau cell ``cell`` (a ``call_scored`` event's, in English) as its message; None if it is none. A pay
+    call's cell is a sentence, its bet named in the language."""
+    found = _matching(CELLS, cell, r"\S+")
+    if found is None or found.id != "train.cell.bet":
+        return found
+    worded, bet = PAY_CELLS.get(str(found.params["outcome"])), str(found.params["bet"]).replace("_", " ")
+    if worded is None:
+        return found
+    return message(worded.id, worded.text, bet=PAY_BETS.get(bet, bet))
+
+
+PAY_BETS: Final = {"player": message("bet.player", "player"), "banker": message("bet.banker", "banker"),
+                   "tie": message("bet.tie", "tie"), "player pair": message("train.bet.player_pair", "player pair"),
+                   "banker pair": message("train.bet.banker_pair", "banker pair")}
+"""The bets a pay call names, as a pay rule's English names them, and their names for people."""
 
 
 def rule_message(rule: str) -> Message | None:
-    """The rule ``rule`` (a ``call_scored`` event's, in English) as its message; None if it is none."""
-    return _matching(RULES, rule, r"[^:()]+?")
+    """The rule ``rule`` (a ``call_scored`` event's, in English) as its message; None if it is none. A pay rule's
+    bet is worded as the language names the bet."""
+    found = _matching(RULES, rule, r"[^:()]+?")
+    if found is None or "bet" not in found.params:
+        return found
+    bet = PAY_BETS.get(str(found.params["bet"]))
+    return found if bet is None else message(found.id, found.text, **{**found.params, "bet": bet})
 
 
 def word_problem_message(kind: CallKind, text: str) -> Message | None:

@@ -9,7 +9,10 @@ winner      ``p`` player, ``b`` banker, ``t`` tie
 pay         type the net pay (``+0.95``), Enter
 ==========  =====================================
 
-``q`` ends the drill (the report then says it ended early). Each call is timed from the moment it is shown.
+``q`` (or Ctrl+Q) ends the drill (the report then says it ended early); the report is kept (the training
+journal) and given back to be printed when the console closes, however the drill ended. Each call is timed from
+the moment it is shown. The screen is built of the dealer console's widgets: the hands by slot with the cards as
+the dealer reads them (``6♦``), and the call due in large type.
 """
 
 from __future__ import annotations
@@ -21,17 +24,22 @@ from typing import Any, ClassVar, Final
 from textual import events as textual_events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 
+from controller.core.cards import hand_total, parse_card
 from controller.core.events import CardEvent
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
+from controller.training.calls import CALL_NAMES, PAY_BETS
 from controller.training.drill import Drill
 from controller.training.events import CallDueEvent, TrainingEvent, TrainingReportEvent
 from controller.training.frontends import END_OF_INPUT, answer_record, describe, question
 from controller.training.report import report_lines
+from controller.ui.console import BigText
 from controller.ui.console_words import word_bindings
+from controller.ui.hands import hand_text
+from controller.ui.tableview import BANKER_SLOTS, PLAYER_SLOTS
 
 KEY_WORDS: Final[dict[str, dict[str, str]]] = {
     "player": {"n": "natural", "d": "draw", "s": "stand"},
@@ -62,15 +70,18 @@ BINDING_NAMES: Final = {"quit_drill": message("train.console.key.quit", "end the
 Keeper = Callable[[Mapping[str, Any] | None, list[TrainingEvent]], None]
 
 
-class TrainingConsole(App[None]):
-    """The drill on one screen: the round's cards, the call due with its keys, the last verdict, the score."""
+class TrainingConsole(App[list[str]]):
+    """The drill on one screen: the round's hands, the call due in large type with its keys, the last verdict,
+    the score; its return value is the report's lines."""
 
     CSS = """
-    #cards { height: auto; padding: 1 2; }
-    #question { height: auto; padding: 0 2; text-style: bold; }
-    #verdict { height: auto; padding: 1 2; }
-    #score { height: auto; padding: 0 2; }
-    #pay { display: none; margin: 0 2; }
+    #action-box { height: auto; border: heavy $accent; padding: 0 1; }
+    #question { height: auto; text-style: bold; }
+    #hands { height: auto; }
+    .hand { width: 1fr; height: auto; border: round $primary; padding: 0 1; }
+    #verdict { height: auto; padding: 0 1; }
+    #score { height: auto; padding: 0 1; }
+    #pay { display: none; margin: 0 1; }
     #pay.asked { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill")]
@@ -85,18 +96,21 @@ class TrainingConsole(App[None]):
         self.keep = keep
         self.clock = clock
         self.asked = 0.0
-        self.cards: list[str] = []
+        self.cards: dict[str, str] = {}
         self.question = ""
         self.report: list[str] = []
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(id="cards")
+        with Vertical(id="action-box"):
+            yield BigText("", id="call-big")
             yield Static(id="question")
-            yield Input(placeholder=self.words.say("train.console.pay_placeholder", "net pay, e.g. +0.95"),
-                        id="pay", disabled=True)
-            yield Static(id="verdict")
-            yield Static(id="score")
+        yield Input(placeholder=self.words.say("train.console.pay_placeholder", "net pay, e.g. +0.95"),
+                    id="pay", disabled=True)
+        with Horizontal(id="hands"):
+            yield Static(id="player-hand", classes="hand")
+            yield Static(id="banker-hand", classes="hand")
+        yield Static(id="verdict")
+        yield Static(id="score")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -116,9 +130,14 @@ class TrainingConsole(App[None]):
         self._answer(event.value)
 
     def action_quit_drill(self) -> None:
+        """End the drill (kept and reported as ended early while a call is due) and close with the report."""
         if self.drill.due is not None:
             self._tell(END_OF_INPUT, [self.drill.report_event()])
-        self.exit()
+        self.exit(self.report)
+
+    async def action_quit(self) -> None:
+        """Ctrl+Q ends the drill as ``q`` does: the report is never lost."""
+        self.action_quit_drill()
 
     def _answer(self, text: str) -> None:
         due = self.drill.due
@@ -134,8 +153,8 @@ class TrainingConsole(App[None]):
         for event in events:
             if isinstance(event, CardEvent):
                 if event.slot == "P1":
-                    self.cards = []
-                self.cards.extend(describe(event, self.words))
+                    self.cards = {}
+                self.cards[event.slot] = event.card
             elif isinstance(event, CallDueEvent):
                 self.question = question(event, self.words)
                 self.asked = self.clock()
@@ -148,15 +167,21 @@ class TrainingConsole(App[None]):
     def _render(self, verdicts: list[str]) -> None:
         due = self.drill.due
         say = self.words.say
-        self.query_one("#cards", Static).update("\n".join(self.cards))
+        self._show_hands()
         pay = self.query_one("#pay", Input)
+        big = ""
         if due is None:
             question = say("train.console.over", "Drill over. q: quit")
+            if self.drill.stopped is not None:
+                question += "\n" + str(self.drill.stopped)
         elif due.call == "pay":
             question = self.question
+            big = f"{self.words.text(CALL_NAMES['pay'])} {self._bet_name(due.bet)}"
         else:
             keys = ", ".join(f"{key} {self.words.text(WORD_NAMES[word])}" for key, word in KEY_WORDS[due.call].items())
             question = say("train.console.ask", "{question}: {keys}", question=CALL_QUESTIONS[due.call], keys=keys)
+            big = self.words.text(CALL_QUESTIONS[due.call])
+        self.query_one("#call-big", BigText).update(big.upper())
         paying = due is not None and due.call == "pay"
         pay.set_class(paying, "asked")
         pay.disabled = not paying
@@ -172,7 +197,18 @@ class TrainingConsole(App[None]):
         score = say("train.console.score", "{right} of {calls} right", right=right, calls=len(tally.scored))
         self.query_one("#score", Static).update("\n".join(self.report) if self.report else score)
 
+    def _bet_name(self, bet: str | None) -> str:
+        name = PAY_BETS.get((bet or "").replace("_", " "))
+        return self.words.text(name) if name is not None else str(bet)
 
-def run_training_console(drill: Drill, keep: Keeper | None = None, words: Catalogue = ENGLISH) -> None:
-    """Run the drill in the console, in ``words``' language, until it is over and the trainee quits."""
-    TrainingConsole(drill, keep, words=words).run()
+    def _show_hands(self) -> None:
+        for side, slots in (("player", PLAYER_SLOTS), ("banker", BANKER_SLOTS)):
+            shown = [parse_card(self.cards[slot]) for slot in slots if slot in self.cards]
+            total = hand_total(shown) if shown else None
+            self.query_one(f"#{side}-hand", Static).update(hand_text(side, slots, self.cards, total, self.words))
+
+
+def run_training_console(drill: Drill, keep: Keeper | None = None, words: Catalogue = ENGLISH) -> list[str]:
+    """Run the drill in the console, in ``words``' language, until it is over and the trainee quits (or quits
+    before); the report's lines, to print once the screen is gone."""
+    return TrainingConsole(drill, keep, words=words).run() or []

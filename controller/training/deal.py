@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from controller.core.cards import Card, parse_card
-from controller.core.events import CardEvent, Event, InstructionEvent, MisdealEvent, ResultEvent, RoundVoidedEvent
+from controller.core.events import CardEvent, Event, InstructionEvent, ResultEvent, RoundVoidedEvent
 from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input, InputKind
 from controller.core.table import Table
@@ -42,13 +42,19 @@ class DealtRound:
 
 
 def dealt_rounds(table: Table, source: CardSource) -> Iterator[DealtRound]:
-    """Each round the table completes from ``source``'s inputs, until the source runs out."""
+    """Each round the table completes from ``source``'s inputs, until the source runs out.
+
+    A reader that goes offline in the cards (``@offline``) halts the table, as at a live table, until the
+    cards bring it back (``@online``); a source that runs out first, or any other misdeal, is a
+    :class:`TrainingDealError`.
+    """
     last = table.start()[-1]
     cards: list[tuple[str, Card]] = []
     while True:
         dealer_input = _dealer_input(last, source)
         item = dealer_input or source.recv(0)
         if item is None:
+            _check_reader_back(table)
             return
         events = table.handle(item)
         for event in events:
@@ -60,7 +66,7 @@ def dealt_rounds(table: Table, source: CardSource) -> Iterator[DealtRound]:
             elif isinstance(event, RoundVoidedEvent):
                 cards = []
         last = events[-1]
-        _check_running(last, events)
+        _check_running(table)
 
 
 def _dealer_input(last: Event, source: CardSource) -> Input | None:
@@ -78,9 +84,15 @@ def _dealer_input(last: Event, source: CardSource) -> Input | None:
     return None
 
 
-def _check_running(last: Event, events: list[Event]) -> None:
-    if isinstance(last, InstructionEvent) and last.action == "resolve":
-        misdeal = next((event for event in events if isinstance(event, MisdealEvent)), None)
-        what = f"{misdeal.kind}: {misdeal.detail}" if misdeal is not None else last.say
-        raise TrainingDealError(f"the cards stopped the table with a misdeal ({what}); "
+def _check_running(table: Table) -> None:
+    """A misdeal the cards made stops the drill; the reader offline waits for the cards to bring it back."""
+    misdeal = table.view.misdeal
+    if misdeal is not None and misdeal.kind != "reader_offline":
+        raise TrainingDealError(f"the cards stopped the table with a misdeal ({misdeal.kind}: {misdeal.detail}); "
                                 "the drill needs cards that deal cleanly: fix the script or use --seed")
+
+
+def _check_reader_back(table: Table) -> None:
+    if table.view.misdeal is not None:
+        raise TrainingDealError("the card reader went offline in the cards (@offline) and the cards ended before it "
+                                "came back; add @online after it in the script or --cards")

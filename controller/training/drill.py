@@ -13,7 +13,7 @@ from controller.core.events import CardEvent
 from controller.core.settlement import BETS
 from controller.training import calls
 from controller.training.calls import CallKind, Expected
-from controller.training.deal import DealtRound
+from controller.training.deal import DealtRound, TrainingDealError
 from controller.training.events import (
     CallDueEvent,
     CallRejectedEvent,
@@ -74,7 +74,10 @@ def wanted(dealt: DealtRound, focus_banker: bool) -> bool:
 
 
 class Drill:
-    """``rounds`` of training from the dealt rounds; :meth:`start` then :meth:`answer` until :attr:`finished`."""
+    """``rounds`` of training from the dealt rounds; :meth:`start` then :meth:`answer` until :attr:`finished`.
+
+    Cards that stop the table (:class:`~controller.training.deal.TrainingDealError`) end the drill early with
+    its report, the error in :attr:`stopped`."""
 
     def __init__(self, dealt: Iterator[DealtRound], rounds: int, *, focus_banker: bool = False,
                  payouts: bool = False) -> None:
@@ -87,11 +90,14 @@ class Drill:
         self.due: Due | None = None
         """The call the trainee owes now (None before :meth:`start` and once finished)."""
         self.report = TrainingReport()
+        self.stopped: TrainingDealError | None = None
+        """Why the cards stopped the drill before its end (a misdeal in a script), or None."""
 
     @property
     def finished(self) -> bool:
         """Every call asked was scored, and the rounds asked for (or all the cards there were) are dealt."""
-        return self.due is None and not self._steps and (self._dealt_out or self.report.rounds >= self._rounds)
+        return (self.stopped is None and self.due is None and not self._steps
+                and (self._dealt_out or self.report.rounds >= self._rounds))
 
     def start(self) -> list[TrainingEvent]:
         """The cards up to the first call, and that call (or just the report if there is nothing to drill)."""
@@ -136,9 +142,13 @@ class Drill:
             events.append(step)
 
     def _next_round(self) -> bool:
-        if self.report.rounds >= self._rounds:
+        if self.report.rounds >= self._rounds or self.stopped is not None:
             return False
-        dealt = next(self._dealt, None)
+        try:
+            dealt = next(self._dealt, None)
+        except TrainingDealError as error:  # the report of the calls made so far still ends the drill
+            self.stopped = error
+            return False
         if dealt is None:
             self._dealt_out = True
             return False

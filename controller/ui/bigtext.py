@@ -31,6 +31,13 @@ _FONT_ROWS: Final = {
 }
 FONT: Final = {char: tuple(row.replace(".", " ") for row in rows.split()) for char, rows in _FONT_ROWS.items()}
 """Each character's 5 pixel rows of 3 columns (``#`` = ink)."""
+ACCENTED: Final = {
+    "Á": ("..#", "A"), "É": ("..#", "E"), "Í": ("..#", "I"), "Ó": ("..#", "O"), "Ú": ("..#", "U"),
+    "Ü": ("#.#", "U"), "Ñ": ("###", "N"),
+    "¿": ("...", ".#. ... .#. #.. .##"), "¡": ("...", ".#. ... .#. .#. .#."),
+}
+"""Spanish capitals and marks: a mark row drawn above a glyph of :data:`FONT` (or the glyph's own 5 rows).
+Text with one of them is drawn 6 pixel rows tall (3 terminal rows at the smallest size, as other text)."""
 
 GLYPH_WIDTH: Final = 3
 GLYPH_HEIGHT: Final = 5
@@ -38,7 +45,17 @@ GLYPH_HEIGHT: Final = 5
 
 def can_render(text: str) -> bool:
     """True when every character of ``text`` (upper-cased) has a glyph."""
-    return all(char in FONT for char in text.upper())
+    return all(char in FONT or char in ACCENTED for char in text.upper())
+
+
+def _glyph(char: str, marked: bool) -> tuple[str, ...]:
+    """``char``'s pixel rows: 5, or 6 with a mark row on top when ``marked`` (the text has an accent)."""
+    if char in ACCENTED:
+        mark, base = ACCENTED[char]
+        rows = FONT[base] if base in FONT else tuple(row.replace(".", " ") for row in base.split())
+        return (mark.replace(".", " "), *rows)
+    rows = FONT.get(char, FONT[" "])
+    return ("   ", *rows) if marked else rows
 
 
 def big_width(text: str, scale: int = 1) -> int:
@@ -55,15 +72,15 @@ def render_big(text: str, scale: int = 1) -> list[str]:
     Characters without a glyph are drawn as blanks.
     """
     text = text.upper()
-    blank = FONT[" "]
-    pixel_rows = [
-        " ".join(FONT.get(char, blank)[row] for char in text)
-        for row in range(GLYPH_HEIGHT)
-    ]
+    marked = any(char in ACCENTED for char in text)
+    glyphs = [_glyph(char, marked) for char in text]
+    height = GLYPH_HEIGHT + 1 if marked else GLYPH_HEIGHT
+    pixel_rows = [" ".join(glyph[row] for glyph in glyphs) for row in range(height)]
     if scale >= 2:
         return ["".join("█" * scale if pixel == "#" else " " * scale for pixel in row)
                 for row in pixel_rows for _ in range(scale - 1)]
-    pixel_rows.append(" " * len(pixel_rows[0]) if pixel_rows else "")
+    if len(pixel_rows) % 2:
+        pixel_rows.append(" " * len(pixel_rows[0]) if pixel_rows else "")
     lines = []
     for top, bottom in zip(pixel_rows[0::2], pixel_rows[1::2], strict=True):
         lines.append("".join(

@@ -49,9 +49,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from controller.core.cards import parse_card
 from controller.core.events import Event
-from controller.core.exceptions import CardCodeError, CroupierError
+from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.core.published import View
@@ -61,10 +60,12 @@ from controller.ui.bigtext import banner, big_width, can_render, cells, render_b
 from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
 from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen
+from controller.ui.fontglyphs import large_type
+from controller.ui.hands import card_text, hand_text
 from controller.ui.localise import Localiser
-from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner, side_word
+from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO, responsible_gaming_lines
-from controller.ui.roadsview import WINNER_STYLES, RoadsView
+from controller.ui.roadsview import RoadsView
 from controller.ui.tableview import BANKER_SLOTS, BURN_PLACE, FACE_DOWN, PLAYER_SLOTS, TableView, ViewEvent
 
 __all__ = ["MANUAL_MARK", "BigText", "DealerConsole", "RoadsView", "TableScreen", "card_text", "main",
@@ -72,31 +73,11 @@ __all__ = ["MANUAL_MARK", "BigText", "DealerConsole", "RoadsView", "TableScreen"
 
 InputCallback = Callable[[DealerInput], None]
 
-SUIT_SYMBOLS: Final = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 COMPACT_ROWS: Final = 30
 """Below this many rows the console drops borders and repeated lines so the roads fit (80x24), and
 hides the roads while the table is halted so a misdeal's keys fit in large type."""
 LARGE_SCREEN_ROWS: Final = 40
 """From this many rows the large type may grow beyond two pixel rows a row."""
-
-
-def card_text(code: str | None, manual: bool = False) -> Text:
-    """A card as the dealer reads it: ``10♥`` in red, ``A♠`` in white; ``··`` for an empty slot, ``▒▒``
-    for a card dealt face down and not yet revealed."""
-    if code is None:
-        return Text("··", style="dim")
-    if code == FACE_DOWN:
-        return Text("▒▒", style="bold reverse")
-    try:
-        card = parse_card(code)
-    except CardCodeError:
-        return Text(code, style="bold yellow")
-    rank = "10" if card.rank == "T" else card.rank
-    style = "bold red" if card.suit in "HD" else "bold"
-    text = Text(rank + SUIT_SYMBOLS[card.suit], style=style)
-    if manual:
-        text.append(MANUAL_MARK, style="bold yellow")
-    return text
 
 
 def card_name(code: str) -> str:
@@ -108,8 +89,9 @@ class BigText(Widget):
     """Text in large block letters, as large as the width allows (plain bold if it cannot fit).
 
     On a large terminal (:data:`LARGE_SCREEN_ROWS`) the letters grow up to ``max_scale``. Text the block
-    font has no glyphs for (Korean, Chinese, Japanese) is drawn letter-spaced, or wrapped by terminal cells
-    (a full-width character takes two), by :func:`controller.ui.bigtext.banner`.
+    font has no glyphs for (Korean, Chinese, Japanese) is drawn in an installed font's glyphs
+    (:mod:`controller.ui.fontglyphs`) as large; without such a font, letter-spaced or wrapped by terminal cells
+    (a full-width character takes two) by :func:`controller.ui.bigtext.banner`.
     """
 
     DEFAULT_CSS = "BigText { height: auto; width: 100%; }"
@@ -149,7 +131,11 @@ class BigText(Widget):
             if lines is not None:
                 text.append("\n".join(row for line in lines for row in render_big(line)), style=self._style)
                 return text
-        if cells(self._text) > len(self._text):  # full-width characters: spaced out, wrapped by cells
+        drawn = large_type(self._text, width, largest, getattr(getattr(self.app, "words", None), "language", None))
+        if drawn is not None:  # Korean, Chinese, Japanese: glyphs of an installed font
+            text.append("\n".join(drawn), style=self._style)
+            return text
+        if cells(self._text) > len(self._text):  # no font for them: spaced out, wrapped by cells
             text.append("\n".join(banner(self._text, width)), style=self._style)
             return text
         text.append(self._text.upper(), style=self._style)
@@ -578,32 +564,12 @@ class DealerConsole(App[None]):
         return moment.big, moment.detail
 
     def _hand(self, side: str, slots: tuple[str, ...], compact: bool = False) -> Text:
-        """A hand's title, total and slots; ``compact`` (a small terminal): on one row, the due slot's
-        name in reverse instead of the ``← next`` pointer."""
+        """A hand's title, total and slots (:func:`controller.ui.hands.hand_text`) from :attr:`view`."""
         view = self.view
-        total = view.total(side)
-        words = self.words
-        title = Text(side_word(side, words), style=WINNER_STYLES["P" if side == "player" else "B"])
-        title.append(("" if compact else "  ") + " " + words.say("console.total", "total {total}",
-                                                                  total=str(total if total is not None else "–")),
-                     style="bold")
         prompt = view.prompt
-        due = prompt.get("slot") if prompt is not None else None
-        line = Text()
-        for slot in slots:
-            if compact and slot == due:
-                line.append(slot, style="reverse bold")
-                line.append(" ")
-            else:
-                line.append(f"{slot} ", style="dim")
-            line.append_text(card_text(view.slots.get(slot), manual=slot in view.manual_slots))
-            line.append(" " if compact else "   ")
-        if compact:
-            line.rstrip()
-            return Text("  ").join([title, line])
-        if due in slots:
-            line.append(words.say("console.next_slot", "← next: {slot}", slot=str(due)), style="reverse bold")
-        return Text("\n").join([title, line])
+        return hand_text(side, slots, view.slots, view.total(side), self.words,
+                         due=prompt.get("slot") if prompt is not None else None, manual=view.manual_slots,
+                         compact=compact)
 
     def _show_moment(self, box: str, big: str, text: str, moment: Moment | None) -> None:
         screen = self._screen()

@@ -7,6 +7,7 @@ from typing import TextIO
 from controller.core.events import Event
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.ui.bigtext import banner, can_render, render_big
+from controller.ui.fontglyphs import large_type
 from controller.ui.transcript import Transcript
 
 LARGE_COLUMNS = 80
@@ -15,7 +16,8 @@ LARGE_COLUMNS = 80
 
 class DealerDisplay(Transcript):
     """The transcript with the next action in large type on a terminal (block letters, or for text the block
-    font cannot draw, such as Korean or Chinese, the text letter-spaced within 80 columns)."""
+    font cannot draw, such as Korean or Chinese, an installed font's glyphs; without one, the text
+    letter-spaced), within 80 columns."""
 
     def __init__(self, stream: TextIO, large: bool, words: Catalogue = ENGLISH) -> None:
         super().__init__(stream, show_next=True, words=words)
@@ -32,5 +34,6 @@ class DealerDisplay(Transcript):
             if can_render(text):
                 if len(text) <= 24:
                     self.line("\n".join(render_big(text)))
-            else:
-                self.line("\n".join(banner(text, LARGE_COLUMNS)))
+                return
+            drawn = large_type(text, LARGE_COLUMNS, 1, self.words.language)
+            self.line("\n".join(drawn if drawn is not None else banner(text, LARGE_COLUMNS)))

@@ -130,3 +130,23 @@ def test_a_stage_that_cannot_join_closes_those_before_it_and_the_source() -> Non
         session.join([Recording("first", notes), Recording("second", notes, refuse=True), Recording("third", notes)])
     assert notes == ["join first", "join second", "close third", "close second", "close first"]
     assert shoe.closed
+
+
+def test_a_console_without_a_font_for_its_language_says_so_at_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Large type that cannot be drawn degrades clearly: one line says what is missing and what to install."""
+    from controller.ui.fontglyphs import font_for
+
+    said: list[str] = []
+    settings = load_config(None, overrides={"table": {"language": "ko"}}, environ={})
+    monkeypatch.setenv("PATH", "")
+    font_for.cache_clear()
+    try:
+        session = build_session(SessionOptions(settings, MockShoe("mock://?seed=4"), console=True, notice=said.append))
+        session.close()
+    finally:
+        font_for.cache_clear()
+    assert len(said) == 1 and "fontconfig" in said[0] and "fonts-noto-cjk" in said[0], said
+    english: list[str] = []
+    build_session(SessionOptions(load_config(None, environ={}), MockShoe("mock://?seed=4"), console=True,
+                                 notice=english.append)).close()
+    assert english == []

@@ -167,3 +167,15 @@ def test_historys_advantage_alert_uses_the_locales_decimal_sign_and_leaves_the_e
     assert "+1,683%" in alert_detail(alert, Localiser(Catalogue("es")))
     assert "+1.683%" in alert_detail(alert, Localiser(Catalogue("en")))
     assert alert["say_params"]["percent"] == "+1.683" and "+1.683%" in alert["detail"]
+
+
+@pytest.mark.parametrize("language", ["zh_Hant", "zh_Hans"])
+def test_chinese_says_stand_as_the_glossary_does(language: str) -> None:
+    """The glossary's 不補牌/不补牌 wherever a message says a hand stands (or stood), never another word (停牌)."""
+    house = glossary()["stands"][language]
+    english, translated = po_source_texts(), po_translations(language)
+    wrong = [f"{msg_id}: {translated[msg_id]!r}" for msg_id, source in english.items()
+             if re.search(r"\bst(?:and|ands|ood)\b", re.sub(r"\{\w+\}", "", source), re.IGNORECASE)
+             and house not in translated[msg_id]]
+    assert not wrong, f"lack {house!r}:\n" + "\n".join(wrong)
+    assert not [msg_id for msg_id, text in translated.items() if "停牌" in text]

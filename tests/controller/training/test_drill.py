@@ -202,9 +202,71 @@ def test_the_report_adds_up_a_known_drill() -> None:
 
 
 def test_cards_that_stop_the_table_are_a_clear_error() -> None:
-    drill = drill_on("AS 2H XX")
     with pytest.raises(TrainingDealError, match="unknown_card"):
-        drill.start()
+        list(dealt_rounds(Table(load_config(None, overrides={"shoe": {"burn": "none"}})),
+                          MockShoe("mock://", inputs=parse_tokens("AS 2H XX"))))
+
+
+def test_cards_that_stop_the_table_mid_drill_end_it_with_its_report() -> None:
+    """A misdeal in the cards ends the drill early: the calls made so far are reported, the error is kept."""
+    drill = drill_on(f"{round_cards(['3S', '4C'], ['3H', '3C'])} AS 2H XX", rounds=3)
+    drill.start()
+    events = drill.answer("stand", 1.0) + drill.answer("stand", 1.0) + drill.answer("player", 1.0)
+    report = events[-1]
+    assert report["event"] == "training_report", events
+    assert (report["calls"], report["correct"], report["finished"]) == (3, 3, False)
+    assert drill.due is None and not drill.finished
+    assert drill.stopped is not None and "unknown_card" in str(drill.stopped)
+
+
+ROUND_ONE = round_cards(["3S", "4C"], ["3H", "3C"])  # player 7 and banker 6 stand: player wins
+ROUND_TWO = round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"])
+
+
+@pytest.mark.parametrize("offline", ["@offline @online", "@offline @online @online"])
+def test_a_reader_offline_step_between_the_cards_waits_for_the_reader(offline: str) -> None:
+    """The script takes the reader offline and back: the drill carries on as the table does, no misdeal."""
+    drill = drill_on(f"{ROUND_ONE} {offline} {ROUND_TWO}", rounds=2)
+    events = drill.start()
+    while drill.due is not None:
+        events += drill.answer(drill.due.expected.answer, 1.0)
+    report = events[-1]
+    assert (report["rounds"], report["wrong"], report["finished"]) == (2, 0, True), events
+    assert drill.stopped is None
+
+
+def test_a_reader_offline_mid_round_waits_for_the_reader() -> None:
+    first, second, third, fourth, *rest = ROUND_TWO.split()
+    drill = drill_on(" ".join([ROUND_ONE, first, second, "@offline", "@online", third, fourth, *rest]), rounds=2)
+    events = drill.start()
+    while drill.due is not None:
+        events += drill.answer(drill.due.expected.answer, 1.0)
+    assert (events[-1]["rounds"], events[-1]["finished"]) == (2, True), events
+
+
+def test_a_reader_that_never_comes_back_ends_the_drill_with_its_report() -> None:
+    drill = drill_on(f"{ROUND_ONE} @offline {ROUND_TWO}", rounds=2)
+    events = drill.start()
+    while drill.due is not None:
+        events += drill.answer(drill.due.expected.answer, 1.0)
+    assert events[-1]["event"] == "training_report" and events[-1]["finished"] is False
+    assert drill.stopped is not None and "offline" in str(drill.stopped)
+
+
+def test_a_pay_rule_is_a_sentence() -> None:
+    player, banker = ["2S", "3H", "TD"], ["9C", "9D"]
+    drill = drill_on(round_cards(player, banker), payouts=True)
+    drill.start()
+    drill.answer("natural", 1.0)
+    drill.answer("banker", 1.0)
+    rules: dict[str, str] = {}
+    while drill.due is not None:
+        bet = drill.due.bet
+        assert bet is not None
+        rules[bet] = str(scored(drill.answer("+100", 1.0)).get("rule"))
+    assert rules["player"] == "the player bet loses (commission): -1"
+    assert rules["banker"] == "the banker bet wins (commission): +0.95"
+    assert rules["banker_pair"] == "the banker pair bet wins (commission): +11"
 
 
 def test_a_long_drill_runs_on_into_the_next_shoe() -> None:
@@ -216,3 +278,20 @@ def test_a_long_drill_runs_on_into_the_next_shoe() -> None:
     assert report["event"] == "training_report"
     assert (report["rounds"], report["wrong"], report["finished"]) == (130, 0, True)
     assert report["calls"] == sum(e["event"] == "call_scored" for e in events)
+
+
+def test_a_missed_pay_cell_is_worded_as_a_sentence_in_the_report() -> None:
+    from controller.i18n.catalogue import Catalogue
+    from controller.training.report import report_lines
+
+    player, banker = ["2S", "3H", "TD"], ["9C", "9D"]
+    drill = drill_on(round_cards(player, banker), payouts=True)
+    drill.start()
+    drill.answer("natural", 1.0)
+    drill.answer("banker", 1.0)
+    while drill.due is not None:
+        drill.answer("+100", 1.0)
+    english = "\n".join(report_lines(drill.report_event()))
+    assert "pay: banker pair bet wins (1 of 1 wrong)" in english and "player bet loses" in english, english
+    korean = "\n".join(report_lines(drill.report_event(), Catalogue("ko")))
+    assert not any(word in korean for word in ("win", "lose", "push", "banker_pair")), korean

@@ -162,3 +162,24 @@ def test_plain_terminal_words_the_broken_rule_in_the_language() -> None:
                         stdin="stand\n")
     scored = next(json.loads(line) for line in json_run.stdout.splitlines() if '"call_scored"' in line)
     assert scored["rule"] == "player 3 draws (the player draws on 0-5)"
+
+
+def test_cards_that_stop_the_table_mid_drill_still_report_and_exit_2() -> None:
+    cards = "3S 3H 4C 3C AS 2H XX"  # round 1 deals cleanly, round 2 has an unknown card
+    run = croupier_in_process("train", "--cards", cards, "--rounds", "2", stdin="stand\nstand\nplayer\n")
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "Training report: 1 rounds, 3 calls, 3 right, 0 wrong (ended early)" in run.stdout, run.stdout
+    assert "unknown_card" in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    json_run = croupier_in_process("train", "--cards", cards, "--rounds", "2", "--json",
+                                   stdin="stand\nstand\nplayer\n")
+    assert json_run.returncode == 2, json_run.stderr
+    last = json.loads(json_run.stdout.splitlines()[-1])
+    assert last["event"] == "training_report" and last["calls"] == 3 and last["finished"] is False
+
+
+def test_a_reader_that_goes_offline_and_back_in_the_cards_does_not_stop_the_drill() -> None:
+    run = croupier_in_process("train", "--cards", "3S 3H 4C 3C @offline @online AS 3C 2H AC 6D 9C", "--rounds", "2",
+                              stdin="stand\nstand\nplayer\ndraw\ndraw\nplayer\n")
+    assert run.returncode == 0, (run.stdout, run.stderr)
+    assert "Training report: 2 rounds, 6 calls, 6 right, 0 wrong" in run.stdout, run.stdout

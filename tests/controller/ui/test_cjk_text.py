@@ -135,6 +135,7 @@ def test_the_plain_dealer_display_shows_korean_large_type_within_80_columns() ->
     Localiser(words).wrap(DealerDisplay(stream, large=True, words=words))([prompt, CardEvent(
         round=1, slot="P1", card="9S")])
     lines = stream.getvalue().splitlines()
-    assert "플 레 이 어   P 1" in lines
+    drawn = [line for line in lines if line.strip() and set(line) <= set("▀▄█ ")]  # an installed font's glyphs
+    assert len(drawn) >= 3, lines
     assert any("플레이어 카드" in line and "9S" in line for line in lines)
     assert all(cells(line) <= COLUMNS for line in lines)

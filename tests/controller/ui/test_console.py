@@ -363,8 +363,10 @@ def test_responsible_gaming_line_is_shown() -> None:
 
 def test_big_text_font() -> None:
     assert all(len(rows) == 5 and all(len(row) == 3 for row in rows) for rows in FONT.values())
-    assert can_render("Card to PLAYER: 10!") and not can_render("é")
+    assert can_render("Card to PLAYER: 10!") and not can_render("閒") and not can_render("ø")
+    assert can_render("¿Última?") and can_render("SALIÓ") and can_render("Año")  # Spanish accents: a mark row above
     assert render_big("I") == ["▀█▀", " █ ", "▀▀▀"]
+    assert render_big("Í") == ["▄▄█", " █ ", "▄█▄"] and render_big("Í", 2)[0] == "    ██"
     assert render_big("I", 2) == ["██████", "  ██  ", "  ██  ", "  ██  ", "██████"]
     assert big_width("AB") == 7 and big_width("AB", 2) == 14 and big_width("") == 0
 
