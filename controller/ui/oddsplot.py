@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from controller.core.exceptions import CroupierError
+from controller.core.exceptions import CroupierError, install_hint
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
 from controller.i18n.variants import variant_name
@@ -39,8 +39,8 @@ def check_plot_path(path: str) -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise CroupierError(message("plot.no_matplotlib", "--plot needs matplotlib; install it: pip install "
-                                    "'croupier[plot]'")) from None
+        raise CroupierError(message("plot.no_matplotlib", "--plot needs matplotlib; {install}",
+                                    install=install_hint("plot"))) from None
 
 
 def write_plot(comparison: OddsComparison, path: str, words: Catalogue = ENGLISH) -> None:
