@@ -34,6 +34,7 @@ from controller.core.events import (
     encode_line,
 )
 from controller.core.tally import KEYS, count_events
+from controller.i18n import counts as counted
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.numbers import format_fixed, format_net
 from controller.i18n.variants import variant_name
@@ -159,14 +160,17 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
         case TableEvent():
             variant = variant_name(event["variant"], words)
             if event["mode"] == "simulation":
-                return say("transcript.table_simulated", "Croupier simulated table: {decks} decks, {variant} "
-                           "variant, driver {driver}", decks=event["decks"], variant=variant, driver=event["driver"])
-            return say("transcript.table_live", "Croupier live table: {decks} decks, {variant} variant, driver "
-                       "{driver}", decks=event["decks"], variant=variant, driver=event["driver"])
+                return say("transcript.table_simulated", "Croupier simulated table: {decks}, {variant} variant, "
+                           "driver {driver}", decks=counted.decks(event["decks"]), variant=variant,
+                           driver=event["driver"])
+            return say("transcript.table_live", "Croupier live table: {decks}, {variant} variant, driver {driver}",
+                       decks=counted.decks(event["decks"]), variant=variant, driver=event["driver"])
         case ShoeEvent():
             if event["status"] == "new":
-                return "\n" + say("transcript.shoe_new", "Shoe {shoe} ({decks} decks): shuffled and cut.",
-                                  shoe=event["shoe"], decks=str(event.get("decks")))
+                decks = event.get("decks")
+                return "\n" + say("transcript.shoe_new", "Shoe {shoe} ({decks}): shuffled and cut.",
+                                  shoe=event["shoe"], decks=counted.decks(decks) if isinstance(decks, int)
+                                  else counted.decks(0, "?"))
             return say("transcript.shoe_ready", "Shoe {shoe} confirmed by the dealer.", shoe=event["shoe"])
         case BurnEvent():
             if event.get("turned"):
@@ -177,9 +181,9 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
             return f"  {event['detail']}"
         case ShoeClosedEvent():
             results = event["results"]
-            return say("transcript.shoe_closed", "Shoe {shoe} closed after {rounds} rounds (banker {banker}, "
+            return say("transcript.shoe_closed", "Shoe {shoe} closed after {rounds} (banker {banker}, "
                        "player {player}, tie {tie}); cards seen {seen}, remaining {remaining}, burned {burned}, "
-                       "misdeals {misdeals}.", shoe=event["shoe"], rounds=event["rounds"],
+                       "misdeals {misdeals}.", shoe=event["shoe"], rounds=counted.rounds(event["rounds"]),
                        banker=results["banker"], player=results["player"], tie=results["tie"],
                        seen=event["cards_seen"], remaining=event["cards_remaining"], burned=event["burned"],
                        misdeals=event["misdeals"])
@@ -249,8 +253,8 @@ class Summary:
 
         say = words.say
         return "\n".join([
-            say("summary.rounds", "Summary: {rounds} rounds over {shoes} shoe(s)", rounds=rounds,
-                shoes=counts["shoes"]),
+            say("summary.rounds", "Summary: {rounds} over {shoes}", rounds=counted.rounds(rounds),
+                shoes=counted.shoes(counts["shoes"])),
             say("summary.results", "  banker {banker}   player {player}   tie {tie}", banker=share("banker"),
                 player=share("player"), tie=share("tie")),
             say("summary.extras", "  naturals {naturals}   player pairs {player_pairs}   banker pairs {banker_pairs}",
