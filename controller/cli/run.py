@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from controller.app.runner import Runner
@@ -14,11 +15,12 @@ from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, journal_option, settings_from_args
 from controller.core.events import Event, TableEvent
 from controller.core.exceptions import CroupierError, DriverURLError
+from controller.core.inputs import Input
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
 from controller.ui.bigtext import banner, can_render, render_big
-from controller.ui.keyboard import HELP, worded_parser
+from controller.ui.keyboard import HELP, ConfirmingParser, worded_parser
 from controller.ui.localise import Localiser, table_catalogue
 from controller.ui.transcript import JsonLines, Summary, Transcript
 from drivers import open_source
@@ -77,6 +79,15 @@ class DealerDisplay(Transcript):
                 self.line("\n".join(banner(text, LARGE_COLUMNS)))
 
 
+def keyboard_parser(words: Catalogue, keyboard: TextIO | None) -> Callable[[str], Input | None]:
+    """How typed lines become dealer inputs: a dealer typing at a terminal is asked first, on standard error,
+    before what cannot be undone (as in the console); a pipe's lines are taken as they come."""
+    parse = worded_parser(words)
+    if keyboard is None or not keyboard.isatty():
+        return parse
+    return ConfirmingParser(parse, lambda line: print(line, file=sys.stderr, flush=True), words)
+
+
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, rounds_in_settings=False)
     if args.driver is not None and not args.driver.strip():
@@ -112,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     # A mock is a shoe with no dealer's hand on it: draw only while a card is due (a seeded one at a dealer's
     # pace; a script's own dealer inputs come as written), like shoe-emulator --follow-table.
     words = table_catalogue(settings)
-    source = MergedSource(primary, keyboard, worded_parser(words), complain,
+    source = MergedSource(primary, keyboard, keyboard_parser(words, keyboard), complain,
                           pace=MOCK_DEALER_PACE if dealt_by_hand else 0.0,
                           hold_when_idle=isinstance(primary, MockShoe) and not args.auto_next)
     summary = Summary()

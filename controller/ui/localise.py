@@ -36,8 +36,11 @@ def table_catalogue(settings: Settings, language: str | None = None) -> Catalogu
 class Localiser:
     """Events with their human texts in one catalogue's language."""
 
-    def __init__(self, catalogue: Catalogue) -> None:
+    def __init__(self, catalogue: Catalogue,
+                 shown: Callable[[dict[str, str | int]], dict[str, str | int]] | None = None) -> None:
         self.catalogue = catalogue
+        self.shown = shown
+        """How a screen shows the parameters (the console: a ``card`` as J♥); None: as the core gave them."""
 
     def text(self, msg_id: str, params: dict[str, str | int], fallback: str) -> str:
         """The message ``msg_id`` in this language; ``fallback`` (the event's own text) for an unknown id."""
@@ -46,7 +49,7 @@ class Localiser:
             return fallback
         if msg_id == HALT.id:
             return instruction(str(params.get("resolutions", "")).split(), self.catalogue.text)
-        return self.catalogue.text(Message(msg_id, english, dict(params)))
+        return self.catalogue.text(Message(msg_id, english, self.shown(dict(params)) if self.shown else dict(params)))
 
     def event(self, event: Event) -> Event:
         """``event`` with ``say`` (or ``detail``) and a misdeal's ``instruction`` in this language (a new event;
@@ -70,7 +73,7 @@ class Localiser:
     def wrap(self, sink: Sink) -> Sink:
         """``sink``, fed the events in this language (``sink`` itself in the source language with no house words:
         the core's texts are already that)."""
-        if self.catalogue.is_source:
+        if self.catalogue.is_source and self.shown is None:
             return sink
 
         def worded(events: list[Event]) -> None:
