@@ -5,8 +5,8 @@ A test is ``slow`` when it needs a real external service (pcscd, Mosquitto, Post
 collection; a test that drives Chromium or tmux without the mark fails (tests/slowrule.py).
 
 Importing :mod:`tests.hypothesis_profile` loads the hypothesis profile (``dev`` unless
-``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with ``ci``). Textual's idle wait
-takes short slices (:mod:`tests.textual_idle`), and the commands the tests start get Ctrl+C.
+``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with ``ci``). The commands the tests start
+get Ctrl+C.
 """
 
 from __future__ import annotations
@@ -18,11 +18,10 @@ import sys
 
 import pytest
 
-from tests import hypothesis_profile, slowrule, textual_idle
+from tests import hypothesis_profile, slowrule
 
 LOADED_PROFILE = hypothesis_profile.profile()
 """The hypothesis profile of this run (importing the module loaded it)."""
-textual_idle.quicken()
 sys.dont_write_bytecode = False
 """The suite keeps its bytecode caches (pytest's rewritten test modules, the modules they import) even where
 ``PYTHONDONTWRITEBYTECODE`` is set: otherwise every worker of every run compiles some 270 test modules again

@@ -23,7 +23,9 @@ shoe, a card entered by hand and an undo: the input is sent only when the next l
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import REVEAL_TOTALS, Input, InputKind
@@ -147,3 +149,12 @@ class ConfirmingParser:
                                 "sends nothing.",
                                 question=asking, yes=yes))
         return None
+
+
+def keyboard_parser(words: Catalogue, keyboard: TextIO | None) -> Callable[[str], Input | None]:
+    """How typed lines become dealer inputs: a dealer typing at a terminal is asked first, on standard error,
+    before what cannot be undone (as in the console); a pipe's lines are taken as they come."""
+    parse = worded_parser(words)
+    if keyboard is None or not keyboard.isatty():
+        return parse
+    return ConfirmingParser(parse, lambda line: print(line, file=sys.stderr, flush=True), words)
