@@ -161,6 +161,7 @@ def test_a_full_shoe_fits_the_terminal_keeping_the_newest_columns(capsys: pytest
                                                                    monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
     from controller.ui.bigtext import cells
 
+    monkeypatch.delenv("COLUMNS", raising=False)
     whole = roads_text(capsys, "--results", FULL_SHOE, "--lang", lang)
     assert max(cells(line) for line in whole.splitlines()) > 120  # not a terminal, no COLUMNS: nothing cut
     monkeypatch.setenv("COLUMNS", "80")
