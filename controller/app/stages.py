@@ -199,7 +199,9 @@ class SummaryStage:
     def join(self, session: Session) -> None:
         session.outputs.add(self.summary, earlier=self.summary.restore)
         if self.printed:
-            session.at_end(lambda: print(self.summary.text(self.words)))
+            from controller.ui.transcript import fitted
+
+            session.at_end(lambda: print(fitted(self.summary.text(self.words))))
 
     def close(self) -> None:
         """Nothing to close."""
@@ -221,7 +223,9 @@ class OddsStage:
 
     def _report(self) -> None:
         if self.printed:
-            print(self.comparison.text(self.words))
+            from controller.ui.transcript import fitted
+
+            print(fitted(self.comparison.text(self.words)))
         if self.plot is not None:
             from controller.ui.oddsplot import write_plot
 

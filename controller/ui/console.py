@@ -55,6 +55,7 @@ from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.kinds import kind_name
 from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
 from controller.ui.cardnames import card_params
@@ -291,7 +292,7 @@ class TableScreen(Screen[None]):
         words = self.words
         self._confirmed(words.say("console.ask.release", "Release critical alert {id} ({kind})? Only once "
                                   "surveillance has cleared it: the table deals again.", id=alert_id,
-                                  kind=str(alert.get("kind", "?"))),
+                                  kind=kind_name(str(alert.get("kind", "?")), words)),
                         words.say("console.ask.release.yes", "release it"), send)
 
     def action_undo(self) -> None:

@@ -31,6 +31,6 @@ class DealerDisplay(Transcript):
                 text = f"{side} {event['slot']}"
             if can_render(text):
                 if len(text) <= 24:
-                    self.line("\n".join(render_big(text)))
+                    self.line("\n".join(render_big(text)), wrap=False)
             else:
-                self.line("\n".join(banner(text, LARGE_COLUMNS)))
+                self.line("\n".join(banner(text, LARGE_COLUMNS)), wrap=False)
