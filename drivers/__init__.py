@@ -24,7 +24,7 @@ import logging
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from controller.core.exceptions import DriverURLError
+from controller.core.exceptions import DriverURLError, install_hint
 from controller.i18n.message import message
 from drivers.base import CardSource, Delivery, Indication, Option, Resumable
 
@@ -87,7 +87,7 @@ def _builtin(url: str, scheme: str) -> type[CardSource]:
     except ImportError as error:
         raise DriverURLError(message(
             "driver.not_installed", "{url}: the {scheme}:// driver needs a package that is not installed ({error}); "
-            "install it, e.g. pip install 'croupier[{scheme}]'", url=repr(url), scheme=scheme, error=str(error)
+            "{install}", url=repr(url), scheme=scheme, error=str(error), install=install_hint(scheme)
         )) from None
     cls: type[CardSource] = getattr(module, class_name)
     return cls

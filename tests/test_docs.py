@@ -108,3 +108,23 @@ def test_scripts_md_says_how_a_script_starts_its_shoes() -> None:
         misdeals = [e["kind"] for e in stream if e["event"] == "misdeal"]
         outcomes.append((run.returncode, [e["shoe"] for e in stream if e["event"] == "result"], misdeals[:1]))
     assert outcomes == [(0, [1, 2], []), (4, [1], ["card_after_shoe_closed"]), (0, [1], [])]
+
+
+def test_readme_says_what_croupier_is_and_shows_it_before_the_commands() -> None:
+    """Issue 28 item 15: a newcomer reads what Croupier is and sees the console and the board first, then the two
+    commands; the easiest live table and how to stop the emulator come before any contributor's detail."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    before, _, after = text.partition("```sh\n.ci/croupier simulate")
+    assert "controller for a live Punto Banco (baccarat) table" in before
+    pictures = re.findall(r"!\[[^\]]+\]\((docs/[\w./-]+\.png)\)", before)
+    assert len(pictures) == 2, pictures
+    for picture in pictures:
+        data = (ROOT / picture).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, picture
+    assert (ROOT / "docs" / "screenshots.py").is_file()  # what draws them
+    live = after.index(".ci/croupier run")
+    assert "mock" in after[live - 400:live + 400]
+    assert "kill %1" in after  # how to stop a shoe emulator started with &
+    contributor = min(after.index(word) for word in (".ci/test --fast", "CI runs", "docs/testing.md"))
+    assert live < contributor and after.index("kill %1") < contributor
+    assert "pip install 'croupier[" not in text

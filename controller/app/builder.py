@@ -225,9 +225,9 @@ def _merged(options: SessionOptions, primary: CardSource, words: Catalogue) -> M
     dealer's keyboard (a source with no dealer's hand on it read only while a card is due); a simulated table's
     shoe at a pace or at the console."""
     if options.mode == "live":
-        from controller.ui.keyboard import worded_parser
+        from controller.ui.keyboard import keyboard_parser
 
-        return MergedSource(primary, options.keyboard, worded_parser(words), options.notice,
+        return MergedSource(primary, options.keyboard, keyboard_parser(words, options.keyboard), options.notice,
                             pace=MOCK_DEALER_PACE if _dealt_by_hand(options, primary) else 0.0,
                             hold_when_idle=primary.delivery is not Delivery.DEALT and not options.auto_next)
     pace = options.pace if options.pace is not None else (INTERACTIVE_PACE if options.console else 0.0)

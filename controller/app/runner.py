@@ -18,6 +18,7 @@ from controller.core.inputs import Input, InputKind
 from controller.core.machine import BURN_STATES, SLOTS, SQUEEZE_STATES, State
 from controller.core.misdeals import instruction
 from controller.core.table import Table
+from controller.i18n.kinds import named_kind
 from controller.i18n.message import Message, message
 from drivers.base import CardSource
 
@@ -192,7 +193,7 @@ class Runner:
         if table.state is State.HALTED and table.misdeal is not None:
             misdeal = table.misdeal
             return text(message("ending.halted", "the events ended with the table halted on {kind} in round {round}: "
-                                "{instruction}", kind=misdeal.kind, round=misdeal.round,
+                                "{instruction}", kind=named_kind(misdeal.kind), round=misdeal.round,
                                 instruction=instruction(misdeal.resolutions, text)))
         if table.state in SLOTS:
             return text(message("ending.mid_round", "the events ended in the middle of round {round}: {slot} is "

@@ -252,12 +252,12 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event],
     try:
         import controller.ui.console  # noqa: F401
     except ImportError as error:  # pragma: no cover - depends on the optional extra
-        from controller.core.exceptions import CroupierError
+        from controller.core.exceptions import CroupierError, install_hint
+        from controller.i18n.message import message
 
-        raise CroupierError(
-            f"the dealer console needs Textual ({error}); install it with .ci/setup in a Croupier checkout "
-            f"(or pip install 'croupier[console]' where croupier came from a package), or use --console plain"
-        ) from None
+        raise CroupierError(message("console.needs_textual", "the dealer console needs Textual ({error}); {install}; "
+                                    "or use --console plain", error=str(error),
+                                    install=install_hint("console"))) from None
     run = console_run(runner, source, history, resumed)
     run.start()
     run_app(run)

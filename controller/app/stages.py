@@ -228,11 +228,13 @@ class SummaryStage:
     def join(self, session: Session) -> None:
         session.outputs.add(self.summary, earlier=self.summary.restore)
         if self.printed:
+            from controller.ui.transcript import fitted
+
             table = session.table
 
             def report() -> None:
                 self.summary.take(table.view.totals)
-                print(self.summary.text(self.words))
+                print(fitted(self.summary.text(self.words)))
 
             session.at_end(report)
 
@@ -256,7 +258,9 @@ class OddsStage:
 
     def _report(self) -> None:
         if self.printed:
-            print(self.comparison.text(self.words))
+            from controller.ui.transcript import fitted
+
+            print(fitted(self.comparison.text(self.words)))
         if self.plot is not None:
             from controller.ui.oddsplot import write_plot
 

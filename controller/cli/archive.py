@@ -28,7 +28,7 @@ from typing import Any
 
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import words
-from controller.core.exceptions import CroupierError
+from controller.core.exceptions import CroupierError, install_hint
 from controller.i18n.message import message
 
 EXIT_STOPPED = 0
@@ -124,8 +124,8 @@ def archive(args: argparse.Namespace) -> int:
         from controller.floor.archive import Archiver
         from controller.floor.archive_store import ArchiveStore, connect, create_schema
     except ImportError as error:
-        raise CroupierError(message("archive.needs_floor", "the archive needs the floor extra ({error}); install "
-                                    "it: pip install 'croupier[floor]'", error=str(error))) from None
+        raise CroupierError(message("archive.needs_floor", "the archive needs the floor extra ({error}); {install}",
+                                    error=str(error), install=install_hint("floor"))) from None
     timing = _timing_log(args.timing)
     stores: list[Any] = []
     try:

@@ -7,8 +7,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from config.schema import Settings
-from controller.core.exceptions import CroupierError
+from controller.core.exceptions import CroupierError, install_hint
 from controller.core.property_check import PropertyShoe
+from controller.i18n.message import message
 
 if TYPE_CHECKING:
     from controller.app.property_watch import PropertyWatch
@@ -42,8 +43,9 @@ def property_watch_from_args(args: argparse.Namespace, settings: Settings, feed:
         from controller.floor.property_orders import PropertyOrders
         from controller.floor.urls import check_database_url
     except ImportError as error:  # pragma: no cover - depends on the optional extra
-        raise CroupierError(f"{label}: the property check needs the floor extra ({error}); install it: "
-                            "pip install 'croupier[floor]'") from None
+        raise CroupierError(message("property.needs_floor", "{label}: the property check needs the floor extra "
+                                    "({error}); {install}", label=label, error=str(error),
+                                    install=install_hint("floor"))) from None
     check_database_url(url, label)
     if not settings.protection.sequence_check:
         raise CroupierError(f"{label}: the property check compares what the sequence check counts, but "

@@ -24,7 +24,13 @@ from typing import Any
 
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import error_text, of_args
-from controller.core.exceptions import CroupierError, JournalDamagedError, JournalError, JournalTamperedError
+from controller.core.exceptions import (
+    CroupierError,
+    JournalDamagedError,
+    JournalError,
+    JournalTamperedError,
+    install_hint,
+)
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
 from controller.journal.replay import check_last_checkpoint, replay, table_from_header
@@ -137,8 +143,8 @@ def _matches_archive(journal: Journal, args: argparse.Namespace) -> bool:
     try:
         from controller.floor.archive_check import compare_with_archive
     except ImportError as error:
-        raise CroupierError(message("audit.needs_floor", "--archive needs the floor extra ({error}); install it: "
-                                    "pip install 'croupier[floor]'", error=str(error))) from None
+        raise CroupierError(message("audit.needs_floor", "--archive needs the floor extra ({error}); {install}",
+                                    error=str(error), install=install_hint("floor"))) from None
     from controller.floor.archive_check import Verdict
 
     with journal.snapshot():

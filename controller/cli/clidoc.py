@@ -30,7 +30,18 @@ def _walk(parser: argparse.ArgumentParser, name: str, out: list[str], level: int
 
 def render() -> str:
     """The CLI reference as Markdown."""
-    os.environ["COLUMNS"] = "100"
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"  # argparse wraps the help at this width; given back below (roads and the
+    try:                           # transcript fit $COLUMNS)
+        return _render()
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
+
+
+def _render() -> str:
     parser = build_parser()
     out = [
         "# Command-line reference\n\n"

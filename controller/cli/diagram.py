@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import subprocess
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,15 +45,36 @@ def markdown(text: str) -> str:
     )
 
 
+LABEL_COLUMNS = 14
+"""Characters an edge's label keeps to a line (a long guard wraps between its words)."""
+VOID_ROUND = "void_round"
+"""The transition every dealing state has: drawn dashed and unlabelled, said once in the legend."""
+
+
 def dot(machine_text: str) -> str:
-    lines = ["digraph croupier {", "  rankdir=LR;", "  node [shape=box, style=rounded];"]
+    """The machine as Graphviz source, laid out to be read on a page about 1000 px wide: top to bottom, large
+    type, labels wrapped, the void of each dealing state dashed with one legend, the halt apart below."""
+    lines = ["digraph croupier {", "  rankdir=TB; newrank=true;",
+             '  graph [fontname="DejaVu Sans", fontsize=26, nodesep=0.15, ranksep=0.5, pad=0.2];',
+             '  node [shape=box, style="rounded,filled", fillcolor="#f3f6fa", fontname="DejaVu Sans Bold", '
+             "fontsize=30];",
+             '  edge [fontname="DejaVu Sans", fontsize=26];',
+             '  { rank=same; "NEW_SHOE"; "SHOE_CLOSED"; }']
     for line in machine_text.splitlines()[2:]:
         if " --> " not in line:
             continue  # a note
         edge, _, label = line.strip().partition(" : ")
         source, _, dest = edge.partition(" --> ")
-        lines.append(f'  "{source}" -> "{dest}" [label="{label}"];')
-    lines.append("}")
+        if label == VOID_ROUND:
+            lines.append(f'  "{source}" -> "{dest}" [style=dashed, color="#888888"];')
+            continue
+        wrapped = "\\n".join(textwrap.wrap(label, LABEL_COLUMNS, break_long_words=False))
+        back = ", constraint=false" if source == "ROUND_OVER" and dest in ("SHOE_CLOSED", "P1") else ""
+        lines.append(f'  "{source}" -> "{dest}" [label="{wrapped}"{back}];')
+    lines += ['  "ROUND_OVER" -> "DEALING" [style=invis];',
+              f'  legend [shape=plaintext, style="", fontname="DejaVu Sans", fontsize=26, '
+              f'label="dashed: {VOID_ROUND}\\n(the round is voided)"];',
+              '  "ROUND_OVER" -> legend [style=invis];', "}"]
     return "\n".join(lines) + "\n"
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import words
-from controller.core.exceptions import CroupierError
+from controller.core.exceptions import CroupierError, install_hint
 from controller.i18n.message import message
 
 EXIT_STOPPED = 0
@@ -75,7 +75,7 @@ def register_floor_subcommands(subparsers: Any) -> None:
 
 def floor(args: argparse.Namespace) -> int:
     """Serve the dashboard until a signal stops it; returns the exit status."""
-    from controller.floor.dashboard import parse_listen
+    from controller.floor.dashboard import needs_websockets, parse_listen
     from controller.floor.urls import parse_broker_url
     from controller.ui.livepage import websockets_missing
 
@@ -90,17 +90,14 @@ def floor(args: argparse.Namespace) -> int:
     host, port = parse_listen(args.listen)
     missing = websockets_missing()
     if missing is not None:
-        raise CroupierError(message(
-            "floor.needs_websockets", "the pit dashboard needs the websockets package, 13 or newer ({error}); install "
-            "it: .venv/bin/pip install -e '.[floor,scoreboard]' in a Croupier checkout (or pip install "
-            "'croupier[floor,scoreboard]')", error=missing))
+        raise CroupierError(needs_websockets(missing))
     try:
         from controller.floor.board import FloorBoard
         from controller.floor.dashboard import start_dashboard
         from controller.floor.watcher import FloorWatcher
     except ImportError as error:
-        raise CroupierError(message("floor.needs_floor", "the dashboard needs the floor extra ({error}); install "
-                                    "it: pip install 'croupier[floor]'", error=str(error))) from None
+        raise CroupierError(message("floor.needs_floor", "the dashboard needs the floor extra ({error}); {install}",
+                                    error=str(error), install=install_hint("floor"))) from None
     board = FloorBoard(broker.address, report=_say, words=words())
     dashboard = start_dashboard(board, host, port, words=words(), password=_web_password(args.web_password_file))
     try:

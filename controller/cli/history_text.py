@@ -22,6 +22,7 @@ from controller.core.events import (
     ShoeClosedEvent,
 )
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.counts import rounds as counted_rounds
 from controller.i18n.numbers import format_count, format_decimal_text, format_net
 from controller.journal.timeline import Timed
 from controller.ui.bigtext import cells, pad_cells
@@ -68,9 +69,11 @@ def shoe_report_text(report: ShoeClosedEvent, words: Catalogue = ENGLISH) -> str
         ("left", report["cards_remaining"]))}
     foreign = words.say("history.report_foreign", ", foreign {cards}", cards=" ".join(report["foreign"])) \
         if report["foreign"] else ""
-    return (words.say("history.report_results", "{rounds} rounds: banker {banker}, player {player}, tie {tie}; "
+    rounds = counted_rounds(report["rounds"], counts.pop("rounds"))
+    return (words.say("history.report_results", "{rounds}: banker {banker}, player {player}, tie {tie}; "
                       "naturals {naturals}, player pairs {player_pairs}, banker pairs {banker_pairs}; misdeals "
-                      "{misdeals}, voided {voided}", **counts) + "\n" + INDENT
+                      "{misdeals}, voided {voided}", rounds=rounds, **counts)
+            + "\n" + INDENT
             + words.say("history.report_cards", "cards: {seen} out of the shoe ({dealt} dealt, {burned} burned, "
                         "{discarded} discarded, {unread} unread{foreign}), {left} left", foreign=foreign, **counts))
 
@@ -198,8 +201,9 @@ def _write_report(shoe: int, report: Timed | None, stream: TextIO, words: Catalo
 
 def _write_totals(found: History, stream: TextIO, words: Catalogue) -> None:
     rounds = found.rounds
-    stream.write(words.say("history.count", "{finished} round(s) with a result, {voided} voided",
-                           finished=_count(sum(1 for entry in rounds if entry.result is not None), words),
+    finished = sum(1 for entry in rounds if entry.result is not None)
+    stream.write(words.say("history.count", "{finished} with a result, {voided} voided",
+                           finished=counted_rounds(finished, _count(finished, words)),
                            voided=_count(sum(1 for entry in rounds if entry.voided is not None), words)) + "\n")
     alerts = [(entry, alert) for entry in rounds for alert in entry.alerts]
     still_open = [(entry, alert) for entry, alert in alerts

@@ -7,7 +7,9 @@
     croupier roads --events journal-events.jsonl  # table events, one JSON object a line
     croupier roads --journal table.journal --shoe 2   # any shoe of a journal (default: the last)
 
-The grid is coloured when stdout is a terminal (and ``NO_COLOR`` is unset), plain otherwise.
+The grid is coloured when stdout is a terminal (and ``NO_COLOR`` is unset), plain otherwise. It fits
+``$COLUMNS`` (else the terminal's width; a pipe gets every column): a road wider than that shows its newest
+columns and says how many older ones are left out.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -25,6 +28,9 @@ from controller.core.events import to_builtins
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
 from controller.ui.roads import render_text, roads_from_events, roads_from_results
+
+MIN_WIDTH = 20
+"""The narrowest width the text is fitted to (a smaller $COLUMNS is taken as this)."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -135,6 +141,18 @@ def events_of_shoe(events: list[dict[str, object]], shoe: int, source: str) -> l
     return picked
 
 
+def terminal_width() -> int | None:
+    """The width the text keeps within: ``$COLUMNS`` when it is a number, else the terminal's when stdout is one,
+    else none (a pipe or a file gets every column)."""
+    try:
+        return max(MIN_WIDTH, int(os.environ["COLUMNS"]))
+    except (KeyError, ValueError):
+        pass
+    if sys.stdout.isatty():
+        return max(MIN_WIDTH, shutil.get_terminal_size().columns)
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the roads; bad input raises :class:`RoadsInputError` (exit 2); 1 when a journal record that cannot
     be read was left out (named on stderr)."""
@@ -152,5 +170,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(roads.to_dict(), ensure_ascii=False))
     else:
-        print(render_text(roads, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), words=of_args(args)))
+        print(render_text(roads, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), words=of_args(args),
+                          width=terminal_width()))
     return 1 if left_out else 0

@@ -15,10 +15,12 @@ import argparse
 import logging
 import os
 import sys
+import tempfile
 from typing import Any
 
 from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
 from controller.cli.argtypes import rate, seconds, whole_number
+from controller.cli.language import text
 from controller.core.exceptions import CroupierError, DriverError
 from controller.core.inputs import Input
 from controller.i18n.message import message
@@ -106,10 +108,22 @@ def _announce(line: str) -> None:
     print(line, flush=True)
 
 
+def _log_to(verbose: int) -> None:
+    """Where the emulator's messages go: standard error, except at a terminal without ``-v``, where it is often
+    run in the background (``&``) of the terminal a dealer console then takes: a log file, named once here."""
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    if verbose or not sys.stderr.isatty():
+        logging.basicConfig(level=level, stream=sys.stderr, format="shoe-emulator: %(message)s")
+        return
+    log = os.path.join(tempfile.gettempdir(), f"croupier-shoe-emulator-{os.getpid()}.log")
+    logging.basicConfig(level=level, filename=log, format="%(asctime)s shoe-emulator: %(message)s")
+    print(text(message("emulator.log_file", "shoe-emulator: its messages go to {log}", log=log)), file=sys.stderr,
+          flush=True)
+
+
 def shoe_emulator(args: argparse.Namespace) -> int:
     """Run the emulator; returns the exit status."""
-    level = logging.WARNING if args.verbose == 0 else logging.INFO if args.verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, stream=sys.stderr, format="shoe-emulator: %(message)s")
+    _log_to(args.verbose)
     if args.script is not None:
         shoes = scripted_shoe(read_script(args.script))
         seed = 0

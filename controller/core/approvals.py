@@ -157,14 +157,36 @@ def stamp(gate: GateState, events: list[Event]) -> None:
             event.dealer = identity
 
 
-def instruction(gate: GateState, halted: bool) -> tuple[str, Message] | None:
-    """The gate's own instruction (action, say) when it is waiting for a badge, else None."""
+def instruction(gate: GateState, halted: bool, slot: str | None = None) -> tuple[str, Message] | None:
+    """The gate's own instruction (action, say) when it is waiting for a badge, else None (``slot``: the slot a
+    card entered by hand would go to; None: the burn)."""
     if gate.pending is not None:
-        return "approval", message("approval.present", "Supervisor: present your badge to approve {action}",
-                                   action=gate.pending.action)
+        return "approval", approval_prompt(gate.pending, slot)
     if gate.sign.dealer is None and not halted:
         return "sign_in", message("sign_in.present", "Dealer: present your badge to sign in")
     return None
+
+
+def approval_prompt(pending: Pending, slot: str | None) -> Message:
+    """What the supervisor is asked to approve, named: the card typed in and where it goes, the round voided, the
+    alert acknowledged (the action's name only for an action with nothing more to name)."""
+    item, action = pending.input, pending.action
+    round_number = pending.misdeal.round if pending.misdeal is not None else None
+    if item.kind is InputKind.MANUAL and item.card:
+        if slot is None:
+            return message("approval.present.manual_burn", "Supervisor: present your badge to approve {card}, entered "
+                           "by hand, as the burn card", card=item.card)
+        return message("approval.present.manual", "Supervisor: present your badge to approve {card}, entered by hand, "
+                       "for {slot}", card=item.card, slot=slot)
+    if item.kind is InputKind.VOID and round_number is not None:
+        return message("approval.present.void", "Supervisor: present your badge to approve voiding round {round}",
+                       round=round_number)
+    if item.kind is InputKind.ACK and item.card:
+        return message("approval.present.ack", "Supervisor: present your badge to approve acknowledging alert "
+                       "{alert}", alert=item.card)
+    if item.kind is InputKind.CLOSE:
+        return message("approval.present.close", "Supervisor: present your badge to approve closing this shoe early")
+    return message("approval.present", "Supervisor: present your badge to approve {action}", action=action)
 
 
 def rejected(item: Input, why: str | Message) -> RejectedEvent:

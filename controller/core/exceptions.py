@@ -30,6 +30,13 @@ from typing import Any
 from controller.i18n.message import Message, message
 
 
+def install_hint(extra: str) -> Message:
+    """How to install the optional ``extra`` (``floor``, ``plot`` ...) from a Croupier checkout: Croupier is not
+    on a package index, so ``pip install 'croupier[...]'`` finds nothing."""
+    return message("install.from_checkout", "install it with .ci/setup in the Croupier checkout (or "
+                   ".venv/bin/pip install -e '.[{extra}]' there)", extra=extra)
+
+
 class CroupierError(Exception):
     """Base class of every error Croupier raises on purpose.
 

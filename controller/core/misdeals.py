@@ -65,7 +65,7 @@ SAY_RESOLUTION = {
     "online": message("resolution.online", "reconnect the reader"),
 }
 """What each resolution does, as the dealer is told it."""
-HALT = message("misdeal.halt", "Halt. {choices}")
+HALT = message("misdeal.halt", "Halt: {choices}")
 """The start of a misdeal's instruction; ``choices`` are the resolutions, each :data:`RESOLUTION_CHOICE`."""
 RESOLUTION_CHOICE = message("misdeal.choice", "{what} (@{resolution})")
 CHOICES_JOINED = message("misdeal.or", "; or ")

@@ -123,7 +123,7 @@ def next_instruction(draft: Draft) -> Event:
     round_state = draft.round
     gate = draft.gate
     if gate is not None:
-        waiting = gate_instruction(gate, state is State.HALTED)
+        waiting = gate_instruction(gate, state is State.HALTED, due_slot(draft))
         if waiting is not None:
             return instruction_event(draft, *waiting)
     stop = stopping_alert(draft, draft.context)

@@ -13,16 +13,23 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from controller.core.exceptions import FloorError
+from controller.core.exceptions import FloorError, install_hint
 from controller.core.misdeals import instruction
 from controller.floor.board import FloorBoard
 from controller.floor.dashboard_words import words_message
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import Message, message
 from controller.ui.livepage import LivePageServer, Route
 from controller.ui.localise import Localiser
 
 LISTEN_FORM = "HOST:PORT, e.g. 127.0.0.1:8090 ([::1]:8090 for IPv6; port 0: any free port)"
 START_TIMEOUT = 10.0
+
+
+def needs_websockets(error: str) -> Message:
+    """The dashboard cannot serve its page: the websockets package cannot be imported (``error``)."""
+    return message("floor.needs_websockets", "the pit dashboard needs the websockets package, 13 or newer ({error}); "
+                   "{install}", error=error, install=install_hint("floor,scoreboard"))
 
 
 def parse_listen(text: str, option: str = "--listen") -> tuple[str, int]:
@@ -145,6 +152,8 @@ def start_dashboard(board: FloorBoard, host: str, port: int, option: str = "--li
     failure = dashboard.start(START_TIMEOUT)
     if isinstance(failure, TimeoutError):
         raise FloorError(f"{option} {host}:{port}: the dashboard did not start within {START_TIMEOUT:.0f} s")
+    if isinstance(failure, ImportError):
+        raise FloorError(needs_websockets(str(failure))) from None
     if failure is not None:
         reason = getattr(failure, "strerror", None) or str(failure)
         raise FloorError(f"{option} {host}:{port}: cannot listen there ({reason}); give a free HOST:PORT "

@@ -15,8 +15,8 @@ from controller.journal.compat import Upgrader
 from controller.journal.replay import Unreadable, events_of, journaled_events, upgrader_of
 from controller.journal.store import Journal
 
-CARD_INPUTS = frozenset({"card", "unreadable"})
-"""Reader inputs that are a card out of the shoe."""
+CARD_INPUTS = frozenset({"card", "unreadable", "double"})
+"""Reader inputs that are cards out of the shoe (a ``double``: two unread cards that left together)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +83,8 @@ class _Reading:
     round: int = 0
     position: int = 0
     pending: CardOut | None = None
+    pending_too: list[CardOut] = field(default_factory=list)
+    """The other cards of the pending input (the second of a ``double``): a misdeal holds them with it."""
     held: _Held = field(default_factory=_Held)
 
     def held_cards(self) -> _Held:
@@ -126,17 +128,18 @@ def cards_out(journal: Journal, unreadable: Unreadable | None = None) -> list[Ca
         if kind == "input":
             given = body.get("input")
             item: dict[str, Any] = given if isinstance(given, dict) else {}
+            state.pending, state.pending_too = None, []
             if body.get("source") and item.get("kind") in CARD_INPUTS:
-                state.position += 1
                 code = str(item.get("card") or "??") if item.get("kind") == "card" else "??"
-                state.pending = CardOut(state.shoe, state.position, at, state.round, code, "held")
-                rows.append(state.pending)
-            else:
-                state.pending = None
+                out = [CardOut(state.shoe, state.position + number, at, state.round, code, "held")
+                       for number in range(1, 3 if item.get("kind") == "double" else 2)]
+                state.position += len(out)
+                state.pending, *state.pending_too = out
+                rows.extend(out)
             continue
         for event in body.get("events", []):
             _apply(state, rows, event)
-        state.pending = None
+        state.pending, state.pending_too = None, []
     return rows
 
 
@@ -158,9 +161,10 @@ def _apply(state: _Reading, rows: list[CardOut], event: dict[str, Any]) -> None:
         _placed(state, rows, event)
     elif name == "misdeal":
         target = pending or (_last_with(rows, state.shoe, str(event["card"])) if event.get("card") else None)
-        if target is not None and target not in state.held_cards():
-            target.slot = "held"
-            state.held_cards().append(target)
+        for card in ([target] if target is not None else []) + (state.pending_too if target is pending else []):
+            if card not in state.held_cards():
+                card.slot = "held"
+                state.held_cards().append(card)
     elif name == "resolved":
         _resolved(state, event)
     elif name == "undone":

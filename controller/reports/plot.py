@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.core.exceptions import install_hint
+from controller.i18n.message import message
 from controller.reports.dealers import Shift
 from controller.reports.sources import ReportInputError
 
@@ -22,8 +24,8 @@ def plot_pace(shifts: list[Shift], path: str) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ReportInputError("--plot needs matplotlib: install the plot extra "
-                               "(pip install 'croupier[plot]')") from None
+        raise ReportInputError(message("plot.no_matplotlib", "--plot needs matplotlib; {install}",
+                                       install=install_hint("plot"))) from None
     figure, (pace, per_round) = plt.subplots(2, 1, figsize=(9, 7), sharex=True)
     for shift in shifts:
         label = f"{shift.name or shift.uid or 'no badge'} · {shift.table} · {shift.start:%Y-%m-%d %H:%M}"

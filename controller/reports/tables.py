@@ -9,6 +9,7 @@ from typing import Any, TextIO
 from babel.numbers import get_decimal_symbol
 
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.counts import rounds as counted_rounds
 from controller.i18n.numbers import format_fixed
 from controller.reports.dealers import MISDEAL_KINDS
 
@@ -47,9 +48,9 @@ def _line(row: Mapping[str, Any], words: Catalogue) -> str:
     misdeals = ", ".join(f"{kind} {rate:g}".replace(".", get_decimal_symbol(language))
                          for kind, rate in row["misdeals_per_100_rounds"].items()
                          if rate is not None) or words.say("report.none", "none")
-    return words.say("report.line", "{rounds} rounds in {hours} h ({per_hour}/h), {mean} s a round (p90 {p90}), "
+    return words.say("report.line", "{rounds} in {hours} h ({per_hour}/h), {mean} s a round (p90 {p90}), "
                      "misdeals per 100 rounds: {misdeals}; voids {voids}, approvals {approvals}",
-                     rounds=row["rounds"], hours=_number(row["hours"], 2, language),
+                     rounds=counted_rounds(row["rounds"]), hours=_number(row["hours"], 2, language),
                      per_hour=_number(row["rounds_per_hour"], 1, language),
                      mean=_number(row["mean_seconds_per_round"], 1, language),
                      p90=_number(row["p90_seconds_per_round"], 1, language), misdeals=misdeals, voids=row["voids"],

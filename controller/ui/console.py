@@ -55,9 +55,19 @@ from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.core.published import View
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.kinds import kind_name
 from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
-from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
+from controller.ui.cardnames import card_params
+from controller.ui.console_words import (
+    MANUAL_MARK,
+    reader_word,
+    result_line,
+    sent_words,
+    status_parts,
+    top_bar,
+    word_bindings,
+)
 from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen
 from controller.ui.fontglyphs import large_type
@@ -269,7 +279,7 @@ class TableScreen(Screen[None]):
         words = self.words
         self._confirmed(words.say("console.ask.release", "Release critical alert {id} ({kind})? Only once "
                                   "surveillance has cleared it: the table deals again.", id=alert_id,
-                                  kind=str(alert.get("kind", "?"))),
+                                  kind=kind_name(str(alert.get("kind", "?")), words)),
                         words.say("console.ask.release.yes", "release it"), send)
 
     def action_undo(self) -> None:
@@ -369,6 +379,10 @@ class DealerConsole(App[None]):
     """
 
     TITLE = "Croupier: dealer console"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),  # shown in the footer: the dealer's way out
+        Binding("ctrl+c", "help_quit", show=False, system=True),
+    ]
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a dealer needs none
     CSS = """
     #top-bar { dock: top; height: 1; background: $primary-background; text-style: bold; padding: 0 1; }
@@ -408,7 +422,7 @@ class DealerConsole(App[None]):
                  words: Catalogue = ENGLISH, reveal_total: bool = False, table: View | None = None) -> None:
         super().__init__()
         self.words = words
-        self._localiser = Localiser(words)
+        self._localiser = Localiser(words, shown=card_params)
         word_bindings(self, words)
         self.reveal_total = reveal_total
         """``[table] reveal_confirm = "total"``: the reveal key asks the total the dealer sees first."""
@@ -511,7 +525,7 @@ class DealerConsole(App[None]):
         """Hand one dealer input to ``on_input`` and note it on the status bar."""
         self.sent.append(dealer_input)
         self.view.rejected = None
-        self._set_text("#sent", self.words.say("console.sent", "sent {input}", input=dealer_input.token()))
+        self._set_text("#sent", sent_words(dealer_input, self.words))
         if self.on_input is not None:
             self.on_input(dealer_input)
 
@@ -535,8 +549,12 @@ class DealerConsole(App[None]):
                 self.on_hold(False)
 
         words = self.words
-        self.push_screen(ConfirmScreen(words.say("console.ask.quit", "Round {round} is being dealt. Quit the console "
-                                                 "anyway?", round=str(self.view.round)),
+        question = (words.say("console.ask.quit_halted", "Round {round} is halted on a misdeal. Quit the console "
+                              "anyway? The table stays halted until it is resolved.", round=str(self.view.round))
+                    if self.view.misdeal is not None else
+                    words.say("console.ask.quit", "Round {round} is being dealt. Quit the console anyway?",
+                              round=str(self.view.round)))
+        self.push_screen(ConfirmScreen(question,
                                        words.say("console.ask.quit.yes", "quit"), words), answered)
 
     def _quit(self) -> None:

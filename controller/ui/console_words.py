@@ -15,8 +15,10 @@ from rich.text import Text
 from textual.binding import BindingsMap
 from textual.dom import DOMNode
 
+from controller.core.inputs import Input, InputKind
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
+from controller.ui.cardnames import card_name
 from controller.ui.moments import result_text
 from controller.ui.roadsview import WINNER_STYLES
 from controller.ui.tableview import TableView
@@ -39,8 +41,28 @@ KEY_WORDS: Final = {
     "answer(True)": message("console.key.yes", "Yes"),
     "answer(False)": message("console.key.no", "No"),
     "cancel": message("console.key.cancel", "Cancel"),
+    "quit": message("console.key.quit", "Quit"),
 }
 """The footer's name of each key binding, by the binding's action."""
+
+INPUT_KEYS: Final = {
+    InputKind.NEXT: "dealer('next')", InputKind.BURN: "dealer('burn')", InputKind.VOID: "void",
+    InputKind.EXPOSED: "dealer('exposed')", InputKind.USE: "dealer('use')", InputKind.MANUAL: "manual",
+    InputKind.SHOE: "new_shoe", InputKind.CLOSE: "close_shoe", InputKind.ACK: "ack", InputKind.REVEAL: "reveal",
+    InputKind.UNDO: "undo",
+}
+"""The key binding (its action) that gives each dealer input."""
+
+APPROVAL_WORDS: Final = {
+    "manual": message("console.approval.manual", "a card entered by hand"),
+    "void": message("console.approval.void", "a void"),
+    "foreign_card": message("console.approval.foreign_card", "a void for a foreign card"),
+    "close_shoe": message("console.approval.close_shoe", "an early close of the shoe"),
+    "burn": message("console.approval.burn", "a burn"),
+    "use": message("console.approval.use", "an exposed card used"),
+    "ack_alert": message("console.approval.ack_alert", "an alert acknowledged"),
+}
+"""What an approval is for, as the status line names it (by the approval's action)."""
 
 READER_WORDS: Final = {
     "online": message("console.reader.online", "ONLINE"),
@@ -55,6 +77,16 @@ def word_bindings(node: DOMNode, words: Catalogue, names: Mapping[str, Message] 
                   if binding.action in names else binding for binding in bindings]
             for key, bindings in node._bindings.key_to_bindings.items()}
     node._bindings = BindingsMap.from_keys(keys)
+
+
+def sent_words(item: Input, words: Catalogue = ENGLISH) -> str:
+    """The dealer input just sent, as the key the dealer pressed is named (``Burn``; ``Manual Q♥``), never a
+    script token."""
+    action = INPUT_KEYS.get(item.kind)
+    name = words.text(KEY_WORDS[action]) if action is not None else item.kind.value
+    if item.card:
+        name += " " + (card_name(item.card) if item.kind is InputKind.MANUAL else item.card)
+    return words.say("console.sent", "Sent: {input}", input=name)
 
 
 def reader_word(reader: str, words: Catalogue = ENGLISH) -> str:
@@ -99,7 +131,9 @@ def status_parts(view: TableView, words: Catalogue = ENGLISH) -> list[str]:
     if shoe.closed:
         parts.append(words.say("console.status.shoe_closed", "SHOE CLOSED"))
     if view.approval is not None:
-        parts.append(words.say("console.status.approval", "Awaiting supervisor: {action}", action=view.approval))
+        named = APPROVAL_WORDS.get(view.approval)
+        parts.append(words.say("console.status.approval", "Awaiting supervisor: {action}",
+                               action=words.text(named) if named is not None else view.approval))
     if view.advantage:
         parts.append(words.say("console.status.advantage", "Supervisor, player advantage: {bets}",
                                bets=", ".join(view.advantage)))

@@ -33,7 +33,7 @@ class DealerDisplay(Transcript):
                 text = f"{side} {event['slot']}"
             if can_render(text):
                 if len(text) <= 24:
-                    self.line("\n".join(render_big(text)))
+                    self.line("\n".join(render_big(text)), wrap=False)
                 return
             drawn = large_type(text, LARGE_COLUMNS, 1, self.words.language)
-            self.line("\n".join(drawn if drawn is not None else banner(text, LARGE_COLUMNS)))
+            self.line("\n".join(drawn if drawn is not None else banner(text, LARGE_COLUMNS)), wrap=False)

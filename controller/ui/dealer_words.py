@@ -13,6 +13,7 @@ from typing import Final
 from controller.core.events import EventLike
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
+from controller.ui.cardnames import card_name
 
 WHAT_HAPPENED: Final = {
     "extra_card": message("console.misdeal.extra_card", "A card came out that was not due."),
@@ -44,9 +45,15 @@ RESOLUTION_WORDS: Final = {
     "manual": ("M", message("console.resolution.manual", "TYPE"),
                message("console.resolution.manual.what", "type the card in by hand")),
     "online": ("", message("console.resolution.online", "RECONNECT"),
-               message("console.resolution.online.what", "reconnect the card reader; the table carries on by itself")),
+               message("console.resolution.online.what", "reconnect the card reader")),
 }
 """Each resolution: its key (none when it is not a key), its word in large type, and what it does."""
+
+BY_ITSELF: Final = {
+    "online": message("console.resolution.online.line", "Reconnect the card reader: the table carries on by itself "
+                      "once it is back."),
+}
+"""The line of each resolution that is no key: what the dealer does, and what then happens by itself."""
 
 
 def _resolution(resolution: str, words: Catalogue) -> tuple[str, str, str]:
@@ -76,10 +83,13 @@ def misdeal_lines(misdeal: EventLike, words: Catalogue = ENGLISH) -> list[str]:
     lines = [words.text(happened) if happened is not None else
              words.say("console.misdeal.other", "Misdeal: {kind}.", kind=kind.replace("_", " "))]
     if misdeal.get("card"):
-        lines[0] += " " + words.say("console.misdeal.card", "Card: {card}.", card=str(misdeal["card"]))
+        lines[0] += " " + words.say("console.misdeal.card", "Card: {card}.", card=card_name(str(misdeal["card"])))
     supervisor = set(misdeal.get("supervisor") or [])
     for resolution in misdeal.get("resolutions") or []:
         key, word, what = _resolution(str(resolution), words)
+        if not key and resolution in BY_ITSELF:
+            lines.append(words.text(BY_ITSELF[resolution]))
+            continue
         press = words.say("console.press", "press {key}", key=key) if key else word.capitalize()
         if resolution in supervisor:
             lines.append(words.say("console.misdeal.supervisor", "Call the supervisor to {what}; then {press}.",

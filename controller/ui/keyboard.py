@@ -15,16 +15,22 @@ type                       input
 ``a ID`` or ``ack ID``     acknowledge the open alert ID (e.g. ``ack A1``)
 ``z`` or ``undo``          take back the last hand-entered card or exposed call (``@undo``)
 =========================  =====================================
+
+A dealer typing at a terminal is asked first, as in the dealer console, before a void, an early close, a new
+shoe, a card entered by hand and an undo: the input is sent only when the next line is ``y``
+(:class:`ConfirmingParser`). Lines from a pipe (a script playing the dealer) are taken as they come.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import REVEAL_TOTALS, Input, InputKind
 from controller.i18n.catalogue import Catalogue
-from controller.i18n.message import message
+from controller.i18n.message import Message, message
 
 KEYS: dict[str, InputKind] = {
     "n": InputKind.NEXT, "next": InputKind.NEXT,
@@ -88,3 +94,67 @@ def worded_parser(words: Catalogue) -> Callable[[str], Input | None]:
             raise ScriptError(words.text(error.message)) from None
 
     return parse
+
+
+YES = ("y", "yes")
+"""The answers that confirm (the key stays y in every language, as in the console's dialogs)."""
+
+
+def _question(item: Input) -> tuple[Message, Message] | None:
+    """What a dealer is asked before ``item`` is sent, and what answering y does; None: sent at once."""
+    match item.kind:
+        case InputKind.VOID:
+            return (message("keyboard.ask.void", "Void this round? Every bet goes back."),
+                    message("console.ask.void.yes", "void it"))
+        case InputKind.CLOSE:
+            return (message("console.ask.close", "Close this shoe now? No more rounds are dealt from it."),
+                    message("console.ask.close.yes", "close the shoe"))
+        case InputKind.SHOE:
+            return (message("console.ask.shoe", "New shoe: is it shuffled, cut and loaded?"),
+                    message("console.ask.shoe.yes", "start the new shoe"))
+        case InputKind.MANUAL:
+            card = item.card or "?"
+            return (message("keyboard.ask.manual", "Enter {card} by hand?", card=card),
+                    message("console.ask.manual.yes", "enter {card} by hand", card=card))
+        case InputKind.UNDO:
+            return (message("keyboard.ask.undo", "Take back the last card entered by hand or the exposed call?"),
+                    message("undo.yes", "take it back"))
+    return None
+
+
+class ConfirmingParser:
+    """Typed lines as dealer inputs (``parse``), asking first before one that cannot be undone: ``say`` gets the
+    question, and the input is sent only if the next line is y (anything else sends nothing, and says so)."""
+
+    def __init__(self, parse: Callable[[str], Input | None], say: Callable[[str], None], words: Catalogue) -> None:
+        self.parse = parse
+        self.say = say
+        self.words = words
+        self._asked: Input | None = None
+
+    def __call__(self, line: str) -> Input | None:
+        asked, self._asked = self._asked, None
+        if asked is not None:
+            if line.strip().lower() in YES:
+                return asked
+            self.say(self.words.say("keyboard.not_sent", "Not sent: only y confirms."))
+            return None
+        item = self.parse(line)
+        question = _question(item) if item is not None else None
+        if question is None:
+            return item
+        self._asked = item
+        asking, yes = question
+        self.say(self.words.say("keyboard.confirm", "{question} Type y and Enter to {yes}; anything else "
+                                "sends nothing.",
+                                question=asking, yes=yes))
+        return None
+
+
+def keyboard_parser(words: Catalogue, keyboard: TextIO | None) -> Callable[[str], Input | None]:
+    """How typed lines become dealer inputs: a dealer typing at a terminal is asked first, on standard error,
+    before what cannot be undone (as in the console); a pipe's lines are taken as they come."""
+    parse = worded_parser(words)
+    if keyboard is None or not keyboard.isatty():
+        return parse
+    return ConfirmingParser(parse, lambda line: print(line, file=sys.stderr, flush=True), words)

@@ -2,7 +2,8 @@
 
 The core emits English texts with their message ids (``controller/i18n/message.py``); the journal keeps
 them so. What a person reads (the transcript, the JSON stream's ``say``/``detail``/``instruction``, the
-console) passes through :class:`Localiser` first. Machine fields are never changed.
+console) passes through :class:`Localiser` first. Machine fields are never changed; a machine word a text
+names (a misdeal's or an alert's ``kind``) is worded, in the source language too (:mod:`controller.i18n.kinds`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from controller.core.events import Event, MisdealEvent
 from controller.core.exceptions import ConfigError
 from controller.core.misdeals import HALT, WHILE_HALTED, instruction
 from controller.i18n.catalogue import Catalogue, CatalogueError
+from controller.i18n.kinds import worded_params
 from controller.i18n.message import Message
 
 Sink = Callable[[list[Event]], None]
@@ -36,8 +38,11 @@ def table_catalogue(settings: Settings, language: str | None = None) -> Catalogu
 class Localiser:
     """Events with their human texts in one catalogue's language."""
 
-    def __init__(self, catalogue: Catalogue) -> None:
+    def __init__(self, catalogue: Catalogue,
+                 shown: Callable[[dict[str, str | int]], dict[str, str | int]] | None = None) -> None:
         self.catalogue = catalogue
+        self.shown = shown
+        """How a screen shows the parameters (the console: a ``card`` as J♥); None: as the core gave them."""
 
     def text(self, msg_id: str, params: dict[str, str | int], fallback: str) -> str:
         """The message ``msg_id`` in this language; ``fallback`` (the event's own text) for an unknown id."""
@@ -46,7 +51,8 @@ class Localiser:
             return fallback
         if msg_id == HALT.id:
             return instruction(str(params.get("resolutions", "")).split(), self.catalogue.text)
-        return self.catalogue.text(Message(msg_id, english, dict(params)))
+        params = worded_params(params, self.catalogue)
+        return self.catalogue.text(Message(msg_id, english, self.shown(dict(params)) if self.shown else dict(params)))
 
     def event(self, event: Event) -> Event:
         """``event`` with ``say`` (or ``detail``) and a misdeal's ``instruction`` in this language (a new event;
@@ -70,9 +76,17 @@ class Localiser:
     def wrap(self, sink: Sink) -> Sink:
         """``sink``, fed the events in this language (``sink`` itself in the source language with no house words:
         the core's texts are already that)."""
-        if self.catalogue.is_source:
-            return sink
+        if self.catalogue.is_source and self.shown is None:
+            def kinds_worded(events: list[Event]) -> None:
+                sink([self.event(event) if _names_a_kind(event) else event for event in events])
+            return kinds_worded
 
         def worded(events: list[Event]) -> None:
             sink([self.event(event) for event in events])
         return worded
+
+
+def _names_a_kind(event: Event) -> bool:
+    """Does ``event``'s text name a misdeal's or an alert's kind (a machine word the source language words too)?"""
+    return any(isinstance(params, dict) and "kind" in params
+               for params in (event.get("say_params"), event.get("reason_params")))

@@ -15,6 +15,7 @@ from controller.core.cards import parse_card
 from controller.core.events import EventLike
 from controller.core.exceptions import CardCodeError
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.kinds import kind_name, severity_name
 from controller.i18n.message import message
 from controller.ui.dealer_words import misdeal_keys, misdeal_lines
 from controller.ui.tableview import TableView
@@ -213,6 +214,7 @@ def alert_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment | None:
     others = len(view.alerts) - 1
     more = " " + words.say("console.alert.more", "({count} more open)", count=others) if others else ""
     detail = words.say("console.alert.detail", "{severity} {kind}: {detail}{more}. Call the supervisor; "
-                       "press a to acknowledge it.", severity=str(alert.get("severity", "critical")).upper(),
-                       kind=str(alert.get("kind")), detail=str(alert.get("detail", "")), more=more)
+                       "press a to acknowledge it.", severity=severity_name(str(alert.get("severity", "critical")),
+                                                                            words).upper(),
+                       kind=kind_name(str(alert.get("kind")), words), detail=str(alert.get("detail", "")), more=more)
     return Moment(words.say("console.alert", "ALERT {id}", id=str(alert.get("id", "?"))), detail, ALERT_STYLE)

@@ -27,6 +27,7 @@ from controller.core.events import Event
 from controller.core.odds import fresh_odds
 from controller.core.tally import NET_UNITS, net_key
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.counts import rounds as counted_rounds
 from controller.i18n.numbers import format_decimal_text, format_fixed
 from controller.ui.bigtext import cells, pad_cells
 
@@ -35,6 +36,10 @@ FREQUENCIES = (("banker", "banker wins"), ("player", "player wins"), ("tie", "ti
 BETS = ("banker", "player", "tie", "player_pair", "banker_pair")
 UNUSUAL_Z = 3.0
 """A frequency further than this many standard errors from the exact odds is called out."""
+MIN_EXPECTED = 5
+"""A frequency is judged by its z-score only over enough rounds that at least this many are expected both to
+have it and not to (the textbook condition for the normal approximation of a binomial count): a pair in one round
+is 3.5 standard errors out, and means nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +55,18 @@ class Frequency:
     @property
     def observed(self) -> float:
         return self.count / self.rounds if self.rounds else 0.0
+
+    @property
+    def rounds_needed(self) -> int:
+        """The rounds over which this frequency is judged: :data:`MIN_EXPECTED` of them expected either way."""
+        p = float(self.exact)
+        rarer = min(p, 1 - p)
+        return math.ceil(MIN_EXPECTED / rarer) if rarer > 0 else 0
+
+    @property
+    def judged(self) -> bool:
+        """Are there rounds enough for the z-score to say anything (:attr:`rounds_needed`)?"""
+        return self.rounds >= self.rounds_needed
 
     @property
     def z(self) -> float:
@@ -155,7 +172,7 @@ class OddsComparison:
             return say("comparison.none", "Compared with croupier odds: no round with a result to compare")
         observed, difference = say("comparison.observed", "observed"), say("comparison.difference", "difference")
         frequencies: list[list[str]] = [["", observed, say("comparison.exact", "exact"), difference, "z"]]
-        unusual = []
+        unusual, unjudged, needed = [], [], 0
         for row in self.frequencies():
             label = frequency_label(row.name, words)
             frequencies.append([
@@ -164,7 +181,10 @@ class OddsComparison:
                 say("comparison.points", "{difference}pt", difference=format_fixed(
                     (row.observed - float(row.exact)) * 100, 2, language, signed=True)),
                 format_fixed(row.z, 2, language, signed=True)])
-            if abs(row.z) > UNUSUAL_Z:
+            if not row.judged:
+                unjudged.append(label)
+                needed = max(needed, row.rounds_needed)
+            elif abs(row.z) > UNUSUAL_Z:
                 unusual.append(label)
         nets: list[list[str]] = [[say("comparison.net_per_unit", "net per unit"), observed,
                                   say("comparison.expected", "expected"), difference]]
@@ -174,18 +194,10 @@ class OddsComparison:
                          format_fixed(bet.per_unit - float(bet.expected), 4, language, True)])
         first = max(13, *(cells(row[0]) for row in frequencies + nets))
         lines = [say("comparison.header", "Compared with croupier odds --decks {decks} --variant {variant} (exact), "
-                     "over {rounds} rounds:", decks=self.decks, variant=self.variant, rounds=rounds)]
+                     "over {rounds}:", decks=self.decks, variant=self.variant, rounds=counted_rounds(rounds))]
         lines += table(frequencies, [first, 9, 9, 11, 6])
         lines += self._house_pays_note(words) + table(nets, [first, 9, 9, 11])
-        z = format_fixed(UNUSUAL_Z, 0, language) if int(UNUSUAL_Z) == UNUSUAL_Z else str(UNUSUAL_Z)
-        if unusual:
-            lines.append(say("comparison.unusual", "  UNUSUAL: {names} more than {z} standard errors from the exact "
-                             "odds; check the shoe and the rules",
-                             names=say("comparison.list_separator", ", ").join(unusual), z=z))
-        else:
-            lines.append(say("comparison.usual", "  every frequency is within {z} standard errors of the exact odds",
-                             z=z))
-        return "\n".join(lines)
+        return "\n".join(lines + verdict(unusual, unjudged, needed, words))
 
 
     def _house_pays_note(self, words: Catalogue) -> list[str]:
@@ -198,6 +210,30 @@ class OddsComparison:
             f"{bet}.{pay_class} {format_decimal_text(str(pay), words.language)}" for bet, pay_class, pay in changed)
         return [words.say("comparison.house_pays", "  expected under this house's pay tables ([bets.pays] {pays}); "
                           "croupier odds shows the default pays", pays=pays)]
+
+
+def verdict(unusual: list[str], unjudged: list[str], needed: int, words: Catalogue) -> list[str]:
+    """The lines under the frequencies: those further than :data:`UNUSUAL_Z` standard errors out, or that every
+    one is within; and those there are too few rounds to judge yet (``needed``: the rounds the last of them
+    needs)."""
+    say, language = words.say, words.language
+    z = format_fixed(UNUSUAL_Z, 0, language) if int(UNUSUAL_Z) == UNUSUAL_Z else str(UNUSUAL_Z)
+    names = say("comparison.list_separator", ", ")
+    if len(unjudged) == len(FREQUENCIES):
+        return [say("comparison.too_few", "  too few rounds to judge the frequencies against the exact odds: about "
+                    "{needed} are needed", needed=str(needed))]
+    if unusual:
+        lines = [say("comparison.unusual", "  UNUSUAL: {names} more than {z} standard errors from the exact odds; "
+                     "check the shoe and the rules", names=names.join(unusual), z=z)]
+    elif unjudged:
+        lines = [say("comparison.usual_judged", "  every frequency judged is within {z} standard errors of the exact "
+                     "odds", z=z)]
+    else:
+        lines = [say("comparison.usual", "  every frequency is within {z} standard errors of the exact odds", z=z)]
+    if unjudged:
+        lines.append(say("comparison.too_few_for", "  too few rounds to judge {names} yet: about {needed} are needed",
+                         names=names.join(unjudged), needed=str(needed)))
+    return lines
 
 
 def table(rows: list[list[str]], widths: list[int]) -> list[str]:

@@ -11,8 +11,9 @@ import math
 from pathlib import Path
 from typing import Any
 
-from controller.core.exceptions import CroupierError
+from controller.core.exceptions import CroupierError, install_hint
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.counts import rounds as counted_rounds
 from controller.i18n.message import message
 from controller.i18n.variants import variant_name
 from controller.ui.oddscompare import OddsComparison, bet_label, frequency_label
@@ -39,8 +40,8 @@ def check_plot_path(path: str) -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise CroupierError(message("plot.no_matplotlib", "--plot needs matplotlib; install it: pip install "
-                                    "'croupier[plot]'")) from None
+        raise CroupierError(message("plot.no_matplotlib", "--plot needs matplotlib; {install}",
+                                    install=install_hint("plot"))) from None
 
 
 def write_plot(comparison: OddsComparison, path: str, words: Catalogue = ENGLISH) -> None:
@@ -73,7 +74,8 @@ def _draw(comparison: OddsComparison, path: str, words: Catalogue) -> None:
     left.set_xticks(list(positions), [frequency_label(row.name, words) for row in frequencies], rotation=30,
                     ha="right")
     left.set_ylabel(say("plot.percent_of_rounds", "% of rounds"))
-    left.set_title(say("plot.frequencies", "Frequencies over {rounds} rounds", rounds=comparison.counts["rounds"]))
+    left.set_title(say("plot.frequencies", "Frequencies over {rounds}",
+                       rounds=counted_rounds(comparison.counts["rounds"])))
     left.legend(fontsize="small")
     places = range(len(bets))
     right.bar([x - 0.2 for x in places], [bet.per_unit for bet in bets], 0.4, label=say("plot.observed", "observed"),

@@ -509,9 +509,9 @@ def roads_from_events(events: Iterable[EventLike]) -> Roads:
 # --------------------------------------------------------------------------- text
 
 
-def render_text(roads: Roads, colour: bool = False, words: Catalogue | None = None) -> str:
+def render_text(roads: Roads, colour: bool = False, words: Catalogue | None = None, width: int | None = None) -> str:
     """The roads as a readable text grid (what ``croupier roads`` prints without ``--json``), in ``words``'
-    language (default English); see :mod:`controller.ui.roadtext`."""
+    language (default English), fitting ``width`` terminal cells when given; see :mod:`controller.ui.roadtext`."""
     from controller.ui.roadtext import render
 
-    return render(roads, colour) if words is None else render(roads, colour, words)
+    return render(roads, colour, width=width) if words is None else render(roads, colour, words, width)

@@ -32,7 +32,7 @@ from typing import Any
 
 from config.schema import parse_host_port
 from config.typed import worded_problem
-from controller.core.exceptions import CroupierError, ScoreboardError
+from controller.core.exceptions import CroupierError, ScoreboardError, install_hint
 from controller.core.published import View
 from controller.i18n.catalogue import Catalogue, CatalogueError
 from controller.i18n.message import message
@@ -212,10 +212,9 @@ def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "
     try:
         import websockets.asyncio.server  # noqa: F401
     except ImportError as error:
-        raise ScoreboardError(
-            "the scoreboard needs the websockets package (13 or newer): "
-            "pip install 'croupier[scoreboard]'"
-        ) from error
+        raise ScoreboardError(message("scoreboard.needs_websockets", "the scoreboard needs the websockets package, "
+                                      "13 or newer ({error}); {install}", error=str(error),
+                                      install=install_hint("scoreboard"))) from None
     board = Scoreboard(host, port, table_name, limits, board_catalogues(languages, messages_dir))
     failure = board.start(START_TIMEOUT)
     if isinstance(failure, TimeoutError):

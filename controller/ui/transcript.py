@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from collections.abc import Mapping
@@ -12,10 +13,18 @@ import msgspec
 from controller.core.bets.names import bet_name as side_bet_name
 from controller.core.events import (
     AlertAcknowledgedEvent,
+    AlertClearedEvent,
     AlertEvent,
+    AlertUpdatedEvent,
+    ApprovalCancelledEvent,
+    ApprovalEvent,
+    ApprovalRefusedEvent,
+    ApprovalRequiredEvent,
     BurnEvent,
     CardEvent,
     CutCardEvent,
+    DealerSignedInEvent,
+    DealerSignedOutEvent,
     EdgeEvent,
     Event,
     InstructionEvent,
@@ -30,17 +39,25 @@ from controller.core.events import (
     RoundVoidedEvent,
     SettlementEvent,
     ShoeClosedEvent,
+    ShoeClosingEvent,
     ShoeEvent,
+    SignInRefusedEvent,
     TableEvent,
     UndoneEvent,
     encode_line,
 )
+from controller.core.misdeals import SAY_RESOLUTION
 from controller.core.published import Totals
 from controller.core.tally import KEYS, count_events
+from controller.i18n import counts as counted
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.kinds import action_name, kind_name, role_name, severity_name
 from controller.i18n.numbers import format_fixed, format_net
 from controller.i18n.variants import variant_name
-from controller.ui.bigtext import cells, pad_cells
+from controller.ui.bigtext import cells, pad_cells, wrap_cells
+
+MIN_WIDTH = 20
+"""The narrowest terminal the transcript wraps for (a smaller $COLUMNS is taken as this)."""
 
 
 class JsonLines:
@@ -52,6 +69,44 @@ class JsonLines:
     def __call__(self, events: list[Event]) -> None:
         self.stream.write("".join([encode_line(event) + "\n" for event in events]))
         self.stream.flush()
+
+
+def terminal_width(stream: TextIO) -> int | None:
+    """The width of the terminal ``stream`` writes to: ``$COLUMNS`` when it is a number, else the terminal's;
+    None when ``stream`` is no terminal."""
+    try:
+        if not stream.isatty():
+            return None
+    except ValueError:  # closed
+        return None
+    try:
+        return max(MIN_WIDTH, int(os.environ["COLUMNS"]))
+    except (KeyError, ValueError):
+        pass
+    try:
+        return max(MIN_WIDTH, os.get_terminal_size(stream.fileno()).columns)
+    except (OSError, ValueError):
+        return None
+
+
+def wrapped(line: str, width: int) -> list[str]:
+    """``line`` in lines of at most ``width`` cells, broken between words; the lines it continues on are indented
+    a little more than it is."""
+    if cells(line) <= width:
+        return [line]
+    indent = len(line) - len(line.lstrip(" "))
+    more = " " * min(indent + 4, width // 3)
+    first, *rest = wrap_cells(line.strip(), width - len(more))
+    return [" " * indent + first, *(more + part for part in rest)]
+
+
+def fitted(text: str, stream: TextIO | None = None) -> str:
+    """``text`` as the transcript writes it to ``stream`` (default stdout): on a terminal, lines wider than it
+    wrap between words."""
+    width = terminal_width(stream or sys.stdout)
+    if not width:
+        return text
+    return "\n".join(part for line in text.split("\n") for part in wrapped(line, width))
 
 
 def bet_name(bet: str, words: Catalogue) -> str:
@@ -79,14 +134,20 @@ class Transcript:
     """A readable transcript: every instruction, card, result and settlement, in ``words``' language
     (the events' own texts are worded by :class:`~controller.ui.localise.Localiser` before they come here)."""
 
-    def __init__(self, stream: TextIO | None = None, show_next: bool = False, words: Catalogue = ENGLISH) -> None:
+    def __init__(self, stream: TextIO | None = None, show_next: bool = False, words: Catalogue = ENGLISH,
+                 width: int | None = None) -> None:
         self.stream = stream or sys.stdout
         self.pending_prompt: PromptEvent | None = None
         self.show_next = show_next
         self.words = words
         self.say_width = say_column_width(words)
+        self.width = width if width is not None else terminal_width(self.stream)
+        """Lines wider than this wrap between words (None: a pipe or a file, where nothing wraps)."""
 
-    def line(self, text: str) -> None:
+    def line(self, text: str, wrap: bool = True) -> None:
+        """Write ``text``; on a terminal its lines wider than the terminal wrap between words (``wrap``)."""
+        if wrap and self.width:
+            text = "\n".join(part for line in text.split("\n") for part in wrapped(line, self.width))
         self.stream.write(text + "\n")
 
     def __call__(self, events: list[Event]) -> None:
@@ -118,15 +179,15 @@ class Transcript:
 
     def _lines(self, event: Event) -> list[str]:
         match event:
-            case AlertEvent(kind="advantage"):
-                return []  # for the supervisor and surveillance, not the dealer's transcript
+            case AlertEvent(kind="advantage") | AlertUpdatedEvent() | AlertClearedEvent() | EdgeEvent():
+                return []  # advantage play is for the supervisor and surveillance, not the dealer's transcript
             case TableEvent() | ShoeEvent() | BurnEvent() | CutCardEvent() | ShoeClosedEvent() | ReaderEvent() \
                     | AlertEvent():
                 return [_shoe_line(event, self.words)]
             case AlertAcknowledgedEvent():
                 by = self.words.say("transcript.ack_by", " by {by}", by=event["by"]) if event["by"] else ""
                 return [self.words.say("transcript.alert_acknowledged", "  Alert {id} ({kind}) acknowledged{by}",
-                                       id=event["id"], kind=event["kind"], by=by)]
+                                       id=event["id"], kind=kind_name(event["kind"], self.words), by=by)]
             case RoundEvent() | InstructionEvent() | RejectedEvent():
                 return self._dealer_lines(event)
             case UndoneEvent():
@@ -138,9 +199,7 @@ class Transcript:
                                        side=self.words.say(f"side.{event['side']}", event["side"].upper()),
                                        slots=" ".join(event["slots"]), cards=" ".join(event["cards"]),
                                        total=event["total"])]
-            case EdgeEvent():
-                return []  # for surveillance (the JSON stream), not the dealer's transcript
-        return [f"  {event}"]
+        return _staff_lines(event, self.words)
 
     def _dealer_lines(self, event: RoundEvent | InstructionEvent | RejectedEvent) -> list[str]:
         match event:
@@ -154,6 +213,37 @@ class Transcript:
         return [f"  ?? {event.say}"]
 
 
+def _staff_lines(event: Event, words: Catalogue) -> list[str]:
+    """The lines of a badge, an approval or an early close: sentences (an event with no words of its own is
+    named, never printed as a structure)."""
+    say = words.say
+    match event:
+        case DealerSignedInEvent():
+            return [say("transcript.signed_in", "  {name} signed in as {role}", name=event.name,
+                        role=role_name(event.role, words))]
+        case DealerSignedOutEvent():
+            return [say("transcript.signed_out", "  {name} signed out", name=event.name)]
+        case SignInRefusedEvent():
+            return [say("transcript.badge_refused", "  Badge refused: {reason}",
+                        reason=event.say if isinstance(event.say, str) else event.reason)]
+        case ApprovalRequiredEvent():
+            return [f"  {event.say}"]
+        case ApprovalEvent():
+            return [say("transcript.approved", "  {by} ({role}) approved: {action}", by=event.by,
+                        role=role_name(event.role, words), action=action_name(event.action, words, SAY_RESOLUTION))]
+        case ApprovalRefusedEvent():
+            return [say("transcript.approval_refused", "  Approval refused: {reason}",
+                        reason=event.say if isinstance(event.say, str) else event.reason)]
+        case ApprovalCancelledEvent():
+            return [say("transcript.approval_cancelled", "  Approval no longer asked: {reason}",
+                        reason=event.say if isinstance(event.say, str) else event.reason)]
+        case ShoeClosingEvent():
+            by = (say("transcript.approved_by", " (approved by {by})", by=event.approved_by)
+                  if isinstance(event.approved_by, str) else "")
+            return [say("transcript.shoe_closing", "  The shoe closes early{by}", by=by)]
+    return [f"  {event.event}"]
+
+
 def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeClosedEvent | ReaderEvent
                | AlertEvent, words: Catalogue) -> str:
     """The line of an event about the table, the shoe or the reader."""
@@ -162,14 +252,17 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
         case TableEvent():
             variant = variant_name(event["variant"], words)
             if event["mode"] == "simulation":
-                return say("transcript.table_simulated", "Croupier simulated table: {decks} decks, {variant} "
-                           "variant, driver {driver}", decks=event["decks"], variant=variant, driver=event["driver"])
-            return say("transcript.table_live", "Croupier live table: {decks} decks, {variant} variant, driver "
-                       "{driver}", decks=event["decks"], variant=variant, driver=event["driver"])
+                return say("transcript.table_simulated", "Croupier simulated table: {decks}, {variant} variant, "
+                           "driver {driver}", decks=counted.decks(event["decks"]), variant=variant,
+                           driver=event["driver"])
+            return say("transcript.table_live", "Croupier live table: {decks}, {variant} variant, driver {driver}",
+                       decks=counted.decks(event["decks"]), variant=variant, driver=event["driver"])
         case ShoeEvent():
             if event["status"] == "new":
-                return "\n" + say("transcript.shoe_new", "Shoe {shoe} ({decks} decks): shuffled and cut.",
-                                  shoe=event["shoe"], decks=str(event.get("decks")))
+                decks = event.get("decks")
+                return "\n" + say("transcript.shoe_new", "Shoe {shoe} ({decks}): shuffled and cut.",
+                                  shoe=event["shoe"], decks=counted.decks(decks) if isinstance(decks, int)
+                                  else counted.decks(0, "?"))
             return say("transcript.shoe_ready", "Shoe {shoe} confirmed by the dealer.", shoe=event["shoe"])
         case BurnEvent():
             if event.get("turned"):
@@ -180,9 +273,9 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
             return f"  {event['detail']}"
         case ShoeClosedEvent():
             results = event["results"]
-            return say("transcript.shoe_closed", "Shoe {shoe} closed after {rounds} rounds (banker {banker}, "
+            return say("transcript.shoe_closed", "Shoe {shoe} closed after {rounds} (banker {banker}, "
                        "player {player}, tie {tie}); cards seen {seen}, remaining {remaining}, burned {burned}, "
-                       "misdeals {misdeals}.", shoe=event["shoe"], rounds=event["rounds"],
+                       "misdeals {misdeals}.", shoe=event["shoe"], rounds=counted.rounds(event["rounds"]),
                        banker=results["banker"], player=results["player"], tie=results["tie"],
                        seen=event["cards_seen"], remaining=event["cards_remaining"], burned=event["burned"],
                        misdeals=event["misdeals"])
@@ -190,8 +283,9 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
             if event["status"] == "online":
                 return say("transcript.reader_online", "  Reader online")
             return say("transcript.reader_offline", "  Reader offline")
-    return say("transcript.alert", "  !! ALERT {id} {kind} ({severity}): {detail} [@ack {id} when dealt with]",
-                       id=event["id"], kind=event["kind"], severity=event["severity"], detail=event["detail"])
+    return say("transcript.alert_worded", "  !! ALERT {id}, {severity}: {kind}. {detail} [@ack {id} when dealt with]",
+               id=event["id"], kind=kind_name(event["kind"], words), severity=severity_name(event["severity"], words),
+               detail=event["detail"])
 
 
 def _result_line(event: ResultEvent, words: Catalogue) -> str:
@@ -219,12 +313,16 @@ def _outcome_lines(event: ResultEvent | SettlementEvent | MisdealEvent | Resolve
             return [say("transcript.pays", "     Pays per unit: {bets}", bets=bets)]
         case MisdealEvent():
             card = f" ({event['card']})" if event["card"] else ""
-            return [say("transcript.misdeal", "  !! MISDEAL {kind}{card}: {detail}", kind=event["kind"], card=card,
-                        detail=event["detail"]), f"     {event['instruction']}"]
+            return [say("transcript.misdeal", "  !! MISDEAL {kind}{card}: {detail}",
+                        kind=kind_name(event["kind"], words), card=card, detail=event["detail"]),
+                    f"     {event['instruction']}"]
         case ResolvedEvent():
-            cards = f" [{' '.join(event['cards'])}]" if event["cards"] else ""
-            return [say("transcript.resolved", "  Resolved {kind}: {resolution}{cards}", kind=event["kind"],
-                        resolution=event["resolution"], cards=cards)]
+            unread = say("transcript.unread_card", "unread card")
+            cards = (f" [{', '.join(unread if card == '??' else card for card in event['cards'])}]"
+                     if event["cards"] else "")
+            return [say("transcript.resolved", "  Resolved {kind}: {resolution}{cards}",
+                        kind=kind_name(event["kind"], words),
+                        resolution=action_name(event["resolution"], words, SAY_RESOLUTION), cards=cards)]
     return [say("transcript.voided", "  Round {round} VOID: bets returned", round=event["round"])]
 
 
@@ -257,8 +355,8 @@ class Summary:
 
         say = words.say
         return "\n".join([
-            say("summary.rounds", "Summary: {rounds} rounds over {shoes} shoe(s)", rounds=rounds,
-                shoes=counts["shoes"]),
+            say("summary.rounds", "Summary: {rounds} over {shoes}", rounds=counted.rounds(rounds),
+                shoes=counted.shoes(counts["shoes"])),
             say("summary.results", "  banker {banker}   player {player}   tie {tie}", banker=share("banker"),
                 player=share("player"), tie=share("tie")),
             say("summary.extras", "  naturals {naturals}   player pairs {player_pairs}   banker pairs {banker_pairs}",

@@ -69,7 +69,9 @@ def test_quiet_summary_is_the_full_paths_totals(tmp_path_factory: pytest.TempPat
     quiet = croupier_in_process("simulate", *argv, "--quiet")
     assert quiet.returncode == 0, quiet.stderr
     lines = quiet.stdout.splitlines()
-    assert lines[0] == f"Summary: {expected['rounds']} rounds over {expected['shoes']} shoe(s)"
+    rounds, shoes = expected["rounds"], expected["shoes"]
+    assert lines[0] == (f"Summary: {rounds} round{'' if rounds == 1 else 's'} over {shoes} "
+                        f"shoe{'' if shoes == 1 else 's'}")  # counted words agree with their number
     share = {key: f"{expected[key]} ({100 * expected[key] / expected['rounds']:.2f}%)" for key in SUMMARY_KEYS}
     assert lines[1] == f"  banker {share['banker']}   player {share['player']}   tie {share['tie']}"
     assert lines[2] == (f"  naturals {share['natural']}   player pairs {share['player_pair']}   "

@@ -134,7 +134,7 @@ def test_the_check_being_off_is_an_open_warning_on_the_console_and_in_the_tables
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             assert app.screen.query_one("#alert-box").display is True
-            assert "WARNING property_check_off" in rendered(app, "#alert-text")
+            assert "WARNING property check off" in rendered(app, "#alert-text")
             assert "1 ALERT OPEN" in rendered(app, "#top-bar")
 
     asyncio.run(main())

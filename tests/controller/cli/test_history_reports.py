@@ -270,3 +270,15 @@ def test_a_record_that_cannot_be_read_is_marked_and_the_rest_shown(tmp_path: Pat
     status, out, err = run_cli("history", str(path), "--cards", "--csv")
     assert status == 1 and f"record {seq}" in err
     assert {row["round"] for row in csv.DictReader(io.StringIO(out))} >= {"1", "2", "4", "5", "6"}
+
+
+def test_cards_lists_both_cards_of_a_two_cards_misdeal(tmp_path: Path) -> None:
+    path = journal_of(tmp_path, "5H 2C 3D 4S 6H 7C  9H 8D @double @void @close")
+    report = shoe_closed(path)
+    status, out, _ = run_cli("history", str(path), "--cards", "--csv")
+    assert status == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == report["cards_seen"] == 10
+    assert [int(row["position"]) for row in rows] == list(range(1, 11))
+    assert [(row["card"], row["slot"]) for row in rows[-4:]] == [("9H", "discard"), ("8D", "discard"),
+                                                                 ("??", "discard"), ("??", "discard")]

@@ -142,3 +142,37 @@ def test_a_journal_record_that_cannot_be_read_is_left_out_and_named(tmp_path: Pa
     captured = capsys.readouterr()
     assert len(captured.err.splitlines()) == 1 and f"{path}: record {seq}" in captured.err, captured.err
     assert json.loads(captured.out)["counts"]["rounds"] == 5
+
+
+def grid_rows(text: str, title: str) -> list[str]:
+    """The six rows of the grid under the heading that starts with ``title`` (however the heading wraps)."""
+    lines = text.splitlines()
+    start = next(index for index, line in enumerate(lines) if line.startswith(title))
+    first = next(index for index in range(start + 1, len(lines)) if lines[index][:1] in ("B", "P", "·"))
+    return lines[first:first + 6]
+
+
+FULL_SHOE = "BP" * 38 + "BBPT"
+"""80 rounds whose big road is 78 columns wide: 234 characters in text."""
+
+
+@pytest.mark.parametrize("lang", ["en", "ko"])
+def test_a_full_shoe_fits_the_terminal_keeping_the_newest_columns(capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
+    from controller.ui.bigtext import cells
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    whole = roads_text(capsys, "--results", FULL_SHOE, "--lang", lang)
+    assert max(cells(line) for line in whole.splitlines()) > 120  # not a terminal, no COLUMNS: nothing cut
+    monkeypatch.setenv("COLUMNS", "80")
+    fitted = roads_text(capsys, "--results", FULL_SHOE, "--lang", lang)
+    assert max(cells(line) for line in fitted.splitlines()) <= 80, fitted
+    title = "Big road" if lang == "en" else "빅로드"
+    whole_rows, fitted_rows = grid_rows(whole, title), grid_rows(fitted, title)
+    for whole_row, fitted_row in zip(whole_rows, fitted_rows, strict=True):
+        kept = fitted_row.split()
+        assert 20 <= len(kept) < len(whole_row.split()) and whole_row.split()[-len(kept):] == kept  # the newest
+    assert fitted_rows[0].split()[-2:] == ["B", "P1"] and fitted_rows[1].split()[-2:] == ["B", "·"]
+    assert starts(fitted_rows[0]) == starts(fitted_rows[1])  # every column where it belongs
+    notice = "older columns are not shown" if lang == "en" else "열"
+    assert notice in fitted and notice not in whole

@@ -270,7 +270,7 @@ def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path
         emulator.wait(timeout=10)
     misdeals = [e for e in seen if e["event"] == "misdeal" and e["kind"] != "reader_offline"]
     assert misdeals and misdeals[0]["kind"] == "shoe_restarted", misdeals
-    assert "restarted" in misdeals[0]["detail"] and misdeals[0]["instruction"].startswith("Halt.")
+    assert "restarted" in misdeals[0]["detail"] and misdeals[0]["instruction"].startswith("Halt:")
     assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2, 3]
 
 

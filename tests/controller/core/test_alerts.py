@@ -207,8 +207,8 @@ def test_the_transcript_names_the_alert_and_its_acknowledgement(tmp_path: Path) 
     done = subprocess.run([*CROUPIER, "simulate", "--cards", cards], capture_output=True, cwd=ROOT, timeout=120,
                           text=True)
     assert done.returncode == 0, done.stderr
-    assert "!! ALERT A1 unshuffled_shoe (critical): " in done.stdout
-    assert "Alert A1 (unshuffled_shoe) acknowledged" in done.stdout
+    assert "!! ALERT A1, critical: unshuffled shoe. " in done.stdout  # words, not machine words (issue 28 item 14)
+    assert "Alert A1 (unshuffled shoe) acknowledged" in done.stdout
 
 
 def test_a_typed_dealer_line_acknowledges_an_alert() -> None:

@@ -24,8 +24,8 @@ def last_line(run: Completed) -> str:
     return run.stderr.strip().splitlines()[-1]
 
 
-HALT_EN = ("croupier simulate: the events ended with the table halted on unknown_card in round 1: Halt. enter the "
-           "card by hand (@manual); or burn the card(s) and continue (@burn)")
+HALT_EN = ("croupier simulate: the events ended with the table halted on unknown card (unknown_card) in round 1: "
+           "Halt: enter the card by hand (@manual); or burn the card(s) and continue (@burn)")
 
 
 def test_the_halted_ending_is_english_word_for_word_and_worded_in_korean_and_spanish() -> None:
@@ -34,10 +34,12 @@ def test_the_halted_ending_is_english_word_for_word_and_worded_in_korean_and_spa
     assert last_line(english) == HALT_EN
     korean = croupier("simulate", "--lang", "ko", "--cards", "ZZ 5H")
     assert korean.returncode == 4
-    assert last_line(korean) == ("croupier simulate: 게임 1에서 테이블이 unknown_card(으)로 멈춘 채 이벤트가 "
-                                 "끝났습니다: 중지. 카드를 직접 입력 (@manual); 또는 카드를 번하고 계속 (@burn)")
+    assert last_line(korean) == ("croupier simulate: 게임 1에서 테이블이 알 수 없는 카드 (unknown_card)(으)로 "
+                                 "멈춘 채 이벤트가 끝났습니다: 중지: 카드를 직접 입력 (@manual); "
+                                 "또는 카드를 번하고 계속 (@burn)")
     spanish = last_line(croupier("simulate", "--lang", "es", "--cards", "ZZ 5H"))
-    assert spanish.startswith("croupier simulate: los eventos terminaron con la mesa detenida por unknown_card")
+    assert spanish.startswith("croupier simulate: los eventos terminaron con la mesa detenida por carta desconocida "
+                              "(unknown_card)")
     assert "Halt" not in spanish and "enter the card" not in spanish
 
 

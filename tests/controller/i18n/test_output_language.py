@@ -44,7 +44,7 @@ def test_fixed_numbers_keep_python_rounding_and_take_the_locale_decimal_sign() -
 @pytest.mark.parametrize("rounds", ["400", "12"])
 def test_the_english_summary_and_comparison_are_unchanged(rounds: str) -> None:
     lines = from_summary(croupier("simulate", "--seed", "5", "--rounds", rounds, "--quiet").stdout, "Summary:")
-    assert re.match(rf"^Summary: {rounds} rounds over \d+ shoe\(s\)$", lines[0]), lines[0]
+    assert re.match(rf"^Summary: {rounds} rounds over (1 shoe|\d+ shoes)$", lines[0]), lines[0]
     assert SUMMARY_LINE.match(lines[1]), lines[1]
     assert lines[4].startswith(f"Compared with croupier odds --decks 8 --variant commission (exact), over {rounds} ")
     assert lines[5] == "                 observed     exact  difference      z"
@@ -63,7 +63,7 @@ def test_the_summary_and_comparison_are_translated(language: str, first: str, wo
     """400 rounds take the fast path, 12 the full controller; both word the same lines."""
     lines = from_summary(croupier("simulate", "--seed", "5", "--rounds", rounds, "--quiet", "--lang", language)
                          .stdout, first)
-    assert len(lines) == 19
+    assert len(lines) == (19 if rounds == "400" else 20)  # over 12 rounds, some are too few to judge: one line more
     assert english_words(lines, ODDS_WORDS) == []
     text = "\n".join(lines)
     assert all(word in text for word in words), text

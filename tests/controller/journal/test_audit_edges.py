@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main as cli
-from tests.inprocess import croupier_in_process, croupier_process
+from tests.inprocess import Completed, croupier_in_process
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def journal(tmp_path: Path) -> Path:
@@ -53,9 +59,91 @@ def test_a_file_that_is_no_journal_is_exit_2(tmp_path: Path, capsys: pytest.Capt
 # -- a journal is only ever read by audit and history, and never reused once emptied ----------------
 
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+PACKAGES = ("controller", "config", "drivers")
 
 
-croupier = croupier_in_process
+def croupier(*argv: str, user: list[str] | None = None) -> subprocess.CompletedProcess[str] | Completed:
+    """``croupier ARGV``: as another ``user`` in a process of its own (from a copy that user can read, wherever
+    the checkout is), else in this process."""
+    if user is None:
+        return croupier_in_process(*argv)
+    python, site = readable_copy()
+    return subprocess.run([*user, python, "-s", "-m", "controller.cli.main", *argv], capture_output=True, text=True,
+                          timeout=300, cwd=site, env={**os.environ, "PYTHONPATH": str(site)})
+
+
+def runtime_distributions() -> list[importlib.metadata.Distribution]:
+    """croupier's runtime dependencies (no extra), and theirs, as installed here."""
+    found: dict[str, importlib.metadata.Distribution] = {}
+    wanted = list(importlib.metadata.requires("croupier") or [])
+    while wanted:
+        requirement = wanted.pop()
+        if "extra ==" in requirement:
+            continue
+        name = re.split(r"[^A-Za-z0-9._-]", requirement.strip(), maxsplit=1)[0].lower()
+        if name in found:
+            continue
+        try:
+            found[name] = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue  # a dependency of another Python version or platform
+        wanted += found[name].requires or []
+    return list(found.values())
+
+
+def copy_distribution(distribution: importlib.metadata.Distribution, site: Path) -> None:
+    """The files ``distribution`` installed in its site-packages, copied into ``site``."""
+    home = Path(str(distribution.locate_file(""))).resolve()
+    for file in distribution.files or []:
+        source = Path(str(distribution.locate_file(file))).resolve()
+        if source.is_file() and source.is_relative_to(home):
+            target = site / source.relative_to(home)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def interpreter_for(user: list[str]) -> str | None:
+    """A Python of this version that ``user`` can run: this one's base, else the system's."""
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    for candidate in (getattr(sys, "_base_executable", sys.executable), f"/usr/bin/python{version}"):
+        ran = subprocess.run([*user, candidate, "-c", "import sys; print(sys.version_info[:2])"], capture_output=True,
+                             text=True, timeout=60)
+        if ran.returncode == 0 and ran.stdout.strip() == str(sys.version_info[:2]):
+            return candidate
+    return None
+
+
+_readable: tuple[str, Path] | None = None
+
+
+def readable_copy() -> tuple[str, Path]:
+    """(the interpreter, a directory holding croupier and its runtime dependencies) that ``nobody`` can use:
+    a checkout in a directory other users cannot enter (a clone in root's home) is not one (made once)."""
+    global _readable
+    if _readable is None:
+        python = interpreter_for(NOBODY)
+        if python is None:
+            pytest.skip(f"no Python {sys.version_info.major}.{sys.version_info.minor} that another user can run")
+        site = Path(tempfile.mkdtemp(prefix="croupier-for-nobody-"))
+        for package in PACKAGES:
+            shutil.copytree(ROOT / package, site / package)
+        for distribution in runtime_distributions():
+            copy_distribution(distribution, site)
+        for directory, _, files in os.walk(site):
+            os.chmod(directory, 0o755)
+            for name in files:
+                os.chmod(os.path.join(directory, name), 0o644)
+        _readable = (python, site)
+    return _readable
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_the_readable_copy() -> Iterator[None]:
+    yield
+    global _readable
+    if _readable is not None:
+        shutil.rmtree(_readable[1], ignore_errors=True)
+        _readable = None
 
 
 def listing(directory: Path) -> dict[str, bytes]:
@@ -142,12 +230,12 @@ def test_audit_and_history_read_a_journal_read_only_to_them(shared_dir: Path, lo
     if locked == "directory":
         shared_dir.chmod(0o555)
     before = listing(shared_dir)
-    assert croupier_process("simulate", "--seed", "4", "--rounds", "4", "--journal", str(path), "--quiet",
-                            before=NOBODY, timeout=300).returncode == 2  # the user really cannot write it
-    verified = croupier_process("audit", "verify", str(path), before=NOBODY, timeout=300)
+    assert croupier("simulate", "--seed", "4", "--rounds", "4", "--journal", str(path), "--quiet",
+                    user=NOBODY).returncode == 2  # the user really cannot write it
+    verified = croupier("audit", "verify", str(path), user=NOBODY)
     assert verified.returncode == 0, verified
     assert verified.stdout.startswith("OK: 58 records checked")
-    shown = croupier_process("history", str(path), "--csv", before=NOBODY, timeout=300)
+    shown = croupier("history", str(path), "--csv", user=NOBODY)
     assert shown.returncode == 0, shown
     assert len(shown.stdout.splitlines()) == 4 and shown.stderr == ""
     assert listing(shared_dir) == before

@@ -8,11 +8,16 @@ event format its header names.
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.controller.journal.forger import forge_record
 from tests.inprocess import croupier_in_process
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "journals" / "events2"
@@ -33,3 +38,48 @@ def test_a_journal_of_the_earlier_rules_replays_as_it_was_dealt(name: str, tmp_p
     assert verified.stdout.startswith("OK: "), verified.stdout
     shown = croupier_in_process("history", str(journal))
     assert shown.returncode == 0, shown.stderr
+
+
+def forged(path: Path, change: Callable[[dict[str, Any]], bool]) -> int:
+    """The first events record that ``change`` changes, written back with the chain kept whole; its seq."""
+    connection = sqlite3.connect(path)
+    records = connection.execute("SELECT seq, kind, body FROM records ORDER BY seq").fetchall()
+    connection.close()
+    for seq, kind, body in records:
+        if kind != "events":
+            continue
+        data = json.loads(body)
+        if any(change(event) for event in data["events"]):
+            forge_record(path, seq, json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+            return int(seq)
+    raise AssertionError("no event to change")
+
+
+def reword(event: dict[str, Any]) -> bool:
+    if event["event"] == "instruction" and event.get("say_id") == "misdeal.halt":
+        event["say"] = "Halt. " + event["say"].partition(": ")[2]  # the earlier English of the same message
+        return True
+    return False
+
+
+def reslot(event: dict[str, Any]) -> bool:
+    if event["event"] == "card" and event["slot"] == "B1":
+        event["slot"] = "B2"
+        return True
+    return False
+
+
+@pytest.mark.parametrize("change, replays", [(reword, True), (reslot, False)], ids=["reworded", "reslotted"])
+def test_a_reworded_message_replays_and_a_changed_fact_does_not(tmp_path: Path, change: Callable[[dict[str, Any]],
+                                                                bool], replays: bool) -> None:
+    path = tmp_path / "j.db"
+    assert croupier_in_process("simulate", "--no-burn", "--cards", "3S ?? @void 9S 5S KD 3C",
+                               "--journal", str(path), "--quiet").returncode == 0
+    seq = forged(path, change)
+    assert croupier_in_process("audit", "verify", str(path)).returncode == 0  # the chain is whole
+    replayed = croupier_in_process("audit", "verify", "--replay", str(path))
+    if replays:
+        assert replayed.returncode == 0, replayed.stdout
+    else:
+        assert replayed.returncode == 1
+        assert f"record {seq}: replaying the journal gives other events than were journaled" in replayed.stdout

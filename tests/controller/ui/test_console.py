@@ -188,7 +188,7 @@ def test_dealer_keys_give_inputs_only_when_they_apply() -> None:
         assert isinstance(app.screen, TableScreen), "m offers no dialog during an exposed-card halt"
         await press(pilot, "u", "b")
         assert [i.kind for i in inputs] == [InputKind.EXPOSED, InputKind.USE, InputKind.BURN]
-        assert rendered(app, "#sent") == "sent @burn"
+        assert rendered(app, "#sent") == "Sent: Burn"
 
     run(scenario)
 

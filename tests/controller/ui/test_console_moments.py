@@ -103,12 +103,12 @@ def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
             await settle(pilot)
             assert app.screen.query_one("#alert-box").display is True
             assert rendered(app, "#alert-big").splitlines()[0] == render_big("ALERT A1", 2)[0].strip()
-            assert "CRITICAL unshuffled_shoe" in rendered(app, "#alert-text")
+            assert "CRITICAL unshuffled shoe" in rendered(app, "#alert-text")
             assert "1 ALERT OPEN" in rendered(app, "#top-bar")
             await press(pilot, "a")
             await settle(pilot)
             assert inputs == [], "a critical alert is released only once the dealer confirms"
-            assert "Release critical alert A1 (unshuffled_shoe)?" in rendered(app, "#confirm-text")
+            assert "Release critical alert A1 (unshuffled shoe)?" in rendered(app, "#confirm-text")
             await press(pilot, "y")
             await settle(pilot)
             assert inputs == [Input(InputKind.ACK, "A1")]
