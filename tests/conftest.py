@@ -28,6 +28,13 @@ sys.dont_write_bytecode = False
 (about 2.5 s of CPU a worker)."""
 
 
+for _inherited in ("COLUMNS", "LINES"):
+    os.environ.pop(_inherited, None)
+"""No terminal size leaks in from the shell or from pytest-xdist (whose workers set ``COLUMNS=80``): ``croupier
+roads`` and the transcript fit ``$COLUMNS``, so a test that wants a width says so (``COLUMNS=...`` in its run's
+environment)."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Ctrl+C reaches the commands the tests start, as on a terminal: a shell that starts the suite as a
     background job (``pytest ... &`` in a script) has SIGINT ignored, which every child would inherit, and
