@@ -1,0 +1,176 @@
+"""Issue 26's speed targets, each beside its peers measured in the same run: this checkout, the code at the issue's
+start (a checkout of it, ``--start DIR``), and the plain straight-line Python loop (``benchmarks.simulation``'s
+baseline) that says how fast this machine runs Python at the moment.
+
+- the full controller path in process (every event, ``[bets] live_edge = false``): at least 20,000 rounds/s;
+- ``croupier simulate --seed 1 --rounds 5000 --json`` (``CROUPIER_BETS_LIVE_EDGE=false``): the same output as at the
+  issue's start, at least 5 times its rate, as a share of the baseline;
+- ``audit verify --replay`` of a 40-shoe day: under 2 s;
+- ``croupier simulate --rounds 1``: CPU at most 4 times ``python -c pass``, with ``PYTHONDONTWRITEBYTECODE=1``;
+- the journal: at most 2 KB a round.
+
+Run: .venv/bin/python -m benchmarks.targets --start DIR [--write]   (DIR: ``git worktree add --detach DIR b1a6f05``)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks.report import write_section
+from benchmarks.simulation import baseline_rate
+
+ROOT = Path(__file__).resolve().parents[1]
+ISSUE_START = "b1a6f05"
+FULL_PATH = """
+import sys, time
+from benchmarks.rounds import rounds_per_second
+rounds = int(sys.argv[1])
+rounds_per_second(200)
+start = time.process_time()
+rounds_per_second(rounds)
+print(rounds / (time.process_time() - start))
+"""
+
+
+def child_seconds(command: list[str], cwd: Path, env: dict[str, str], stdout: int | None = subprocess.DEVNULL
+                  ) -> tuple[float, float, bytes]:
+    """Wall and CPU seconds of ``command`` run in ``cwd`` with ``env``, and what it printed."""
+    before = os.times()
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, stdout=subprocess.PIPE if stdout is None else stdout,
+                          stderr=subprocess.PIPE, check=False)
+    wall = time.perf_counter() - start
+    after = os.times()
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.decode()[-400:]}")
+    return wall, (after.children_user - before.children_user) + (after.children_system - before.children_system), (
+        done.stdout or b"")
+
+
+def environment(code: Path, **variables: str) -> dict[str, str]:
+    """The environment that runs ``code``'s Croupier with this interpreter (the other checkout on PYTHONPATH)."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_")}
+    return {**env, "PYTHONPATH": str(code), **variables}
+
+
+def full_path(code: Path, rounds: int) -> float:
+    _, _, printed = child_seconds([sys.executable, "-c", FULL_PATH, str(rounds)], code, environment(code), None)
+    return float(printed.decode().split()[-1])
+
+
+def simulate_json(code: Path, rounds: int) -> tuple[float, bytes]:
+    """CPU seconds of ``croupier simulate --seed 1 --rounds N --json`` without the live edge, and its output."""
+    _, cpu, printed = child_seconds(
+        [sys.executable, "-m", "controller.cli", "simulate", "--seed", "1", "--rounds", str(rounds), "--json"],
+        code, environment(code, CROUPIER_BETS_LIVE_EDGE="false"), None)
+    return cpu, printed
+
+
+def best(times: int, measure: Callable[[], float]) -> float:
+    return min(measure() for _ in range(times))
+
+
+def start_up(code: Path) -> tuple[float, float]:
+    """CPU seconds of ``croupier simulate --rounds 1`` and of ``python -c pass`` (PYTHONDONTWRITEBYTECODE=1; best of
+    5)."""
+    env = environment(code, PYTHONDONTWRITEBYTECODE="1")
+    croupier = best(5, lambda: child_seconds([sys.executable, "-m", "controller.cli", "simulate", "--rounds", "1"],
+                                             code, env)[1])
+    bare = best(5, lambda: child_seconds([sys.executable, "-c", "pass"], code, env)[1])
+    return croupier, bare
+
+
+def day(code: Path, where: Path, rounds: int) -> tuple[Path, int]:
+    """A journal of ``rounds`` seeded rounds (8 decks: about 40 shoes for 3,200), dealt by ``code``'s Croupier."""
+    path = where / f"day-{code.name}.db"
+    child_seconds([sys.executable, "-m", "controller.cli", "simulate", "--seed", "1", "--rounds", str(rounds),
+                   "--quiet", "--journal", str(path)], code, environment(code))
+    return path, rounds
+
+
+def journal_sizes(path: Path, rounds: int) -> tuple[float, float, int]:
+    """Bytes a round: the file's, and the records' bodies; and the shoes it holds."""
+    connection = sqlite3.connect(path)
+    try:
+        bodies = connection.execute("SELECT SUM(LENGTH(body)) FROM records").fetchone()[0]
+        shoes = connection.execute("SELECT COUNT(*) FROM records WHERE body LIKE '%\"status\":\"new\"%'").fetchone()[0]
+    finally:
+        connection.close()
+    return path.stat().st_size / rounds, bodies / rounds, shoes
+
+
+def audit(code: Path, path: Path, replay: bool) -> float:
+    command = [sys.executable, "-m", "controller.cli", "audit", "verify", str(path), *(["--replay"] if replay else [])]
+    return best(3, lambda: child_seconds(command, code, environment(code))[0])
+
+
+def verdict(ok: bool) -> str:
+    return "meets" if ok else "MISSES"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--start", type=Path, required=True, help=f"a checkout of the issue's start ({ISSUE_START})")
+    parser.add_argument("--rounds", type=int, default=20_000, help="rounds of the full path (default 20000)")
+    parser.add_argument("--day", type=int, default=3_200, help="rounds of the day's journal (default 3200)")
+    parser.add_argument("--write", action="store_true", help="write the results to docs/performance.md")
+    args = parser.parse_args()
+    start_code = args.start.resolve()
+    load_before = os.getloadavg()[0]
+    plain, _ = baseline_rate(200_000)
+    now_path, then_path = full_path(ROOT, args.rounds), full_path(start_code, args.rounds)
+    now_cpu, now_out = simulate_json(ROOT, 5_000)
+    then_cpu, then_out = simulate_json(start_code, 5_000)
+    plain_after, _ = baseline_rate(200_000)
+    now_start, bare = start_up(ROOT)
+    then_start, _ = start_up(start_code)
+    with tempfile.TemporaryDirectory(dir="/dev/shm" if Path("/dev/shm").is_dir() else None) as scratch:
+        now_day, rounds = day(ROOT, Path(scratch), args.day)
+        then_day, _ = day(start_code, Path(scratch), args.day)
+        now_file, now_bodies, shoes = journal_sizes(now_day, rounds)
+        then_file, then_bodies, _ = journal_sizes(then_day, rounds)
+        replay_now, chain_now = audit(ROOT, now_day, True), audit(ROOT, now_day, False)
+        replay_then = audit(start_code, then_day, True)
+    plain_mean = (plain + plain_after) / 2
+    speed_up = (5_000 / now_cpu / plain_mean) / (5_000 / then_cpu / plain_mean)
+    rows = [
+        ("the plain straight-line loop (baseline), rounds/s, before / after the rest", f"{plain:,.0f} / "
+         f"{plain_after:,.0f}", "-"),
+        (f"full controller path in process, live edge off, rounds/s CPU ({args.rounds} rounds)",
+         f"{now_path:,.0f} (at the issue's start {then_path:,.0f}; {now_path / plain_mean:.3f} of the baseline)",
+         f">= 20,000: {verdict(now_path >= 20_000)}"),
+        ("`simulate --seed 1 --rounds 5000 --json`, live edge off: CPU s (rounds/s)",
+         f"{now_cpu:.2f} s ({5_000 / now_cpu:,.0f}); at the issue's start {then_cpu:.2f} s ({5_000 / then_cpu:,.0f}): "
+         f"{speed_up:.2f}x; output {'identical' if now_out == then_out else 'DIFFERENT'}",
+         f">= 5x: {verdict(speed_up >= 5)}"),
+        (f"`audit verify --replay` of a {shoes}-shoe day ({rounds} rounds)",
+         f"{replay_now:.2f} s (the chain alone, `audit verify`: {chain_now:.2f} s; the issue's start's replay of "
+         f"its own journal of the same day: {replay_then:.2f} s)", f"< 2 s: {verdict(replay_now < 2)}"),
+        ("`simulate --rounds 1` CPU, PYTHONDONTWRITEBYTECODE=1 (best of 5)",
+         f"{now_start * 1000:.0f} ms = {now_start / bare:.1f}x `python -c pass` ({bare * 1000:.0f} ms); at the "
+         f"issue's start {then_start * 1000:.0f} ms", f"<= 4x: {verdict(now_start <= 4 * bare)}"),
+        ("journal bytes a round: the file / the records' bodies",
+         f"{now_file:,.0f} / {now_bodies:,.0f} (at the issue's start {then_file:,.0f} / {then_bodies:,.0f})",
+         f"<= 2,048: {verdict(now_file <= 2048)}"),
+    ]
+    table = "\n".join(["| measure | this checkout (peers in the same run) | target |", "|---|---|---|",
+                       *(f"| {a} | {b} | {c} |" for a, b, c in rows)])
+    body = (f"{table}\n\nThe issue's start is commit {ISSUE_START}, run from a checkout of it with this interpreter and "
+            f"packages. Load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after: the machine "
+            "(2 cores) was shared with other engineers' builds and tests while this ran.\n")
+    print(body)
+    if args.write:
+        write_section("Issue 26 speed targets", f"python -m benchmarks.targets --start DIR --rounds {args.rounds} "
+                      "--write", body)
+
+
+if __name__ == "__main__":
+    main()
