@@ -175,6 +175,8 @@ class Runner:
         if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
             self.feed(Input(InputKind.SHOE))
         elif self._starts_next_round(state):
+            if self.table.stub_count_due:
+                self.feed(Input(InputKind.COUNT))  # the simulated dealer counts the stub and finds the table's count
             self.feed(Input(InputKind.NEXT))
 
     def exit_status(self) -> int:
