@@ -131,3 +131,24 @@ def test_a_bad_count_every_is_a_one_line_error(tmp_path: Path, value: str, said:
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0] and "Traceback" not in run.stderr
     assert "a whole number of rounds" in lines[0]
+
+
+def test_a_journal_of_counts_verifies_and_resumes(tmp_path: Path) -> None:
+    config = tmp_path / "count.toml"
+    config.write_text("[procedures]\ncount_every = 2\n[journal]\ncheckpoint_every = 1\n", encoding="utf-8")
+    journal = tmp_path / "counts.journal"
+    argv = ("simulate", "--config", str(config), "--no-burn", "--manual-next", "--json", "--journal", str(journal),
+            "--cards", f"{ROUND} @next {ROUND} @count 400 @count {DECK_CARDS - 8} @next {ROUND} @next {ROUND}")
+    first = croupier(*argv)
+    assert first.returncode == 0, first.stderr
+    assert [e["counted"] for e in named(events(first.stdout), "stub_count")] == [400, DECK_CARDS - 8]
+    verified = croupier("audit", "verify", "--replay", str(journal))
+    assert verified.returncode == 0 and verified.stdout.startswith("OK: "), verified.stdout + verified.stderr
+    again = croupier(*argv)  # the same arguments: it resumes where it stopped (the fourth count due)
+    assert again.returncode == 0, again.stderr
+    assert croupier("audit", "verify", "--replay", str(journal)).returncode == 0
+    other_config = tmp_path / "other.toml"
+    other_config.write_text("[procedures]\ncount_every = 3\n[journal]\ncheckpoint_every = 1\n", encoding="utf-8")
+    other = croupier(*[arg if arg != str(config) else str(other_config) for arg in argv])
+    assert other.returncode == 2
+    assert "settings.procedures.count_every: journal has 2, now 3" in other.stderr
