@@ -152,3 +152,23 @@ def test_a_journal_of_counts_verifies_and_resumes(tmp_path: Path) -> None:
     other = croupier(*[arg if arg != str(config) else str(other_config) for arg in argv])
     assert other.returncode == 2
     assert "settings.procedures.count_every: journal has 2, now 3" in other.stderr
+
+
+def test_with_badges_the_dealer_counts_and_closing_the_shoe_on_a_mismatch_needs_the_supervisor(
+        tmp_path: Path) -> None:
+    from tests.badges import auth_section
+
+    dealer, supervisor = "04A1B2C3D4E5F6", "04B0B0B0B0B0B0"
+    config = tmp_path / "badges.toml"
+    config.write_text("[procedures]\ncount_every = 1\n\n" + auth_section(dealer, supervisor), encoding="utf-8")
+    status, stream, stderr = simulate(config, f"@badge {dealer} @shoe {ROUND} @count @next {ROUND} @count 5 @close "
+                                              f"@badge {supervisor}")
+    assert status == 0, stderr
+    counted = named(stream, "stub_count")
+    assert [(e["counted"], e["dealer"]["name"]) for e in counted] == [(DECK_CARDS - 4, "Alice Martin"), (5, "Alice Martin")]
+    assert named(stream, "misdeal")[0]["supervisor"] == ["close"]
+    assert [e["action"] for e in named(stream, "approval_required")] == ["close_shoe"]
+    resolved = named(stream, "resolved")
+    assert [(e["resolution"], e["approved_by"]) for e in resolved] == [("close", "Bob Stone")]
+    assert named(stream, "shoe_closing")[0]["approved_by"] == "Bob Stone"
+    assert named(stream, "shoe_closed")
