@@ -165,7 +165,8 @@ def test_with_badges_the_dealer_counts_and_closing_the_shoe_on_a_mismatch_needs_
                                               f"@badge {supervisor}")
     assert status == 0, stderr
     counted = named(stream, "stub_count")
-    assert [(e["counted"], e["dealer"]["name"]) for e in counted] == [(DECK_CARDS - 4, "Alice Martin"), (5, "Alice Martin")]
+    assert [(e["counted"], e["dealer"]["name"]) for e in counted] == [(DECK_CARDS - 4, "Alice Martin"),
+                                                                      (5, "Alice Martin")]
     assert named(stream, "misdeal")[0]["supervisor"] == ["close"]
     assert [e["action"] for e in named(stream, "approval_required")] == ["close_shoe"]
     resolved = named(stream, "resolved")

@@ -133,7 +133,7 @@ def check_stub_count(view: View) -> None:
     asked = view.next if isinstance(view.next, InstructionEvent) and view.next.action == "count_stub" else None
     assert (view.stub_count is not None) == (asked is not None), (view.stub_count, view.next)
     if asked is not None:
-        assert view.stub_count == asked.say_params["expected"]
+        assert isinstance(asked.say_params, dict) and view.stub_count == asked.say_params["expected"]
 
 
 def check_read_from_events(view: object, emitted: list[Event]) -> None:
