@@ -173,3 +173,17 @@ def test_with_badges_the_dealer_counts_and_closing_the_shoe_on_a_mismatch_needs_
     assert [(e["resolution"], e["approved_by"]) for e in resolved] == [("close", "Bob Stone")]
     assert named(stream, "shoe_closing")[0]["approved_by"] == "Bob Stone"
     assert named(stream, "shoe_closed")
+
+
+def test_the_history_shows_each_stub_count(every_two: Path, tmp_path: Path) -> None:
+    journal = tmp_path / "counts.journal"
+    run = croupier("simulate", "--config", str(every_two), "--no-burn", "--manual-next", "--quiet", "--journal",
+                   str(journal), "--cards", f"{ROUND} @next {ROUND} @count 400 @count {DECK_CARDS - 8} @next {ROUND}")
+    assert run.returncode == 0, run.stderr
+    text = croupier("history", str(journal))
+    assert text.returncode == 0, text.stderr
+    assert (f"stub count after round 2: 400 counted, {DECK_CARDS - 8} expected" in text.stdout
+            and f"stub count after round 2: {DECK_CARDS - 8} counted, {DECK_CARDS - 8} expected" in text.stdout)
+    lines = croupier("history", str(journal), "--json")
+    assert [(e["counted"], e["expected"]) for e in named(events(lines.stdout), "stub_count")] == [
+        (400, DECK_CARDS - 8), (DECK_CARDS - 8, DECK_CARDS - 8)]
