@@ -147,3 +147,21 @@ def test_the_plain_console_keys_the_count() -> None:
     assert parse_dealer_line("count 312") == Input(InputKind.COUNT, "312")
     with pytest.raises(ScriptError, match="expected 'k' or 'k CARDS'"):
         parse_dealer_line("k twelve")
+
+
+def test_a_recorded_stream_without_the_tables_view_still_shows_the_count_and_the_recount() -> None:
+    """``python -m controller.ui.console EVENTS.jsonl`` has only the events: the count comes from the instruction,
+    the recount's from the misdeal."""
+    from controller.ui.moments import next_moment
+    from controller.ui.tableview import TableView
+
+    table = counted_table()
+    view = TableView()
+    for event in [*table.start(), *table.handle(Input(InputKind.SHOE)),
+                  *(event for code in ["9S", "KD", "TH", "2C"] for event in table.handle(card_read(code)))]:
+        view.apply(event)
+    assert next_moment(view).big == f"COUNT {LEFT}: k" and view.stub_count_expected() == LEFT
+    for event in table.handle(Input(InputKind.COUNT, "12")):
+        view.apply(event)
+    assert view.misdeal is not None and view.stub_count_expected() == LEFT
+    assert next_moment(view).big == "T RECOUNT  C CLOSE+SUP"
