@@ -16,7 +16,7 @@ def default_data() -> dict[str, Any]:
                       'messages_dir': ''},
             'driver': {'url': 'mock://'},
             'shoe': {'burn': 'first_card', 'burn_cards': 3, 'cut_card': 'one_more', 'cut_card_from_end': 16},
-            'procedures': {'extra_card': 'burn', 'exposed_card': 'burn'},
+            'procedures': {'extra_card': 'burn', 'exposed_card': 'burn', 'count_every': 0},
             'simulation': {'rounds': 0, 'auto_next': True},
             'journal': {'path': '', 'checkpoint_every': 250},
             'serial': {'baudrate': 9600, 'framing': 'line'},

@@ -227,11 +227,20 @@ class ShoeSettings(Section, frozen=True):
     cut_card_from_end: Annotated[int, Meta(ge=MIN_CUT_FROM_END, le=100)] = DEFAULT_CUT_FROM_END
 
 
+MAX_COUNT_EVERY = 100
+"""The most rounds ``[procedures] count_every`` may leave between two stub counts (a shoe has fewer)."""
+
+
 class ProcedureSettings(Section, frozen=True):
-    """``[procedures]``: how the house resolves dealing errors."""
+    """``[procedures]``: how the house resolves dealing errors, and how often the stub is counted."""
 
     extra_card: Literal["burn", "void"] = "burn"
     exposed_card: Literal["burn", "use"] = "burn"
+    count_every: Annotated[int, Meta(ge=0, le=MAX_COUNT_EVERY, extra=expects(message(
+        "config.expected.procedures.count_every", "a whole number of rounds from 0 to {most} (0: the stub is never "
+        "counted)", most=MAX_COUNT_EVERY)))] = 0
+    """Every this many rounds the dealer counts the stub before the next round starts (0: never; N.J.A.C.
+    13:69F-35.9(e) asks for at least every five rounds with an automated dealing shoe)."""
 
 
 class SimulationSettings(Section, frozen=True):

@@ -60,18 +60,21 @@ OFFERABLE_BETS: tuple[BetName, ...] = tuple(name for name in BET_NAMES if name n
 STANDARD_BETS: tuple[BetName, ...] = ("player", "banker", "tie", "player_pair", "banker_pair")
 """The bets offered by default, the ones every settlement event has always covered."""
 
-Resolution = Literal["burn", "void", "use", "manual", "online"]
-"""How a misdeal is resolved: each is a dealer input (``@burn``...) and an action an approval is given for."""
+ApprovedResolution = Literal["burn", "void", "use", "manual", "online", "count"]
+"""The resolutions an approval is given for under their own name."""
+Resolution = Literal[ApprovedResolution, "close"]
+"""How a misdeal is resolved: each is a dealer input (``@burn``...) and an action an approval is given for (``close``,
+the supervisor closing the shoe on a ``count_mismatch``, as ``close_shoe``)."""
 RESOLUTIONS: tuple[Resolution, ...] = get_args(Resolution)
 
-ApprovalAction = Literal[Resolution, "foreign_card", "close_shoe"]
+ApprovalAction = Literal[ApprovedResolution, "foreign_card", "close_shoe"]
 """Every action an approval can be asked for: a misdeal's resolutions, voiding for a foreign card
 (``foreign_card``) and closing the shoe early (``close_shoe``)."""
 APPROVAL_ACTIONS: tuple[ApprovalAction, ...] = get_args(ApprovalAction)
 
 MisdealKind = Literal["extra_card", "exposed_card", "unreadable_card", "unknown_card", "foreign_card", "two_cards",
                       "reader_offline", "card_after_shoe_closed", "no_dealer", "shoe_restarted", "sequence_gap",
-                      "reveal_mismatch"]
+                      "reveal_mismatch", "count_mismatch"]
 """Every misdeal kind the table raises (the misdeal policy's table, :data:`controller.core.misdeals.POLICIES`, has
 one row for each: a test checks it)."""
 MISDEAL_KINDS: tuple[MisdealKind, ...] = get_args(MisdealKind)

@@ -247,7 +247,8 @@ def _runner(options: SessionOptions, table: Table, source: CardSource, delivery:
     return Runner(table, source, outputs.emit, auto_next=options.auto_next, rounds=options.rounds,
                   new_shoes=not scripted and (options.rounds > 0 or options.console),
                   auto_shoe=not options.console, deliver_all=scripted,
-                  auto_reveal=options.auto_next and not options.console)
+                  auto_reveal=options.auto_next and not options.console,
+                  auto_count=options.auto_next and not options.console)
 
 
 def _opening(options: SessionOptions, primary: CardSource) -> Opening:

@@ -53,6 +53,9 @@ class Runner:
     stopped: bool = field(default=False, init=False)
     auto_reveal: bool = False
     """Face-down dealing: the simulated dealer reveals each hand as soon as its cards are down."""
+    auto_count: bool = False
+    """``[procedures] count_every``: the simulated dealer confirms each stub count before it starts the next round
+    (never a live table's: its dealer counts the stub; until then the shoe holds)."""
     idle_signout: float = 0.0
     """Sign the dealer out after this many seconds without an input (0: never); needs ``poll``."""
     clock: Callable[[], float] = time.monotonic
@@ -113,9 +116,10 @@ class Runner:
 
     def _starts_next_round(self, state: State) -> bool:
         """Does the simulated dealer start the next round at the next card? Not before a face-down round's
-        reveals: the dealer reveals first, and the shoe holds until then."""
+        reveals, nor before a stub count it does not make: the dealer acts first, and the shoe holds until then."""
         table = self.table
-        return self.auto_next and state is State.ROUND_OVER and table.round > 0 and not table.result_due
+        return (self.auto_next and state is State.ROUND_OVER and table.round > 0 and not table.result_due
+                and (self.auto_count or not table.stub_count_due))
 
     def _done(self) -> bool:
         state = self.table.state
@@ -176,6 +180,8 @@ class Runner:
         if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
             self.feed(Input(InputKind.SHOE))
         elif self._starts_next_round(state):
+            if self.table.stub_count_due:
+                self.feed(Input(InputKind.COUNT))  # the simulated dealer counts the stub and finds the table's count
             self.feed(Input(InputKind.NEXT))
 
     def exit_status(self) -> int:

@@ -11,7 +11,7 @@
 the shape of the event stream) with the ``shoe``, ``settlement``, ``misdeal``,
 ``resolved`` (approved resolutions carry ``approved_by``), ``approval``,
 ``approval_refused``, ``dealer_signed_in``/``out``, ``round_voided``, ``alert``,
-``alert_acknowledged``, ``undone`` and ``shoe_closed`` events around them; each line ends with
+``alert_acknowledged``, ``undone``, ``stub_count`` and ``shoe_closed`` events around them; each line ends with
 ``"at"``, the UTC time (ISO 8601) its journal record was written. The journal's hash chain is checked
 first; a broken chain is reported on stderr and the history is still shown,
 up to the end of the file, so the damage can be seen: the round of the first record that failed is
@@ -43,6 +43,7 @@ from controller.core.events import (
     ResultEvent,
     RoundVoidedEvent,
     SettlementEvent,
+    StubCountEvent,
     UndoneEvent,
     to_builtins,
 )
@@ -55,7 +56,7 @@ from controller.journal.verify import verify
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
                             "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
-                            "dealer_signed_out", "alert", "alert_acknowledged", "undone"})
+                            "dealer_signed_out", "alert", "alert_acknowledged", "undone", "stub_count"})
 BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 CSV_COLUMNS = ["shoe", "round", "outcome", "player_cards", "player_total", "banker_cards", "banker_total",
                "natural", "player_pair", "banker_pair", "manual",
@@ -143,6 +144,8 @@ class Round:
     approvals: list[ApprovalEvent | ApprovalRefusedEvent] = field(default_factory=list)
     alerts: list[AlertEvent] = field(default_factory=list)
     undone: list[UndoneEvent] = field(default_factory=list)
+    stub_counts: list[StubCountEvent] = field(default_factory=list)
+    """The stub counts made after this round (``[procedures] count_every``)."""
     tampered: bool = False
 
 
@@ -172,7 +175,8 @@ def tampered_record(events: list[Timed], failed_seq: int) -> int:
 
 ROUND_ONE_OF = {"result": "result", "settlement": "settlement", "round_voided": "voided"}
 """Events a round holds one of: the event name, the :class:`Round` field."""
-ROUND_LIST_OF = {"misdeal": "misdeals", "resolved": "resolutions", "alert": "alerts", "undone": "undone"}
+ROUND_LIST_OF = {"misdeal": "misdeals", "resolved": "resolutions", "alert": "alerts", "undone": "undone",
+                 "stub_count": "stub_counts"}
 """Events a round holds a list of, each naming its round."""
 
 

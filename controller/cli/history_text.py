@@ -176,6 +176,10 @@ def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue)
             f"{side_name(bet, words)} {format_net(outcome['net'], words.language)}"
             for bet, outcome in entry.settlement["bets"].items())
         stream.write(INDENT + words.say("history.pays", "pays per unit: {nets}", nets=nets) + "\n")
+    for counted in entry.stub_counts:
+        stream.write(INDENT + words.say("history.stub_count", "stub count after round {round}: {counted} counted, "
+                                        "{expected} expected", round=counted["round"], counted=counted["counted"],
+                                        expected=counted["expected"]) + "\n")
     for misdeal in entry.misdeals:
         card = f" ({misdeal['card']})" if misdeal["card"] else ""
         detail = cast(dict[str, Any], localiser.event(misdeal))["detail"]

@@ -22,6 +22,7 @@ from controller.core.events import (
     ResolvedEvent,
     ResultEvent,
     RoundVoidedEvent,
+    StubCountEvent,
 )
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import RESOLUTION_INPUTS, Misdeal, approval_action
@@ -30,7 +31,7 @@ from controller.i18n.message import Message, message
 READER_CARD_KINDS = (InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE)
 CORE_CLOCK = 0.0
 """What the core's clock reads: it has none (the app signs an idle dealer out with a ``SIGN_OUT`` input)."""
-STAMPED = (ResultEvent, MisdealEvent, RoundVoidedEvent, ResolvedEvent)
+STAMPED = (ResultEvent, MisdealEvent, RoundVoidedEvent, ResolvedEvent, StubCountEvent)
 """The events that carry the signed-in dealer's identity."""
 
 

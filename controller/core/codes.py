@@ -49,6 +49,7 @@ EVENT_CODES: Mapping[str, Code] = {
     "approval_refused": Code(605, "a badge could not approve an action"),
     "approval_cancelled": Code(606, "an approval was no longer needed"),
     "clock": Code(700, "the host clock's synchronisation, read at start, hourly and on a jump"),
+    "stub_count": Code(211, "the dealer counted the stub ([procedures] count_every)"),
     "alert_updated": Code(490, "an advantage alert followed its bet's edge"),
     "alert_cleared": Code(491, "an advantage alert closed by itself: the advantage ended"),
     "alert_acknowledged": Code(492, "an alert was acknowledged"),
@@ -58,7 +59,7 @@ EVENT_CODES: Mapping[str, Code] = {
 MISDEAL_CODES: Mapping[str, int] = {
     "extra_card": 301, "exposed_card": 302, "unreadable_card": 303, "unknown_card": 304, "foreign_card": 305,
     "two_cards": 306, "reader_offline": 307, "card_after_shoe_closed": 308, "no_dealer": 309,
-    "shoe_restarted": 310, "sequence_gap": 311, "reveal_mismatch": 312,
+    "shoe_restarted": 310, "sequence_gap": 311, "reveal_mismatch": 312, "count_mismatch": 313,
 }
 """A ``misdeal`` event's code by its kind (a fault: the table halts); its ``resolved`` event's code is 50 more."""
 RESOLVED_OFFSET = 50

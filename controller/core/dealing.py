@@ -57,6 +57,8 @@ def handle_running(draft: Draft, item: Input) -> None:
         shoeflow.close_early(draft, item)
     elif kind is InputKind.REVEAL:
         reveal(draft, item)
+    elif kind is InputKind.COUNT:
+        shoeflow.count_stub(draft, item)
     else:
         draft.events.append(rejected(item, message("rejected.no_misdeal", "there is no misdeal to resolve")))
 
@@ -301,7 +303,15 @@ def finish_round(draft: Draft) -> None:
                                   bets={bet: outcome.to_event() for bet, outcome in outcomes.items()}))
     draft.rounds_dealt += 1
     draft.ledger = draft.ledger.with_result(result)
+    round_over(draft)
     end_round(draft)
+
+
+def round_over(draft: Draft) -> None:
+    """A round ended (a result, or voided): the shoe's flow counts it (:func:`controller.core.shoeflow.round_over`)."""
+    from controller.core import shoeflow
+
+    shoeflow.round_over(draft)
 
 
 def end_round(draft: Draft) -> None:

@@ -470,6 +470,18 @@ class ShoeClosingEvent(Event, tag="shoe_closing", kw_only=True):
     approved_by: str | UnsetType = UNSET
 
 
+class StubCountEvent(Event, tag="stub_count", kw_only=True):
+    """The dealer counted the stub (``[procedures] count_every``): the cards the table expects left, and the count
+    keyed (or confirmed); a count that differs halts the table (``count_mismatch``)."""
+
+    event: ClassVar[str] = "stub_count"
+    round: int
+    shoe: int
+    expected: int
+    counted: int
+    dealer: Dealer = UNSET
+
+
 EVENT_TYPES: tuple[type[Event], ...] = (
     TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent,
     AlertUpdatedEvent, AlertClearedEvent, ReaderEvent, ClockEvent,
@@ -477,6 +489,7 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,
+    StubCountEvent,
 )
 """Every event type of the table's stream, in the order ``docs/events.md`` lists them."""
 
@@ -487,6 +500,7 @@ AnyEvent = Union[  # noqa: UP007 - a tagged union msgspec decodes
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
     ApprovalRequiredEvent, ApprovalEvent, ApprovalRefusedEvent, ApprovalCancelledEvent, ShoeClosingEvent,
+    StubCountEvent,
 ]
 """Any event of the stream, as :mod:`msgspec` decodes it (by its ``event`` tag)."""
 

@@ -8,7 +8,7 @@ import msgspec
 
 from controller.core.approvals import rejected
 from controller.core.cards import parse_card
-from controller.core.events import ReaderEvent, ResolvedEvent, RoundVoidedEvent
+from controller.core.events import ReaderEvent, ResolvedEvent, RoundVoidedEvent, StubCountEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import DEALING, IN_ROUND, State
@@ -101,6 +101,13 @@ def resolve(draft: Draft, item: Input, misdeal: Misdeal) -> None:
         resolve_manual(draft, item)
     elif resolution == "void":
         resolve_void(draft, item)
+    elif resolution == "count":
+        recount(draft, item)
+    elif resolution == "close":
+        from controller.core.shoeflow import close_early
+
+        resolved(draft, item, "close")
+        close_early(draft, item, "stub count mismatch")
     elif resolution == "use":
         card = misdeal.exposed
         assert card is not None
@@ -134,6 +141,35 @@ def resolved(draft: Draft, item: Input, resolution: Resolution, keep: int = 0) -
     draft.misdeal = None
 
 
+def recount(draft: Draft, item: Input) -> None:
+    """``@count N`` on a ``count_mismatch``: a recount that finds the table's count resolves it (the next round may
+    start); one that does not is refused (count again, or the supervisor closes the shoe)."""
+    from controller.core.published import cards_left
+    from controller.core.shoeflow import keyed_count, stub_counted
+
+    if item.card is None:
+        draft.events.append(rejected(item, message(
+            "rejected.count.confirm_after_mismatch", "after a mismatch, key the recounted number (@count 312); "
+            "confirming is not a count")))
+        return
+    counted = keyed_count(draft, item)
+    if counted is None:
+        return
+    expected = cards_left(draft)
+    if counted != expected:
+        draft.events.append(rejected(item, message(
+            "rejected.count.recount_differs", "the recount gives {counted} cards, the table expects {expected}: "
+            "count again (@count 312), or the supervisor closes the shoe (@close)", counted=counted,
+            expected=expected)))
+        return
+    misdeal = draft.misdeal
+    assert misdeal is not None
+    draft.events.append(StubCountEvent(round=draft.round.number, shoe=draft.shoe_number, expected=expected,
+                                       counted=counted))
+    resolved(draft, item, "count")
+    stub_counted(draft)
+
+
 def resolve_manual(draft: Draft, item: Input) -> None:
     from controller.core.dealing import count, place
 
@@ -165,7 +201,7 @@ def resolve_manual(draft: Draft, item: Input) -> None:
 
 
 def resolve_void(draft: Draft, item: Input) -> None:
-    from controller.core.dealing import end_round, fire
+    from controller.core.dealing import end_round, fire, round_over
 
     round_state = draft.round
     upcoming = round_state.state is State.ROUND_OVER and not draft.result_due
@@ -181,4 +217,5 @@ def resolve_void(draft: Draft, item: Input) -> None:
     draft.ledger = msgspec.structs.replace(draft.ledger, stats=draft.ledger.stats.plus(voided=1))
     draft.rounds_voided += 1
     with_round(draft, player=(), banker=())
+    round_over(draft)
     end_round(draft)

@@ -24,6 +24,9 @@ token                   input
 ``@reveal 7``           the same, keying the total the hand shows on the layout (a digit
                         0-9 right after ``@reveal`` is its total, never a card)
 ``@close``              the supervisor closes the shoe early, between rounds
+``@count``              the dealer confirms the stub's count the table shows (``[procedures] count_every``)
+``@count 312``          the same, keying the number of cards counted in the stub (a number right after
+                        ``@count`` is the count, never a card)
 ``@badge UID``          a staff badge was presented at the badge reader
 ``@badge_removed``      the badge was taken off the badge reader
 ``@sign_out``           the dealer signs out (also given when the idle time passes)
@@ -69,6 +72,8 @@ class InputKind(enum.Enum):
     REVEAL = "reveal"
     ACK = "ack"
     UNDO = "undo"
+    COUNT = "count"
+    """The dealer counted the stub (``card``: the number keyed; None confirms the count the table shows)."""
     PROPERTY_REPEAT = "property_repeat"
     """The app layer's property check found this shoe repeating another table's shoe (``card``: the finding)."""
     PROPERTY_OFF = "property_off"
@@ -121,13 +126,15 @@ class Input:
             return str(self.card)
         if self.kind is InputKind.UNREADABLE:
             return "??"
-        if self.kind in ARGUMENT_KINDS or (self.kind in (InputKind.REVEAL, *APP_KINDS) and self.card):
+        if self.kind in ARGUMENT_KINDS or (self.kind in OPTIONAL_ARGUMENT_KINDS and self.card):
             return f"@{self.kind.value} {self.card}"
         return "@" + str(self.kind.value)
 
 
 ARGUMENT_KINDS = (InputKind.MANUAL, InputKind.BADGE, InputKind.ACK)
 """Inputs whose token carries an argument (``card``): ``@manual XX``, ``@badge UID``, ``@ack ID``."""
+OPTIONAL_ARGUMENT_KINDS = (InputKind.REVEAL, InputKind.COUNT, *APP_KINDS)
+"""Inputs whose token may carry an argument: ``@reveal 7``, ``@count 312`` (and the property check's)."""
 
 
 def card_read(code: str) -> Input:
@@ -138,7 +145,7 @@ def card_read(code: str) -> Input:
 _SIMPLE_TOKENS = {
     "@" + kind.value: kind
     for kind in InputKind
-    if kind not in (InputKind.CARD, InputKind.UNREADABLE, InputKind.REVEAL, *APP_KINDS, *ARGUMENT_KINDS)
+    if kind not in (InputKind.CARD, InputKind.UNREADABLE, *OPTIONAL_ARGUMENT_KINDS, *ARGUMENT_KINDS)
 }
 ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
                    "@badge": (InputKind.BADGE, "a badge UID in hex", "'@badge 04A1B2C3D4E5F6'"),
@@ -146,7 +153,7 @@ ARGUMENT_TOKENS = {"@manual": (InputKind.MANUAL, "a card code", "'@manual 7H'"),
 REVEAL_TOTALS = frozenset("0123456789")
 """The totals a dealer may key with ``@reveal``."""
 TOKEN_FORM = (
-    "a card code (AS, 10H), ??, @manual XX, @badge UID, @reveal [TOTAL], @ack ID, or one of "
+    "a card code (AS, 10H), ??, @manual XX, @badge UID, @reveal [TOTAL], @count [CARDS], @ack ID, or one of "
     + ", ".join(sorted(_SIMPLE_TOKENS))
 )
 
@@ -177,6 +184,10 @@ def parse_tokens(text: str, source: str = "--cards") -> list[Input]:
             total = words[index + 1] if index + 1 < len(words) and words[index + 1] in REVEAL_TOTALS else None
             index += total is not None
             inputs.append(Input(InputKind.REVEAL, total))
+        elif lowered == "@count":
+            counted = words[index + 1] if index + 1 < len(words) and words[index + 1].isdigit() else None
+            index += counted is not None
+            inputs.append(Input(InputKind.COUNT, counted))
         elif lowered.startswith("@"):
             simple_kind = _SIMPLE_TOKENS.get(lowered)
             if simple_kind is None:

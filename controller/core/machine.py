@@ -82,6 +82,8 @@ class Rules(msgspec.Struct, frozen=True, gc=False):
     """``[shoe] burn``: ``first_card``, ``fixed`` or ``none``."""
     squeeze: bool = False
     """Face-down dealing in a squeeze game: the hands are revealed before a third card is called."""
+    count_every: int = 0
+    """``[procedures] count_every``: the dealer counts the stub every this many rounds (0: never)."""
 
 
 class RoundState(msgspec.Struct, frozen=True, gc=False):
@@ -95,6 +97,8 @@ class RoundState(msgspec.Struct, frozen=True, gc=False):
     burn_remaining: int = 0
     last_round: int | None = None
     """The last round the cut card allows, once it is out."""
+    uncounted: int = 0
+    """Rounds over in this shoe since the stub was last counted (kept only with ``[procedures] count_every``)."""
 
     @property
     def player_two_card_total(self) -> int:
@@ -154,8 +158,19 @@ def cut_card_rounds_done(round_state: RoundState, house: Rules) -> bool:
     return round_state.last_round is not None and round_state.number >= round_state.last_round
 
 
+def stub_count_due(round_state: RoundState, house: Rules) -> bool:
+    """The house counts the stub every ``count_every`` rounds, and that many are over since the last count."""
+    return 0 < house.count_every <= round_state.uncounted
+
+
+def stub_counted(round_state: RoundState, house: Rules) -> bool:
+    """No stub count is due before the next round."""
+    return not stub_count_due(round_state, house)
+
+
 GUARDS: Final[dict[str, Guard]] = {guard.__name__: guard for guard in (
-    burns_first_card, burns_fixed, more_to_burn, player_draws, banker_draws, squeezes, cut_card_rounds_done)}
+    burns_first_card, burns_fixed, more_to_burn, player_draws, banker_draws, squeezes, cut_card_rounds_done,
+    stub_count_due, stub_counted)}
 """Every guard, by the name the table of transitions gives it."""
 
 
@@ -206,7 +221,9 @@ TRANSITIONS: Final = (
     _row("revealed", State.THIRD_DOWN, State.B3, "banker_draws"),
     _row("revealed", State.THIRD_DOWN, State.ROUND_OVER),
     _row("close_shoe", State.ROUND_OVER, State.SHOE_CLOSED, "cut_card_rounds_done"),
-    _row("next_round", State.ROUND_OVER, State.P1),
+    # the stub counted between rounds ([procedures] count_every): the round over waits for it
+    _row("count_stub", State.ROUND_OVER, State.ROUND_OVER, "stub_count_due"),
+    _row("next_round", State.ROUND_OVER, State.P1, "stub_counted"),
     # a round voided while halted ends where it stood
     _row("void_round", (*SLOTS, State.HANDS_DOWN, State.THIRD_DOWN), State.ROUND_OVER),
 )

@@ -54,6 +54,8 @@ RESOLUTION_INPUTS: dict[InputKind, Resolution] = {
     InputKind.USE: "use",
     InputKind.MANUAL: "manual",
     InputKind.ONLINE: "online",
+    InputKind.COUNT: "count",
+    InputKind.CLOSE: "close",
 }
 """The dealer input that gives each resolution."""
 
@@ -63,6 +65,8 @@ SAY_RESOLUTION = {
     "use": message("resolution.use", "keep the card where it was dealt"),
     "manual": message("resolution.manual", "enter the card by hand"),
     "online": message("resolution.online", "reconnect the reader"),
+    "count": message("resolution.count", "count the stub again and key the number"),
+    "close": message("resolution.close", "close the shoe"),
 }
 """What each resolution does, as the dealer is told it."""
 HALT = message("misdeal.halt", "Halt: {choices}")
@@ -113,6 +117,8 @@ POLICIES: dict[MisdealKind, MisdealPolicy] = {policy.kind: policy for policy in 
     MisdealPolicy("shoe_restarted", ("void",), "nothing"),
     MisdealPolicy("sequence_gap", ("void",), "nothing"),
     MisdealPolicy("reveal_mismatch", ("void",), "nothing (the cards stay on the layout for the supervisor)"),
+    MisdealPolicy("count_mismatch", ("count", "close"), "nothing (the stub stays in the shoe for the supervisor)",
+                  approval_actions=(("close", "close_shoe"),)),
 )}
 """Every misdeal kind the table raises."""
 _BY_NAME: dict[str, MisdealPolicy] = {str(kind): policy for kind, policy in POLICIES.items()}

@@ -10,14 +10,15 @@ or follows misdeals from the events with rules of its own. Pure, like the rest o
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, Protocol
 
 import msgspec
 
 from controller.core.events import AlertEvent, Event, ResultEvent
 from controller.core.inputs import InputKind
-from controller.core.ledger import Stats
+from controller.core.ledger import ShoeLedger, Stats
 from controller.core.machine import BURN_STATES, IN_ROUND, SLOT_SET, SLOTS, State
+from controller.core.misdeals import Misdeal
 from controller.core.revealing import reveals_down
 from controller.core.state import Context, TableState
 from controller.core.stopping import stopping_alert
@@ -100,6 +101,9 @@ class View(msgspec.Struct, frozen=True, gc=False):
     """Cards burned by the shoe's burn procedure."""
     set_aside: int
     """Cards set aside by misdeal resolutions (burned with the misdeal, removed, voided)."""
+    stub_count: int | None
+    """The count the dealer is asked to confirm between rounds (``[procedures] count_every``): the cards left, as
+    :attr:`cards_left`; None when no stub count is due."""
     cut_card_out: bool
     last_round: int | None
     """The shoe's last round, once the cut card is out."""
@@ -134,14 +138,30 @@ class View(msgspec.Struct, frozen=True, gc=False):
         return self.results[-1] if self.results else None
 
 
-def cards_out(state: TableState) -> int:
+class Counted(Protocol):
+    """What the shoe's counters are read from: a table's state, or the draft a step is making."""
+
+    @property
+    def ledger(self) -> ShoeLedger: ...
+
+    @property
+    def misdeal(self) -> Misdeal | None: ...
+
+
+def cards_out(state: Counted) -> int:
     """Cards of the shoe that have left it: identified, set aside unread, and unread ones a pending misdeal holds."""
     misdeal = state.misdeal
     return state.ledger.cards_seen + (misdeal.unread_held if misdeal is not None else 0)
 
 
+def cards_left(state: Counted) -> int:
+    """The shoe's cards not out of it yet (:attr:`View.cards_left`): what a count of the stub should find."""
+    return state.ledger.total - cards_out(state)
+
+
 def view_of(state: TableState, context: Context) -> View:
     """What ``state`` shows (``context``: the table's settings, as the core reads them)."""
+    from controller.core.shoeflow import stub_count_due
     from controller.core.step import Draft
     from controller.core.view import due_slot, expecting, next_instruction
 
@@ -163,7 +183,8 @@ def view_of(state: TableState, context: Context) -> View:
         slot_due=due_slot(state) if state.misdeal is None and stop is None else None,
         expecting=expecting(state, context), cards=cards,
         player_total=player_total, banker_total=banker_total, decks=context.decks,
-        cards_left=ledger.total - cards_out(state), burned=len(ledger.burned), set_aside=len(ledger.discarded),
+        cards_left=cards_left(state), burned=len(ledger.burned), set_aside=len(ledger.discarded),
+        stub_count=cards_left(state) if state.misdeal is None and stub_count_due(state, context) else None,
         cut_card_out=state.cut_out, last_round=round_state.last_round,
         dealer=dealer.name if dealer is not None else None,
         approval=gate.pending.action if gate is not None and gate.pending is not None else None,
@@ -228,9 +249,7 @@ def _totals(shoes: int, stats: Stats) -> Totals:
 def accepts(state: TableState, context: Context) -> tuple[str, ...]:
     """The dealer's inputs the table takes now, asked of the same rules the step applies (a supervisor's badge may
     still be needed for one)."""
-    from controller.core.dealing import may_expose
-    from controller.core.revealing import reveal_due
-    from controller.core.shoeflow import between_rounds, may_confirm_shoe, may_cut, may_start_next
+    from controller.core.shoeflow import between_rounds, may_cut
 
     taken: list[str] = []
     if state.alerts.open:
@@ -246,8 +265,20 @@ def accepts(state: TableState, context: Context) -> tuple[str, ...]:
     misdeal = state.misdeal
     if misdeal is not None:
         return (*taken, *misdeal.resolutions)
+    return (*taken, *_running_keys(state, context))
+
+
+def _running_keys(state: TableState, context: Context) -> list[str]:
+    """The keys of :func:`accepts` a running table (nothing pending, nothing stopping it) takes by its flow."""
+    from controller.core.dealing import may_expose
+    from controller.core.revealing import reveal_due
+    from controller.core.shoeflow import between_rounds, may_confirm_shoe, may_start_next, stub_count_due
+
+    taken: list[str] = []
     if may_start_next(state, context):
         taken.append(InputKind.NEXT.value)
+    if stub_count_due(state, context):
+        taken.append(InputKind.COUNT.value)
     if between_rounds(state, context):
         taken.append(InputKind.CLOSE.value)
     if may_confirm_shoe(state, context):
@@ -256,7 +287,8 @@ def accepts(state: TableState, context: Context) -> tuple[str, ...]:
         taken.append(InputKind.EXPOSED.value)
     if reveal_due(state, context) is not None:
         taken.append(InputKind.REVEAL.value)
-    return tuple(taken)
+    return taken
 
 
-__all__ = ["BURN_PLACE", "SLOTS", "MisdealView", "SlotCard", "Totals", "View", "accepts", "cards_out", "view_of"]
+__all__ = ["BURN_PLACE", "SLOTS", "Counted", "MisdealView", "SlotCard", "Totals", "View", "accepts", "cards_left",
+           "cards_out", "view_of"]

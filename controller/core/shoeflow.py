@@ -1,4 +1,5 @@
-"""The shoe's flow: a shoe confirmed, a round started, the cut card, a shoe closed early, the next shoe."""
+"""The shoe's flow: a shoe confirmed, a round started, the cut card, the stub counted, a shoe closed early, the next
+shoe."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from controller.core.alerts import AlertOpener
 from controller.core.approvals import rejected
 from controller.core.bets.live import edge_events
 from controller.core.dealing import end_round, fire
-from controller.core.events import CutCardEvent, RoundEvent, ShoeClosingEvent, ShoeEvent
+from controller.core.events import CutCardEvent, RoundEvent, ShoeClosingEvent, ShoeEvent, StubCountEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import as_mapping
 from controller.core.machine import IN_ROUND, SLOT_SET, SLOT_SIDE, SQUEEZE_STATES, State, may
+from controller.core.published import cards_left
 from controller.core.state import Context
 from controller.core.step import Draft, with_round
 from controller.core.view import Shown, due_slot
@@ -37,9 +39,16 @@ def round_started(draft: Draft) -> None:
 
 
 def between_rounds(shown: Shown, context: Context) -> bool:
-    """The round is over and revealed, and the shoe goes on: ``@next`` starts the next round, ``@close`` may close
-    the shoe early."""
-    return not shown.result_due and may("next_round", shown.round, context.rules)
+    """The round is over and revealed, and the shoe goes on: ``@next`` starts the next round (once the stub is
+    counted, when a count is due), ``@close`` may close the shoe early."""
+    return not shown.result_due and (may("next_round", shown.round, context.rules)
+                                     or may("count_stub", shown.round, context.rules))
+
+
+def stub_count_due(shown: Shown, context: Context) -> bool:
+    """Between rounds, the stub must be counted (``@count``) before the next round starts (``[procedures]
+    count_every``)."""
+    return not shown.result_due and may("count_stub", shown.round, context.rules)
 
 
 def reader_waited_for(shown: Shown, context: Context) -> bool:
@@ -49,8 +58,9 @@ def reader_waited_for(shown: Shown, context: Context) -> bool:
 
 
 def may_start_next(shown: Shown, context: Context) -> bool:
-    """``@next`` is taken: between rounds, with the reader there."""
-    return between_rounds(shown, context) and not reader_waited_for(shown, context)
+    """``@next`` is taken: between rounds, the stub counted when a count is due, with the reader there."""
+    return (not shown.result_due and may("next_round", shown.round, context.rules)
+            and not reader_waited_for(shown, context))
 
 
 def may_confirm_shoe(shown: Shown, context: Context) -> bool:
@@ -70,11 +80,71 @@ def may_cut(shown: Shown) -> bool:
 def next_round(draft: Draft) -> None:
     """``@next``: the next round starts, or why it cannot."""
     if not may_start_next(draft, draft.context):
-        why = (_not_revealed(draft) if draft.result_due else READER_AWAY if between_rounds(draft, draft.context)
+        why = (_not_revealed(draft) if draft.result_due else _count_first(draft)
+               if stub_count_due(draft, draft.context) else READER_AWAY if between_rounds(draft, draft.context)
                else _why_not_next(draft))
         draft.events.append(rejected(Input(InputKind.NEXT), why))
         return
     fire(draft, "next_round")
+
+
+def _count_first(draft: Draft) -> Message:
+    return message("rejected.next.count_due", "the stub must be counted before round {round} starts: the table "
+                   "expects {expected} cards (@count)", round=draft.round.number + 1, expected=cards_left(draft))
+
+
+def round_over(draft: Draft) -> None:
+    """A round is over (with a result or voided): one more round since the stub was last counted, when the house
+    counts it."""
+    if draft.context.rules.count_every:
+        with_round(draft, uncounted=draft.round.uncounted + 1)
+
+
+def count_stub(draft: Draft, item: Input) -> None:
+    """``@count``: the dealer counted the stub (or confirms the count the table shows); a count other than the
+    table's halts it (``count_mismatch``)."""
+    from controller.core.halting import raise_misdeal
+
+    context = draft.context
+    if not stub_count_due(draft, context):
+        every = context.rules.count_every
+        why = (message("rejected.count.off", "no stub count is asked for: the stub count is off ([procedures] "
+                       "count_every = 0)") if not every else
+               message("rejected.count.not_due", "no stub count is due now: the table asks for one between rounds, "
+                       "every {every} rounds", every=every))
+        draft.events.append(rejected(item, why))
+        return
+    counted = keyed_count(draft, item)
+    if counted is None:
+        return
+    expected = cards_left(draft)
+    draft.events.append(StubCountEvent(round=draft.round.number, shoe=draft.shoe_number, expected=expected,
+                                       counted=counted))
+    if counted == expected:
+        stub_counted(draft)
+        return
+    raise_misdeal(draft, "count_mismatch", str(counted), message(
+        "misdeal.count_mismatch", "the dealer counted {counted} cards in the stub, the table expects {expected}: a "
+        "card may be missing or added; call the supervisor", counted=counted, expected=expected))
+
+
+def keyed_count(draft: Draft, item: Input) -> int | None:
+    """The count ``item`` gives: the number keyed, or the table's own when the dealer confirms it; None (refused)
+    when what was keyed is no number."""
+    if item.card is None:
+        return cards_left(draft)
+    if not item.card.isdigit():
+        draft.events.append(rejected(item, message(
+            "rejected.count.not_a_number", "{given} is not a count: key the number of cards in the stub, e.g. "
+            "@count 312", given=repr(item.card))))
+        return None
+    return int(item.card)
+
+
+def stub_counted(draft: Draft) -> None:
+    """The stub's count matched: the next round may start."""
+    fire(draft, "count_stub")
+    with_round(draft, uncounted=0)
 
 
 def _not_revealed(draft: Draft) -> Message:
@@ -130,7 +200,7 @@ def new_shoe(draft: Draft) -> None:
     draft.archive = draft.archive.with_shoe(draft.shoe_number - 1, draft.ledger.sequence_cards)
     draft.ledger = draft.context.new_ledger(draft.archive)
     draft.cut_out = False
-    with_round(draft, last_round=None)
+    with_round(draft, last_round=None, uncounted=0)
     draft.events.append(ShoeEvent(shoe=draft.shoe_number, status="new", decks=draft.context.decks))
 
 
@@ -157,15 +227,15 @@ def cut_card(draft: Draft) -> None:
         end_round(draft)
 
 
-def close_early(draft: Draft, item: Input) -> None:
-    """``@close``: the supervisor closes the shoe early, between rounds."""
+def close_early(draft: Draft, item: Input, reason: str = "closed early") -> None:
+    """``@close``: the supervisor closes the shoe early, between rounds (``reason``: why, as the event says it)."""
     if not between_rounds(draft, draft.context):
         draft.events.append(rejected(item, message("rejected.close.mid_round",
                                                    "a shoe can be closed early only between rounds")))
         return
     with_round(draft, last_round=draft.round.number)
     draft.cut_out = True
-    event = ShoeClosingEvent(round=draft.round.number, reason="closed early")
+    event = ShoeClosingEvent(round=draft.round.number, reason=reason)
     if item.approver:
         event.approved_by = item.approver
     draft.events.append(event)

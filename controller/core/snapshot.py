@@ -44,7 +44,8 @@ nothing to undo) and the property check's findings given this shoe (``property_f
 ``[site, table, shoe, start, earlier_start, alert id]``; a snapshot without them has none: a resume from
 one learns them from its shoe's journaled alerts); and the advantage alert that follows each bet whose
 advantage lasts (``advantages``, bet -> alert id; a snapshot without them follows none: it was written under
-the earlier edition, which follows no advantage)."""
+the earlier edition, which follows no advantage); and, with ``[procedures] count_every``, the rounds over since the
+stub was last counted (``round.uncounted``, written only when not 0: a snapshot without it has none)."""
 
 def snapshot(table: Table) -> dict[str, Any]:
     """The state of ``table`` between two inputs, as JSON-ready data."""
@@ -73,6 +74,7 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
             "round_number": round_state.number,
             "last_round": round_state.last_round,
             "resume_state": round_state.state.name if value.misdeal is not None else None,
+            **({"uncounted": round_state.uncounted} if round_state.uncounted else {}),
         },
         "ledger": _ledger(ledger),
         "alerts": {"raised": value.alerts.raised, "open": to_builtins(list(value.alerts.open)),
@@ -150,7 +152,8 @@ def state_from(context: Context, data: Mapping[str, Any], undo: bool = True) -> 
         raise ValueError(f"a pending misdeal in state {phase.name}, which is not halted")
     round_state = RoundState(phase, _int(round_data["round_number"]), tuple(_cards(round_data["player"])),
                              tuple(_cards(round_data["banker"])), _int(round_data["burn_remaining"]),
-                             None if round_data["last_round"] is None else _int(round_data["last_round"]))
+                             None if round_data["last_round"] is None else _int(round_data["last_round"]),
+                             _int(round_data.get("uncounted", 0)))
     archive = SequenceArchive(context.decks)
     for shoe, cards in data["earlier_shoes"]:
         archive.add_shoe(_int(shoe), earlier_codes(cards))

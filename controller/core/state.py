@@ -56,7 +56,8 @@ class Context:
         own, _ = false_alarm_budgets(settings.protection.property_check)
         face_down = table.dealing == "face_down"
         return cls(settings, table.decks, table.variant, face_down, table.reveal_confirm == "total",
-                   Rules(settings.shoe.burn, squeeze=face_down and edition.squeeze_order),
+                   Rules(settings.shoe.burn, squeeze=face_down and edition.squeeze_order,
+                         count_every=settings.procedures.count_every),
                    Settler(settings.bets.offered, table.variant, settings.bets), settings.auth.enabled,
                    settings.protection.sequence_check, own, edition)
 

@@ -212,6 +212,13 @@ class Table:
         down = reveals_down(value.round.player, value.round.banker)
         return down[value.revealed] if value.revealed < len(down) else None
 
+    @property
+    def stub_count_due(self) -> bool:
+        """Between rounds, the dealer must count the stub (``@count``) before the next round starts."""
+        from controller.core.shoeflow import stub_count_due
+
+        return self.value.misdeal is None and stub_count_due(self.value, self.context)
+
     def reveal_instruction(self) -> Message:
         """What the dealer is told while a face-down round waits for its reveals."""
         return reveal_instruction_of(self.context)

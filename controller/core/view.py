@@ -147,7 +147,8 @@ def next_instruction(draft: Draft) -> Event:
 
 
 def _between_cards(draft: Draft, state: State) -> InstructionEvent:
-    from controller.core.shoeflow import READER_AWAY, reader_waited_for
+    from controller.core.published import cards_left
+    from controller.core.shoeflow import READER_AWAY, reader_waited_for, stub_count_due
 
     round_state = draft.round
     if state in (State.ROUND_OVER, State.NEW_SHOE, State.SHOE_CLOSED) and reader_waited_for(draft, draft.context):
@@ -165,6 +166,10 @@ def _between_cards(draft: Draft, state: State) -> InstructionEvent:
     if state is State.SHOE_CLOSED:
         return instruction_event(draft, "new_shoe", message("shoe.closed", "Shoe {shoe} is closed; load a new shoe",
                                               shoe=draft.shoe_number))
+    if stub_count_due(draft, draft.context):
+        return instruction_event(draft, "count_stub", message(
+            "stub.count", "Count the stub: the table expects {expected} cards; confirm it (@count) or key the count "
+            "(@count 312)", expected=cards_left(draft)))
     return instruction_event(draft, "next_round", message("round.over", "Round {round} is over; start the next round",
                                             round=round_state.number))
 

@@ -57,6 +57,9 @@ from drivers.base import CardSource, Indication, Resumable
 
 
 UNBOUND_TABLE_KEYS = ("language", "messages_dir", "id")
+LATER_KEYS = {("procedures", "count_every"): 0}
+"""Game settings added after journals were written, each with the value every journal before it was dealt at: the
+identity holds one only when it is another, so those journals resume (and a default table's header is unchanged)."""
 
 
 def identity_of(table: Table, argv_key: object) -> dict[str, Any]:
@@ -68,6 +71,9 @@ def identity_of(table: Table, argv_key: object) -> dict[str, Any]:
     }
     for key in UNBOUND_TABLE_KEYS:  # how the table speaks, not how it deals: a resume may change it
         identity["settings"]["table"].pop(key, None)
+    for (section, key), before in LATER_KEYS.items():
+        if identity["settings"][section].get(key) == before:
+            identity["settings"][section].pop(key)
     if table.settings.protection.property_check:  # the sequence check's bound depends on it (never the URL)
         identity["property_check"] = True
     return identity

@@ -18,6 +18,8 @@ m     enter a card by hand (asks, reads it back)  ``@manual XX``
 s     new shoe loaded (asks to confirm)           ``@shoe``
 c     close the shoe early (asks)                 ``@close``
 a     acknowledge the oldest open alert           ``@ack ID``
+k     the stub's count is the one the table shows ``@count``
+t     type the stub's count (asks the number)     ``@count 312``
 z     undo the last hand-entered card or exposed  ``@undo``
       call (only while the core offers it; asks)
 ^q    quit (asks while a round is being dealt)
@@ -69,7 +71,7 @@ from controller.ui.console_words import (
     word_bindings,
 )
 from controller.ui.dealer_words import misdeal_lines
-from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen
+from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen, StubCountScreen
 from controller.ui.fontglyphs import large_type
 from controller.ui.hands import card_text, hand_text
 from controller.ui.localise import Localiser
@@ -169,6 +171,8 @@ class TableScreen(Screen[None]):
         Binding("c", "close_shoe", "Close shoe"),
         Binding("a", "ack", "Ack alert"),
         Binding("r", "reveal", "Reveal"),
+        Binding("k", "count_confirm", "Count OK"),
+        Binding("t", "count_type", "Type count"),
         Binding("z", "undo", "Undo"),
     ]
 
@@ -227,6 +231,8 @@ class TableScreen(Screen[None]):
         if console is None or action not in ACTION_INPUTS:
             return True
         kind = ACTION_INPUTS[action] if action != "dealer" else str(parameters[0])
+        if action == "count_confirm" and console.view.misdeal is not None:
+            return False  # after a mismatch the count is typed again: confirming the table's figure proves nothing
         return console.applies(kind)
 
     def action_dealer(self, kind: str) -> None:
@@ -313,6 +319,24 @@ class TableScreen(Screen[None]):
 
         self.app.push_screen(RevealTotalScreen(next_reveal_side(console.view.slots), self.words), keyed)
 
+    def action_count_confirm(self) -> None:
+        """The dealer counted the stub and found the count the table shows: ``@count``."""
+        console = self.console
+        if console is not None and console.applies("count") and console.view.misdeal is None:
+            console.send_input(DealerInput(InputKind.COUNT))
+
+    def action_count_type(self) -> None:
+        """Ask the number the dealer counts in the stub, then send it: ``@count N``."""
+        console = self.console
+        if console is None or not console.applies("count"):
+            return
+
+        def typed(count: int | None) -> None:
+            if count is not None:
+                console.send_input(DealerInput(InputKind.COUNT, str(count)))
+
+        self.app.push_screen(StubCountScreen(console.view.stub_count_expected(), self.words), typed)
+
     def action_manual(self) -> None:
         console = self.console
         if console is None or not console.applies("manual"):
@@ -362,7 +386,8 @@ def next_reveal_side(slots: dict[str, str]) -> str:
 
 
 ACTION_INPUTS: Final = {"dealer": "", "void": "void", "close_shoe": "close", "new_shoe": "shoe",
-                        "manual": "manual", "ack": "ack", "undo": "undo", "reveal": "reveal"}
+                        "manual": "manual", "ack": "ack", "undo": "undo", "reveal": "reveal",
+                        "count_confirm": "count", "count_type": "count"}
 """The screen's actions that give a dealer input (``dealer`` names its input as its parameter)."""
 
 
@@ -519,6 +544,8 @@ class DealerConsole(App[None]):
             return view.prompt is not None and view.result is None and bool(view.slots)
         if kind == "reveal":
             return FACE_DOWN in view.slots.values()
+        if kind == "count":
+            return view.instruction_action == "count_stub"
         return False
 
     def send_input(self, dealer_input: DealerInput) -> None:

@@ -37,6 +37,8 @@ KEY_WORDS: Final = {
     "close_shoe": message("console.key.close_shoe", "Close shoe"),
     "ack": message("console.key.ack", "Ack alert"),
     "reveal": message("console.key.reveal", "Reveal"),
+    "count_confirm": message("console.key.count_confirm", "Count OK"),
+    "count_type": message("console.key.count_type", "Type count"),
     "undo": message("console.key.undo", "Undo"),
     "answer(True)": message("console.key.yes", "Yes"),
     "answer(False)": message("console.key.no", "No"),

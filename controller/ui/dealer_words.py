@@ -32,6 +32,8 @@ WHAT_HAPPENED: Final = {
                             "Messages from the shoe were lost: a card may have come out unseen."),
     "reveal_mismatch": message("console.misdeal.reveal_mismatch", "The total keyed for the revealed hand is not "
                                "the shoe's: a card may have been switched."),
+    "count_mismatch": message("console.misdeal.count_mismatch", "The stub count is not the table's: a card may be "
+                              "missing or added."),
 }
 """Each misdeal kind, said as the dealer sees it."""
 
@@ -46,6 +48,10 @@ RESOLUTION_WORDS: Final = {
                message("console.resolution.manual.what", "type the card in by hand")),
     "online": ("", message("console.resolution.online", "RECONNECT"),
                message("console.resolution.online.what", "reconnect the card reader")),
+    "count": ("T", message("console.resolution.count", "RECOUNT"),
+              message("console.resolution.count.what", "count the stub again and type the number")),
+    "close": ("C", message("console.resolution.close", "CLOSE"),
+              message("console.resolution.close.what", "close the shoe")),
 }
 """Each resolution: its key (none when it is not a key), its word in large type, and what it does."""
 

@@ -1,5 +1,5 @@
-"""The console's dialogs: a card typed by hand, a hand's total keyed at a reveal, and a yes/no confirmation for
-anything irreversible, worded in the table's language (the keys stay y, n and Esc)."""
+"""The console's dialogs: a card typed by hand, a hand's total keyed at a reveal, the stub's count typed, and a yes/no
+confirmation for anything irreversible, worded in the table's language (the keys stay y, n and Esc)."""
 
 from __future__ import annotations
 
@@ -103,6 +103,51 @@ class RevealTotalScreen(ModalScreen[int | None]):
                                    "the total the hand shows on the layout", typed=repr(submitted.value))
             self.query_one("#reveal-error", Label).update(error)
             self.query_one("#reveal-total", Input).value = ""
+            return
+        self.dismiss(int(text))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class StubCountScreen(ModalScreen[int | None]):
+    """Asks for the number of cards the dealer counts in the stub (``[procedures] count_every``); returns it, or None
+    when cancelled (Esc). ``expected``: the count the table expects, shown with the question (None: not known)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    StubCountScreen { align: center middle; }
+    #count-box { width: 60; max-width: 100%; height: auto; border: thick $accent; padding: 1 2;
+                 background: $surface; }
+    #count-error { color: $error; }
+    """ + wrapped_labels("count-box")
+
+    def __init__(self, expected: int | None, words: Catalogue = ENGLISH) -> None:
+        super().__init__()
+        self.expected = expected
+        self.words = words
+        word_bindings(self, words)
+
+    def compose(self) -> ComposeResult:
+        words = self.words
+        with Vertical(id="count-box"):
+            yield Label(words.say("console.count_ask", "How many cards are left in the shoe? (the table expects "
+                                  "{expected})", expected="?" if self.expected is None else str(self.expected)),
+                        id="count-question")
+            yield Label(words.say("console.count_keys", "Type the number you count and press Enter. Esc cancels."))
+            yield Input(placeholder="312", id="count-number", max_length=4)
+            yield Label("", id="count-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#count-number", Input).focus()
+
+    def on_input_submitted(self, submitted: Input.Submitted) -> None:
+        text = submitted.value.strip()
+        if not text.isdigit():
+            error = self.words.say("console.count_bad", "{typed} is not a count: type the number of cards left in "
+                                   "the shoe, e.g. 312", typed=repr(submitted.value))
+            self.query_one("#count-error", Label).update(error)
+            self.query_one("#count-number", Input).value = ""
             return
         self.dismiss(int(text))
 

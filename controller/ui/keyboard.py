@@ -14,6 +14,7 @@ type                       input
 ``r`` or ``reveal``        face down: reveal the next hand (``r 7``: and key its total)
 ``a ID`` or ``ack ID``     acknowledge the open alert ID (e.g. ``ack A1``)
 ``z`` or ``undo``          take back the last hand-entered card or exposed call (``@undo``)
+``k`` or ``count``         the stub's count is the one the table shows (``k 312``: key the number counted)
 =========================  =====================================
 
 A dealer typing at a terminal is asked first, as in the dealer console, before a void, an early close, a new
@@ -42,11 +43,12 @@ KEYS: dict[str, InputKind] = {
     "c": InputKind.CLOSE, "close": InputKind.CLOSE,
     "r": InputKind.REVEAL, "reveal": InputKind.REVEAL,
     "z": InputKind.UNDO, "undo": InputKind.UNDO,
+    "k": InputKind.COUNT, "count": InputKind.COUNT,
 }
 MANUAL_WORDS = ("m", "manual")
 ACK_WORDS = ("a", "ack")
 HELP = ("n next, s shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
-        "r reveal (r 7: with its total), a ID acknowledge an alert, z undo")
+        "r reveal (r 7: with its total), a ID acknowledge an alert, z undo, k count the stub (k 312: with the number)")
 
 
 def parse_dealer_line(line: str) -> Input | None:
@@ -74,11 +76,16 @@ def parse_dealer_line(line: str) -> Input | None:
             raise ScriptError(message("keyboard.reveal", "{line}: expected 'r' or 'r TOTAL' with a total from 0 to 9, "
                                       "e.g. 'r 7'", line=repr(line.strip())))
         return Input(kind, words[1])
+    if kind is InputKind.COUNT and len(words) == 2:
+        if not words[1].isdigit():
+            raise ScriptError(message("keyboard.count", "{line}: expected 'k' or 'k CARDS' with the number of cards "
+                                      "counted in the stub, e.g. 'k 312'", line=repr(line.strip())))
+        return Input(kind, words[1])
     if kind is None or len(words) != 1:
-        raise ScriptError(message("keyboard.unknown", "{line} is not a dealer command: expected n next, s shoe "
-                                  "ready, b burn, v void, e exposed, u use, m XX manual card, c close the shoe, "
-                                  "r reveal (r 7: with its total), a ID acknowledge an alert, z undo",
-                                  line=repr(line.strip())))
+        raise ScriptError(message("keyboard.unknown", "{line} is not a dealer command: expected n next, s "
+                                  "shoe ready, b burn, v void, e exposed, u use, m XX manual card, c close the "
+                                  "shoe, r reveal (r 7: with its total), a ID acknowledge an alert, z undo, k count "
+                                  "the stub (k 312: with the number)", line=repr(line.strip())))
     return Input(kind)
 
 

@@ -119,6 +119,16 @@ def _result_moment(view: TableView, words: Catalogue) -> Moment:
                   WINNER_STYLES.get(winner, "bold"))
 
 
+def _count_moment(view: TableView, words: Catalogue) -> Moment:
+    """The stub count asked for (``[procedures] count_every``): the count the table expects and the keys."""
+    expected = view.stub_count_expected()
+    shown = "?" if expected is None else str(expected)
+    return Moment(words.say("console.action.count_stub", "COUNT {expected}: k", expected=shown),
+                  words.say("console.count_stub.detail", "Count the cards left in the shoe: the table expects "
+                            "{expected}. Press k if you count {expected}; press t to type the number you count.",
+                            expected=shown), "bold yellow")
+
+
 def next_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment:
     """What the dealer does next, in large type."""
     supervisor = words.say("console.call_supervisor", "CALL SUPERVISOR")
@@ -135,6 +145,8 @@ def next_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment:
         return Moment(words.say("console.void.return", "VOID: RETURN ALL BETS"),
                       words.say("console.void.detail", "Round {round} voided: bets returned. Press n for the next "
                                 "round.", round=view.voided), "bold yellow")
+    if view.instruction_action == "count_stub":
+        return _count_moment(view, words)
     if view.result is not None and view.instruction_action in (None, "next_round", "new_shoe"):
         return _result_moment(view, words)
     if view.shoe.closed:

@@ -496,6 +496,23 @@ class TableView:
 
     # ------------------------------------------------------------------ reading
 
+    def stub_count_expected(self) -> int | None:
+        """The count of the stub the table expects while it asks for one or halts on a ``count_mismatch``: its own
+        view's (``stub_count``, ``cards_left``), or, with no view shown, what its events said; None otherwise."""
+        core = self.core
+        if core is not None:
+            if core.stub_count is not None:
+                return core.stub_count
+            mismatch = core.misdeal is not None and core.misdeal.kind == "count_mismatch"
+            return core.cards_left if mismatch else None
+        if self.instruction_action == "count_stub":
+            expected = self.instruction_params.get("expected")
+        elif self.misdeal is not None and self.misdeal.get("kind") == "count_mismatch":
+            expected = (self.misdeal.get("say_params") or {}).get("expected")
+        else:
+            return None
+        return expected if isinstance(expected, int) else None
+
     def undo_subject(self) -> tuple[str, str | None] | None:
         """What ``@undo`` would take back now: (card code, its slot; None for a burn card), or None."""
         if self.undo is None:

@@ -191,11 +191,11 @@ def test_a_mistyped_variable_stops_the_cli_with_one_line() -> None:
     ('[auth.badges.04A1]\nname = "A"\nrole = "boss"\n', {},
      "table.toml: auth.badges.04A1.role: expected \"dealer\" or \"supervisor\", got 'boss'"),
     ('[auth]\nsupervisor_only = ["void", 3]\n', {},
-     "table.toml: auth.supervisor_only[1]: expected one of burn, void, use, manual, online, foreign_card, "
-     "close_shoe, got 3"),
+     "table.toml: auth.supervisor_only[1]: expected one of burn, void, use, manual, online, count, "
+     "foreign_card, close_shoe, got 3"),
     ('[auth]\nsupervisor_only = ["void", "bogus"]\n', {},
-     "table.toml: auth.supervisor_only[1]: expected one of burn, void, use, manual, online, foreign_card, "
-     "close_shoe, got 'bogus'"),
+     "table.toml: auth.supervisor_only[1]: expected one of burn, void, use, manual, online, count, "
+     "foreign_card, close_shoe, got 'bogus'"),
     ("[auth]\nenabled = true\n", {},
      "table.toml: auth.reader: expected a PC/SC reader URL, pcsc://?reader=NAME when auth.enabled = true, "
      "got nothing"),

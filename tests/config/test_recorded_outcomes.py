@@ -4,7 +4,7 @@
 good config file, environment, command line and ``[auth]`` table, the one-line error or the settings as the
 journal stores them (``settings_data``, JSON). The schema's library may change; none of these may. A key added
 since is added to the recording with its default, and to the lists of keys the errors give, nothing else
-(``[table] id``, ``[journal] clock_every`` and ``clock_limit``).
+(``[table] id``, ``[journal] clock_every`` and ``clock_limit``, ``[procedures] count_every``).
 """
 
 from __future__ import annotations

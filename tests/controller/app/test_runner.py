@@ -198,3 +198,24 @@ def test_a_card_while_a_face_down_round_waits_for_its_reveals_says_so() -> None:
     misdeal = [e for e in events if e["event"] == "misdeal"]
     assert misdeal and misdeal[0]["kind"] == "extra_card"
     assert "is over" not in misdeal[0]["detail"] and "reveal" in misdeal[0]["detail"], misdeal[0]["detail"]
+
+
+def test_a_live_table_holds_the_shoe_for_the_stub_count_and_a_simulated_dealer_counts() -> None:
+    """``[procedures] count_every``: a live table's runner starts rounds itself (``--auto-next``) but never counts
+    the stub for the dealer: the shoe is told to hold until someone counts; the simulated dealer confirms each."""
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "procedures": {"count_every": 2}})
+    live = Table(settings)
+    events: list[Event] = list(live.start())
+    cards = shuffled_shoe(3, 8)[:60]
+    runner = Runner(live, FollowingShoe(cards, live), events.extend, auto_next=True, auto_shoe=True, rounds=5)
+    assert runner.run() == 0
+    assert [e["round"] for e in events if e["event"] == "result"] == [1, 2]
+    assert live.stub_count_due and runner.indication() == "hold"
+    assert not [e for e in events if e["event"] in ("misdeal", "rejected", "stub_count")]
+    simulated = Table(settings)
+    events = list(simulated.start())
+    runner = Runner(simulated, FollowingShoe(cards, simulated), events.extend, auto_next=True, auto_shoe=True,
+                    rounds=5, auto_count=True)
+    assert runner.run() == 0
+    assert [e["round"] for e in events if e["event"] == "stub_count"] == [2, 4]
+    assert [e["round"] for e in events if e["event"] == "result"] == [1, 2, 3, 4, 5]

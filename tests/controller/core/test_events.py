@@ -71,6 +71,8 @@ BADGES = ("@badge FFFF @badge 04A1B2C3D4E5F6 @shoe 3S ?? @manual 4D @badge 04A1B
 
 NEW_DECK_ORDER = " ".join(rank + "S" for rank in "A23456789TJQK")
 UNDO = "3S ?? @manual 9C @undo @manual 9D 5H @exposed @undo 4D @undo"
+STUB_COUNT = "9S KD TH 2C @next 9S KD TH 2C @count 1 @count 408 @next 9S KD TH 2C @next 9S KD TH 2C @count 9 @close"
+"""With ``[procedures] count_every = 2``: a count that differs, a recount that matches, and the shoe closed on one."""
 ALERTS = f"{NEW_DECK_ORDER} @ack A1 @ack A1 2H 3H 4H 5H"
 
 
@@ -112,6 +114,8 @@ def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
         "advantages": simulate("--seed", "42", "--rounds", "300", CROUPIER_BETS_ALERT_ABOVE="0"),
         "undo": simulate("--no-burn", "--cards", UNDO),
         "live": live_run(),
+        "stub count": simulate("--no-burn", "--manual-next", "--cards", STUB_COUNT,
+                               CROUPIER_PROCEDURES_COUNT_EVERY="2"),
     }
 
 

@@ -21,12 +21,13 @@ from controller.core.events import (
     AlertAcknowledgedEvent,
     AlertEvent,
     Event,
+    InstructionEvent,
     RejectedEvent,
     ResultEvent,
     ShoeEvent,
 )
 from controller.core.inputs import Input, InputKind, parse_tokens
-from controller.core.published import view_of
+from controller.core.published import View, view_of
 from controller.core.step import step
 from controller.core.table import Table
 from controller.core.tally import count_events
@@ -34,16 +35,17 @@ from tests.hypothesis_profile import examples
 
 CODES = [rank + suit for rank in "A23456789TJQK" for suit in "SHDC"]
 DEALER_TOKENS = ["@next", "@close", "@shoe", "@exposed", "@cut", "@undo", "@burn", "@void", "@use"]
-TOKENS = ["card"] * 14 + ["??", "@double", "ZZ", "@reveal", "@offline", "@online", "@manual", *DEALER_TOKENS]
+TOKENS = ["card"] * 14 + ["??", "@double", "ZZ", "@reveal", "@offline", "@online", "@manual", "@count",
+                          *DEALER_TOKENS]
 PROBED = {"@next": InputKind.NEXT, "@close": InputKind.CLOSE, "@shoe": InputKind.SHOE,
           "@exposed": InputKind.EXPOSED, "@cut": InputKind.CUT, "@undo": InputKind.UNDO, "@burn": InputKind.BURN,
           "@void": InputKind.VOID, "@use": InputKind.USE}
 
 
-def table_settings(dealing: str, reveal_confirm: str) -> Settings:
+def table_settings(dealing: str, reveal_confirm: str, count_every: int = 0) -> Settings:
     return load_config(environ={}, overrides={
         "table": {"decks": 8, "dealing": dealing, "reveal_confirm": reveal_confirm},
-        "shoe": {"burn": "none"}, "bets": {"live_edge": False}})
+        "shoe": {"burn": "none"}, "bets": {"live_edge": False}, "procedures": {"count_every": count_every}})
 
 
 def probe_inputs(table: Table) -> dict[str, Input]:
@@ -53,6 +55,7 @@ def probe_inputs(table: Table) -> dict[str, Input]:
     probes["@reveal"] = parse_tokens(f"@reveal {due.total}" if due is not None else "@reveal 0")[0]
     if table.open_alerts:
         probes["@ack"] = parse_tokens(f"@ack {table.open_alerts[0].id}")[0]
+    probes["@count"] = parse_tokens(f"@count {table.view.cards_left}")[0]  # the count the dealer finds, keyed
     return probes
 
 
@@ -77,6 +80,8 @@ def token_input(token: str, rng: random.Random, shoe: list[str]) -> list[Input]:
         return parse_tokens(f"@manual {rng.choice(CODES)}")
     if token == "@reveal":
         return parse_tokens(f"@reveal {rng.randrange(10)}")
+    if token == "@count":  # a confirmation, or a keyed count (mostly the table's: the shoe has 416 cards)
+        return parse_tokens(rng.choice(["@count", "@count", f"@count {rng.randrange(300, 417)}"]))
     return parse_tokens(token)
 
 
@@ -88,13 +93,15 @@ def out_of_shoe(item: Input) -> int:
 
 
 @given(seed=st.integers(0, 2**32 - 1), length=st.integers(1, 120),
-       dealing=st.sampled_from(["face_up", "face_down"]), reveal_confirm=st.sampled_from(["none", "total"]))
+       dealing=st.sampled_from(["face_up", "face_down"]), reveal_confirm=st.sampled_from(["none", "total"]),
+       count_every=st.sampled_from([0, 1, 3]))
 @settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_the_view_says_what_the_table_is(seed: int, length: int, dealing: str, reveal_confirm: str) -> None:
+def test_the_view_says_what_the_table_is(seed: int, length: int, dealing: str, reveal_confirm: str,
+                                         count_every: int) -> None:
     rng = random.Random(seed)
     shoe = CODES * 8
     rng.shuffle(shoe)
-    table = Table(table_settings(dealing, reveal_confirm))
+    table = Table(table_settings(dealing, reveal_confirm, count_every))
     emitted: list[Event] = list(table.start())
     out = 0
     check_accepts(table)
@@ -110,8 +117,23 @@ def test_the_view_says_what_the_table_is(seed: int, length: int, dealing: str, r
             view = table.view
             assert view == view_of(table.value, table.context)
             assert view.cards_left == 52 * 8 - out, (item, events)
+            check_stub_count(view)
             check_accepts(table)
             check_read_from_events(view, emitted)
+
+
+def check_stub_count(view: View) -> None:
+    """The stub count the view asks for is what the dealer is told to count: the cards left in the shoe (an offline
+    reader is said first: the count is taken meanwhile; a critical alert stops the table, the count included)."""
+    if view.stub_count is not None:
+        assert view.stub_count == view.cards_left and "next" not in view.accepts
+        assert ("count" in view.accepts) == (view.stopped_by is None)
+    if view.stopped_by is not None or not view.reader_online:
+        return
+    asked = view.next if isinstance(view.next, InstructionEvent) and view.next.action == "count_stub" else None
+    assert (view.stub_count is not None) == (asked is not None), (view.stub_count, view.next)
+    if asked is not None:
+        assert isinstance(asked.say_params, dict) and view.stub_count == asked.say_params["expected"]
 
 
 def check_read_from_events(view: object, emitted: list[Event]) -> None:

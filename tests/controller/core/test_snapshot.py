@@ -25,12 +25,13 @@ SUITS = "SHDC"
 CARDS = [rank + suit for rank in RANKS for suit in SUITS]
 DEALER_TOKENS = ["@next", "@shoe", "@burn", "@void", "@exposed", "@use", "@cut", "@double", "@offline",
                  "@online", "@close", "??", "@manual 5H", "@manual KD", "@manual ZZ", "@reveal", "@reveal 7",
-                 "@ack A1", "@ack A2", "@undo", "@undo"]
+                 "@ack A1", "@ack A2", "@undo", "@undo", "@count", "@count 400"]
 BADGE_TOKENS = [f"@badge {DEALER}", f"@badge {SUPERVISOR}", "@badge 0411223344", "@badge_removed", "@sign_out"]
 
 
-def table_settings(decks: int, burn: str, auth: bool, dealing: str = "face_up") -> Settings:
-    layers: dict[str, Any] = {"table": {"decks": decks, "dealing": dealing}, "shoe": {"burn": burn}}
+def table_settings(decks: int, burn: str, auth: bool, dealing: str = "face_up", count_every: int = 0) -> Settings:
+    layers: dict[str, Any] = {"table": {"decks": decks, "dealing": dealing}, "shoe": {"burn": burn},
+                              "procedures": {"count_every": count_every}}
     if auth:
         layers["auth"] = {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
                           "badges": {DEALER: {"name": "Alice Martin", "role": "dealer"},
@@ -57,10 +58,10 @@ def leading(auth: bool) -> list[Input]:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), decks=st.sampled_from([1, 8]), burn=st.sampled_from(["first_card", "none"]),
-       auth=st.booleans(), dealing=st.sampled_from(["face_up", "face_down"]))
+       auth=st.booleans(), dealing=st.sampled_from(["face_up", "face_down"]), count_every=st.sampled_from([0, 1, 2]))
 def test_snapshot_at_any_input_then_restore_continues_identically(data: st.DataObject, decks: int, burn: str,
-                                                                   auth: bool, dealing: str) -> None:
-    config = table_settings(decks, burn, auth, dealing)
+                                                                   auth: bool, dealing: str, count_every: int) -> None:
+    config = table_settings(decks, burn, auth, dealing, count_every)
     inputs = leading(auth) + [item for token in data.draw(token_lists(auth)) for item in parse_tokens(token)]
     cut = data.draw(st.integers(min_value=0, max_value=len(inputs)), label="snapshot after input")
     uninterrupted = Table(config)
@@ -185,3 +186,23 @@ def test_an_advantage_followed_across_a_snapshot_after_every_input() -> None:
             pending[:0] = parse_tokens("@ack A1")
             acknowledged = True
     assert acknowledged and {"alert", "alert_updated", "alert_cleared"} <= set(seen)
+
+
+def test_a_stub_count_survives_a_snapshot_after_every_input() -> None:
+    """``[procedures] count_every``: snapshotted after every input of rounds, counts asked for, a count that differs
+    (the halt), refused recounts, a matching recount and a confirmed count, the copy gives the same events; a
+    resume between the request and the count still asks for it."""
+    config = load_config(None, environ={}, overrides={"shoe": {"burn": "none"}, "procedures": {"count_every": 2}})
+    round_cards = "9S KD TH 2C"
+    script = (f"@shoe {round_cards} @next {round_cards} @next @count 7 @count @count 400 @count 408 @next "
+              f"{round_cards} @next {round_cards} @count @next {round_cards} @next {round_cards} @count 1 @close")
+    table = Table(config)
+    table.start()
+    seen: list[str] = []
+    for item in parse_tokens(script):
+        copy = restore(config, json.loads(json.dumps(snapshot(table))))
+        assert copy.stub_count_due == table.stub_count_due
+        events = table.handle(item)
+        assert copy.handle(item) == events
+        seen += [str(event["event"]) for event in events]
+    assert seen.count("stub_count") == 4 and "misdeal" in seen and "shoe_closed" in seen

@@ -21,7 +21,7 @@ from controller.core.events import (
     ShoeEvent,
     decode_event,
 )
-from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.inputs import Input, InputKind, card_read, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
 from tests.tokens import dealt
@@ -269,3 +269,15 @@ def test_non_ascii_lookalike_is_not_a_card() -> None:
     t = table()
     events = play(t, "Aſ")
     assert every(events, MisdealEvent)[0]["kind"] == "unknown_card"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("@count", [Input(InputKind.COUNT)]),
+    ("@count 312", [Input(InputKind.COUNT, "312")]),
+    ("@COUNT 0 9S", [Input(InputKind.COUNT, "0"), card_read("9S")]),
+    ("@count 7H", [Input(InputKind.COUNT), card_read("7H")]),
+])
+def test_count_tokens(text: str, expected: list[Input]) -> None:
+    """``@count`` confirms the count the table shows; a whole number right after it is the count keyed, never a card."""
+    assert parse_tokens(text) == expected
+    assert " ".join(item.token() for item in expected).lower() == text.lower()

@@ -83,3 +83,23 @@ def test_a_reworded_message_replays_and_a_changed_fact_does_not(tmp_path: Path, 
     else:
         assert replayed.returncode == 1
         assert f"record {seq}: replaying the journal gives other events than were journaled" in replayed.stdout
+
+
+BEFORE_STUB_COUNT = FIXTURES.parent / "before_stub_count"
+
+
+def test_a_journal_written_before_the_stub_count_resumes_and_verifies(tmp_path: Path) -> None:
+    """Its identity has no ``[procedures] count_every``: a table without the stub count (0, the default) is the one
+    it was dealt at, so the same command resumes it instead of refusing other settings."""
+    journal = tmp_path / "default.journal"
+    with gzip.open(BEFORE_STUB_COUNT / "default.journal.gz", "rb") as packed, journal.open("wb") as plain:
+        shutil.copyfileobj(packed, plain)
+    resumed = croupier_in_process("simulate", "--seed", "1", "--rounds", "12", "--journal", str(journal), "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    verified = croupier_in_process("audit", "verify", "--replay", str(journal))
+    assert verified.returncode == 0 and verified.stdout.startswith("OK: "), verified.stdout + verified.stderr
+    assert croupier_in_process("history", str(journal)).returncode == 0
+    counted = croupier_in_process("simulate", "--seed", "1", "--rounds", "12", "--journal", str(journal), "--quiet",
+                                  CROUPIER_PROCEDURES_COUNT_EVERY="5")
+    assert counted.returncode == 2
+    assert "settings.procedures.count_every: journal has null, now 5" in counted.stderr
