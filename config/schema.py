@@ -361,6 +361,9 @@ IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
 DEFAULT_SUPERVISOR_ONLY: tuple[ApprovalAction, ...] = ("void", "manual", "foreign_card", "close_shoe")
 """Actions only a supervisor badge may approve, unless ``supervisor_only`` says otherwise."""
 DEFAULT_IDLE_SIGNOUT_SECONDS = 900.0
+DEFAULT_LOCKOUT_AFTER = 5
+"""Refused badges within the window that lock the badge reader's approvals (S2: at most five failed log-ins)."""
+DEFAULT_LOCKOUT_WINDOW_SECONDS = 600.0
 DEFAULT_READ_APDU = "00CA010000"
 """GET DATA of the badge ID, used with ``identify = "apdu"`` when no ``read_apdu`` is given."""
 
@@ -532,6 +535,12 @@ class AuthSettings(Section, frozen=True):
     two_person: Annotated[bool, Meta(extra=expects(message(
         "config.expected.auth.two_person", "true or false (true: the dealer signed in cannot "
                                                  "approve their own input)")))] = True
+    lockout_after: Annotated[int, Meta(ge=0, le=1000)] = DEFAULT_LOCKOUT_AFTER
+    """Refused badges within ``lockout_window_seconds`` that lock the reader until a supervisor's badge (0: never;
+    a journal written before this key replays with 0)."""
+    lockout_window_seconds: Annotated[float, Meta(gt=0, le=86_400, extra=expects(message(
+        "config.expected.auth.lockout_window_seconds", "a number of seconds above 0, at most 86400")))] = \
+        DEFAULT_LOCKOUT_WINDOW_SECONDS
     badges: Annotated[dict[str, Badge], Meta(extra=expects(message(
         "config.expected.auth.badges", "a table of badges keyed by UID, each with name and "
                                                          "role")))] = field(default_factory=dict)
@@ -655,6 +664,8 @@ __all__ = [
     "BET_PAY_CLASSES",
     "DEFAULT_CUT_FROM_END",
     "DEFAULT_IDLE_SIGNOUT_SECONDS",
+    "DEFAULT_LOCKOUT_AFTER",
+    "DEFAULT_LOCKOUT_WINDOW_SECONDS",
     "DEFAULT_READ_APDU",
     "DEFAULT_SUPERVISOR_ONLY",
     "FLOOR_NAME",

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 from controller.app.runner import Runner
 from controller.core.auth import AuthSettings
-from controller.core.events import Event
+from controller.core.events import Event, TableEvent
 from controller.i18n.message import Message, message
+from controller.terms import Mode
 from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
@@ -61,17 +62,17 @@ class Outputs:
 
     def add_scoreboard(self, address: str, settings: ScoreboardSettings | None = None,
                        languages: list[str] | None = None, messages_dir: str = "",
-                       text: Callable[[Message], str] = Message.english) -> None:
+                       text: Callable[[Message], str] = Message.english, mode: Mode = "live") -> None:
         """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name and limits from ``settings``;
-        its ``languages``, default ``settings.languages``, with ``messages_dir``'s house words); the notice
-        of its address in the language of ``text``."""
+        its ``languages``, default ``settings.languages``, with ``messages_dir``'s house words; a ``mode`` that
+        is not live across its top); the notice of its address in the language of ``text``."""
         from controller.ui.scoreboard import parse_address, start_scoreboard
 
         host, port = parse_address(address)
         if languages is None:
             languages = (list(settings.languages) if settings else []) or ["en"]
         board = start_scoreboard(host, port, settings.table_name if settings else "",
-                                 settings.limits if settings else "", languages, messages_dir)
+                                 settings.limits if settings else "", languages, messages_dir, mode)
         self.add(board.publish_many)
         self.closers.append(board.close)
         self.notice(text(message("board.serving", "scoreboard at {url}", url=board.url)))
@@ -84,18 +85,19 @@ def board_languages(settings: Settings) -> list[str]:
     return list(section.languages) or [settings.table.language]
 
 
-def scoreboard_for(outputs: Outputs, address: str, settings: Settings) -> None:
+def scoreboard_for(outputs: Outputs, address: str, settings: Settings, mode: Mode = "live") -> None:
     """Serve the table's scoreboard at ``address`` in its languages (:func:`board_languages`), with the house's
-    words of ``[table] messages_dir``."""
+    words of ``[table] messages_dir``, showing ``mode`` when it is not live."""
     from controller.ui.localise import table_catalogue
 
     outputs.add_scoreboard(address, settings.scoreboard, board_languages(settings), settings.table.messages_dir,
-                           table_catalogue(settings).text)
+                           table_catalogue(settings).text, mode)
 
 
 def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,
          console_history: list[Event] | None = None, feed: TableFeed | None = None,
-         run_app: Callable[[ConsoleRun], None] | None = None, live: bool = False) -> int:
+         run_app: Callable[[ConsoleRun], None] | None = None, live: bool = False,
+         software: Mapping[str, Any] | None = None) -> int:
     """Start the table (or resume it from ``journal_path``), run it to its end, close everything.
 
     With ``console_history`` the Textual dealer console shows the table (the
@@ -104,9 +106,15 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
     started once the journal is open and closed (drained) before it.
     ``run_app`` runs the console (default: on the terminal). A ``live`` table's journal has its WAL
     written up front (:data:`~controller.journal.files.WAL_RESERVE`), so no card's commit grows a file.
-    Returns the exit status.
+    A new journal's start record states the mode of the header's ``table`` event and ``software`` (what
+    :func:`controller.integrity.software.journal_software` gives), and the console shows a mode that is not
+    live for its whole life. Returns the exit status.
     """
     resumed: list[str] = []
+    mode = mode_of(header)
+    start: dict[str, Any] = {"mode": mode} if mode else {}
+    if software is not None:
+        start["software"] = dict(software)
     try:
         if journal_path:
             from controller.journal.files import WAL_RESERVE
@@ -119,7 +127,7 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
             journal = attach_journal(runner, journal_path, argv_key=journal_key, header_events=header,
                                      replayed=lambda events: fan_out(outputs.replay, events),
                                      notice=notice, earlier=outputs.add_earlier,
-                                     reserve=WAL_RESERVE if live else 0)
+                                     reserve=WAL_RESERVE if live else 0, start=start)
             outputs.closers.append(journal.close)
             if feed is not None:
                 feed.start()
@@ -133,10 +141,15 @@ def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: st
                 return runner.run()
             assert isinstance(runner.source, MergedSource)
             return run_with_console(runner, runner.source, console_history, resumed=bool(resumed),
-                                    run_app=run_app or run_console_app)
+                                    run_app=run_app or run_console_app, mode=mode or "live")
     finally:
         for close in outputs.closers:
             close()
+
+
+def mode_of(header: list[Event]) -> Mode | None:
+    """The mode the header's ``table`` event states (None: it has none)."""
+    return next((event.mode for event in header if isinstance(event, TableEvent)), None)
 
 
 @dataclass
@@ -178,19 +191,21 @@ class ConsoleRun:
         return status
 
 
-def console_run(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False) -> ConsoleRun:
+def console_run(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False,
+                mode: Mode = "live") -> ConsoleRun:
     """Wire ``runner`` to a new dealer console: it shows every event and its keys go to ``source``.
 
     While the console asks whether to quit mid-round the source is held (no card is read), and once
     the dealer says yes the runner stops before reading another, so the exit status is the one of the
-    round the dealer quit (3 mid-round). The console speaks the table's language (``[table] language``).
+    round the dealer quit (3 mid-round). The console speaks the table's language (``[table] language``) and
+    shows a ``mode`` that is not live (SIMULATION, TRAINING) for its whole life.
     """
     from controller.ui.console import DealerConsole
     from controller.ui.localise import table_catalogue
 
     console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold,
                             words=table_catalogue(runner.table.settings),
-                            reveal_total=runner.table.settings.table.reveal_confirm == "total")
+                            reveal_total=runner.table.settings.table.reveal_confirm == "total", mode=mode)
     run = ConsoleRun(runner, source, console)
     console.on_quit = run.stop
     previous_sink = runner.sink
@@ -212,7 +227,7 @@ def run_console_app(run: ConsoleRun) -> None:
 
 
 def run_with_console(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False,
-                     run_app: Callable[[ConsoleRun], None] = run_console_app) -> int:
+                     run_app: Callable[[ConsoleRun], None] = run_console_app, mode: Mode = "live") -> int:
     """Run ``runner`` in a thread while the Textual dealer console owns the terminal.
 
     The console shows every event; its key bindings send dealer inputs to
@@ -230,7 +245,7 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event],
             f"the dealer console needs Textual ({error}); install it with .ci/setup in a Croupier checkout "
             f"(or pip install 'croupier[console]' where croupier came from a package), or use --console plain"
         ) from None
-    run = console_run(runner, source, history, resumed)
+    run = console_run(runner, source, history, resumed, mode)
     run.start()
     run_app(run)
     return run.finish()
@@ -240,11 +255,14 @@ def start_badge_feed(settings: AuthSettings, source: MergedSource,
                      complain: Callable[[str], None]) -> Callable[[], None]:
     """Watch the ``[auth]`` badge reader and send its badges to the table as inputs.
 
-    A presented badge becomes a BADGE input, a removed one BADGE_REMOVED; an
+    A presented badge becomes a BADGE input stamped with the time it was presented (the core counts refused badges
+    over ``[auth] lockout_window_seconds`` by it), a removed one BADGE_REMOVED; an
     unreadable badge or a reader outage is reported (an outage also counts as
     the badge being removed, so nobody stays signed in on a dead reader).
     Returns the function that stops watching.
     """
+    import time
+
     from controller.core.inputs import Input, InputKind
     from drivers.pcsc.badges import BadgeReader
 
@@ -253,7 +271,7 @@ def start_badge_feed(settings: AuthSettings, source: MergedSource,
     def pump() -> None:
         for event in reader.events():
             if event.kind == "presented":
-                source.put(Input(InputKind.BADGE, event.uid))
+                source.put(Input(InputKind.BADGE, event.uid, at=time.time()))
             elif event.kind == "removed":
                 source.put(Input(InputKind.BADGE_REMOVED, event.uid))
             elif event.kind == "offline":

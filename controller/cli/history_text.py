@@ -23,6 +23,7 @@ from controller.core.events import (
 )
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.numbers import format_count, format_decimal_text, format_net
+from controller.journal.about import About, mode_word
 from controller.journal.timeline import Timed
 from controller.ui.bigtext import cells, pad_cells
 from controller.ui.localise import Localiser
@@ -213,6 +214,11 @@ def _write_totals(found: History, stream: TextIO, words: Catalogue) -> None:
         stream.write(words.say("history.open_alert", "  OPEN ALERT shoe {shoe} round {round}: {alert}: {detail}",
                                shoe=entry.shoe, round=entry.number,
                                alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")
+
+
+def write_about(found: About, stream: TextIO, words: Catalogue = ENGLISH) -> None:
+    """The journal's mode, last (after the totals): a simulation or a drill never reads as live play."""
+    stream.write(words.say("history.mode", "Mode: {mode}", mode=words.text(mode_word(found.mode))) + "\n")
 
 
 def write_text(found: History, stream: TextIO, words: Catalogue = ENGLISH) -> None:

@@ -17,6 +17,7 @@ from controller.core.exceptions import CroupierError, DriverURLError
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
+from controller.terms import Mode
 from controller.ui.bigtext import banner, can_render, render_big
 from controller.ui.keyboard import HELP, worded_parser
 from controller.ui.localise import Localiser, table_catalogue
@@ -125,8 +126,9 @@ def run(args: argparse.Namespace) -> int:
     history: list[Event] = []
     if use_console:
         outputs.add(history.extend)
+    mode: Mode = "simulation" if primary.simulated else "live"
     if args.scoreboard or settings.scoreboard.address:
-        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings)
+        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings, mode)
 
     table = Table(settings)
     runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
@@ -139,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         runner.poll = 0.5
         runner.idle_signout = settings.auth.idle_signout_seconds
     header: list[Event] = [TableEvent(decks=settings.table.decks, variant=settings.table.variant, driver=url,
-                                      seed=None, mode="live")]
+                                      seed=None, mode=mode)]
     status = play(runner, outputs, header, journal_path,
                   {"command": "run", "driver": url}, history if use_console else None, feed=feed, live=True)
     if not args.json:

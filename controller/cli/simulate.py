@@ -176,7 +176,7 @@ def simulate(args: argparse.Namespace) -> int:
     if interactive:
         outputs.add(history.extend)
     if args.scoreboard or settings.scoreboard.address:
-        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings)
+        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings, "simulation")
     if progress is not None:
         outputs.closers.append(progress.finish)
     pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)

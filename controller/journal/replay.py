@@ -151,6 +151,8 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
         layers["protection"] = {"sequence_check": False}  # written before it: no sequence alerts
     if isinstance(layers.get("auth"), dict) and "two_person" not in layers["auth"]:
         layers["auth"] = {**layers["auth"], "two_person": False}  # written before approvals needed two people
+    if isinstance(layers.get("auth"), dict) and "lockout_after" not in layers["auth"]:
+        layers["auth"] = {**layers["auth"], "lockout_after": 0}  # written before refused badges locked the reader
     try:
         return load_config(None, environ={}, overrides=layers)
     except ConfigError as error:
@@ -568,6 +570,7 @@ def attach_journal(
     notice: Callable[[str], None] | None = None,
     earlier: Callable[[Mapping[str, int]], None] | None = None,
     reserve: int = 0,
+    start: Mapping[str, Any] | None = None,
 ) -> Journal:
     """Journal ``runner``'s inputs and events in ``path``, resuming from it if it has records.
 
@@ -585,7 +588,9 @@ def attach_journal(
     nothing). A source with a ``journaled(item)`` method is told each of its inputs once it is durable
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). ``reserve`` is :meth:`Journal.create_or_open`'s (a live table's WAL
-    written up front). Raises :class:`JournalError` with a clear message on any problem.
+    written up front). ``start`` is what a new journal's start record states beside its events
+    (:meth:`Journal.begin`: the mode, the software). Raises :class:`JournalError` with a clear message on any
+    problem.
     """
     table: Table = runner.table
     sink: Callable[[list[Event]], None] = runner.sink
@@ -595,7 +600,7 @@ def attach_journal(
         identity = identity_of(table, argv_key)
         if journal.empty:
             start_events = list(header_events or []) + table.start()
-            seq = journal.begin(identity, start_events, replay_extra(table))
+            seq = journal.begin(identity, start_events, replay_extra(table), start)
             cursor = Cursor()
             cursor.note_events(seq, start_events)
             sink(start_events)

@@ -388,18 +388,23 @@ class Journal:
             self.connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def begin(self, identity: Mapping[str, Any], start_events: list[Event],
-              extra: Mapping[str, Any] | None = None) -> int:
+              extra: Mapping[str, Any] | None = None, start: Mapping[str, Any] | None = None) -> int:
         """Write the header and the start events of a new journal; returns the start record's seq.
 
         ``extra`` holds settings kept for an independent replay but not compared on
         resume (``[auth]``: a badge added between two runs does not lock the journal;
-        the replay check still catches any event it would change).
+        the replay check still catches any event it would change). ``start`` adds fields to the start record
+        after its events (the ``mode``, the ``software`` that wrote it: docs/journal.md); its ``mode`` is stated in
+        the header too.
         """
         header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "events": EVENTS_FORMAT,
                                   "identity": dict(identity)}
         if extra:
             header["extra"] = json.loads(canonical(extra))
-        seq = self._write([("header", header), ("start", {"events": start_events})], setup=True)
+        if start and "mode" in start:
+            header["mode"] = start["mode"]
+        start_body: dict[str, Any] = {"events": start_events, **(start or {})}
+        seq = self._write([("header", header), ("start", start_body)], setup=True)
         if self._draft is not None:
             try:
                 self._publish()

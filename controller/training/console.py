@@ -10,6 +10,7 @@ pay         type the net pay (``+0.95``), Enter
 ==========  =====================================
 
 ``q`` ends the drill (the report then says it ended early). Each call is timed from the moment it is shown.
+TRAINING stays in large type at the top all along: a drill never passes for live play.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from controller.training.drill import Drill
 from controller.training.events import CallDueEvent, TrainingEvent, TrainingReportEvent
 from controller.training.frontends import END_OF_INPUT, answer_record, describe, question
 from controller.training.report import report_lines
+from controller.ui.console import MODE_BANNER_CSS, mode_banner
 from controller.ui.console_words import word_bindings
 
 KEY_WORDS: Final[dict[str, dict[str, str]]] = {
@@ -72,7 +74,7 @@ class TrainingConsole(App[None]):
     #score { height: auto; padding: 0 2; }
     #pay { display: none; margin: 0 2; }
     #pay.asked { display: block; }
-    """
+    """ + MODE_BANNER_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill")]
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a drill needs none
 
@@ -90,6 +92,7 @@ class TrainingConsole(App[None]):
         self.report: list[str] = []
 
     def compose(self) -> ComposeResult:
+        yield mode_banner("training", self.words)
         with Vertical():
             yield Static(id="cards")
             yield Static(id="question")

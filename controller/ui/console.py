@@ -54,6 +54,7 @@ from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.terms import MODE_WORDS, Mode
 from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
 from controller.ui.console_words import MANUAL_MARK, reader_word, result_line, status_parts, top_bar, word_bindings
@@ -174,13 +175,15 @@ class TableScreen(Screen[None]):
         Binding("z", "undo", "Undo"),
     ]
 
-    def __init__(self, words: Catalogue = ENGLISH) -> None:
+    def __init__(self, words: Catalogue = ENGLISH, mode: Mode = "live") -> None:
         super().__init__()
         self.words = words
+        self.mode = mode
         word_bindings(self, words)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="top-bar")
+        yield mode_banner(self.mode, self.words)
         with VerticalScroll(id="main"):
             with Vertical(id="alert-box"):
                 yield BigText("", id="alert-big", max_scale=2, shrinks_at=2)
@@ -321,6 +324,18 @@ class TableScreen(Screen[None]):
         self.app.push_screen(ManualEntryScreen(words), entered)
 
 
+def mode_banner(mode: Mode, words: Catalogue) -> BigText:
+    """SIMULATION or TRAINING in large type, docked at the top of every screen of a console that is not showing
+    live play (hidden on a live table's)."""
+    banner = BigText("" if mode == "live" else words.text(MODE_WORDS[mode]), id="mode-banner", max_scale=1)
+    banner.display = mode != "live"
+    return banner
+
+
+MODE_BANNER_CSS: Final = "#mode-banner { height: auto; background: magenta; color: white; padding: 0 1; }"
+"""The mode banner's place and colours (every screen that shows it)."""
+
+
 RESPONSIBLE_GAMING_TEXT: Final = f"{RESPONSIBLE_GAMING_LINE}  ·  {RESPONSIBLE_GAMING_LINE_KO}"
 RESPONSIBLE_GAMING_ROW: Final = 200
 """A width that holds the responsible-gaming lines on one row (the console fits them to its width once shown)."""
@@ -400,14 +415,16 @@ class DealerConsole(App[None]):
     .compact #sent { display: none; }
     .compact #sent.refused { display: block; }
     .compact.halted #roads { display: none; }
-    """ + fitting.CSS
+    """ + MODE_BANNER_CSS + fitting.CSS
 
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
                  on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None,
-                 words: Catalogue = ENGLISH, reveal_total: bool = False) -> None:
+                 words: Catalogue = ENGLISH, reveal_total: bool = False, mode: Mode = "live") -> None:
         super().__init__()
         self.words = words
+        self.mode = mode
+        """Not ``live``: the console says SIMULATION or TRAINING in large type for its whole life (D1, D2)."""
         self._localiser = Localiser(words)
         word_bindings(self, words)
         self.reveal_total = reveal_total
@@ -430,7 +447,7 @@ class DealerConsole(App[None]):
 
     def on_mount(self) -> None:
         self._ui_thread = threading.get_ident()
-        self.push_screen(TableScreen(self.words))
+        self.push_screen(TableScreen(self.words, self.mode))
 
     # ------------------------------------------------------------------ events in
 

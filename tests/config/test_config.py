@@ -187,7 +187,7 @@ def test_a_mistyped_variable_stops_the_cli_with_one_line() -> None:
 @pytest.mark.parametrize("text, environ, message", [
     ("[auth]\ncolour = 1\n", {},
      "table.toml: auth.colour: unknown key; expected one of enabled, reader, identify, select_apdu, read_apdu, "
-     "idle_signout_seconds, supervisor_only, two_person, badges"),
+     "idle_signout_seconds, supervisor_only, two_person, lockout_after, lockout_window_seconds, badges"),
     ('[auth.badges.04A1]\nname = "A"\nrole = "boss"\n', {},
      "table.toml: auth.badges.04A1.role: expected \"dealer\" or \"supervisor\", got 'boss'"),
     ('[auth]\nsupervisor_only = ["void", 3]\n', {},

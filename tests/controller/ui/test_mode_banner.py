@@ -1,0 +1,148 @@
+"""Issue 29 item 4 (D1, D2): a console or scoreboard that is not showing live play says SIMULATION or TRAINING
+in large type for its whole life; a live one shows no such banner."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from config.loader import load_config
+from controller.app.runner import Runner
+from controller.app.session import ConsoleRun, Outputs, play
+from controller.core.events import Event, TableEvent
+from controller.core.inputs import Input, InputKind
+from controller.core.table import Table
+from controller.training.console import TrainingConsole
+from controller.training.deal import dealt_rounds
+from controller.training.drill import Drill
+from controller.ui.console import BigText, DealerConsole
+from controller.ui.scoreboard import start_scoreboard
+from drivers.merged import MergedSource
+from drivers.mock import MockShoe
+from tests.browser import browser
+
+SIZE = (120, 40)
+
+
+@pytest.fixture(autouse=True)
+def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def banner_of(app: Any) -> tuple[bool, str]:
+    """Whether the mode banner is shown, and its text."""
+    big = app.screen.query_one("#mode-banner", BigText)
+    return bool(big.display) and big.text != "", big.text
+
+
+def test_a_simulated_table_console_says_simulation_all_along_even_halted() -> None:
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}})
+    table = Table(settings)
+    history = table.start() + table.handle(Input(InputKind.SHOE))
+    console = DealerConsole(events=history, mode="simulation")
+    seen: list[tuple[bool, str]] = []
+
+    async def main() -> None:
+        async with console.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            seen.append(banner_of(console))
+            for event in table.handle(Input(InputKind.CARD, "ZZ")):  # a misdeal halts the table
+                console.apply(event)
+            await pilot.pause()
+            assert console.view.misdeal is not None
+            seen.append(banner_of(console))
+
+    asyncio.run(main())
+    assert seen == [(True, "SIMULATION"), (True, "SIMULATION")]
+
+
+def test_a_live_console_has_no_mode_banner() -> None:
+    console = DealerConsole()
+
+    async def main() -> None:
+        async with console.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert banner_of(console)[0] is False
+
+    asyncio.run(main())
+
+
+def test_simulate_interactive_reaches_the_console_as_a_simulation(tmp_path: Path) -> None:
+    """The real path: play() gives the console the mode of the table event the command wrote."""
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "simulation": {"auto_next": False}})
+    source = MergedSource(MockShoe("mock://?seed=3"), pace=0.05, hold_when_idle=True)
+    runner = Runner(Table(settings), source, lambda events: None, auto_next=False, auto_shoe=False, rounds=1,
+                    new_shoes=True)
+    header: list[Event] = [TableEvent(decks=8, variant="commission", driver="mock://?seed=3", seed=3,
+                                      mode="simulation")]
+    history: list[Event] = []
+    outputs = Outputs(notice=lambda text: None)
+    outputs.add(history.extend)
+    seen: dict[str, Any] = {}
+
+    def headless(run: ConsoleRun) -> None:
+        async def main() -> None:
+            async with run.console.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                seen["banner"] = banner_of(run.console)
+                await pilot.press("ctrl+q")
+                await pilot.pause()
+
+        asyncio.run(main())
+
+    play(runner, outputs, header, str(tmp_path / "t.journal"), {"test": 1}, console_history=history,
+         run_app=headless)
+    assert seen["banner"] == (True, "SIMULATION")
+
+
+def test_the_training_console_says_training() -> None:
+    settings = load_config(environ={})
+    drill = Drill(dealt_rounds(Table(settings), MockShoe("mock://?seed=2")), 1)
+    console = TrainingConsole(drill)
+
+    async def main() -> None:
+        async with console.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert banner_of(console) == (True, "TRAINING")
+
+    asyncio.run(main())
+
+
+def test_the_scoreboard_state_states_the_mode() -> None:
+    board = start_scoreboard("127.0.0.1", 0, mode="simulation")
+    try:
+        with urllib.request.urlopen(board.url + "state.json", timeout=10) as answer:
+            state = json.loads(answer.read())
+    finally:
+        board.close()
+    assert state["mode"] == "simulation"
+    live = start_scoreboard("127.0.0.1", 0)
+    try:
+        assert live.state()["mode"] == "live"
+    finally:
+        live.close()
+
+
+@pytest.mark.slow
+def test_chromium_shows_the_simulation_banner_and_none_for_live() -> None:
+    board = start_scoreboard("127.0.0.1", 0, mode="simulation")
+    try:
+        with browser(board.url) as page:
+            page.wait_for("Number(document.body?.dataset.seq ?? -1) >= 0")
+            page.wait_for("getComputedStyle(document.getElementById('mode-banner')).display !== 'none'")
+            assert page.evaluate("document.getElementById('mode-banner').textContent.trim()") == "SIMULATION"
+    finally:
+        board.close()
+    live = start_scoreboard("127.0.0.1", 0)
+    try:
+        with browser(live.url) as page:
+            page.wait_for("Number(document.body?.dataset.seq ?? -1) >= 0")
+            assert page.evaluate("getComputedStyle(document.getElementById('mode-banner')).display") == "none"
+    finally:
+        live.close()
