@@ -608,6 +608,20 @@ class ProtectionSettings(Section, frozen=True):
         return data
 
 
+class IntegritySettings(Section, frozen=True):
+    """``[integrity]``: the signed manifest the software is verified against (``croupier verify``,
+    docs/integrity.md)."""
+
+    manifest: Annotated[str, Meta(extra=expects(message(
+        "config.expected.integrity.manifest", 'a file path, "" (croupier-manifest.json in the install\'s prefix) or '
+                                             '"none"')))] = ""
+    """The manifest: "" the install's own (checked when it is there), a path (it must be there), "none" (no
+    verification; every journal says so)."""
+    key: Annotated[str, Meta(extra=expects(message(
+        "config.expected.integrity.key", 'a file path, or "" (the manifest\'s path with .key)')))] = ""
+    """The file that holds the manifest's HMAC key."""
+
+
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """All configuration, validated; ``source`` names where it came from (``environment > table.toml``)."""
 
@@ -624,6 +638,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``[auth]``: badges and approvals (documented in docs/pcsc.md)."""
     bets: BetsSettings = field(default_factory=BetsSettings)
     protection: ProtectionSettings = field(default_factory=ProtectionSettings)
+    integrity: IntegritySettings = field(default_factory=IntegritySettings)
     source: str = "built-in defaults"
 
 
@@ -647,6 +662,7 @@ SECTIONS: dict[str, type[Section]] = {
     "auth": AuthSettings,
     "bets": BetsSettings,
     "protection": ProtectionSettings,
+    "integrity": IntegritySettings,
 }
 """Every config section, in the order of docs/config.md."""
 
@@ -679,6 +695,7 @@ __all__ = [
     "Badge",
     "DriverSettings",
     "Identify",
+    "IntegritySettings",
     "Invalid",
     "JournalSettings",
     "Problem",

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from config.schema import Settings
 from controller.app.runner import Runner
 from controller.app.session import Outputs, play, scoreboard_for
 from controller.cli.archiveargs import watch_property
@@ -13,20 +14,25 @@ from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, journal_option, settings_from_args
 from controller.core.events import Event, TableEvent
-from controller.core.exceptions import CroupierError, DriverURLError
+from controller.core.exceptions import CroupierError, DriverURLError, JournalError
 from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
+from controller.integrity.check import Verdict, start_check
+from controller.journal.notes import integrity_failure
+from controller.journal.replay import journal_fault
 from controller.terms import Mode
 from controller.ui.bigtext import banner, can_render, render_big
 from controller.ui.keyboard import HELP, worded_parser
 from controller.ui.localise import Localiser, table_catalogue
 from controller.ui.transcript import JsonLines, Summary, Transcript
-from drivers import open_source
+from drivers import driver_class, open_source
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
 from drivers.serial.url import serial_url
 
+EXIT_NOT_VERIFIED = 5
+"""The software did not match its manifest (or a file its distribution records changed): nothing was played."""
 LARGE_COLUMNS = 80
 """The width the large type of a plain dealer display keeps within."""
 MOCK_DEALER_PACE = 0.5
@@ -37,8 +43,10 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run", help="run the live table from a card reader",
         description="Read cards from the driver, tell the dealer what to do next, take the dealer's "
-                    f"inputs from the keyboard ({HELP}). Exit status: 0 at a round boundary, "
-                    "3 mid-round, 4 halted on a misdeal, 2 bad arguments or config. A seeded mock:// "
+                    f"inputs from the keyboard ({HELP}). Before it opens the reader it verifies the software "
+                    "(croupier verify) against its manifest when there is one. Exit status: 0 at a round boundary, "
+                    "3 mid-round, 4 halted on a misdeal, 5 the software failed its verification (nothing is "
+                    "played; journaled), 2 bad arguments or config. A seeded mock:// "
                     "without --auto-next deals only while a card is due, one every 0.5 s, and needs the "
                     "keyboard (or the console) for the dealer.",
     )
@@ -78,13 +86,56 @@ class DealerDisplay(Transcript):
                 self.line("\n".join(banner(text, LARGE_COLUMNS)))
 
 
-def run(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args, rounds_in_settings=False)
+def driver_url(args: argparse.Namespace, settings: Settings) -> str:
+    """``--driver``, else ``[driver] url``; an empty ``--driver`` is refused."""
     if args.driver is not None and not args.driver.strip():
         raise DriverURLError(message("run.empty_driver", "--driver '': expected a driver URL, e.g. "
                                      "serial:///dev/ttyUSB0 or mock://?seed=1"))
-    url = args.driver or settings.driver.url
+    url: str = args.driver or settings.driver.url
+    return url
+
+
+def journal_key(url: str) -> dict[str, Any]:
+    """What a ``run`` journal is tied to besides the settings: the card source."""
+    return {"command": "run", "driver": url}
+
+
+def refuse_to_play(settings: Settings, verdict: Verdict, url: str, journal_path: str | None) -> int:
+    """The software failed its verification: say so in one line, journal it (when there is a journal), play
+    nothing; exit :data:`EXIT_NOT_VERIFIED`."""
+    words = table_catalogue(settings)
+    first = verdict.problems[0]
+    more = len(verdict.problems) - 1
+    print("croupier run: " + words.text(message(
+        "run.not_verified", "the software failed its verification ({problem}{more}); play is disabled: install the "
+        "approved software (croupier verify names what differs), or approve this one with croupier verify "
+        "--write-manifest", problem=words.text(first.why),
+        more=words.text(message("run.not_verified.more", " and {count} more", count=more)) if more else "")),
+        file=sys.stderr, flush=True)
+    if journal_path:
+        try:
+            simulated = driver_class(url).simulated
+        except DriverURLError:
+            simulated = False
+        header: list[Event] = [TableEvent(decks=settings.table.decks, variant=settings.table.variant, driver=url,
+                                          seed=None, mode="simulation" if simulated else "live")]
+        note = integrity_failure(verdict.summary(), [problem.why.english() for problem in verdict.problems])
+        try:
+            journal_fault(journal_path, note, Table(settings), journal_key(url), header,
+                          {"mode": header[0]["mode"], "software": verdict.summary()})
+        except JournalError as error:
+            print("croupier run: " + words.text(message("run.fault_not_journaled", "the fault is not journaled: "
+                                                        "{error}", error=error_text(error))), file=sys.stderr)
+    return EXIT_NOT_VERIFIED
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args, rounds_in_settings=False)
+    url = driver_url(args, settings)
     journal_path = journal_option(args) or settings.journal.path
+    verdict = start_check(settings, args.config)  # before the reader, the feed or anything else is opened
+    if not verdict.ok:
+        return refuse_to_play(settings, verdict, url, journal_path)
     feed = feed_from_args(args, settings, journal_path, lambda text: print(f"croupier run: {text}", file=sys.stderr,
                                                                          flush=True))
     try:
@@ -142,8 +193,8 @@ def run(args: argparse.Namespace) -> int:
         runner.idle_signout = settings.auth.idle_signout_seconds
     header: list[Event] = [TableEvent(decks=settings.table.decks, variant=settings.table.variant, driver=url,
                                       seed=None, mode=mode)]
-    status = play(runner, outputs, header, journal_path,
-                  {"command": "run", "driver": url}, history if use_console else None, feed=feed, live=True)
+    status = play(runner, outputs, header, journal_path, journal_key(url), history if use_console else None,
+                  feed=feed, live=True, software=verdict.summary())
     if not args.json:
         print(summary.text(words))
     ending = runner.ending_message(words.text)

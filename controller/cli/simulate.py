@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -190,7 +190,7 @@ def simulate(args: argparse.Namespace) -> int:
     header: list[Event] = [TableEvent(decks=decks, variant=settings.table.variant, driver=url,
                                       seed=None if scripted else seed, mode="simulation")]
     status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,
-                  history if interactive else None, feed=feed)
+                  history if interactive else None, feed=feed, software=_software(args))
     if not args.json:
         print(summary.text(words))
         print(comparison.text(words))
@@ -200,6 +200,15 @@ def simulate(args: argparse.Namespace) -> int:
     if ending:
         outputs.notice(ending)
     return status
+
+
+def _software(args: argparse.Namespace) -> Mapping[str, Any] | None:
+    """The software a new journal's start record keeps (none without a journal)."""
+    if not args.journal:
+        return None
+    from controller.integrity.check import recorded_software
+
+    return recorded_software(args.config)
 
 
 def _seed(args: argparse.Namespace, scripted: bool) -> int:

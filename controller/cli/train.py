@@ -76,9 +76,12 @@ def train(args: argparse.Namespace) -> int:
                   focus_banker=args.focus == "banker", payouts=args.payouts)
     journal = None
     if args.journal:
+        from controller.integrity.check import recorded_software
+
         journal = TrainingJournal(args.journal, {"arguments": {
             "command": "train", "driver": url, "cards": args.cards, "script": args.script, "rounds": args.rounds,
-            "focus": args.focus, "payouts": args.payouts}, "settings": settings_data(settings)})
+            "focus": args.focus, "payouts": args.payouts}, "settings": settings_data(settings)},
+            recorded_software(args.config))
     try:
         if args.console:
             from controller.training.console import run_training_console

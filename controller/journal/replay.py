@@ -37,6 +37,8 @@ from controller.journal.compat import (
     learns_findings,
     older_form,
 )
+from controller.journal.notes import KIND as NOTE
+from controller.journal.notes import note_software
 from controller.journal.store import (
     IDENTITY_SECTIONS,
     REPLAY_EXTRA,
@@ -296,11 +298,8 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
             pending = (record, _loads(journal, record))
-        elif record.kind == CHECKPOINT:
-            if pending is not None:
-                raise JournalError(f"{journal.path}: record {record.seq}: a checkpoint follows an input "
-                                   "without its events; the journal is damaged")
-            _check_checkpoint(journal, table, record, result)
+        elif record.kind in (CHECKPOINT, NOTE):
+            _between_inputs(journal, table, record, result, pending is not None)
         elif record.kind != "header":
             if pending is None:
                 raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
@@ -312,6 +311,16 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     if resume is not None and keep_events and learns_findings(_loads(journal, resume)["state"]):
         _learn_findings(table, result.events)
     return result
+
+
+def _between_inputs(journal: Journal, table: Table, record: Record, result: Replay, after_input: bool) -> None:
+    """A checkpoint (checked against the replay) or a note (no part of the game), which never follow an input
+    without its events."""
+    if after_input:
+        raise JournalError(f"{journal.path}: record {record.seq}: a {record.kind} follows an input without its "
+                           "events; the journal is damaged")
+    if record.kind == CHECKPOINT:
+        _check_checkpoint(journal, table, record, result)
 
 
 def _resumed_from(journal: Journal, table: Table, resume: Record, result: Replay) -> Iterator[Record]:
@@ -589,8 +598,9 @@ def attach_journal(
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). ``reserve`` is :meth:`Journal.create_or_open`'s (a live table's WAL
     written up front). ``start`` is what a new journal's start record states beside its events
-    (:meth:`Journal.begin`: the mode, the software). Raises :class:`JournalError` with a clear message on any
-    problem.
+    (:meth:`Journal.begin`: the mode, the software); resuming, a ``software`` other than the journal last recorded
+    is noted (:func:`~controller.journal.notes.note_software`). Raises :class:`JournalError` with a clear message on
+    any problem.
     """
     table: Table = runner.table
     sink: Callable[[list[Event]], None] = runner.sink
@@ -607,6 +617,7 @@ def attach_journal(
             journal.mark_delivered(seq)
         else:
             cursor = _resume(journal, runner, table, identity, sink, replayed, notice, earlier)
+            note_software(journal, (start or {}).get("software"))
     except BaseException:
         journal.close()
         raise
@@ -640,6 +651,28 @@ def attach_journal(
     runner.record = record
     runner.sink = journaled_sink
     return journal
+
+
+def journal_fault(path: str | os.PathLike[str], note: Mapping[str, Any], table: Table, argv_key: Any,
+                  header_events: list[Event], start: Mapping[str, Any] | None = None) -> None:
+    """Journal ``note`` (a fault that stops the table before it plays: the software failed its verification) in
+    the journal at ``path``: a new journal is begun as :func:`attach_journal` would (``table`` fresh), an existing
+    one is checked as a resume checks it first. Raises :class:`JournalError` when it cannot be journaled (a
+    journal that ends with an input whose events were never written takes no note)."""
+    journal = Journal.create_or_open(path, vet=_trusted_for_resume)
+    try:
+        if journal.empty:
+            journal.begin(identity_of(table, argv_key), list(header_events) + table.start(), replay_extra(table),
+                          start)
+        else:
+            last = journal.record(journal.last_seq)
+            if last is not None and last.kind == "input":
+                raise JournalError(message("journal.note_after_input", "{path}: the journal ends with an input whose "
+                                           "events were never written; the fault is not journaled there",
+                                           path=journal.path))
+        journal.append_note(note)
+    finally:
+        journal.close()
 
 
 def reader_of(source: CardSource) -> Resumable | None:

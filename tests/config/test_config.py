@@ -126,8 +126,8 @@ def test_the_loader_knows_no_variable_of_the_test_suite(name: str) -> None:
         load_config(environ={name: "1"})
     assert str(caught.value) == (
         f"environment: {name}: not a Croupier setting; expected CROUPIER_<SECTION>_<KEY> with a section of auth, "
-        "bets, driver, feed, journal, procedures, protection, scoreboard, serial, shoe, simulation, table; fix its "
-        "name or unset it, see docs/config.md")
+        "bets, driver, feed, integrity, journal, procedures, protection, scoreboard, serial, shoe, simulation, table; "
+        "fix its name or unset it, see docs/config.md")
 
 
 def test_the_test_suite_reads_and_sets_no_croupier_variable_of_its_own() -> None:
