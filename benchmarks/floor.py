@@ -12,8 +12,11 @@ them; :mod:`benchmarks.floor_tables`, the same command-line code path in each th
 first warms up (its interpreter, modules and tables), then the tables start one after another over
 ``--ramp`` seconds (:data:`RAMP`; 0: all at once). Scenarios, in one run: the peer (``--peer``
 tables), the floor (``--tables``), the same floor at the services' priority with its journals on the
-disk (shared), and the floor with faults (the broker stopped and started again twice, the two
-table processes killed with ``kill -9`` and started again with the same arguments). Each is checked
+disk (shared), and the floor with faults (:data:`FAULT_KINDS`: the broker stopped and started again
+twice, the two table processes killed with ``kill -9`` and started again with the same arguments, the
+archive killed with ``kill -9`` mid-batch, the broker killed with ``kill -9`` while the archive is away
+and the archive started late, PostgreSQL stopped and started, one of each bad message, archived rows
+deleted). Each is checked
 record by record against the journals: zero lost, duplicated or rejected records is the pass mark
 (exit status 1 otherwise); the p99 target (journal commit to archive commit under 100 ms) is reported.
 """
@@ -41,8 +44,8 @@ from benchmarks.floor_probe import Arrivals, CpuSampler, children_of
 from benchmarks.floor_report import PROCESS_TABLES, Outcome, report
 from benchmarks.floor_tables import table_command
 from benchmarks.report import write_section
-from benchmarks.servers import MAX_QUEUED, Mosquitto, Postgres, ServerUnavailable, stop_pid
 from controller.floor.archive_timing import read_batches, stage_waits
+from controller.floor.localservers import MAX_QUEUED, Mosquitto, Postgres, ServerUnavailable, stop_pid
 
 ROOT = Path(__file__).resolve().parents[1]
 MOSQUITTO_EXTRA = "sys_interval 1\n"
@@ -59,7 +62,13 @@ RAMP = 5.0
 """Seconds over which the tables start by default (about three of their rounds at the default pace).
 All 200 at once, their start-up (a journal created, a connection to the broker) held every core for
 1.5 s, and the records of those seconds waited p99 0.8 s for the tables and 0.25 s for the archive."""
-FAULT_KINDS = ("broker", "tables")
+FAULT_KINDS = ("broker", "tables", "archive", "broker-kill", "database", "poison", "deleted")
+"""The faults scenario's faults: the broker stopped and started twice; two table processes killed with
+``kill -9`` and started again; the archive killed with ``kill -9`` mid-batch and started again; the broker
+killed with ``kill -9`` while the archive is away, the archive started again after it (late: what the
+broker had queued for it is lost, the tables send it again when the archive asks); PostgreSQL stopped and
+started again under the running archive; one of each bad message on a site of its own; the last archived
+rows of two tables deleted (the archive asks the tables for them again)."""
 WARM_UP_SECONDS = 180.0
 """How long the table workers may take to start their interpreters and warm up."""
 CATCH_UP_SECONDS = 180.0
@@ -152,13 +161,14 @@ def niced(floor: Floor, command: list[str]) -> list[str]:
 
 
 def start_archive(floor: Floor) -> None:
-    """``croupier archive`` for this scenario, waiting until it has subscribed."""
+    """``croupier archive`` for this scenario (again: its log goes on), waiting until it has subscribed."""
     command = croupier("archive", "--broker", f"mqtt://{floor.broker.address}", "--db", floor.database,
                        "--client-id", f"bench-archive-{floor.scenario.name}", "--timing", str(timing_log(floor)))
-    with floor.log("archive").open("wb") as log:
+    before = floor.log("archive").read_bytes().count(b"archiving ") if floor.log("archive").exists() else 0
+    with floor.log("archive").open("ab") as log:
         floor.archive = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     deadline = time.monotonic() + 60
-    while b"archiving" not in floor.log("archive").read_bytes():
+    while floor.log("archive").read_bytes().count(b"archiving ") <= before:
         if floor.archive.poll() is not None or time.monotonic() > deadline:
             raise ServerUnavailable(f"croupier archive did not start: {floor.log('archive').read_text()}")
         time.sleep(0.1)
@@ -265,8 +275,13 @@ def run_faults(floor: Floor) -> None:
     started = time.monotonic()
     tables = list(floor.processes)
     steps: list[tuple[float, str, Callable[[], None]]] = [
-             (0.15, "tables", lambda: kill_table(floor, tables[0])),
-             (0.25, "broker", lambda: broker_outage(floor, outage)),
+             (0.05, "deleted", lambda: delete_archived_tails(floor)),
+             (0.1, "tables", lambda: kill_table(floor, tables[0])),
+             (0.15, "archive", lambda: kill_archive(floor)),
+             (0.2, "broker", lambda: broker_outage(floor, outage)),
+             (0.3, "broker-kill", lambda: broker_killed_while_the_archive_is_away(floor, outage)),
+             (0.4, "database", lambda: database_outage(floor, outage)),
+             (0.45, "poison", lambda: bad_messages(floor)),
              (0.5, "tables", lambda: kill_table(floor, tables[-1])),
              (0.6, "broker", lambda: broker_outage(floor, outage))]
     for share, kind, step in steps:
@@ -286,6 +301,95 @@ def kill_table(floor: Floor, name: str) -> None:
     process.wait(timeout=60)
     floor.faults.append(f"{name} killed with SIGKILL after {len(journal_rows(floor.journals()[name]))} records")
     start_process_table(floor, name)
+
+
+def kill_archive(floor: Floor) -> None:
+    """``kill -9`` the archive (batches being stored: not acknowledged, sent again), then start it again."""
+    assert floor.archive is not None
+    floor.archive.send_signal(signal.SIGKILL)
+    floor.archive.wait(timeout=60)
+    start_archive(floor)
+    floor.faults.append("archive killed with SIGKILL mid-run and started again")
+
+
+def broker_killed_while_the_archive_is_away(floor: Floor, seconds: float) -> None:
+    """The archive stopped; the broker killed with ``kill -9`` (its queue for the archive lost: Mosquitto
+    saves it only on a clean stop) and started again; the archive started ``seconds`` later."""
+    if floor.archive is not None:
+        stop_pid(floor.archive.pid)
+        floor.archive.wait(timeout=60)
+    time.sleep(seconds / 2)
+    floor.broker.kill()
+    floor.broker.start()
+    time.sleep(seconds)
+    start_archive(floor)
+    floor.faults.append(f"broker killed with SIGKILL while the archive was away; the archive started {seconds:.1f} s "
+                        "after the broker")
+
+
+def database_outage(floor: Floor, seconds: float) -> None:
+    """PostgreSQL stopped (fast shutdown) under the running archive for ``seconds``, then started again."""
+    floor.plan.postgres.halt()
+    time.sleep(seconds)
+    floor.plan.postgres.resume()
+    floor.faults.append(f"PostgreSQL stopped for {seconds:.1f} s and started again")
+
+
+POISON = [b"\x00", b'{"seq": 1, "kind": "x\\u0000", "at": "", "body": "", "prev": "", "hash": ""}',
+          b'{"seq": 1, "kind": "\\ud800", "at": "", "body": "", "prev": "", "hash": ""}',
+          b'{"seq": 9223372036854775808, "kind": "a", "at": "", "body": "", "prev": "", "hash": ""}',
+          b"x" * 2_000_000, b"\xff\xfe", b"[" * 100_000]
+"""One of each bad message: a NUL byte, a NUL and a lone surrogate in JSON text, seq 2^63, 2 MB, invalid UTF-8,
+deep JSON."""
+
+
+def bad_messages(floor: Floor) -> None:
+    """Each bad message on a site of its own (its rejects are expected; the floor's site must have none)."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"bench-poison-{floor.scenario.name}",
+                         protocol=mqtt.MQTTv5)
+    client.connect("127.0.0.1", floor.broker.port)
+    client.loop_start()
+    try:
+        for info in [client.publish(f"croupier/{floor.site}-poison/t/journal", payload, qos=1) for payload in POISON]:
+            info.wait_for_publish(60)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and rejects_of(floor, f"{floor.site}-poison") < len(POISON):
+        time.sleep(0.25)
+    floor.faults.append(f"{len(POISON)} bad messages published, {rejects_of(floor, floor.site + '-poison')} "
+                        "refused by the archive, which ran on")
+
+
+def rejects_of(floor: Floor, site: str) -> int:
+    with contextlib.suppress(psycopg.Error), psycopg.connect(floor.database) as connection:
+        row = connection.execute("SELECT count(*) FROM journal_rejects WHERE site = %s", (site,)).fetchone()
+        return int(row[0]) if row else 0
+    return 0
+
+
+def delete_archived_tails(floor: Floor) -> None:
+    """Delete the last 20 archived rows of two tables still dealing: the archive's head goes back, it asks
+    them for the records again (a table that has ended would need ``croupier archive import``)."""
+    journals = floor.journals()
+    before = {name: len(journal_rows(path)) for name, path in journals.items() if path.exists()}
+    time.sleep(1.0)
+    dealing = [name for name, count in before.items() if len(journal_rows(journals[name])) > count][:2]
+    if not dealing:
+        floor.faults.append("no table was still dealing: no archived rows deleted")
+        return
+    deleted = 0
+    with psycopg.connect(floor.database) as connection:
+        for name in dealing:
+            cursor = connection.execute(
+                "DELETE FROM journal_records WHERE site = %s AND table_id = %s AND seq > (SELECT max(seq) - 20 FROM "
+                "journal_records WHERE site = %s AND table_id = %s)", (floor.site, name, floor.site, name))
+            deleted += cursor.rowcount
+    floor.faults.append(f"{deleted} archived rows of {', '.join(dealing)} (still dealing) deleted from the end")
 
 
 def broker_outage(floor: Floor, seconds: float) -> None:
@@ -461,7 +565,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                              "the tables at the services' priority")
     parser.add_argument("--faults", default=",".join(FAULT_KINDS), type=fault_kinds, metavar="KINDS",
                         help="the faults of the faults scenario, comma-separated: broker (stopped and started "
-                             "twice), tables (two killed with kill -9 and started again); default both")
+                             "twice), tables (two killed with kill -9 and started again), archive (killed with "
+                             "kill -9 mid-batch), broker-kill (the broker killed with kill -9 while the archive is "
+                             "away; the archive started late), database (PostgreSQL stopped and started), poison "
+                             "(one of each bad message), deleted (archived rows deleted); default all")
     parser.add_argument("--max-queued", type=int, metavar="N",
                         help=f"Mosquitto's max_queued_messages (default: the floor's, {MAX_QUEUED}; Mosquitto's own "
                              "default is 1000; 0: no limit)")

@@ -8,8 +8,10 @@ import time
 from pathlib import Path
 
 PERFORMANCE = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
-HEADER = ("# Performance\n\nMeasured by the scripts in `benchmarks/`; each section says the command that "
-          "wrote it. Targets are checked here, never as timed assertions in tests.\n")
+HEADER = ("# Performance\n\nMeasured by the scripts in `benchmarks/` (`python -m benchmarks` runs them all); each "
+          "section says the command that wrote it. Targets are checked here, never as timed assertions in tests. "
+          "`python -m benchmarks --check` runs the benchmarks' own checks (`benchmarks/checks`: each benchmark "
+          "measures what it says), which are not part of the test suite.\n")
 
 
 def write_section(title: str, command: str, body: str) -> None:

@@ -21,6 +21,12 @@ from controller.core.exceptions import ConfigError
 from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
+SECRET_VARIABLES: dict[str, str] = {
+    "CROUPIER_MQTT_PASSWORD": "the MQTT password of a broker URL with a user and no password (docs/floor.md)",
+    "CROUPIER_MQTT_PASSWORD_FILE": "a file whose first line is that password",
+    "CROUPIER_FLOOR_WEB_PASSWORD": "the pit dashboard page's password (croupier floor)",
+}
+"""``CROUPIER_*`` variables that carry a secret, read where it is used and never shown (docs/config.md)."""
 DEFAULTS = "built-in defaults"
 
 
@@ -155,7 +161,7 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
     variables: dict[tuple[str, str], str] = {}
     sections = sorted(SECTIONS, key=len, reverse=True)
     for name, value in sorted(environ.items()):
-        if not name.startswith(ENV_PREFIX):
+        if not name.startswith(ENV_PREFIX) or name in SECRET_VARIABLES:
             continue
         rest = name[len(ENV_PREFIX):].lower()
         section = next((s for s in sections if rest.startswith(s + "_") and len(rest) > len(s) + 1), None)
@@ -194,5 +200,5 @@ def load_config(
     ])
 
 
-__all__ = ["Layer", "default_config_text", "environment_layer", "load_config",
+__all__ = ["SECRET_VARIABLES", "Layer", "default_config_text", "environment_layer", "load_config",
            "read_config_file"]

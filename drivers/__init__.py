@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from controller.core.exceptions import DriverURLError
 from controller.i18n.message import message
-from drivers.base import CardSource, Indication, Option, Resumable
+from drivers.base import CardSource, Delivery, Indication, Option, Resumable
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -114,5 +114,5 @@ def open_source(url: str) -> CardSource:
     return driver_class(url)(url)
 
 
-__all__ = ["DRIVERS", "ENTRY_POINT_GROUP", "CardSource", "Indication", "Option", "Resumable", "driver_class",
-           "open_source", "plugins", "schemes"]
+__all__ = ["DRIVERS", "ENTRY_POINT_GROUP", "CardSource", "Delivery", "Indication", "Option", "Resumable",
+           "driver_class", "open_source", "plugins", "schemes"]

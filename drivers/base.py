@@ -27,6 +27,18 @@ from controller.i18n.message import message
 
 LOG = logging.getLogger("croupier.drivers")
 
+class Delivery(StrEnum):
+    """How a source gives its inputs, which decides what the controller must pace and who plays the dealer."""
+
+    DEALT = "dealt"
+    """A dealer draws each card from a real shoe: the inputs come when they come (the default)."""
+    SHUFFLED = "shuffled"
+    """The cards of shuffled shoes, each there whenever it is read; the dealer's own inputs (confirm the shoe,
+    start a round) are not among them (a seeded mock shoe)."""
+    SCRIPTED = "scripted"
+    """Every input, the dealer's own included, there whenever it is read (a script)."""
+
+
 class Indication(StrEnum):
     """What the table expects next; the value is what a shoe is sent (``I,<value>``)."""
 
@@ -179,6 +191,12 @@ class CardSource(ABC):
     def resumable(self) -> Resumable | None:
         """The source that keeps the reader's place for the journal: this one, a wrapped one, or None."""
         return self if isinstance(self, Resumable) else None
+
+    @property
+    def delivery(self) -> Delivery:
+        """How this source gives its inputs (:class:`Delivery`); a driver with no dealer's hand on it, which gives
+        its next card whenever it is read, says so here: the controller then draws only while a card is due."""
+        return Delivery.DEALT
 
     # -- lifecycle ----------------------------------------------------------
     def close(self) -> None:

@@ -20,7 +20,7 @@ from controller.core.exceptions import DriverURLError, ScriptError
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.shoe import shoe_with_cut_card
 from controller.i18n.message import message
-from drivers.base import Indication, Option, Resumable
+from drivers.base import Delivery, Indication, Option, Resumable
 
 DEFAULT_SEED = 0
 CUT = Input(InputKind.CUT)
@@ -78,6 +78,11 @@ class MockShoe(Resumable):
             inputs = read_script(values["script"])
         self._queue: list[Input] = inputs if inputs is not None else self._seeded_shoe()
         self.offset = 0
+
+    @property
+    def delivery(self) -> Delivery:
+        """A script's every input, or a seeded shoe's cards, whenever read: no dealer's hand on it."""
+        return Delivery.SCRIPTED if self.scripted else Delivery.SHUFFLED
 
     def _seeded_shoe(self) -> list[Input]:
         tokens = shoe_with_cut_card(self.seed, self.decks, self.shoe_index, self.cut_from_end)

@@ -7,8 +7,7 @@ collection; a test that drives Chromium or tmux without the mark fails (tests/sl
 Before the tests, the install's own manifest is written again when the checkout changed since it was written
 (:mod:`tests.integrity`: ``croupier run`` verifies against it). Importing :mod:`tests.hypothesis_profile` loads
 the hypothesis profile (``dev`` unless ``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with
-``ci``). Textual's idle wait takes short slices (:mod:`tests.textual_idle`), and the commands the tests start get
-Ctrl+C.
+``ci``). The commands the tests start get Ctrl+C.
 """
 
 from __future__ import annotations
@@ -20,11 +19,10 @@ import sys
 
 import pytest
 
-from tests import hypothesis_profile, integrity, slowrule, textual_idle
+from tests import hypothesis_profile, integrity, slowrule
 
 LOADED_PROFILE = hypothesis_profile.profile()
 """The hypothesis profile of this run (importing the module loaded it)."""
-textual_idle.quicken()
 sys.dont_write_bytecode = False
 """The suite keeps its bytecode caches (pytest's rewritten test modules, the modules they import) even where
 ``PYTHONDONTWRITEBYTECODE`` is set: otherwise every worker of every run compiles some 270 test modules again

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,3 +15,12 @@ def test_import_contracts_are_kept() -> None:
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "BROKEN" not in run.stdout and "KEPT" in run.stdout, run.stdout
+
+
+def test_the_suite_imports_nothing_from_the_benchmarks() -> None:
+    """The benchmarks check themselves (``python -m benchmarks --check``); a change to one never reaches the suite."""
+    imports = re.compile(r"^\s*(?:from|import)\s+benchmarks\b")
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "tests").rglob("*.py"))
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+             if imports.match(line)]
+    assert found == []

@@ -6,16 +6,13 @@ import json
 import re
 import shlex
 import subprocess
-import sys
-from pathlib import Path
 from typing import cast
 
 from config.schema import DEFAULT_SUPERVISOR_ONLY, SECTIONS, ProcedureSettings, keys_of
 from controller.cli.clidoc import CLI_DOC, render
 from controller.core.misdeals import POLICIES, needs_supervisor
 from controller.terms import MisdealKind
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.inprocess import CROUPIER, ROOT
 
 
 def test_cli_reference_is_current() -> None:
@@ -87,7 +84,7 @@ def test_the_documented_shoe_script_is_shipped_and_deals() -> None:
     block = text.split("`docs/shoes/misdeal-drill.txt`", 1)[1].split("```\n", 2)[1]
     script = ROOT / "docs" / "shoes" / "misdeal-drill.txt"
     assert script.read_text(encoding="utf-8") == block
-    run = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--script", str(script), "--json"],
+    run = subprocess.run([*CROUPIER, "simulate", "--script", str(script), "--json"],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert run.returncode == 0, run.stderr
     events = [json.loads(line) for line in run.stdout.splitlines()]
@@ -105,7 +102,7 @@ def test_scripts_md_says_how_a_script_starts_its_shoes() -> None:
     for command in commands:
         argv = shlex.split(command)
         assert argv[0] == "croupier"
-        run = subprocess.run([sys.executable, "-m", "controller.cli", *argv[1:]], capture_output=True, text=True,
+        run = subprocess.run([*CROUPIER, *argv[1:]], capture_output=True, text=True,
                              cwd=ROOT, timeout=120)
         stream = [json.loads(line) for line in run.stdout.splitlines()]
         misdeals = [e["kind"] for e in stream if e["event"] == "misdeal"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import BURN_STATES, SLOTS, State
+from controller.core.machine import BURN_STATES, SLOTS, SQUEEZE_STATES, State
 from controller.core.misdeals import instruction
 from controller.core.table import Table
 from controller.i18n.message import Message, message
@@ -23,12 +23,12 @@ from drivers.base import CardSource
 
 if TYPE_CHECKING:
     from controller.app.property_watch import PropertyWatch
+    from controller.journal.journaled import EventSink
 
 EXIT_OK = 0
 EXIT_MID_ROUND = 3
 EXIT_HALTED = 4
 
-Sink = Callable[[list[Event]], None]
 DEALT_KINDS = frozenset({InputKind.CARD, InputKind.UNREADABLE, InputKind.DOUBLE})
 
 
@@ -38,7 +38,7 @@ class Runner:
 
     table: Table
     source: CardSource
-    sink: Sink
+    sink: EventSink
     auto_next: bool = True
     auto_shoe: bool = True
     rounds: int = 0
@@ -181,7 +181,7 @@ class Runner:
         state = self.table.state
         if state is State.HALTED:
             return EXIT_HALTED
-        if state in SLOTS or state in BURN_STATES or self.table.result_due:
+        if self.table.in_round or state in BURN_STATES or self.table.result_due:
             return EXIT_MID_ROUND
         return EXIT_OK
 
@@ -197,7 +197,7 @@ class Runner:
         if table.state in SLOTS:
             return text(message("ending.mid_round", "the events ended in the middle of round {round}: {slot} is "
                                 "still due", round=table.round, slot=str(table.due_slot)))
-        if table.result_due:
+        if table.result_due or table.phase in SQUEEZE_STATES:
             return text(message("ending.unrevealed", "the events ended before round {round} was revealed: "
                                 "{instruction}", round=table.round, instruction=table.reveal_instruction()))
         if table.state in BURN_STATES:

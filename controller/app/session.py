@@ -1,29 +1,34 @@
-"""What simulate and run share around the runner: the sinks, the web scoreboard, the dealer console,
-the journal, and running the table to its end."""
+"""A session: the runner, where its events go, and its declared stages, played to the end and closed.
+
+A :class:`Session` is made by :func:`controller.app.builder.build_session`. Its parts are declared: the
+:class:`Opening` that begins the table's events (fresh, or from a journal, resuming it), and the :class:`Stage`
+objects beside it (the feed, the scoreboard, the property watch, the badge reader, the displays and the
+summary), each of which joins the session before the events begin and is closed when it ends.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from controller.app.runner import Runner
 from controller.core.auth import AuthSettings
-from controller.core.events import Event, TableEvent
-from controller.i18n.message import Message, message
+from controller.core.events import Event
+from controller.core.table import Table
+from controller.i18n.catalogue import Catalogue
 from controller.terms import Mode
+from drivers.base import CardSource
 from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
-    from config.schema import ScoreboardSettings, Settings
-    from controller.floor.feed import TableFeed
+    from controller.journal.journaled import EventSink
     from controller.ui.console import DealerConsole
 
-Sink = Callable[[list[Event]], None]
 
-
-def fan_out(sinks: list[Sink], events: list[Event]) -> None:
+def fan_out(sinks: list[EventSink], events: list[Event]) -> None:
     """Give ``events`` to every sink."""
     for sink in sinks:
         sink(events)
@@ -31,20 +36,19 @@ def fan_out(sinks: list[Sink], events: list[Event]) -> None:
 
 @dataclass
 class Outputs:
-    """Where a table's events go, and what must be closed when it stops.
+    """Where a table's events go.
 
     ``replay`` are the sinks that must also see the events a resumed journal
     replays (they were printed before, so the stream itself does not get them).
     """
 
     notice: Callable[[str], None]
-    sinks: list[Sink] = field(default_factory=list)
-    replay: list[Sink] = field(default_factory=list)
-    closers: list[Callable[[], None]] = field(default_factory=list)
+    sinks: list[EventSink] = field(default_factory=list)
+    replay: list[EventSink] = field(default_factory=list)
     earlier: list[Callable[[Mapping[str, int]], None]] = field(default_factory=list)
     """Those that count the whole game: given the totals of the events a resume did not replay to them."""
 
-    def add(self, sink: Sink, replayed: bool = True,
+    def add(self, sink: EventSink, replayed: bool = True,
             earlier: Callable[[Mapping[str, int]], None] | None = None) -> None:
         self.sinks.append(sink)
         if replayed:
@@ -60,96 +64,108 @@ class Outputs:
     def emit(self, events: list[Event]) -> None:
         fan_out(self.sinks, events)
 
-    def add_scoreboard(self, address: str, settings: ScoreboardSettings | None = None,
-                       languages: list[str] | None = None, messages_dir: str = "",
-                       text: Callable[[Message], str] = Message.english, mode: Mode = "live") -> None:
-        """Serve the web scoreboard at ``HOST:PORT`` and feed it (its table name and limits from ``settings``;
-        its ``languages``, default ``settings.languages``, with ``messages_dir``'s house words; a ``mode`` that
-        is not live across its top); the notice of its address in the language of ``text``."""
-        from controller.ui.scoreboard import parse_address, start_scoreboard
-
-        host, port = parse_address(address)
-        if languages is None:
-            languages = (list(settings.languages) if settings else []) or ["en"]
-        board = start_scoreboard(host, port, settings.table_name if settings else "",
-                                 settings.limits if settings else "", languages, messages_dir, mode)
-        self.add(board.publish_many)
-        self.closers.append(board.close)
-        self.notice(text(message("board.serving", "scoreboard at {url}", url=board.url)))
+    def replayed(self, events: list[Event]) -> None:
+        """Give the events a resume replayed to the sinks that must see them."""
+        fan_out(self.replay, events)
 
 
-def board_languages(settings: Settings) -> list[str]:
-    """The scoreboard's languages: ``[scoreboard] languages`` when it is set (file, environment), else the
-    table's language (``[table] language``, ``--lang``)."""
-    section = settings.scoreboard
-    return list(section.languages) or [settings.table.language]
+class Stage(Protocol):
+    """A declared part of a session: it joins before the table's events begin (its sinks on the outputs, its hooks
+    on the runner, :meth:`Session.when_begun` and :meth:`Session.at_end`), and is closed when the session ends,
+    the stages in the reverse order of joining (closing one that never joined does nothing)."""
+
+    def join(self, session: Session) -> None: ...
+
+    def close(self) -> None: ...
 
 
-def scoreboard_for(outputs: Outputs, address: str, settings: Settings, mode: Mode = "live") -> None:
-    """Serve the table's scoreboard at ``address`` in its languages (:func:`board_languages`), with the house's
-    words of ``[table] messages_dir``, showing ``mode`` when it is not live."""
-    from controller.ui.localise import table_catalogue
+class Opening(Protocol):
+    """How the table's events begin: the header and the table's start, or a journal (new, or resumed)."""
 
-    outputs.add_scoreboard(address, settings.scoreboard, board_languages(settings), settings.table.messages_dir,
-                           table_catalogue(settings).text, mode)
+    def open(self, session: Session) -> bool:
+        """Begin the events; True when a journal was resumed."""
 
-
-def play(runner: Runner, outputs: Outputs, header: list[Event], journal_path: str | None, journal_key: Any,
-         console_history: list[Event] | None = None, feed: TableFeed | None = None,
-         run_app: Callable[[ConsoleRun], None] | None = None, live: bool = False,
-         software: Mapping[str, Any] | None = None) -> int:
-    """Start the table (or resume it from ``journal_path``), run it to its end, close everything.
-
-    With ``console_history`` the Textual dealer console shows the table (the
-    runner's source must then be a :class:`MergedSource`). With ``feed`` (which
-    needs the journal) the journal is published to the floor's broker; it is
-    started once the journal is open and closed (drained) before it.
-    ``run_app`` runs the console (default: on the terminal). A ``live`` table's journal has its WAL
-    written up front (:data:`~controller.journal.files.WAL_RESERVE`), so no card's commit grows a file.
-    A new journal's start record states the mode of the header's ``table`` event and ``software`` (what
-    :func:`controller.integrity.software.journal_software` gives), and the console shows a mode that is not
-    live for its whole life. Returns the exit status.
-    """
-    resumed: list[str] = []
-    mode = mode_of(header)
-    start: dict[str, Any] = {"mode": mode} if mode else {}
-    if software is not None:
-        start["software"] = dict(software)
-    try:
-        if journal_path:
-            from controller.journal.files import WAL_RESERVE
-            from controller.journal.replay import attach_journal
-
-            def notice(text: str) -> None:
-                resumed.append(text)
-                outputs.notice(text)
-
-            journal = attach_journal(runner, journal_path, argv_key=journal_key, header_events=header,
-                                     replayed=lambda events: fan_out(outputs.replay, events),
-                                     notice=notice, earlier=outputs.add_earlier,
-                                     reserve=WAL_RESERVE if live else 0, start=start)
-            outputs.closers.append(journal.close)
-            if feed is not None:
-                feed.start()
-                outputs.closers.insert(0, feed.close)
-                outputs.add(feed.wake, replayed=False)
-        else:
-            outputs.emit(header)
-            outputs.emit(runner.table.start())
-        with runner.source:
-            if console_history is None:
-                return runner.run()
-            assert isinstance(runner.source, MergedSource)
-            return run_with_console(runner, runner.source, console_history, resumed=bool(resumed),
-                                    run_app=run_app or run_console_app, mode=mode or "live")
-    finally:
-        for close in outputs.closers:
-            close()
+    def close(self) -> None: ...
 
 
-def mode_of(header: list[Event]) -> Mode | None:
-    """The mode the header's ``table`` event states (None: it has none)."""
-    return next((event.mode for event in header if isinstance(event, TableEvent)), None)
+class Driver(Protocol):
+    """What runs the table once its events began: the runner itself, or the runner beside the dealer console."""
+
+    def drive(self, runner: Runner, resumed: bool) -> int:
+        """Run the table to its end; returns the exit status."""
+
+
+class Unattended:
+    """The runner runs the table by itself until its source ends or its rounds are played."""
+
+    def drive(self, runner: Runner, resumed: bool) -> int:
+        return runner.run()
+
+
+@dataclass
+class Session:
+    """A table ready to play: its runner (table and source), its outputs, its opening, its stages."""
+
+    runner: Runner
+    outputs: Outputs
+    opening: Opening
+    words: Catalogue
+    driver: Driver = field(default_factory=Unattended)
+    _closing: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, init=False, repr=False)
+    _begun: list[Callable[[], None]] = field(default_factory=list, init=False, repr=False)
+    _ended: list[Callable[[], None]] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._closing.callback(self.opening.close)  # closed last: a feed drains the journal before it closes
+        self._closing.callback(self.runner.source.close)
+
+    @property
+    def table(self) -> Table:
+        return self.runner.table
+
+    @property
+    def source(self) -> CardSource:
+        return self.runner.source
+
+    def join(self, stages: list[Stage]) -> None:
+        """Join ``stages`` in order; if one cannot, close everything (the source too) and raise."""
+        for stage in stages:
+            self._closing.callback(stage.close)
+        try:
+            for stage in stages:
+                stage.join(self)
+        except BaseException:
+            self.close()
+            raise
+
+    def when_begun(self, start: Callable[[], None]) -> None:
+        """Call ``start`` once the table's events have begun (the journal open, a resume replayed)."""
+        self._begun.append(start)
+
+    def at_end(self, report: Callable[[], None]) -> None:
+        """Call ``report`` once the session is over and closed (a summary printed)."""
+        self._ended.append(report)
+
+    def play(self) -> int:
+        """Begin the table's events (or resume them), run it to its end, close everything, report; returns the
+        exit status."""
+        with self._closing:
+            resumed = self.opening.open(self)
+            for start in self._begun:
+                start()
+            with self.runner.source:
+                status = self.driver.drive(self.runner, resumed)
+        for report in self._ended:
+            report()
+        ending = self.runner.ending_message(self.words.text)
+        if ending:
+            self.outputs.notice(ending)
+        return status
+
+    def close(self) -> None:
+        """Close every stage and the source (a session that is not played: ``croupier train`` deals from its
+        table and source)."""
+        self._closing.close()
 
 
 @dataclass
@@ -159,16 +175,17 @@ class ConsoleRun:
     runner: Runner
     source: MergedSource
     console: DealerConsole
-    outcome: dict[str, Any] = field(default_factory=dict)
+    status: int | None = None
+    error: BaseException | None = None
     thread: threading.Thread | None = None
 
     def start(self) -> None:
         """Start the runner's thread (the console is run by the caller)."""
         def work() -> None:
             try:
-                self.outcome["status"] = self.runner.run()
+                self.status = self.runner.run()
             except BaseException as error:  # reported after the console closes
-                self.outcome["error"] = error
+                self.error = error
                 if self.console.is_running:
                     self.console.call_from_thread(self.console.exit)
 
@@ -185,10 +202,9 @@ class ConsoleRun:
         self.stop()
         if self.thread is not None:
             self.thread.join(timeout=5)
-        if "error" in self.outcome:
-            raise self.outcome["error"]
-        status: int = self.outcome.get("status", self.runner.exit_status())
-        return status
+        if self.error is not None:
+            raise self.error
+        return self.status if self.status is not None else self.runner.exit_status()
 
 
 def console_run(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False,

@@ -12,8 +12,6 @@ from controller.core.property_check import PropertyShoe
 
 if TYPE_CHECKING:
     from controller.app.property_watch import PropertyWatch
-    from controller.app.runner import Runner
-    from controller.app.session import Outputs
     from controller.floor.feed import TableFeed
 
 ARCHIVE_HELP = ("compare each shoe, as it is dealt, with the shoes of every other table in the floor archive too: "
@@ -61,11 +59,3 @@ def property_watch_from_args(args: argparse.Namespace, settings: Settings, feed:
         return shoes
 
     return PropertyWatch(load, notice, close=orders.close)
-
-
-def watch_property(runner: Runner, outputs: Outputs, args: argparse.Namespace, settings: Settings,
-                   feed: TableFeed | None) -> None:
-    """Give ``runner`` the property check asked for (if any), closed with ``outputs``."""
-    runner.watch = property_watch_from_args(args, settings, feed, outputs.notice)
-    if runner.watch is not None:
-        outputs.closers.append(runner.watch.close)

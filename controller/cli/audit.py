@@ -8,10 +8,12 @@
 
 Exit status: 0 the journal is intact, 1 a record was edited, deleted, inserted
 or reordered (the first one is named), a checkpoint or an event does not match
-the replay (named), or it differs from its archived copy (edited, cut or
-rewritten), 2 the file is missing, damaged or not a journal, or the archive
-cannot be read. A resume (``run``/``simulate --journal``) checks what this
-checks without ``--replay`` first (:func:`controller.journal.replay.trust`).
+the replay (named), or it differs from its archived copy (the side that changed
+is named: the local journal edited, cut or rewritten, or the archive altered: a
+row edited or deleted), or the archive holds nothing of it, 2 the file is
+missing, damaged or not a journal, or the archive cannot be read. A resume
+(``run``/``simulate --journal``) checks what this checks without ``--replay``
+first (:func:`controller.journal.replay.trust`).
 """
 
 from __future__ import annotations
@@ -23,11 +25,10 @@ from typing import Any
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import error_text, of_args
 from controller.core.exceptions import CroupierError, JournalDamagedError, JournalError, JournalTamperedError
-from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
 from controller.journal.about import about
-from controller.journal.replay import check_last_checkpoint, replay, settings_from_header
+from controller.journal.replay import check_last_checkpoint, replay, table_from_header
 from controller.journal.store import Journal
 from controller.journal.verify import Verified, verify
 from controller.terms import MODE_WORDS
@@ -125,7 +126,7 @@ def _replayed(journal: Journal, verified: Verified, whole: bool, words: Catalogu
     """Replay the ``whole`` journal into a fresh table, or else the last checkpoint's shoe, checking the journaled
     events and checkpoints (raises :class:`JournalError` naming the record that differs); what to print."""
     if whole:
-        found = replay(journal, Table(settings_from_header(journal.path, verified.header)))
+        found = replay(journal, table_from_header(journal.path, verified.header))
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
                          inputs=found.inputs)
     last = journal.last_checkpoint()
@@ -143,13 +144,19 @@ def _matches_archive(journal: Journal, args: argparse.Namespace) -> bool:
     except ImportError as error:
         raise CroupierError(message("audit.needs_floor", "--archive needs the floor extra ({error}); install it: "
                                     "pip install 'croupier[floor]'", error=str(error))) from None
+    from controller.floor.archive_check import Verdict
+
     with journal.snapshot():
         records = list(journal.records())
-    comparison = compare_with_archive(records, args.archive, args.site, args.table)
+    comparison = compare_with_archive(records, args.archive, args.site, args.table, confirmed=journal.feed_acked())
     words = of_args(args)
     first, *rest = (words.text(line) for line in comparison.lines)
-    print(words.say("audit.archive", "archive: {comparison}", comparison=first) if comparison.matches else
-          words.say("audit.tampered", "TAMPERED: {problem}", problem=f"{journal.path}: {first}"))
+    if comparison.matches:
+        print(words.say("audit.archive", "archive: {comparison}", comparison=first))
+    elif comparison.verdict is Verdict.NOT_ARCHIVED:
+        print(words.say("audit.not_archived", "NOT ARCHIVED: {problem}", problem=f"{journal.path}: {first}"))
+    else:
+        print(words.say("audit.tampered", "TAMPERED: {problem}", problem=f"{journal.path}: {first}"))
     for line in rest:
         print(line)
     return comparison.matches

@@ -47,6 +47,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--listen", default=DEFAULT_LISTEN, metavar="HOST:PORT",
                         help=f"where to serve the page (default {DEFAULT_LISTEN}; port 0: any free port)")
     parser.add_argument("--ca-file", metavar="PATH", help="the CA certificate that signed the broker's (mqtts://)")
+    parser.add_argument("--password-file", metavar="PATH",
+                        help="a file whose first line is the broker password of the --broker URL's user (written "
+                             "mqtt://USER@HOST:PORT), so that no password is on the command line; default: "
+                             "CROUPIER_MQTT_PASSWORD, then the file CROUPIER_MQTT_PASSWORD_FILE names")
+    parser.add_argument("--web-password-file", metavar="PATH",
+                        help="ask for the password on this file's first line before showing the page or its data "
+                             "(HTTP Basic, any user name; default: CROUPIER_FLOOR_WEB_PASSWORD, else no password)")
     add_lang_option(parser)
     parser.set_defaults(handler=floor)
     subcommands = parser.add_subparsers(dest="floor_command", required=False, metavar="[SUBCOMMAND]",
@@ -60,9 +67,10 @@ def register_floor_subcommands(subparsers: Any) -> None:
     A subcommand sets its own ``handler`` with ``set_defaults``; without one, ``croupier floor`` serves
     the dashboard.
     """
-    from controller.cli import floor_acl
+    from controller.cli import floor_acl, floor_up
 
     floor_acl.register(subparsers)
+    floor_up.register(subparsers)
 
 
 def floor(args: argparse.Namespace) -> int:
@@ -74,7 +82,7 @@ def floor(args: argparse.Namespace) -> int:
     if args.broker is None:
         raise CroupierError(message("floor.no_broker", "--broker is missing: the dashboard needs the floor's "
                                     "broker, e.g. --broker mqtt://127.0.0.1:1883"))
-    broker = parse_broker_url(args.broker)
+    broker = parse_broker_url(args.broker, password_file=args.password_file)
     if args.ca_file is not None and not broker.tls:
         raise CroupierError(message("floor.ca_file_plain", "--ca-file is for an mqtts:// broker; use mqtts:// or "
                                     "leave --ca-file out"))
@@ -94,7 +102,7 @@ def floor(args: argparse.Namespace) -> int:
         raise CroupierError(message("floor.needs_floor", "the dashboard needs the floor extra ({error}); install "
                                     "it: pip install 'croupier[floor]'", error=str(error))) from None
     board = FloorBoard(broker.address, report=_say, words=words())
-    dashboard = start_dashboard(board, host, port, words=words())
+    dashboard = start_dashboard(board, host, port, words=words(), password=_web_password(args.web_password_file))
     try:
         board.changed = dashboard.changed
         watcher = FloorWatcher(board, broker, report=_say)
@@ -108,6 +116,29 @@ def floor(args: argparse.Namespace) -> int:
     finally:
         dashboard.close()
     return EXIT_STOPPED
+
+
+WEB_PASSWORD_ENV = "CROUPIER_FLOOR_WEB_PASSWORD"
+
+
+def _web_password(path: str | None) -> str | None:
+    """The page's password: ``--web-password-file``'s first line, else :data:`WEB_PASSWORD_ENV` (None: none)."""
+    import os
+
+    if path is None:
+        return os.environ.get(WEB_PASSWORD_ENV) or None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            password = handle.readline().rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise CroupierError(message("floor.web_password_file", "--web-password-file {path}: cannot be read "
+                                    "({reason}); give a readable file whose first line is the page's password",
+                                    path=repr(path), reason=getattr(error, "strerror", None) or
+                                    type(error).__name__)) from None
+    if not password:
+        raise CroupierError(message("floor.web_password_empty", "--web-password-file {path}: its first line is "
+                                    "empty; it is the page's password", path=repr(path)))
+    return password
 
 
 def _say(line: str) -> None:

@@ -6,7 +6,7 @@
     croupier floor acl --out /etc/mosquitto/floor --tables tables.txt --archive archive --floor pit
 
 Writes into ``--out``: ``passwd`` (Mosquitto's ``password_file``), ``acl`` (its ``acl_file``),
-``mosquitto-floor.conf`` (the three lines that make Mosquitto use them) and ``credentials`` (or
+``mosquitto-floor.conf`` (the lines that make Mosquitto use them) and ``credentials`` (or
 ``--credentials PATH``): each user's password, mode 0600, for the installer to hand out. Passwords
 already in the credentials file are kept. Exit status: 0 written, 2 bad input (one line says which).
 
@@ -35,10 +35,12 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "acl", help="write the broker's password file and ACL: one account per table, read-only archive and pit",
         description="Write a Mosquitto password file and ACL for the floor: each table's user may publish only "
-                    "under its own croupier/SITE/TABLE/ and read nothing; the archive's and the pit dashboard's "
-                    "users read every table's topics and publish nothing; anonymous clients get nothing. "
-                    "Passwords are generated, or kept from the credentials file. Exit status: 0 written, "
-                    "2 bad input.",
+                    "its own croupier/SITE/TABLE/ journal, events, state and status and read only its archived "
+                    "head; each archive user reads every table's journal and state and publishes only their "
+                    "archived heads and its health; the pit dashboard's users read every table's topics and "
+                    "publish nothing; anonymous clients get nothing. The broker settings bind each client id to "
+                    "its user and limit a message's size. Passwords are generated, or kept from the credentials "
+                    "file. Exit status: 0 written, 2 bad input.",
     )
     add_arguments(parser)
     parser.set_defaults(handler=floor_acl)
@@ -54,10 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tables", metavar="FILE",
                         help="a file of tables, one SITE/TABLE[=USER] a line (# comments)")
     parser.add_argument("--archive", action="append", metavar="USER",
-                        help="a user for croupier archive: reads every table's topics (default: archive); repeatable")
+                        help="a user for croupier archive: reads every table's journal and state, publishes their "
+                             "archived heads (default: archive); repeatable: one per archive process")
     parser.add_argument("--floor", action="append", metavar="USER",
                         help="a user for the pit dashboard (croupier floor): reads every table's topics "
-                             "(default: floor); repeatable")
+                             "(default: floor); repeatable: one per dashboard process")
     add_lang_option(parser)
     parser.add_argument("--credentials", metavar="PATH",
                         help="the credentials file, USER PASSWORD ROLE [SITE/TABLE] a line, mode 0600 (default "
@@ -67,6 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def floor_acl(args: argparse.Namespace) -> int:
     """Write the floor's broker files; print what was written; returns the exit status."""
     from controller.floor.acl import (
+        BIND_CLIENT_IDS,
         BROKER_CONFIG,
         parse_place,
         plan_accounts,
@@ -90,6 +94,8 @@ def floor_acl(args: argparse.Namespace) -> int:
     print(say("floor_acl.mosquitto", "Mosquitto: include_dir {directory} (or copy {config}'s lines into "
               "mosquitto.conf); hand each table its line of {credentials} (mode 0600)",
               directory=str(directory.resolve()), config=BROKER_CONFIG, credentials=str(credentials)))
+    print(say("floor_acl.listener", "Mosquitto: and {setting} under each listener line of mosquitto.conf, so that "
+              "each client id is its account's user (a restart applies it)", setting=BIND_CLIENT_IDS))
     return EXIT_WRITTEN
 
 

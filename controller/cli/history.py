@@ -250,12 +250,14 @@ def write_json(events: list[Timed], stream: TextIO, tampered_seq: int = 0) -> No
 
 
 def write_csv(found: History, stream: TextIO) -> None:
-    """One row per round that ended (a result or voided)."""
+    """One row per round that ended (a result or voided), and one for a round that did not but has misdeals or alerts
+    (``unfinished``: the table stopped or halted on them, or the journal ends there)."""
     writer = csv.writer(stream, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for entry in found.rounds:
         result = entry.result
-        if result is None and entry.voided is None and not entry.tampered:
+        unfinished = result is None and entry.voided is None and not entry.tampered
+        if unfinished and not (entry.alerts or entry.misdeals):
             continue
         bets = entry.settlement["bets"] if entry.settlement else {}
         row: list[str | int] = [entry.shoe, entry.number]
@@ -264,8 +266,9 @@ def write_csv(found: History, stream: TextIO) -> None:
                     " ".join(result["banker"]["cards"]), result["banker"]["total"],
                     int(result["natural"]), int(result["player_pair"]), int(result["banker_pair"]),
                     " ".join(result.get("manual", []))]
-        else:  # voided, or tampered before its end could be read (no outcome)
-            row += ["void" if entry.voided is not None else "", "", "", "", "", "", "", "", ""]
+        else:  # voided, unfinished, or tampered before its end could be read (no outcome)
+            outcome = "void" if entry.voided is not None else "unfinished" if unfinished else ""
+            row += [outcome, "", "", "", "", "", "", "", ""]
         row += [bets[bet]["net"] if bet in bets else "0" if entry.voided is not None else "" for bet in BETS]
         row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m["card"] else "")
                              for m in entry.misdeals))

@@ -99,6 +99,10 @@ def _command_named(argv: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``croupier``; returns the exit status."""
     words = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        from controller.cli.secrecy import guard
+
+        guard(words)  # no traceback prints a password given on the command line or in the environment
     named = _command_named(words)
     if not named:
         return _run(words, named)
@@ -115,6 +119,7 @@ def _run(words: list[str], named: str) -> int:
     parser = build_parser(only=named)
     args = parser.parse_args(words)
     command = " ".join(name for name in (args.command, getattr(args, "floor_command", None),
+                                         getattr(args, "archive_command", None),
                                          getattr(args, "report_command", None)) if name)
     if args.command in EDGE_COMMANDS:
         _notice_without_kernel(command)
@@ -122,8 +127,9 @@ def _run(words: list[str], named: str) -> int:
         status: int = args.handler(args)
     except CroupierError as error:
         from controller.cli.language import error_text
+        from controller.cli.secrecy import scrub
 
-        print(f"croupier {command}: {error_text(error)}", file=sys.stderr)
+        print(scrub(f"croupier {command}: {error_text(error)}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         from controller.cli.language import text

@@ -14,7 +14,6 @@ from controller.core.bets.catalogue import BANKER_BY_VARIANT, BETS
 from controller.core.bets.exact import MAX_CARDS, MIN_CARDS, Shoe, ShoeTooShort, bet_odds, round_probabilities
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError, CroupierError
-from controller.core.table import Table
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 from controller.i18n.numbers import format_decimal_text, format_fixed
@@ -78,13 +77,13 @@ def parse_seen(text: str, decks: int) -> Counter[str]:
 def journal_shoe(path: str) -> tuple[int, str, Counter[str]]:
     """The decks, the variant and the cards the players could have seen in the shoe in play on the journal
     ``path``."""
-    from controller.journal.replay import replay, settings_from_header
+    from controller.journal.replay import replay, table_from_header
     from controller.journal.store import Journal
     from controller.journal.verify import verify
 
     journal = Journal.open_existing(path)
     try:
-        table = Table(settings_from_header(path, verify(journal).header))
+        table = table_from_header(path, verify(journal).header)
         replay(journal, table)
     finally:
         journal.close()

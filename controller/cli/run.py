@@ -7,36 +7,25 @@ import sys
 from typing import Any, TextIO
 
 from config.schema import Settings
-from controller.app.runner import Runner
-from controller.app.session import Outputs, play, scoreboard_for
-from controller.cli.archiveargs import watch_property
+from controller.app.builder import Display, JournalOptions, SessionOptions, build_session, open_card_source
+from controller.cli.archiveargs import property_watch_from_args
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, journal_option, settings_from_args
 from controller.core.events import Event, TableEvent
-from controller.core.exceptions import CroupierError, DriverURLError, JournalError
+from controller.core.exceptions import DriverURLError, JournalError
 from controller.core.table import Table
-from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
 from controller.integrity.check import Verdict, start_check
 from controller.journal.notes import integrity_failure
 from controller.journal.replay import journal_fault
-from controller.terms import Mode
-from controller.ui.bigtext import banner, can_render, render_big
-from controller.ui.keyboard import HELP, worded_parser
-from controller.ui.localise import Localiser, table_catalogue
-from controller.ui.transcript import JsonLines, Summary, Transcript
-from drivers import driver_class, open_source
-from drivers.merged import MergedSource
-from drivers.mock import MockShoe
-from drivers.serial.url import serial_url
+from controller.ui.keyboard import HELP
+from controller.ui.localise import table_catalogue
+from drivers import driver_class
+from drivers.base import CardSource
 
 EXIT_NOT_VERIFIED = 5
 """The software did not match its manifest (or a file its distribution records changed): nothing was played."""
-LARGE_COLUMNS = 80
-"""The width the large type of a plain dealer display keeps within."""
-MOCK_DEALER_PACE = 0.5
-"""Seconds between two cards of a seeded mock shoe dealt without --auto-next."""
 
 
 def register(subparsers: Any) -> None:
@@ -63,36 +52,28 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-class DealerDisplay(Transcript):
-    """The transcript with the next action in large type on a terminal (block letters, or for text the block
-    font cannot draw, such as Korean or Chinese, the text letter-spaced within 80 columns)."""
-
-    def __init__(self, stream: TextIO, large: bool, words: Catalogue = ENGLISH) -> None:
-        super().__init__(stream, show_next=True, words=words)
-        self.large = large
-
-    def render(self, event: Event) -> None:
-        super().render(event)
-        if self.large and event["event"] in ("prompt", "instruction", "result"):
-            text = event["say"].upper()
-            if event["event"] == "prompt":
-                side = (self.words.say("side.player", "PLAYER") if event["to"] == "player"
-                        else self.words.say("side.banker", "BANKER"))
-                text = f"{side} {event['slot']}"
-            if can_render(text):
-                if len(text) <= 24:
-                    self.line("\n".join(render_big(text)))
-            else:
-                self.line("\n".join(banner(text, LARGE_COLUMNS)))
+def complain(text: str) -> None:
+    """One line to the person at the table."""
+    print(f"croupier run: {text}", file=sys.stderr, flush=True)
 
 
-def driver_url(args: argparse.Namespace, settings: Settings) -> str:
-    """``--driver``, else ``[driver] url``; an empty ``--driver`` is refused."""
-    if args.driver is not None and not args.driver.strip():
-        raise DriverURLError(message("run.empty_driver", "--driver '': expected a driver URL, e.g. "
-                                     "serial:///dev/ttyUSB0 or mock://?seed=1"))
-    url: str = args.driver or settings.driver.url
-    return url
+def run(args: argparse.Namespace) -> int:
+    settings = settings_from_args(args, rounds_in_settings=False)
+    url = _driver_url(args, settings)
+    journal = journal_option(args) or settings.journal.path
+    verdict = start_check(settings, args.config)  # before the reader, the feed or anything else is opened
+    if not verdict.ok:
+        return refuse_to_play(settings, verdict, url, journal)
+    feed = feed_from_args(args, settings, journal, complain)
+    watch = property_watch_from_args(args, settings, feed, complain)
+    console = _console_wanted(args)
+    session = build_session(SessionOptions(
+        settings, _open_driver(args, url, settings), mode="live", display=_display(args, console), notice=complain,
+        driver=url, auto_next=args.auto_next, rounds=args.rounds or 0,
+        journal=JournalOptions(journal, journal_key(url)) if journal else None, feed=feed,
+        scoreboard=args.scoreboard, watch=watch, console=console, keyboard=_keyboard(args, console),
+        software=verdict.summary()))
+    return session.play()
 
 
 def journal_key(url: str) -> dict[str, Any]:
@@ -106,12 +87,11 @@ def refuse_to_play(settings: Settings, verdict: Verdict, url: str, journal_path:
     words = table_catalogue(settings)
     first = verdict.problems[0]
     more = len(verdict.problems) - 1
-    print("croupier run: " + words.text(message(
+    complain(words.text(message(
         "run.not_verified", "the software failed its verification ({problem}{more}); play is disabled: install the "
         "approved software (croupier verify names what differs), or approve this one with croupier verify "
         "--write-manifest", problem=words.text(first.why),
-        more=words.text(message("run.not_verified.more", " and {count} more", count=more)) if more else "")),
-        file=sys.stderr, flush=True)
+        more=words.text(message("run.not_verified.more", " and {count} more", count=more)) if more else "")))
     if journal_path:
         try:
             simulated = driver_class(url).simulated
@@ -124,80 +104,47 @@ def refuse_to_play(settings: Settings, verdict: Verdict, url: str, journal_path:
             journal_fault(journal_path, note, Table(settings), journal_key(url), header,
                           {"mode": header[0]["mode"], "software": verdict.summary()})
         except JournalError as error:
-            print("croupier run: " + words.text(message("run.fault_not_journaled", "the fault is not journaled: "
-                                                        "{error}", error=error_text(error))), file=sys.stderr)
+            complain(words.text(message("run.fault_not_journaled", "the fault is not journaled: {error}",
+                                        error=error_text(error))))
     return EXIT_NOT_VERIFIED
 
 
-def run(args: argparse.Namespace) -> int:
-    settings = settings_from_args(args, rounds_in_settings=False)
-    url = driver_url(args, settings)
-    journal_path = journal_option(args) or settings.journal.path
-    verdict = start_check(settings, args.config)  # before the reader, the feed or anything else is opened
-    if not verdict.ok:
-        return refuse_to_play(settings, verdict, url, journal_path)
-    feed = feed_from_args(args, settings, journal_path, lambda text: print(f"croupier run: {text}", file=sys.stderr,
-                                                                         flush=True))
+def _driver_url(args: argparse.Namespace, settings: Settings) -> str:
+    """``--driver``, else ``[driver] url``; an empty ``--driver`` is refused."""
+    if args.driver is not None and not args.driver.strip():
+        raise DriverURLError(message("run.empty_driver", "--driver '': expected a driver URL, e.g. "
+                                     "serial:///dev/ttyUSB0 or mock://?seed=1"))
+    url: str = args.driver or settings.driver.url
+    return url
+
+
+def _open_driver(args: argparse.Namespace, url: str, settings: Settings) -> CardSource:
+    """The card source of ``url``; a bad ``[driver] url`` is named with where the settings came from."""
     try:
-        primary = open_source(serial_url(url, settings.serial))
+        return open_card_source(url, settings)
     except DriverURLError as error:
         if args.driver is None:
             raise DriverURLError(message("run.config_driver", "{source}: [driver] url: {error}",
                                          source=settings.source, error=error_text(error))) from None
         raise
 
-    def complain(text: str) -> None:
-        print(f"croupier run: {text}", file=sys.stderr, flush=True)
 
-    use_console = not args.json and not args.quiet and (
-        args.console == "textual"
-        or (args.console == "auto" and sys.stdout.isatty() and sys.stdin is not None and sys.stdin.isatty()))
-    keyboard = (None if use_console or args.no_keyboard or sys.stdin is None or sys.stdin.closed
-                else sys.stdin)
-    dealt_by_hand = isinstance(primary, MockShoe) and not primary.scripted and not args.auto_next
-    if dealt_by_hand and keyboard is None and not use_console:
-        primary.close()
-        raise CroupierError(message(
-            "run.no_dealer", "{url}: a seeded mock shoe without --auto-next waits for the dealer to confirm the "
-            "shoe and start each round, but --no-keyboard leaves no dealer; give --auto-next, or use "
-            "croupier simulate --interactive", url=url))
-    # A mock is a shoe with no dealer's hand on it: draw only while a card is due (a seeded one at a dealer's
-    # pace; a script's own dealer inputs come as written), like shoe-emulator --follow-table.
-    words = table_catalogue(settings)
-    source = MergedSource(primary, keyboard, worded_parser(words), complain,
-                          pace=MOCK_DEALER_PACE if dealt_by_hand else 0.0,
-                          hold_when_idle=isinstance(primary, MockShoe) and not args.auto_next)
-    summary = Summary()
-    display = JsonLines() if args.json else (None if args.quiet or use_console else
-                                             DealerDisplay(sys.stdout, large=sys.stdout.isatty(), words=words))
-    outputs = Outputs(notice=complain)
-    outputs.add(summary, earlier=summary.restore)
-    if display is not None:
-        outputs.add(Localiser(words).wrap(display), replayed=False)
-    history: list[Event] = []
-    if use_console:
-        outputs.add(history.extend)
-    mode: Mode = "simulation" if primary.simulated else "live"
-    if args.scoreboard or settings.scoreboard.address:
-        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings, mode)
+def _console_wanted(args: argparse.Namespace) -> bool:
+    """The Textual console: asked for, or ``auto`` on a terminal (never with --json or --quiet)."""
+    if args.json or args.quiet:
+        return False
+    on_terminal = sys.stdout.isatty() and sys.stdin is not None and sys.stdin.isatty()
+    return bool(args.console == "textual" or (args.console == "auto" and on_terminal))
 
-    table = Table(settings)
-    runner = Runner(table, source, outputs.emit, auto_next=args.auto_next, auto_shoe=args.auto_next,
-                    rounds=args.rounds or 0, new_shoes=True)
-    watch_property(runner, outputs, args, settings, feed)
-    if settings.auth.enabled:
-        from controller.app.session import start_badge_feed
 
-        outputs.closers.append(start_badge_feed(settings.auth, source, complain))
-        runner.poll = 0.5
-        runner.idle_signout = settings.auth.idle_signout_seconds
-    header: list[Event] = [TableEvent(decks=settings.table.decks, variant=settings.table.variant, driver=url,
-                                      seed=None, mode=mode)]
-    status = play(runner, outputs, header, journal_path, journal_key(url), history if use_console else None,
-                  feed=feed, live=True, software=verdict.summary())
-    if not args.json:
-        print(summary.text(words))
-    ending = runner.ending_message(words.text)
-    if ending:
-        complain(ending)
-    return status
+def _keyboard(args: argparse.Namespace, console: bool) -> TextIO | None:
+    """Where the dealer's inputs are typed, one per line: stdin, unless the console takes the keys."""
+    if console or args.no_keyboard or sys.stdin is None or sys.stdin.closed:
+        return None
+    return sys.stdin
+
+
+def _display(args: argparse.Namespace, console: bool) -> Display:
+    if args.json:
+        return Display.JSON
+    return Display.SUMMARY if args.quiet or console else Display.TRANSCRIPT

@@ -5,35 +5,25 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from config.loader import load_config
 from config.schema import Settings
-from controller.app.runner import Runner
-from controller.app.session import Outputs, play, scoreboard_for
-from controller.cli.archiveargs import add_archive_option, watch_property
+from controller.app.builder import TRANSCRIPT_LIMIT, Display, JournalOptions, MockDeal, SessionOptions, build_session
+from controller.cli.archiveargs import add_archive_option, property_watch_from_args
 from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, check_feed_url, feed_from_args
 from controller.cli.language import text as worded
 from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
-from controller.core.events import Event, TableEvent
 from controller.core.exceptions import JournalError
-from controller.core.inputs import parse_tokens
-from controller.core.table import Table
-from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
-from controller.ui.localise import Localiser, table_catalogue
-from controller.ui.oddscompare import OddsComparison
-from controller.ui.oddsplot import check_plot_path, write_plot
-from controller.ui.transcript import JsonLines, Progress, Summary, Transcript
-from drivers.base import CardSource
-from drivers.merged import MergedSource
-from drivers.mock import MockShoe, read_script
+from controller.ui.localise import table_catalogue
+from controller.ui.oddsplot import check_plot_path
 
-TRANSCRIPT_LIMIT = 200
-"""Above this many rounds the transcript gives way to a progress bar and the summary."""
+if TYPE_CHECKING:
+    from drivers.mock import MockShoe
 
 
 def add_table_options(parser: argparse.ArgumentParser,
@@ -99,24 +89,6 @@ def settings_from_args(args: argparse.Namespace, rounds_in_settings: bool = True
     return load_config(args.config, overrides=overrides)
 
 
-def build_sinks(args: argparse.Namespace, rounds: int, words: Catalogue = ENGLISH) -> tuple[
-        list[Callable[[list[Event]], None]], Summary, Progress | None]:
-    """The summary, and the JSON stream, the transcript or the progress bar; texts in ``words``' language."""
-    summary = Summary()
-    sinks: list[Callable[[list[Event]], None]] = [summary]
-    progress: Progress | None = None
-    localiser = Localiser(words)
-    if args.json:
-        sinks.append(localiser.wrap(JsonLines()))
-    elif not args.quiet:
-        if rounds > TRANSCRIPT_LIMIT:
-            progress = Progress(rounds)
-            sinks.append(progress)
-        else:
-            sinks.append(localiser.wrap(Transcript(show_next=not getattr(args, "auto_next", True), words=words)))
-    return sinks, summary, progress
-
-
 def _refused(args: argparse.Namespace, scripted: bool) -> str | None:
     """Why the options cannot run together (one line), or None; notes what is not used, checks --plot."""
     if args.cards is not None and args.script is not None:
@@ -143,63 +115,47 @@ def simulate(args: argparse.Namespace) -> int:
     journal_option(args)
     settings = settings_from_args(args)
     check_feed_url(settings)  # the fast path publishes nothing, but a bad URL is refused all the same
-    decks = settings.table.decks
     scripted = args.cards is not None or args.script is not None
     refused = _refused(args, scripted)
     if refused:
         print(f"croupier simulate: {refused}", file=sys.stderr)
         return 2
-    seed = _seed(args, scripted)
-    source, url = _mock_shoe(args, f"mock://?seed={seed}&decks={decks}&cut={settings.shoe.cut_card_from_end}")
-    rounds = settings.simulation.rounds
+    deal = MockDeal(_seed(args, scripted), args.cards, args.script)
+    shoe = deal.open(settings)
     blocking = blocking_option(args, settings, TRANSCRIPT_LIMIT)
     refusal = workers_error(args, blocking)
     if refusal is not None:
         print(f"croupier simulate: {worded(refusal)}", file=sys.stderr)
         return 2
-    words = table_catalogue(settings)
-    if blocking is None and run_fast(args, settings, seed, source.decks, source.cut_from_end, words):
+    if blocking is None and run_fast(args, settings, deal.seed, shoe.decks, shoe.cut_from_end,
+                                     table_catalogue(settings)):
         return 0
-    args.auto_next = settings.simulation.auto_next
-    interactive = bool(getattr(args, "interactive", False))
-    if interactive:
-        args.quiet = True
-    sinks, summary, progress = build_sinks(args, rounds, words)
-    outputs = Outputs(notice=lambda text: print(f"croupier simulate: {text}", file=sys.stderr, flush=True))
-    feed = feed_from_args(args, settings, args.journal, outputs.notice)
-    comparison = OddsComparison(decks, settings.table.variant, settings.bets)
-    sinks.insert(1, comparison)
-    for sink in sinks:
-        outputs.add(sink, replayed=sink is summary or sink is comparison,
-                    earlier=summary.restore if sink is summary else comparison.restore if sink is comparison else None)
-    history: list[Event] = []
-    if interactive:
-        outputs.add(history.extend)
-    if args.scoreboard or settings.scoreboard.address:
-        scoreboard_for(outputs, args.scoreboard or settings.scoreboard.address, settings, "simulation")
-    if progress is not None:
-        outputs.closers.append(progress.finish)
-    pace = args.pace if args.pace is not None else (1.0 if interactive else 0.0)
-    card_source: CardSource = (MergedSource(source, pace=pace, hold_when_idle=interactive)
-                               if interactive or pace else source)
-    runner = Runner(Table(settings), card_source, outputs.emit, auto_next=settings.simulation.auto_next,
-                    rounds=rounds, new_shoes=not scripted and (rounds > 0 or interactive),
-                    auto_shoe=not interactive, deliver_all=scripted,
-                    auto_reveal=settings.simulation.auto_next and not interactive)
-    watch_property(runner, outputs, args, settings, feed)
-    header: list[Event] = [TableEvent(decks=decks, variant=settings.table.variant, driver=url,
-                                      seed=None if scripted else seed, mode="simulation")]
-    status = play(runner, outputs, header, args.journal, _journal_key(args, url) if args.journal else None,
-                  history if interactive else None, feed=feed, software=_software(args))
-    if not args.json:
-        print(summary.text(words))
-        print(comparison.text(words))
-    if args.plot is not None:
-        write_plot(comparison, args.plot, words)
-    ending = runner.ending_message(words.text)
-    if ending:
-        outputs.notice(ending)
-    return status
+    return _full_path(args, settings, deal, shoe)
+
+
+def notice(text: str) -> None:
+    """One line to the person at the table."""
+    print(f"croupier simulate: {text}", file=sys.stderr, flush=True)
+
+
+def _full_path(args: argparse.Namespace, settings: Settings, deal: MockDeal, shoe: MockShoe) -> int:
+    """Every event through the controller: the transcript, the JSON stream, the journal, the console..."""
+    feed = feed_from_args(args, settings, args.journal, notice)
+    watch = property_watch_from_args(args, settings, feed, notice)
+    shown = deal.shown(settings)
+    session = build_session(SessionOptions(
+        settings, shoe, display=_display(args), notice=notice, driver=shown, seed=None if deal.scripted else deal.seed,
+        auto_next=settings.simulation.auto_next, rounds=settings.simulation.rounds,
+        journal=JournalOptions(args.journal, _journal_key(args, shown)) if args.journal else None, feed=feed,
+        scoreboard=args.scoreboard, watch=watch, console=args.interactive, pace=args.pace, plot=args.plot,
+        software=_software(args)))
+    return session.play()
+
+
+def _display(args: argparse.Namespace) -> Display:
+    if args.json:
+        return Display.JSON
+    return Display.SUMMARY if args.quiet or args.interactive else Display.TRANSCRIPT
 
 
 def _software(args: argparse.Namespace) -> Mapping[str, Any] | None:
@@ -221,15 +177,6 @@ def _seed(args: argparse.Namespace, scripted: bool) -> int:
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     return seed
-
-
-def _mock_shoe(args: argparse.Namespace, url: str) -> tuple[MockShoe, str]:
-    """The mock shoe dealing ``--cards``, ``--script`` or the seeded shoes of ``url``; and its URL as shown."""
-    if args.cards is not None:
-        return MockShoe(url, inputs=parse_tokens(args.cards)), "mock:// (--cards)"
-    if args.script is not None:
-        return MockShoe(url, inputs=read_script(args.script)), f"mock://?script={args.script}"
-    return MockShoe(url), url
 
 
 def _journal_key(args: argparse.Namespace, url: str) -> dict[str, Any]:

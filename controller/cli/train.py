@@ -8,18 +8,16 @@ import sys
 from typing import Any
 
 from config.loader import load_config
-from config.schema import settings_data
+from config.schema import Settings, settings_data
+from controller.app.builder import MockDeal, SessionOptions, build_session
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import of_args
 from controller.cli.language import text as worded
-from controller.core.inputs import parse_tokens
-from controller.core.table import Table
 from controller.i18n.message import message
 from controller.training.deal import dealt_rounds
 from controller.training.drill import Drill
 from controller.training.frontends import JsonLines, PlainTerminal, run_drill
 from controller.training.journal import TrainingJournal
-from drivers.mock import MockShoe, read_script
 
 DEFAULT_ROUNDS = 20
 EXIT_ENDED_EARLY = 3
@@ -64,25 +62,14 @@ def train(args: argparse.Namespace) -> int:
     if args.cards is not None or args.script is not None:
         overrides["shoe"]["burn"] = "none"
     settings = load_config(args.config, overrides=overrides)
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    url = f"mock://?seed={seed}&decks={settings.table.decks}&cut={settings.shoe.cut_card_from_end}"
-    if args.cards is not None:
-        source = MockShoe(url, inputs=parse_tokens(args.cards, source="--cards"))
-    elif args.script is not None:
-        source = MockShoe(url, inputs=read_script(args.script))
-    else:
-        source = MockShoe(url)
-    drill = Drill(dealt_rounds(Table(settings), source), args.rounds,
+    deal = MockDeal(args.seed if args.seed is not None else random.SystemRandom().randrange(2**31), args.cards,
+                    args.script)
+    session = build_session(SessionOptions(settings, deal))
+    drill = Drill(dealt_rounds(session.table, session.source), args.rounds,
                   focus_banker=args.focus == "banker", payouts=args.payouts)
-    journal = None
-    if args.journal:
-        from controller.integrity.check import recorded_software
-
-        journal = TrainingJournal(args.journal, {"arguments": {
-            "command": "train", "driver": url, "cards": args.cards, "script": args.script, "rounds": args.rounds,
-            "focus": args.focus, "payouts": args.payouts}, "settings": settings_data(settings)},
-            recorded_software(args.config))
+    journal: TrainingJournal | None = None
     try:
+        journal = _journal(args, settings, deal.url(settings))
         if args.console:
             from controller.training.console import run_training_console
 
@@ -94,7 +81,20 @@ def train(args: argparse.Namespace) -> int:
     finally:
         if journal is not None:
             journal.close()
+        session.close()
     return 0 if drill.finished else EXIT_ENDED_EARLY
+
+
+def _journal(args: argparse.Namespace, settings: Settings, url: str) -> TrainingJournal | None:
+    """The training journal of ``--journal`` (None without it)."""
+    if not args.journal:
+        return None
+    from controller.integrity.check import recorded_software
+
+    return TrainingJournal(args.journal, {"arguments": {
+        "command": "train", "driver": url, "cards": args.cards, "script": args.script, "rounds": args.rounds,
+        "focus": args.focus, "payouts": args.payouts}, "settings": settings_data(settings)},
+        recorded_software(args.config))
 
 
 def _front_end(args: argparse.Namespace) -> JsonLines | PlainTerminal:

@@ -8,10 +8,12 @@ closes an alert with an ``alert_acknowledged`` event.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import msgspec
 
 from config.schema import AuthSettings
-from controller.core.events import AlertAcknowledgedEvent, AlertEvent
+from controller.core.events import AlertAcknowledgedEvent, AlertClearedEvent, AlertEvent, AlertUpdatedEvent
 from controller.core.events import AlertSeverity as Severity
 from controller.i18n.message import Message, message
 
@@ -53,11 +55,14 @@ def normalise_id(text: str) -> str:
 
 
 class AlertBook(msgspec.Struct, frozen=True, gc=False):
-    """One table's alerts, as a value: how many were raised, which are open (oldest first) and which closed."""
+    """One table's alerts, as a value: how many were raised, which are open (oldest first) and which closed; and
+    for each bet whose advantage lasts, the alert that follows it (open, or acknowledged while it lasts)."""
 
     raised: int = 0
     open: tuple[AlertEvent, ...] = ()
     closed: frozenset[str] = frozenset()
+    advantages: Mapping[str, str] = msgspec.field(default_factory=dict)
+    """Bet -> the id of the ``advantage`` alert of its advantage in progress."""
 
     @property
     def open_alerts(self) -> list[AlertEvent]:
@@ -70,7 +75,27 @@ class AlertBook(msgspec.Struct, frozen=True, gc=False):
 
     def opening(self, alert: AlertEvent) -> AlertBook:
         """The book with ``alert`` (its ``id`` from :meth:`next_id`) open until acknowledged."""
-        return AlertBook(self.raised + 1, (*self.open, alert), self.closed)
+        return AlertBook(self.raised + 1, (*self.open, alert), self.closed, self.advantages)
+
+    def is_open(self, alert_id: str) -> bool:
+        return any(alert.id == alert_id for alert in self.open)
+
+    def updating(self, alert: AlertEvent) -> AlertBook:
+        """The book with the open alert of ``alert``'s id replaced by ``alert`` (what it says now)."""
+        return msgspec.structs.replace(self, open=tuple(alert if other.id == alert.id else other
+                                                        for other in self.open))
+
+    def clearing(self, alert_id: str) -> AlertBook:
+        """The book with the open alert ``alert_id`` closed by itself."""
+        return msgspec.structs.replace(self, open=tuple(other for other in self.open if other.id != alert_id),
+                                       closed=self.closed | {alert_id})
+
+    def following(self, bet: str, alert_id: str | None) -> AlertBook:
+        """The book with ``bet``'s advantage followed by alert ``alert_id`` (None: the advantage is over)."""
+        advantages = {name: found for name, found in self.advantages.items() if name != bet}
+        if alert_id is not None:
+            advantages[bet] = alert_id
+        return msgspec.structs.replace(self, advantages=advantages)
 
     def why_not(self, alert_id: str) -> Message | None:
         """Why ``alert_id`` cannot be acknowledged now, or None when it can."""
@@ -93,7 +118,7 @@ class AlertBook(msgspec.Struct, frozen=True, gc=False):
         key = normalise_id(alert_id)
         alert = next(alert for alert in self.open if alert.id == key)
         book = AlertBook(self.raised, tuple(other for other in self.open if other is not alert),
-                         self.closed | {alert.id})
+                         self.closed | {alert.id}, self.advantages)
         return book, AlertAcknowledgedEvent(id=alert.id, kind=alert.kind, by=by, round=round_number)
 
 
@@ -115,3 +140,17 @@ class AlertOpener:
         """Open ``alert``; returns it."""
         self.book = self.book.opening(alert)
         return alert
+
+    def update(self, alert: AlertEvent, event: AlertUpdatedEvent) -> AlertUpdatedEvent:
+        """The open alert of ``alert``'s id now says what ``alert`` says; returns ``event``, which tells it."""
+        self.book = self.book.updating(alert)
+        return event
+
+    def clear(self, event: AlertClearedEvent) -> AlertClearedEvent:
+        """The open alert ``event.id`` closes by itself; returns ``event``."""
+        self.book = self.book.clearing(event.id)
+        return event
+
+    def follow(self, bet: str, alert_id: str | None) -> None:
+        """``bet``'s advantage is followed by alert ``alert_id`` (None: it is over)."""
+        self.book = self.book.following(bet, alert_id)

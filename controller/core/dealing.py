@@ -27,7 +27,8 @@ from controller.core.revealing import reveal, round_dealt
 from controller.core.sequence_check import sequence_alert
 from controller.core.shuffle_check import ALERT_PROBABILITY
 from controller.core.step import Draft, with_round
-from controller.core.view import PROMPTS, Shown, due_slot, instruction_event
+from controller.core.stopping import stopped_words, stopping_alert
+from controller.core.view import PROMPTS, Shown, due_slot, instruction_event, stands_said
 from controller.i18n.message import Message, message
 
 
@@ -101,6 +102,11 @@ def reader_card(draft: Draft, text: str) -> None:
     if draft.misdeal is not None or draft.round.state not in DEALING:
         not_due(draft, card.code, SHOE_CARD)
         return
+    stop = stopping_alert(draft, draft.context)
+    if stop is not None:  # the card itself raised a critical alert: it is not dealt either
+        draft.ledger, _ = draft.ledger.set_aside([(card.code, SHOE_CARD)])
+        draft.events.append(rejected(Input(InputKind.CARD, text), stopped_words(stop)))
+        return
     place(draft, card)
 
 
@@ -171,6 +177,12 @@ def not_due(draft: Draft, code: str | None, status: str) -> None:
             "the next round starts after its result", round=round_number), held=held)
         return
     why = {
+        State.HANDS_DOWN: message("misdeal.extra_before_reveal", "a card was read but round {round}'s hands are "
+                                  "down and not revealed: the third card is called after the reveals",
+                                  round=round_number),
+        State.THIRD_DOWN: message("misdeal.extra_before_third_reveal", "a card was read but the player's third card "
+                                  "of round {round} is not revealed: the banker's card is called after it",
+                                  round=round_number),
         State.ROUND_OVER: message("misdeal.extra_round_over", "a card was read but round {round} is over and "
                                   "the next round has not been started", round=round_number),
         State.NEW_SHOE: message("misdeal.extra_new_shoe", "a card was read but shoe {shoe} has not been "
@@ -275,21 +287,7 @@ def after_card(draft: Draft, dealt: State) -> None:
 
 def say_stands(draft: Draft, dealt: State, new: State) -> None:
     """Tell the dealer a natural or a hand standing, after the card ``dealt`` (the machine is at ``new``)."""
-    round_state = draft.round
-    said: list[tuple[str, Message]] = []
-    if dealt is State.B2:
-        player, banker = round_state.player_two_card_total, round_state.banker_two_card_total
-        if round_state.natural:
-            said.append(("natural", message("natural", "Natural: player {player}, banker {banker}; no more cards",
-                                            player=player, banker=banker)))
-        elif new is not State.P3:
-            said.append(("player_stands", message("player_stands", "Player stands on {total}", total=player)))
-            if new is not State.B3:
-                said.append(("banker_stands", message("banker_stands", "Banker stands on {total}", total=banker)))
-    elif dealt is State.P3 and new is not State.B3:
-        said.append(("banker_stands", message("banker_stands", "Banker stands on {total}",
-                                              total=round_state.banker_two_card_total)))
-    draft.events.extend(instruction_event(draft, action, text) for action, text in said)
+    draft.events.extend(instruction_event(draft, action, text) for action, text in stands_said(draft.round, dealt, new))
 
 
 def finish_round(draft: Draft) -> None:

@@ -205,6 +205,33 @@ class AlertAcknowledgedEvent(Event, tag="alert_acknowledged", kw_only=True):
     round: int
 
 
+class AlertUpdatedEvent(Event, tag="alert_updated", kw_only=True):
+    """An open ``advantage`` alert follows the edge while the advantage lasts (one alert a bet, never a pile)."""
+
+    event: ClassVar[str] = "alert_updated"
+    id: str
+    kind: AlertKind
+    shoe: int
+    round: int
+    bet: str
+    edge: str
+    detail: str
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
+
+
+class AlertClearedEvent(Event, tag="alert_cleared", kw_only=True):
+    """An alert closes itself: what it warned of is over (an ``advantage`` whose edge fell back)."""
+
+    event: ClassVar[str] = "alert_cleared"
+    id: str
+    kind: AlertKind
+    round: int
+    reason: str
+    say_id: str | UnsetType = UNSET
+    say_params: SayParams | UnsetType = UNSET
+
+
 class BetEdge(Readable, kw_only=True):
     ev: str
 
@@ -433,7 +460,8 @@ class ShoeClosingEvent(Event, tag="shoe_closing", kw_only=True):
 
 
 EVENT_TYPES: tuple[type[Event], ...] = (
-    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
+    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent,
+    AlertUpdatedEvent, AlertClearedEvent, ReaderEvent,
     RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,
@@ -442,7 +470,8 @@ EVENT_TYPES: tuple[type[Event], ...] = (
 """Every event type of the table's stream, in the order ``docs/events.md`` lists them."""
 
 AnyEvent = Union[  # noqa: UP007 - a tagged union msgspec decodes
-    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent, ReaderEvent,
+    TableEvent, ShoeEvent, BurnEvent, CutCardEvent, ShoeClosedEvent, AlertEvent, AlertAcknowledgedEvent,
+    AlertUpdatedEvent, AlertClearedEvent, ReaderEvent,
     RoundEvent, EdgeEvent, PromptEvent, CardEvent, RevealedEvent, InstructionEvent, ResultEvent, SettlementEvent,
     MisdealEvent, ResolvedEvent, RoundVoidedEvent, UndoneEvent, RejectedEvent,
     DealerSignedInEvent, DealerSignedOutEvent, SignInRefusedEvent,

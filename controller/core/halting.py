@@ -11,7 +11,7 @@ from controller.core.cards import parse_card
 from controller.core.events import ReaderEvent, ResolvedEvent, RoundVoidedEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import SLOT_SET, State
+from controller.core.machine import DEALING, IN_ROUND, State
 from controller.core.misdeals import POLICIES, RESOLUTION_INPUTS, UNIDENTIFIED, Held, Misdeal, instruction
 from controller.core.step import Draft, with_round
 from controller.core.view import next_instruction
@@ -23,9 +23,15 @@ def misdeal_round(draft: Draft) -> int:
     """The round a misdeal belongs to: the one in play (its cards down and not all revealed, face down, is still
     in play), or the next one between rounds."""
     state = draft.round.state
-    if state in SLOT_SET or state is State.SHOE_CLOSED or draft.result_due:
+    if state in IN_ROUND or state is State.SHOE_CLOSED or draft.result_due:
         return draft.round.number
     return draft.round.number + 1
+
+
+def offline_halts(draft: Draft) -> bool:
+    """An offline reader halts the table: while a card or a reveal is due (between rounds the table waits for it
+    instead, :attr:`~controller.core.editions.Edition.waits_for_reader`), or always under the earlier edition."""
+    return not draft.context.edition.waits_for_reader or draft.round.state in DEALING or draft.round.state in IN_ROUND
 
 
 def raise_misdeal(draft: Draft, kind: MisdealKind, card: str | None, detail: Message, resume: State | None = None,
@@ -45,7 +51,7 @@ def raise_misdeal(draft: Draft, kind: MisdealKind, card: str | None, detail: Mes
     context = draft.context
     policy = POLICIES[kind]
     resolutions = policy.resolutions_for(context.settings.procedures)
-    voidable = (draft.round.state in SLOT_SET or draft.result_due
+    voidable = (draft.round.state in IN_ROUND or draft.result_due
                 or (kind == "extra_card" and draft.round.state is State.ROUND_OVER))
     if not voidable:
         resolutions = [r for r in resolutions if r != "void"] or ["burn"]
@@ -159,7 +165,7 @@ def resolve_manual(draft: Draft, item: Input) -> None:
 
 
 def resolve_void(draft: Draft, item: Input) -> None:
-    from controller.core.dealing import end_round
+    from controller.core.dealing import end_round, fire
 
     round_state = draft.round
     upcoming = round_state.state is State.ROUND_OVER and not draft.result_due
@@ -169,9 +175,7 @@ def resolve_void(draft: Draft, item: Input) -> None:
         with_round(draft, number=round_state.number + 1)
     elif draft.result_due:
         draft.result_due = False  # a face-down round dealt to its end and voided before its last reveal
-    elif round_state.state in SLOT_SET:
-        with_round(draft, state=State.ROUND_OVER)
-    else:
+    elif not fire(draft, "void_round"):
         return
     draft.events.append(RoundVoidedEvent(round=draft.round.number, cards=cards, bets="returned"))
     draft.ledger = msgspec.structs.replace(draft.ledger, stats=draft.ledger.stats.plus(voided=1))

@@ -45,6 +45,10 @@ class State(enum.Enum):
     B2 = "B2"
     P3 = "P3"
     B3 = "B3"
+    HANDS_DOWN = "hands_down"
+    """Face down in a squeeze game: both two-card hands are down; the third-card decision waits for their reveals."""
+    THIRD_DOWN = "third_down"
+    """Face down in a squeeze game: the player's third card is down; the banker's decision waits for its reveal."""
     ROUND_OVER = "round_over"
     """The round is settled; the dealer starts the next one."""
     SHOE_CLOSED = "shoe_closed"
@@ -59,6 +63,10 @@ class State(enum.Enum):
 
 SLOTS: Final = (State.P1, State.B1, State.P2, State.B2, State.P3, State.B3)
 SLOT_SET: Final = frozenset(SLOTS)
+SQUEEZE_STATES: Final = frozenset({State.HANDS_DOWN, State.THIRD_DOWN})
+"""Face down, a squeeze game: cards are down and the next decision waits for their reveals."""
+IN_ROUND: Final = SLOT_SET | SQUEEZE_STATES
+"""The states of a round being dealt: a slot due, or a reveal the next card waits for."""
 SLOT_SIDE: Final[dict[State, Side]] = {State.P1: "player", State.P2: "player", State.P3: "player",
                                       State.B1: "banker", State.B2: "banker", State.B3: "banker"}
 BURN_STATES: Final = (State.BURN_TURN, State.BURNING)
@@ -72,6 +80,8 @@ class Rules(msgspec.Struct, frozen=True, gc=False):
 
     burn: str = "first_card"
     """``[shoe] burn``: ``first_card``, ``fixed`` or ``none``."""
+    squeeze: bool = False
+    """Face-down dealing in a squeeze game: the hands are revealed before a third card is called."""
 
 
 class RoundState(msgspec.Struct, frozen=True, gc=False):
@@ -134,13 +144,18 @@ def banker_draws(round_state: RoundState, house: Rules) -> bool:
     return rules.banker_draws(round_state.banker_two_card_total, round_state.player_third_value)
 
 
+def squeezes(round_state: RoundState, house: Rules) -> bool:
+    """Face down, the hands dealt so far are revealed before the next third-card decision."""
+    return house.squeeze
+
+
 def cut_card_rounds_done(round_state: RoundState, house: Rules) -> bool:
     """The cut card is out and the last round it allows is over."""
     return round_state.last_round is not None and round_state.number >= round_state.last_round
 
 
 GUARDS: Final[dict[str, Guard]] = {guard.__name__: guard for guard in (
-    burns_first_card, burns_fixed, more_to_burn, player_draws, banker_draws, cut_card_rounds_done)}
+    burns_first_card, burns_fixed, more_to_burn, player_draws, banker_draws, squeezes, cut_card_rounds_done)}
 """Every guard, by the name the table of transitions gives it."""
 
 
@@ -176,16 +191,24 @@ TRANSITIONS: Final = (
     _row("card", State.P1, State.B1),
     _row("card", State.B1, State.P2),
     _row("card", State.P2, State.B2),
+    _row("card", State.B2, State.HANDS_DOWN, "squeezes"),
     _row("card", State.B2, State.P3, "player_draws"),
     _row("card", State.B2, State.B3, "banker_draws"),
     _row("card", State.B2, State.ROUND_OVER),
+    _row("card", State.P3, State.THIRD_DOWN, "squeezes"),
     _row("card", State.P3, State.B3, "banker_draws"),
     _row("card", State.P3, State.ROUND_OVER),
     _row("card", State.B3, State.ROUND_OVER),
+    # a squeeze game: the third-card decisions once the cards down are revealed
+    _row("revealed", State.HANDS_DOWN, State.P3, "player_draws"),
+    _row("revealed", State.HANDS_DOWN, State.B3, "banker_draws"),
+    _row("revealed", State.HANDS_DOWN, State.ROUND_OVER),
+    _row("revealed", State.THIRD_DOWN, State.B3, "banker_draws"),
+    _row("revealed", State.THIRD_DOWN, State.ROUND_OVER),
     _row("close_shoe", State.ROUND_OVER, State.SHOE_CLOSED, "cut_card_rounds_done"),
     _row("next_round", State.ROUND_OVER, State.P1),
     # a round voided while halted ends where it stood
-    _row("void_round", SLOTS, State.ROUND_OVER),
+    _row("void_round", (*SLOTS, State.HANDS_DOWN, State.THIRD_DOWN), State.ROUND_OVER),
 )
 """The dealing flow, one row per transition, in the order the rows are tried."""
 

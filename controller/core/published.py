@@ -20,6 +20,7 @@ from controller.core.ledger import Stats
 from controller.core.machine import BURN_STATES, SLOT_SET, SLOTS, State
 from controller.core.revealing import reveals_down
 from controller.core.state import Context, TableState
+from controller.core.stopping import stopping_alert
 from controller.terms import MisdealKind, Resolution
 
 Status = Literal["online", "halted", "closed"]
@@ -105,6 +106,8 @@ class View(msgspec.Struct, frozen=True, gc=False):
     approval: str | None
     """The action waiting for a supervisor's badge, or None."""
     misdeal: MisdealView | None
+    stopped_by: str | None
+    """The critical alert that stops the table (no card is dealt until it is released), or None."""
     alerts: tuple[AlertEvent, ...]
     """The open alerts, oldest first."""
     reader_online: bool
@@ -147,19 +150,23 @@ def view_of(state: TableState, context: Context) -> View:
     gate = state.gate
     dealer = gate.sign.dealer if gate is not None else None
     undo = state.undo.point if state.undo is not None else None
+    stop = stopping_alert(state, context)
     results = tuple(ledger.results)
     last = results[-1] if results else None
     shown = last if last is not None and last.round == round_state.number and round_state.state in (
         State.ROUND_OVER, State.SHOE_CLOSED) and state.misdeal is None else None
     return View(
-        shoe=state.shoe_number, round=round_state.number, state=state.state.value, status=_status(state),
-        slot_due=due_slot(state) if state.misdeal is None else None, expecting=expecting(state), cards=cards,
+        shoe=state.shoe_number, round=round_state.number, state=state.state.value,
+        status="halted" if stop is not None else _status(state),
+        slot_due=due_slot(state) if state.misdeal is None and stop is None else None,
+        expecting=expecting(state, context), cards=cards,
         player_total=player_total, banker_total=banker_total, decks=context.decks,
         cards_left=ledger.total - cards_out(state), burned=len(ledger.burned), set_aside=len(ledger.discarded),
         cut_card_out=state.cut_out, last_round=round_state.last_round,
         dealer=dealer.name if dealer is not None else None,
         approval=gate.pending.action if gate is not None and gate.pending is not None else None,
-        misdeal=_misdeal_view(state), alerts=state.alerts.open, reader_online=state.reader_online,
+        misdeal=_misdeal_view(state), stopped_by=stop.id if stop is not None else None,
+        alerts=state.alerts.open, reader_online=state.reader_online,
         accepts=accepts(state, context), undo=undo.input if undo is not None else None, result=shown,
         results=results, totals=_totals(state.shoe_number, state.earlier.added(stats)),
         next=next_instruction(Draft(state, context, None)),
@@ -221,7 +228,7 @@ def accepts(state: TableState, context: Context) -> tuple[str, ...]:
     still be needed for one)."""
     from controller.core.dealing import may_expose
     from controller.core.revealing import reveal_due
-    from controller.core.shoeflow import between_rounds, may_confirm_shoe, may_cut
+    from controller.core.shoeflow import between_rounds, may_confirm_shoe, may_cut, may_start_next
 
     taken: list[str] = []
     if state.alerts.open:
@@ -230,11 +237,17 @@ def accepts(state: TableState, context: Context) -> tuple[str, ...]:
         taken.append(InputKind.UNDO.value)
     if may_cut(state):
         taken.append(InputKind.CUT.value)
+    if stopping_alert(state, context) is not None:
+        if state.misdeal is None and between_rounds(state, context):
+            taken.append(InputKind.CLOSE.value)
+        return tuple(taken)
     misdeal = state.misdeal
     if misdeal is not None:
         return (*taken, *misdeal.resolutions)
+    if may_start_next(state, context):
+        taken.append(InputKind.NEXT.value)
     if between_rounds(state, context):
-        taken += [InputKind.NEXT.value, InputKind.CLOSE.value]
+        taken.append(InputKind.CLOSE.value)
     if may_confirm_shoe(state, context):
         taken.append(InputKind.SHOE.value)
     if may_expose(state):

@@ -19,7 +19,7 @@ from controller.core.approvals import rejected
 from controller.core.cards import Card, hand_total
 from controller.core.events import RevealedEvent, Side
 from controller.core.inputs import Input
-from controller.core.machine import SLOT_SET
+from controller.core.machine import SLOT_SET, SQUEEZE_STATES, State
 from controller.i18n.message import Message, message
 
 if TYPE_CHECKING:
@@ -94,6 +94,14 @@ def reveal_instruction(context: Context) -> Message:
     return message("reveal.next", "Reveal the next hand (@reveal): the result comes after the last reveal")
 
 
+def squeeze_instruction(context: Context) -> Message:
+    """What the dealer is told while the next third-card decision waits for the reveals (a squeeze game)."""
+    if context.keyed_reveals:
+        return message("reveal.squeeze_keyed", "Reveal the next hand and key its total (@reveal 7): the third card "
+                       "is called after the reveals")
+    return message("reveal.squeeze", "Reveal the next hand (@reveal): the third card is called after the reveals")
+
+
 def round_dealt(draft: Draft) -> None:
     """The round's last card is down: the result now, or after the last reveal."""
     from controller.core.dealing import finish_round
@@ -129,8 +137,21 @@ def reveal(draft: Draft, item: Input) -> None:
     draft.revealed += 1
     events.append(RevealedEvent(round=draft.round.number, side=due.side, slots=list(due.slots),
                                 cards=list(due.cards), total=due.total))
-    if draft.result_due and reveal_due(draft, draft.context) is None:
+    if reveal_due(draft, draft.context) is not None:
+        return
+    if draft.result_due:
         draft.result_due = False
+        finish_round(draft)
+    elif draft.round.state in SQUEEZE_STATES:
+        _decide(draft)
+
+
+def _decide(draft: Draft) -> None:
+    """A squeeze game's cards down are all revealed: the machine calls the next third card, or the result."""
+    from controller.core.dealing import finish_round, fire
+
+    fire(draft, "revealed")
+    if draft.round.state is State.ROUND_OVER:
         finish_round(draft)
 
 

@@ -9,7 +9,7 @@ from controller.core.dealing import end_round, fire
 from controller.core.events import CutCardEvent, RoundEvent, ShoeClosingEvent, ShoeEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import as_mapping
-from controller.core.machine import SLOT_SET, SLOT_SIDE, State, may
+from controller.core.machine import IN_ROUND, SLOT_SET, SLOT_SIDE, SQUEEZE_STATES, State, may
 from controller.core.state import Context
 from controller.core.step import Draft, with_round
 from controller.core.view import Shown, due_slot
@@ -30,8 +30,9 @@ def round_started(draft: Draft) -> None:
         return
     known = draft.known_edges(draft.shoe_number, number) if draft.known_edges is not None else None
     opener = AlertOpener(draft.alerts)
+    watched = context.settler.catalogue_names if context.edition.offered_advantage_alerts else None
     draft.events.extend(edge_events(context.settings.bets, context.decks, draft.shoe_number, number,
-                                    as_mapping(draft.ledger.shown_counts), opener, known))
+                                    as_mapping(draft.ledger.shown_counts), opener, known, watched))
     draft.alerts = opener.book
 
 
@@ -41,9 +42,24 @@ def between_rounds(shown: Shown, context: Context) -> bool:
     return not shown.result_due and may("next_round", shown.round, context.rules)
 
 
+def reader_waited_for(shown: Shown, context: Context) -> bool:
+    """Between rounds the table waits for an offline reader (:attr:`~controller.core.editions.Edition.
+    waits_for_reader`): no round or shoe starts without it."""
+    return context.edition.waits_for_reader and not shown.reader_online
+
+
+def may_start_next(shown: Shown, context: Context) -> bool:
+    """``@next`` is taken: between rounds, with the reader there."""
+    return between_rounds(shown, context) and not reader_waited_for(shown, context)
+
+
 def may_confirm_shoe(shown: Shown, context: Context) -> bool:
-    """``@shoe`` is taken: the shoe is waiting to be confirmed, or closed (the next one is)."""
-    return may("shoe_ready", shown.round, context.rules)
+    """``@shoe`` is taken: the shoe is waiting to be confirmed, or closed (the next one is), with the reader there."""
+    return may("shoe_ready", shown.round, context.rules) and not reader_waited_for(shown, context)
+
+
+READER_AWAY = message("rejected.reader_offline", "the card reader is offline: reconnect it; the table waits "
+                      "between rounds until it is back")
 
 
 def may_cut(shown: Shown) -> bool:
@@ -53,8 +69,9 @@ def may_cut(shown: Shown) -> bool:
 
 def next_round(draft: Draft) -> None:
     """``@next``: the next round starts, or why it cannot."""
-    if not between_rounds(draft, draft.context):
-        why = _not_revealed(draft) if draft.result_due else _why_not_next(draft)
+    if not may_start_next(draft, draft.context):
+        why = (_not_revealed(draft) if draft.result_due else READER_AWAY if between_rounds(draft, draft.context)
+               else _why_not_next(draft))
         draft.events.append(rejected(Input(InputKind.NEXT), why))
         return
     fire(draft, "next_round")
@@ -73,6 +90,8 @@ def _why_not_next(draft: Draft) -> str | Message:
     state = draft.round.state
     number = draft.round.number
     slot = due_slot(draft)
+    if state in SQUEEZE_STATES:
+        return _not_revealed(draft)
     if state in SLOT_SET and slot is not None:
         if SLOT_SIDE[State(slot)] == "player":
             return message("rejected.next.dealing_player", "round {round} is still being dealt: {slot} (card to "
@@ -91,9 +110,10 @@ def shoe_ready(draft: Draft) -> None:
     """``@shoe``: the dealer confirms the (next) shoe is shuffled, cut and loaded."""
     context = draft.context
     if not may_confirm_shoe(draft, context):
-        draft.events.append(rejected(Input(InputKind.SHOE),
-                                     message("rejected.shoe.in_play", "shoe {shoe} is in play; it can be replaced "
-                                             "once it is closed", shoe=draft.shoe_number)))
+        in_play = message("rejected.shoe.in_play", "shoe {shoe} is in play; it can be replaced once it is closed",
+                          shoe=draft.shoe_number)
+        why = in_play if not may("shoe_ready", draft.round, context.rules) else READER_AWAY
+        draft.events.append(rejected(Input(InputKind.SHOE), why))
         return
     if draft.round.state is State.SHOE_CLOSED:
         new_shoe(draft)
@@ -122,7 +142,7 @@ def cut_card(draft: Draft) -> None:
         return
     draft.cut_out = True
     round_state = draft.round
-    in_round = round_state.state in SLOT_SET
+    in_round = round_state.state in IN_ROUND
     started = in_round and (round_state.player or round_state.banker)
     current = round_state.number if started or due_slot(draft) == "P1" else round_state.number + 1
     one_more = draft.context.settings.shoe.cut_card == "one_more"

@@ -20,6 +20,7 @@ from controller.core.approvals import GateState, Pending
 from controller.core.auth import Sign
 from controller.core.cards import Card, parse_card
 from controller.core.chain import Chain
+from controller.core.editions import CURRENT, Edition
 from controller.core.events import AlertEvent, Event, EventShapeError, ResultEvent, decode_event, to_builtins
 from controller.core.exceptions import CardCodeError, SnapshotError
 from controller.core.gram_index import CARD_NUMBERS
@@ -41,7 +42,9 @@ FORMAT = 2
 archive and monitor, the cards shown; since then also the undo book (``undo``; a snapshot without one has
 nothing to undo) and the property check's findings given this shoe (``property_findings``, each
 ``[site, table, shoe, start, earlier_start, alert id]``; a snapshot without them has none: a resume from
-one learns them from its shoe's journaled alerts), and the badge gate's refusals and lock (``auth.refused``,
+one learns them from its shoe's journaled alerts); the advantage alert that follows each bet whose
+advantage lasts (``advantages``, bet -> alert id; a snapshot without them follows none: it was written under
+the earlier edition, which follows no advantage); and the badge gate's refusals and lock (``auth.refused``,
 ``auth.locked``; none in a snapshot from before them)."""
 
 def snapshot(table: Table) -> dict[str, Any]:
@@ -80,6 +83,7 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
                           if reference.order == "dealt"],
         "property_findings": [[*key, alert_id] for key, alert_id in sorted(ledger.property_findings.items())],
         "earlier": _stats(value.earlier),
+        "advantages": dict(sorted(value.alerts.advantages.items())),
     }
     if with_undo:
         data["undo"] = _undo(value.undo)
@@ -102,12 +106,12 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
     return data
 
 
-def restore(settings: Settings, data: Mapping[str, Any]) -> Table:
-    """A table with ``settings`` in the state ``data`` (from :func:`snapshot`) describes.
+def restore(settings: Settings, data: Mapping[str, Any], edition: Edition = CURRENT) -> Table:
+    """A table with ``settings`` (dealing under ``edition``) in the state ``data`` (from :func:`snapshot`) describes.
 
     Raises :class:`SnapshotError` when ``data`` is not such a state.
     """
-    table = Table(settings)
+    table = Table(settings, edition)
     restore_into(table, data)
     return table
 
@@ -157,7 +161,8 @@ def state_from(context: Context, data: Mapping[str, Any], undo: bool = True) -> 
     ledger = _ledger_from(context.new_ledger(archive), data["ledger"], findings)
     alerts = data["alerts"]
     book = AlertBook(_int(alerts["raised"]), tuple(_event(alert, AlertEvent) for alert in alerts["open"]),
-                     frozenset(str(alert_id) for alert_id in alerts["closed"]))
+                     frozenset(str(alert_id) for alert_id in alerts["closed"]),
+                     {str(bet): str(alert_id) for bet, alert_id in data.get("advantages", {}).items()})
     value = TableState(
         round_state, ledger, archive, _int(data["shoe_number"]), misdeal, 1 if misdeal is not None else 0,
         tuple(State[name] for name in data["slots_dealt"]), frozenset(State[name] for name in data["manual_slots"]),

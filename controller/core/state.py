@@ -20,6 +20,7 @@ from controller.core.alerts import AlertBook
 from controller.core.approvals import GateState
 from controller.core.approvals import needs_supervisor as gate_needs_supervisor
 from controller.core.bets.settle import Settler
+from controller.core.editions import CURRENT, Edition
 from controller.core.ledger import ShoeLedger, Stats
 from controller.core.machine import RoundState, Rules, State
 from controller.core.misdeals import Misdeal, needs_supervisor
@@ -46,15 +47,18 @@ class Context:
     sequence_check: bool
     own_false_alarm: float
     """The table's own repeated-sequence check's share of the false-alarm bound."""
+    edition: Edition
+    """The rules' edition the table deals under (:mod:`controller.core.editions`)."""
 
     @classmethod
-    def of(cls, settings: Settings) -> Context:
+    def of(cls, settings: Settings, edition: Edition = CURRENT) -> Context:
         table = settings.table
         own, _ = false_alarm_budgets(settings.protection.property_check)
-        return cls(settings, table.decks, table.variant, table.dealing == "face_down",
-                   table.reveal_confirm == "total", Rules(settings.shoe.burn),
+        face_down = table.dealing == "face_down"
+        return cls(settings, table.decks, table.variant, face_down, table.reveal_confirm == "total",
+                   Rules(settings.shoe.burn, squeeze=face_down and edition.squeeze_order),
                    Settler(settings.bets.offered, table.variant, settings.bets), settings.auth.enabled,
-                   settings.protection.sequence_check, own)
+                   settings.protection.sequence_check, own, edition)
 
     def needs_supervisor(self, resolution: str, kind: str | None = None) -> bool:
         """Does ``resolution`` (of a misdeal of ``kind``) need a supervisor's approval at this table?"""

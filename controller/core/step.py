@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from typing import cast
+from functools import cache
+from typing import NamedTuple, cast
 
 import msgspec
 
@@ -21,6 +22,7 @@ from controller.core.alerts import AlertBook, lockout_alert
 from controller.core.approvals import GateState, admit, lapse, rejected, stamp, unattended, unlocked_by
 from controller.core.chain import Chain
 from controller.core.events import AlertEvent, Event, InstructionEvent, PromptEvent
+from controller.core.fastlane import dealt_card
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import ShoeLedger, Stats
 from controller.core.machine import RoundState, State
@@ -28,6 +30,7 @@ from controller.core.misdeals import Misdeal
 from controller.core.property_check import FindingError, PropertyRepeat, property_alert, property_off_alert
 from controller.core.sequence_check import SequenceArchive
 from controller.core.state import Context, TableState
+from controller.core.stopping import GOES_ON_WHILE_STOPPED, refuse_while_stopped, stopping_alert
 from controller.core.undo import UNDOABLE_EVENTS, UndoBook, capture, roll_back
 from controller.i18n.message import message
 
@@ -107,14 +110,20 @@ _freeze = cast(Callable[[Draft], TableState], _made(
 def step(state: TableState, item: Input, context: Context,
          known_edges: KnownEdges | None = None) -> tuple[TableState, list[Event]]:
     """The state after ``item`` and the events it causes, ending with the dealer's next instruction."""
-    from controller.core import halting
-    from controller.core.dealing import handle_running
-    from controller.core.view import next_instruction, reader_card_without_dealer
+    fast = dealt_card(state, item, context)
+    if fast is not None:
+        return fast
+    return general_step(state, item, context, known_edges)
 
+
+def general_step(state: TableState, item: Input, context: Context,
+                 known_edges: KnownEdges | None = None) -> tuple[TableState, list[Event]]:
+    """:func:`step` for any input, without the short way of :mod:`controller.core.fastlane`."""
+    policies = _policies()
     draft = Draft(state, context, known_edges)
     events = draft.events
     halted = state.misdeal is not None
-    admitted = _admit(draft, item, halted, reader_card_without_dealer)
+    admitted = _admit(draft, item, halted, policies.without_dealer)
     before = capture(draft.freeze()) if admitted is not None and admitted.kind in UNDOABLE_EVENTS else None
     if admitted is None:
         pass
@@ -124,25 +133,48 @@ def step(state: TableState, item: Input, context: Context,
         draft.alerts, acknowledged = draft.alerts.acknowledging(admitted.card or "", admitted.approver,
                                                                 draft.round.number)
         events.append(acknowledged)
+    elif admitted.kind not in GOES_ON_WHILE_STOPPED and (stop := stopping_alert(draft, context)) is not None:
+        refuse_while_stopped(draft, admitted, stop)
     elif halted:
-        halting.handle_halted(draft, admitted)
+        policies.handle_halted(draft, admitted)
     else:
-        handle_running(draft, admitted)
+        policies.handle_running(draft, admitted)
     if draft.gate is not None:
         draft.gate = lapse(draft.gate, draft.misdeal, events)
         stamp(draft.gate, events)
-    if not draft.reader_online and draft.misdeal is None:
-        halting.raise_misdeal(draft, "reader_offline", None, message("misdeal.reader_offline",
-                                                                     "the card reader is offline"))
+    if not draft.reader_online and draft.misdeal is None and policies.offline_halts(draft):
+        policies.raise_misdeal(draft, "reader_offline", None, message("misdeal.reader_offline",
+                                                                      "the card reader is offline"))
     if (admitted or item).kind is not InputKind.UNDO:
         draft.undo = (draft.undo or UndoBook()).after(admitted or item, events, before)
-    events.append(next_instruction(draft))
+    events.append(policies.next_instruction(draft))
     undo = draft.undo
     if undo is not None and undo.point is not None:
         last = events[-1]
         if isinstance(last, PromptEvent | InstructionEvent):
             last.undo = undo.point.input
     return draft.freeze(), events
+
+
+class Policies(NamedTuple):
+    """The policies a step calls (their modules build on this one: imported once, on the first step)."""
+
+    handle_running: Callable[[Draft, Input], None]
+    handle_halted: Callable[[Draft, Input], None]
+    next_instruction: Callable[[Draft], Event]
+    without_dealer: Callable[[Draft, Input], None]
+    offline_halts: Callable[[Draft], bool]
+    raise_misdeal: Callable[..., None]
+
+
+@cache
+def _policies() -> Policies:
+    from controller.core.dealing import handle_running
+    from controller.core.halting import handle_halted, offline_halts, raise_misdeal
+    from controller.core.view import next_instruction, reader_card_without_dealer
+
+    return Policies(handle_running, handle_halted, next_instruction, reader_card_without_dealer, offline_halts,
+                    raise_misdeal)
 
 
 def _admit(draft: Draft, item: Input, halted: bool, without_dealer: Callable[[Draft, Input], None]) -> Input | None:
@@ -228,4 +260,5 @@ def with_round(draft: Draft, **changes: object) -> None:
     draft.round = msgspec.structs.replace(draft.round, **changes)
 
 
-__all__ = ["Chain", "Draft", "KnownEdges", "step", "with_round"]
+__all__ = ["Chain", "Draft", "KnownEdges", "general_step", "step", "with_round"]
+

@@ -25,6 +25,7 @@ from controller.core.alerts import AlertBook
 from controller.core.approvals import GateState
 from controller.core.auth import Sign
 from controller.core.dealing import round_result
+from controller.core.editions import CURRENT, Edition
 from controller.core.events import AlertEvent, Event, ResultEvent, ShoeEvent
 from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger, Stats
@@ -59,9 +60,9 @@ class Table:
     only the pending misdeal's resolutions; ``@undo`` takes back the last input where the rules allow it
     (:mod:`controller.core.undo`). :attr:`value` is the table's whole state."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, edition: Edition = CURRENT) -> None:
         self.settings = settings if settings is not None else Settings()
-        self.context = Context.of(self.settings)
+        self.context = Context.of(self.settings, edition)
         self.value = TableState.fresh(self.context)
         """The table's state now."""
         self.known_edges: dict[tuple[int, int], dict[str, Fraction]] = {}
@@ -200,7 +201,7 @@ class Table:
     @property
     def expecting(self) -> str:
         """What the shoe's indicator should show: player, banker, burn or hold."""
-        return expecting(self.value)
+        return expecting(self.value, self.context)
 
     @property
     def reveal_due(self) -> Reveal | None:

@@ -13,12 +13,14 @@ from controller.core.cards import parse_card
 from controller.core.events import Event, InstructionEvent, PromptEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import BURN_STATES, SLOT_SET, SLOT_SIDE, RoundState, State
+from controller.core.machine import BURN_STATES, IN_ROUND, SLOT_SET, SLOT_SIDE, SQUEEZE_STATES, RoundState, State
 from controller.core.misdeals import FOREIGN, HALT, SHOE_CARD, UNIDENTIFIED, Held, Misdeal
-from controller.core.revealing import reveal_instruction
+from controller.core.revealing import reveal_instruction, squeeze_instruction
+from controller.core.stopping import stopped_instruction, stopping_alert
 from controller.i18n.message import Message, message
 
 if TYPE_CHECKING:
+    from controller.core.alerts import AlertBook
     from controller.core.approvals import GateState
     from controller.core.state import Context
     from controller.core.step import Draft
@@ -59,6 +61,12 @@ class Shown(Protocol):
     @property
     def cut_out(self) -> bool: ...
 
+    @property
+    def alerts(self) -> AlertBook: ...
+
+    @property
+    def reader_online(self) -> bool: ...
+
 
 def due_slot(shown: Shown) -> str | None:
     """The slot whose card is due (P1..B3), or None (while halted, the slot due when the table goes on)."""
@@ -67,12 +75,14 @@ def due_slot(shown: Shown) -> str | None:
 
 
 def in_round(shown: Shown) -> bool:
-    """A round has started and is not over (cards may still be due)."""
-    return shown.round.state in SLOT_SET
+    """A round has started and is not over (cards may still be due, or reveals before the next one)."""
+    return shown.round.state in IN_ROUND
 
 
-def expecting(shown: Shown) -> str:
-    """What the shoe's indicator should show: player, banker, burn or hold."""
+def expecting(shown: Shown, context: Context) -> str:
+    """What the shoe's indicator should show: player, banker, burn or hold (a critical alert holds the shoe)."""
+    if stopping_alert(shown, context) is not None:
+        return "hold"
     state = shown.state
     if state in SLOT_SET:
         return SLOT_SIDE[state]
@@ -88,6 +98,25 @@ def instruction_event(shown: Shown, action: str, text: Message,
                             say=text.english(), say_id=text.id, say_params=text.params)
 
 
+def stands_said(round_state: RoundState, dealt: State, new: State) -> list[tuple[str, Message]]:
+    """What the dealer is told after the card ``dealt`` when the machine went to ``new``: a natural, or the hands
+    that stand (each an instruction's action and its words)."""
+    said: list[tuple[str, Message]] = []
+    if dealt is State.B2:
+        player, banker = round_state.player_two_card_total, round_state.banker_two_card_total
+        if round_state.natural:
+            said.append(("natural", message("natural", "Natural: player {player}, banker {banker}; no more cards",
+                                            player=player, banker=banker)))
+        elif new is not State.P3:
+            said.append(("player_stands", message("player_stands", "Player stands on {total}", total=player)))
+            if new is not State.B3:
+                said.append(("banker_stands", message("banker_stands", "Banker stands on {total}", total=banker)))
+    elif dealt is State.P3 and new is not State.B3:
+        said.append(("banker_stands", message("banker_stands", "Banker stands on {total}",
+                                              total=round_state.banker_two_card_total)))
+    return said
+
+
 def next_instruction(draft: Draft) -> Event:
     """What the dealer must do next: a ``prompt`` for a card slot, otherwise an ``instruction``."""
     state = draft.state
@@ -97,6 +126,9 @@ def next_instruction(draft: Draft) -> Event:
         waiting = gate_instruction(gate, state is State.HALTED)
         if waiting is not None:
             return instruction_event(draft, *waiting)
+    stop = stopping_alert(draft, draft.context)
+    if stop is not None:
+        return stopped_instruction(draft, stop)
     prompt = PROMPTS.get(state)
     if prompt is not None:
         slot, side, text = prompt
@@ -109,11 +141,17 @@ def next_instruction(draft: Draft) -> Event:
                                 say_params={"resolutions": " ".join(misdeal.resolutions)})
     if draft.result_due:
         return instruction_event(draft, "reveal", reveal_instruction(draft.context))
+    if state in SQUEEZE_STATES:
+        return instruction_event(draft, "reveal", squeeze_instruction(draft.context))
     return _between_cards(draft, state)
 
 
 def _between_cards(draft: Draft, state: State) -> InstructionEvent:
+    from controller.core.shoeflow import READER_AWAY, reader_waited_for
+
     round_state = draft.round
+    if state in (State.ROUND_OVER, State.NEW_SHOE, State.SHOE_CLOSED) and reader_waited_for(draft, draft.context):
+        return instruction_event(draft, "reconnect_reader", READER_AWAY)
     if state is State.BURN_TURN:
         return instruction_event(draft, "burn", message("burn.turn", "Turn the first card for the burn"))
     if state is State.BURNING:

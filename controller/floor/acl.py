@@ -1,10 +1,13 @@
 """The floor's broker accounts: a Mosquitto password file and ACL, one account per table (``croupier floor acl``).
 
-Each table gets its own user, allowed to publish only under its own ``croupier/SITE/TABLE/`` (its journal,
-events, state, status and Last Will) and to read nothing; the archive and the pit dashboard users read every
-table's topics and publish nothing. Passwords are generated (``secrets.token_urlsafe``) or kept from the
-credentials file of an earlier run (or one written by hand), so adding a table changes no other table's
-password. See docs/floor.md, "Security".
+Each table gets its own user, allowed to publish only its own ``croupier/SITE/TABLE/`` journal, events,
+state and status (and its Last Will there) and to read only its own ``archived`` head; each archive user
+reads every table's journal and state and publishes only the tables' ``archived`` heads and its own health;
+the pit dashboard users read every table's topics and the archives' health and publish nothing. The broker
+settings bound a message's size and say how to bind each client id to its account
+(``use_username_as_clientid`` under each listener: no account takes another's session or disconnects it).
+Passwords are generated (``secrets.token_urlsafe``) or kept from the credentials file of an earlier run (or
+one written by hand), so adding a table changes no other table's password. See docs/floor.md, "Security".
 
 The password file holds Mosquitto's own PBKDF2-SHA512 hashes (``USER:$7$ITERATIONS$SALT$HASH``, what
 ``mosquitto_passwd`` writes), so no Mosquitto is needed where the files are made.
@@ -24,6 +27,20 @@ from pathlib import Path
 
 from controller.core.exceptions import FloorError
 from controller.floor.urls import NAME, TOPIC_ROOT
+
+HEALTH_ROOT = "croupier-archive"
+"""Where each archive process publishes its health: ``croupier-archive/USER/health``."""
+TABLE_WRITES = ("journal", "events", "state", "status")
+"""A table's own topics it publishes (``archived`` is the archive's word to it: it only reads that)."""
+BIND_CLIENT_IDS = "use_username_as_clientid true"
+"""Each client's id is its account's user. Mosquitto 2.0 takes it per listener: under each ``listener`` line."""
+LISTENER_NOTE = ("# Each client's id must be its account's user, so that no account can take another's\n"
+                 "# session (wiping what the broker keeps for it) or disconnect it by connecting with its id.\n"
+                 "# Mosquitto takes this per listener: put the next line under each `listener` line of\n"
+                 "# mosquitto.conf (in a file of include_dir it would open a second listener, on port 1883):\n"
+                 f"#   {BIND_CLIENT_IDS}\n")
+MESSAGE_SIZE_LIMIT = 1 << 20
+"""The broker's message_size_limit: a journal's largest records, its checkpoints, are tens of KB."""
 
 ROLES = ("table", "archive", "floor")
 """A table publishes its own topics; the archive and the pit dashboard (``floor``) only read."""
@@ -50,11 +67,17 @@ class Account:
     def acl_lines(self) -> list[str]:
         """This account's section of the Mosquitto ACL file."""
         if self.role == "table":
-            why = f"# table {self.place}: publishes (and sets its Last Will) under its own topics only; reads nothing"
-            return [why, f"user {self.user}", f"topic write {TOPIC_ROOT}/{self.place}/#"]
-        why = (f"# {self.role}: reads every table's topics (its $share/GROUP/... subscription too); publishes nothing"
-               if self.role == "archive" else f"# {self.role}: reads every table's topics; publishes nothing")
-        return [why, f"user {self.user}", f"topic read {READ_EVERY_TABLE}"]
+            why = (f"# table {self.place}: publishes (and sets its Last Will) under its own topics only; reads only "
+                   "the archive's word on it")
+            return [why, f"user {self.user}", *(f"topic write {TOPIC_ROOT}/{self.place}/{name}" for name in
+                                                TABLE_WRITES), f"topic read {TOPIC_ROOT}/{self.place}/archived"]
+        if self.role == "archive":
+            return ["# archive: reads every table's journal (its $share/GROUP/... subscription too) and state; "
+                    "publishes only each table's archived head and its own health", f"user {self.user}",
+                    f"topic read {TOPIC_ROOT}/+/+/journal", f"topic read {TOPIC_ROOT}/+/+/state",
+                    f"topic write {TOPIC_ROOT}/+/+/archived", f"topic write {HEALTH_ROOT}/{self.user}/health"]
+        return [f"# {self.role}: reads every table's topics and the archives' health; publishes nothing",
+                f"user {self.user}", f"topic read {READ_EVERY_TABLE}", f"topic read {HEALTH_ROOT}/+/health"]
 
 
 def _name(text: str, what: str, where: str) -> str:
@@ -180,6 +203,9 @@ def broker_config_text(directory: Path) -> str:
     """The lines that make a Mosquitto use the files (``include_dir`` it, or paste them into mosquitto.conf)."""
     return (f"# Written by croupier floor acl: the floor's accounts\nallow_anonymous false\n"
             f"password_file {directory.resolve() / PASSWORD_FILE}\nacl_file {directory.resolve() / ACL_FILE}\n"
+            f"{LISTENER_NOTE}"
+            "# The largest message the broker takes (bytes); a larger one is refused to its sender\n"
+            f"message_size_limit {MESSAGE_SIZE_LIMIT}\n"
             "# QoS 1 messages queued for a subscriber (the archive) before the broker drops them; Mosquitto's\n"
             "# default, 1000, is a few seconds of a busy floor (docs/floor.md)\n"
             f"max_queued_messages {MAX_QUEUED}\n")

@@ -1,22 +1,31 @@
 """``croupier archive``'s subscriber: every table's ``journal`` topic into the PostgreSQL archive.
 
-The archive subscribes with QoS 1 to ``croupier/+/+/journal`` (a plain subscription, the default) or
-to ``$share/GROUP/croupier/+/+/journal`` (an MQTT 5 shared subscription: several archive processes in
-one group split the messages between them) in a persistent session, subscribing again on every
-connect (a broker may not restore a shared subscription from its persistence). paho's network thread
-only queues each message, by its table, for one of the archive's writers (a thread with a PostgreSQL
-connection of its own; every table always goes to the same writer, so a table's records are stored in
-the order they came); each writer stores its messages in batches (one transaction for up to
-:data:`BATCH_LIMIT` messages: what arrived while its previous batch was committed and in the
-:data:`BATCH_LINGER` after its first message) and
-acknowledges a message only once its batch is committed, so a message in flight when the archive
-stops is sent again. While one writer waits for its commit, another reads, judges or commits.
+The archive subscribes with QoS 1 to ``croupier/+/+/journal`` (a plain subscription, the default; or
+``croupier/SITE/+/journal`` for each ``--site``) or to the MQTT 5 shared subscription
+``$share/GROUP/...`` of it (several archive processes in one group split the messages between them), in
+a persistent session, subscribing again on every connect (a broker may not restore a shared
+subscription from its persistence). It also reads every table's retained ``state`` (QoS 0) for the
+table's journal head. paho's network thread only queues each message, by its table, for one of the
+archive's writers (a thread with a PostgreSQL connection of its own; every table always goes to the
+same writer, so a table's records are stored in the order they came); each writer stores its messages in
+batches (one transaction for up to :data:`BATCH_LIMIT` messages: what arrived while its previous batch
+was committed and in the :data:`BATCH_LINGER` after its first message) and acknowledges a message only
+once its batch is committed, so a message in flight when the archive stops is sent again. While one
+writer waits for its commit, another reads, judges or commits.
+
+After each batch the archive tells every table of it its archived head, and asks for what it misses
+(:mod:`controller.floor.archive_book`); a table counts a record delivered only then. The archive is a
+service: a lost database or broker is waited for (with a back-off) and reported, never a reason to stop;
+a message that is not a good record is refused on its own (:mod:`controller.floor.archive_decode`); it
+publishes its health on ``croupier-archive/NAME/health`` (retained; ``offline`` as its Last Will).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
+import re
 import threading
 import time
 import zlib
@@ -31,23 +40,41 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.core.exceptions import ArchiveError
+from controller.floor.archive_book import (
+    HEALTH_INTERVAL,
+    Announcement,
+    TableBook,
+    archived_message,
+    state_head,
+    utc_now,
+)
+from controller.floor.archive_decode import decode_message, kept_text
 from controller.floor.archive_store import (
     ArchiveStore,
+    BatchResult,
     Decoded,
     Handled,
     Outcome,
     Rejection,
-    database_failure,
+    first_line,
 )
 from controller.floor.archive_timing import BatchStamps, TimingLog
-from controller.floor.mqttclient import connect_and_subscribe, new_client
-from controller.floor.urls import Broker
+from controller.floor.mqttclient import (
+    acknowledge,
+    broker_problem,
+    buffer_reads,
+    new_client,
+    share_property_tables,
+)
+from controller.floor.urls import NAME, Broker
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
-from controller.journal.store import Record
+
+__all__ = ["BATCH_LIMIT", "BATCH_LINGER", "WRITERS", "Archiver", "Counts", "decode_message", "receive_maximum"]
 
 JOURNAL_TOPIC = "croupier/+/+/journal"
-FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
+STATE_TOPIC = "croupier/+/+/state"
+HEALTH_ROOT = "croupier-archive"
 SESSION_TAKEN_OVER = 142
 BATCH_LIMIT = 500
 """The most messages stored in one PostgreSQL transaction."""
@@ -57,6 +84,16 @@ transaction then stores the records of many tables at once, not three or four, w
 CPU for the same rows by about a third at 200 tables; on a quiet one a record waits at most this long."""
 WRITERS = 2
 """The writers of one archive process by default (``--writers``)."""
+CONNECT_TIMEOUT = 30.0
+"""Seconds after which a broker that accepted the connection but has not granted the subscription is said
+to be stalled (the archive keeps waiting for it)."""
+RETRY_FIRST, RETRY_LONGEST = 1.0, 30.0
+"""The back-off between two attempts to reach the database again (seconds)."""
+KEEPER_TICK = 1.0
+
+StoreFactory = Callable[[], ArchiveStore]
+Inbox = queue.SimpleQueue[tuple[int, mqtt.MQTTMessage]]
+"""A writer's messages, as paho's thread hands them over (the connection each came on, and the message)."""
 
 
 def receive_maximum(writers: int) -> int:
@@ -65,26 +102,11 @@ def receive_maximum(writers: int) -> int:
     return min(65535, (writers + 1) * BATCH_LIMIT)
 
 
-def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Rejection:
-    """(site, table, record) of a ``croupier/SITE/TABLE/journal`` message, or why it is not one."""
-    parts = topic.split("/")
-    if len(parts) != 4 or parts[0] != "croupier" or parts[3] != "journal" or not all(parts[1:3]):
-        return Rejection(None, None, None, f"topic {topic!r} is not croupier/SITE/TABLE/journal")
-    site, table = parts[1], parts[2]
-    try:
-        data = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return Rejection(site, table, None, "the message is not JSON")
-    if not isinstance(data, dict):
-        return Rejection(site, table, None, "the message is not a JSON object")
-    seq = data.get("seq")
-    number = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1 else None
-    if set(data) != set(FIELDS):
-        return Rejection(site, table, number, f"a journal record has the fields {', '.join(FIELDS)} "
-                                              f"(got {', '.join(sorted(data))})")
-    if number is None or not all(isinstance(data[name], str) for name in FIELDS[1:]):
-        return Rejection(site, table, number, "seq is a record number and kind, at, body, prev, hash are text")
-    return site, table, Record(number, data["kind"], data["at"], data["body"], data["prev"], data["hash"])
+def health_name(broker: Broker, client_id: str) -> str:
+    """The archive's name in its health topic: its broker user (one account a process), else its client id,
+    as one topic level."""
+    name = broker.username or client_id
+    return name if NAME.fullmatch(name) else (re.sub(r"[^A-Za-z0-9_.-]", "-", name)[:64] or "archive")
 
 
 @dataclass
@@ -95,6 +117,7 @@ class Counts:
     duplicates: int = 0
     pending: int = 0
     rejected: int = 0
+    deferred: int = 0
 
 
 class Archiver:
@@ -102,7 +125,8 @@ class Archiver:
     database connection, used only by its writer's thread)."""
 
     def __init__(self, stores: Sequence[ArchiveStore], broker: Broker, *, client_id: str, group: str,
-                 session_expiry: int, ca_file: str | None = None,
+                 session_expiry: int, ca_file: str | None = None, sites: Sequence[str] = (),
+                 reconnect: StoreFactory | None = None,
                  report: Callable[[str], None] | None = None, timing: TimingLog | None = None,
                  words: Catalogue = ENGLISH) -> None:
         self.stores = list(stores)
@@ -112,31 +136,52 @@ class Archiver:
         """Where each batch's stage times go (``--timing``), or None: nothing is stamped."""
         self.broker = broker
         self.group = group
+        self.sites = list(sites)
+        """The sites this process archives (none: every site)."""
         self.session_expiry = session_expiry
+        self.reconnect = reconnect
+        """Opens a new store when a writer's database connection is lost (None: the archive stops)."""
         self.counts = Counts()
+        self.book = TableBook()
         self.report = report or (lambda line: print(line, flush=True))
         self.failure: str | None = None
-        """Set when the archive must stop (the database failed, the session was taken over)."""
+        """Set when the archive must stop (refused by the broker, the session taken over, a bug)."""
+        self.name = health_name(broker, client_id)
         self.stopped = threading.Event()
-        self._connected = threading.Event()
         self._subscribed = threading.Event()
         self._lock = threading.Lock()
-        self._inboxes: list[queue.Queue[tuple[int, mqtt.MQTTMessage]]] = [queue.Queue() for _ in self.stores]
+        self._inboxes: list[Inbox] = [queue.SimpleQueue() for _ in self.stores]
         self._connection = 0
         """Counts the connections: a message is acknowledged only on the connection it came on."""
-        self._writers = [threading.Thread(target=self._store_loop, args=(store, inbox), name=f"archive-writer-{n}",
-                                          daemon=True)
-                         for n, (store, inbox) in enumerate(zip(self.stores, self._inboxes, strict=True), 1)]
+        self._database_lost = 0
+        """Writers waiting for the database."""
+        self._said_broker_lost = False
+        self._batch_received: list[float | None] = [None] * len(self.stores)
+        self._writers = [threading.Thread(target=self._store_loop, args=(number,), name=f"archive-writer-{number + 1}",
+                                          daemon=True) for number in range(len(self.stores))]
+        self._keeper = threading.Thread(target=self._keep, name="archive-keeper", daemon=True)
         self.client = self._client(client_id, ca_file)
 
     @property
+    def topics(self) -> list[str]:
+        """The journal subscriptions: plain without a group, else the group's shared subscription."""
+        plain = [f"croupier/{site}/+/journal" for site in self.sites] or [JOURNAL_TOPIC]
+        return [f"$share/{self.group}/{topic}" for topic in plain] if self.group else plain
+
+    @property
     def topic(self) -> str:
-        """The subscription: plain without a group, else the group's shared subscription."""
-        return f"$share/{self.group}/{JOURNAL_TOPIC}" if self.group else JOURNAL_TOPIC
+        """The subscriptions, as the archive names them."""
+        return ", ".join(self.topics)
+
+    @property
+    def health_topic(self) -> str:
+        return f"{HEALTH_ROOT}/{self.name}/health"
 
     def _client(self, client_id: str, ca_file: str | None) -> mqtt.Client:
+        share_property_tables()
         client = new_client(self.broker, client_id, ca_file=ca_file, ca_option="--ca-file", max_reconnect_delay=10,
                             manual_ack=True, error=ArchiveError)
+        client.will_set(self.health_topic, self._health_payload("offline"), qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_subscribe = self._on_subscribe
         client.on_message = self._on_message
@@ -145,18 +190,38 @@ class Archiver:
 
     # -- running -------------------------------------------------------------------
     def start(self) -> None:
-        """Connect and subscribe; raises :class:`ArchiveError` when the broker cannot be used."""
+        """Connect and subscribe; raises :class:`ArchiveError` when the broker cannot be used (unreachable,
+        refused). A broker that accepts the connection but stalls is waited for (said once)."""
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = self.session_expiry
         properties.ReceiveMaximum = receive_maximum(len(self._writers))
         for writer in self._writers:
             writer.start()
-        self.failure = connect_and_subscribe(self.client, self.broker, self._subscribed, lambda: self.failure,
-                                             error=ArchiveError, keepalive=30, clean_start=False,
-                                             properties=properties)
-        if self.failure is not None:
+        try:
+            self.client.connect(self.broker.host, self.broker.port, keepalive=30, clean_start=False,
+                                properties=properties)
+        except Exception as problem:  # unreachable, TLS refused, a name that does not resolve
             self.close()
-            raise ArchiveError(self.failure)
+            raise ArchiveError(message("archive.cannot_connect", "--broker {broker}: cannot connect to the broker "
+                                       "({problem}); check that it runs there and the URL", broker=str(self.broker),
+                                       problem=broker_problem(problem, self.broker))) from None
+        self.client.loop_start()
+        self._wait_subscribed()
+        if self.failure is not None:
+            failure = self.failure
+            self.close()
+            raise ArchiveError(failure)
+        self._keeper.start()
+
+    def _wait_subscribed(self) -> None:
+        started = time.monotonic()
+        said = False
+        while not self._subscribed.wait(0.5) and not self.stopped.is_set():
+            if not said and time.monotonic() - started >= CONNECT_TIMEOUT:
+                said = True
+                self._say(message("archive.broker_stalled", "--broker {broker}: no subscription granted within "
+                                  "{seconds} s; waiting for the broker", broker=str(self.broker),
+                                  seconds=f"{CONNECT_TIMEOUT:.0f}"))
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until :meth:`stop` is called or the archive fails."""
@@ -167,11 +232,16 @@ class Archiver:
         self.stopped.set()
 
     def close(self) -> None:
-        """Finish the batches being stored, then disconnect (the session keeps what is not acknowledged)."""
+        """Finish the batches being stored, say ``offline``, then disconnect (the session keeps what is not
+        acknowledged)."""
         self.stopped.set()
-        for writer in self._writers:
-            if writer.is_alive():
-                writer.join()
+        for thread in (*self._writers, self._keeper):
+            if thread.is_alive():
+                thread.join()
+        if self._subscribed.is_set():
+            with contextlib.suppress(Exception):
+                self.client.publish(self.health_topic, self._health_payload("offline"), qos=1,
+                                    retain=True).wait_for_publish(2.0)
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -182,12 +252,19 @@ class Archiver:
                                "({reason}); check the user, the password and the ACL", broker=str(self.broker),
                                reason=str(reason)))
             return
+        buffer_reads(client)
         with self._lock:
             self._connection += 1
-        self._connected.set()
         # Every time, whatever session_present says: Mosquitto 2.0.11 restores a persistent session's
         # plain subscription after a restart, but not a shared one.
-        client.subscribe(self.topic, options=SubscribeOptions(qos=1))
+        client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in self.topics])
+        states = [f"croupier/{site}/+/state" for site in self.sites] or [STATE_TOPIC]
+        client.subscribe([(topic, SubscribeOptions(qos=0)) for topic in states])
+        if self._said_broker_lost:
+            self._said_broker_lost = False
+            self._say(message("archive.broker_back", "--broker {broker}: connected again", broker=str(self.broker)))
+        for announcement in self.book.announcements():
+            self._announce(announcement)
 
     def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any],
                       properties: Any) -> None:
@@ -200,7 +277,8 @@ class Archiver:
         if not self._subscribed.is_set():
             self.report(self.words.text(message("archive.archiving", "archiving {topic} from {broker}",
                                                 topic=self.topic, broker=str(self.broker))))
-        self._subscribed.set()
+            self._subscribed.set()
+            self._publish_health()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any,
                        properties: Any) -> None:
@@ -208,27 +286,50 @@ class Archiver:
             self._fail(message("archive.taken_over", "another archive connected with the same --client-id "
                                "{client_id}; give each archive process its own",
                                client_id=repr(client._client_id.decode())))
+        elif self._subscribed.is_set() and not self.stopped.is_set() and not self._said_broker_lost:
+            self._said_broker_lost = True
+            self._say(message("archive.broker_lost", "--broker {broker}: lost the connection ({reason}); "
+                              "reconnecting, nothing is lost meanwhile", broker=str(self.broker),
+                              reason=str(reason)))
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        if self.failure is None:
-            inboxes = self._inboxes
-            inbox = inboxes[zlib.crc32(message._topic) % len(inboxes)] if len(inboxes) > 1 else inboxes[0]
-            inbox.put((self._connection, message))
+        if self.failure is not None:
+            return
+        topic = message._topic
+        if topic.endswith(b"/state"):
+            self._take_state(message.topic, bytes(message.payload))
+            if message.qos:
+                client.ack(message.mid, message.qos)
+            return
+        inboxes = self._inboxes
+        inbox = inboxes[zlib.crc32(topic) % len(inboxes)] if len(inboxes) > 1 else inboxes[0]
+        inbox.put((self._connection, message))
+
+    def _take_state(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        head = state_head(payload)
+        if len(parts) == 4 and NAME.fullmatch(parts[1]) and NAME.fullmatch(parts[2]) and head is not None:
+            self.book.state((parts[1], parts[2]), head)
 
     # -- storing (the writers' threads) ---------------------------------------------------
-    def _store_loop(self, store: ArchiveStore, inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> None:
+    def _store_loop(self, number: int) -> None:
+        inbox = self._inboxes[number]
         while not self.stopped.is_set():
             batch = self._next_batch(inbox)
-            if batch:
-                try:
-                    self._store(store, batch)
-                except Exception as error:  # a bug must stop the archive, not leave it silently idle
-                    self._fail(message("archive.store_failed", "the archive failed while storing ({error}); what "
-                                       "was not committed is not acknowledged, so the broker sends it again on the "
-                                       "next start", error=f"{type(error).__name__}: {error}"))
+            if not batch:
+                continue
+            self._batch_received[number] = min(received.timestamp for _, received in batch)
+            try:
+                self._store(number, batch)
+            except Exception as error:  # a bug must stop the archive, not leave it silently idle
+                self._fail(message("archive.store_failed", "the archive failed while storing ({error}); what "
+                                   "was not committed is not acknowledged, so the broker sends it again on the "
+                                   "next start", error=f"{type(error).__name__}: {error}"))
+            finally:
+                self._batch_received[number] = None
 
     @staticmethod
-    def _next_batch(inbox: queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> list[tuple[int, mqtt.MQTTMessage]]:
+    def _next_batch(inbox: Inbox | queue.Queue[tuple[int, mqtt.MQTTMessage]]) -> list[tuple[int, mqtt.MQTTMessage]]:
         """The first message to arrive (waiting a little for it), those that arrive in the
         :data:`BATCH_LINGER` after it and those already waiting then: at most :data:`BATCH_LIMIT`."""
         try:
@@ -243,33 +344,103 @@ class Archiver:
                 break
         return batch
 
-    def _store(self, store: ArchiveStore, batch: list[tuple[int, mqtt.MQTTMessage]]) -> None:
+    def _store(self, number: int, batch: list[tuple[int, mqtt.MQTTMessage]]) -> None:
         stamps = BatchStamps() if self.timing is not None else None
-        try:
-            decoded = [self._decode(message) for _, message in batch]
-            if stamps is not None:
-                stamps("decoded")
-            outcomes = store.receive_batch(decoded, stamp=stamps)
-        except psycopg.Error as error:
-            self._fail(database_failure(error).message or str(error))
-            return
-        except ArchiveError as error:
-            self._fail(str(error))
+        decoded = [self._decode(message) for _, message in batch]
+        if stamps is not None:
+            stamps("decoded")
+        result = self._stored(number, decoded, stamps)
+        if result is None:  # stopping while the database is away: nothing acknowledged, all sent again
             return
         with self._lock:
             current = self._connection
-        for (connection, received), handled in zip(batch, outcomes, strict=True):
-            if connection == current:  # an older connection's message comes again: stored, not acknowledged
-                self.client.ack(received.mid, received.qos)
+        # an older connection's message comes again: stored, not acknowledged
+        acknowledge(self.client, [received.mid for connection, received in batch
+                                  if connection == current and received.qos == 1])
+        for (item, _), handled in zip(decoded, result.handled, strict=True):
             self._count(handled)
+            if handled.outcome is Outcome.DEFERRED and not isinstance(item, Rejection):
+                self.book.count((item[0], item[1]), deferred=1)
+        for announcement in self.book.after_batch(result.progress):
+            self._announce(announcement)
         if stamps is not None and self.timing is not None:
             stamps("acknowledged")
             self.timing.batch([received.timestamp for _, received in batch], stamps)
 
+    def _stored(self, number: int, decoded: list[Decoded], stamps: BatchStamps | None) -> BatchResult | None:
+        """Store one batch, through lost connections (waited for) and messages the database refuses (each
+        kept apart alone); None when the archive stops before the database is back."""
+        while True:
+            store = self.stores[number]
+            try:
+                return store.store_batch(decoded, stamp=stamps)
+            except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+                if not self._reopen(number, error):
+                    return None
+            except psycopg.Error:
+                try:
+                    return self._one_by_one(store, decoded)
+                except (psycopg.OperationalError, psycopg.InterfaceError) as error:
+                    if not self._reopen(number, error):
+                        return None
+
+    def _one_by_one(self, store: ArchiveStore, decoded: list[Decoded]) -> BatchResult:
+        """A batch the database refused as a whole: each message in a transaction of its own, the one it
+        refuses kept apart with the database's reason."""
+        handled: list[Handled] = []
+        progress = {}
+        for item, text in decoded:
+            try:
+                result = store.store_batch([(item, text)])
+            except (psycopg.OperationalError, psycopg.InterfaceError):
+                raise
+            except psycopg.Error as error:
+                site, table, seq = ((None, None, None) if isinstance(item, Rejection) else
+                                    (item[0], item[1], item[2].seq))
+                rejection = Rejection(site, table, seq, f"the database refused it ({first_line(error)})")
+                raw = text if isinstance(text, bytes) else text.encode("utf-8", errors="replace")
+                result = store.store_batch([(rejection, kept_text(raw))])
+            handled.extend(result.handled)
+            progress.update(result.progress)
+        return BatchResult(handled, progress)
+
+    def _reopen(self, number: int, error: psycopg.Error) -> bool:
+        """Wait for the database with a back-off and give the writer a new connection; False: stopping."""
+        with self._lock:
+            self._database_lost += 1
+            first = self._database_lost == 1
+        if first:
+            self._say(message("archive.database_lost", "the archive database is unreachable ({reason}); "
+                              "nothing is acknowledged until it is back, retrying", reason=first_line(error)))
+            self._publish_health()
+        with contextlib.suppress(Exception):
+            self.stores[number].close()
+        delay = RETRY_FIRST
+        try:
+            while not self.stopped.wait(delay):
+                if self.reconnect is None:
+                    self._fail(message("archive.database_failed", "the archive database failed ({reason}); what "
+                                       "was not committed is not acknowledged, so the broker sends it again on the "
+                                       "next start", reason=first_line(error)))
+                    return False
+                try:
+                    self.stores[number] = self.reconnect()
+                    return True
+                except ArchiveError:
+                    delay = min(delay * 2, RETRY_LONGEST)
+            return False
+        finally:
+            with self._lock:
+                self._database_lost -= 1
+                back = self._database_lost == 0
+            if back and not self.stopped.is_set():
+                self._say(message("archive.database_back", "the archive database is reachable again"))
+
     @staticmethod
     def _decode(message: mqtt.MQTTMessage) -> Decoded:
         payload = bytes(message.payload)
-        return decode_message(message.topic, payload), payload.decode("utf-8", errors="replace")
+        found = decode_message(message.topic, payload)
+        return found, (kept_text(payload) if isinstance(found, Rejection) else payload)
 
     def _count(self, handled: Handled) -> None:
         with self._lock:
@@ -277,10 +448,72 @@ class Archiver:
             counts.stored += handled.stored
             counts.duplicates += handled.outcome is Outcome.DUPLICATE
             counts.pending += handled.outcome is Outcome.PENDING
+            counts.deferred += handled.outcome is Outcome.DEFERRED
             counts.rejected += len(handled.rejections)
         for rejection in handled.rejections:
+            if rejection.site is not None and rejection.table is not None:
+                self.book.count((rejection.site, rejection.table), rejected=1)
             self.report(self.words.text(message("archive.rejected", "REJECTED {rejection}",
                                                 rejection=str(rejection))))
+
+    # -- telling the tables, and the floor ------------------------------------------------
+    def _announce(self, announcement: Announcement) -> None:
+        site, table = announcement.place
+        with contextlib.suppress(Exception):  # not connected: told again on the next connection
+            self.client.publish(f"croupier/{site}/{table}/archived",
+                                archived_message(announcement.head, announcement.wants), qos=1, retain=True)
+
+    def _keep(self) -> None:
+        """The keeper: asks quiet tables for what is missing, publishes the health."""
+        store: ArchiveStore | None = None
+        health_at = 0.0
+        while not self.stopped.wait(KEEPER_TICK):
+            unknown = self.book.unknown_heads()
+            if unknown and self.reconnect is not None:
+                try:
+                    store = store or self.reconnect()
+                    self.book.heads_read(store.heads(unknown))
+                except (ArchiveError, psycopg.Error):
+                    with contextlib.suppress(Exception):
+                        if store is not None:
+                            store.close()
+                    store = None
+            for announcement in self.book.requests_due():
+                self._announce(announcement)
+            if time.monotonic() - health_at >= HEALTH_INTERVAL:
+                health_at = time.monotonic()
+                self._publish_health()
+        if store is not None:
+            store.close()
+
+    def lag(self) -> float:
+        """Seconds the oldest message of the batches being stored has waited since it arrived (0: none is)."""
+        oldest = [at for at in self._batch_received if at is not None]
+        return round(max(0.0, time.monotonic() - min(oldest)), 3) if oldest else 0.0
+
+    def waiting(self) -> int:
+        """Messages received and not yet taken into a batch."""
+        return sum(inbox.qsize() for inbox in self._inboxes)
+
+    def _health_payload(self, status: str) -> bytes:
+        if status == "offline":
+            return json.dumps({"archive": self.name, "status": "offline", "at": utc_now()}).encode()
+        with self._lock:
+            counts = self.counts
+            totals = {"stored": counts.stored, "duplicates": counts.duplicates, "pending": counts.pending,
+                      "deferred": counts.deferred, "rejected": counts.rejected}
+            database = "lost" if self._database_lost else "connected"
+        return json.dumps({"archive": self.name, "status": status, "at": utc_now(), "broker": str(self.broker),
+                           "database": database, "lag": self.lag(), "waiting": self.waiting(),
+                           "subscriptions": self.topics, **totals,
+                           "tables": self.book.tables()}, separators=(",", ":")).encode()
+
+    def _publish_health(self) -> None:
+        with contextlib.suppress(Exception):
+            self.client.publish(self.health_topic, self._health_payload("online"), qos=1, retain=True)
+
+    def _say(self, notice: Message) -> None:
+        self.report(self.words.text(notice))
 
     def _fail(self, why: Message | str) -> None:
         if self.failure is None:

@@ -12,7 +12,15 @@ Tables (created when missing, see ``docs/floor.md``):
     ``journal_records`` as soon as its predecessor is archived;
 ``journal_rejects``
     records that do not chain, or whose content differs from the archived record of the same seq,
-    or that are not journal records at all, with the reason: kept apart, never stored as good.
+    or that are not journal records at all, with the reason: kept apart, never stored as good;
+``journal_heads``
+    each table's highest record the archive stored (and so confirmed to the table, on
+    ``croupier/SITE/TABLE/archived``): ``croupier audit verify --archive`` finds rows deleted from the end
+    of a table's archived records against it.
+
+Each batch also gives every table's archived head after it, and the record the archive wants next when a
+record waits for a predecessor (parked in ``journal_pending``, at most :data:`PENDING_LIMIT` a table) or was
+deferred (beyond that bound): the archive asks the table for it (``docs/floor.md``, "Delivery").
 
 Records are stored in batches: one transaction for many records, two round trips to the server and
 a handful of statements whatever the batch's size (:meth:`ArchiveStore.receive_batch`), so one
@@ -23,6 +31,7 @@ first, in one order (sorted by site and table), so two archive processes never d
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,7 +41,7 @@ from typing import Any
 import psycopg
 
 from controller.core.exceptions import ArchiveError
-from controller.floor.urls import redacted
+from controller.floor.urls import redacted, secrets_in
 from controller.i18n.message import message
 from controller.journal.store import GENESIS, Record, record_hash
 
@@ -70,10 +79,24 @@ CREATE TABLE IF NOT EXISTS journal_rejects (
     reason      TEXT NOT NULL,
     payload     TEXT NOT NULL,
     received_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS journal_heads (
+    site         TEXT NOT NULL,
+    table_id     TEXT NOT NULL,
+    seq          BIGINT NOT NULL,
+    hash         TEXT NOT NULL,
+    confirmed_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (site, table_id)
 )
 """
 SCHEMA_LOCK = 0x43524A31  # one archive creates the schema at a time ("CRJ1")
 COLUMNS = "seq, kind, at, body, prev, hash"
+
+
+MAX_SEQ = (1 << 63) - 1
+PENDING_LIMIT = 1000
+"""The most records of one table waiting in ``journal_pending`` for a predecessor; a record beyond it is
+deferred (not kept: the archive asks the table to send again from its first missing record)."""
 
 
 class Outcome(Enum):
@@ -82,6 +105,7 @@ class Outcome(Enum):
     STORED = "stored"
     DUPLICATE = "duplicate"
     PENDING = "pending"
+    DEFERRED = "deferred"
     REJECTED = "rejected"
 
 
@@ -110,8 +134,38 @@ class Handled:
     rejections: tuple[Rejection, ...] = ()
 
 
-Decoded = tuple[tuple[str, str, Record] | Rejection, str]
+Payload = str | bytes
+"""A received message's text, or its bytes (a checked record's: UTF-8 without NUL, decoded only if refused)."""
+Decoded = tuple[tuple[str, str, Record] | Rejection, Payload]
 """One received message: (site, table, record), or why it is not a record; and its text."""
+Place = tuple[str, str]
+"""(site, table)."""
+
+
+@dataclass(frozen=True)
+class Head:
+    """A table's last archived record (``seq`` 0 and ``hash`` None: none yet)."""
+
+    seq: int = 0
+    hash: str | None = None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A table after a batch: its archived head, and the record the archive wants next (None: no gap)."""
+
+    head: Head
+    wants: int | None
+    pending: int = 0
+    """Its records waiting in ``journal_pending``."""
+
+
+@dataclass
+class BatchResult:
+    """The outcome of each message of a batch, in order, and each table's progress after it."""
+
+    handled: list[Handled]
+    progress: dict[Place, Progress]
 
 
 def first_line(error: psycopg.Error) -> str:
@@ -136,6 +190,8 @@ def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
         connection = psycopg.connect(url, connect_timeout=10)
     except psycopg.Error as error:
         first = first_line(error)
+        for secret in secrets_in(url):  # libpq may quote the part of the URL it could not read
+            first = first.replace(secret, "***")
         raise ArchiveError(f"{option} {redacted(url)!r}: cannot connect to the database ({first}); "
                            "check that PostgreSQL runs there and the URL's user, password and database") from None
     if connection.info.server_version < MINIMUM_SERVER:
@@ -165,6 +221,11 @@ class ArchiveStore:
 
     def __init__(self, connection: psycopg.Connection[Any]) -> None:
         self.connection = connection
+        self.seen_heads: dict[Place, int] = {}
+        """Each table's archived head after this store's last batch of it: a record after it is new (it needs
+        no lookup of archived hashes); the heads read under the locks say whether another process moved on."""
+        connection.autocommit = True  # every write below is in a transaction() of its own: a real one, never a
+        # savepoint inside an implicit transaction that a read before it opened and nothing would commit
 
     def create_schema(self) -> None:
         """Create the archive's tables when they are missing (safe with several archives starting)."""
@@ -178,47 +239,114 @@ class ArchiveStore:
         self.connection.close()
 
     # -- receiving -----------------------------------------------------------------
-    def reject(self, rejection: Rejection, payload: str) -> Handled:
+    def reject(self, rejection: Rejection, payload: Payload) -> Handled:
         """Keep a message that is not a journal record apart, with the reason."""
         return self.receive_batch([(rejection, payload)])[0]
 
-    def receive(self, site: str, table: str, record: Record, payload: str) -> Handled:
+    def receive(self, site: str, table: str, record: Record, payload: Payload) -> Handled:
         """Archive ``record`` of table ``site/table`` once, if it chains; see the module's docstring."""
         return self.receive_batch([((site, table, record), payload)])[0]
 
     def receive_batch(self, messages: Sequence[Decoded],
                       stamp: Callable[[str], None] | None = None) -> list[Handled]:
+        """:meth:`store_batch`'s outcomes."""
+        return self.store_batch(messages, stamp).handled
+
+    def store_batch(self, messages: Sequence[Decoded], stamp: Callable[[str], None] | None = None) -> BatchResult:
         """Handle ``messages`` (records, or messages that are not records) in one transaction, in order.
 
         Each outcome is what :meth:`receive` or :meth:`reject` would give for it on its own, one after
         the other; nothing is committed unless everything is (a database error rolls the whole batch
         back). ``stamp``, when given, is called with each stage's name as the batch reaches it (``read``,
-        ``judged``, ``written``, ``committed``: :mod:`controller.floor.archive_timing`). A batch costs two
-        round trips to the server whatever its size, in one pipeline: the transaction's start, the tables' locks (one
-        statement) and the archived hashes and pending records the batch needs (two queries); then,
-        the records judged in memory, one statement for each kind of row written and the commit.
+        ``judged``, ``written``, ``committed``: :mod:`controller.floor.archive_timing`). A batch costs three
+        round trips to the server whatever its size: in one pipeline, the transaction's start, the tables' locks
+        (one statement) and the archived hashes, heads and pending records the batch needs (three queries);
+        then, the records judged in memory, the new records copied in (``COPY``, PostgreSQL's bulk load), and
+        in a second pipeline one statement for each other kind of row written and the commit.
         """
         records = [item for item, _ in messages if not isinstance(item, Rejection)]
         places = sorted({(site, table) for site, table, _ in records})
-        with self.connection.pipeline() as pipeline, self.connection.transaction():
-            if places:
-                self.connection.execute(LOCK_TABLES, ([f"{site}/{table}" for site, table in places],))
-            archived, pending = self._archived_hashes(records), self._pending(places)
-            pipeline.sync()
-            judge = BatchJudge(_hashes(archived), _pending_records(pending))
+        connection = self.connection
+        try:
+            expected = [item for item in records if item[2].seq <= self.seen_heads.get((item[0], item[1]), MAX_SEQ)]
+            with connection.pipeline():
+                connection.execute("BEGIN", prepare=False)  # in the pipeline: no round trip of its own
+                if places:
+                    connection.execute(LOCK_TABLES, ([f"{site}/{table}" for site, table in places],))
+                archived, heads = self._archived_hashes(expected), self._heads(places)
+                pending = self._pending(places)
+            hashes, found_heads = _hashes(archived), _heads_of(heads)
+            self._look_up_the_rest(records, expected, found_heads, hashes)
+            judge = BatchJudge(hashes, _pending_records(pending), found_heads)
             if stamp is not None:
                 stamp("read")
             handled = [judge.reject(item, payload) if isinstance(item, Rejection) else judge.receive(*item, payload)
                        for item, payload in messages]
             if stamp is not None:
                 stamp("judged")
-            for statement, parameters in judge.writes():
-                self.connection.execute(statement, parameters)
-            if stamp is not None:
-                stamp("written")
+            self._write(judge, stamp)
+        except BaseException:
+            with contextlib.suppress(psycopg.Error):
+                connection.rollback()
+            raise
         if stamp is not None:
             stamp("committed")
-        return handled
+        progress = judge.progress(places)
+        self.seen_heads.update((place, step.head.seq) for place, step in progress.items())
+        return BatchResult(handled, progress)
+
+    def _look_up_the_rest(self, records: Sequence[tuple[str, str, Record]],
+                          looked_up: Sequence[tuple[str, str, Record]], heads: dict[Place, Head],
+                          hashes: dict[RecordKey, str]) -> None:
+        """The archived hashes of the records at or before their table's head that were not looked up (another
+        archive process moved the head on): a second query, in the batch's transaction."""
+        done = {id(item) for item in looked_up}
+        rest = [item for item in records if id(item) not in done and
+                item[2].seq <= heads.get((item[0], item[1]), Head()).seq]
+        if rest:
+            hashes.update(_hashes(self._archived_hashes(rest)))
+        for (site, table), head in heads.items():
+            if head.hash is not None:
+                hashes[(site, table, head.seq)] = head.hash
+
+    def _write(self, judge: BatchJudge, stamp: Callable[[str], None] | None) -> None:
+        """The batch's rows and its commit: pending ones parked and released first (a record parked in this
+        batch may be released in it), the new records copied in, then the rejects, the heads and COMMIT."""
+        connection = self.connection
+        before = judge.writes(before_store=True)
+        if before:
+            with connection.pipeline():
+                for statement, parameters in before:
+                    connection.execute(statement, parameters)
+        if judge.stored:
+            with connection.cursor() as cursor, cursor.copy(COPY_RECORDS) as copy:
+                for row in judge.stored:
+                    copy.write_row(row)
+        if stamp is not None:
+            stamp("written")
+        with connection.pipeline():
+            for statement, parameters in judge.writes(before_store=False):
+                connection.execute(statement, parameters)
+            connection.execute("COMMIT", prepare=False)
+
+    def heads(self, places: Sequence[Place]) -> dict[Place, Head]:
+        """The archived head of each of ``places`` (one query; a table with no record has ``Head()``)."""
+        if not places:
+            return {}
+        with self.connection.transaction():
+            found = _heads_of(self._heads(sorted(set(places))))
+        return {place: found.get(place, Head()) for place in places}
+
+    def _heads(self, places: Sequence[Place]) -> psycopg.Cursor[Any] | None:
+        """The query of the last archived record of each of ``places`` (one index lookup a table)."""
+        if not places:
+            return None
+        sites, tables = (list(column) for column in zip(*places, strict=True))
+        return self.connection.execute(
+            "SELECT place.site, place.table_id, last.seq, last.hash FROM unnest(%s::text[], %s::text[]) AS "
+            "place (site, table_id) CROSS JOIN LATERAL (SELECT seq, hash FROM journal_records AS archived WHERE "
+            "archived.site = place.site AND archived.table_id = place.table_id ORDER BY seq DESC LIMIT 1) AS last",
+            (sites, tables))
 
     def _archived_hashes(self, records: Sequence[tuple[str, str, Record]]) -> psycopg.Cursor[Any] | None:
         """The query of the hashes of the archived records ``seq - 1`` and ``seq`` of every record of ``records``."""
@@ -261,6 +389,17 @@ class ArchiveStore:
             raise database_failure(error) from None
         return [(str(site), str(table)) for site, table in rows]
 
+    def confirmed_head(self, site: str, table: str) -> int:
+        """The highest record of ``site/table`` the archive stored and confirmed (``journal_heads``; 0: none, or
+        an archive made before it kept them)."""
+        try:
+            with self.connection.transaction():
+                row = self.connection.execute("SELECT seq FROM journal_heads WHERE site = %s AND table_id = %s",
+                                              (site, table)).fetchone()
+        except psycopg.errors.UndefinedTable:
+            return 0
+        return int(row[0]) if row is not None else 0
+
     def tables_holding(self, seq: int, hash_: str) -> list[tuple[str, str]]:
         """The (site, table) whose archived record ``seq`` has hash ``hash_``."""
         rows = self.connection.execute(
@@ -278,9 +417,14 @@ STORE_RECORDS = (f"INSERT INTO journal_records (site, table_id, {COLUMNS}) SELEC
                  "%s::text[], %s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
                  "ON CONFLICT DO NOTHING")
 PARK_RECORDS = STORE_RECORDS.replace("journal_records", "journal_pending")
+COPY_RECORDS = f"COPY journal_records (site, table_id, {COLUMNS}) FROM STDIN"
+"""The new records of a batch, copied in: judged under the tables' locks, none is archived yet."""
 RELEASE_PENDING = ("DELETE FROM journal_pending AS pending USING unnest(%s::text[], %s::text[], %s::bigint[]) AS "
                    "released (site, table_id, seq) WHERE pending.site = released.site AND pending.table_id = "
                    "released.table_id AND pending.seq = released.seq")
+KEEP_HEADS = ("INSERT INTO journal_heads AS heads (site, table_id, seq, hash) SELECT * FROM unnest(%s::text[], "
+              "%s::text[], %s::bigint[], %s::text[]) ON CONFLICT (site, table_id) DO UPDATE SET seq = EXCLUDED.seq, "
+              "hash = EXCLUDED.hash, confirmed_at = now() WHERE heads.seq < EXCLUDED.seq")
 STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) SELECT * FROM unnest(%s::text[], "
                  "%s::text[], %s::bigint[], %s::text[], %s::text[])")
 
@@ -288,6 +432,11 @@ STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payl
 def _hashes(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, str]:
     rows = cursor.fetchall() if cursor is not None else []
     return {(str(site), str(table), int(seq)): str(hash_) for site, table, seq, hash_ in rows}
+
+
+def _heads_of(cursor: psycopg.Cursor[Any] | None) -> dict[Place, Head]:
+    rows = cursor.fetchall() if cursor is not None else []
+    return {(str(site), str(table)): Head(int(seq), str(hash_)) for site, table, seq, hash_ in rows}
 
 
 def _pending_records(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, list[Record]]:
@@ -311,28 +460,55 @@ class BatchJudge:
     before it had been committed; :meth:`writes` are the few statements that make it so.
     """
 
-    def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]]) -> None:
+    def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]],
+                 heads: dict[Place, Head] | None = None) -> None:
         self.archived = archived
         self.pending = pending
+        self.heads: dict[Place, Head] = dict(heads or {})
+        self.waiting: dict[Place, int] = {}
+        """Each table's records in ``journal_pending`` (as read, then as parked and released)."""
+        for site, table, _ in pending:
+            self.waiting[(site, table)] = self.waiting.get((site, table), 0) + 1
+        self.gaps: set[Place] = set()
+        """The tables of which a record came before its predecessor in this batch."""
+        self.advanced: set[Place] = set()
         self.stored: list[tuple[Any, ...]] = []
         self.parked: list[tuple[Any, ...]] = []
         self.released: list[RecordKey] = []
         self.rejected: list[tuple[Any, ...]] = []
 
-    def writes(self) -> list[tuple[str, tuple[list[Any], ...]]]:
-        """One statement for each kind of row the batch changes, in an order that gives the same rows as
-        the records' own writes one after the other: a record parked in this batch may be released in it
-        (parked, then deleted), but a released record is archived, so it is never parked again."""
-        kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released), (STORE_RECORDS, self.stored),
-                 (STORE_REJECTS, self.rejected))
+    def writes(self, before_store: bool) -> list[tuple[str, tuple[list[Any], ...]]]:
+        """One statement for each kind of row the batch changes besides the new records (:attr:`stored`, copied
+        in between the two halves), in an order that gives the same rows as the records' own writes one after
+        the other: a record parked in this batch may be released in it (parked, then deleted), but a released
+        record is archived, so it is never parked again. ``before_store``: the pending rows; else the rejects
+        and the heads."""
+        kinds: tuple[tuple[str, Sequence[tuple[Any, ...]]], ...]
+        if before_store:
+            kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released))
+        else:
+            heads = [(site, table, head.seq, head.hash) for (site, table), head in sorted(self.heads.items())
+                     if (site, table) in self.advanced]
+            kinds = ((STORE_REJECTS, self.rejected), (KEEP_HEADS, heads))
         return [(statement, _columns(rows)) for statement, rows in kinds if rows]
 
-    def reject(self, rejection: Rejection, payload: str) -> Handled:
+    def progress(self, places: Sequence[Place]) -> dict[Place, Progress]:
+        """Each of ``places`` after the batch: its head, and its first missing record when one of its
+        records waits (or was deferred) for a predecessor."""
+        found = {}
+        for place in places:
+            head = self.heads.get(place, Head())
+            waiting = self.waiting.get(place, 0)
+            gap = place in self.gaps or waiting > 0
+            found[place] = Progress(head, head.seq + 1 if gap else None, waiting)
+        return found
+
+    def reject(self, rejection: Rejection, payload: Payload) -> Handled:
         """Keep a message that is not a journal record apart, with the reason."""
         self._insert_reject(rejection, payload)
         return Handled(Outcome.REJECTED, rejections=(rejection,))
 
-    def receive(self, site: str, table: str, record: Record, payload: str) -> Handled:
+    def receive(self, site: str, table: str, record: Record, payload: Payload) -> Handled:
         """Archive ``record`` once, if it chains; park it when its predecessor is missing."""
         archived = self.archived.get((site, table, record.seq))
         before = self.archived.get((site, table, record.seq - 1))
@@ -340,6 +516,9 @@ class BatchJudge:
             return Handled(Outcome.DUPLICATE)
         problem = _problem(record, archived)
         if problem is None and record.seq > 1 and before is None:
+            self.gaps.add((site, table))
+            if self.waiting.get((site, table), 0) >= PENDING_LIMIT:
+                return Handled(Outcome.DEFERRED)
             self._park(site, table, record)
             return Handled(Outcome.PENDING)
         if problem is None:
@@ -360,6 +539,7 @@ class BatchJudge:
             if not waiting:
                 return stored, tuple(rejections)
             self.released.append((site, table, seq))
+            self.waiting[(site, table)] = max(0, self.waiting.get((site, table), 0) - len(waiting))
             chained = [record for record in waiting if _chain_problem(record, before) is None]
             for record in waiting:
                 if not chained or record != chained[0]:
@@ -376,16 +556,21 @@ class BatchJudge:
     def _store(self, site: str, table: str, record: Record) -> None:
         self.archived[(site, table, record.seq)] = record.hash
         self.stored.append((site, table, *record))
+        if record.seq > self.heads.get((site, table), Head()).seq:
+            self.heads[(site, table)] = Head(record.seq, record.hash)
+            self.advanced.add((site, table))
 
     def _park(self, site: str, table: str, record: Record) -> None:
         waiting = self.pending.setdefault((site, table, record.seq), [])
         if record not in waiting:
             waiting.append(record)
             waiting.sort(key=lambda parked: parked.hash)
+            self.waiting[(site, table)] = self.waiting.get((site, table), 0) + 1
         self.parked.append((site, table, *record))
 
-    def _insert_reject(self, rejection: Rejection, payload: str) -> None:
-        self.rejected.append((rejection.site, rejection.table, rejection.seq, rejection.reason, payload))
+    def _insert_reject(self, rejection: Rejection, payload: Payload) -> None:
+        text = payload if isinstance(payload, str) else payload.decode("utf-8", errors="replace")
+        self.rejected.append((rejection.site, rejection.table, rejection.seq, rejection.reason, text))
 
 
 def _problem(record: Record, archived: str | None) -> str | None:

@@ -43,7 +43,10 @@ def page_html() -> bytes:
     one ``.tile`` per table with ``data-site``, ``data-table``, ``data-status``, ``data-head``,
     ``data-updated`` (the ``updated_at`` shown) and the class ``attention`` when halted or offline;
     in a tile ``.status``, ``.misdeal``, ``.shoe``, ``.round``, ``.slot-due``, ``.results`` (one
-    ``.result`` per winner), ``.last-result``, ``.dealer``, ``.alerts``, ``.cards-left`` and ``.since-card``.
+    ``.result`` per winner), ``.last-result``, ``.dealer``, ``.alerts``, ``.cards-left``, ``.since-card`` and
+    ``.archived`` (``data-head``: the archived head; ``behind`` when no archive has it, it lags or has refused
+    records); ``#archives``, one ``.archive`` per archive (``data-archive``, ``lost`` when offline or without
+    its database).
     """
     return resources.files("controller.floor").joinpath("static", "floor.html").read_bytes()
 
@@ -54,9 +57,12 @@ class Dashboard(LivePageServer):
     server_header = "croupier-floor"
     thread_name = "croupier-floor-web"
     not_found = "Not found: the dashboard is at / and its data at /tables.json\n"
+    same_origin_only = True
+    realm = "croupier floor"
 
-    def __init__(self, board: FloorBoard, host: str, port: int, words: Catalogue = ENGLISH) -> None:
-        super().__init__(host, port)
+    def __init__(self, board: FloorBoard, host: str, port: int, words: Catalogue = ENGLISH,
+                 password: str | None = None) -> None:
+        super().__init__(host, port, password)
         self.board = board
         self.words_text = json.dumps(words_message(words), ensure_ascii=False)
 
@@ -79,10 +85,10 @@ class Dashboard(LivePageServer):
 
 
 def start_dashboard(board: FloorBoard, host: str, port: int, option: str = "--listen",
-                    words: Catalogue = ENGLISH) -> Dashboard:
-    """Serve ``board`` on ``host:port`` (port 0: a free one), its page's words in ``words``' language; raises
-    :class:`FloorError` when it cannot."""
-    dashboard = Dashboard(board, host, port, words)
+                    words: Catalogue = ENGLISH, password: str | None = None) -> Dashboard:
+    """Serve ``board`` on ``host:port`` (port 0: a free one), its page's words in ``words``' language, behind
+    ``password`` when one is given; raises :class:`FloorError` when it cannot."""
+    dashboard = Dashboard(board, host, port, words, password)
     failure = dashboard.start(START_TIMEOUT)
     if isinstance(failure, TimeoutError):
         raise FloorError(f"{option} {host}:{port}: the dashboard did not start within {START_TIMEOUT:.0f} s")

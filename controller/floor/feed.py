@@ -9,15 +9,19 @@ per table, no hand-off per message). It reads the journal only when woken by a c
 connection, or a window the broker's acknowledgements opened again), never on a timer.
 
 While the broker is away nothing new is handed to the client (the records wait in the journal);
-what was in flight is sent again by paho-mqtt on reconnection, in order. The last record whose
-messages the broker all acknowledged is kept in the journal (``feed_acked``), so a table killed
-and restarted publishes again from there: receivers may see a message twice, never a gap.
+what was in flight is sent again by paho-mqtt on reconnection, in order. Delivery is proven by the
+archive, not the broker: the feed reads the archive's retained ``archived`` head for its table
+(:mod:`controller.floor.delivery`) and keeps the last record the archive confirmed in the journal
+(``feed_acked``); it sends the journal again from the record the archive asks for, and a table killed
+and restarted sends again from the confirmed mark (the events from the last record the broker
+acknowledged, ``feed_published``): receivers may see a message twice, never a gap.
 """
 
 from __future__ import annotations
 
 import contextlib
 import queue
+import ssl
 import threading
 import time
 from collections import OrderedDict
@@ -29,8 +33,10 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
 from controller.core.exceptions import FeedError
+from controller.core.published import View
+from controller.floor.delivery import Delivery, parse_archived
 from controller.floor.messages import TableState, event_message, journal_message, record_events
-from controller.floor.mqttclient import new_client
+from controller.floor.mqttclient import broker_problem, new_client
 from controller.floor.netloop import ClientLoop
 from controller.floor.urls import FeedTarget
 from controller.i18n.catalogue import ENGLISH, Catalogue
@@ -122,14 +128,20 @@ class TableFeed:
         self._said_unreachable = False
         self._said_refused = False
         self._thread: threading.Thread | None = None
+        self._said_foreign = False
+        self._archived: bytes | None = None
+        """The latest ``archived`` payload, not taken yet."""
         self.client = self._client()
-        self.loop = ClientLoop(self.client, max_delay=2, cannot_connect=lambda: self._unreachable(
-            message("feed.cannot_connect", "cannot connect")))
+        self.loop = ClientLoop(self.client, max_delay=2, cannot_connect=self._cannot_connect)
         self.outbox: Outbox | None = None
         self.state = TableState(target.site, target.table)
+        self.view_of: Callable[[], View] | None = None
+        """Where the ``state`` message's table comes from (:meth:`follow`)."""
         self.acks = Acks(0)
+        self.delivery = Delivery(0, 0, time.monotonic())
         self.cursor = 0
-        self.marked = 0
+        self.marked = (0, 0)
+        """The marks last kept in the journal: (archive-confirmed, broker-acknowledged)."""
         self._marked_at = 0.0
 
     # -- the client ----------------------------------------------------------------------
@@ -144,6 +156,7 @@ class TableFeed:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
+        client.on_message = self._on_message
         return client
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -151,8 +164,12 @@ class TableFeed:
             self._unreachable(message("feed.table_refused", "the broker refused the table ({reason})",
                                       reason=str(reason)))
             return
+        client.subscribe(self.target.topic("archived"), qos=QOS)
         info = client.publish(self.target.topic("status"), "online", qos=QOS, retain=True)
         self._acks_in.put(-info.mid)  # the worker counts it in flight
+        if self.cursor:  # the broker may have lost the retained state: the archive reads the head from it
+            info = client.publish(self.target.topic("state"), self._state_message(), qos=QOS, retain=True)
+            self._acks_in.put(-info.mid)
         self._connected.set()
         self._said_unreachable = False
         self._say(message("feed.connected", "connected to {broker} as {site}/{table}",
@@ -173,6 +190,36 @@ class TableFeed:
         if self._window_full:
             self._pending = True
 
+    def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        if message.topic == self.target.topic("archived"):
+            self._archived = bytes(message.payload)
+
+    def _take_archived(self) -> None:
+        """The archive's latest word on this table: its confirmed head, and what it asks for again."""
+        payload, self._archived = self._archived, None
+        told = parse_archived(payload) if payload is not None else None
+        if told is None or self.outbox is None:
+            return
+        mine = self.outbox.hash_at(told.seq) if told.seq else None
+        resending = self.delivery.resending
+        self.delivery.archived(told, mine, self.cursor, time.monotonic())
+        if self.delivery.foreign is not None and not self._said_foreign:
+            self._said_foreign = True
+            self._say(message("feed.foreign_journal", "the archive holds another journal as {site}/{table} (its "
+                              "record {seq} is not this journal's); this journal's records are not archived: give "
+                              "this table a name of its own, or compare both with croupier audit verify --archive",
+                              site=self.target.site, table=self.target.table, seq=self.delivery.foreign))
+        if self.delivery.resending and not resending:
+            self._pending = True
+
+    def _cannot_connect(self, problem: BaseException | None = None) -> None:
+        """Said once an outage: a certificate refused names its reason (unknown CA, host name mismatch)."""
+        if isinstance(problem, ssl.SSLCertVerificationError):
+            self._unreachable(message("feed.cannot_connect_because", "cannot connect ({problem})",
+                                      problem=broker_problem(problem, self.target.broker, "[feed] ca_file")))
+        else:
+            self._unreachable(message("feed.cannot_connect", "cannot connect"))
+
     def _refused(self, reason: Any) -> None:
         if not self._said_refused:
             self._said_refused = True
@@ -191,15 +238,29 @@ class TableFeed:
     def _say(self, notice: Message) -> None:
         self.notice("feed: " + self.words.text(notice))
 
+    def follow(self, view: Callable[[], View]) -> None:
+        """Read the table's view (:attr:`controller.core.table.Table.view`) for each ``state`` message: what the
+        core says, never folded from the events here."""
+        self.view_of = view
+
+    def _state_message(self) -> bytes:
+        if self.view_of is not None:
+            self.state.show(self.view_of())
+        return self.state.message()
+
     # -- running -------------------------------------------------------------------------
     def start(self) -> None:
         """Open the journal's outbox, follow it to the acknowledged mark, connect and start publishing."""
         self.outbox = Outbox(self.journal_path)
-        acked = self.outbox.acked()
-        for record in self.outbox.records_upto(acked):
+        last = self.outbox.last_seq()
+        confirmed = min(self.outbox.acked(), last)
+        published = min(max(confirmed, self.outbox.published()), last)
+        for record in self.outbox.records_upto(published):
             self.state.apply_record(record, record_events(record))
-        self.acks = Acks(acked)
-        self.cursor = self.marked = acked
+        self.acks = Acks(published)
+        self.delivery = Delivery(confirmed, published, time.monotonic())
+        self.cursor = published
+        self.marked = (confirmed, published)
         properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
         properties.SessionExpiryInterval = max(self.will_delay, 60)
         broker = self.target.broker
@@ -225,6 +286,7 @@ class TableFeed:
         """Take acknowledgements, publish what the window allows, keep the mark, serve the network until
         woken (by a commit, the broker, or the mark falling due); False when there was nothing to publish."""
         self._take_acks()
+        self._take_archived()
         published = self._publish_some()
         self._keep_mark()
         self.loop.run_once(0.0 if published else self._mark_due())
@@ -232,7 +294,7 @@ class TableFeed:
 
     def _mark_due(self) -> float | None:
         """Seconds until the mark should be kept again (None: nothing in flight, wait for a commit)."""
-        if self.acks.idle and self._acks_in.empty() and self.acks.acked == self.marked:
+        if self.acks.idle and self._acks_in.empty() and self._marks() == self.marked:
             return None
         return max(0.01, MARK_INTERVAL - (time.monotonic() - self._marked_at))
 
@@ -248,13 +310,16 @@ class TableFeed:
                 self.acks.acknowledged(mid)
 
     def _publish_some(self) -> bool:
-        """Hand the next records to the client while connected and within the window."""
+        """Hand the records the archive asked for again, then the next records, to the client while connected
+        and within the window."""
         assert self.outbox is not None
-        if not self._pending or not self._connected.is_set():
+        if not (self._pending or self.delivery.resending) or not self._connected.is_set():
             return False
         self._window_full = self.acks.inflight >= WINDOW
         if self._window_full:
             return False
+        if self._resend_some():
+            return True
         self._pending = False
         records = self.outbox.records_after(self.cursor, BATCH)
         for record in records:
@@ -265,9 +330,26 @@ class TableFeed:
         if len(records) == BATCH:
             self._pending = True
         if records:
-            info = self.client.publish(self.target.topic("state"), self.state.message(), qos=QOS, retain=True)
+            info = self.client.publish(self.target.topic("state"), self._state_message(), qos=QOS, retain=True)
             self.acks.extra(info.mid)
         return bool(records)
+
+    def _resend_some(self) -> bool:
+        """Hand over again (their ``journal`` messages only) records the archive asked for; False: none."""
+        assert self.outbox is not None
+        delivery = self.delivery
+        if not delivery.resending:
+            return False
+        records = self.outbox.records_after(delivery.resend_next - 1, BATCH)
+        for record in records:
+            if record.seq > delivery.resend_end or self.acks.inflight >= WINDOW:
+                break
+            self.acks.extra(self.client.publish(self.target.topic("journal"), journal_message(record), qos=QOS).mid)
+            delivery.resent(record.seq)
+        else:
+            if len(records) < BATCH:
+                delivery.resend_next = 0  # the journal ends before: nothing more to send again
+        return True
 
     def _publish_record(self, record: Record) -> None:
         events = record_events(record)
@@ -281,13 +363,16 @@ class TableFeed:
         self.acks.sent(record.seq, mids)
         self.cursor = record.seq
 
+    def _marks(self) -> tuple[int, int]:
+        return min(self.delivery.mark, self.cursor), self.acks.acked
+
     def _keep_mark(self, now: bool = False) -> None:
         assert self.outbox is not None
-        acked = self.acks.acked
-        if acked == self.marked:
+        marks = self._marks()
+        if marks == self.marked:
             return
-        if (now or time.monotonic() - self._marked_at >= MARK_INTERVAL) and self.outbox.mark_acked(acked):
-            self.marked = acked
+        if (now or time.monotonic() - self._marked_at >= MARK_INTERVAL) and self.outbox.mark(*marks):
+            self.marked = marks
             self._marked_at = time.monotonic()
 
     # -- stopping ------------------------------------------------------------------------
@@ -306,24 +391,43 @@ class TableFeed:
             self.client.disconnect()
         self.loop.close()
         self._take_acks()
+        self._take_archived()
         self._keep_mark(now=True)
+        self._say_what_is_left()
+        self.outbox.close()
+        self.outbox = None
+
+    def _say_what_is_left(self) -> None:
+        """One line at a stop when records are not delivered: not acknowledged by the broker, or not
+        confirmed by the archive (the next start sends them again)."""
+        assert self.outbox is not None
         left = self.outbox.records_after(self.acks.acked, 1)
+        unconfirmed = self.outbox.records_after(self.delivery.confirmed, 1)
         if left:
             self._say(message("feed.not_acknowledged", "records from {seq} on were not acknowledged by {broker} "
                               "before the drain timeout; the journal keeps them and they go out on the next start",
                               seq=left[0].seq, broker=self.target.broker.address))
-        self.outbox.close()
-        self.outbox = None
+        elif unconfirmed and self.delivery.heard:
+            self._say(message("feed.not_confirmed", "records from {seq} on are not confirmed by the archive yet; "
+                              "the journal keeps them and the next start sends them again", seq=unconfirmed[0].seq))
+        elif unconfirmed:
+            self._say(message("feed.no_archive", "no archive confirmed records from {seq} on (none answered on "
+                              "{topic}); the journal keeps them and the next start sends them again",
+                              seq=unconfirmed[0].seq, topic=self.target.topic("archived")))
 
     def _drain(self, deadline: float) -> None:
         """Publish and wait for acknowledgements until all records are taken or ``deadline``."""
         assert self.outbox is not None
         while time.monotonic() < deadline:
             self._take_acks()
+            self._take_archived()
             self._pending = True
             self._publish_some()
             self._keep_mark()
-            if not self.outbox.records_after(self.acks.acked, 1) and self.acks.idle:
+            taken = not self.outbox.records_after(self.acks.acked, 1) and self.acks.idle
+            confirmed = not self.delivery.heard or self.delivery.foreign is not None or \
+                not self.outbox.records_after(self.delivery.confirmed, 1)
+            if taken and confirmed:
                 return
             self.loop.run_once(0.05)
 
@@ -333,7 +437,7 @@ class TableFeed:
             return
         self.state.status = "offline"
         topic = self.target.topic
-        self.client.publish(topic("state"), self.state.message(), qos=QOS, retain=True)
+        self.client.publish(topic("state"), self._state_message(), qos=QOS, retain=True)
         info = self.client.publish(topic("status"), "offline", qos=QOS, retain=True)
         while not info.is_published() and self._connected.is_set() and time.monotonic() < deadline:
             self.loop.run_once(0.05)

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from controller.core.events import as_json
+from controller.core.events import UNSET, as_json
+from controller.core.published import View
 from controller.journal.store import Record
 
 RECENT_RESULTS = 20
 """How many of the last results the ``state`` message lists."""
-CARDS_PER_DECK = 52
+DEALT_EVENTS = frozenset({"card", "burn"})
+"""Events that say a card left the shoe (``last_card_at``)."""
 ALERT_FIELDS = ("id", "kind", "severity", "shoe", "round", "probability", "detail")
 """The fields of an open alert in the retained ``state`` message."""
-SET_ASIDE_MISDEALS = frozenset({"extra_card", "unreadable_card", "unknown_card", "exposed_card"})
-"""Misdeals where a card of the shoe left it without being dealt (counted out of ``cards_left``)."""
 
 
 def to_json(value: Any) -> bytes:
@@ -48,23 +47,15 @@ def event_message(event: dict[str, Any], site: str, table: str, seq: int) -> byt
 
 @dataclass
 class TableState:
-    """The table now, followed from its events: what the retained ``state`` message says."""
+    """What the retained ``state`` message says: the table as its core publishes it (:class:`~controller.core.
+    published.View`, given by :meth:`show`), with the journal's head, its times and the events numbered so far
+    (followed from the records published). It counts no card and follows no misdeal itself."""
 
     site: str
     table: str
     status: str = "online"
-    """``online``, ``halted`` (a misdeal), ``closed`` (the shoe is closed) or ``offline`` (stopped)."""
-    shoe: int = 0
-    round: int = 0
-    slot_due: str | None = None
-    dealer: str | None = None
-    last_result: dict[str, Any] | None = None
-    results: deque[str] = field(default_factory=lambda: deque(maxlen=RECENT_RESULTS))
-    misdeal: dict[str, Any] | None = None
-    alerts: list[dict[str, Any]] = field(default_factory=list)
-    shoe_size: int = 0
-    cards_out: int = 0
-    cards_left: int | None = None
+    """``offline`` once the feed stopped cleanly; else the view's (``online``, ``halted``, ``closed``)."""
+    view: View | None = None
     last_card_at: str | None = None
     updated_at: str | None = None
     head_seq: int = 0
@@ -73,106 +64,49 @@ class TableState:
     """Events so far: the ``seq`` of the last ``events`` message."""
 
     def apply_record(self, record: Record, events: list[dict[str, Any]]) -> None:
-        """Follow ``record`` (with its ``events``, already numbered)."""
-        for event in events:
-            self.apply(event, record.at)
+        """Follow ``record`` (with its ``events``): the head, the times, the events' numbers."""
+        self.events += len(events)
+        if any(event.get("event") in DEALT_EVENTS for event in events):
+            self.last_card_at = record.at
         self.head_seq, self.head_hash, self.updated_at = record.seq, record.hash, record.at
 
-    def apply(self, event: dict[str, Any], at: str) -> None:
-        """Follow one event."""
-        self.events += 1
-        name = event.get("event")
-        handler = _HANDLERS.get(str(name))
-        if handler is not None:
-            handler(self, event, at)
-        if isinstance(event.get("round"), int) and name not in ("misdeal", "cut_card"):
-            self.round = event["round"]
+    def show(self, view: View) -> None:
+        """The table's view now (read from its core)."""
+        self.view = view
 
     def message(self) -> bytes:
         """The retained ``state`` message."""
+        view = self.view
         return to_json({
-            "site": self.site, "table": self.table, "status": self.status, "shoe": self.shoe,
-            "round": self.round, "slot_due": self.slot_due, "dealer": self.dealer,
-            "last_result": self.last_result, "results": list(self.results), "misdeal": self.misdeal,
-            "alerts": self.alerts, "cards_left": self.cards_left, "last_card_at": self.last_card_at,
+            "site": self.site, "table": self.table,
+            "status": self.status if self.status == "offline" or view is None else view.status,
+            "shoe": view.shoe if view else 0, "round": view.round if view else 0,
+            "slot_due": view.slot_due if view else None, "dealer": view.dealer if view else None,
+            "last_result": _last_result(view), "results": [result.winner for result in view.results][-RECENT_RESULTS:]
+            if view else [], "misdeal": _misdeal(view),
+            "alerts": [{key: _plain(getattr(alert, key)) for key in ALERT_FIELDS} for alert in view.alerts]
+            if view else [],
+            "cards_left": view.cards_left if view else None, "last_card_at": self.last_card_at,
             "updated_at": self.updated_at, "events": self.events,
             "head": {"seq": self.head_seq, "hash": self.head_hash},
         })
 
-    def _dealt(self, at: str) -> None:
-        self.cards_out += 1
-        self.last_card_at = at
-        if self.shoe_size:
-            self.cards_left = max(0, self.shoe_size - self.cards_out)
+
+def _plain(value: Any) -> Any:
+    return None if value is UNSET else value
 
 
-def _on_shoe(state: TableState, event: dict[str, Any], at: str) -> None:
-    if event.get("status") == "new":
-        state.shoe = int(event.get("shoe") or state.shoe)
-        state.shoe_size = int(event.get("decks") or 0) * CARDS_PER_DECK
-        state.cards_out, state.cards_left = 0, state.shoe_size or None
-        state.round, state.slot_due = 0, None
-    if state.status == "closed":
-        state.status = "online"
+def _last_result(view: View | None) -> dict[str, Any] | None:
+    result = view.last_result if view is not None else None
+    if result is None:
+        return None
+    return {"round": result.round, "shoe": result.shoe, "winner": result.winner, "say": result.say,
+            "natural": result.natural, "player": result.player.total, "banker": result.banker.total}
 
 
-def _on_card(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.slot_due = None
-    state._dealt(at)
-
-
-def _on_prompt(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.slot_due = event.get("slot")
-
-
-def _on_instruction(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.slot_due = None
-
-
-def _on_result(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.last_result = {key: event.get(key) for key in ("round", "shoe", "winner", "say", "natural")}
-    state.last_result["player"] = (event.get("player") or {}).get("total")
-    state.last_result["banker"] = (event.get("banker") or {}).get("total")
-    state.results.append(str(event.get("winner")))
-
-
-def _on_misdeal(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.status = "halted"
-    if state.misdeal is None:
-        state.misdeal = {key: event.get(key) for key in ("round", "kind", "detail", "instruction")}
-    if event.get("kind") in SET_ASIDE_MISDEALS:
-        state._dealt(at)
-
-
-def _on_resolved(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.status, state.misdeal = "online", None
-
-
-def _on_shoe_closed(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.status, state.slot_due = "closed", None
-    if isinstance(event.get("cards_remaining"), int):
-        state.cards_left = event["cards_remaining"]
-
-
-def _on_alert(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.alerts.append({key: event.get(key) for key in ALERT_FIELDS})
-
-
-def _on_alert_acknowledged(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.alerts = [alert for alert in state.alerts if alert.get("id") != event.get("id")]
-
-
-def _on_signed_in(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.dealer = event.get("name")
-
-
-def _on_signed_out(state: TableState, event: dict[str, Any], at: str) -> None:
-    state.dealer = None
-
-
-_HANDLERS = {
-    "shoe": _on_shoe, "card": _on_card, "burn": _on_card, "prompt": _on_prompt, "instruction": _on_instruction,
-    "result": _on_result, "misdeal": _on_misdeal, "resolved": _on_resolved, "shoe_closed": _on_shoe_closed,
-    "alert": _on_alert, "alert_acknowledged": _on_alert_acknowledged,
-    "dealer_signed_in": _on_signed_in, "dealer_signed_out": _on_signed_out,
-}
+def _misdeal(view: View | None) -> dict[str, Any] | None:
+    misdeal = view.misdeal if view is not None else None
+    if misdeal is None:
+        return None
+    return {"round": misdeal.round, "kind": misdeal.kind, "detail": misdeal.detail,
+            "instruction": misdeal.instruction}

@@ -28,7 +28,7 @@ class ClientLoop:
     """Drive ``client`` (already given ``connect_async``) from the thread calling :meth:`run_once`."""
 
     def __init__(self, client: mqtt.Client, *, min_delay: float = 1.0, max_delay: float = 2.0,
-                 cannot_connect: Callable[[], None] = lambda: None) -> None:
+                 cannot_connect: Callable[[BaseException], None] = lambda problem: None) -> None:
         self.client = client
         self.min_delay = min_delay
         self.max_delay = max_delay
@@ -94,8 +94,8 @@ class ClientLoop:
             return sock
         try:
             self.client.reconnect()
-        except Exception:  # refused, unreachable, TLS failure: try again after the back-off
-            self.cannot_connect()
+        except Exception as problem:  # refused, unreachable, TLS failure: try again after the back-off
+            self.cannot_connect(problem)
             self._retry_at = time.monotonic() + self._delay
             self._delay = min(self._delay * 2, self.max_delay)
             return None

@@ -6,6 +6,7 @@ A table publishes under ``croupier/SITE/TABLE/`` (:data:`TOPIC_ROOT`); see docs/
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
@@ -65,18 +66,83 @@ BROKER_FORM = message("url.broker_form", "mqtt://[USER:PASSWORD@]HOST:PORT (or m
 DATABASE_FORM = "postgresql://[USER[:PASSWORD]@]HOST[:PORT]/DATABASE"
 
 
+PASSWORD_ENV = "CROUPIER_MQTT_PASSWORD"
+"""The environment variable that gives the MQTT password of a URL with a user and no password."""
+PASSWORD_FILE_ENV = "CROUPIER_MQTT_PASSWORD_FILE"
+"""... or the file whose first line is that password."""
+QUERY_SECRET = re.compile(r"((?:^|[?&;\s])(?:password|passwd|sslpassword)=)[^&;#\s]*", re.IGNORECASE)
+
+
 def redacted(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (for messages)."""
+    """``url`` with any password replaced by ``***`` (for messages): the password of its user part, however
+    the URL is written (without a scheme, with a path or a port that does not parse), and any
+    ``password=`` parameter; "the URL given" for one that cannot be parsed at all."""
     try:
         parts = urlsplit(url)
-        if parts.password is None:
-            return url
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-        netloc = f"{parts.username}:***@{host}{port}"
-        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+        if parts.password is not None:
+            host = parts.hostname or ""
+            port = f":{parts.port}" if parts.port else ""
+            netloc = f"{parts.username}:***@{host}{port}"
+            return QUERY_SECRET.sub(r"\1***", urlunsplit((parts.scheme, netloc, parts.path, parts.query,
+                                                          parts.fragment)))
     except ValueError:
         return "the URL given"
+    return QUERY_SECRET.sub(r"\1***", _masked_user_part(url))
+
+
+def _masked_user_part(text: str) -> str:
+    """``text`` with what lies between the first ``:`` of its user part and the last ``@`` masked (a URL
+    written without ``//``, which ``urlsplit`` reads as a path)."""
+    scheme, separator, rest = text.partition("://")
+    if not separator:
+        scheme, rest = "", text
+    at = rest.rfind("@")
+    if at < 0 or ":" not in rest[:at]:
+        return text
+    user = rest[:at].split(":", 1)[0]
+    return f"{scheme}{separator}{user}:***@{rest[at + 1:]}"
+
+
+def secrets_in(text: str) -> list[str]:
+    """The passwords a URL ``text`` holds (as written and decoded), to keep them out of any output."""
+    found: list[str] = []
+    try:
+        password = urlsplit(text).password
+    except ValueError:
+        password = None
+    if password is None:
+        rest = text.partition("://")[2] or text
+        at = rest.rfind("@")
+        if at >= 0 and ":" in rest[:at]:
+            password = rest[:at].split(":", 1)[1]
+    if password:
+        found += [password, unquote(password)]
+    found += [match.group(0).split("=", 1)[1] for match in QUERY_SECRET.finditer(text)]
+    return [secret for secret in dict.fromkeys(found) if len(secret) >= 3]
+
+
+def password_from_environment(label: str, password_file: str | None = None) -> str | None:
+    """The MQTT password for a URL with a user and none of its own: ``password_file``'s first line (a command's
+    ``--password-file``), else :data:`PASSWORD_ENV`, else :data:`PASSWORD_FILE_ENV`'s file; None: none given."""
+    path = password_file if password_file is not None else None
+    if path is None and PASSWORD_ENV in os.environ:
+        return os.environ[PASSWORD_ENV]
+    path = path if path is not None else os.environ.get(PASSWORD_FILE_ENV) or None
+    if path is None:
+        return None
+    where = "--password-file" if password_file is not None else PASSWORD_FILE_ENV
+    try:
+        with open(path, encoding="utf-8") as handle:
+            line = handle.readline().rstrip("\r\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise FeedError(message("url.password_file", "{label}: the password file {path} ({where}) cannot be read "
+                                "({reason}); give a readable file whose first line is the password", label=label,
+                                path=repr(path), where=where, reason=getattr(error, "strerror", None) or
+                                type(error).__name__)) from None
+    if not line:
+        raise FeedError(message("url.password_file_empty", "{label}: the password file {path} ({where}) is empty; "
+                                "its first line is the password", label=label, path=repr(path), where=where))
+    return line
 
 
 UNPARSABLE_URL = message("url.unparsable", "'the URL given'")
@@ -109,7 +175,7 @@ def _port(parts: SplitResult, label: str, url: str, form: Message) -> int:
 
 
 def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
-                 ca_file: str = "") -> tuple[Broker, list[str]]:
+                 ca_file: str = "", password_file: str | None = None) -> tuple[Broker, list[str]]:
     """The broker of ``url`` and the path's levels after it (``["SITE", "TABLE"]`` for a feed URL).
 
     Raises :class:`FeedError` naming ``label`` and ``url`` for anything that is not such a URL.
@@ -118,7 +184,12 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
     text = url.strip()
     if not text:
         raise _bad(label, url, form, message("url.empty", "it is empty"))
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+        _ = parts.hostname
+    except ValueError:
+        raise _bad(label, url, form, message("url.unparsable_host", "its HOST cannot be read (an IPv6 address is "
+                                             "written [ADDRESS])")) from None
     if parts.scheme not in SCHEMES:
         raise _bad(label, url, form, message("url.not_mqtt", "scheme {scheme} is not mqtt:// or mqtts://",
                                              scheme=repr(parts.scheme + "://")) if parts.scheme else
@@ -135,11 +206,16 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
         raise FeedError(message("url.no_ca_file", "[feed] ca_file {path}: no such file; give the path of a PEM CA "
                                 "file", path=repr(ca_file)))
     levels = [level for level in parts.path.split("/")[1:]] if parts.path not in ("", "/") else []
-    broker = Broker(parts.hostname, port, parts.scheme == "mqtts",
-                    unquote(parts.username) if parts.username is not None else None,
-                    unquote(parts.password) if parts.password is not None else None,
-                    ca_file or None)
-    return broker, levels
+    user = unquote(parts.username) if parts.username is not None else None
+    password = unquote(parts.password) if parts.password is not None else None
+    if user is not None and password is None:
+        password = password_from_environment(label, password_file)
+        if password is None:
+            raise _bad(label, url, form, message("url.needs_password_given", "a user needs a password: in the URL "
+                                                 "(USER:PASSWORD@), or from {variable}, {file_variable} or "
+                                                 "--password-file", variable=PASSWORD_ENV,
+                                                 file_variable=PASSWORD_FILE_ENV))
+    return Broker(parts.hostname, port, parts.scheme == "mqtts", user, password, ca_file or None), levels
 
 
 def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", label: str = "--feed") -> FeedTarget:
@@ -163,13 +239,13 @@ def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", lab
     return FeedTarget(broker, site, table)
 
 
-def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "") -> Broker:
-    """A broker's own address (no /SITE/TABLE): ``mqtt://[USER:PASSWORD@]HOST:PORT`` or ``mqtts://...``."""
-    broker, levels = parse_broker(url, option, BROKER_FORM, ca_file)
+def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "",
+                     password_file: str | None = None) -> Broker:
+    """A broker's own address (no /SITE/TABLE): ``mqtt://[USER[:PASSWORD]@]HOST:PORT`` or ``mqtts://...`` (a user
+    without a password in the URL takes it from ``password_file`` or the environment)."""
+    broker, levels = parse_broker(url, option, BROKER_FORM, ca_file, password_file)
     if levels:
         raise _bad(option, url, BROKER_FORM, message("url.broker_path", "the broker's address takes no path or query"))
-    if broker.username is not None and broker.password is None:
-        raise _bad(option, url, BROKER_FORM, message("url.needs_password", "a user needs a password (USER:PASSWORD@)"))
     return broker
 
 

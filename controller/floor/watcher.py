@@ -1,8 +1,10 @@
 """The dashboard's MQTT 5 client: every table's retained ``state`` and ``status`` into a :class:`FloorBoard`.
 
 It subscribes (QoS 1, a clean session: the retained messages are the whole story) to
-``croupier/+/+/state`` and ``croupier/+/+/status``; on every (re)connection the broker sends each
-table's retained messages again, so the board rebuilds itself after a restart of either side.
+``croupier/+/+/state``, ``croupier/+/+/status``, ``croupier/+/+/archived`` (the archive's word on each
+table) and the archives' ``croupier-archive/+/health``; on every
+(re)connection the broker sends each table's retained messages again, so the board rebuilds itself after a
+restart of either side.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from controller.floor.mqttclient import connect_and_subscribe, new_client
 from controller.floor.urls import Broker
 from controller.i18n.message import Message, message
 
-TOPICS = ("croupier/+/+/state", "croupier/+/+/status")
+TOPICS = ("croupier/+/+/state", "croupier/+/+/status", "croupier/+/+/archived", "croupier-archive/+/health")
 KEEPALIVE = 15
 
 
@@ -86,7 +88,7 @@ class FloorWatcher:
         self._subscribed.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.board.receive(message.topic, bytes(message.payload))
+        self.board.receive(message.topic, bytes(message.payload), retained=bool(message.retain))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self.board.set_connected(False)

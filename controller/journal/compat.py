@@ -14,16 +14,22 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from controller.core.alerts import severity_of
+from controller.core.editions import CURRENT, Edition, edition_of
 from controller.core.snapshot import earlier_codes
 
-EVENTS_FORMAT = 2
-"""The event format new journals are written in (kept in the header as ``"events"``)."""
+EVENTS_FORMAT = CURRENT.events
+"""The event format new journals are written in (kept in the header as ``"events"``). Format 3 added
+``alert_updated`` and ``alert_cleared`` and the rules of :data:`controller.core.editions.EDITIONS` ``[3]``: a
+journal of an earlier format is replayed under its own edition's rules."""
+FIRST_TYPED_FORMAT = 2
+"""The first format whose alerts have ids and whose texts have message ids (format 1: :func:`older_form`)."""
 FORMAT_2_FIELDS = frozenset({"say_id", "say_params", "while_halted"})
 FORMAT_2_ALERT_FIELDS = frozenset({"id", "severity"})
 FORMAT_2_EVENTS = frozenset({"edge"})
-LATER_STATE_KEYS = frozenset({"undo", "property_findings", "earlier"})
+LATER_STATE_KEYS = frozenset({"undo", "property_findings", "earlier", "advantages"})
 """Keys of a checkpoint's table state that later versions added (``undo``: the undo book; ``property_findings``:
-the property check's findings given this shoe; ``earlier``: the earlier shoes' totals); a checkpoint written
+the property check's findings given this shoe; ``earlier``: the earlier shoes' totals; ``advantages``: the alert
+that follows each bet's advantage in progress, which the earlier edition never follows); a checkpoint written
 before one of them keeps none: its game has no input that reads the undo book, a resume from it learns the
 findings from its shoe's journaled alerts (:func:`learns_findings`) and the earlier shoes' totals from the
 checkpoint's own totals of the events before its shoe."""
@@ -39,6 +45,11 @@ def events_format(header: Mapping[str, Any]) -> int:
     """The event format of a journal with this header (1 when it does not say)."""
     found = header.get("events")
     return found if isinstance(found, int) and not isinstance(found, bool) else 1
+
+
+def edition_of_header(header: Mapping[str, Any]) -> Edition:
+    """The rules a journal with this header was dealt under."""
+    return edition_of(events_format(header))
 
 
 def older_form(events: list[Any]) -> list[dict[str, Any]]:

@@ -31,12 +31,15 @@ from controller.journal.checkpoint import KIND as CHECKPOINT
 from controller.journal.checkpoint import Cursor
 from controller.journal.compat import (
     EVENTS_FORMAT,
+    FIRST_TYPED_FORMAT,
     Upgrader,
     as_kept,
+    edition_of_header,
     events_format,
     learns_findings,
     older_form,
 )
+from controller.journal.journaled import Journaled
 from controller.journal.notes import KIND as NOTE
 from controller.journal.notes import note_software
 from controller.journal.store import (
@@ -57,7 +60,7 @@ from drivers.base import CardSource, Indication, Resumable
 UNBOUND_TABLE_KEYS = ("language", "messages_dir")
 
 
-def identity_of(table: Table, argv_key: Any) -> dict[str, Any]:
+def identity_of(table: Table, argv_key: object) -> dict[str, Any]:
     """What a journal is tied to: the arguments key and the game settings."""
     settings = settings_data(table.settings)
     identity: dict[str, Any] = {
@@ -138,6 +141,11 @@ def journal_seed(path: str | os.PathLike[str]) -> int | None:
     return None
 
 
+def table_from_header(path: str, header: Mapping[str, Any]) -> Table:
+    """A fresh table with the settings a journal was made with, dealing under the rules of its event format."""
+    return Table(settings_from_header(path, header), edition_of_header(header))
+
+
 def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     """The game settings a journal was made with (for an independent replay)."""
     stored = header.get("identity", {}).get("settings") if isinstance(header.get("identity"), dict) else None
@@ -189,7 +197,7 @@ def journaled_events(journal: Journal, unreadable: Unreadable | None = None) -> 
 
 def upgrader_of(journal: Journal, header: Record) -> Upgrader | None:
     """What gives the events of the journal whose header is ``header`` today's form (None: they have it)."""
-    return Upgrader() if events_format(_loads(journal, header)) < EVENTS_FORMAT else None
+    return Upgrader() if events_format(_loads(journal, header)) < FIRST_TYPED_FORMAT else None
 
 
 def events_of(journal: Journal, record: Record, upgrade: Upgrader | None = None) -> list[Event]:
@@ -453,7 +461,7 @@ def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str
 def _older(journal: Journal) -> bool:
     """The journal's events are in format 1 (:mod:`controller.journal.compat`)."""
     first = next(iter(journal.records()), None)
-    return first is not None and first.kind == "header" and events_format(_loads(journal, first)) < EVENTS_FORMAT
+    return first is not None and first.kind == "header" and events_format(_loads(journal, first)) < FIRST_TYPED_FORMAT
 
 
 def _check_events(journal: Journal, record: Record, events: list[Event], older: bool = False) -> None:
@@ -527,14 +535,14 @@ def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Rec
     taken from the journal, as a resume does). Raises :class:`JournalError` naming the first record that
     differs: a checkpoint forged with the hash chain recomputed after it, or an edited event of the shoe.
     """
-    settings = settings_from_header(journal.path, header)
+    table = table_from_header(journal.path, header)
     try:
         Cursor.from_body(_loads(journal, last))
     except (KeyError, TypeError, ValueError) as error:  # named as what it is, before the replay
         raise JournalError(f"{journal.path}: record {last.seq} is not a valid checkpoint ({error})") from None
     began = _shoe_began(journal, last.seq)
     anchor = next(journal.records_back(began, (CHECKPOINT,)), None) if began else None
-    return replay(journal, Table(settings), resume=anchor, edges_from_journal=True, keep_events=False).inputs
+    return replay(journal, table, resume=anchor, edges_from_journal=True, keep_events=False).inputs
 
 
 def _shoe_began(journal: Journal, before: int) -> int:
@@ -570,10 +578,10 @@ def _trusted_for_resume(journal: Journal) -> None:
 
 
 def attach_journal(
-    runner: Any,
+    runner: Journaled,
     path: str | os.PathLike[str],
     *,
-    argv_key: Any,
+    argv_key: object,
     header_events: list[Event] | None = None,
     replayed: Callable[[list[Event]], None] | None = None,
     notice: Callable[[str], None] | None = None,
@@ -583,7 +591,7 @@ def attach_journal(
 ) -> Journal:
     """Journal ``runner``'s inputs and events in ``path``, resuming from it if it has records.
 
-    ``runner`` is a :class:`~controller.app.runner.Runner` whose table is fresh.
+    ``runner`` is the loop to journal (:class:`Journaled`: the app's runner), its table fresh.
     On a new journal the header and ``header_events + table.start()`` are
     journaled, then shown. On an existing one (``argv_key`` and the settings
     must match) the table is restored from the last checkpoint and the inputs after it are replayed
@@ -594,7 +602,8 @@ def attach_journal(
 
     Afterwards every input is committed together with the events the core gave for it, in one
     transaction, before the runner's sink sees them (the core is pure: handling an input shows
-    nothing). A source with a ``journaled(item)`` method is told each of its inputs once it is durable
+    nothing). The source that keeps its place (:attr:`~drivers.base.CardSource.resumable`) is told each of its inputs
+    once it is durable
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). ``reserve`` is :meth:`Journal.create_or_open`'s (a live table's WAL
     written up front). ``start`` is what a new journal's start record states beside its events
@@ -602,8 +611,8 @@ def attach_journal(
     is noted (:func:`~controller.journal.notes.note_software`). Raises :class:`JournalError` with a clear message on
     any problem.
     """
-    table: Table = runner.table
-    sink: Callable[[list[Event]], None] = runner.sink
+    table = runner.table
+    sink = runner.sink
     source = runner.source
     journal = Journal.create_or_open(path, reserve, vet=_trusted_for_resume)
     try:
@@ -629,7 +638,7 @@ def attach_journal(
     """The input the core is handling: committed together with its events, before they are shown."""
 
     def record(item: Input) -> None:
-        from_source = item is getattr(runner, "received", None)
+        from_source = item is runner.received
         position = reader.position if from_source and reader is not None else None
         held[:] = [(item, from_source, position, table.state)]
 
@@ -684,14 +693,14 @@ def reader_of(source: CardSource) -> Resumable | None:
     return source.resumable
 
 
-def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, Any],
+def _resume(journal: Journal, runner: Journaled, table: Table, identity: Mapping[str, Any],
             sink: Callable[[list[Event]], None], replayed: Callable[[list[Event]], None] | None,
             notice: Callable[[str], None] | None,
             earlier: Callable[[Mapping[str, int]], None] | None) -> Cursor:
     anchor = journal.last_checkpoint()
     verified = verify(journal, since=_shoe_start(anchor) if anchor is not None else 1)
     check_identity(journal.path, verified.header, identity)
-    found = replay(journal, table, new_shoes=bool(getattr(runner, "new_shoes", False)), resume=anchor,
+    found = replay(journal, table, new_shoes=runner.new_shoes, resume=anchor,
                    edges_from_journal=True)
     if found.unapplied is not None:
         # An old journal's input whose events were never journaled: journal them, then show them.
@@ -708,8 +717,6 @@ def _resume(journal: Journal, runner: Any, table: Table, identity: Mapping[str, 
         earlier(found.earlier)
     if replayed is not None:
         replayed(old)
-    if not isinstance(getattr(type(runner), "rounds_played", None), property):
-        runner.rounds_played = found.rounds  # a runner that counts rounds itself
     source = runner.source
     reader = reader_of(source)
     if found.position is not None and reader is not None:

@@ -38,6 +38,7 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import ClassVar, Final, cast
 
 from rich.text import Text
@@ -271,10 +272,21 @@ class TableScreen(Screen[None]):
                            words.say("console.ask.shoe.yes", "start the new shoe"))
 
     def action_ack(self) -> None:
+        """Acknowledge the oldest open alert; a critical one (which stops the table) only once the dealer confirms
+        surveillance released it."""
         console = self.console
-        if console is not None and console.view.alerts:
-            alert_id = next(iter(console.view.alerts))
-            console.send_input(DealerInput(InputKind.ACK, alert_id))
+        if console is None or not console.view.alerts:
+            return
+        alert_id, alert = next(iter(console.view.alerts.items()))
+        send = partial(console.send_input, DealerInput(InputKind.ACK, alert_id))
+        if alert.get("severity") != "critical":
+            send()
+            return
+        words = self.words
+        self._confirmed(words.say("console.ask.release", "Release critical alert {id} ({kind})? Only once "
+                                  "surveillance has cleared it: the table deals again.", id=alert_id,
+                                  kind=str(alert.get("kind", "?"))),
+                        words.say("console.ask.release.yes", "release it"), send)
 
     def action_undo(self) -> None:
         console = self.console

@@ -10,9 +10,12 @@ are such pages.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hmac
 import http
 import logging
+import secrets
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
@@ -42,10 +45,17 @@ class LivePageServer:
     server_header: ClassVar[str] = "croupier"
     thread_name: ClassVar[str] = "croupier-web"
     not_found: ClassVar[str] = "Not found\n"
+    same_origin_only: ClassVar[bool] = False
+    """Refuse a WebSocket opened by a page of another origin (its ``Origin`` is not this server)."""
+    realm: ClassVar[str] = "croupier"
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, password: str | None = None) -> None:
         self.host = host
         self.port = port
+        self.password = password
+        """None: anyone may read the page; else HTTP Basic with this password (any user name), and a cookie
+        the page's WebSocket carries."""
+        self._cookie = secrets.token_urlsafe(24)
         self._lock = threading.Lock()
         self._sent: dict[Any, int] = {}
         """Each open WebSocket and the seq of the snapshot it was sent last."""
@@ -154,6 +164,9 @@ class LivePageServer:
         from websockets.http11 import Response
 
         path = request.path.split("?", 1)[0]
+        refused = self._refused(connection, request, path)
+        if refused is not None:
+            return refused
         if path == "/ws":
             return None  # the WebSocket handshake goes on
         if path == "/favicon.ico":
@@ -164,7 +177,41 @@ class LivePageServer:
         body, content_type = route()
         headers = Headers([("Content-Type", content_type), ("Content-Length", str(len(body))),
                            ("Cache-Control", "no-store")])
+        if self.password is not None:
+            headers["Set-Cookie"] = f"croupier_page={self._cookie}; Path=/; HttpOnly; SameSite=Strict"
         return Response(200, "OK", headers, body)
+
+    def _refused(self, connection: Any, request: Any, path: str) -> Any:
+        """The answer to a request this page refuses (None: it is served): a WebSocket from another origin, or a
+        request without the password (or the page's cookie) when one is set."""
+        from websockets.datastructures import Headers
+        from websockets.http11 import Response
+
+        headers = request.headers
+        if path == "/ws" and self.same_origin_only:
+            origin, host = headers.get("Origin"), headers.get("Host", "")
+            if origin is not None and origin.lower() not in (f"http://{host}".lower(), f"https://{host}".lower()):
+                return connection.respond(http.HTTPStatus.FORBIDDEN, "Forbidden: a page of another origin\n")
+        if self.password is None or self._authorized(headers):
+            return None
+        body = b"A password is needed to see this page\n"
+        return Response(401, "Unauthorized", Headers([
+            ("WWW-Authenticate", f'Basic realm="{self.realm}", charset="UTF-8"'),
+            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", str(len(body)))]), body)
+
+    def _authorized(self, headers: Any) -> bool:
+        assert self.password is not None
+        cookies = [part.strip() for value in headers.get_all("Cookie") for part in value.split(";")]
+        if any(hmac.compare_digest(cookie, f"croupier_page={self._cookie}") for cookie in cookies):
+            return True
+        scheme, _, encoded = headers.get("Authorization", "").partition(" ")
+        if scheme.lower() != "basic":
+            return False
+        try:
+            given = base64.b64decode(encoded, validate=True).decode("utf-8").partition(":")[2]
+        except (ValueError, UnicodeDecodeError):
+            return False
+        return hmac.compare_digest(given.encode(), self.password.encode())
 
     async def _handler(self, page: Any) -> None:
         text, seq = self.snapshot()

@@ -27,7 +27,9 @@ ACTION_LABELS: Final = {"next_round": message("console.action.next_round", "NEXT
                         "sign_in": message("console.action.sign_in", "SIGN IN"),
                         "new_shoe": message("console.action.new_shoe", "SHOE CLOSED"),
                         "resolve": message("console.action.resolve", "MISDEAL"),
-                        "reveal": message("console.action.reveal", "REVEAL: r")}
+                        "reveal": message("console.action.reveal", "REVEAL: r"),
+                        "release_alert": message("console.action.release_alert", "STOPPED"),
+                        "reconnect_reader": message("console.action.reconnect_reader", "READER OFFLINE")}
 """Large-type labels of the core's instruction actions (the full sentence is shown below them)."""
 
 
@@ -121,6 +123,8 @@ def next_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment:
     supervisor = words.say("console.call_supervisor", "CALL SUPERVISOR")
     if view.approval is not None and view.instruction:
         return Moment(supervisor, view.instruction, "bold yellow")
+    if view.instruction_action == "release_alert":  # a critical alert stops the table, a halt included
+        return Moment(words.text(ACTION_LABELS["release_alert"]), dealer_instruction(view, words), "bold red")
     if view.misdeal is not None:
         lines = misdeal_lines(view.misdeal, words)
         return Moment(misdeal_keys(view.misdeal, words) or supervisor, lines[0], "bold yellow")
@@ -151,7 +155,17 @@ def next_moment(view: TableView, words: Catalogue = ENGLISH) -> Moment:
 
 def dealer_instruction(view: TableView, words: Catalogue = ENGLISH) -> str:
     """The core's instruction as the console says it: the key to press rather than the script token."""
+    if view.instruction_action == "release_alert":
+        return words.say("console.release_alert", "Stopped on critical alert {id}: call surveillance; no card is "
+                         "dealt. Once they release it, press a to acknowledge it.",
+                         id=str(view.instruction_params.get("id", "?")))
     if view.instruction_action == "reveal":
+        if view.instruction_id == "reveal.squeeze_keyed":
+            return words.say("console.reveal.squeeze_keyed", "Reveal the next hand: press r and type the total it "
+                             "shows. The third card is called after the reveals.")
+        if view.instruction_id == "reveal.squeeze":
+            return words.say("console.reveal.squeeze", "Reveal the next hand: press r. The third card is called "
+                             "after the reveals.")
         if view.instruction_id == "reveal.keyed":
             return words.say("console.reveal.keyed", "Reveal the next hand: press r and type the total it shows. "
                              "The result comes after the last reveal.")

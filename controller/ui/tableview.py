@@ -144,6 +144,8 @@ class TableView:
         self.instruction_action: str | None = None
         self.instruction_id: str | None = None
         """The message id (``say_id``) of the last ``instruction`` event, so a view can word it itself."""
+        self.instruction_params: dict[str, object] = {}
+        """Its ``say_params``."""
         self.rejected: str | None = None
         self.reader: str = "unknown"
         self.dealer: str | None = None
@@ -419,6 +421,8 @@ class TableView:
         self.instruction_action = str(action) if action else None
         say_id = event.get("say_id")
         self.instruction_id = str(say_id) if say_id else None
+        params = event.get("say_params")
+        self.instruction_params = dict(params) if isinstance(params, Mapping) else {}
         if action not in (None, "deal"):
             self.prompt = None
 

@@ -3,20 +3,19 @@ word, and ``ko``/``ja`` with no English left but the key, the value and the type
 
 from __future__ import annotations
 
-import os
+import functools
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.inprocess import Completed, croupier_in_process
+from tests.inprocess import croupier_in_process
 
 LATIN_WORD = re.compile(r"[A-Za-z_]{2,}")
 
 
-def croupier(*args: str, **variables: str) -> Completed:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_")}
-    return croupier_in_process(*args, env={**env, **variables})
+croupier = functools.partial(croupier_in_process, without="CROUPIER_")
+"""``croupier ARGS`` in this process, with no CROUPIER_ variable but the test's own."""
 
 
 def problem(tmp_path: Path, toml: str, lang: str | None) -> str:

@@ -26,6 +26,7 @@ from controller.core.exceptions import DriverURLError
 from drivers import ENTRY_POINT_GROUP, driver_class, open_source
 from drivers.base import CardSource
 from tests.drivers.contract import CardSourceContract, MakeSource
+from tests.inprocess import CROUPIER
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -129,7 +130,7 @@ def test_a_subprocess_opens_the_plugin_by_its_scheme_and_reads_a_card(plugin_pat
 def test_croupier_run_deals_from_the_plugin(plugin_path: Path) -> None:
     cards = "3S 9C 5H 9D"  # P 3 + 5 = 8, B 9 + 9 = 8: a natural tie, a round from four cards
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "run", "--driver", vendor_url(cards.split()), "--json",
+        [*CROUPIER, "run", "--driver", vendor_url(cards.split()), "--json",
          "--auto-next", "--no-burn", "--rounds", "1"],
         capture_output=True, text=True, cwd=REPO, env=child_env(plugin_path), stdin=subprocess.DEVNULL, timeout=120)
     assert done.returncode == 0, done.stderr

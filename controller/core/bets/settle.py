@@ -76,6 +76,8 @@ class Settler:
     def __init__(self, offered: Iterable[str], variant: str, settings: BetsSettings | None = None) -> None:
         self.bets = [(name, bet, house_pays(bet, settings))
                      for name in offered for bet in (bet_for(name, variant),)]
+        self.catalogue_names = frozenset(bet.name for _, bet, _ in self.bets)
+        """The catalogue names of the bets settled (``banker`` as the variant's bet)."""
 
     def settle(self, facts: RoundFacts) -> dict[str, BetOutcome]:
         """Each offered bet's outcome for the round ``facts`` describes, keyed by the offered name."""

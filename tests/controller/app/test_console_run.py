@@ -12,12 +12,13 @@ import pytest
 from textual.widgets import Static
 
 from config.loader import load_config
+from controller.app.builder import JournalOptions, SessionOptions, build_session
 from controller.app.runner import EXIT_MID_ROUND, Runner
-from controller.app.session import ConsoleRun, Outputs, console_run, play
-from controller.core.events import Event, decode_event
+from controller.app.session import ConsoleRun, console_run
 from controller.core.table import Table
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
+from tests.pilot_wait import press, settle
 
 SIZE = (120, 40)
 DEADLINE = 60.0
@@ -42,12 +43,12 @@ async def wait_for(pilot: Any, condition: Callable[[], bool], what: str) -> None
 async def ask_to_quit_in_round_1(pilot: Any, run: ConsoleRun) -> None:
     """Start the run, confirm the new shoe, and press Ctrl+Q once round 1's first card is down."""
     run.start()
-    await pilot.press("s")
-    await pilot.pause()
-    await pilot.press("y")
+    await press(pilot, "s")
+    await settle(pilot)
+    await press(pilot, "y")
     await wait_for(pilot, lambda: "P1" in run.console.view.slots, "the first card of round 1")
-    await pilot.press("ctrl+q")
-    await pilot.pause()
+    await press(pilot, "ctrl+q")
+    await settle(pilot)
 
 
 @pytest.mark.slow  # a long run: 4 s of real time at a pace of 1 s a card
@@ -62,8 +63,8 @@ def test_quitting_mid_round_stops_the_table_there_and_exits_3() -> None:
             cards_left = runner.table.cards_left
             await asyncio.sleep(4.0)  # at 1 s a card the round would be over by now if the shoe dealt on
             assert runner.table.cards_left >= cards_left - 1, "cards were read while the console asked"
-            await pilot.press("y")
-            await pilot.pause()
+            await press(pilot, "y")
+            await settle(pilot)
 
     asyncio.run(main())
     assert run.finish() == EXIT_MID_ROUND
@@ -78,50 +79,41 @@ def test_answering_no_lets_the_table_deal_on() -> None:
     async def main() -> None:
         async with console.run_test(size=SIZE) as pilot:
             await ask_to_quit_in_round_1(pilot, run)
-            await pilot.press("n")
+            await press(pilot, "n")
             await wait_for(pilot, lambda: console.view.result is not None, "round 1's result")
-            await pilot.press("ctrl+q")  # between rounds: quits at once
-            await pilot.pause()
+            await press(pilot, "ctrl+q")  # between rounds: quits at once
+            await settle(pilot)
 
     asyncio.run(main())
     assert run.finish() == 0
 
 
 def test_a_resumed_journal_reaches_the_console_as_resumed_at_its_round(tmp_path: Path) -> None:
-    """The real path: play() resumes the journal, its notice marks the console as resumed."""
-    journal = str(tmp_path / "table.journal")
-    key = {"command": "simulate", "driver": "mock://?seed=3"}
-    header: list[Event] = [decode_event({"event": "table", "decks": 8, "variant": "commission", "driver": "mock://?seed=3",
-                            "seed": 3, "mode": "simulation"})]
-    first, _ = interactive_runner(pace=0.0)
-    first.source = MockShoe("mock://?seed=3")
-    first.auto_next = first.auto_shoe = True
-    first.rounds = 3
-    assert play(first, Outputs(notice=lambda text: None), header, journal, key) == 0
+    """The real path: the session resumes the journal, its notice marks the console as resumed, and the console
+    opens on the replayed rounds."""
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "simulation": {"auto_next": False}})
+    journal = JournalOptions(str(tmp_path / "table.journal"), {"command": "simulate", "driver": "mock://?seed=3"})
+    first = build_session(SessionOptions(settings, MockShoe("mock://?seed=3"), rounds=3, journal=journal, seed=3))
+    assert first.play() == 0
 
-    second, _ = interactive_runner(pace=0.05)
-    history: list[Event] = []
-    outputs = Outputs(notice=lambda text: None)
-    outputs.add(history.extend)
-    seen: dict[str, str] = {}
+    seen: dict[str, Any] = {}
 
     def headless(run: ConsoleRun) -> None:
         async def main() -> None:
             async with run.console.run_test(size=SIZE) as pilot:
-                await pilot.pause()
+                await settle(pilot)
                 seen["banner"] = str(run.console.screen.query_one("#banner-text", Static).render())
-                await pilot.press("ctrl+q")
-                await pilot.pause()
+                seen["results"] = len(run.console.view.history.results)
+                await press(pilot, "ctrl+q")
+                await settle(pilot)
 
         asyncio.run(main())
 
-    play(second, outputs, header, journal, key, console_history=history, run_app=headless)
-    assert run_rounds(history) == 3
+    second = build_session(SessionOptions(settings, MockShoe("mock://?seed=3"), auto_next=False, rounds=20,
+                                          journal=journal, seed=3, console=True, run_console=headless, pace=0.05))
+    second.play()
+    assert seen["results"] == 3
     assert "Resumed from the journal at round 3" in seen["banner"]
-
-
-def run_rounds(events: list[Event]) -> int:
-    return sum(1 for event in events if event["event"] == "result")
 
 
 def test_the_console_speaks_the_tables_language() -> None:
@@ -137,15 +129,15 @@ def test_the_console_speaks_the_tables_language() -> None:
     async def main() -> None:
         async with console.run_test(size=SIZE) as pilot:
             run.start()
-            await pilot.press("s")
-            await pilot.pause()
+            await press(pilot, "s")
+            await settle(pilot)
             seen["question"] = str(console.screen.query_one("#confirm-text", Static).render())
-            await pilot.press("y")
+            await press(pilot, "y")
             await wait_for(pilot, lambda: console.view.result is not None, "round 1's result")
-            await pilot.pause()
+            await settle(pilot)
             seen["top"] = console.top_bar().plain
-            await pilot.press("ctrl+q")
-            await pilot.pause()
+            await press(pilot, "ctrl+q")
+            await settle(pilot)
 
     asyncio.run(main())
     run.finish()

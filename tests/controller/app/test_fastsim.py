@@ -10,7 +10,7 @@ import pytest
 
 from controller.app.fastsim import Procedure, play_shoe, simulate
 from controller.core import rules
-from tests.inprocess import croupier_in_process
+from tests.inprocess import CROUPIER, croupier_in_process
 
 SUMMARY_KEYS = ("rounds", "banker", "player", "tie", "natural", "player_pair", "banker_pair", "shoes")
 
@@ -161,10 +161,9 @@ def test_a_long_summary_only_run_shows_a_progress_bar_on_a_terminal() -> None:
     import os
     import pty
     import subprocess
-    import sys
 
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "simulate", "--seed", "3", "--rounds",
+    process = subprocess.Popen([*CROUPIER, "simulate", "--seed", "3", "--rounds",
                                 "30000"], stdout=subprocess.PIPE, stderr=terminal, text=True)
     os.close(terminal)
     shown = b""

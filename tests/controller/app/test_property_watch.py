@@ -12,6 +12,7 @@ from controller.core.exceptions import ArchiveError
 from controller.core.inputs import Input, InputKind, card_read
 from controller.core.property_check import PropertyRepeat, PropertyShoe
 from controller.core.table import Table
+from tests.pilot_wait import settle
 
 
 def shoe(seed: int) -> list[str]:
@@ -131,7 +132,7 @@ def test_the_check_being_off_is_an_open_warning_on_the_console_and_in_the_tables
     async def main() -> None:
         app = DealerConsole(events=events)
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen.query_one("#alert-box").display is True
             assert "WARNING property_check_off" in rendered(app, "#alert-text")
             assert "1 ALERT OPEN" in rendered(app, "#top-bar")
@@ -215,6 +216,7 @@ def test_a_snapshot_written_before_findings_were_kept_loads_with_none_and_a_new_
     assert state["property_findings"] == [["casino", "t2", 4, 16, 21, "A1"]]
     del state["property_findings"]
     assert restore(table.settings, state).ledger.property_findings == {}
+    table.handle(Input(InputKind.ACK, "A1"))  # the repeated sequence stops the table until released
     for kind in (InputKind.VOID, InputKind.CLOSE, InputKind.SHOE):  # the carried shoe ends halted on a misdeal
         table.handle(Input(kind))
     assert table.shoe_number == 2

@@ -4,26 +4,16 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.inprocess import Completed, croupier_in_process
+from tests.inprocess import ROOT, Completed, croupier_in_process, croupier_process
+from tests.tokens import one_by_one
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def croupier(*args: str, env: dict[str, str] | None = None) -> Completed:
-    """``croupier ARGS`` run in this process (``tests/inprocess.py``): these tests read only its output."""
-    return croupier_in_process(*args, env=env)
-
-
-def croupier_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m controller.cli.main ARGS`` as a separate process."""
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, env=env)
+croupier = croupier_in_process
+"""``croupier ARGS`` run in this process: these tests read only its output (each contract keeps a real process)."""
 
 
 def events(output: str) -> list[dict[str, Any]]:
@@ -260,8 +250,7 @@ def test_diagram_check_names_missing_files_apart_from_stale_ones(tmp_path: Path)
 
 
 def test_diagram_check_from_another_directory(tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "controller.cli.main", "diagram", "--check"], capture_output=True,
-                         text=True, cwd=tmp_path, timeout=120)
+    run = croupier_process("diagram", "--check", cwd=tmp_path)
     assert run.returncode == 0, run
     assert run.stdout.strip() == f"croupier diagram: {ROOT / 'docs'} is up to date"
     assert list(tmp_path.iterdir()) == []
@@ -276,7 +265,7 @@ def test_shoe_emulator_link_in_a_missing_directory(tmp_path: Path) -> None:
 
 def test_signing_out_cancels_a_pending_approval(tmp_path: Path) -> None:
     from config.loader import load_config
-    from controller.core.inputs import Input, InputKind, parse_tokens
+    from controller.core.inputs import Input, InputKind
     from controller.core.table import Table
 
     config = tmp_path / "auth.toml"
@@ -286,8 +275,7 @@ def test_signing_out_cancels_a_pending_approval(tmp_path: Path) -> None:
                       encoding="utf-8")
     table = Table(load_config(config, environ={}))
     table.start()
-    for item in parse_tokens("@badge 04A1B2C3D4E5F6 @shoe 3S @double @void"):
-        events = table.handle(item)
+    *_, (_, events) = one_by_one(table, "@badge 04A1B2C3D4E5F6 @shoe 3S @double @void")
     assert [e["action"] for e in events if e["event"] == "approval_required"] == ["void"]
     events = table.handle(Input(InputKind.SIGN_OUT, "signed out"))
     names = [e["event"] for e in events]

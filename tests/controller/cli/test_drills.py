@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import IO, Any
 
 from controller.core.inputs import Input, InputKind, parse_tokens
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
+from tests.inprocess import CROUPIER, ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 DRILL = "# an unreadable card in round 1: the dealer resolves it\n9H 8D ?? 2S 3C KH 4D\n"
 
 
@@ -30,7 +29,7 @@ def test_a_scripted_misdeal_drill_waits_for_the_dealer(tmp_path: Path) -> None:
     script = tmp_path / "drill.txt"
     script.write_text(DRILL, encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "run", "--driver", f"mock://?script={script}", "--json",
+        [*CROUPIER, "run", "--driver", f"mock://?script={script}", "--json",
          "--no-burn"],
         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stdin is not None and process.stdout is not None and process.stderr is not None

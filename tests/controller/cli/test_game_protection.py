@@ -3,9 +3,8 @@ repeated-sequence alert on a second shoe that repeats the first."""
 
 from __future__ import annotations
 
+import functools
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,22 +12,18 @@ import pytest
 
 from config.loader import load_config
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind, card_read
 from controller.core.machine import State
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
+from controller.ui import transcript as transcript_module
 from controller.ui.keyboard import parse_dealer_line
 from controller.ui.transcript import JsonLines
+from tests.inprocess import croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+croupier = functools.partial(croupier_process, timeout=300)
 
 
 def lines(output: str) -> list[dict[str, Any]]:
@@ -115,11 +110,11 @@ def test_a_resumed_journal_continues_between_the_reveals(tmp_path: Path, face_do
                 raise Crash
 
     path = tmp_path / "j.db"
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     before = lines(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     assert cli.main([*argv, "--journal", str(path)]) == 0
     resumed = lines(capsys.readouterr().out)
     assert before == reference[:len(before)]

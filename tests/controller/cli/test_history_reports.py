@@ -7,7 +7,6 @@ import io
 import json
 import sqlite3
 import subprocess
-import sys
 import tomllib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +15,6 @@ from typing import Any
 import msgspec
 import pytest
 
-from controller.cli import main as cli
 from controller.cli.history import History, Round
 from controller.cli.history_text import write_text
 from controller.core.cards import full_deck
@@ -24,8 +22,8 @@ from controller.core.events import AlertEvent, decode_as
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.journal.timeline import Timed
+from tests.inprocess import CROUPIER, ROOT, croupier_in_process
 
-ROOT = Path(__file__).resolve().parents[3]
 NEW_DECK = " ".join(card.code for card in list(reversed(full_deck()))[:24])
 """Cards in reversed new-deck order: the unshuffled-shoe alert fires within a few cards (and, not being the
 factory order, no sequence alert)."""
@@ -33,15 +31,15 @@ MISDEALS = ("5H 2C 3D 4S 6H 7C  9H 8D ?? @burn 2S 3C KH 4D  AS 2D 3H 4C 7S @expo
             "TH 9C ?? @manual QS JD  5C 8C 4H 9D  2C @exposed @burn 3C 4C 5C 6C  7D KH ?? @void @close")
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = cli.main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """``croupier ARGV`` in this process: its status, stdout and stderr."""
+    run = croupier_in_process(*argv)
+    return run.returncode, run.stdout, run.stderr
 
 
-def journal_of(tmp_path: Path, capsys: pytest.CaptureFixture[str], cards: str, *options: str) -> Path:
+def journal_of(tmp_path: Path, cards: str, *options: str) -> Path:
     path = tmp_path / "table.journal"
-    status, _, err = run_cli(capsys, "simulate", "--cards", cards, "--quiet", "--journal", str(path), *options)
+    status, _, err = run_cli("simulate", "--cards", cards, "--quiet", "--journal", str(path), *options)
     assert status in (0, 3), err
     return path
 
@@ -52,17 +50,16 @@ def is_utc_iso(text: str) -> bool:
 
 
 def test_version_prints_the_version_and_exits_0() -> None:
-    run = subprocess.run([sys.executable, "-m", "controller.cli.main", "--version"], capture_output=True,
+    run = subprocess.run([*CROUPIER, "--version"], capture_output=True,
                          text=True, cwd=ROOT, timeout=120, check=False)
     version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == f"croupier {version}"
 
 
-def test_history_json_has_the_alerts_and_a_utc_time_on_every_line(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = journal_of(tmp_path, capsys, NEW_DECK, "--no-burn")
-    status, out, _ = run_cli(capsys, "history", str(path), "--json")
+def test_history_json_has_the_alerts_and_a_utc_time_on_every_line(tmp_path: Path) -> None:
+    path = journal_of(tmp_path, NEW_DECK, "--no-burn")
+    status, out, _ = run_cli("history", str(path), "--json")
     assert status == 0
     lines = [json.loads(line) for line in out.splitlines()]
     assert lines and all(is_utc_iso(line["at"]) for line in lines)
@@ -73,13 +70,13 @@ def test_history_json_has_the_alerts_and_a_utc_time_on_every_line(
     assert times == sorted(times)
 
 
-def test_history_text_and_csv_list_the_open_alert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = journal_of(tmp_path, capsys, NEW_DECK, "--no-burn")
-    status, text, _ = run_cli(capsys, "history", str(path))
+def test_history_text_and_csv_list_the_open_alert(tmp_path: Path) -> None:
+    path = journal_of(tmp_path, NEW_DECK, "--no-burn")
+    status, text, _ = run_cli("history", str(path))
     assert status == 0
     assert "ALERT unshuffled_shoe" in text and "[OPEN]" in text
     assert "1 alert(s), 1 open" in text and "OPEN ALERT shoe 1 round 1" in text
-    status, out, _ = run_cli(capsys, "history", str(path), "--csv")
+    status, out, _ = run_cli("history", str(path), "--csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert rows[0]["alerts"].startswith("unshuffled_shoe") and "[OPEN]" in rows[0]["alerts"]
     assert all(row["alerts"] == "" for row in rows[1:])
@@ -124,27 +121,26 @@ def test_an_alert_acknowledged_without_badges_says_when_not_by_whom(language: st
     assert language != "en" or status == f"acknowledged at {at}"
 
 
-def test_the_csv_says_when_an_alert_was_acknowledged_without_badges(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = journal_of(tmp_path, capsys, NEW_DECK + " @ack A1", "--no-burn")
-    status, out, _ = run_cli(capsys, "history", str(path), "--csv")
+def test_the_csv_says_when_an_alert_was_acknowledged_without_badges(tmp_path: Path) -> None:
+    path = journal_of(tmp_path, NEW_DECK + " @ack A1", "--no-burn")
+    status, out, _ = run_cli("history", str(path), "--csv")
     assert status == 0
     alerts = [row["alerts"] for row in csv.DictReader(io.StringIO(out)) if row["alerts"]]
     assert len(alerts) == 1 and "[acknowledged at 20" in alerts[0] and "by" not in alerts[0], alerts
 
 
-def shoe_closed(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    _, out, _ = run_cli(capsys, "history", str(path), "--json")
+def shoe_closed(path: Path) -> dict[str, Any]:
+    _, out, _ = run_cli("history", str(path), "--json")
     reports = [json.loads(line) for line in out.splitlines() if json.loads(line)["event"] == "shoe_closed"]
     assert len(reports) == 1
     report: dict[str, Any] = reports[0]
     return report
 
 
-def test_history_text_gives_the_shoe_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = journal_of(tmp_path, capsys, MISDEALS)
-    report = shoe_closed(path, capsys)
-    status, text, _ = run_cli(capsys, "history", str(path))
+def test_history_text_gives_the_shoe_report(tmp_path: Path) -> None:
+    path = journal_of(tmp_path, MISDEALS)
+    report = shoe_closed(path)
+    status, text, _ = run_cli("history", str(path))
     assert status == 0
     line = next(line for line in text.splitlines() if line.startswith("Shoe 1 closed at "))
     results = report["results"]
@@ -156,10 +152,10 @@ def test_history_text_gives_the_shoe_report(tmp_path: Path, capsys: pytest.Captu
             f"{report['cards_remaining']} left") in text
 
 
-def test_cards_csv_has_one_row_per_card_out_of_the_shoe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = journal_of(tmp_path, capsys, MISDEALS)
-    report = shoe_closed(path, capsys)
-    status, out, _ = run_cli(capsys, "history", str(path), "--cards", "--csv")
+def test_cards_csv_has_one_row_per_card_out_of_the_shoe(tmp_path: Path) -> None:
+    path = journal_of(tmp_path, MISDEALS)
+    report = shoe_closed(path)
+    status, out, _ = run_cli("history", str(path), "--cards", "--csv")
     assert status == 0
     assert out.splitlines()[0] == "shoe,position,at,slot,card,round,entry"
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -178,7 +174,7 @@ def test_cards_csv_has_one_row_per_card_out_of_the_shoe(tmp_path: Path, capsys: 
     assert [(row["card"], row["slot"]) for row in rows[-3:]] == [("7D", "discard"), ("KH", "discard"),
                                                                  ("??", "discard")]  # the voided round
     dealt = {(row["round"], row["slot"]): row["card"] for row in rows if row["slot"][0] in "PB"}
-    _, out, _ = run_cli(capsys, "history", str(path), "--json")
+    _, out, _ = run_cli("history", str(path), "--json")
     for result in (json.loads(line) for line in out.splitlines()):
         if result["event"] == "result":
             for side, letter in (("player", "P"), ("banker", "B")):
@@ -198,9 +194,9 @@ def _results_record(path: Path, round_number: int) -> int:
     raise AssertionError(f"no result of round {round_number}")
 
 
-def test_history_marks_the_tampered_round(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_history_marks_the_tampered_round(tmp_path: Path) -> None:
     path = tmp_path / "table.journal"
-    run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
+    run_cli("simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
     seq = _results_record(path, 3)
     connection = sqlite3.connect(path)
     body = connection.execute("SELECT body FROM records WHERE seq = ?", (seq,)).fetchone()[0]
@@ -211,16 +207,16 @@ def test_history_marks_the_tampered_round(tmp_path: Path, capsys: pytest.Capture
     connection.execute("UPDATE records SET body = ? WHERE seq = ?", (json.dumps(forged), seq))
     connection.commit()
     connection.close()
-    status, text, err = run_cli(capsys, "history", str(path))
+    status, text, err = run_cli("history", str(path))
     assert status == 1 and f"record {seq}" in err
     marked = [line for line in text.splitlines() if "TAMPERED" in line]
     assert len(marked) == 1 and marked[0].startswith("  Round   3")
-    status, out, _ = run_cli(capsys, "history", str(path), "--json")
+    status, out, _ = run_cli("history", str(path), "--json")
     lines = [json.loads(line) for line in out.splitlines()]
     flagged = [line for line in lines if line.get("tampered")]
     assert status == 1 and flagged and {line.get("round") for line in flagged} == {3}
     assert any(line["event"] == "result" for line in flagged)
-    status, out, _ = run_cli(capsys, "history", str(path), "--csv")
+    status, out, _ = run_cli("history", str(path), "--csv")
     assert [row["round"] for row in csv.DictReader(io.StringIO(out)) if row["tampered"] == "1"] == ["3"]
 
 
@@ -232,11 +228,11 @@ UNREADABLE = {
 }
 
 
-def _damaged(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, chained: bool) -> tuple[Path, int]:
+def _damaged(tmp_path: Path, body: str, chained: bool) -> tuple[Path, int]:
     """A six-round journal whose record of round 3's result holds ``body``: written over it (``chained``: by a
     forger who recomputed the hash chain after it, so only reading it shows it)."""
     path = tmp_path / "table.journal"
-    run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
+    run_cli("simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
     seq = _results_record(path, 3)
     if chained:
         from tests.controller.journal.forger import forge_record
@@ -252,26 +248,25 @@ def _damaged(tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, chai
 
 @pytest.mark.parametrize("chained", [False, True], ids=["edited", "chain recomputed"])
 @pytest.mark.parametrize("body", UNREADABLE.values(), ids=UNREADABLE.keys())
-def test_a_record_that_cannot_be_read_is_marked_and_the_rest_shown(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, chained: bool) -> None:
+def test_a_record_that_cannot_be_read_is_marked_and_the_rest_shown(tmp_path: Path, body: str, chained: bool) -> None:
     """docs/journal.md: a journal that fails verification is still shown, exit 1, the round of the failed record
     marked; a record that cannot be read at all hides nothing else."""
-    path, seq = _damaged(tmp_path, capsys, body, chained)
-    status, text, err = run_cli(capsys, "history", str(path))
+    path, seq = _damaged(tmp_path, body, chained)
+    status, text, err = run_cli("history", str(path))
     assert status == 1, err
     assert f"record {seq}" in err and "Traceback" not in err
     rounds = [line for line in text.splitlines() if line.startswith("  Round")]
     assert [line.split()[1] for line in rounds] == ["1", "2", "3", "4", "5", "6"]
     assert [line.split()[1] for line in rounds if "TAMPERED" in line] == ["3"]
-    status, out, err = run_cli(capsys, "history", str(path), "--csv")
+    status, out, err = run_cli("history", str(path), "--csv")
     assert status == 1 and f"record {seq}" in err
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [row["round"] for row in rows] == ["1", "2", "3", "4", "5", "6"]
     assert [row["round"] for row in rows if row["tampered"] == "1"] == ["3"]
-    status, out, err = run_cli(capsys, "history", str(path), "--json")
+    status, out, err = run_cli("history", str(path), "--json")
     assert status == 1 and f"record {seq}" in err
     results = [line["round"] for line in map(json.loads, out.splitlines()) if line["event"] == "result"]
     assert results == [1, 2, 4, 5, 6]
-    status, out, err = run_cli(capsys, "history", str(path), "--cards", "--csv")
+    status, out, err = run_cli("history", str(path), "--cards", "--csv")
     assert status == 1 and f"record {seq}" in err
     assert {row["round"] for row in csv.DictReader(io.StringIO(out))} >= {"1", "2", "4", "5", "6"}

@@ -13,7 +13,8 @@ import pytest
 
 from controller.core.bets.exact import Shoe, bet_evs, round_probabilities
 from controller.core.odds import compute_odds
-from tests.controller.cli.test_cli import ROOT, croupier, events
+from tests.controller.cli.test_cli import croupier, events
+from tests.inprocess import ROOT
 
 CONTRACT_BETS = ("player", "banker", "tie", "player_pair", "banker_pair", "either_pair", "perfect_pair",
                  "dragon_7", "panda_8", "dragon_bonus_player", "dragon_bonus_banker", "big", "small", "lucky_6",

@@ -8,15 +8,13 @@ import os
 import pty
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from controller.cli import main as cli
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.inprocess import CROUPIER, ROOT
 
 
 def roads_text(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -67,7 +65,7 @@ def in_a_terminal(*argv: str, no_color: bool = False) -> str:
     if no_color:
         env["NO_COLOR"] = "1"
     try:
-        process = subprocess.run([sys.executable, "-m", "controller.cli.main", "roads", *argv], cwd=ROOT,
+        process = subprocess.run([*CROUPIER, "roads", *argv], cwd=ROOT,
                                  stdout=follower, stderr=subprocess.PIPE, env=env, timeout=120, check=True)
         assert process.returncode == 0
         os.close(follower)

@@ -6,7 +6,6 @@ import json
 import os
 import select
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +15,10 @@ from controller.core.events import Event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
 from controller.ui.keyboard import parse_dealer_line
-from tests.inprocess import croupier_in_process
+from tests.inprocess import CROUPIER, ROOT, croupier_in_process, croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def croupier(*args: str, stdin: str = "", timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """``croupier ARGS`` in a process of its own (the reference ``simulate`` runs use the in-process one)."""
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=timeout, input=stdin)
+croupier = croupier_process
+"""``croupier ARGS`` in a process of its own (the reference ``simulate`` runs use the in-process one)."""
 
 
 def stream(output: str) -> list[dict[str, Any]]:
@@ -48,7 +42,7 @@ def test_typed_inputs_resolve_a_misdeal(tmp_path: Path) -> None:
     script = tmp_path / "shoe.txt"
     script.write_text("# a scripted shoe\n3S KD 5H 9C\n??\n", encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "run", "--driver", f"mock://?script={script}", "--json",
+        [*CROUPIER, "run", "--driver", f"mock://?script={script}", "--json",
          "--no-burn", "--auto-next"],
         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stdin is not None and process.stdout is not None
@@ -107,7 +101,7 @@ def test_parse_dealer_line() -> None:
 def test_run_through_the_shoe_emulator_matches_simulate_across_shoes() -> None:
     """The contract: same seed, same cards, results and misdeals, here over more than one shoe."""
     emulator = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "7", "--interval", "0"],
+        [*CROUPIER, "shoe-emulator", "--seed", "7", "--interval", "0"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert emulator.stdout is not None
@@ -127,13 +121,13 @@ def test_run_through_the_shoe_emulator_matches_simulate_across_shoes() -> None:
 
 def test_emulator_says_when_the_controller_greets_in_the_other_framing() -> None:
     emulator = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "7", "--framing", "stx"],
+        [*CROUPIER, "shoe-emulator", "--seed", "7", "--framing", "stx"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert emulator.stdout is not None and emulator.stderr is not None
         pty = emulator.stdout.readline().split()[1]
         controller = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "run", "--driver", f"serial://{pty}", "--json",
+            [*CROUPIER, "run", "--driver", f"serial://{pty}", "--json",
              "--auto-next", "--rounds", "1", "--no-keyboard"],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -151,13 +145,13 @@ def test_emulator_says_when_the_controller_greets_in_the_other_framing() -> None
 def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
     """The emulator deals only while the table shows a slot; the dealer confirms the shoe and starts rounds."""
     emulator = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "3", "--interval", "0",
+        [*CROUPIER, "shoe-emulator", "--seed", "3", "--interval", "0",
          "--follow-table"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert emulator.stdout is not None
         pty = emulator.stdout.readline().split()[1]
         controller = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "run", "--driver", f"serial://{pty}?indicator=1", "--json",
+            [*CROUPIER, "run", "--driver", f"serial://{pty}?indicator=1", "--json",
              "--console", "plain", "--rounds", "2"],
             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert controller.stdin is not None and controller.stdout is not None
@@ -219,7 +213,7 @@ def test_serial_run_stopped_and_resumed_deals_on_across_every_shoe_change(tmp_pa
     link = tmp_path / "shoe-link"
     journal = tmp_path / "table.journal"
     emulator = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "32", "--decks", "1",
+        [*CROUPIER, "shoe-emulator", "--seed", "32", "--decks", "1",
          "--link", str(link)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert emulator.stdout is not None
@@ -248,14 +242,14 @@ def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path
 
     def start_emulator() -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "32", "--link", str(link)],
+            [*CROUPIER, "shoe-emulator", "--seed", "32", "--link", str(link)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert process.stdout is not None and process.stdout.readline().split()[0] == "PTY"
         return process
 
     emulator = start_emulator()
     controller = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", "--driver", f"serial://{link}", "--json", "--auto-next",
+        [*CROUPIER, "run", "--driver", f"serial://{link}", "--json", "--auto-next",
          "--no-keyboard", "--no-burn", "--rounds", "500"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seen: list[dict[str, Any]] = []
@@ -284,7 +278,7 @@ def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path
 def test_run_on_a_seeded_mock_waits_for_the_dealer() -> None:
     """Issue 10 item 14: the default mock:// poured its whole shoe out before the dealer confirmed it."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", "--driver", "mock://?seed=5", "--json", "--no-burn",
+        [*CROUPIER, "run", "--driver", "mock://?seed=5", "--json", "--no-burn",
          "--rounds", "1"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
     assert process.stdin is not None and process.stdout is not None
@@ -320,7 +314,7 @@ def test_run_on_a_seeded_mock_with_no_dealer_is_refused() -> None:
 def test_auto_next_deals_from_a_shoe_that_follows_the_table() -> None:
     """Issue 10 item 0: the README's follow-table emulator and an --auto-next controller waited for each other."""
     emulator = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "42", "--decks", "1", "--interval",
+        [*CROUPIER, "shoe-emulator", "--seed", "42", "--decks", "1", "--interval",
          "0", "--follow-table"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert emulator.stdout is not None
@@ -345,7 +339,7 @@ def test_a_shoe_that_follows_the_table_idles_without_spinning_and_says_why_it_wa
     from drivers.serial.driver import SerialShoe
 
     emulator = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "42", "--follow-table"],
+        [*CROUPIER, "shoe-emulator", "--seed", "42", "--follow-table"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert emulator.stdout is not None and emulator.stderr is not None

@@ -10,9 +10,7 @@ import tomllib
 from pathlib import Path
 
 from controller.cli import main as cli
-from tests.inprocess import croupier_in_process
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.inprocess import CROUPIER, ROOT, croupier_in_process
 
 
 def listed_help(parser: argparse.ArgumentParser) -> dict[str, str | None]:
@@ -95,7 +93,7 @@ def test_the_executable_runs_main_then_exits_without_losing_output(tmp_path: Pat
     verified = subprocess.run([croupier, "audit", "verify", "--replay", str(tmp_path / "first.journal")],
                               capture_output=True, text=True, timeout=120)
     assert verified.returncode == 0, verified.stdout + verified.stderr
-    module = subprocess.run([sys.executable, "-m", "controller.cli", "simulate", "--seed", "3", "--rounds", "3"],
+    module = subprocess.run([*CROUPIER, "simulate", "--seed", "3", "--rounds", "3"],
                             capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert module.returncode == 0 and module.stdout == croupier_in_process("simulate", "--seed", "3", "--rounds",
                                                                            "3").stdout

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,10 +20,9 @@ from controller.journal.replay import replay, settings_from_header
 from controller.journal.store import Journal
 from controller.journal.verify import verify
 from tests.badges import auth_section
+from tests.inprocess import CROUPIER, ROOT
 from tests.typed_events import every, expect
 
-ROOT = Path(__file__).resolve().parents[3]
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 UNSHUFFLED = [card.code for _ in range(8) for card in reversed(full_deck())]
 """Same-suit neighbours, K Q J ...: the unshuffled-shoe alert, and not the factory order (a sequence alert)."""
 
@@ -86,10 +84,15 @@ def test_ack_with_no_alert_at_all_is_rejected() -> None:
 
 
 def test_ack_is_accepted_while_the_table_is_halted() -> None:
-    table = Table(load_config(environ={}))
-    dealt_unshuffled(table)
+    """The misdeal first, then the alert from the cards read while halted (held): acknowledging it leaves the
+    misdeal pending."""
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
+    dealt_unshuffled(table, cards=2)
     table.handle(Input(InputKind.UNREADABLE))
     assert table.misdeal is not None
+    for code in UNSHUFFLED[2:8]:
+        table.handle(card_read(code))
+    assert [alert.id for alert in table.open_alerts] == ["A1"]
     events = table.handle(Input(InputKind.ACK, "A1"))
     assert every(events, AlertAcknowledgedEvent)[0]["id"] == "A1"
     assert table.misdeal is not None, "acknowledging an alert does not resolve the misdeal"
@@ -103,17 +106,17 @@ def test_ack_token_needs_an_id() -> None:
 
 
 def test_ids_run_on_across_shoes_and_stay_open() -> None:
-    table = Table(load_config(environ={}))
-    events = dealt_unshuffled(table, cards=0)
-    for code in UNSHUFFLED[:24]:
+    """Warnings (the property check off) stay open across shoes; the ids run on (a critical alert would stop the
+    table until acknowledged: tests/controller/core/test_orders_that_never_contradict.py)."""
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    events += table.handle(Input(InputKind.PROPERTY_OFF, "the archive is away"))
+    for code in ["9S", "8H", "KD", "2C"]:  # a natural: the round is over
         events += table.handle(card_read(code))
-        if table.state is State.ROUND_OVER and table.open_alerts:
-            break
     assert table.state is State.ROUND_OVER
     events += table.handle(Input(InputKind.CLOSE))
     events += table.handle(Input(InputKind.SHOE))
-    for code in UNSHUFFLED[26:38]:  # other neighbours (hearts), not shoe 1's order again (a sequence alert)
-        events += table.handle(card_read(code))
+    events += table.handle(Input(InputKind.PROPERTY_OFF, "the archive is away again"))
     alerts = every(events, AlertEvent)
     assert [(alert["id"], alert["shoe"]) for alert in alerts] == [("A1", 1), ("A2", 2)]
     assert [alert["id"] for alert in table.open_alerts] == ["A1", "A2"]
@@ -146,12 +149,15 @@ def test_with_badges_only_a_supervisor_acknowledges(tmp_path: Path) -> None:
 
 
 def cards_to_a_round_end(at_least: int) -> int:
-    """How many cards of :data:`UNSHUFFLED` (dealt with auto next) end a round, at least ``at_least``."""
+    """How many cards of :data:`UNSHUFFLED` (dealt with auto next, the alert the 12th card raises acknowledged right
+    after it: that card is set aside) end a round, at least ``at_least``."""
     table = Table(load_config(environ={}))
     table.start()
     table.handle(Input(InputKind.SHOE))
     for count, code in enumerate(UNSHUFFLED, start=1):
         table.handle(card_read(code))
+        if count == 12:
+            table.handle(Input(InputKind.ACK, "A1"))
         if table.state is State.ROUND_OVER:
             if count >= at_least:
                 return count
@@ -162,7 +168,7 @@ def cards_to_a_round_end(at_least: int) -> int:
 def simulate(*args: str) -> list[dict[str, object]]:
     done = subprocess.run([*CROUPIER, "simulate", "--json", *args], capture_output=True, cwd=ROOT, timeout=120,
                           text=True)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode in (0, 3), done.stderr  # 3: stopped mid-round on an alert left open
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
@@ -182,7 +188,7 @@ def test_simulate_script_acknowledges_with_at_ack(tmp_path: Path) -> None:
 
 def test_an_open_alert_survives_a_restart(tmp_path: Path) -> None:
     script = tmp_path / "shoe.txt"
-    script.write_text(" ".join(UNSHUFFLED[:cards_to_a_round_end(12)]) + "\n", encoding="utf-8")
+    script.write_text(" ".join(UNSHUFFLED[:14]) + "\n", encoding="utf-8")  # the alert at the 12th, left open
     journal = tmp_path / "table.db"
     simulate("--script", str(script), "--journal", str(journal))
     opened = Journal.open_existing(journal)

@@ -10,19 +10,15 @@ from typing import Any
 from config.loader import load_config
 from controller.core.bets.exact import Shoe, bet_evs
 from controller.core.events import Event
-from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.table import Table
+from tests.tokens import dealt
 
 
 def play(tokens: str, **bets: Any) -> list[Event]:
     overrides: dict[str, Any] = {"procedures": {"exposed_card": "use"}}
     if bets:
         overrides["bets"] = bets
-    table = Table(load_config(environ={}, overrides=overrides))
-    events = table.start() + table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
-    return events
+    return dealt(tokens, Table(load_config(environ={}, overrides=overrides)))
 
 
 def edges(events: list[Event]) -> list[dict[str, Any]]:
@@ -65,10 +61,12 @@ def test_an_exposed_card_burned_still_counts_as_seen() -> None:
     assert second["seen"] == 6  # 2H, the exposed 3S set aside face up, KD 5H 9C QS
 
 
-def test_advantage_alerts_follow_the_edge_for_each_bet_above_the_threshold() -> None:
+def test_advantage_alerts_follow_the_edge_for_each_offered_bet_above_the_threshold() -> None:
+    """Issue 28: only the bets the table offers (the default five; ``banker`` as the commission banker) alert."""
+    offered = {"player", "banker", "tie", "player_pair", "banker_pair"}
     events = play("2H 9C 9D", alert_above=-0.05)
     (edge,) = edges(events)
-    above = sorted(bet for bet, ev in evs(edge).items() if ev > Fraction(-5, 100))
+    above = sorted(bet for bet, ev in evs(edge).items() if ev > Fraction(-5, 100) and bet in offered)
     alerts = [e for e in events if e["event"] == "alert"]
     assert sorted(str(a.get("bet")) for a in alerts) == above and above
     for alert in alerts:
@@ -89,7 +87,7 @@ def test_the_advantage_alert_detail_is_a_catalogue_message() -> None:
     from controller.i18n.message import Message
 
     alert: Any = next(e for e in play("2H 9C 9D", alert_above=-0.05) if e["event"] == "alert")
-    assert alert["say_id"] == "alert.advantage"
+    assert alert["say_id"] == "alert.advantage_counter"
     assert alert["say_params"]["bet"] == alert["bet"] and alert["say_params"]["round"] == 1
     assert all(isinstance(value, int | str) for value in alert["say_params"].values())
     worded = Message(alert["say_id"], "", alert["say_params"])

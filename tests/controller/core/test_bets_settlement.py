@@ -14,18 +14,14 @@ from controller.core.bets.catalogue import BETS, RoundFacts
 from controller.core.bets.settle import Settler
 from controller.core.events import BetOutcome, SettlementEvent
 from controller.core.exceptions import ConfigError
-from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.table import Table
+from tests.tokens import dealt
 
 
 def deal(tokens: str, variant: str = "commission", bets: dict[str, Any] | None = None) -> dict[str, BetOutcome]:
     overrides: dict[str, Any] = {"shoe": {"burn": "none"}, "table": {"variant": variant},
                                  "bets": {"offered": list(OFFERABLE_BETS), **(bets or {})}}
-    table = Table(load_config(environ={}, overrides=overrides))
-    table.start()
-    events = table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
+    events = dealt(tokens, Table(load_config(environ={}, overrides=overrides)))
     (settlement,) = [e for e in events if isinstance(e, SettlementEvent)]
     return settlement.bets
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -62,8 +63,8 @@ burn = "none"
 
 """ + auth_section("04A1B2C3D4E5F6", "04B0B0B0B0B0B0")
 MISDEALS = ("3S ?? @manual 9C 5H 9D XX @burn 4H 2D @exposed @use 7C 8C 9H @double @void @offline @online "
-            "2H 3H 4S 5S 6S 7S ZZ ?? @void KH KS KC @cut QH QD 2S 3D @next")
-CLOSE_EARLY = "3S 4S 5S 6S @next 7S 8S 9S TS @close @shoe 5H 2C 3C 4C 6C 7C 9S 8H KD 2C"
+            "2H 3D 4S 5C 6H 7S ZZ ?? @void KH KS KC @cut QH QD 2S 3D @next")
+CLOSE_EARLY = "3S 9H 5D 6C @next 7H 8D 2S TC @close @shoe 5H 2C 3D 4S 6C 7H 9S 8D KD 2H"
 BADGES = ("@badge FFFF @badge 04A1B2C3D4E5F6 @shoe 3S ?? @manual 4D @badge 04A1B2C3D4E5F6 "
           "@badge 04B0B0B0B0B0B0 5H 2D 9C @double @void @badge 04B0B0B0B0B0B0 @next 2S @offline @void @online "
           "3C 4C 5C 6C @close @badge 04B0B0B0B0B0B0 @badge_removed @badge 04A1B2C3D4E5F6 @sign_out")
@@ -73,8 +74,8 @@ UNDO = "3S ?? @manual 9C @undo @manual 9D 5H @exposed @undo 4D @undo"
 ALERTS = f"{NEW_DECK_ORDER} @ack A1 @ack A1 2H 3H 4H 5H"
 
 
-def simulate(*args: str) -> list[dict[str, object]]:
-    run = croupier_in_process("simulate", "--json", *args)
+def simulate(*args: str, **env: str) -> list[dict[str, object]]:
+    run = croupier_in_process("simulate", "--json", *args, env={**os.environ, **env} if env else None)
     assert run.returncode in (0, 3, 4), run.stderr
     return [json.loads(line) for line in run.stdout.splitlines()]
 
@@ -108,6 +109,7 @@ def emitted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str
         "badges": simulate("--config", str(config), "--manual-next", "--cards", BADGES),
         "face down": simulate("--config", str(face_down), "--seed", "42", "--rounds", "30"),
         "alerts": simulate("--no-burn", "--cards", ALERTS),
+        "advantages": simulate("--seed", "42", "--rounds", "300", CROUPIER_BETS_ALERT_ABOVE="0"),
         "undo": simulate("--no-burn", "--cards", UNDO),
     }
 

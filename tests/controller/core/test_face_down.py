@@ -9,6 +9,7 @@ import pytest
 
 from config.loader import load_config
 from controller.app.runner import Runner
+from controller.core.editions import EDITIONS
 from controller.core.events import Event, decode_event
 from controller.core.inputs import Input, InputKind, card_read, parse_tokens
 from controller.core.misdeals import POLICIES
@@ -22,10 +23,10 @@ THIRD_CARDS = ["2C", "4D", "3S", "2H", "6D", "KH"]
 NATURAL = ["9S", "KD", "TH", "2C"]  # player 9: a natural
 
 
-def face_down_table(reveal_confirm: str = "none") -> Table:
+def face_down_table(reveal_confirm: str = "none", edition: int | None = None) -> Table:
     settings = load_config(environ={}, overrides={
         "shoe": {"burn": "none"}, "table": {"dealing": "face_down", "reveal_confirm": reveal_confirm}})
-    table = Table(settings)
+    table = Table(settings) if edition is None else Table(settings, EDITIONS[edition])
     table.start()
     table.handle(Input(InputKind.SHOE))
     return table
@@ -42,21 +43,30 @@ def named(events: list[Event], name: str) -> list[Any]:
     return [event for event in events if event["event"] == name]
 
 
-def test_cards_are_read_face_down_and_the_result_waits_for_every_reveal() -> None:
+def test_cards_are_read_face_down_and_the_third_cards_wait_for_the_reveals() -> None:
+    """A squeeze game (issue 28): both hands are revealed before the player's third card is called, the player's
+    third card before the banker's; the result waits for the last reveal."""
     table = face_down_table()
-    events = feed(table, *THIRD_CARDS)
-    assert [e["card"] for e in named(events, "card")] == THIRD_CARDS  # the surveillance view
+    events = feed(table, *THIRD_CARDS[:4])
+    assert [e["card"] for e in named(events, "card")] == THIRD_CARDS[:4]  # the surveillance view
     assert all(e["face_down"] is True for e in named(events, "card"))
+    assert events[-1] == decode_event({"event": "instruction", "round": 1, "action": "reveal",
+                          "say": "Reveal the next hand (@reveal): the third card is called after the reveals",
+                          "say_id": "reveal.squeeze", "say_params": {}})
+    revealed = named(feed(table, REVEAL), "revealed")
+    step = feed(table, REVEAL)
+    revealed += named(step, "revealed")
+    assert [e["slot"] for e in named(step, "prompt")] == ["P3"]
+    step = feed(table, THIRD_CARDS[4])
+    assert not named(step, "prompt"), "the banker's card waits for the player's third card's reveal"
+    step = feed(table, REVEAL)
+    revealed += named(step, "revealed")
+    assert [e["slot"] for e in named(step, "prompt")] == ["B3"]
+    events = feed(table, THIRD_CARDS[5])
     assert not named(events, "result") and not named(events, "settlement")
-    assert not [e for e in events if e["event"] == "instruction" and e["action"] != "reveal"]
     assert events[-1] == decode_event({"event": "instruction", "round": 1, "action": "reveal",
                           "say": "Reveal the next hand (@reveal): the result comes after the last reveal",
                           "say_id": "reveal.next", "say_params": {}})
-    revealed: list[Any] = []
-    for _ in range(3):
-        step = feed(table, REVEAL)
-        revealed += named(step, "revealed")
-        assert not named(step, "result")
     last = feed(table, REVEAL)
     revealed += named(last, "revealed")
     assert [(e["side"], e["slots"], e["cards"], e["total"]) for e in revealed] == [
@@ -66,6 +76,16 @@ def test_cards_are_read_face_down_and_the_result_waits_for_every_reveal() -> Non
                for e in revealed)
     assert [e["event"] for e in last][:3] == ["revealed", "result", "settlement"]
     assert named(last, "result")[0]["winner"] == "banker"
+
+
+def test_the_earlier_edition_dealt_every_card_before_the_reveals() -> None:
+    table = face_down_table(edition=2)
+    events = feed(table, *THIRD_CARDS)
+    assert [e["card"] for e in named(events, "card")] == THIRD_CARDS
+    assert not named(events, "result")
+    for _ in range(3):
+        assert not named(feed(table, REVEAL), "result")
+    assert named(feed(table, REVEAL), "result")[0]["winner"] == "banker"
 
 
 def test_the_player_hand_is_revealed_first_and_nothing_before_its_cards_are_down() -> None:
@@ -95,7 +115,7 @@ def test_a_cut_card_before_the_reveals_closes_the_shoe_only_after_the_result() -
     table.start()
     events = feed(table, Input(InputKind.SHOE), *NATURAL[:3], Input(InputKind.CUT), NATURAL[3])
     assert named(events, "cut_card")[0]["last_round"] == 1
-    assert not named(events, "shoe_closed") and table.result_due
+    assert not named(events, "shoe_closed") and table.view.state == "hands_down"
     events = feed(table, REVEAL, REVEAL)
     assert [e["event"] for e in events].index("result") < [e["event"] for e in events].index("shoe_closed")
 
@@ -111,18 +131,18 @@ def test_face_up_dealing_refuses_a_reveal() -> None:
 
 def test_a_keyed_total_must_match_the_shoe() -> None:
     table = face_down_table("total")
-    feed(table, *THIRD_CARDS)
+    feed(table, *THIRD_CARDS[:4])
     refused = named(feed(table, REVEAL), "rejected")[0]
     assert refused["reason"].startswith("key the total the PLAYER hand shows, e.g. '@reveal 7'")
     assert named(feed(table, Input(InputKind.REVEAL, "5")), "revealed")
     misdeal = named(feed(table, Input(InputKind.REVEAL, "3")), "misdeal")[0]
     assert misdeal["kind"] == "reveal_mismatch"
-    assert misdeal["round"] == 1  # the round in play, whose cards are all down (not the next one)
+    assert misdeal["round"] == 1  # the round in play, whose hands are down (not the next one)
     assert "keyed 3 for the BANKER hand, the shoe read 6" in misdeal["detail"]
     assert misdeal["resolutions"] == ["void"] and misdeal["supervisor"] == ["void"]
     assert named(feed(table, Input(InputKind.REVEAL, "6")), "rejected")  # halted: resolve first
     voided = feed(table, Input(InputKind.VOID))
-    assert named(voided, "round_voided")[0]["cards"] == ["2C", "3S", "6D", "4D", "2H", "KH"]
+    assert named(voided, "round_voided")[0]["cards"] == ["2C", "3S", "4D", "2H"]
     assert not named(voided, "result")
     assert table.state.value == "round_over" and not table.result_due
     assert named(feed(table, Input(InputKind.NEXT)), "round")[0]["round"] == 2

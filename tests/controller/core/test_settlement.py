@@ -16,9 +16,9 @@ import pytest
 from config.loader import load_config
 from controller.core.events import BetOutcome as BetOutcomeField
 from controller.core.events import Outcome, ResultEvent, SettlementEvent, Winner
-from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.settlement import BetOutcome, settle
 from controller.core.table import Table
+from tests.tokens import dealt
 from tests.typed_events import plain
 
 VARIANTS = ["commission", "no_commission"]
@@ -108,11 +108,7 @@ def test_unknown_variant_is_refused() -> None:
 def deal(tokens: str, variant: str = "commission") -> tuple[ResultEvent, dict[str, BetOutcomeField]]:
     """Deal one round on a no-burn table; return its result and settlement events."""
     settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "table": {"variant": variant}})
-    table = Table(settings)
-    table.start()
-    events = table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
+    events = dealt(tokens, Table(settings))
     (result,) = [e for e in events if isinstance(e, ResultEvent)]
     (settlement,) = [e for e in events if isinstance(e, SettlementEvent)]
     assert settlement.variant == variant

@@ -11,6 +11,7 @@ import pytest
 
 from config.loader import load_config
 from controller.core.cards import Card, full_deck
+from controller.core.editions import EDITIONS
 from controller.core.inputs import Input, InputKind, card_read
 from controller.core.shuffle_check import ALERT_PROBABILITY, ShuffleMonitor, chernoff_tail, exact_tail
 from controller.core.table import Table
@@ -79,7 +80,22 @@ def test_no_false_alert_in_10000_random_shoes() -> None:
 
 
 def test_table_emits_the_alert_before_the_first_round_ends() -> None:
+    """A factory-order shoe: the alert comes in round 1, and the round goes no further (the table stops)."""
     table = Table(load_config(environ={}))
+    events = table.start() + table.handle(Input(InputKind.SHOE))
+    shoe = [card for _ in range(8) for card in full_deck()]
+    for card in shoe[:20]:
+        events += table.handle(card_read(card.code))
+    alert = next(e for e in events if e["event"] == "alert")
+    assert alert["kind"] == "unshuffled_shoe" and alert["round"] == 1
+    assert alert["probability"] < ALERT_PROBABILITY
+    after = events[events.index(alert):]
+    assert not [e for e in after if e["event"] in ("card", "burn", "result")]
+    assert [e for e in after if e["event"] == "rejected"]
+
+
+def test_under_the_earlier_edition_the_round_ended_after_the_alert() -> None:
+    table = Table(load_config(environ={}), EDITIONS[2])
     events = table.start() + table.handle(Input(InputKind.SHOE))
     shoe = [card for _ in range(8) for card in full_deck()]
     alert_at = result_at = None
@@ -92,6 +108,5 @@ def test_table_emits_the_alert_before_the_first_round_ends() -> None:
             result_at = len(events)
             break
     assert alert_at is not None and result_at is not None and alert_at < result_at
-    alert = next(e for e in events if e["event"] == "alert")
-    assert alert["kind"] == "unshuffled_shoe"
-    assert alert["probability"] < ALERT_PROBABILITY
+
+

@@ -156,3 +156,32 @@ def test_an_unread_card_input_survives() -> None:
         table.handle(item)
     copy = restore(config, snapshot(table))
     assert copy.handle(Input(InputKind.MANUAL, "7C")) == table.handle(Input(InputKind.MANUAL, "7C"))
+
+
+def test_an_advantage_followed_across_a_snapshot_after_every_input() -> None:
+    """An advantage alert in progress (opened, updated, acknowledged while it lasts, cleared when it ends) is part of
+    the state: a table restored between any two inputs follows it as the uninterrupted one does (a resume once
+    cleared an alert the restored table did not know it followed, and refused its own journal)."""
+    from controller.core.shoe import shoe_with_cut_card
+
+    config = load_config(None, environ={}, overrides={
+        "table": {"decks": 1}, "shoe": {"burn": "none"},
+        "bets": {"live_edge": True, "alert_above": {"banker": -0.0107, "player": -0.0125}}})
+    table = Table(config)
+    table.start()
+    seen: list[str] = []
+    acknowledged = False
+    pending = parse_tokens("@shoe " + " ".join(shoe_with_cut_card(1, 1, 0)))
+    while pending:
+        item = pending.pop(0)
+        copy = restore(config, json.loads(json.dumps(snapshot(table))))
+        events = table.handle(item)
+        assert copy.handle(item) == events
+        assert snapshot(copy) == snapshot(table)
+        seen += [str(event["event"]) for event in events]
+        if any(event["event"] == "instruction" and event["action"] == "next_round" for event in events):
+            pending[:0] = parse_tokens("@next")
+        if "alert_updated" in seen and not acknowledged:  # acknowledged while the advantage lasts
+            pending[:0] = parse_tokens("@ack A1")
+            acknowledged = True
+    assert acknowledged and {"alert", "alert_updated", "alert_cleared"} <= set(seen)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -10,11 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from config.loader import load_config
+from controller.core.cards import full_deck
 from controller.core.events import CardEvent, Event, PromptEvent, decode_event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import FOREIGN, Table
 from tests.inprocess import croupier_in_process
+from tests.tokens import feed
 from tests.typed_events import expect, plain
 
 
@@ -22,13 +25,6 @@ def table(decks: int = 1, **shoe: Any) -> Table:
     t = Table(load_config(environ={}, overrides={"table": {"decks": decks}, "shoe": {"burn": "none", **shoe}}))
     t.start()
     return t
-
-
-def feed(t: Table, tokens: str) -> list[Event]:
-    events: list[Event] = []
-    for item in parse_tokens(tokens):
-        events += t.handle(item)
-    return events
 
 
 def physically_out(t: Table) -> int:
@@ -205,12 +201,24 @@ def test_a_card_placed_by_a_resolution_is_prompted_again() -> None:
         assert prompt["event"] == "prompt" and prompt["slot"] == placed["slot"]
 
 
-ONE_DECK_IN_ROUNDS = (
-    "AS 2S 3S 4S 5S @next 6S 7S 8S 9S TS @next JS QS KS AH 2H 3H @next 4H 5H 6H 7H 8H 9H @next "
-    "TH JH QH KH AD 2D @next 3D 4D 5D 6D @next 7D 8D 9D TD @next JD QD KD AC 2C 3C @next "
-    "4C 5C 6C 7C 8C 9C @next TC JC QC KC"
-)
-"""All 52 cards of one deck, with ``@next`` wherever a round is over (no burn, nothing unread)."""
+def in_rounds(order: list[str]) -> str:
+    """``order`` as a script: ``@next`` wherever a round is over (no burn, nothing unread)."""
+    dealt = table(decks=1)
+    feed(dealt, "@shoe")
+    tokens = []
+    for code in order:
+        if "next" in dealt.view.accepts:
+            tokens.append("@next")
+            feed(dealt, "@next")
+        tokens.append(code)
+        feed(dealt, code)
+    return " ".join(tokens)
+
+
+ONE_DECK = [card.code for card in full_deck()]
+random.Random(2026).shuffle(ONE_DECK)
+ONE_DECK_IN_ROUNDS = in_rounds(ONE_DECK)
+"""All 52 cards of one shuffled deck, with ``@next`` wherever a round is over (no burn, nothing unread)."""
 
 
 def simulate_one_deck(cards: str) -> list[Event]:
@@ -220,7 +228,8 @@ def simulate_one_deck(cards: str) -> list[Event]:
 
 
 def test_no_card_is_dealt_once_every_card_has_left_the_shoe_read_or_not() -> None:
-    for unread, last_of_shoe, after in (("?? @burn", "QC", "KC"), ("@double @void @next", "JC", "QC")):
+    for unread, last_of_shoe, after in (("?? @burn", ONE_DECK[50], ONE_DECK[51]),
+                                        ("@double @void @next", ONE_DECK[49], ONE_DECK[50])):
         cards = ONE_DECK_IN_ROUNDS[:ONE_DECK_IN_ROUNDS.index(after) + 2]
         events = simulate_one_deck(f"{unread} {cards} @void @close")
         placed = [e["card"] for e in events if e["event"] == "card"]
@@ -239,7 +248,7 @@ def test_a_hand_entered_card_is_refused_once_every_card_has_left_the_shoe() -> N
     t = table(decks=1)
     feed(t, "@shoe ?? @burn " + ONE_DECK_IN_ROUNDS.rsplit(" ", 1)[0])
     assert t.cards_seen == 52
-    events = feed(t, "?? @manual KC")
+    events = feed(t, f"?? @manual {ONE_DECK[51]}")
     assert [e["event"] for e in events if e["event"] == "rejected"] == ["rejected"]
     assert "all 52 cards of the shoe have already left it" in str(events)
     feed(t, "@burn")

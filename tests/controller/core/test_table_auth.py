@@ -14,7 +14,6 @@ from controller.core.events import (
     CardEvent,
     DealerSignedInEvent,
     DealerSignedOutEvent,
-    Event,
     InstructionEvent,
     MisdealEvent,
     ResolvedEvent,
@@ -23,10 +22,11 @@ from controller.core.events import (
     ShoeClosedEvent,
     ShoeClosingEvent,
 )
-from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.inputs import Input, InputKind
 from controller.core.machine import State
 from controller.core.table import Table
 from tests.badges import auth_section
+from tests.tokens import feed
 from tests.typed_events import every, expect
 
 DEALER = "04A1B2C3D4E5F6"
@@ -47,13 +47,6 @@ def table(tmp_path: Path) -> Table:
     t = Table(load_config(path, environ={}))
     t.start()
     return t
-
-
-def feed(t: Table, tokens: str) -> list[Event]:
-    events: list[Event] = []
-    for item in parse_tokens(tokens):
-        events += t.handle(item)
-    return events
 
 
 def test_no_dealing_until_a_dealer_signs_in(table: Table) -> None:

@@ -24,6 +24,7 @@ from controller.core.events import (
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.machine import State
 from controller.core.table import Table
+from tests.tokens import dealt
 from tests.typed_events import every, expect
 
 
@@ -35,12 +36,7 @@ def table(**overrides: dict[str, Any]) -> Table:
 
 
 def play(t: Table, tokens: str, confirm: bool = True) -> list[Event]:
-    events = t.start()
-    if confirm:
-        events += t.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += t.handle(item)
-    return events
+    return dealt(tokens, t, confirm)
 
 
 def test_every_call_ends_with_what_the_dealer_does_next() -> None:
@@ -196,7 +192,7 @@ def test_two_cards_out_together_voids_the_round() -> None:
 
 def test_first_card_burn_turns_and_burns_its_value_with_tens_as_ten() -> None:
     t = Table(load_config())
-    events = play(t, "KH 2C 3C 4C 5C 6C 7C 8C 9C TC JC 9S")
+    events = play(t, "KH 2C 7D 4S 9H 6C QD 8S 3H TC JD 9S")
     burns = every(events, BurnEvent)
     assert burns[0] == decode_event({"event": "burn", "card": "KH", "turned": True, "burn": 10})
     assert len(burns) == 11

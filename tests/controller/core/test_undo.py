@@ -246,10 +246,10 @@ def test_a_supervisor_approved_hand_entered_card_is_undone_back_to_the_halt() ->
 # -- face down -----------------------------------------------------------------------------------------------------
 def test_face_down_a_hand_entered_last_card_before_the_reveals_can_be_undone() -> None:
     table, _ = played("@shoe 5H 2C KD ?? @manual 7S", settings(dealing="face_down"))
-    assert table.result_due
+    assert table.view.state == "hands_down"  # a squeeze game: the hands are down, the reveals come next
     events = table.handle(UNDO)
     assert undone_in(events)["slot"] == "B2"
-    assert not table.result_due and table.misdeal is not None
+    assert table.view.state == "halted" and table.phase.value == "B2" and table.misdeal is not None
 
 
 # -- the undo point is state: a snapshot between the input and its undo --------------------------------------------

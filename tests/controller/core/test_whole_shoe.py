@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from config.loader import load_config
@@ -36,6 +36,7 @@ def deal_shoe(order: list[str], cut_from_end: int, **shoe: Any) -> list[Event]:
        option=st.sampled_from(["one_more", "this_round"]))
 def test_burn_plus_dealt_plus_remaining_is_416(order: list[str], cut_from_end: int, option: str) -> None:
     events = deal_shoe(order, cut_from_end, cut_card=option)
+    assume(not [e for e in events if e["event"] == "alert" and e["severity"] == "critical"])  # a stopped table
     burned = [e["card"] for e in events if e["event"] == "burn"]
     dealt = [e["card"] for e in events if e["event"] == "card"]
     closed = [e for e in events if e["event"] == "shoe_closed"]

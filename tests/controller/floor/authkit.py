@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import sys
 import threading
 import uuid
 from pathlib import Path
@@ -13,17 +12,16 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.inprocess import croupier_process
 
 
 def floor_acl(*args: str) -> subprocess.CompletedProcess[str]:
     """Run ``croupier floor acl ARGS`` to its end."""
-    return subprocess.run([sys.executable, "-m", "controller.cli", "floor", "acl", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+    return croupier_process("floor", "acl", *args)
 
 
 def credentials(path: Path) -> dict[str, str]:
@@ -39,23 +37,28 @@ def secured_broker(directory: Path, *tables: str, extra: str = "") -> tuple[Mosq
     made = floor_acl("--out", str(out), *arguments)
     assert made.returncode == 0, made.stderr
     config = (out / "mosquitto-floor.conf").read_text()
-    return Mosquitto(directory / "mosquitto", extra=config + extra), credentials(out / "credentials")
+    # under the listener, as mosquitto-floor.conf says: each client's id is its account's user
+    bind = "use_username_as_clientid true\n"
+    return Mosquitto(directory / "mosquitto", extra=bind + config + extra), credentials(out / "credentials")
 
 
 class Client:
     """An MQTT 5 client signed in as ``user`` (None: anonymous), recording what the broker said and sent."""
 
     def __init__(self, address: str, user: str | None, password: str | None, *,
-                 will: tuple[str, str] | None = None) -> None:
+                 will: tuple[str, str] | None = None, client_id: str | None = None, clean_start: bool = True,
+                 session_expiry: int = 0) -> None:
         host, port = address.rsplit(":", 1)
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{uuid.uuid4().hex[:12]}",
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id or f"test-{uuid.uuid4().hex[:12]}",
                                   protocol=mqtt.MQTTv5)
         if user is not None:
             self.client.username_pw_set(user, password)
         if will is not None:
             self.client.will_set(will[0], will[1], qos=1, retain=True)
         self.connected = threading.Event()
+        self.disconnected = threading.Event()
         self.connect_reason: str | None = None
+        self.session_present = False
         self.messages: list[tuple[str, bytes]] = []
         self.acks: dict[int, str] = {}
         self.lock = threading.Lock()
@@ -64,13 +67,17 @@ class Client:
         self.client.on_message = self._on_message
         self.client.on_publish = self._on_publish
         self.client.on_subscribe = self._on_subscribe
-        self.client.connect(host, int(port))
+        self.client.on_disconnect = lambda *args: self.disconnected.set()
+        properties = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        properties.SessionExpiryInterval = session_expiry
+        self.client.connect(host, int(port), clean_start=clean_start, properties=properties)
         self.client.loop_start()
         if not self.connected.wait(DEADLINE):
             raise AssertionError(f"no CONNACK from {address} within {DEADLINE} s")
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self.connect_reason = str(reason)
+        self.session_present = bool(flags.session_present)
         self.connected.set()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import queue
 import signal
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -18,15 +17,14 @@ import paho.mqtt.client as mqtt
 import psycopg
 from paho.mqtt.enums import CallbackAPIVersion
 
-ROOT = Path(__file__).resolve().parents[3]
+from tests.inprocess import croupier_process, start_croupier
+
 DEADLINE = 90.0
 FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
 
 
-def croupier(*args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    """Run ``croupier ARGS`` to its end."""
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=timeout)
+croupier = functools.partial(croupier_process, timeout=180)
+"""Run ``croupier ARGS`` to its end, in a process of its own."""
 
 
 def make_journal(path: Path, seed: int, rounds: int) -> Path:
@@ -93,21 +91,21 @@ class Archive:
     """A ``croupier archive`` process; its output lines are collected as they come."""
 
     def __init__(self, broker: str, database: str, *extra: str, client_id: str | None = None,
-                 group: str | None = None, scheme: str = "mqtt") -> None:
-        """``broker`` is ``[USER:PASSWORD@]HOST:PORT``; ``scheme`` mqtt or mqtts."""
+                 group: str | None = None, scheme: str = "mqtt", ready: bool = True) -> None:
+        """``broker`` is ``[USER:PASSWORD@]HOST:PORT``; ``scheme`` mqtt or mqtts; ``ready``: wait until it
+        archives (its ``archiving`` line)."""
         self.client_id = client_id or f"test-archive-{uuid.uuid4().hex[:8]}"
         # A group of its own: a stopped archive's session stays in its group and is given its share.
         # "" is a plain subscription (the default of croupier archive).
         self.group = group if group is not None else f"test-group-{uuid.uuid4().hex[:8]}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "archive", "--broker", f"{scheme}://{broker}",
-             "--db", database, "--client-id", self.client_id, "--session-expiry", "600", "--group", self.group, *extra],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.process = start_croupier("archive", "--broker", f"{scheme}://{broker}", "--db", database, "--client-id",
+                                      self.client_id, "--session-expiry", "600", "--group", self.group, *extra)
         self.lines: queue.Queue[str] = queue.Queue()
         self.output: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
-        self.wait_line("archiving ")
+        if ready:
+            self.wait_line("archiving ")
 
     def _read(self) -> None:
         assert self.process.stdout is not None
@@ -141,3 +139,57 @@ class Archive:
         self.output.extend(rest)
         stderr = self.process.stderr.read() if self.process.stderr else ""
         return self.process.returncode, "\n".join(rest), stderr
+
+
+class Table:
+    """A paced ``croupier simulate --journal J --feed URL`` process, dealing until stopped."""
+
+    def __init__(self, journal: Path, feed: str, *, seed: int = 1, rounds: int = 2000, pace: float = 0.05,
+                 env: dict[str, str] | None = None) -> None:
+        import os
+
+        self.journal = journal
+        self.arguments = ["simulate", "--seed", str(seed), "--rounds", str(rounds), "--pace", str(pace), "--quiet",
+                          "--journal", str(journal), "--feed", feed]
+        self.process = start_croupier(*self.arguments, env={**os.environ, **(env or {})})
+
+    def records(self) -> list[dict[str, Any]]:
+        """The journal's records now."""
+        return journal_records(self.journal) if self.journal.exists() else []
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self, sig: int = signal.SIGINT) -> tuple[int, str]:
+        """Stop it (Ctrl+C: a clean stop); its exit status and stderr."""
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        _, stderr = self.process.communicate(timeout=DEADLINE)
+        return self.process.returncode, stderr
+
+
+def archived_keys(database: str, site: str, table: str) -> list[tuple[int, str]]:
+    """(seq, hash) of every archived row of one table, in order (a duplicate would show twice)."""
+    with psycopg.connect(database) as connection:
+        rows = connection.execute("SELECT seq, hash FROM journal_records WHERE site = %s AND table_id = %s "
+                                  "ORDER BY seq", (site, table)).fetchall()
+    return [(int(seq), str(hash_)) for seq, hash_ in rows]
+
+
+def holds_every_record(database: str, site: str, table: str, records: list[dict[str, Any]]) -> bool:
+    """True when every record of ``records`` is archived, same seq and hash (one query)."""
+    if not records:
+        return True
+    archived_now = dict(archived_keys(database, site, table)) if _has_archive(database) else {}
+    return all(archived_now.get(int(record["seq"])) == record["hash"] for record in records)
+
+
+def _has_archive(database: str) -> bool:
+    with psycopg.connect(database) as connection:
+        row = connection.execute("SELECT to_regclass('journal_records') IS NOT NULL").fetchone()
+    return bool(row and row[0])
+
+
+def assert_archived_exactly(database: str, site: str, table: str, records: list[dict[str, Any]]) -> None:
+    """Every record of the journal archived once, field for field, and nothing else."""
+    assert archived(database, site, table) == records, "the archive is not the journal, record by record"

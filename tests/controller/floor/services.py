@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from benchmarks import servers
-from benchmarks.servers import free_port
+from tests import servers
+from tests.servers import free_port
 
 __all__ = ["Mosquitto", "Postgres", "free_port", "unavailable"]
 
@@ -25,7 +25,7 @@ def unavailable(reason: str) -> None:
 
 
 class Mosquitto(servers.Mosquitto):
-    """The benchmarks' Mosquitto (:mod:`benchmarks.servers`); one that is missing skips the test."""
+    """A Mosquitto of its own (:mod:`tests.servers`); one that is missing skips the test."""
 
     def start(self) -> None:
         try:
@@ -35,7 +35,7 @@ class Mosquitto(servers.Mosquitto):
 
 
 class Postgres(servers.Postgres):
-    """The benchmarks' PostgreSQL (:mod:`benchmarks.servers`); one that is missing skips the test."""
+    """A PostgreSQL of its own (:mod:`tests.servers`); one that is missing skips the test."""
 
     def start(self) -> None:
         try:

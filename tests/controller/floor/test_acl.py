@@ -8,11 +8,9 @@ archive's (or the pit's) credentials gets, so a refused message is one that neve
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import stat
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,9 +18,10 @@ import pytest
 
 from controller.journal.store import record_hash
 from tests.controller.floor.authkit import Client, credentials, floor_acl, secured_broker
-from tests.controller.floor.floorkit import ROOT, Archive, archived, journal_records, rejects, wait_for
+from tests.controller.floor.floorkit import Archive, archived, journal_records, rejects, wait_for
 from tests.controller.floor.mosquitto import Mosquitto, free_port
 from tests.controller.floor.tlskit import throwaway_ca
+from tests.inprocess import croupier_process, environment
 
 REFUSED = "Not authorized"
 
@@ -55,9 +54,15 @@ def test_the_files_are_written_private_and_a_second_run_keeps_the_passwords(tmp_
     assert sorted(passwords) == ["archive", "casino-t1", "pit", "pit-two"]
     assert all(len(password) >= 32 for password in passwords.values())
     acl = (out / "acl").read_text()
-    assert "user casino-t1\ntopic write croupier/casino/t1/#\n" in acl
-    assert "user pit-two\ntopic write croupier/casino/t2/#\n" in acl
-    assert "user archive\ntopic read croupier/+/+/#\n" in acl and "user pit\ntopic read croupier/+/+/#\n" in acl
+    for user, place in (("casino-t1", "casino/t1"), ("pit-two", "casino/t2")):
+        assert f"user {user}\n" + "".join(f"topic write croupier/{place}/{name}\n" for name in
+                                          ("journal", "events", "state", "status")) + \
+            f"topic read croupier/{place}/archived\n" in acl
+    assert ("user archive\ntopic read croupier/+/+/journal\ntopic read croupier/+/+/state\n"
+            "topic write croupier/+/+/archived\ntopic write croupier-archive/archive/health\n") in acl
+    assert "user pit\ntopic read croupier/+/+/#\ntopic read croupier-archive/+/health\n" in acl
+    config = (out / "mosquitto-floor.conf").read_text()
+    assert "\n#   use_username_as_clientid true\n" in config and "\nmessage_size_limit 1048576\n" in config
     assert [line.split(":", 1)[0] for line in (out / "passwd").read_text().splitlines()] == list(passwords)
     again = floor_acl("--out", str(out), "--tables", str(tables), "--floor", "pit", "--table", "casino/t3")
     assert again.returncode == 0, again.stderr
@@ -87,12 +92,14 @@ def test_anonymous_clients_and_wrong_passwords_are_refused(floor: tuple[Mosquitt
 def test_a_table_cannot_publish_or_leave_its_will_as_another_table(floor: tuple[Mosquitto, dict[str, str]],
                                                                    site: str) -> None:
     broker, passwords = floor
-    archive = _sign_in(broker, passwords, "archive")
+    archive = _sign_in(broker, passwords, "floor")  # the pit reads every topic of every table
     table_a = _sign_in(broker, passwords, f"{site}-A")
     try:
         assert archive.subscribe("croupier/+/+/#").startswith("Granted QoS")
-        for topic in ("journal", "events", "state", "status"):
+        for topic in ("journal", "events", "state", "status", "archived"):
             assert table_a.publish(f"croupier/{site}/B/{topic}", b"forged by A", retain=True) == REFUSED
+        assert table_a.publish(f"croupier/{site}/A/archived", b"forged by A", retain=True) == REFUSED, \
+            "the archive's word on A is the archive's alone"
         for topic in (f"elsewhere/{site}/B", f"croupier/{site}", "croupier/other-site/A/journal"):
             assert table_a.publish(topic, b"forged by A") == REFUSED
         assert table_a.publish(f"croupier/{site}/A/journal", b"A's own") == "Success"
@@ -113,7 +120,7 @@ def _leave_will(broker: Mosquitto, passwords: dict[str, str], site: str, topic: 
     lost.disconnect_with_will()
 
 
-def test_a_table_reads_nothing_not_even_its_own_topics(floor: tuple[Mosquitto, dict[str, str]], site: str) -> None:
+def test_a_table_reads_only_the_archives_word_on_itself(floor: tuple[Mosquitto, dict[str, str]], site: str) -> None:
     broker, passwords = floor
     archive = _sign_in(broker, passwords, "archive")
     table_a, table_b = _sign_in(broker, passwords, f"{site}-A"), _sign_in(broker, passwords, f"{site}-B")
@@ -121,6 +128,9 @@ def test_a_table_reads_nothing_not_even_its_own_topics(floor: tuple[Mosquitto, d
         archive.subscribe("croupier/+/+/#")
         for topic in ("#", "croupier/#", f"croupier/{site}/B/#", f"croupier/{site}/A/#"):
             table_a.subscribe(topic)  # Mosquitto grants it; what matters is what is delivered
+        assert archive.publish(f"croupier/{site}/B/archived", b"B's head") == "Success"
+        assert archive.publish(f"croupier/{site}/A/archived", b"A's head") == "Success"
+        table_a.wait_message(f"croupier/{site}/A/archived", b"A's head")
         assert table_b.publish(f"croupier/{site}/B/journal", b"B's record") == "Success"
         assert table_a.publish(f"croupier/{site}/A/journal", b"A's record") == "Success"
         archive.wait_message(f"croupier/{site}/A/journal", b"A's record")
@@ -131,23 +141,28 @@ def test_a_table_reads_nothing_not_even_its_own_topics(floor: tuple[Mosquitto, d
         archive.wait_message(f"croupier/{site}/B/state", b"last")
         sentinel.close()
         assert table_a.publish(f"croupier/{site}/A/state", b"ping") == "Success"  # after anything queued for A
-        assert table_a.received() == []
+        assert set(table_a.received()) == {(f"croupier/{site}/A/archived", b"A's head")}  # once a subscription
     finally:
         for client in (archive, table_a, table_b):
             client.close()
 
 
 @pytest.mark.parametrize("user", ["archive", "floor"])
-def test_the_archive_and_the_pit_cannot_publish(floor: tuple[Mosquitto, dict[str, str]], site: str,
-                                                user: str) -> None:
+def test_the_archive_publishes_only_the_tables_archived_heads_and_the_pit_nothing(
+        floor: tuple[Mosquitto, dict[str, str]], site: str, user: str) -> None:
     broker, passwords = floor
     reader = _sign_in(broker, passwords, "floor" if user == "archive" else "archive")
     writer = _sign_in(broker, passwords, user)
     table_a = _sign_in(broker, passwords, f"{site}-A")
     try:
         reader.subscribe("croupier/+/+/#")
-        for topic in ("journal", "state", "status"):
+        for topic in ("journal", "events", "state", "status"):
             assert writer.publish(f"croupier/{site}/A/{topic}", b"forged by a reader", retain=True) == REFUSED
+        # the archive tells a table its archived head and publishes its own health: nothing else
+        allowed = {"Success", "No matching subscribers"} if user == "archive" else {REFUSED}
+        assert writer.publish(f"croupier/{site}/A/archived", b'{"seq": 0}') in allowed
+        assert writer.publish(f"croupier-archive/{user}/health", b"{}") in allowed
+        assert writer.publish("croupier-archive/someone-else/health", b"{}") == REFUSED
         assert table_a.publish(f"croupier/{site}/A/state", b"A's own") == "Success"
         reader.wait_message(f"croupier/{site}/A/state", b"A's own")
         assert [message for message in reader.received() if b"forged" in message[1]] == []
@@ -156,10 +171,9 @@ def test_the_archive_and_the_pit_cannot_publish(floor: tuple[Mosquitto, dict[str
             client.close()
 
 
-def _simulate(feed: str, journal: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--seed", "29", "--rounds", "8",
-                           "--json", "--journal", str(journal), "--feed", feed], capture_output=True, text=True,
-                          cwd=ROOT, timeout=240, env={**os.environ, **(env or {})})
+def _simulate(feed: str, journal: Path, **variables: str) -> subprocess.CompletedProcess[str]:
+    return croupier_process("simulate", "--seed", "29", "--rounds", "8", "--json", "--journal", str(journal), "--feed",
+                            feed, timeout=240, env=environment(None, "", **variables))
 
 
 def _forged_after(records: list[dict[str, object]]) -> dict[str, object]:
@@ -211,7 +225,7 @@ def test_over_tls_the_table_and_the_archive_sign_in_and_a_wrong_password_or_ca_e
         try:
             journal = tmp_path / "a.journal"
             done = _simulate(f"mqtts://{site}-A:{passwords[f'{site}-A']}@{tls}/{site}/A", journal,
-                             env={"CROUPIER_FEED_CA_FILE": str(ca)})
+                             CROUPIER_FEED_CA_FILE=str(ca))
             assert done.returncode == 0, done.stderr
             records = journal_records(journal)
             wait_for(lambda: archived(database, site, "A") == records, "table A's journal archived over TLS")
@@ -223,9 +237,8 @@ def test_over_tls_the_table_and_the_archive_sign_in_and_a_wrong_password_or_ca_e
         for url, ca_file, said in ((f"mqtts://archive:wrong@{tls}", ca, "the broker refused the connection"),
                                    (f"mqtts://archive:{passwords['archive']}@{tls}", other,
                                     "cannot connect to the broker")):
-            run = subprocess.run([sys.executable, "-m", "controller.cli.main", "archive", "--broker", url, "--db",
-                                  database, "--ca-file", str(ca_file)], capture_output=True, text=True, cwd=ROOT,
-                                 timeout=240)
+            run = croupier_process("archive", "--broker", url, "--db", database, "--ca-file", str(ca_file),
+                                   timeout=240)
             assert run.returncode == 2, run.stdout + run.stderr
             assert said in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
             assert passwords["archive"] not in run.stderr and "wrong" not in run.stderr
@@ -281,7 +294,7 @@ def test_a_table_refused_by_the_acl_keeps_its_records_for_the_next_start(
         archive.subscribe("croupier/+/+/#")
         journal = tmp_path / "b.journal"
         as_a = f"mqtt://{site}-A:{passwords[f'{site}-A']}@{broker.address}/{site}/B"  # A's user at B's place
-        refused = _simulate(as_a, journal, env={"CROUPIER_FEED_DRAIN_TIMEOUT": "1"})
+        refused = _simulate(as_a, journal, CROUPIER_FEED_DRAIN_TIMEOUT="1")
         assert refused.returncode == 0, refused.stderr  # the table deals on
         assert f"refused the table's messages on croupier/{site}/B/ (Not authorized)" in refused.stderr
         assert "records from 1 on were not acknowledged" in refused.stderr
@@ -297,3 +310,36 @@ def test_a_table_refused_by_the_acl_keeps_its_records_for_the_next_start(
         assert [got[seq] for seq in sorted(got)][:len(records)] == records
     finally:
         archive.close()
+
+
+@pytest.mark.slow
+def test_a_tables_account_can_neither_wipe_the_archives_session_nor_disconnect_another_table(
+        floor: tuple[Mosquitto, dict[str, str]], site: str) -> None:
+    broker, passwords = floor
+    archive_id = "croupier-archive-floor"  # predictable: the archive's default is croupier-archive-HOSTNAME
+    archive = Client(broker.address, "archive", passwords["archive"], client_id=archive_id, clean_start=False,
+                     session_expiry=3600)
+    assert archive.subscribe(f"croupier/{site}/+/journal").startswith("Granted QoS")
+    archive.close()  # away: its persistent session queues what the tables publish
+    table_a = _sign_in(broker, passwords, f"{site}-A")
+    table_b = Client(broker.address, f"{site}-B", passwords[f"{site}-B"], client_id="croupier-table-B")
+    try:
+        assert table_a.publish(f"croupier/{site}/A/journal", b"queued for the archive") == "Success"
+        thief = Client(broker.address, f"{site}-A", passwords[f"{site}-A"], client_id=archive_id, clean_start=True)
+        assert thief.connect_reason == "Success"
+        thief.close()
+        intruder = Client(broker.address, f"{site}-A", passwords[f"{site}-A"], client_id="croupier-table-B")
+        assert intruder.connect_reason == "Success"
+        assert not table_b.disconnected.wait(2.0), "another account's connection with B's id took B's place"
+        assert table_b.publish(f"croupier/{site}/B/journal", b"B still here") == "Success"
+        intruder.close()
+    finally:
+        table_a.close()
+        table_b.close()
+    back = Client(broker.address, "archive", passwords["archive"], client_id=archive_id, clean_start=False,
+                  session_expiry=3600)
+    try:
+        assert back.session_present, "the archive's session was wiped by a table's account"
+        back.wait_message(f"croupier/{site}/A/journal", b"queued for the archive")
+    finally:
+        back.close()

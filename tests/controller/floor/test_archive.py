@@ -235,13 +235,14 @@ def test_audit_verify_archive_finds_an_edited_cut_or_rewritten_journal(
     if damage in ("rewritten", "rewritten_from_1", "cut"):  # the local chain alone finds nothing wrong
         alone = croupier("audit", "verify", str(path))
         assert alone.returncode == 0, alone.stdout + alone.stderr
-    run = croupier("audit", "verify", str(path), "--archive", database)
+    named = ["--site", site, "--table", "t4"] if damage == "rewritten_from_1" else []  # else found by record 1
+    run = croupier("audit", "verify", str(path), "--archive", database, *named)
     assert run.returncode == 1, run.stdout + run.stderr
     assert run.stdout.startswith("TAMPERED: "), run.stdout
     expected = {
         "edited": f"record {target}",
         "rewritten": f"record {target} differs from the archived copy of table {site}/t4",
-        "rewritten_from_1": "no table whose record 1 is this journal's record 1",
+        "rewritten_from_1": f"record 1 differs from the archived copy of table {site}/t4",
         "cut": f"records {len(records) - 5}-{len(records)} of table {site}/t4 are archived but missing",
     }[damage]
     assert expected in run.stdout, run.stdout
@@ -296,3 +297,29 @@ def test_an_unusable_ca_file_exits_2_naming_the_option(tmp_path: Path, database:
     assert run.returncode == 2, run.stdout + run.stderr
     assert f"--ca-file '{bad}': not a usable PEM CA file" in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+
+
+@pytest.mark.slow
+def test_archives_split_the_floor_by_site_each_storing_only_its_own(
+        tmp_path: Path, broker: str, database: str, site: str) -> None:
+    other = site + "-b"
+    records = {name: journal_records(make_journal(tmp_path / f"{name}.journal", seed=seed, rounds=8))
+               for name, seed in (("t1", 71), ("t2", 72))}
+    first = Archive(broker, database, "--site", site, group="")
+    second = Archive(broker, database, "--site", other, group="")
+    try:
+        assert first.output[-1] == f"archiving croupier/{site}/+/journal from mqtt://{broker}"
+        publish(broker, site, "t1", records["t1"])
+        publish(broker, other, "t2", records["t2"])
+        wait_for(lambda: _archived_count(database, site, "t1", len(records["t1"])), "site one's table")
+        wait_for(lambda: _archived_count(database, other, "t2", len(records["t2"])), "site two's table")
+    finally:
+        outcomes = [first.stop(), second.stop()]
+    stored = []
+    for status, rest, stderr in outcomes:
+        assert status == 0, stderr
+        found = re.search(r"stopped: (\d+) records stored, (\d+) duplicates", rest)
+        assert found is not None, rest
+        stored.append((int(found.group(1)), int(found.group(2))))
+    assert stored == [(len(records["t1"]), 0), (len(records["t2"]), 0)], "each its own site, nothing twice"
+    assert archived(database, site, "t1") == records["t1"] and archived(database, other, "t2") == records["t2"]

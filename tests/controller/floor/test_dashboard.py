@@ -8,12 +8,12 @@ test's tmp_path (the paths are printed).
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import statistics
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from datetime import datetime
@@ -22,12 +22,11 @@ from typing import Any
 
 import pytest
 
-from controller.floor.board import FloorBoard
+from controller.floor.board import RECONNECT_GRACE, WILL_GRACE, FloorBoard
 from tests.browser import DevTools, browser
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, free_port, wait_for
+from tests.inprocess import ROOT, croupier_process, environment, start_croupier
 
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
-ROOT = Path(__file__).resolve().parents[3]
 HALTING_CARDS = "5H 2C 3C AS AS" + " @offline @online" * 60
 """One round, then a foreign card: the table halts and stays halted while the padding lasts (paced)."""
 LIVE_BOUND = 5.0
@@ -35,21 +34,17 @@ LIVE_BOUND = 5.0
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-def table(site: str, name: str, journal: Path, *args: str, env: dict[str, str] | None = None,
-          broker: str) -> subprocess.Popen[str]:
+def table(site: str, name: str, journal: Path, *args: str, broker: str, **variables: str) -> subprocess.Popen[str]:
     """A table: ``croupier simulate ARGS --journal JOURNAL --feed mqtt://BROKER/SITE/NAME``."""
-    return subprocess.Popen([*CROUPIER, "simulate", "--quiet", *args, "--journal", str(journal),
-                             "--feed", f"mqtt://{broker}/{site}/{name}"], cwd=ROOT, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **(env or {})})
+    return start_croupier("simulate", "--quiet", *args, "--journal", str(journal), "--feed",
+                          f"mqtt://{broker}/{site}/{name}", env=environment(None, "", **variables))
 
 
 class Floor:
     """A ``croupier floor`` process on a free port; ``url`` once it serves."""
 
     def __init__(self, broker: str) -> None:
-        self.process = subprocess.Popen([*CROUPIER, "floor", "--broker", f"mqtt://{broker}", "--listen",
-                                         "127.0.0.1:0"], cwd=ROOT, text=True, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE)
+        self.process = start_croupier("floor", "--broker", f"mqtt://{broker}", "--listen", "127.0.0.1:0")
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         found = re.match(r"floor: serving (http://\S+/) ", line)
@@ -105,7 +100,9 @@ def stop_cleanly(process: subprocess.Popen[str]) -> None:
 
 def test_the_board_keeps_one_tile_per_table_and_reports_what_it_cannot_use() -> None:
     said: list[str] = []
-    board = FloorBoard("mqtt://127.0.0.1:1883", report=said.append)
+    clock = [1000.0]
+    board = FloorBoard("mqtt://127.0.0.1:1883", report=said.append, clock=lambda: clock[0])
+    board.set_connected(True)
     state = {"site": "s", "table": "t1", "status": "halted", "shoe": 1, "round": 4,
              "misdeal": {"round": 4, "kind": "foreign_card", "detail": "d", "instruction": "i"},
              "last_card_at": "2026-01-05T20:14:03.000000Z", "head": {"seq": 9, "hash": "ab"}}
@@ -118,8 +115,11 @@ def test_the_board_keeps_one_tile_per_table_and_reports_what_it_cannot_use() -> 
     assert tiles["t1"]["misdeal"]["kind"] == "foreign_card" and tiles["t1"]["seconds_since_last_card"] == 10.0
     assert tiles["t2"]["status"] == "offline" and tiles["t2"]["shoe"] is None
     assert snapshot["counts"] == {"online": 0, "halted": 1, "closed": 0, "offline": 1}
-    # The Last Will: the table's state still says halted, the pit must see it gone.
+    # The Last Will: the table's state still says halted, the pit must see it gone (after the will's grace:
+    # a broker going down publishes every table's will, and the tables are back within seconds).
     board.receive("croupier/s/t1/status", b"offline")
+    assert board.snapshot()["tables"][0]["status"] == "halted"
+    clock[0] += WILL_GRACE
     assert board.snapshot()["tables"][0]["status"] == "offline"
     # Started again: online, before its first new state.
     board.receive("croupier/s/t1/state", json.dumps({**state, "status": "offline"}).encode())
@@ -139,6 +139,54 @@ def test_the_board_keeps_one_tile_per_table_and_reports_what_it_cannot_use() -> 
     # An empty retained message clears; a tile with nothing left goes.
     board.receive("croupier/s/t2/status", b"")
     assert [tile["table"] for tile in board.snapshot()["tables"]] == ["t1"]
+
+
+def test_a_broker_restart_shows_no_running_table_offline_and_a_lost_one_after_the_grace() -> None:
+    clock = [0.0]
+    board = FloorBoard("mqtt://127.0.0.1:1883", clock=lambda: clock[0])
+    board.set_connected(True)
+    for name in ("t1", "t2"):
+        board.receive(f"croupier/s/{name}/state", json.dumps({"site": "s", "table": name, "status": "online"}).encode())
+        board.receive(f"croupier/s/{name}/status", b"online")
+
+    def statuses() -> dict[str, str]:
+        return {tile["table"]: tile["status"] for tile in board.snapshot()["tables"]}
+
+    for name in ("t1", "t2"):  # the broker, going down, publishes every table's Last Will
+        board.receive(f"croupier/s/{name}/status", b"offline")
+    board.set_connected(False)
+    clock[0] = 3.0
+    assert statuses() == {"t1": "online", "t2": "online"}, "held while the board cannot hear them come back"
+    board.set_connected(True)  # back: the retained wills again
+    for name in ("t1", "t2"):
+        board.receive(f"croupier/s/{name}/status", b"offline", retained=True)
+    clock[0] = 3.0 + WILL_GRACE + 1
+    assert statuses() == {"t1": "online", "t2": "online"}, "no running table shown offline"
+    board.receive("croupier/s/t1/status", b"online")  # t1 reconnects; t2 never does
+    clock[0] = 3.0 + RECONNECT_GRACE
+    assert statuses() == {"t1": "online", "t2": "offline"}
+
+
+def test_the_board_shows_each_archives_health_and_each_tables_archived_head() -> None:
+    said: list[str] = []
+    board = FloorBoard("mqtt://127.0.0.1:1883", report=said.append)
+    board.receive("croupier/s/t1/state", json.dumps({"site": "s", "table": "t1", "status": "online"}).encode())
+    health = {"archive": "a1", "status": "online", "at": "2026-01-05T20:14:03Z", "broker": "mqtt://b:1883",
+              "database": "connected", "lag": 0.02, "stored": 90, "duplicates": 1, "pending": 2, "deferred": 0,
+              "rejected": 3, "tables": {"s/t1": {"head": 88, "pending": 2, "deferred": 0, "rejected": 3,
+                                                 "wants": 89}}}
+    board.receive("croupier-archive/a1/health", json.dumps(health).encode())
+    board.receive("croupier-archive/a2/health", json.dumps({**health, "archive": "a2", "tables": {
+        "s/t1": {"head": 90, "pending": 0, "deferred": 1, "rejected": 0, "wants": None}}}).encode())
+    snapshot = board.snapshot()
+    assert [archive["archive"] for archive in snapshot["archives"]] == ["a1", "a2"]
+    assert snapshot["archives"][0]["lag"] == 0.02 and snapshot["archives"][0]["tables"] == 1
+    assert snapshot["tables"][0]["archive"] == {"head": 90, "pending": 2, "deferred": 1, "rejected": 3, "wants": 89}
+    board.receive("croupier-archive/a2/health", json.dumps({"archive": "a2", "status": "offline"}).encode())
+    assert board.snapshot()["tables"][0]["archive"]["head"] == 88, "an archive gone says nothing of the tables"
+    board.receive("croupier-archive/a3/health", b"[1]")
+    board.receive("croupier/s/t1/state", b" " * (300 * 1024))
+    assert len(said) == 2 and "not a JSON object" in said[0] and "more than the dashboard takes" in said[1]
 
 
 # --------------------------------------------------------------------------- the whole floor
@@ -260,7 +308,7 @@ def test_the_dashboard_shows_every_table_live_and_rebuilds_after_a_restart(
 def test_a_table_that_dies_shows_offline_after_its_will_delay(
         broker: str, site: str, tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
     dying = table(site, "dying", tmp_path / "dying.journal", "--seed", "4", "--rounds", "2000", "--pace", "0.2",
-                  env={"CROUPIER_FEED_WILL_DELAY": "1"}, broker=broker)
+                  CROUPIER_FEED_WILL_DELAY="1", broker=broker)
     processes.append(dying)
     floor = Floor(broker)
     try:
@@ -280,7 +328,7 @@ def test_a_table_that_dies_shows_offline_after_its_will_delay(
 
 
 def croupier_floor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CROUPIER, "floor", *args], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE)
+    return croupier_process("floor", *args, timeout=DEADLINE)
 
 
 @pytest.mark.parametrize("args, fragment", [
@@ -353,3 +401,44 @@ def test_the_dashboard_survives_a_broker_restart(own_broker: Mosquitto, site: st
         status, stderr = floor.stop()
     assert status == 0, stderr
     assert "floor: lost the broker" in stderr and "floor: connected to" in stderr
+
+
+@pytest.mark.slow
+def test_a_planned_broker_restart_shows_no_running_table_offline_and_the_archives_health_is_shown(
+        own_broker: Mosquitto, site: str, tmp_path: Path, database: str,
+        processes: list[subprocess.Popen[str]]) -> None:
+    from tests.controller.floor.floorkit import Archive
+
+    archive = Archive(own_broker.address, database, group="", client_id="test-archive-pit")
+    for n in range(3):
+        processes.append(table(site, f"t{n}", tmp_path / f"t{n}.journal", "--seed", str(60 + n), "--rounds", "2000",
+                               "--pace", "0.1", broker=own_broker.address))
+    floor = Floor(own_broker.address)
+    seen: list[dict[str, str]] = []
+    try:
+        wait_for(lambda: len(floor.tables(site)) == 3 and all(tile["status"] == "online" and tile["archive"]
+                                                             for tile in floor.tables(site).values()),
+                 "three tables online, each with its archived head")
+        snapshot = json.loads(NO_PROXY.open(floor.url + "tables.json", timeout=10).read())
+        health = [archive for archive in snapshot["archives"] if archive["archive"] == "test-archive-pit"]
+        assert health and health[0]["status"] == "online" and health[0]["database"] == "connected", snapshot
+        with browser(floor.url, window=(1920, 1080)) as page:
+            page.wait_for("document.querySelectorAll('#archives .archive[data-archive=\"test-archive-pit\"]')"
+                          ".length === 1", timeout=DEADLINE)
+            page.wait_for(f"[...document.querySelectorAll('.tile[data-site=\"{site}\"] .archived')]"
+                          ".filter(cell => Number(cell.dataset.head) > 0).length === 3", timeout=DEADLINE)
+            assert "archive test-archive-pit: lag " in page.evaluate("document.getElementById('archives').textContent")
+            print(f"screenshot: {page.screenshot(tmp_path / 'archives.png')}")
+        own_broker.stop()  # a planned restart: Mosquitto publishes every table's Last Will as it goes
+        own_broker.start()
+        deadline = time.monotonic() + RECONNECT_GRACE + 10
+        while time.monotonic() < deadline:
+            seen.append({name: tile["status"] for name, tile in floor.tables(site).items()})
+            time.sleep(0.1)
+        assert all(status != "offline" for statuses in seen for status in statuses.values()), \
+            [statuses for statuses in seen if "offline" in statuses.values()][:3]
+        assert seen[-1] == {"t0": "online", "t1": "online", "t2": "online"}
+        assert all(tile["connection"] == "online" for tile in floor.tables(site).values())
+    finally:
+        floor.stop()
+        archive.stop()

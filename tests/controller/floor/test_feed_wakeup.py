@@ -100,6 +100,6 @@ def test_the_acknowledged_mark_is_kept_while_the_table_is_quiet(
     feed.wake()
     outbox = Outbox(str(tmp_path / "t.journal"))
     try:
-        wait_for(lambda: outbox.acked() == seq, "the mark of the last acknowledged record in the journal")
+        wait_for(lambda: outbox.published() == seq, "the mark of the last acknowledged record in the journal")
     finally:
         outbox.close()

@@ -4,11 +4,8 @@ unchanged."""
 
 from __future__ import annotations
 
-import os
 import queue
 import re
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -22,8 +19,8 @@ from controller.floor.board import FloorBoard
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from tests.controller.floor.floorkit import publish
 from tests.controller.floor.services import Mosquitto
+from tests.inprocess import croupier_process, start_croupier
 
-ROOT = Path(__file__).resolve().parents[3]
 LATIN_WORD = re.compile(r"[A-Za-z_]{2,}")
 DEADLINE = 60.0
 
@@ -62,10 +59,8 @@ def test_a_database_failure_is_worded(lang: str) -> None:
 
 def archive_lines(broker: str, database: str, site: str, lang: str) -> list[str]:
     """The first two lines of ``croupier archive --lang LANG``: its start and the rejection of a non-JSON message."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "controller.cli.main", "archive", "--broker", f"mqtt://{broker}", "--db", database,
-         "--client-id", f"test-archive-{uuid.uuid4().hex[:8]}", "--group", "",
-         "--lang", lang], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = start_croupier("archive", "--broker", f"mqtt://{broker}", "--db", database, "--client-id",
+                             f"test-archive-{uuid.uuid4().hex[:8]}", "--group", "", "--lang", lang)
     lines: queue.Queue[str] = queue.Queue()
 
     def read() -> None:
@@ -102,12 +97,9 @@ def test_the_archive_speaks_the_command_language(broker: str, database: str, sit
 def feed_notices(tmp_path: Path, lang: str) -> list[str]:
     """The feed's lines of ``simulate --feed --lang LANG`` whose broker is away (nothing listens on its port)."""
     away = Mosquitto(tmp_path / f"mosquitto-{lang}")  # never started
-    run = subprocess.run(
-        [sys.executable, "-m", "controller.cli.main", "simulate", "--seed", "17", "--rounds", "3", "--quiet",
-         "--journal", str(tmp_path / f"{lang}.journal"), "--feed", f"mqtt://{away.address}/s1/t1", "--lang", lang],
-        capture_output=True, text=True, cwd=ROOT, timeout=240,
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")},
-             "CROUPIER_FEED_DRAIN_TIMEOUT": "0.5"})
+    run = croupier_process("simulate", "--seed", "17", "--rounds", "3", "--quiet", "--journal",
+                           str(tmp_path / f"{lang}.journal"), "--feed", f"mqtt://{away.address}/s1/t1", "--lang", lang,
+                           timeout=240, without="CROUPIER_", CROUPIER_FEED_DRAIN_TIMEOUT="0.5")
     assert run.returncode == 0, run.stderr
     return [line.split("feed: ", 1)[1] for line in run.stderr.splitlines() if "feed: " in line]
 

@@ -4,8 +4,6 @@ gives the same report as the journal itself."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,13 +11,9 @@ import pytest
 from controller.floor.archive_store import ArchiveStore, connect, create_schema, record_payload
 from controller.journal.store import Journal
 from tests.controller.reports.journalkit import BADGED_TIMELINE, write_journal
+from tests.inprocess import croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+croupier = croupier_process
 
 
 def test_the_archive_gives_the_journal_s_report(database: str, tmp_path: Path,

@@ -3,7 +3,7 @@ config's ``[table] language``, else English; the English text and every exit sta
 
 from __future__ import annotations
 
-import os
+import functools
 import re
 from pathlib import Path
 
@@ -14,10 +14,8 @@ from tests.inprocess import Completed, croupier_in_process
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
-def croupier(*args: str, **variables: str) -> Completed:
-    """``croupier ARGS`` with the test's environment plus ``variables``, and no inherited table language."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_TABLE_")}
-    return croupier_in_process(*args, env={**env, **variables})
+croupier = functools.partial(croupier_in_process, without="CROUPIER_TABLE_")
+"""``croupier ARGS`` in this process with the test's variables, and no inherited table language."""
 
 
 def english_words(line: str, allowed: set[str]) -> list[str]:

@@ -4,8 +4,8 @@ its unknown message ids, refused). English stays byte for byte; the other langua
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import sqlite3
 from pathlib import Path
 
@@ -16,10 +16,8 @@ from tests.inprocess import Completed, croupier_in_process
 HOUSE_HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=utf-8\\n"\n\n'
 
 
-def croupier(*args: str, stdin: str = "", **variables: str) -> Completed:
-    """``croupier ARGS`` with the test's environment plus ``variables``, and no inherited table language."""
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_TABLE_")}
-    return croupier_in_process(*args, env={**env, **variables}, stdin=stdin)
+croupier = functools.partial(croupier_in_process, without="CROUPIER_TABLE_")
+"""``croupier ARGS`` in this process with the test's variables, and no inherited table language."""
 
 
 def last_line(run: Completed) -> str:

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from controller.i18n.numbers import format_count, format_net
-from tests.inprocess import Completed, croupier_in_process
+from tests.inprocess import croupier_in_process, croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def croupier(*args: str, env: dict[str, str] | None = None) -> Completed:
-    """``croupier ARGS`` in this process (``env``: the whole environment); the test of an unknown language
-    in the environment spawns a real one."""
-    return croupier_in_process(*args, env=env)
+croupier = croupier_in_process
+"""``croupier ARGS`` in this process; the test of an unknown language in the environment spawns a real one."""
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +58,10 @@ def test_history_takes_the_language_of_the_config_and_the_environment(journal: s
     from_file = croupier("history", journal, "--config", str(config))
     assert from_file.returncode == 0, from_file.stderr
     assert "莊" in from_file.stdout and "Round" not in from_file.stdout
-    environ = {**os.environ, "CROUPIER_TABLE_LANGUAGE": "ja"}
-    from_env = croupier("history", journal, env=environ)
+    from_env = croupier("history", journal, CROUPIER_TABLE_LANGUAGE="ja")
     assert from_env.returncode == 0, from_env.stderr
     assert "バンカー" in from_env.stdout and "Round" not in from_env.stdout
-    overridden = croupier("history", journal, "--lang", "en", env=environ)
+    overridden = croupier("history", journal, "--lang", "en", CROUPIER_TABLE_LANGUAGE="ja")
     assert overridden.stdout == croupier("history", journal).stdout
 
 
@@ -78,9 +69,7 @@ def test_history_refuses_an_unknown_language_in_one_line(journal: str) -> None:
     run = croupier("history", journal, "--lang", "kr")
     assert run.returncode == 2 and not run.stdout
     assert "--lang" in run.stderr and "'kr'" in run.stderr and "Traceback" not in run.stderr
-    environ_run = subprocess.run([sys.executable, "-m", "controller.cli.main", "history", journal],
-                                 capture_output=True, text=True, cwd=ROOT, timeout=120,
-                                 env={**os.environ, "CROUPIER_TABLE_LANGUAGE": "kr"})
+    environ_run = croupier_process("history", journal, CROUPIER_TABLE_LANGUAGE="kr")
     assert environ_run.returncode == 2 and not environ_run.stdout
     assert environ_run.stderr.startswith("croupier history: ") and "'kr'" in environ_run.stderr
     assert len(environ_run.stderr.strip().splitlines()) == 1

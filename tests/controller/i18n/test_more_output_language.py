@@ -4,19 +4,18 @@ variant's name: in the chosen language, with no English left; English unchanged.
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import re
 import sqlite3
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from config.loader import load_config
-from controller.app.session import Outputs, board_languages, scoreboard_for
+from controller.app.builder import SessionOptions, build_session
+from controller.app.stages import board_languages
 from controller.core.exceptions import JournalTamperedError, ScriptError
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
@@ -25,16 +24,15 @@ from controller.ui.console import responsible_gaming_text
 from controller.ui.keyboard import HELP, worded_parser
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from controller.ui.scoreboard_words import words_message
-from tests.inprocess import Completed, croupier_in_process
+from drivers.mock import MockShoe
+from tests.inprocess import ROOT, croupier_in_process, croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 HEX = re.compile(r"\b[0-9a-f]{64}\b")
 
 
-def croupier(*args: str, **variables: str) -> Completed:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_")}
-    return croupier_in_process(*args, env={**env, **variables})
+croupier = functools.partial(croupier_in_process, without="CROUPIER_")
+"""``croupier ARGS`` in this process, with no CROUPIER_ variable but the test's own."""
 
 
 def english_words(text: str, allowed: set[str]) -> list[str]:
@@ -140,10 +138,8 @@ def test_dealer_command_refusals_are_worded(language: str, line: str) -> None:
 def test_a_dealer_command_typed_at_the_terminal_is_refused_in_the_table_language(tmp_path: Path) -> None:
     script = tmp_path / "shoe.txt"
     script.write_text("@shoe 3S KD 5H 9C\n", encoding="utf-8")
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_")}
-    run = subprocess.run([sys.executable, "-m", "controller.cli", "run", "--driver", f"mock://?script={script}",
-                          "--json", "--no-burn", "--lang", "ko"], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120, input="xyz\n", env=env)
+    run = croupier_process("run", "--driver", f"mock://?script={script}", "--json", "--no-burn", "--lang", "ko",
+                           stdin="xyz\n", without="CROUPIER_")
     assert run.returncode == 0, run.stderr
     assert "croupier run: 'xyz'은(는) 딜러 명령이 아닙니다" in run.stderr
     assert "is not a dealer command" not in run.stderr
@@ -196,8 +192,8 @@ def words_of(settings_text: str, tmp_path: Path) -> dict[str, object]:
     config = tmp_path / "table.toml"
     config.write_text(settings_text, encoding="utf-8")
     notices: list[str] = []
-    outputs = Outputs(notice=notices.append)
-    scoreboard_for(outputs, "127.0.0.1:0", load_config(config, environ={}))
+    session = build_session(SessionOptions(load_config(config, environ={}), MockShoe("mock://"),
+                                           scoreboard="127.0.0.1:0", notice=notices.append))
     try:
         url = notices[0].split()[-1]  # the notice is in the table's language; its URL ends it
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -205,8 +201,7 @@ def words_of(settings_text: str, tmp_path: Path) -> dict[str, object]:
             answer: dict[str, object] = json.loads(reply.read())
         return answer
     finally:
-        for close in outputs.closers:
-            close()
+        session.close()
 
 
 def test_the_table_language_and_its_house_words_reach_the_scoreboard(tmp_path: Path) -> None:
@@ -273,7 +268,9 @@ def test_diagram_and_floor_acl_keep_their_english_and_speak_the_language(tmp_pat
         run = croupier("floor", "acl", "--out", str(out), "--table", "s1/t1", "--lang", language)
         assert run.returncode == 0 and run.stdout.startswith(wrote), run.stdout
         allowed = path_words(out) | {"passwd", "acl", "mosquitto", "floor", "conf", "credentials", "Mosquitto",
-                                     "include", "dir"}
+                                     "include", "dir",
+                                         # Mosquitto's own keywords, quoted as they must be typed
+                                         "listener", "use", "username", "as", "clientid", "true", "ID"}
         assert english_words(run.stdout, allowed) == [], run.stdout
 
 
@@ -351,9 +348,13 @@ def test_a_resume_refusal_is_worded(journal: Path) -> None:
 def test_the_archive_comparison_lines_are_worded() -> None:
     pytest.importorskip("psycopg")
     from controller.floor.archive_check import compare_records
-    from controller.journal.store import Record
+    from controller.journal.store import GENESIS, Record, record_hash
 
-    records = [Record(seq, "input", "2026-01-05T20:14:03Z", "{}", "0" * 64, f"{seq:064x}") for seq in (1, 2, 3)]
+    records: list[Record] = []
+    for seq in (1, 2, 3):  # a genuine chain: the archive's own rows must hold
+        prev = records[-1].hash if records else GENESIS
+        records.append(Record(seq, "input", "2026-01-05T20:14:03Z", "{}", prev,
+                              record_hash(seq, "input", "2026-01-05T20:14:03Z", prev, "{}")))
     matches = compare_records(records, records[:2], "casino/t1")
     english = [line.english() for line in matches.lines]
     assert english == ["matches the archive of table casino/t1: records 1-2 are the same",
@@ -361,7 +362,7 @@ def test_the_archive_comparison_lines_are_worded() -> None:
     korean = [Catalogue("ko").text(line) for line in matches.lines]
     assert korean == ["테이블 casino/t1의 보관본과 일치합니다: 기록 1-2이(가) 같습니다",
                       "기록 3-3은(는) 아직 보관되지 않았습니다"]
-    edited = compare_records(records, [records[0], records[1]._replace(body='{"x": 1}')], "casino/t1")
+    edited = compare_records([records[0], records[1]._replace(body='{"x": 1}')], records[:2], "casino/t1")
     assert not edited.matches
     assert Catalogue("es").text(edited.lines[0]) == (
         "el registro 2 difiere de la copia archivada de la mesa casino/t1 (body): el diario local fue editado o "

@@ -3,18 +3,14 @@ the chosen language with the locale's decimal sign; English unchanged (the summa
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from controller.i18n.numbers import format_fixed
-from tests.inprocess import Completed, croupier_in_process
+from tests.inprocess import Completed, croupier_in_process, croupier_process, environment
 
-ROOT = Path(__file__).resolve().parents[3]
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 SUMMARY_LINE = re.compile(r"^  banker \d+ \(\d+\.\d\d%\)   player \d+ \(\d+\.\d\d%\)   tie \d+ \(\d+\.\d\d%\)$")
 ODDS_WORDS = {"croupier", "odds", "decks", "variant", "commission"}
@@ -22,8 +18,8 @@ ODDS_WORDS = {"croupier", "odds", "decks", "variant", "commission"}
 
 
 def croupier(*args: str, **variables: str) -> Completed:
-    env = {name: value for name, value in os.environ.items() if not name.startswith("CROUPIER_TABLE_")}
-    run = croupier_in_process(*args, env={**env, **variables})
+    """``croupier ARGS`` in this process (no inherited table language), which must succeed."""
+    run = croupier_in_process(*args, env=environment(None, "CROUPIER_TABLE_", **variables))
     assert run.returncode == 0, run.stderr
     return run
 
@@ -146,9 +142,8 @@ def test_the_plot_labels_are_drawn_in_a_cjk_font(tmp_path: Path) -> None:
     """matplotlib warns of each glyph its font lacks; a Japanese plot must raise none (no tofu boxes)."""
     pytest.importorskip("matplotlib")
     picture = tmp_path / "odds.png"
-    run = subprocess.run([sys.executable, "-W", "always", "-m", "controller.cli.main", "simulate", "--seed", "1",
-                          "--rounds", "300", "--quiet", "--plot", str(picture), "--lang", "ja"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300)
+    run = croupier_process("simulate", "--seed", "1", "--rounds", "300", "--quiet", "--plot", str(picture), "--lang",
+                           "ja", python=["-W", "always"], timeout=300)
     assert run.returncode == 0, run.stderr
     assert picture.stat().st_size > 10_000
     assert "missing from font" not in run.stderr, run.stderr

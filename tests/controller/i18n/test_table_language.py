@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -11,22 +11,19 @@ import pytest
 
 from config.schema import Settings
 from controller.core.events import Event
-from controller.core.inputs import parse_tokens
 from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.localise import Localiser
-from tests.inprocess import Completed, croupier_in_process
+from tests.inprocess import croupier_in_process
+from tests.tokens import dealt
 
-ROOT = Path(__file__).resolve().parents[3]
 HUMAN_FIELDS = {"say", "detail", "instruction"}
 
 
-def croupier(*args: str, env: dict[str, str] | None = None) -> Completed:
-    """``croupier ARGS`` in this process (what it prints is the test; tests/controller/cli spawn it), with
-    no CROUPIER_ variable but those of ``env``."""
-    base = {key: value for key, value in os.environ.items() if not key.startswith("CROUPIER_")}
-    return croupier_in_process(*args, env={**base, **(env or {})})
+croupier = functools.partial(croupier_in_process, without="CROUPIER_")
+"""``croupier ARGS`` in this process (what it prints is the test; tests/controller/cli spawn it), with no CROUPIER_
+variable but the test's own."""
 
 
 def stream(output: str) -> list[dict[str, Any]]:
@@ -72,7 +69,7 @@ def test_contract_json_prompts_keep_slot_and_to_in_english_and_carry_say_id(lang
 
 
 def test_the_environment_and_the_config_file_choose_the_language(tmp_path: Path) -> None:
-    run = croupier("simulate", "--seed", "42", "--rounds", "1", env={"CROUPIER_TABLE_LANGUAGE": "ja"})
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", CROUPIER_TABLE_LANGUAGE="ja")
     assert run.returncode == 0, run.stderr
     assert "プレイヤーへカード" in run.stdout
     config = tmp_path / "table.toml"
@@ -84,7 +81,7 @@ def test_the_environment_and_the_config_file_choose_the_language(tmp_path: Path)
 
 
 def test_an_unknown_language_is_one_line_naming_the_key_and_the_choices(tmp_path: Path) -> None:
-    run = croupier("simulate", "--rounds", "1", env={"CROUPIER_TABLE_LANGUAGE": "kr"})
+    run = croupier("simulate", "--rounds", "1", CROUPIER_TABLE_LANGUAGE="kr")
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
         "croupier simulate: environment: [table] language: expected one of en, ko, zh_Hant, zh_Hans, ja, es, "
@@ -128,11 +125,11 @@ def test_a_house_po_file_overrides_a_message(tmp_path: Path) -> None:
 def test_a_house_translation_with_a_foreign_placeholder_is_refused_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "ko.po").write_text(HOUSE_PO.replace("{text}", "{side} 카드"), encoding="utf-8")
     run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
-                   env={"CROUPIER_TABLE_MESSAGES_DIR": str(tmp_path)})
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
     assert run.returncode == 2
     (line,) = run.stderr.strip().splitlines()
     assert str(tmp_path / "ko.po") in line and "'prompt.player'" in line and "{side}" in line
-    run = croupier("simulate", "--rounds", "1", env={"CROUPIER_TABLE_MESSAGES_DIR": str(tmp_path / "none")})
+    run = croupier("simulate", "--rounds", "1", CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path / "none"))
     assert run.returncode == 2 and "messages_dir" in run.stderr and "Traceback" not in run.stderr
 
 
@@ -142,11 +139,7 @@ TOKENS = ("@shoe 5H 2C 3C 4C 6C 7C  9S 8H KD 2C @next  4C 3D 2H 5S 7H  @next 6C 
 
 
 def table_events() -> list[Event]:
-    table = Table(Settings())
-    events = table.start()
-    for item in parse_tokens(TOKENS):
-        events.extend(table.handle(item))
-    return events
+    return dealt(TOKENS, Table(Settings()), confirm=False)
 
 
 @pytest.mark.parametrize("language", [code for code in LANGUAGES if code != "en"])

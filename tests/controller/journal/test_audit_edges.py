@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main as cli
-from tests.inprocess import Completed, croupier_in_process
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.inprocess import croupier_in_process, croupier_process
 
 
 def journal(tmp_path: Path) -> Path:
@@ -59,12 +55,7 @@ def test_a_file_that_is_no_journal_is_exit_2(tmp_path: Path, capsys: pytest.Capt
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
-def croupier(*argv: str, user: list[str] | None = None) -> subprocess.CompletedProcess[str] | Completed:
-    """``croupier ARGV``: as another ``user`` in a process of its own, else in this process."""
-    if user is None:
-        return croupier_in_process(*argv)
-    return subprocess.run([*user, sys.executable, "-m", "controller.cli.main", *argv],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+croupier = croupier_in_process
 
 
 def listing(directory: Path) -> dict[str, bytes]:
@@ -151,12 +142,12 @@ def test_audit_and_history_read_a_journal_read_only_to_them(shared_dir: Path, lo
     if locked == "directory":
         shared_dir.chmod(0o555)
     before = listing(shared_dir)
-    assert croupier("simulate", "--seed", "4", "--rounds", "4", "--journal", str(path), "--quiet",
-                    user=NOBODY).returncode == 2  # the user really cannot write it
-    verified = croupier("audit", "verify", str(path), user=NOBODY)
+    assert croupier_process("simulate", "--seed", "4", "--rounds", "4", "--journal", str(path), "--quiet",
+                            before=NOBODY, timeout=300).returncode == 2  # the user really cannot write it
+    verified = croupier_process("audit", "verify", str(path), before=NOBODY, timeout=300)
     assert verified.returncode == 0, verified
     assert verified.stdout.startswith("OK: 58 records checked")
-    shown = croupier("history", str(path), "--csv", user=NOBODY)
+    shown = croupier_process("history", str(path), "--csv", before=NOBODY, timeout=300)
     assert shown.returncode == 0, shown
     assert len(shown.stdout.splitlines()) == 4 and shown.stderr == ""
     assert listing(shared_dir) == before

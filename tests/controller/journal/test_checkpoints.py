@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event
 from controller.journal.store import canonical
+from controller.ui import transcript as transcript_module
 from controller.ui.transcript import JsonLines
 from tests.controller.journal.forger import forge_record, with_listed_orders
+from tests.inprocess import croupier_in_process
 
 Events = list[dict[str, Any]]
 GAME = ["simulate", "--seed", "31", "--decks", "1", "--rounds", "40"]
@@ -26,10 +27,10 @@ class Crash(Exception):
     """Stands for the controller being killed."""
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    status = cli.main(list(argv))
-    captured = capsys.readouterr()
-    return status, captured.out, captured.err
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """``croupier ARGV`` in this process: its status, stdout and stderr."""
+    run = croupier_in_process(*argv)
+    return run.returncode, run.stdout, run.stderr
 
 
 def lines_of(text: str) -> Events:
@@ -61,26 +62,25 @@ def crash_after_results(monkeypatch: pytest.MonkeyPatch, results: int) -> None:
             if seen["results"] >= results:
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
 
 
 def crashed_mid_game(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
                      config: str) -> tuple[Events, Path, Events]:
     """The game's whole output, and its journal with what it printed when killed after result 30."""
-    _, reference_text, _ = run_cli(capsys, *GAME, "--json", "--config", config)
+    _, reference_text, _ = run_cli(*GAME, "--json", "--config", config)
     journal = tmp_path / "j.db"
     crash_after_results(monkeypatch, 30)
     with pytest.raises(Crash):
         cli.main([*GAME, "--json", "--config", config, "--journal", str(journal)])
     before = lines_of(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     return lines_of(reference_text), journal, before
 
 
-def test_checkpoints_at_every_new_shoe_and_every_n_inputs(tmp_path: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_checkpoints_at_every_new_shoe_and_every_n_inputs(tmp_path: Path) -> None:
     journal = tmp_path / "j.db"
-    status, _, _ = run_cli(capsys, *GAME, "--json", "--config", str(config_with(tmp_path, 25)),
+    status, _, _ = run_cli(*GAME, "--json", "--config", str(config_with(tmp_path, 25)),
                            "--journal", str(journal))
     assert status == 0
     records = rows(journal)
@@ -108,7 +108,7 @@ def test_resume_from_a_checkpoint_replays_only_since_it_and_gives_the_same_game(
     config = str(config_with(tmp_path, 20))
     reference, journal, before = crashed_mid_game(tmp_path, capsys, monkeypatch, config)
     inputs_in_journal = sum(1 for _, kind, _ in rows(journal) if kind == "input")
-    status, resumed_text, err = run_cli(capsys, *GAME, "--json", "--config", config, "--journal", str(journal))
+    status, resumed_text, err = run_cli(*GAME, "--json", "--config", config, "--journal", str(journal))
     assert status == 0, err
     replayed = int(err.split("resumed from journal")[1].split(":")[1].split("inputs replayed")[0])
     assert replayed <= 20 < inputs_in_journal
@@ -122,13 +122,13 @@ def test_resume_from_a_checkpoint_replays_only_since_it_and_gives_the_same_game(
 def test_the_summary_after_a_resume_counts_the_whole_game(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     config = str(config_with(tmp_path, 20))
-    _, reference, _ = run_cli(capsys, *GAME, "--quiet", "--config", config)
+    _, reference, _ = run_cli(*GAME, "--quiet", "--config", config)
     journal = tmp_path / "j.db"
     crash_after_results(monkeypatch, 25)
     with pytest.raises(Crash):
         cli.main([*GAME, "--json", "--config", config, "--journal", str(journal)])
     capsys.readouterr()
-    status, summary, _ = run_cli(capsys, *GAME, "--quiet", "--config", config, "--journal", str(journal))
+    status, summary, _ = run_cli(*GAME, "--quiet", "--config", config, "--journal", str(journal))
     assert status == 0
     assert any(kind == "checkpoint" for _, kind, _ in rows(journal))
     assert summary == reference
@@ -141,55 +141,52 @@ def test_the_summary_after_a_resume_counts_the_whole_game(
     lambda body: body.update(totals={**body["totals"], "banker": body["totals"].get("banker", 0) + 1}),
     lambda body: body.update(position=[9, 9]),
 ])
-def test_audit_replay_names_a_forged_checkpoint(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                forge: Any) -> None:
+def test_audit_replay_names_a_forged_checkpoint(tmp_path: Path, forge: Any) -> None:
     journal = tmp_path / "j.db"
-    run_cli(capsys, *GAME, "--json", "--config", str(config_with(tmp_path, 30)), "--journal", str(journal))
+    run_cli(*GAME, "--json", "--config", str(config_with(tmp_path, 30)), "--journal", str(journal))
     seq, _, text = [row for row in rows(journal) if row[1] == "checkpoint"][2]
     body = json.loads(text)
     forge(body)
     forge_record(journal, seq, json.dumps(body, separators=(",", ":")))
-    status, out, _ = run_cli(capsys, "audit", "verify", str(journal))
+    status, out, _ = run_cli("audit", "verify", str(journal))
     assert status == 0, out  # the chain itself is whole: the forger recomputed it
-    status, out, err = run_cli(capsys, "audit", "verify", str(journal), "--replay")
+    status, out, err = run_cli("audit", "verify", str(journal), "--replay")
     assert status == 1
     assert f"record {seq}: the checkpoint does not match the replay" in out
     assert "Traceback" not in err
 
 
-def test_a_forged_last_checkpoint_is_not_resumed_blindly(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_forged_last_checkpoint_is_not_resumed_blindly(tmp_path: Path) -> None:
     journal = tmp_path / "j.db"
     argv = [*GAME, "--json", "--config", str(config_with(tmp_path, 30)), "--journal", str(journal)]
-    run_cli(capsys, *argv)
+    run_cli(*argv)
     seq = [row for row in rows(journal) if row[1] == "checkpoint"][-1][0]
     forge_record(journal, seq, '{"state":{"format":1},"inputs":1}')
-    status, printed, err = run_cli(capsys, *argv)
+    status, printed, err = run_cli(*argv)
     assert status == 2
     assert printed == ""
     assert f"record {seq} is not a valid checkpoint" in err and "Traceback" not in err
 
 
-def test_an_edited_record_after_the_checkpoint_stops_the_resume(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_edited_record_after_the_checkpoint_stops_the_resume(tmp_path: Path) -> None:
     journal = tmp_path / "j.db"
     argv = [*GAME, "--json", "--config", str(config_with(tmp_path, 30)), "--journal", str(journal)]
-    run_cli(capsys, *argv)
+    run_cli(*argv)
     last = [seq for seq, kind, _ in rows(journal) if kind == "events"][-1]
     connection = sqlite3.connect(journal)
     connection.execute("UPDATE records SET body = replace(body, ?, ?) WHERE seq = ?", ('"round":', '"round":1', last))
     connection.commit()
     connection.close()
-    status, _, err = run_cli(capsys, *argv)
+    status, _, err = run_cli(*argv)
     assert status == 2
     assert f"record {last}" in err
 
 
-def test_an_edited_record_of_the_current_shoe_before_the_checkpoint_stops_the_resume(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_edited_record_of_the_current_shoe_before_the_checkpoint_stops_the_resume(tmp_path: Path) -> None:
     """The events a resume reads back (from the start of the shoe) are chain-checked too."""
     journal = tmp_path / "j.db"
     argv = [*GAME, "--json", "--config", str(config_with(tmp_path, 8)), "--journal", str(journal)]
-    run_cli(capsys, *argv)
+    run_cli(*argv)
     records = rows(journal)
     last = [seq for seq, kind, _ in records if kind == "checkpoint"][-1]
     shoe_from = json.loads(dict((seq, body) for seq, _, body in records)[last])["shoe_from"]
@@ -198,7 +195,7 @@ def test_an_edited_record_of_the_current_shoe_before_the_checkpoint_stops_the_re
     connection.execute("UPDATE records SET body = replace(body, ?, ?) WHERE seq = ?", ('"round":', '"round":1', edited))
     connection.commit()
     connection.close()
-    status, _, err = run_cli(capsys, *argv)
+    status, _, err = run_cli(*argv)
     assert status == 2
     assert f"record {edited}" in err and "Traceback" not in err
 
@@ -258,7 +255,7 @@ def test_each_earlier_shoe_is_kept_as_one_string_and_an_older_checkpoints_lists_
         forge_record(journal, seq, canonical(with_listed_orders(body)))
     assert cli.main(["audit", "verify", str(journal), "--replay"]) == 0
     assert "same events" in capsys.readouterr().out
-    status, resumed_text, err = run_cli(capsys, *GAME, "--json", "--config", config, "--journal", str(journal))
+    status, resumed_text, err = run_cli(*GAME, "--json", "--config", config, "--journal", str(journal))
     assert status == 0, err
     resumed = lines_of(resumed_text)
     assert resumed == reference[len(reference) - len(resumed):]

@@ -5,20 +5,18 @@ that form, everywhere."""
 from __future__ import annotations
 
 from config.loader import load_config
-from controller.core.inputs import parse_tokens
 from controller.core.snapshot import snapshot
 from controller.core.table import Table
 from controller.journal.compat import as_kept
 from controller.journal.store import canonical
 from tests.controller.journal.forger import with_listed_orders
+from tests.tokens import dealt
 
 
 def test_an_older_checkpoint_with_an_undo_point_is_compared_in_its_own_form() -> None:
     settings = load_config(environ={}, overrides={"table": {"decks": 1}, "shoe": {"burn": "none"}})
     table = Table(settings)
-    table.start()
-    for item in parse_tokens("@shoe 3S KD 5H 9C @close @shoe AS ?? @manual 4D"):
-        table.handle(item)
+    dealt("@shoe 3S KD 5H 9C @close @shoe AS ?? @manual 4D", table, confirm=False)
     body = {"state": snapshot(table)}
     kept = with_listed_orders(body)
     point = kept["state"]["undo"]["point"]

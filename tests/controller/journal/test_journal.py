@@ -14,7 +14,6 @@ import pytest
 
 from controller.app.runner import Runner
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event, decode_event
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.inputs import Input, InputKind, parse_tokens
@@ -22,10 +21,12 @@ from controller.core.table import Table
 from controller.journal.replay import attach_journal
 from controller.journal.store import GENESIS, Journal, canonical, record_hash
 from controller.journal.verify import verify
+from controller.ui import transcript as transcript_module
 from controller.ui.transcript import JsonLines
 from drivers.mock import MockShoe
 from tests.badges import auth_section
 from tests.controller.journal.forger import forge_record
+from tests.inprocess import croupier_in_process
 from tests.typed_events import plain
 
 Events = list[dict[str, Any]]
@@ -43,10 +44,10 @@ def lines_of(text: str) -> Events:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Events, str]:
-    status = cli.main(list(argv))
-    captured = capsys.readouterr()
-    return status, lines_of(captured.out), captured.err
+def run_cli(*argv: str) -> tuple[int, Events, str]:
+    """``croupier ARGV`` in this process: its status, its JSON events and its stderr."""
+    run = croupier_in_process(*argv)
+    return run.returncode, lines_of(run.stdout), run.stderr
 
 
 def crashing_output(monkeypatch: pytest.MonkeyPatch, after: int, partial: bool) -> None:
@@ -62,7 +63,7 @@ def crashing_output(monkeypatch: pytest.MonkeyPatch, after: int, partial: bool) 
                 raise Crash
             super().__call__(events)
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
 
 
 def journal_events(path: Path) -> Events:
@@ -84,10 +85,9 @@ def results(events: Events) -> list[str]:
 # -- writing ------------------------------------------------------------------------------------
 
 
-def test_journaled_run_prints_what_a_plain_run_prints(tmp_path: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    plain = run_cli(capsys, "simulate", "--seed", "5", "--rounds", "12", "--json")
-    journaled = run_cli(capsys, "simulate", "--seed", "5", "--rounds", "12", "--json",
+def test_journaled_run_prints_what_a_plain_run_prints(tmp_path: Path) -> None:
+    plain = run_cli("simulate", "--seed", "5", "--rounds", "12", "--json")
+    journaled = run_cli("simulate", "--seed", "5", "--rounds", "12", "--json",
                         "--journal", str(tmp_path / "j.db"))
     assert journaled[0] == plain[0] == 0
     assert journaled[1] == plain[1]
@@ -151,11 +151,10 @@ def test_every_input_is_journaled_with_where_it_came_from(tmp_path: Path) -> Non
 # -- resume -------------------------------------------------------------------------------------
 
 
-def test_resume_after_the_end_shows_only_the_current_instruction(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_after_the_end_shows_only_the_current_instruction(tmp_path: Path) -> None:
     argv = ("simulate", "--seed", "9", "--rounds", "4", "--json", "--journal", str(tmp_path / "j.db"))
-    first = run_cli(capsys, *argv)
-    again = run_cli(capsys, *argv)
+    first = run_cli(*argv)
+    again = run_cli(*argv)
     assert again[0] == first[0] == 0
     assert again[1] == [first[1][-1]]
     assert "resumed from journal" in again[2]
@@ -175,8 +174,8 @@ def test_crash_in_every_batch_resumes_to_the_same_game(
             counted["batches"] += 1
             super().__call__(events)
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Counting)
-    status, reference, _ = run_cli(capsys, *argv)
+    monkeypatch.setattr(transcript_module, "JsonLines", Counting)
+    status, reference, _ = run_cli(*argv)
     batches = counted["batches"] - 1  # a journaled run shows the header and start in one batch
     assert batches > 20
     for after in range(1, batches + 1):
@@ -185,8 +184,8 @@ def test_crash_in_every_batch_resumes_to_the_same_game(
         with pytest.raises(Crash):
             cli.main([*argv, "--journal", str(path)])
         before = lines_of(capsys.readouterr().out)
-        monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
-        resumed_status, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
+        monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
+        resumed_status, resumed, _ = run_cli(*argv, "--journal", str(path))
         assert resumed_status == status
         assert journal_events(path) == reference, f"crash in batch {after}"
         # The resumed run starts with the batch that may not have been shown (whole), else with
@@ -213,7 +212,7 @@ def _crash_when(monkeypatch: pytest.MonkeyPatch, predicate: Any) -> None:
             if predicate(events[-1]):
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
 
 
 @pytest.mark.parametrize("where, predicate", [
@@ -224,15 +223,15 @@ def _crash_when(monkeypatch: pytest.MonkeyPatch, predicate: Any) -> None:
 def test_resume_exactly_where_it_stopped(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                          monkeypatch: pytest.MonkeyPatch, where: str, predicate: Any) -> None:
     argv = ["simulate", "--cards", SCRIPT, "--json"]
-    _, reference, _ = run_cli(capsys, *argv)
+    _, reference, _ = run_cli(*argv)
     path = tmp_path / "j.db"
     _crash_when(monkeypatch, predicate)
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     before = lines_of(capsys.readouterr().out)
     assert predicate(before[-1]), where
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
-    _, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
+    _, resumed, _ = run_cli(*argv, "--journal", str(path))
     assert_resumed_exactly(before, resumed, reference)
 
 
@@ -253,7 +252,7 @@ def assert_resumed_exactly(before: Events, resumed: Events, reference: Events) -
 def test_seeded_resume_moves_the_mock_to_the_right_shoe(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     argv = ["simulate", "--seed", "21", "--decks", "1", "--rounds", "20", "--json"]
-    _, reference, _ = run_cli(capsys, *argv)
+    _, reference, _ = run_cli(*argv)
     assert max(e["shoe"] for e in reference if e["event"] == "shoe") >= 3
     path = tmp_path / "j.db"
     _crash_when(monkeypatch, lambda e: e.get("action") == "burn" and "Turn" in e["say"]
@@ -261,15 +260,15 @@ def test_seeded_resume_moves_the_mock_to_the_right_shoe(tmp_path: Path, capsys: 
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     before = lines_of(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
-    _, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
+    _, resumed, _ = run_cli(*argv, "--journal", str(path))
     assert_resumed_exactly(before, resumed, reference)
 
 
-def test_resume_without_seed_uses_the_journals_seed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_without_seed_uses_the_journals_seed(tmp_path: Path) -> None:
     path = str(tmp_path / "j.db")
-    first = run_cli(capsys, "simulate", "--seed", "77", "--rounds", "3", "--json", "--journal", path)
-    again = run_cli(capsys, "simulate", "--rounds", "3", "--json", "--journal", path)
+    first = run_cli("simulate", "--seed", "77", "--rounds", "3", "--json", "--journal", path)
+    again = run_cli("simulate", "--rounds", "3", "--json", "--journal", path)
     assert again[0] == 0, again[2]
     assert again[1] == [first[1][-1]]
 
@@ -277,15 +276,14 @@ def test_resume_without_seed_uses_the_journals_seed(tmp_path: Path, capsys: pyte
 @pytest.mark.parametrize("other", [
     ["--seed", "6"], ["--decks", "6"], ["--no-burn"], ["--rounds", "5"],
 ])
-def test_a_journal_refuses_other_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                          other: list[str]) -> None:
+def test_a_journal_refuses_other_arguments(tmp_path: Path, other: list[str]) -> None:
     path = str(tmp_path / "j.db")
     base = {"--seed": "5", "--rounds": "4", "--decks": "8"}
-    run_cli(capsys, "simulate", *[x for kv in base.items() for x in kv], "--json", "--journal", path)
+    run_cli("simulate", *[x for kv in base.items() for x in kv], "--json", "--journal", path)
     for key, value in zip(other[::2], other[1::2], strict=False):
         base[key] = value
     flags = [x for x in other if x == "--no-burn"]
-    status, printed, err = run_cli(capsys, "simulate", *[x for kv in base.items() for x in kv], *flags,
+    status, printed, err = run_cli("simulate", *[x for kv in base.items() for x in kv], *flags,
                                    "--json", "--journal", path)
     assert status == 2
     assert printed == []
@@ -293,10 +291,10 @@ def test_a_journal_refuses_other_arguments(tmp_path: Path, capsys: pytest.Captur
     assert "Traceback" not in err
 
 
-def test_other_cards_are_other_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_other_cards_are_other_arguments(tmp_path: Path) -> None:
     path = str(tmp_path / "j.db")
-    run_cli(capsys, "simulate", "--cards", "5H 2C", "--json", "--journal", path)
-    status, _, err = run_cli(capsys, "simulate", "--cards", "5H 2D", "--json", "--journal", path)
+    run_cli("simulate", "--cards", "5H 2C", "--json", "--journal", path)
+    status, _, err = run_cli("simulate", "--cards", "5H 2D", "--json", "--journal", path)
     assert status == 2 and "cards" in err
 
 
@@ -304,7 +302,7 @@ def test_other_cards_are_other_arguments(tmp_path: Path, capsys: pytest.CaptureF
 
 
 @pytest.mark.parametrize("make", ["text", "empty", "other_sqlite", "directory"])
-def test_not_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str], make: str) -> None:
+def test_not_a_journal(tmp_path: Path, make: str) -> None:
     path = tmp_path / "thing"
     if make == "text":
         path.write_text("hello, I am not a database\n" * 50)
@@ -317,13 +315,13 @@ def test_not_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str], make:
         connection.close()
     else:
         path.mkdir()
-    status, _, err = run_cli(capsys, "audit", "verify", str(path))
+    status, _, err = run_cli("audit", "verify", str(path))
     assert status == 2
     assert str(path) in err and "Traceback" not in err
-    status, _, err = run_cli(capsys, "history", str(path))
+    status, _, err = run_cli("history", str(path))
     assert status == 2 and str(path) in err
     if make in ("text", "other_sqlite", "directory"):
-        status, printed, err = run_cli(capsys, "simulate", "--seed", "1", "--json", "--journal", str(path))
+        status, printed, err = run_cli("simulate", "--seed", "1", "--json", "--journal", str(path))
         assert status == 2 and printed == [] and str(path) in err
     if make == "other_sqlite":  # someone else's database is left as it was
         connection = sqlite3.connect(path)
@@ -332,30 +330,28 @@ def test_not_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str], make:
         connection.close()
 
 
-def test_missing_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, err = run_cli(capsys, "audit", "verify", str(tmp_path / "nope.db"))
+def test_missing_journal(tmp_path: Path) -> None:
+    status, _, err = run_cli("audit", "verify", str(tmp_path / "nope.db"))
     assert status == 2 and "no such journal" in err
 
 
 @pytest.mark.parametrize("where", ["parent_is_a_file", "no_such_directory"])
-def test_unwritable_journal_path_halts_before_any_prompt(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str) -> None:
+def test_unwritable_journal_path_halts_before_any_prompt(tmp_path: Path, where: str) -> None:
     if where == "parent_is_a_file":
         (tmp_path / "file").write_text("x")
         path = tmp_path / "file" / "j.db"
     else:
         path = tmp_path / "missing" / "j.db"
-    status, printed, err = run_cli(capsys, "simulate", "--seed", "1", "--json", "--journal", str(path))
+    status, printed, err = run_cli("simulate", "--seed", "1", "--json", "--journal", str(path))
     assert status == 2
     assert printed == []
     assert str(path) in err and "Traceback" not in err
 
 
-def test_full_disk_halts_without_showing_anything_unjournaled(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_full_disk_halts_without_showing_anything_unjournaled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A disk that fills up (SQLite's max_page_count gives the same SQLITE_FULL)."""
     argv = ["simulate", "--seed", "4", "--rounds", "60", "--json"]
-    _, reference, _ = run_cli(capsys, *argv)
+    _, reference, _ = run_cli(*argv)
     path = tmp_path / "j.db"
     opened = Journal.create_or_open
 
@@ -365,14 +361,14 @@ def test_full_disk_halts_without_showing_anything_unjournaled(
         return journal
 
     monkeypatch.setattr(Journal, "create_or_open", small)
-    status, printed, err = run_cli(capsys, *argv, "--journal", str(path))
+    status, printed, err = run_cli(*argv, "--journal", str(path))
     assert status == 2
     assert "disk is full" in err and str(path) in err
     journaled = journal_events(path)
     assert printed == journaled  # nothing shown that is not journaled
     assert len(printed) < len(reference)
     monkeypatch.setattr(Journal, "create_or_open", opened)
-    status, resumed, err = run_cli(capsys, *argv, "--journal", str(path))
+    status, resumed, err = run_cli(*argv, "--journal", str(path))
     assert status == 0, err
     assert set(results(printed + resumed)) == set(results(reference))
     assert journal_events(path) == reference
@@ -382,9 +378,9 @@ def test_full_disk_halts_without_showing_anything_unjournaled(
 
 
 @pytest.fixture
-def journal_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+def journal_path(tmp_path: Path) -> Path:
     path = tmp_path / "j.db"
-    run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--json", "--journal", str(path))
+    run_cli("simulate", "--seed", "5", "--rounds", "6", "--json", "--journal", str(path))
     return path
 
 
@@ -427,8 +423,7 @@ def test_edited_record(journal_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "record 9 was edited" in out
 
 
-def test_edited_record_with_its_hash_recomputed(journal_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_edited_record_with_its_hash_recomputed(journal_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     seq, kind, at, body, prev, _ = _row(journal_path, 12)
     forged = body.replace('"card":"', '"card":"X')
     _edit(journal_path, ("UPDATE records SET body = ?, hash = ? WHERE seq = 12",
@@ -483,9 +478,9 @@ def test_swapped_records(journal_path: Path, capsys: pytest.CaptureFixture[str])
     assert "records 15 and 16 were swapped" in out
 
 
-def test_tampered_journal_is_not_resumed(journal_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tampered_journal_is_not_resumed(journal_path: Path) -> None:
     _edit(journal_path, ("UPDATE records SET body = replace(body, ':', ': ') WHERE seq = 9", ()))
-    status, printed, err = run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--json",
+    status, printed, err = run_cli("simulate", "--seed", "5", "--rounds", "6", "--json",
                                    "--journal", str(journal_path))
     assert status == 2 and printed == []
     assert "record 9 was edited" in err
@@ -522,14 +517,14 @@ def test_journal_error_is_a_croupier_error() -> None:
 def test_history_json_is_each_result_once_as_emitted(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     argv = ["simulate", "--seed", "8", "--rounds", "15", "--json"]
-    _, reference, _ = run_cli(capsys, *argv)
+    _, reference, _ = run_cli(*argv)
     path = tmp_path / "j.db"
     crashing_output(monkeypatch, 40, partial=True)
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     capsys.readouterr()
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
-    run_cli(capsys, *argv, "--journal", str(path))
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
+    run_cli(*argv, "--journal", str(path))
     status = cli.main(["history", str(path), "--json"])
     out = capsys.readouterr().out
     assert status == 0
@@ -581,14 +576,14 @@ def test_one_controller_per_journal(tmp_path: Path, capsys: pytest.CaptureFixtur
     path = tmp_path / "j.db"
     holder = Journal.create_or_open(path)
     try:
-        status, printed, err = run_cli(capsys, "simulate", "--seed", "1", "--json", "--journal", str(path))
+        status, printed, err = run_cli("simulate", "--seed", "1", "--json", "--journal", str(path))
         assert status == 2 and printed == []
         assert "in use by another running croupier" in err
         assert cli.main(["audit", "verify", str(path)]) == 2  # no records yet, but readable
     finally:
         holder.close()
     capsys.readouterr()
-    status, printed, _ = run_cli(capsys, "simulate", "--seed", "1", "--rounds", "2", "--json",
+    status, printed, _ = run_cli("simulate", "--seed", "1", "--rounds", "2", "--json",
                                  "--journal", str(path))
     assert status == 0 and printed
 
@@ -605,15 +600,15 @@ def test_badges_and_approvals_are_journaled_replayed_and_in_the_history(
     cards = (f"@badge {DEALER} 5H 2C 3D 4S 6H 7C 9H 8D 2S 3C KH 4D AS 2D @double @void "
              f"@badge {SUPERVISOR} 7S 6D TH 9C QS")
     argv = ["simulate", "--config", str(config), "--cards", cards, "--json"]
-    _, reference, _ = run_cli(capsys, *argv)
+    _, reference, _ = run_cli(*argv)
     assert any(e["event"] == "approval" for e in reference)
     path = tmp_path / "j.db"
     _crash_when(monkeypatch, lambda e: e.get("action") == "approval")
     with pytest.raises(Crash):
         cli.main([*argv, "--journal", str(path)])
     before = lines_of(capsys.readouterr().out)
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
-    _, resumed, _ = run_cli(capsys, *argv, "--journal", str(path))
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
+    _, resumed, _ = run_cli(*argv, "--journal", str(path))
     assert_resumed_exactly(before, resumed, reference)
     # An independent replay (settings from the journal's header, [auth] included) agrees.
     assert cli.main(["audit", "verify", str(path), "--replay"]) == 0
@@ -644,7 +639,7 @@ def test_badges_and_approvals_are_journaled_replayed_and_in_the_history(
 def test_forged_chains_give_clear_messages(journal_path: Path, capsys: pytest.CaptureFixture[str],
                                            seq: int, body: str) -> None:
     forge_record(journal_path, seq, body)
-    status, printed, err = run_cli(capsys, "simulate", "--seed", "5", "--rounds", "6", "--json",
+    status, printed, err = run_cli("simulate", "--seed", "5", "--rounds", "6", "--json",
                                    "--journal", str(journal_path))
     assert status == 2, err
     assert printed == [] and str(journal_path) in err and "Traceback" not in err
@@ -675,7 +670,7 @@ def test_a_journal_from_before_two_person_replays_as_it_was_dealt(
     config.write_text(text, encoding="utf-8")
     path = tmp_path / "old.db"
     cards = f"@badge {SUPERVISOR} 5H 2C 3D 4S 6H 7C 9H 8D 2S 3C KH 4D AS 2D ?? @void @badge {SUPERVISOR} 7S 6D TH 9C QS"
-    status, events, _ = run_cli(capsys, "simulate", "--config", str(config), "--cards", cards, "--json",
+    status, events, _ = run_cli("simulate", "--config", str(config), "--cards", cards, "--json",
                                 "--journal", str(path))
     assert status == 0
     assert any(e["event"] == "approval" for e in events), "the self-approval was refused"

@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.inprocess import CROUPIER, ROOT, croupier_process_bytes
 from tests.typed_events import plain
 
-ROOT = Path(__file__).resolve().parents[3]
-CROUPIER = [sys.executable, "-m", "controller.cli.main"]
 KILLS_WANTED = 200
 
 if TYPE_CHECKING:
@@ -42,8 +41,7 @@ def parse(data: bytes) -> Events:
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def croupier(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([*CROUPIER, *args], capture_output=True, cwd=ROOT, timeout=120)
+croupier = croupier_process_bytes
 
 
 @dataclass

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from controller.cli import main as cli
-from controller.cli import simulate as simulate_command
 from controller.core.events import Event
+from controller.ui import transcript as transcript_module
 from controller.ui.transcript import JsonLines
 from tests.controller.journal.test_journal import (
     Crash,
@@ -20,6 +20,7 @@ from tests.controller.journal.test_journal import (
     run_cli,
 )
 from tests.controller.journal.test_recovery import croupier, parse, run_and_kill
+from tests.tokens import feed
 
 # an undone hand-entered card, an undone exposed call, refused undos (a card read from the shoe, a result),
 # and an undone hand-entered card at B2 whose wrong value made the player draw
@@ -41,8 +42,8 @@ def offers_undo(event: dict[str, Any]) -> bool:
     return "undo" in event
 
 
-def test_the_script_undoes_and_refuses_as_the_rules_say(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _, events, _ = run_cli(capsys, *argv(checkpoint_every_input(tmp_path)))
+def test_the_script_undoes_and_refuses_as_the_rules_say(tmp_path: Path) -> None:
+    _, events, _ = run_cli(*argv(checkpoint_every_input(tmp_path)))
     undone = [(event["input"], event["slot"]) for event in events if event["event"] == "undone"]
     assert undone == [("@manual 9C", "B1"), ("@exposed", "P2"), ("@manual 4S", "B2")]
     refused = [event["reason"] for event in events if event["event"] == "rejected"]
@@ -59,9 +60,9 @@ def test_the_script_undoes_and_refuses_as_the_rules_say(tmp_path: Path, capsys: 
 def test_journaled_the_game_is_the_same_and_the_replay_verifies(tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     config = checkpoint_every_input(tmp_path)
-    _, reference, _ = run_cli(capsys, *argv(config))
+    _, reference, _ = run_cli(*argv(config))
     journal = tmp_path / "j.db"
-    _, journaled, _ = run_cli(capsys, *argv(config), "--journal", str(journal))
+    _, journaled, _ = run_cli(*argv(config), "--journal", str(journal))
     assert journaled == reference
     assert journal_events(journal) == reference
     connection = sqlite3.connect(journal)
@@ -78,7 +79,7 @@ def test_journaled_the_game_is_the_same_and_the_replay_verifies(tmp_path: Path,
 def test_a_crash_right_after_an_undoable_input_resumes_and_the_undo_still_applies(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, nth: int) -> None:
     config = checkpoint_every_input(tmp_path)
-    _, reference, _ = run_cli(capsys, *argv(config))
+    _, reference, _ = run_cli(*argv(config))
     seen = {"offers": 0}
 
     class Dying(JsonLines):
@@ -88,14 +89,14 @@ def test_a_crash_right_after_an_undoable_input_resumes_and_the_undo_still_applie
             if seen["offers"] == nth:
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
     journal = tmp_path / "j.db"
     with pytest.raises(Crash):
         cli.main([*argv(config), "--journal", str(journal)])
     before = lines_of(capsys.readouterr().out)
     assert offers_undo(before[-1])
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
-    _, resumed, _ = run_cli(capsys, *argv(config), "--journal", str(journal))
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
+    _, resumed, _ = run_cli(*argv(config), "--journal", str(journal))
     # the resumed run shows again the batch the crash cut off (ending with the same undo offer), then the rest
     assert before == reference[: len(before)]
     start = len(reference) - len(resumed)
@@ -105,10 +106,9 @@ def test_a_crash_right_after_an_undoable_input_resumes_and_the_undo_still_applie
     assert journal_events(journal) == reference
 
 
-def test_kill_9_after_an_undoable_input_then_resume_gives_the_same_journal(tmp_path: Path,
-                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_kill_9_after_an_undoable_input_then_resume_gives_the_same_journal(tmp_path: Path) -> None:
     config = checkpoint_every_input(tmp_path)
-    _, reference, _ = run_cli(capsys, *argv(config))
+    _, reference, _ = run_cli(*argv(config))
     first_offer = next(index for index, event in enumerate(reference) if offers_undo(event))
     journal = tmp_path / "j.db"
     killed = run_and_kill([*argv(config), "--journal", str(journal)], lines=first_offer + 1)
@@ -124,7 +124,7 @@ def test_kill_9_after_an_undoable_input_then_resume_gives_the_same_journal(tmp_p
 def test_history_shows_the_undo_lines_and_no_undone_card_in_a_result(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     journal = tmp_path / "j.db"
-    run_cli(capsys, *argv(checkpoint_every_input(tmp_path)), "--journal", str(journal))
+    run_cli(*argv(checkpoint_every_input(tmp_path)), "--journal", str(journal))
     assert cli.main(["history", str(journal)]) == 0
     text = capsys.readouterr().out
     assert "@undo: 9C taken back from B1: enter the card again" in text
@@ -144,11 +144,11 @@ def test_the_text_transcript_says_each_undo(capsys: pytest.CaptureFixture[str]) 
     assert "  << @undo: Exposed call taken back: 5H stays in P2; play on" in text
 
 
-def test_a_shoe_script_file_with_undo_tokens_and_its_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_shoe_script_file_with_undo_tokens_and_its_json(tmp_path: Path) -> None:
     script = tmp_path / "drill.txt"
     script.write_text("# a mistyped hand-entered card, taken back\n3S ??\n@manual 9C\n@undo\n@manual 9D\n5H 4D\n",
                       encoding="utf-8")
-    status, events, err = run_cli(capsys, "simulate", "--no-burn", "--script", str(script), "--json")
+    status, events, err = run_cli("simulate", "--no-burn", "--script", str(script), "--json")
     assert status == 0, err
     undone = [event for event in events if event["event"] == "undone"]
     assert undone == [{"event": "undone", "input": "@manual 9C", "round": 1, "slot": "B1", "card": "9C",
@@ -166,7 +166,7 @@ def test_the_cards_export_after_undos_is_the_one_without_them(tmp_path: Path,
     exports = []
     for name, cards in (("undone", SCRIPT), ("straight", straight)):
         journal = tmp_path / f"{name}.db"
-        run_cli(capsys, "simulate", "--no-burn", "--cards", cards, "--json", "--journal", str(journal))
+        run_cli("simulate", "--no-burn", "--cards", cards, "--json", "--journal", str(journal))
         assert cli.main(["history", str(journal), "--cards", "--json"]) == 0
         exports.append([{key: value for key, value in row.items() if key != "at"}
                         for row in lines_of(capsys.readouterr().out)])
@@ -179,7 +179,6 @@ def test_the_cards_export_after_undos_is_the_one_without_them(tmp_path: Path,
 def test_the_dealers_report_does_not_count_an_undone_exposed_call() -> None:
     from datetime import UTC, datetime
 
-    from controller.core.inputs import parse_tokens
     from controller.core.table import Table
     from controller.reports.dealers import Shift, TimedEvent
     from tests.controller.core.test_undo import settings
@@ -188,9 +187,8 @@ def test_the_dealers_report_does_not_count_an_undone_exposed_call() -> None:
     at = datetime(2026, 1, 1, tzinfo=UTC)
     shift = Shift("T1", None, None, at, at)
     started = None
-    for item in parse_tokens("@shoe 5H 3C @exposed @undo 2D @exposed @burn"):
-        for event in table.handle(item):
-            started = shift.count(TimedEvent(at, event), started)
+    for event in feed(table, "@shoe 5H 3C @exposed @undo 2D @exposed @burn"):
+        started = shift.count(TimedEvent(at, event), started)
     assert shift.misdeals["exposed_card"] == 1, "only the exposed call that was resolved"
 
 
@@ -204,7 +202,7 @@ def test_a_journal_whose_checkpoints_predate_undo_still_verifies_and_resumes(
 
     config = checkpoint_every_input(tmp_path)
     game = ["simulate", "--seed", "5", "--rounds", "6", "--json", "--config", config]
-    _, reference, _ = run_cli(capsys, *game)
+    _, reference, _ = run_cli(*game)
     journal = tmp_path / "old.db"
 
     class Dying(JsonLines):
@@ -213,10 +211,10 @@ def test_a_journal_whose_checkpoints_predate_undo_still_verifies_and_resumes(
             if any(event["event"] == "result" and event["round"] == 3 for event in events):
                 raise Crash
 
-    monkeypatch.setattr(simulate_command, "JsonLines", Dying)
+    monkeypatch.setattr(transcript_module, "JsonLines", Dying)
     with pytest.raises(Crash):
         cli.main([*game, "--journal", str(journal)])
-    monkeypatch.setattr(simulate_command, "JsonLines", JsonLines)
+    monkeypatch.setattr(transcript_module, "JsonLines", JsonLines)
     capsys.readouterr()
     connection = sqlite3.connect(journal)
     try:
@@ -230,6 +228,6 @@ def test_a_journal_whose_checkpoints_predate_undo_still_verifies_and_resumes(
         forge_record(journal, seq, canonical(older))
     assert cli.main(["audit", "verify", str(journal), "--replay"]) == 0, capsys.readouterr().err
     capsys.readouterr()
-    status, _, err = run_cli(capsys, *game, "--journal", str(journal))
+    status, _, err = run_cli(*game, "--journal", str(journal))
     assert status == 0, err
     assert journal_events(journal) == reference

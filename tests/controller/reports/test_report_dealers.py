@@ -8,20 +8,14 @@ import io
 import json
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.controller.reports.journalkit import BADGED_TIMELINE, T0, UNBADGED_TIMELINE, write_journal
-from tests.inprocess import croupier_in_process
+from tests.inprocess import CROUPIER, ROOT, croupier_in_process, croupier_process
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def croupier(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+croupier = croupier_process
 
 
 @pytest.fixture
@@ -100,7 +94,7 @@ def test_bad_paths_and_options_are_one_clear_line(journals: tuple[Path, Path], t
     not_a_journal = tmp_path / "notes.txt"
     not_a_journal.write_text("hello\n", encoding="utf-8")
     training = tmp_path / "drill.journal"
-    drill = subprocess.run([sys.executable, "-m", "controller.cli", "train", "--seed", "1", "--rounds", "1",
+    drill = subprocess.run([*CROUPIER, "train", "--seed", "1", "--rounds", "1",
                             "--json", "--journal", str(training)], input="", capture_output=True, text=True,
                            cwd=ROOT, timeout=120)
     assert drill.returncode == 3, drill.stderr

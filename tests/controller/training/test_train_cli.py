@@ -5,30 +5,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.controller.training import oracle
-from tests.inprocess import croupier_in_process
+from tests.inprocess import DEADLINE, croupier_in_process, croupier_process, start_croupier
 
-ROOT = Path(__file__).resolve().parents[3]
-DEADLINE = 120
-
-
-def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "controller.cli", *args], input=stdin, capture_output=True,
-                          text=True, cwd=ROOT, timeout=DEADLINE)
+croupier = croupier_process
 
 
 class Dialogue:
     """A running ``croupier train --json``, spoken to one line at a time."""
 
     def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen([sys.executable, "-m", "controller.cli", "train", *args],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True, cwd=ROOT)
+        self.process = start_croupier("train", *args, stdin=True)
 
     def read_until(self, *names: str) -> list[dict[str, Any]]:
         """Events up to and including the first one named in ``names``."""

@@ -12,6 +12,7 @@ from controller.i18n.catalogue import Catalogue
 from controller.training.console import TrainingConsole
 from controller.training.events import TrainingEvent
 from tests.controller.training.test_drill import drill_on, round_cards
+from tests.pilot_wait import press, settle
 
 
 def text_of(app: TrainingConsole, widget: str) -> str:
@@ -25,23 +26,23 @@ def test_keys_make_the_calls_and_the_report_is_shown() -> None:
 
     async def scenario() -> None:
         async with app.run_test(size=(100, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert "Player card 2: 2H" in text_of(app, "#cards")
             assert "n natural, d draw, s stand" in text_of(app, "#question")
-            await pilot.press("x")                 # no word: nothing is scored
+            await press(pilot, "x")                 # no word: nothing is scored
             assert drill.report.scored == []
-            await pilot.press("d")                 # player 3 draws: right
+            await press(pilot, "d")                 # player 3 draws: right
             assert "Player card 3: 6D" in text_of(app, "#cards")
-            await pilot.press("s")                 # banker 4 on a 6 draws: wrong
+            await press(pilot, "s")                 # banker 4 on a 6 draws: wrong
             assert "banker 4 draws on the player's third card 2-7" in text_of(app, "#verdict")
-            await pilot.press("p")                 # player 9 beats banker 3
+            await press(pilot, "p")                 # player 9 beats banker 3
             assert drill.due is not None and drill.due.call == "pay"
             for pay in ("+1", "-1", "-1", "-1", "-1"):
-                await pilot.press(*pay, "enter")
-            await pilot.pause()
+                await press(pilot, *pay, "enter")
+            await settle(pilot)
             assert drill.due is None
             assert "Training report: 1 rounds, 8 calls, 7 right, 1 wrong" in text_of(app, "#score")
-            await pilot.press("q")
+            await press(pilot, "q")
 
     asyncio.run(scenario())
     assert [answer["answer"]["text"] for answer, _ in kept if answer and "answer" in answer] == [
@@ -56,10 +57,10 @@ def test_the_drill_has_no_command_palette() -> None:
 
     async def scenario() -> None:
         async with app.run_test(size=(100, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             screens = len(app.screen_stack)
-            await pilot.press("ctrl+p")
-            await pilot.pause()
+            await press(pilot, "ctrl+p")
+            await settle(pilot)
             assert len(app.screen_stack) == screens
             assert type(app.screen).__name__ != "CommandPalette"
             assert drill.report.scored == []
@@ -74,19 +75,19 @@ def test_the_console_speaks_the_language() -> None:
 
     async def scenario() -> None:
         async with app.run_test(size=(100, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert "플레이어 카드 2: 2H" in text_of(app, "#cards")
             assert text_of(app, "#question") == "플레이어의 콜: n 내추럴, d 드로우, s 스탠드"
             assert "0개 중 정답 0" in text_of(app, "#score")
             assert app._bindings.key_to_bindings["q"][0].description == "연습 끝내기"
-            await pilot.press("d")
-            await pilot.press("s")                 # banker 4 on a 6 draws: wrong
+            await press(pilot, "d")
+            await press(pilot, "s")                 # banker 4 on a 6 draws: wrong
             verdict = text_of(app, "#verdict")
             assert "뱅커 4: 플레이어의 세 번째 카드 2-7에서 드로우: 세 번째 카드 6" in verdict, verdict
             assert "draws" not in verdict
-            await pilot.press("p")
-            await pilot.pause()
+            await press(pilot, "p")
+            await settle(pilot)
             assert text_of(app, "#question") == "연습 끝. q: 나가기"
-            await pilot.press("q")
+            await press(pilot, "q")
 
     asyncio.run(scenario())

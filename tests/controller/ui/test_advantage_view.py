@@ -13,6 +13,7 @@ from controller.ui.console import DealerConsole
 from controller.ui.tableview import TableView, ViewEvent
 from controller.ui.transcript import Transcript
 from tests.controller.ui.test_console import SIZE, rendered
+from tests.pilot_wait import settle
 from tests.typed_events import untyped_event
 
 ALERT = AlertEvent(id="A1", kind="advantage", severity="warning", shoe=1, round=3, bet="dragon_7", edge="1/50",
@@ -41,12 +42,12 @@ def test_the_console_shows_it_to_the_supervisor_with_badges() -> None:
     async def main() -> tuple[str, str]:
         with_badges = DealerConsole(events=[SIGNED_IN, ROUND, ALERT])
         async with with_badges.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             with_badges.refresh_view()
             shown = rendered(with_badges, "#shoe")
         without = DealerConsole(events=[ROUND, ALERT])
         async with without.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             without.refresh_view()
             hidden = rendered(without, "#shoe")
         return shown, hidden

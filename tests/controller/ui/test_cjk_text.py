@@ -17,9 +17,9 @@ from controller.core.events import CardEvent, decode_event
 from controller.i18n.catalogue import builtin_po_path
 from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import banner, can_render, cells, pad_cells, render_big, wrap_cells
+from tests.inprocess import CROUPIER, ROOT
 from tests.slowrule import require_slow
 
-ROOT = Path(__file__).resolve().parents[3]
 COLUMNS = 80
 
 
@@ -72,7 +72,7 @@ def font_covering(text: str) -> str:
 
 
 def transcript(language: str) -> str:
-    run = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", "--seed", "42", "--rounds", "5",
+    run = subprocess.run([*CROUPIER, "simulate", "--seed", "42", "--rounds", "5",
                           "--lang", language], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
     return run.stdout
 
@@ -123,9 +123,9 @@ def test_the_transcript_in_an_80_column_terminal_is_not_cut(language: str, tmp_p
 def test_the_plain_dealer_display_shows_korean_large_type_within_80_columns() -> None:
     import io
 
-    from controller.cli.run import DealerDisplay
     from controller.core.events import Event
     from controller.i18n.catalogue import Catalogue
+    from controller.ui.dealer_display import DealerDisplay
     from controller.ui.localise import Localiser
 
     stream = io.StringIO()

@@ -16,7 +16,7 @@ from controller.core.inputs import Input, InputKind
 from controller.ui.bigtext import FONT, big_width, can_render, render_big
 from controller.ui.console import DealerConsole, TableScreen
 from controller.ui.tableview import TableView, ViewEvent
-from tests.pilot_wait import shown_footer
+from tests.pilot_wait import press, settle, shown_footer
 from tests.typed_events import untyped_event
 
 SIZE = (120, 50)
@@ -49,7 +49,7 @@ def run(scenario: Scenario, events: list[ViewEvent] | None = None) -> list[Input
     async def main() -> None:
         app = DealerConsole(on_input=inputs.append, events=events or [])
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             await scenario(app, pilot, inputs)
 
     asyncio.run(main())
@@ -60,7 +60,7 @@ def test_next_action_in_large_type_and_the_layout_fills_in() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         assert "WAITING" in rendered(app, "#next-action-text").upper()
         app.apply(decode_event({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"}))
-        await pilot.pause()
+        await settle(pilot)
         big = rendered(app, "#next-action")
         assert big.splitlines() == [line.strip() for line in render_big("Card to PLAYER", 2)]
         assert rendered(app, "#next-action-text") == "Card to PLAYER"
@@ -70,7 +70,7 @@ def test_next_action_in_large_type_and_the_layout_fills_in() -> None:
             app.apply(decode_event({"event": "card", "round": 1, "slot": slot, "card": card}))
             if say:
                 app.apply(untyped_event({"event": "prompt", "round": 1, "slot": "x", "to": "y", "say": say}))
-        await pilot.pause()
+        await settle(pilot)
         player = rendered(app, "#player-hand")
         banker = rendered(app, "#banker-hand")
         assert "PLAYER   total 4" in player and "P1 10♥" in player and "P2 4♦" in player
@@ -87,7 +87,7 @@ def test_result_roads_and_the_next_round() -> None:
             app.apply(result_event(number, letter))
         app.apply(result_event(5, "B", player=(["AS", "7H"], 8), banker=(["9C", "KD"], 9),
                                natural=True, banker_pair=True))
-        await pilot.pause()
+        await settle(pilot)
         assert rendered(app, "#result") == "Round 5: BANKER wins 9 to 8 (natural)  (banker pair)"
         assert rendered(app, "#next-action-text") == "BANKER wins 9 to 8 (natural). Press n for the next round."
         assert "PLAYER   total 8" in rendered(app, "#player-hand")
@@ -101,12 +101,12 @@ def test_result_roads_and_the_next_round() -> None:
         assert "Banker 2  Player 2  Tie 1  Banker pairs 1" in rendered(app, "#roads")
         # A void removes round 5 from the roads and shows the round as void.
         app.apply(untyped_event({"event": "round_voided", "round": 5}))
-        await pilot.pause()
+        await settle(pilot)
         assert rendered(app, "#result") == "Round 5: VOID — bets returned"
         assert "Banker 1  Player 2  Tie 1" in rendered(app, "#roads")
         # The next round's prompt clears the table.
         app.apply(decode_event({"event": "prompt", "round": 6, "slot": "P1", "to": "player", "say": "Card to PLAYER"}))
-        await pilot.pause()
+        await settle(pilot)
         assert "P1 ··" in rendered(app, "#player-hand") and rendered(app, "#result") == "Round 6"
 
     run(scenario)
@@ -119,7 +119,7 @@ def test_misdeal_banner_in_the_dealers_words_until_resolved() -> None:
                                  "detail": "The reader sent ZZ, which is not a card",
                                  "instruction": "Halt. enter the card by hand (@manual); ...",
                                  "resolutions": ["burn", "void", "manual"], "supervisor": ["void"]}))
-        await pilot.pause()
+        await settle(pilot)
         banner = rendered(app, "#misdeal")
         assert rendered(app, "#next-action-text") == "The shoe read something that is not a card. Card: ZZ."
         assert banner.splitlines() == [
@@ -132,7 +132,7 @@ def test_misdeal_banner_in_the_dealers_words_until_resolved() -> None:
         assert big.splitlines()[0] == render_big("B BURN  V VOID+SUP  M TYPE", 1)[0].strip()
         app.apply(untyped_event({"event": "resolved", "round": 3, "resolution": "burn"}))
         app.apply(untyped_event({"event": "instruction", "say": "Burn it and deal again"}))
-        await pilot.pause()
+        await settle(pilot)
         assert rendered(app, "#misdeal") == ""
         assert app.screen.query_one("#misdeal").display is False
         assert rendered(app, "#next-action-text") == "Burn it and deal again"
@@ -146,7 +146,7 @@ def test_reader_status_and_shoe_counters() -> None:
         app.apply(decode_event({"event": "reader", "status": "online"}))
         app.apply(decode_event({"event": "burn", "card": "7S"}))
         app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "AS"}))
-        await pilot.pause()
+        await settle(pilot)
         assert rendered(app, "#reader") == "Reader: ONLINE"
         shoe = rendered(app, "#shoe")
         assert "Cards left: 414" in shoe and "Round: 1" in shoe and "Cut card: not yet" in shoe
@@ -154,12 +154,12 @@ def test_reader_status_and_shoe_counters() -> None:
         app.apply(decode_event({"event": "reader", "status": "offline"}))
         app.apply(untyped_event({"event": "cut_card"}))
         app.apply({"event": "shoe", "cards_left": 15})
-        await pilot.pause()
+        await settle(pilot)
         assert rendered(app, "#reader") == "Reader: OFFLINE"
         assert app.screen.query_one("#reader").has_class("offline")
         assert "Cards left: 15" in rendered(app, "#shoe") and "Cut card: OUT" in rendered(app, "#shoe")
         app.apply(untyped_event({"event": "shoe_closed", "rounds": 70}))
-        await pilot.pause()
+        await settle(pilot)
         assert "SHOE CLOSED" in rendered(app, "#shoe")
         assert rendered(app, "#next-action-text") == "Shoe closed: load a new shoe, then press s."
 
@@ -173,20 +173,20 @@ HALTED_ON_EXPOSED = untyped_event({"event": "misdeal", "round": 1, "kind": "expo
 
 def test_dealer_keys_give_inputs_only_when_they_apply() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        await pilot.press("n", "b", "v", "e", "u", "m", "s", "c", "a")
-        await pilot.pause()
+        await press(pilot, "n", "b", "v", "e", "u", "m", "s", "c", "a")
+        await settle(pilot)
         assert inputs == [] and isinstance(app.screen, TableScreen), "no key applies before the table speaks"
         app.apply(decode_event({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"}))
         app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "4D"}))
-        await pilot.pause()
-        await pilot.press("n", "b", "u", "e")
+        await settle(pilot)
+        await press(pilot, "n", "b", "u", "e")
         assert [i.kind for i in inputs] == [InputKind.EXPOSED]
         app.apply(HALTED_ON_EXPOSED)
-        await pilot.pause()
-        await pilot.press("m", "n", "e")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "m", "n", "e")
+        await settle(pilot)
         assert isinstance(app.screen, TableScreen), "m offers no dialog during an exposed-card halt"
-        await pilot.press("u", "b")
+        await press(pilot, "u", "b")
         assert [i.kind for i in inputs] == [InputKind.EXPOSED, InputKind.USE, InputKind.BURN]
         assert rendered(app, "#sent") == "sent @burn"
 
@@ -196,7 +196,7 @@ def test_dealer_keys_give_inputs_only_when_they_apply() -> None:
 def test_the_footer_shows_only_the_keys_that_apply() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply(HALTED_ON_EXPOSED)
-        await pilot.pause()
+        await settle(pilot)
         footer = await shown_footer(pilot, app)
         assert "Burn" in footer and "Use" in footer and "Void" in footer
         assert "Manual" not in footer and "Next round" not in footer and "New shoe" not in footer
@@ -211,28 +211,28 @@ def test_manual_entry_validates_the_card_and_reads_it_back() -> None:
         app.apply(untyped_event({"event": "misdeal", "round": 1, "kind": "unreadable_card", "card": None,
                                  "detail": "", "instruction": "", "resolutions": ["manual", "burn", "void"],
                                  "supervisor": ["void", "manual"]}))
-        await pilot.pause()
-        await pilot.press("m")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "m")
+        await settle(pilot)
         assert not isinstance(app.screen, TableScreen)
-        await pilot.press("b", "x", "enter")  # typed into the box, not the burn key
-        await pilot.pause()
+        await press(pilot, "b", "x", "enter")  # typed into the box, not the burn key
+        await settle(pilot)
         assert "'bx' is not a card" in rendered(app, "#manual-error")
         assert inputs == []
-        await pilot.press("backspace", "backspace", "4", "d", "enter")
-        await pilot.pause()
+        await press(pilot, "backspace", "backspace", "4", "d", "enter")
+        await settle(pilot)
         assert rendered(app, "#confirm-text") == "4♦ to B1?"
-        await pilot.press("n")
-        await pilot.pause()
+        await press(pilot, "n")
+        await settle(pilot)
         assert inputs == [] and isinstance(app.screen, TableScreen)
-        await pilot.press("m", "4", "d", "enter")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
+        await press(pilot, "m", "4", "d", "enter")
+        await settle(pilot)
+        await press(pilot, "y")
+        await settle(pilot)
         assert isinstance(app.screen, TableScreen)
         assert inputs == [Input(InputKind.MANUAL, "4D")]
-        await pilot.press("m", "escape")
-        await pilot.pause()
+        await press(pilot, "m", "escape")
+        await settle(pilot)
         assert isinstance(app.screen, TableScreen) and len(inputs) == 1
 
     run(scenario)
@@ -242,7 +242,7 @@ def test_a_hand_entered_card_is_marked() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "4D", "manual": True}))
         app.apply(decode_event({"event": "card", "round": 1, "slot": "B1", "card": "5S"}))
-        await pilot.pause()
+        await settle(pilot)
         assert "P1 4♦✎" in rendered(app, "#player-hand")
         assert "B1 5♠ " in rendered(app, "#banker-hand") + " "
         assert "✎ entered by hand" in rendered(app, "#shoe")
@@ -254,16 +254,16 @@ def test_new_shoe_needs_confirmation() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply(decode_event({"event": "instruction", "round": 0, "action": "confirm_shoe",
                    "say": "Shuffle, cut and load shoe 1; confirm when ready"}))
-        await pilot.pause()
-        await pilot.press("s")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "s")
+        await settle(pilot)
         assert "shuffled, cut and loaded" in rendered(app, "#confirm-text")
-        await pilot.press("b", "v")  # the dealer keys do nothing while the question is open
-        await pilot.press("n")
-        await pilot.pause()
+        await press(pilot, "b", "v")  # the dealer keys do nothing while the question is open
+        await press(pilot, "n")
+        await settle(pilot)
         assert inputs == [] and isinstance(app.screen, TableScreen)
-        await pilot.press("s", "y")
-        await pilot.pause()
+        await press(pilot, "s", "y")
+        await settle(pilot)
         assert inputs == [Input(InputKind.SHOE)]
 
     run(scenario)
@@ -288,15 +288,15 @@ def test_close_and_void_ask_first(key: str, question: str, kind: InputKind) -> N
         else:
             for event in BETWEEN_ROUNDS:
                 app.apply(event)
-        await pilot.pause()
-        await pilot.press(key)
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, key)
+        await settle(pilot)
         assert rendered(app, "#confirm-text") == question
-        await pilot.press("escape")
-        await pilot.pause()
+        await press(pilot, "escape")
+        await settle(pilot)
         assert inputs == []
-        await pilot.press(key, "y")
-        await pilot.pause()
+        await press(pilot, key, "y")
+        await settle(pilot)
         assert inputs == [Input(kind)]
 
     run(scenario)
@@ -305,15 +305,15 @@ def test_close_and_void_ask_first(key: str, question: str, kind: InputKind) -> N
 def test_quitting_mid_round_asks_first() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply(decode_event({"event": "prompt", "round": 4, "slot": "P2", "to": "player", "say": "Card to PLAYER"}))
-        await pilot.pause()
-        await pilot.press("ctrl+q")
-        await pilot.pause()
+        await settle(pilot)
+        await press(pilot, "ctrl+q")
+        await settle(pilot)
         assert rendered(app, "#confirm-text") == "Round 4 is being dealt. Quit the console anyway?"
-        await pilot.press("n")
-        await pilot.pause()
+        await press(pilot, "n")
+        await settle(pilot)
         assert app.is_running and isinstance(app.screen, TableScreen)
-        await pilot.press("ctrl+q", "y")
-        await pilot.pause()
+        await press(pilot, "ctrl+q", "y")
+        await settle(pilot)
         assert not app.is_running
 
     run(scenario)
@@ -333,7 +333,7 @@ def test_events_from_another_thread_and_before_the_app_runs() -> None:
         while worker.is_alive():
             await pilot.pause(0.05)
         worker.join()
-        await pilot.pause()
+        await settle(pilot)
         assert "Banker 3  Player 2" in rendered(app, "#roads")
         assert app.view.round == 5
 
@@ -343,10 +343,10 @@ def test_events_from_another_thread_and_before_the_app_runs() -> None:
 def test_a_bad_event_is_shown_not_raised() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         app.apply(untyped_event({"event": "result", "round": 1, "winner": "dragon"}))
-        await pilot.pause()
+        await settle(pilot)
         assert "event not understood" in rendered(app, "#sent")
         app.apply(result_event(1, "B"))
-        await pilot.pause()
+        await settle(pilot)
         assert "Banker 1" in rendered(app, "#roads")
 
     run(scenario)
@@ -388,29 +388,29 @@ def test_a_whole_shoe_from_the_table_core() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         for event in [*table.start(), *table.handle(Input(InputKind.SHOE))]:
             app.apply(event)
-        await pilot.pause()
+        await settle(pilot)
         assert rendered(app, "#next-action-text") == "Turn the first card for the burn"
         # Deal until the first result, pressing n through the console for the next rounds.
         while len(table.results) < 3:
             if table.state is State.ROUND_OVER:
-                await pilot.press("n")
+                await press(pilot, "n")
                 for event in table.handle(inputs[-1]):
                     app.apply(event)
             for event in table.handle(card_read(next(tokens))):
                 app.apply(event)
-        await pilot.pause()
+        await settle(pilot)
         last = table.results[-1]
         assert last["say"].lower() in rendered(app, "#result").lower()
         assert f"Round: {table.round}" in rendered(app, "#shoe")
         assert f"Cards left: {table.cards_left}" in rendered(app, "#shoe")
         assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.NEXT]
         # v does not apply between rounds; an input the table refuses is shown to the dealer.
-        await pilot.press("v")
-        await pilot.pause()
+        await press(pilot, "v")
+        await settle(pilot)
         assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.NEXT]
         for event in table.handle(Input(InputKind.VOID)):
             app.apply(event)
-        await pilot.pause()
+        await settle(pilot)
         assert "@void not accepted" in rendered(app, "#sent")
 
     run(scenario)
@@ -423,8 +423,8 @@ def test_the_console_has_no_command_palette_and_no_footer_key_for_it() -> None:
         footer = await shown_footer(pilot, app)
         assert "Burn" in footer and "palette" not in footer
         screens = len(app.screen_stack)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
+        await press(pilot, "ctrl+p")
+        await settle(pilot)
         assert len(app.screen_stack) == screens and not inputs
         assert type(app.screen).__name__ != "CommandPalette"
 

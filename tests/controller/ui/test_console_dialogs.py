@@ -14,14 +14,13 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Label
 
-from config.loader import load_config
 from controller.core.events import Event
-from controller.core.inputs import Input, InputKind, parse_tokens
-from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.console import DealerConsole
 from controller.ui.tableview import ViewEvent
+from tests.pilot_wait import press, settle
+from tests.tokens import dealt, table_of
 from tests.typed_events import untyped_event
 
 SIZES = [(80, 24), (220, 60)]
@@ -29,12 +28,8 @@ Scenario = Callable[[DealerConsole, Any], Awaitable[None]]
 
 
 def table_events(tokens: str, burn: str = "none", **table: str) -> list[Event]:
-    overrides: dict[str, Any] = {"shoe": {"burn": burn}, "table": dict(table)}
-    core = Table(load_config(environ={}, overrides=overrides))
-    events = core.start() + core.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += core.handle(item)
-    return events
+    """The core's events for ``tokens`` from a fresh table's start, its shoe confirmed (with ``burn``, ``[table]``)."""
+    return dealt(tokens, table_of(shoe={"burn": burn}, table=table))
 
 
 def run(scenario: Scenario, events: list[Event] | list[ViewEvent], size: tuple[int, int] = (120, 40),
@@ -42,7 +37,7 @@ def run(scenario: Scenario, events: list[Event] | list[ViewEvent], size: tuple[i
     async def main() -> None:
         app = DealerConsole(events=list(events), words=Catalogue(language), reveal_total=reveal_total)
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             await scenario(app, pilot)
 
     asyncio.run(main())
@@ -81,8 +76,8 @@ def test_a_hand_entered_card_in_a_halt_is_read_back_with_its_slot(tokens: str, s
     async def scenario(app: DealerConsole, pilot: Any) -> None:
         assert app.view.prompt is None and app.view.misdeal is not None
         for key in ("m", "9", "c", "enter"):
-            await pilot.press(key)
-        await pilot.pause()
+            await press(pilot, key)
+        await settle(pilot)
         assert str(app.screen.query_one("#confirm-text", Label).render()) == f"9♣ to {slot}?"
 
     run(scenario, table_events(tokens))
@@ -94,8 +89,8 @@ def test_a_hand_entered_card_is_read_back_with_the_slot_after_an_undo() -> None:
 
     async def scenario(app: DealerConsole, pilot: Any) -> None:
         for key in ("m", "9", "c", "enter"):
-            await pilot.press(key)
-        await pilot.pause()
+            await press(pilot, key)
+        await settle(pilot)
         assert str(app.screen.query_one("#confirm-text", Label).render()) == "9♣ to B1?"
 
     run(scenario, events)
@@ -105,8 +100,8 @@ def test_a_hand_entered_burn_card_is_read_back_as_the_burn() -> None:
     async def scenario(app: DealerConsole, pilot: Any) -> None:
         assert app.view.misdeal is not None and app.view.misdeal.get("say_id") == "misdeal.unreadable_burn"
         for key in ("m", "9", "c", "enter"):
-            await pilot.press(key)
-        await pilot.pause()
+            await press(pilot, key)
+        await settle(pilot)
         assert str(app.screen.query_one("#confirm-text", Label).render()) == "9♣ to the burn?"
 
     run(scenario, table_events("??", burn="first_card"))
@@ -119,8 +114,8 @@ def test_only_a_truly_unknown_slot_is_the_due_slot() -> None:
 
     async def scenario(app: DealerConsole, pilot: Any) -> None:
         for key in ("m", "9", "c", "enter"):
-            await pilot.press(key)
-        await pilot.pause()
+            await press(pilot, key)
+        await settle(pilot)
         assert str(app.screen.query_one("#confirm-text", Label).render()) == "9♣ to the due slot?"
 
     run(scenario, [misdeal])
@@ -131,19 +126,19 @@ def test_only_a_truly_unknown_slot_is_the_due_slot() -> None:
 @pytest.mark.parametrize("size", SIZES)
 def test_the_manual_entry_dialog_and_its_refusal_are_shown_whole(size: tuple[int, int], language: str) -> None:
     async def scenario(app: DealerConsole, pilot: Any) -> None:
-        await pilot.press("m")
-        await pilot.pause()
+        await press(pilot, "m")
+        await settle(pilot)
         asked = check_whole(app)
         assert any(flat(app.words.say("console.manual.ask", "")) == flat(text) for text in asked), asked
         for key in ("z", "z", "enter"):
-            await pilot.press(key)
-        await pilot.pause()
+            await press(pilot, key)
+        await settle(pilot)
         refused = str(app.screen.query_one("#manual-error", Label).render())
         assert "'zz'" in refused and refused in check_whole(app)
         assert language == "en" or "is not a card" not in refused, refused  # the card's problem in the language too
         for key in ("backspace", "backspace", "9", "c", "enter"):
-            await pilot.press(key)
-        await pilot.pause()
+            await press(pilot, key)
+        await settle(pilot)
         assert "9♣" in " ".join(check_whole(app))
 
     run(scenario, table_events("3S ??"), size, language)
@@ -153,12 +148,12 @@ def test_the_manual_entry_dialog_and_its_refusal_are_shown_whole(size: tuple[int
 @pytest.mark.parametrize("size", SIZES)
 def test_the_reveal_total_dialog_and_its_refusal_are_shown_whole(size: tuple[int, int], language: str) -> None:
     async def scenario(app: DealerConsole, pilot: Any) -> None:
-        await pilot.press("r")
-        await pilot.pause()
+        await press(pilot, "r")
+        await settle(pilot)
         assert len(check_whole(app)) == 2
         for key in ("x", "enter"):
-            await pilot.press(key)
-        await pilot.pause()
+            await press(pilot, key)
+        await settle(pilot)
         error = str(app.screen.query_one("#reveal-error", Label).render())
         assert "'x'" in error and error in check_whole(app)
 
@@ -171,8 +166,8 @@ def test_the_reveal_total_dialog_and_its_refusal_are_shown_whole(size: tuple[int
 @pytest.mark.parametrize(("tokens", "key"), [("3S KD 5H 9C", "c"), ("3S ??", "v"), ("3S", "ctrl+q")])
 def test_each_confirmation_is_shown_whole(tokens: str, key: str, size: tuple[int, int], language: str) -> None:
     async def scenario(app: DealerConsole, pilot: Any) -> None:
-        await pilot.press(key)
-        await pilot.pause()
+        await press(pilot, key)
+        await settle(pilot)
         assert app.screen.query("#confirm-text"), f"{key} asked nothing"
         assert len(check_whole(app)) == 2
 

@@ -14,18 +14,15 @@ from typing import Any
 import pytest
 from textual.geometry import Region
 from textual.widget import Widget
-from textual.widgets._footer import FooterKey
 
-from config.loader import load_config
-from controller.core.events import Event
-from controller.core.inputs import Input, InputKind, parse_tokens
-from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import cells
 from controller.ui.console import BigText, DealerConsole
 from controller.ui.console_words import top_bar
 from tests.controller.ui.test_cjk_text import font_covering
+from tests.pilot_wait import footer_keys, press, settle
+from tests.tokens import dealt
 
 SIZE = (80, 24)
 RESULT = "3S KD 5H 9C"  # player 3+5 = 8, banker 0+9 = 9: banker wins 9 : 8, two naturals
@@ -68,14 +65,6 @@ ENGLISH_CHROME = ("PLAYER", "BANKER", "THIRD CARD", "LAST ROUND", "CUT CARD", "S
 """English words of the console's chrome that no other language shows."""
 
 
-def table_events(tokens: str) -> list[Event]:
-    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
-    events = table.start() + table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
-    return events
-
-
 def shown(widget: Widget) -> list[str]:
     width, height = widget.outer_size
     return [strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, width, height))]
@@ -95,28 +84,26 @@ def screen_lines(app: DealerConsole) -> list[str]:
 
 
 @functools.cache
-def look(language: str, tokens: str, press: tuple[str, ...] = ()) -> dict[str, Any]:
-    """The console in ``language`` after the table's events for ``tokens`` (and the keys ``press``): started once
+def look(language: str, tokens: str, keys_pressed: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The console in ``language`` after the table's events for ``tokens`` (and the keys pressed): started once
     per case in a process, for the tests that read the same console (they only read what it showed)."""
     seen: dict[str, Any] = {}
 
     async def main() -> None:
-        app = DealerConsole(events=table_events(tokens), words=Catalogue(language))
+        app = DealerConsole(events=dealt(tokens), words=Catalogue(language))
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             deadline = time.monotonic() + 30.0  # on a loaded machine the footer may be laid out a little later
-            while not (keys := list(app.screen.query(FooterKey))) or not all(key.region.width for key in keys):
+            while not (keys := footer_keys(app)) or not all(key.region.width for _, key in keys):
                 assert time.monotonic() < deadline, "the footer was never laid out"
                 await pilot.pause(0.05)
-            seen["footer"] = [(key.description, key.region.right, "\n".join(shown(key)))
-                              for key in app.screen.query(FooterKey)]
+            seen["footer"] = [(description, key.region.right, "\n".join(shown(key))) for description, key in keys]
             seen["top"] = ("\n".join(shown(app.screen.query_one("#top-bar", Widget))).strip(),
                            top_bar(app.view, app.words).plain)
             seen["bigs"] = {name: (app.screen.query_one(name, BigText).text, shown(app.screen.query_one(name, BigText)))
                             for name in ("#next-action", "#banner-big", "#alert-big")}
-            for key in press:
-                await pilot.press(key)
-            await pilot.pause()
+            await press(pilot, *keys_pressed)
+            await settle(pilot)
             seen["lines"] = screen_lines(app)
 
     asyncio.run(main())
@@ -178,7 +165,7 @@ def test_last_round_then_shoe_closed(language: str) -> None:
 
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_closing_the_shoe_asks_in_the_tables_language(language: str) -> None:
-    seen = look(language, RESULT, press=("c",))
+    seen = look(language, RESULT, keys_pressed=("c",))
     check_language(language, seen, "close?")
 
 

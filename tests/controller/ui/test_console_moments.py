@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
 
-from config.loader import load_config
 from controller.core.cards import full_deck
 from controller.core.events import Event, decode_event
-from controller.core.inputs import Input, InputKind, parse_tokens
+from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import POLICIES
-from controller.core.table import Table
 from controller.ui.bigtext import big_width, render_big
 from controller.ui.console import BigText, DealerConsole, TableScreen
 from controller.ui.dealer_words import RESOLUTION_WORDS, WHAT_HAPPENED
@@ -20,14 +17,8 @@ from controller.ui.moments import next_moment, score_text, shoe_banner
 from controller.ui.roadsview import pair_mark
 from controller.ui.tableview import TableView
 from tests.controller.ui.test_console import rendered
-
-
-def table_events(tokens: str, **shoe: Any) -> list[Event]:
-    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none", **shoe}}))
-    events = table.start() + table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens(tokens):
-        events += table.handle(item)
-    return events
+from tests.pilot_wait import press, settle
+from tests.tokens import NO_BURN, dealt, feed, one_by_one, table_of
 
 
 def view_of(events: list[Event]) -> TableView:
@@ -43,38 +34,35 @@ def test_every_misdeal_kind_and_resolution_has_dealer_words() -> None:
 
 
 def test_the_result_is_the_score_in_the_winners_colour() -> None:
-    moment = next_moment(view_of(table_events("3S KD 5H 9C")))  # player 3+5 = 8, banker 0+9 = 9
+    moment = next_moment(view_of(dealt("3S KD 5H 9C")))  # player 3+5 = 8, banker 0+9 = 9
     assert moment.big == "BANKER 9 : 8"
     assert moment.style == "bold red"
-    player = next_moment(view_of(table_events("9S KD 9H 2C")))
+    player = next_moment(view_of(dealt("9S KD 9H 2C")))
     assert (player.big, player.style) == ("PLAYER 8 : 2", "bold dodger_blue1")
     assert score_text({"winner": "tie", "player": {"total": 6}, "banker": {"total": 6}}) == "TIE 6 : 6"
 
 
 def test_a_third_card_is_called_with_its_rule() -> None:
-    player = next_moment(view_of(table_events("3S 9C AH 4D")))  # player 4, banker 3: player draws
+    player = next_moment(view_of(dealt("3S 9C AH 4D")))  # player 4, banker 3: player draws
     assert player.big == "THIRD CARD TO PLAYER"
     assert player.detail == "Third card to PLAYER: player draws on 4"
-    banker = next_moment(view_of(table_events("3S 9C AH 4D 4C")))  # banker 3 against a 4: draws
+    banker = next_moment(view_of(dealt("3S 9C AH 4D 4C")))  # banker 3 against a 4: draws
     assert banker.big == "THIRD CARD TO BANKER"
     assert banker.detail == "Third card to BANKER: banker draws on 3 against the player's third card 4"
-    stood = next_moment(view_of(table_events("3S 2C 4H 2D")))  # player 7 stands, banker 4 draws
+    stood = next_moment(view_of(dealt("3S 2C 4H 2D")))  # player 7 stands, banker 4 draws
     assert stood.detail == "Third card to BANKER: banker draws on 4: the player stood"
 
 
 def test_cut_card_out_then_last_round_then_the_shoe_closed_with_the_report() -> None:
-    events = table_events("3S KD 5H 9C @cut")
+    events = dealt("3S KD 5H 9C @cut")
     banner = shoe_banner(view_of(events))
     assert banner is not None and banner.big == "CUT CARD OUT"
     assert banner.detail == "Cut card out: round 3 is the last of this shoe."  # finish round 2, one more
-    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
-    events = table.start() + table.handle(Input(InputKind.SHOE))
-    for item in parse_tokens("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D"):
-        events += table.handle(item)
+    table = table_of(shoe=NO_BURN)
+    events = dealt("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D", table)
     last = shoe_banner(view_of(events))
     assert last is not None and last.big == "LAST ROUND"
-    for item in parse_tokens("KH 9C 2H"):
-        events += table.handle(item)
+    events += feed(table, "KH 9C 2H")
     view = view_of(events)
     closed = shoe_banner(view)
     assert closed is not None and closed.big == "SHOE CLOSED"
@@ -94,9 +82,9 @@ def test_big_type_grows_on_a_large_terminal() -> None:
     assert big_width("BANKER 7 : 5", 3) <= 220
 
     async def height(size: tuple[int, int]) -> int:
-        app = DealerConsole(events=table_events("3S KD 5H 9C"))
+        app = DealerConsole(events=dealt("3S KD 5H 9C"))
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             return app.screen.query_one("#next-action", BigText).outer_size.height
 
     assert asyncio.run(height((220, 60))) > asyncio.run(height((120, 30)))
@@ -110,20 +98,24 @@ def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
     inputs: list[Input] = []
 
     async def main() -> None:
-        app = DealerConsole(on_input=inputs.append, events=table_events(UNSHUFFLED))
+        app = DealerConsole(on_input=inputs.append, events=dealt(UNSHUFFLED))
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen.query_one("#alert-box").display is True
             assert rendered(app, "#alert-big").splitlines()[0] == render_big("ALERT A1", 2)[0].strip()
             assert "CRITICAL unshuffled_shoe" in rendered(app, "#alert-text")
             assert "1 ALERT OPEN" in rendered(app, "#top-bar")
-            await pilot.press("a")
-            await pilot.pause()
+            await press(pilot, "a")
+            await settle(pilot)
+            assert inputs == [], "a critical alert is released only once the dealer confirms"
+            assert "Release critical alert A1 (unshuffled_shoe)?" in rendered(app, "#confirm-text")
+            await press(pilot, "y")
+            await settle(pilot)
             assert inputs == [Input(InputKind.ACK, "A1")]
             assert app.screen.query_one("#alert-box").display is True, "open until the table says acknowledged"
             app.apply(decode_event({"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
                        "round": 2}))
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen.query_one("#alert-box").display is False
             assert "ALERT" not in rendered(app, "#top-bar")
 
@@ -133,9 +125,9 @@ def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_shoe_and_dealer_always_in_view(size: tuple[int, int]) -> None:
     async def main() -> None:
-        app = DealerConsole(events=table_events("3S KD 5H 9C @next 9S 8H KD 2C"))
+        app = DealerConsole(events=dealt("3S KD 5H 9C @next 9S 8H KD 2C"))
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             top = rendered(app, "#top-bar")
             assert top.startswith("SHOE 1  ROUND 2  DEALER –")
             assert app.screen.query_one("#top-bar").region.y == 0
@@ -145,12 +137,12 @@ def test_shoe_and_dealer_always_in_view(size: tuple[int, int]) -> None:
 
 def test_resumed_from_a_journal_says_at_which_round() -> None:
     async def main() -> None:
-        app = DealerConsole(events=table_events("3S KD 5H 9C @next 9S 8H KD 2C @next"), resumed=True)
+        app = DealerConsole(events=dealt("3S KD 5H 9C @next 9S 8H KD 2C @next"), resumed=True)
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert "Resumed from the journal at round 3" in rendered(app, "#banner-text")
             app.apply(decode_event({"event": "card", "round": 3, "slot": "P1", "card": "4S"}))
-            await pilot.pause()
+            await settle(pilot)
             assert app.screen.query_one("#banner-box").display is False
 
     asyncio.run(main())
@@ -165,24 +157,22 @@ def test_resumed_from_a_journal_says_at_which_round() -> None:
     "3S ZZ @burn KD 5H 9C",                 # an unknown code burned
 ])
 def test_counters_are_right_after_every_kind_of_misdeal(tokens: str) -> None:
-    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}}))
-    view = view_of(table.start() + table.handle(Input(InputKind.SHOE)))
-    for item in parse_tokens(tokens):
-        view_events = table.handle(item)
+    table = table_of(shoe=NO_BURN)
+    view = view_of(dealt("", table))
+    for item, view_events in one_by_one(table, tokens):
         for event in view_events:
             view.apply(event)
-        unread_held = table.misdeal.unread_left() if table.misdeal is not None else 0  # out, counted when set aside
-        assert view.shoe.cards_left == table.cards_left - unread_held, f"after {item.token()}"
+        assert view.shoe.cards_left == table.cards_left, f"after {item.token()}"
     burned_by_misdeals = table.discarded if "@burn" in tokens else []
     assert view.shoe.burned == len(table.burned) + len(burned_by_misdeals)
 
 
 def test_an_exposed_card_leaves_its_slot_and_the_total_while_taken_back() -> None:
-    view = view_of(table_events("3S KD 5H @exposed"))
+    view = view_of(dealt("3S KD 5H @exposed"))
     assert "P2" not in view.slots and view.total("player") == 3
-    view = view_of(table_events("3S KD 5H @exposed @burn"))
+    view = view_of(dealt("3S KD 5H @exposed @burn"))
     assert view.shoe.burned == 1, "the burned exposed card is counted as burned"
-    view = view_of(table_events("3S KD 5H @exposed @use"))
+    view = view_of(dealt("3S KD 5H @exposed @use"))
     assert view.slots["P2"] == "5H" and view.total("player") == 8
 
 
@@ -191,9 +181,9 @@ def test_the_big_result_is_drawn_in_the_winners_colour(tokens: str, colour: str)
     from textual.geometry import Region
 
     async def main() -> str:
-        app = DealerConsole(events=table_events(tokens))
+        app = DealerConsole(events=dealt(tokens))
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             widget = app.screen.query_one("#next-action", BigText)
             first = widget.render_lines(Region(0, 0, widget.size.width, 1))[0]
             ink = next(segment for segment in first if "█" in segment.text)
@@ -208,9 +198,9 @@ PAIRS_AND_DERIVED = " @next ".join(["3S KD 5H 9C", "9S 8H KD 2C", "4D 5D 4C 5C",
 
 def test_at_80x24_the_derived_roads_and_the_footer_are_on_screen() -> None:
     async def main() -> None:
-        app = DealerConsole(events=table_events(PAIRS_AND_DERIVED))
+        app = DealerConsole(events=dealt(PAIRS_AND_DERIVED))
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             roads = app.screen.query_one("#roads")
             assert roads.region.bottom <= 23, f"the roads end at row {roads.region.bottom}, below the footer"
             footer = app.screen.query_one("Footer")
@@ -228,11 +218,11 @@ def test_keys_that_cannot_apply_mid_shoe_do_nothing() -> None:
     inputs: list[Input] = []
 
     async def main() -> None:
-        app = DealerConsole(on_input=inputs.append, events=table_events("3S KD 5H 9C @next 9S"))
+        app = DealerConsole(on_input=inputs.append, events=dealt("3S KD 5H 9C @next 9S"))
         async with app.run_test(size=(120, 40)) as pilot:
-            await pilot.pause()
-            await pilot.press("s", "c", "n", "v", "m", "b", "u", "a")
-            await pilot.pause()
+            await settle(pilot)
+            await press(pilot, "s", "c", "n", "v", "m", "b", "u", "a")
+            await settle(pilot)
             assert inputs == []
             assert isinstance(app.screen, TableScreen), "s mid-shoe asks nothing (it would be refused)"
 

@@ -16,10 +16,15 @@ from textual.widgets import Footer
 from controller.ui.console import DealerConsole
 from controller.ui.moments import next_moment, shoe_banner
 from controller.ui.tableview import TableView
-from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED, table_events
+from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED
+from tests.pilot_wait import settle
+from tests.tokens import dealt
 
 SIZES = [(80, 24), (100, 30), (120, 40), (220, 60)]
 ROUNDS = PAIRS_AND_DERIVED
+HALT_THEN_ALERT = "KS QS ?? JS TS 9S 8S 7S"
+"""A misdeal (an unread card for P2), then the unshuffled-shoe alert from the cards read while halted (a critical
+alert refuses cards, so the halt must come first)."""
 Check = Callable[[TableView], bool]
 MOMENTS: dict[str, tuple[str, Check]] = {
     "prompt": (ROUNDS + " @next AS", lambda view: view.prompt is not None and view.prompt["slot"] == "B1"),
@@ -28,11 +33,11 @@ MOMENTS: dict[str, tuple[str, Check]] = {
     "misdeal halt": (ROUNDS + " @next AS 6C 7S @exposed",
                      lambda view: view.misdeal is not None and view.misdeal["kind"] == "exposed_card"),
     "alert open": (UNSHUFFLED, lambda view: bool(view.alerts)),
-    "alert open while halted": (UNSHUFFLED + " ??", lambda view: bool(view.alerts) and view.misdeal is not None),
+    "alert open while halted": (HALT_THEN_ALERT, lambda view: bool(view.alerts) and view.misdeal is not None),
     "shoe closed with report": (ROUNDS + " @cut @next 9H 8C QS 2D @next 6H QH 2S 9D",
                                 lambda view: view.shoe.closed and shoe_banner(view) is not None),
     "alert, cut card and halt at once": (
-        UNSHUFFLED + " @cut ??",
+        HALT_THEN_ALERT + " @cut",
         lambda view: bool(view.alerts) and view.misdeal is not None and shoe_banner(view) is not None),
     "undo offered": (ROUNDS + " @next AS ?? @manual 4D", lambda view: view.undo == "@manual 4D"),
 }
@@ -41,7 +46,7 @@ MOMENTS: dict[str, tuple[str, Check]] = {
 async def settled(pilot: Any) -> None:
     """Let the console finish its layouts (fitting takes one per level it gives up)."""
     for _ in range(8):
-        await pilot.pause()
+        await settle(pilot)
 
 
 def on_screen(widget: Widget, rows: int) -> bool:
@@ -78,7 +83,7 @@ def test_every_moment_fits_every_size_without_scrolling(moment: str) -> None:
     tokens, check = MOMENTS[moment]
 
     async def main() -> None:
-        app = DealerConsole(events=table_events(tokens))
+        app = DealerConsole(events=dealt(tokens))
         assert check(app.view), f"the events do not give the moment {moment!r}"
         async with app.run_test(size=SIZES[0]) as pilot:
             for size in [*SIZES, SIZES[0]]:
@@ -94,7 +99,7 @@ def test_the_large_type_grows_on_a_large_terminal() -> None:
     heights = {}
 
     async def main(size: tuple[int, int]) -> None:
-        app = DealerConsole(events=table_events(tokens))
+        app = DealerConsole(events=dealt(tokens))
         async with app.run_test(size=size) as pilot:
             await settled(pilot)
             heights[size] = app.screen.query_one("#next-action").region.height
@@ -109,7 +114,7 @@ def test_the_roads_give_way_but_all_five_show_when_there_is_room() -> None:
     async def main() -> dict[tuple[int, int], str]:
         shown = {}
         for size in ((100, 30), (220, 60)):
-            app = DealerConsole(events=table_events(ROUNDS + " @next AS"))
+            app = DealerConsole(events=dealt(ROUNDS + " @next AS"))
             async with app.run_test(size=size) as pilot:
                 await settled(pilot)
                 roads = app.screen.query_one("#roads")
@@ -124,7 +129,7 @@ def test_the_roads_give_way_but_all_five_show_when_there_is_room() -> None:
 @pytest.mark.parametrize("size", [(100, 30), (220, 60)], ids=["100x30", "220x60"])
 def test_alert_cut_card_and_halt_at_once_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
     tokens, _ = MOMENTS["alert, cut card and halt at once"]
-    app = DealerConsole(events=table_events(tokens))
+    app = DealerConsole(events=dealt(tokens))
 
     async def run_before(pilot: Any) -> None:
         await settled(pilot)

@@ -10,7 +10,9 @@ from textual.containers import VerticalScroll
 from controller.ui.console import COMPACT_ROWS, DealerConsole
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from tests.controller.ui.test_console import rendered
-from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, table_events
+from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED
+from tests.pilot_wait import settle
+from tests.tokens import dealt
 
 SMALL = (80, 24)
 
@@ -21,9 +23,9 @@ SMALL = (80, 24)
 ], ids=["between-rounds", "mid-round"])
 def test_at_80x24_the_responsible_gaming_lines_are_whole_and_nothing_scrolls(tokens: str) -> None:
     async def main() -> None:
-        app = DealerConsole(events=table_events(tokens))
+        app = DealerConsole(events=dealt(tokens))
         async with app.run_test(size=SMALL) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             main_area = app.screen.query_one("#main", VerticalScroll)
             assert main_area.max_scroll_y == 0, "the console scrolls at 80x24"
             gaming = app.screen.query_one("#responsible-gaming")
@@ -37,9 +39,9 @@ def test_at_80x24_the_responsible_gaming_lines_are_whole_and_nothing_scrolls(tok
 
 def test_at_80x24_a_hand_is_one_row_with_the_due_slot_marked() -> None:
     async def main() -> None:
-        app = DealerConsole(events=table_events(PAIRS_AND_DERIVED + " @next AS 6C"))
+        app = DealerConsole(events=dealt(PAIRS_AND_DERIVED + " @next AS 6C"))
         async with app.run_test(size=SMALL) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             player = rendered(app, "#player-hand")
             assert player == "PLAYER total 1  P1 A♠ P2 ·· P3 ··"
             widget = app.screen.query_one("#player-hand")
@@ -54,9 +56,9 @@ def test_at_80x24_a_hand_is_one_row_with_the_due_slot_marked() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 def test_a_misdeals_keys_are_in_large_type_and_fit(size: tuple[int, int]) -> None:
     async def main() -> None:
-        app = DealerConsole(events=table_events(PAIRS_AND_DERIVED + " @next AS 6C 7S @exposed"))
+        app = DealerConsole(events=dealt(PAIRS_AND_DERIVED + " @next AS 6C 7S @exposed"))
         async with app.run_test(size=size) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             assert app.view.misdeal is not None and app.view.misdeal["kind"] == "exposed_card"
             keys = rendered(app, "#next-action")
             assert "BURN" not in keys and "USE" not in keys, f"the keys are small text: {keys!r}"

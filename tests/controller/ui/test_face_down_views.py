@@ -22,6 +22,7 @@ from controller.core.table import Table
 from controller.ui.console import DealerConsole, card_text
 from controller.ui.scoreboard import start_scoreboard
 from controller.ui.tableview import FACE_DOWN, TableView
+from tests.pilot_wait import press, settle
 
 
 @pytest.fixture(autouse=True)
@@ -147,13 +148,13 @@ def test_the_console_shows_face_down_cards_and_r_reveals() -> None:
     async def main() -> None:
         app = DealerConsole(on_input=sent.append, events=list(events))
         async with app.run_test(size=(120, 50)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             player = rendered(app, "#player-hand")
             assert "P1 ▒▒" in player and "P2 ▒▒" in player and "2♣" not in player and "total –" in player
-            await pilot.press("r")
+            await press(pilot, "r")
             for event in table.handle(sent[-1]):
                 app.apply(event)
-            await pilot.pause()
+            await settle(pilot)
             player = rendered(app, "#player-hand")
             assert "P1 2♣" in player and "P2 3♠" in player and "total 5" in player
             assert "▒▒" in rendered(app, "#banker-hand")
@@ -187,21 +188,21 @@ def keyed_total_run(keys: list[str], table: Table) -> tuple[list[Input], dict[st
     async def main() -> None:
         app = DealerConsole(on_input=sent.append, events=list(events), reveal_total=True)
         async with app.run_test(size=(120, 50)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             seen["footer"] = shown_keys(app)
-            await pilot.press("r")
-            await pilot.pause()
+            await press(pilot, "r")
+            await settle(pilot)
             seen["question"] = rendered(app, "#reveal-question")
             for key in keys:
                 before = len(sent)
-                await pilot.press(key)
-                await pilot.pause()
+                await press(pilot, key)
+                await settle(pilot)
                 if key == "enter" and len(sent) == before and app.screen.query("#reveal-error"):
                     seen["error"] = rendered(app, "#reveal-error")
             for item in sent:
                 for event in table.handle(item):
                     app.apply(event)
-            await pilot.pause()
+            await settle(pilot)
             seen["misdeal"] = rendered(app, "#misdeal")
             seen["action"] = rendered(app, "#next-action-text")
             seen["halted"] = str(app.screen.has_class("halted"))
@@ -249,10 +250,10 @@ def test_the_reveal_key_is_not_shown_when_no_card_is_face_down() -> None:
     async def main() -> None:
         app = DealerConsole(events=list(events), reveal_total=True)
         async with app.run_test(size=(120, 50)) as pilot:
-            await pilot.pause()
+            await settle(pilot)
             shown.extend(shown_keys(app).split())
-            await pilot.press("r")
-            await pilot.pause()
+            await press(pilot, "r")
+            await settle(pilot)
             assert not app.screen.query("#reveal-question")
 
     asyncio.run(main())

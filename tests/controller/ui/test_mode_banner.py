@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from config.loader import load_config
-from controller.app.runner import Runner
-from controller.app.session import ConsoleRun, Outputs, play
-from controller.core.events import Event, TableEvent
+from controller.app.builder import JournalOptions, SessionOptions, build_session
+from controller.app.session import ConsoleRun
 from controller.core.inputs import Input, InputKind
 from controller.core.table import Table
 from controller.training.console import TrainingConsole
@@ -22,7 +21,6 @@ from controller.training.deal import dealt_rounds
 from controller.training.drill import Drill
 from controller.ui.console import BigText, DealerConsole
 from controller.ui.scoreboard import start_scoreboard
-from drivers.merged import MergedSource
 from drivers.mock import MockShoe
 from tests.browser import browser
 
@@ -74,16 +72,8 @@ def test_a_live_console_has_no_mode_banner() -> None:
 
 
 def test_simulate_interactive_reaches_the_console_as_a_simulation(tmp_path: Path) -> None:
-    """The real path: play() gives the console the mode of the table event the command wrote."""
+    """The real path: the session the builder makes gives the console the mode its journal states."""
     settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "simulation": {"auto_next": False}})
-    source = MergedSource(MockShoe("mock://?seed=3"), pace=0.05, hold_when_idle=True)
-    runner = Runner(Table(settings), source, lambda events: None, auto_next=False, auto_shoe=False, rounds=1,
-                    new_shoes=True)
-    header: list[Event] = [TableEvent(decks=8, variant="commission", driver="mock://?seed=3", seed=3,
-                                      mode="simulation")]
-    history: list[Event] = []
-    outputs = Outputs(notice=lambda text: None)
-    outputs.add(history.extend)
     seen: dict[str, Any] = {}
 
     def headless(run: ConsoleRun) -> None:
@@ -96,8 +86,31 @@ def test_simulate_interactive_reaches_the_console_as_a_simulation(tmp_path: Path
 
         asyncio.run(main())
 
-    play(runner, outputs, header, str(tmp_path / "t.journal"), {"test": 1}, console_history=history,
-         run_app=headless)
+    session = build_session(SessionOptions(settings, MockShoe("mock://?seed=3"), auto_next=False, rounds=1,
+                                           journal=JournalOptions(str(tmp_path / "t.journal"), {"test": 1}),
+                                           console=True, pace=0.05, run_console=headless))
+    session.play()
+    assert seen["banner"] == (True, "SIMULATION")
+
+
+def test_run_on_a_mock_source_is_a_simulation_at_the_console(tmp_path: Path) -> None:
+    """A live session on a source that only simulates a shoe shows SIMULATION too."""
+    settings = load_config(environ={}, overrides={"shoe": {"burn": "none"}})
+    seen: dict[str, Any] = {}
+
+    def headless(run: ConsoleRun) -> None:
+        async def main() -> None:
+            async with run.console.run_test(size=SIZE) as pilot:
+                await pilot.pause()
+                seen["banner"] = banner_of(run.console)
+                await pilot.press("ctrl+q")
+                await pilot.pause()
+
+        asyncio.run(main())
+
+    session = build_session(SessionOptions(settings, MockShoe("mock://?seed=3"), mode="live", auto_next=True, rounds=1,
+                                           console=True, run_console=headless))
+    session.play()
     assert seen["banner"] == (True, "SIMULATION")
 
 

@@ -6,7 +6,6 @@ import json
 import queue
 import signal
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +19,10 @@ from controller.core.exceptions import ConfigError
 from drivers.pcsc.badges import BadgeEvent, BadgeReader
 from tests.drivers.pcsc.conftest import READER_A, READER_B, Hand
 from tests.drivers.pcsc.vcard import DEFAULT_AID
+from tests.inprocess import CROUPIER, ROOT
 
 pytestmark = pytest.mark.pcsc
 
-ROOT = Path(__file__).resolve().parents[3]
 ALICE = "04A1B2C3D4E5F6"
 STRANGER = "04DEADBEEF0001"
 SELECT = "00A40400" + f"{len(DEFAULT_AID):02X}" + DEFAULT_AID.hex().upper()
@@ -91,7 +90,7 @@ class Watch:
 
     def __init__(self, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "badges", "watch", *args],
+            [*CROUPIER, "badges", "watch", *args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         self.lines: queue.Queue[str] = queue.Queue()

@@ -24,7 +24,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,10 +34,10 @@ import pytest
 
 from tests.drivers.pcsc.conftest import READER_A, READER_B, Hand, Pcscd
 from tests.drivers.pcsc.vcard import VirtualCard
+from tests.inprocess import CROUPIER, ROOT
 
 pytestmark = pytest.mark.pcsc
 
-ROOT = Path(__file__).resolve().parents[3]
 ALICE = "04A1B2C3D4E5F6"
 """Alice Martin's dealer badge."""
 BOB = "04B0B0B0B0B0B0"
@@ -78,7 +77,7 @@ class TableRun:
         """Index in :attr:`events` after the last event a wait matched."""
         self._changed = threading.Condition()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli.main", "run", "--config", str(config), "--driver", driver,
+            [*CROUPIER, "run", "--config", str(config), "--driver", driver,
              "--json", "--auto-next", "--console", "plain", *extra],
             cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, bufsize=1,

@@ -8,7 +8,6 @@ import os
 import select
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from controller.core.shoe import shoe_with_cut_card
 from drivers.serial.emulator import check_script
 from drivers.serial.framing import ACK, ENQ, NAK, Frame, LineFramer, StxFramer, xor_checksum
 from tests.drivers.conftest import EMULATOR, REPO, EmulatorProcess, read_line
+from tests.inprocess import CROUPIER
 
 Emulator = Callable[..., EmulatorProcess]
 
@@ -109,7 +109,7 @@ def test_usage_contract_prints_pty_first(emulator: Emulator, client: Callable[..
 def test_registered_in_the_croupier_command(emulator: Emulator) -> None:
     cli = importlib.import_module("controller.cli.main")
     assert "controller.cli.shoe_emulator" in cli.COMMAND_MODULES
-    process = subprocess.Popen([sys.executable, "-m", "controller.cli.main", "shoe-emulator", "--seed", "1"],
+    process = subprocess.Popen([*CROUPIER, "shoe-emulator", "--seed", "1"],
                                cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert read_line(process.stdout, 10).startswith("PTY /dev/")

@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from drivers.serial.framing import ACK, ENQ, NAK, Frame, make_framer
 from tests.drivers.conftest import RawShoe
+from tests.inprocess import CROUPIER, ROOT
 
 pytestmark = pytest.mark.slow  # a controller process each, over a real pty, waiting on the shoe's timers
 
-ROOT = Path(__file__).resolve().parents[3]
 Events = list[dict[str, Any]]
 
 
@@ -34,7 +32,7 @@ class Controller:
 
     def __init__(self, path: str, framing: str, rounds: int) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--driver", f"serial://{path}?framing={framing}",
+            [*CROUPIER, "run", "--driver", f"serial://{path}?framing={framing}",
              "--json", "--auto-next", "--no-keyboard", "--no-burn", "--decks", "1", "--rounds", str(rounds)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.events: Events = []

@@ -1,7 +1,9 @@
-"""A real Mosquitto and a real PostgreSQL for the floor benchmark, on free ports of 127.0.0.1, stopped by PID.
+"""A Mosquitto and a PostgreSQL of one's own, from their Debian binaries, on free ports of 127.0.0.1, stopped by PID.
 
-The same approach as the floor tests' ``tests/controller/floor/services.py``, without pytest: a
-server that is missing or does not start raises :class:`ServerUnavailable` with what to install.
+``croupier floor up`` (a whole floor on one machine), the floor benchmark (``benchmarks/``) and the floor
+tests (``tests/controller/floor/services.py``) start them this way: a server that is missing or does not
+start raises :class:`ServerUnavailable` with what to install. PostgreSQL refuses to run as root: as root,
+it is initialized and started as the ``postgres`` user (``runuser``), its directory owned by that user.
 """
 
 from __future__ import annotations
@@ -99,12 +101,21 @@ class Mosquitto:
             stop_pid(process.pid)
             process.wait(timeout=START_SECONDS)
 
+    def kill(self) -> None:
+        """SIGKILL (a crash, an OOM kill, a power loss: nothing is saved since the last autosave) and wait."""
+        process, self.process = self.process, None
+        if process is not None:
+            process.kill()
+            process.wait(timeout=START_SECONDS)
+
 
 class Postgres:
     """A PostgreSQL 15 server of our own (run as the ``postgres`` user when we are root), stopped by PID."""
 
-    def __init__(self, settings: tuple[str, ...] = ()) -> None:
-        self.directory = Path(tempfile.mkdtemp(prefix="croupier-bench-pg-"))
+    def __init__(self, settings: tuple[str, ...] = (), directory: Path | None = None) -> None:
+        if directory is not None:
+            directory.mkdir(parents=True)
+        self.directory = directory or Path(tempfile.mkdtemp(prefix="croupier-bench-pg-"))
         self.port = free_port()
         self.settings = settings
         """Extra ``-c NAME=VALUE`` server settings."""
@@ -123,12 +134,28 @@ class Postgres:
         if not (PG_BIN / "initdb").exists():
             raise ServerUnavailable(f"PostgreSQL 15 is not installed ({PG_BIN}; apt-get install postgresql)")
         data, sockets = self.directory / "data", self.directory / "sockets"
-        sockets.mkdir()
+        sockets.mkdir(exist_ok=True)
         if os.geteuid() == 0:
             shutil.chown(self.directory, "postgres", "postgres")
             shutil.chown(sockets, "postgres", "postgres")
-        self._as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-        options = " ".join([f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1",
+        try:
+            self._as_postgres(str(PG_BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
+            self.resume()
+        except subprocess.CalledProcessError as error:
+            said = (error.stderr or b"").decode(errors="replace").strip().splitlines()
+            raise ServerUnavailable(f"PostgreSQL did not start ({said[-1] if said else error}); see "
+                                    f"{self.directory / 'log'}") from None
+
+    def halt(self) -> None:
+        """Fast shutdown (SIGINT), its files kept: :meth:`resume` starts it again on the same port."""
+        if self.pid is not None:
+            stop_pid(self.pid, signal.SIGINT)
+            self.pid = None
+
+    def resume(self) -> None:
+        """Start it again after :meth:`halt` (same data, same port)."""
+        data = self.directory / "data"
+        options = " ".join([f"-p {self.port} -k {self.directory / 'sockets'} -c listen_addresses=127.0.0.1",
                             *(f"-c {setting}" for setting in self.settings)])
         self._as_postgres(str(PG_BIN / "pg_ctl"), "-D", str(data), "-w", "-l", str(self.directory / "log"),
                           "-o", options, "start")
@@ -136,7 +163,5 @@ class Postgres:
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT), then remove its files."""
-        if self.pid is not None:
-            stop_pid(self.pid, signal.SIGINT)
-            self.pid = None
+        self.halt()
         shutil.rmtree(self.directory, ignore_errors=True)

@@ -61,3 +61,16 @@ def test_tables_killed_with_kill_9_and_restarted_lose_nothing() -> None:
     report = quick_run("--only", "faults", "--faults", "tables")
     assert "killed with SIGKILL after" in report, report
     assert_every_record_archived_once(report)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_every_fault_of_the_record_of_truth_loses_and_duplicates_nothing() -> None:
+    """Issue 27: archived rows deleted, a table and the archive killed with kill -9, the broker stopped, the broker
+    killed with kill -9 while the archive was away (the archive started late), PostgreSQL stopped, bad messages."""
+    report = quick_run("--only", "faults")
+    for said in ("archived rows of", "killed with SIGKILL after", "archive killed with SIGKILL mid-run",
+                 "broker stopped (SIGTERM)", "broker killed with SIGKILL while the archive was away",
+                 "PostgreSQL stopped for", "7 bad messages published, 7 refused by the archive"):
+        assert said in report, (said, report)
+    assert_every_record_archived_once(report)

@@ -15,7 +15,7 @@ from benchmarks.floor import Floor, Plan, Scenario, parse_args, start_delay, wai
 from benchmarks.floor_measure import Audit
 from benchmarks.floor_report import Outcome, _ramp_split
 from benchmarks.floor_tables import table_spec
-from benchmarks.servers import Mosquitto, Postgres, ServerUnavailable
+from controller.floor.localservers import Mosquitto, Postgres, ServerUnavailable
 
 
 def test_a_table_spec_has_a_name_a_seed_and_an_optional_delay() -> None:

@@ -1,0 +1,97 @@
+"""What the archive takes from the broker: a ``croupier/SITE/TABLE/journal`` message, checked before the database.
+
+Every message is judged here on its own, so that one bad message is refused alone (kept apart in
+``journal_rejects`` with its reason and acknowledged) and never reaches PostgreSQL, where it would roll
+back the other tables' records of its batch: a message larger than :data:`MAX_MESSAGE_BYTES`, not UTF-8,
+not JSON, not an object with exactly the record's fields, a ``seq`` that is not a record number PostgreSQL
+can hold (1 to 2^63 - 1), a text with a NUL character or a lone surrogate (PostgreSQL's ``text`` takes
+neither), a hash that is not 64 hex digits, and a topic whose SITE or TABLE is not a floor name.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from controller.floor.archive_store import Rejection
+from controller.floor.urls import NAME
+from controller.journal.store import Record
+
+FIELDS = ("seq", "kind", "at", "body", "prev", "hash")
+FIELD_SET = frozenset(FIELDS)
+MAX_MESSAGE_BYTES = 1 << 20
+"""The largest journal message the archive takes (1 MiB; a journal's largest records, its checkpoints, are
+tens of KB). ``croupier floor acl``'s broker settings refuse larger ones at the broker already."""
+MAX_SEQ = (1 << 63) - 1
+"""The largest ``seq`` PostgreSQL's ``bigint`` holds."""
+KEPT_OF_A_REJECT = 4096
+"""How much of a refused message's text ``journal_rejects`` keeps (its size is said after it)."""
+HASH = re.compile(r"[0-9a-f]{64}")
+KIND = re.compile(r"[a-z_]{1,32}")
+LONGEST_AT = 64
+
+
+def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Rejection:
+    """(site, table, record) of a ``croupier/SITE/TABLE/journal`` message, or why it is not one."""
+    parts = topic.split("/")
+    if len(parts) != 4 or parts[0] != "croupier" or parts[3] != "journal":
+        return Rejection(None, None, None, f"topic {topic!a} is not croupier/SITE/TABLE/journal")
+    site, table = parts[1], parts[2]
+    if not (NAME.fullmatch(site) and NAME.fullmatch(table)):
+        return Rejection(None, None, None, f"topic {topic!a}: SITE and TABLE are 1-64 letters, digits, '-', "
+                                           "'_' or '.'")
+    if len(payload) > MAX_MESSAGE_BYTES:
+        return Rejection(site, table, None, f"the message is {len(payload)} bytes, more than the archive takes "
+                                            f"({MAX_MESSAGE_BYTES})")
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return Rejection(site, table, None, "the message is not JSON")
+    if not isinstance(data, dict):
+        return Rejection(site, table, None, "the message is not a JSON object")
+    return _record(site, table, data)
+
+
+def _record(site: str, table: str, data: dict[str, object]) -> tuple[str, str, Record] | Rejection:
+    seq = data.get("seq")
+    number = seq if type(seq) is int and 1 <= seq <= MAX_SEQ else None
+    if data.keys() != FIELD_SET:
+        return Rejection(site, table, number, f"a journal record has the fields {', '.join(FIELDS)} "
+                                              f"(got {', '.join(ascii(name)[1:-1] for name in sorted(data))})")
+    if number is None:
+        return Rejection(site, table, None, f"seq is a record number from 1 to {MAX_SEQ}")
+    kind, at, body, prev, hash_ = data["kind"], data["at"], data["body"], data["prev"], data["hash"]
+    if not (type(kind) is str and type(at) is str and type(body) is str and type(prev) is str
+            and type(hash_) is str):
+        return Rejection(site, table, number, "kind, at, body, prev and hash are text")
+    if "\x00" in body or not body.isascii() or not (kind + at + prev + hash_).isascii() or "\x00" in at:
+        for name, value in (("kind", kind), ("at", at), ("body", body), ("prev", prev), ("hash", hash_)):
+            problem = _text_problem(value)
+            if problem is not None:
+                return Rejection(site, table, number, f"its {name} {problem}")
+    if not KIND.fullmatch(kind) or len(at) > LONGEST_AT:
+        return Rejection(site, table, number, "kind is a record kind (a-z, _) and at a journal time")
+    if not (HASH.fullmatch(prev) and HASH.fullmatch(hash_)):
+        return Rejection(site, table, number, "prev and hash are SHA-256 hashes (64 hex digits)")
+    return site, table, Record(number, kind, at, body, prev, hash_)
+
+
+def _text_problem(text: str) -> str | None:
+    """Why PostgreSQL's ``text`` cannot hold ``text`` (None: it can)."""
+    if "\x00" in text:
+        return "contains a NUL character"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return "contains a lone surrogate (not Unicode text)"
+    return None
+
+
+def kept_text(payload: bytes) -> str:
+    """The text ``journal_rejects`` keeps of a refused message: UTF-8 (bad bytes and NUL replaced), at most
+    :data:`KEPT_OF_A_REJECT` characters, then its size."""
+    text = payload[:KEPT_OF_A_REJECT * 4].decode("utf-8", errors="replace").replace("\x00", "\ufffd")
+    if len(payload) > KEPT_OF_A_REJECT or len(text) > KEPT_OF_A_REJECT:
+        return f"{text[:KEPT_OF_A_REJECT]}... ({len(payload)} bytes)"
+    return text

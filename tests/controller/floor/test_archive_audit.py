@@ -1,0 +1,162 @@
+"""``croupier archive import`` and ``croupier audit verify --archive`` naming the side that changed (issue 27).
+
+Real journals (``croupier simulate --journal``), a real PostgreSQL, the commands run as processes. The
+archive is altered the way an intruder with database access would: a row deleted from the middle or the
+end, a row's contents edited (with or without its hash recomputed).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from controller.journal.store import record_hash
+from tests.controller.floor.floorkit import archived, assert_archived_exactly, croupier, journal_records, make_journal
+
+
+def _import(database: str, *args: str) -> tuple[int, str, str]:
+    run = croupier("archive", "import", *args, "--db", database)
+    return run.returncode, run.stdout, run.stderr
+
+
+def _archived_journal(tmp_path: Path, database: str, site: str,
+                      rounds: int = 12) -> tuple[Path, list[dict[str, object]]]:
+    path = make_journal(tmp_path / "t.journal", seed=21, rounds=rounds)
+    status, stdout, stderr = _import(database, str(path), "--site", site, "--table", "t1")
+    assert status == 0, stdout + stderr
+    return path, journal_records(path)
+
+
+def _verify(path: Path, database: str) -> tuple[int, str]:
+    run = croupier("audit", "verify", str(path), "--archive", database)
+    assert "Traceback" not in run.stderr, run.stderr
+    return run.returncode, run.stdout + run.stderr
+
+
+def _confirm(path: Path, seq: int) -> None:
+    """What a table's feed keeps once the archive confirmed records 1-``seq``."""
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE IF NOT EXISTS feed_acked (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                           "seq INTEGER NOT NULL)")
+        connection.execute("INSERT OR REPLACE INTO feed_acked VALUES (1, ?)", (seq,))
+
+
+@pytest.mark.slow
+def test_import_archives_every_record_once_and_a_second_run_stores_nothing_new(
+        tmp_path: Path, database: str, site: str) -> None:
+    path = make_journal(tmp_path / "t.journal", seed=17, rounds=20)
+    records = journal_records(path)
+    status, stdout, stderr = _import(database, str(path), "--site", site, "--table", "t1")
+    assert status == 0, stdout + stderr
+    assert f"{site}/t1 records 1-{len(records)}: {len(records)} stored, 0 already archived, 0 refused" in stdout
+    assert_archived_exactly(database, site, "t1", records)
+    again, stdout, stderr = _import(database, str(path))  # the table found by its record 1
+    assert again == 0, stdout + stderr
+    assert f"{site}/t1 records 1-{len(records)}: 0 stored, {len(records)} already archived, 0 refused" in stdout
+    assert_archived_exactly(database, site, "t1", records)
+
+
+@pytest.mark.slow
+def test_import_fills_what_the_archive_misses_and_refuses_another_journal(
+        tmp_path: Path, database: str, site: str) -> None:
+    path, records = _archived_journal(tmp_path, database, site)
+    with psycopg.connect(database) as connection:  # a partly archived journal: its second half missing
+        connection.execute("DELETE FROM journal_records WHERE site = %s AND seq > %s", (site, len(records) // 2))
+    status, stdout, stderr = _import(database, str(path))
+    assert status == 0, stdout + stderr
+    assert_archived_exactly(database, site, "t1", records)
+    other = make_journal(tmp_path / "other.journal", seed=22, rounds=3)
+    refused, stdout, stderr = _import(database, str(other), "--site", site, "--table", "t1")
+    assert refused == 1, stdout + stderr
+    assert f"REJECTED {site}/t1 record 1: differs from the archived record 1" in stdout
+    assert_archived_exactly(database, site, "t1", records)
+
+
+def test_import_of_a_journal_the_archive_does_not_know_needs_its_name(tmp_path: Path) -> None:
+    run = croupier("archive", "import", str(tmp_path / "missing.journal"), "--db", "postgresql://127.0.0.1:1/x",
+                   "--site", "a")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "--site and --table name a table in the archive together" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_audit_of_an_untouched_archive_exits_0(tmp_path: Path, database: str, site: str) -> None:
+    path, records = _archived_journal(tmp_path, database, site)
+    _confirm(path, len(records))
+    status, said = _verify(path, database)
+    assert status == 0, said
+    assert f"matches the archive of table {site}/t1: records 1-{len(records)} are the same" in said
+
+
+@pytest.mark.slow
+def test_a_row_deleted_from_the_middle_of_the_archive_is_named_as_the_archive_altered(
+        tmp_path: Path, database: str, site: str) -> None:
+    path, records = _archived_journal(tmp_path, database, site)
+    middle = len(records) // 2
+    with psycopg.connect(database) as connection:
+        connection.execute("DELETE FROM journal_records WHERE site = %s AND seq = %s", (site, middle))
+    status, said = _verify(path, database)
+    assert status == 1, said
+    assert said.startswith("TAMPERED: ") and f"the archive was altered: records {middle}-{middle} of table " \
+        f"{site}/t1 are missing from it (deleted)" in said, said
+
+
+@pytest.mark.slow
+def test_rows_deleted_from_the_end_of_the_archive_are_caught_against_what_the_table_was_told(
+        tmp_path: Path, database: str, site: str) -> None:
+    path, records = _archived_journal(tmp_path, database, site)
+    _confirm(path, len(records))
+    with psycopg.connect(database) as connection:
+        connection.execute("DELETE FROM journal_records WHERE site = %s AND seq > %s", (site, len(records) - 3))
+        connection.execute("DELETE FROM journal_heads WHERE site = %s", (site,))  # the intruder's tracks, too
+    status, said = _verify(path, database)
+    assert status == 1, said
+    assert f"the archive was altered: records {len(records) - 2}-{len(records)} of table {site}/t1, which the " \
+        "archive stored and confirmed to the table, are missing from its end" in said, said
+
+
+@pytest.mark.slow
+def test_rows_deleted_from_the_end_are_caught_by_the_archives_own_heads(
+        tmp_path: Path, database: str, site: str) -> None:
+    path, records = _archived_journal(tmp_path, database, site)  # no local mark: the archive's own record
+    with psycopg.connect(database) as connection:
+        connection.execute("DELETE FROM journal_records WHERE site = %s AND seq > %s", (site, len(records) - 3))
+    status, said = _verify(path, database)
+    assert status == 1 and "are missing from its end" in said, said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rehash", [False, True])
+def test_an_edited_archived_row_is_blamed_on_the_archive_not_the_intact_journal(
+        tmp_path: Path, database: str, site: str, rehash: bool) -> None:
+    path, _ = _archived_journal(tmp_path, database, site)
+    seq = 7
+    row = archived(database, site, "t1")[seq - 1]
+    body = str(row["body"]).replace("{", '{"edited":1,', 1)
+    digest = record_hash(seq, str(row["kind"]), str(row["at"]), str(row["prev"]), body) if rehash else row["hash"]
+    with psycopg.connect(database) as connection:
+        connection.execute("UPDATE journal_records SET body = %s, hash = %s WHERE site = %s AND seq = %s",
+                           (body, digest, site, seq))
+    status, said = _verify(path, database)
+    assert status == 1, said
+    where = seq + 1 if rehash else seq  # a recomputed hash no longer matches the next row's prev
+    assert f"the archive was altered at record {where} of table {site}/t1" in said, said
+    assert "local journal was edited" not in said
+
+
+@pytest.mark.slow
+def test_a_journal_never_archived_is_said_so_not_called_tampered(tmp_path: Path, database: str) -> None:
+    created = _import(database, str(make_journal(tmp_path / "a.journal", seed=1, rounds=1)), "--site", "s",
+                      "--table", "other")  # an archive with its tables, holding another journal
+    assert created[0] == 0, created
+    path = make_journal(tmp_path / "t.journal", seed=31, rounds=3)
+    status, said = _verify(path, database)
+    assert status == 1, said
+    assert said.startswith("NOT ARCHIVED: ") and "TAMPERED" not in said, said
+    _confirm(path, 5)  # but one the archive confirmed records of: the archive lost them
+    status, said = _verify(path, database)
+    assert status == 1 and said.startswith("TAMPERED: ") and "the archive was altered" in said, said

@@ -1,0 +1,183 @@
+"""``croupier archive`` as a service (issue 27 item 4): it keeps running through every fault and bad message.
+
+Real parts: Mosquitto, PostgreSQL (one of the test's own where the test stops it), ``croupier simulate``
+tables and ``croupier archive`` processes; every table's journal compared with the archive record by record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from controller.journal.store import record_hash
+from tests.controller.floor.floorkit import (
+    Archive,
+    Table,
+    assert_archived_exactly,
+    holds_every_record,
+    journal_records,
+    make_journal,
+    publish,
+    rejects,
+    wait_for,
+)
+from tests.controller.floor.services import Mosquitto, Postgres
+
+CLEAN_STOP = 130
+STALL_SAID = 90.0
+"""The archive says a stalled broker after 30 s."""
+
+
+def _forged(record: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """``record`` with ``fields`` changed and its hash recomputed: well-formed, whatever its text holds."""
+    changed = {**record, **fields}
+    changed["hash"] = record_hash(int(changed["seq"]), changed["kind"], changed["at"], changed["prev"],
+                                  changed["body"])
+    return changed
+
+
+def _json(record: dict[str, Any]) -> bytes:
+    return json.dumps(record).encode()
+
+
+def _poison(records: list[dict[str, Any]]) -> dict[str, bytes]:
+    """Each bad message, by what it is: none of them may stop the archive or hold the others back."""
+    first = records[0]
+    return {
+        "a NUL byte": _json(first).replace(b'"kind"', b'"ki\x00nd"'),
+        "NUL in a well-hashed body": _json(_forged(first, body=first["body"][:-1] + ',"x":"\u0000"}')),
+        "a lone surrogate": _json(first).replace(b'"header"', b'"\\ud800"'),
+        "a lone surrogate in a well-hashed body": _json(first).replace(b'"body": "{', b'"body": "{\\udfff'),
+        "seq 2^63": _json(_forged(first, seq=2 ** 63)),
+        "seq 2^64": _json({**first, "seq": 2 ** 64}),
+        "2 MB": _json(_forged(first, body='{"pad":"' + "x" * 2_000_000 + '"}')),
+        "invalid UTF-8": b"\xff\xfe\xfd",
+        "wrong types": _json({**first, "hash": 5}),
+        "seq as text": _json({**first, "seq": "1"}),
+        "deep JSON": b"[" * 100_000 + b"]" * 100_000,
+    }
+
+
+@pytest.mark.slow
+def test_each_bad_message_is_refused_alone_and_the_other_tables_are_stored(
+        tmp_path: Path, broker: str, database: str, site: str) -> None:
+    good = {name: journal_records(make_journal(tmp_path / f"{name}.journal", seed=seed, rounds=6))
+            for name, seed in (("t1", 41), ("t2", 42))}
+    poison = _poison(good["t1"])
+    archive = Archive(broker, database, group="")
+    try:
+        half = {name: len(records) // 2 for name, records in good.items()}
+        for name, records in good.items():  # in the same batches as the bad messages
+            publish(broker, site, name, records[:half[name]])
+        publish(broker, site, "bad", [], raw=list(poison.values()))
+        publish(broker, "bad site", "t", [], raw=[_json(good["t1"][0])])  # not a floor name
+        for name, records in good.items():
+            publish(broker, site, name, records[half[name]:])
+        for name, records in good.items():
+            wait_for(lambda r=records, n=name: holds_every_record(database, site, n, r), f"{name} archived")
+        wait_for(lambda: len(rejects(database, site)) >= len(poison), "every bad message kept apart")
+        assert archive.process.poll() is None, "the archive keeps running"
+    finally:
+        status, _, stderr = archive.stop()
+    assert status == 0, stderr
+    assert "Traceback" not in stderr, stderr
+    for name, records in good.items():
+        assert_archived_exactly(database, site, name, records)
+    reasons = [reason for table, _, reason in rejects(database, site) if table == "bad"]
+    assert len(reasons) == len(poison), reasons
+    for fragment in ("not JSON", "contains a NUL character", "contains a lone surrogate", "seq is a record number",
+                     "more than the archive takes", "kind, at, body, prev and hash are text"):
+        assert any(fragment in reason for reason in reasons), (fragment, reasons)
+    with psycopg.connect(database) as connection:
+        kept = connection.execute("SELECT length(payload) FROM journal_rejects WHERE table_id = 'bad'").fetchall()
+        foreign = connection.execute("SELECT site, reason FROM journal_rejects WHERE reason LIKE 'topic %'").fetchall()
+    assert max(length for (length,) in kept) < 10_000, "a refused message's text is kept short"
+    assert foreign == [(None, "topic 'croupier/bad site/t/journal': SITE and TABLE are 1-64 letters, digits, '-', "
+                              "'_' or '.'")]
+
+
+@pytest.mark.slow
+def test_the_archive_rides_out_postgresql_stopped_and_started_again(
+        tmp_path: Path, own_broker: Mosquitto, site: str) -> None:
+    server = Postgres()
+    server.start()
+    try:
+        with psycopg.connect(server.url(), autocommit=True) as admin:
+            admin.execute("CREATE DATABASE floor")
+        database = server.url("floor")
+        archive = Archive(own_broker.address, database, group="")
+        table = Table(tmp_path / "t.journal", f"mqtt://{own_broker.address}/{site}/t1", seed=43, pace=0.02)
+        try:
+            wait_for(lambda: holds_every_record(database, site, "t1", table.records()[:40]), "the first records")
+            server.halt()
+            archive.wait_line("the archive database is unreachable")
+            time.sleep(3.0)  # the table deals on; the archive acknowledges nothing meanwhile
+            assert archive.process.poll() is None, "the archive waits for the database"
+            server.resume()
+            archive.wait_line("the archive database is reachable again")
+            wait_for(lambda: holds_every_record(database, site, "t1", table.records()), "the records since")
+            status, stderr = table.stop()
+            assert status == CLEAN_STOP, stderr
+            records = table.records()
+            wait_for(lambda: holds_every_record(database, site, "t1", records), "the whole journal")
+        finally:
+            table.stop()
+            stopped, _, stderr = archive.stop()
+        assert stopped == 0, stderr
+        assert stderr == "", "the outage is said once on the archive's output, nothing on stderr"
+        assert_archived_exactly(database, site, "t1", records)
+    finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_an_archive_killed_mid_batch_again_and_again_loses_and_duplicates_nothing(
+        tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
+    tables = [Table(tmp_path / f"t{n}.journal", f"mqtt://{own_broker.address}/{site}/t{n}", seed=50 + n, pace=0.005)
+              for n in range(3)]
+    archive = Archive(own_broker.address, database, group="")
+    try:
+        for _ in range(4):
+            time.sleep(1.5)  # batches of the three tables being stored
+            archive.stop(signal.SIGKILL)
+            archive = Archive(own_broker.address, database, group="", client_id=archive.client_id)
+        for table in tables:
+            status, stderr = table.stop()
+            assert status == CLEAN_STOP, stderr
+        for n, table in enumerate(tables):
+            records = table.records()
+            wait_for(lambda r=records, name=f"t{n}": holds_every_record(database, site, name, r), f"t{n}")
+            assert_archived_exactly(database, site, f"t{n}", records)
+    finally:
+        for table in tables:
+            table.stop()
+        archive.stop()
+
+
+@pytest.mark.slow
+def test_an_archive_started_while_the_broker_stalls_waits_for_it(
+        tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
+    assert own_broker.process is not None
+    pid = own_broker.process.pid
+    os.kill(pid, signal.SIGSTOP)  # it accepts connections (the kernel does) but answers nothing
+    try:
+        stalled = Archive(own_broker.address, database, group="", ready=False)
+        stalled.wait_line("--broker mqtt://127.0.0.1:", seconds=STALL_SAID)  # no subscription: said, waited for
+        assert "no subscription granted within 30 s; waiting for the broker" in stalled.output[-1]
+        assert stalled.process.poll() is None, "the archive waits for a stalled broker"
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    stalled.wait_line("archiving ")
+    path = make_journal(tmp_path / "t.journal", seed=44, rounds=3)
+    records = journal_records(path)
+    publish(own_broker.address, site, "t1", records)
+    wait_for(lambda: holds_every_record(database, site, "t1", records), "the records")
+    status, _, stderr = stalled.stop()
+    assert status == 0, stderr
