@@ -31,7 +31,7 @@ CONNECTION_STATUSES = ("online", "offline")
 ATTENTION = frozenset({"halted", "offline"})
 """The statuses that make a tile stand out."""
 STATE_FIELDS = ("shoe", "round", "slot_due", "dealer", "last_result", "results", "misdeal", "alerts",
-                "cards_left", "last_card_at", "updated_at", "events", "head")
+                "cards_left", "last_card_at", "updated_at", "events", "head", "mode", "software")
 """The ``state`` fields a tile shows as they are (docs/floor.md, ``state``)."""
 WILL_GRACE = 3.0
 """Seconds after a Last Will before the tile shows the table offline."""

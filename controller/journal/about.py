@@ -70,6 +70,23 @@ def mode_in(header: Mapping[str, Any], start: Mapping[str, Any]) -> Mode | None:
     return None
 
 
+COMMAND_MODES: dict[str, Mode] = {"simulate": "simulation", "train": "training"}
+"""The mode of a journal written before modes, by the command its header names (any other: ``run``, live)."""
+
+
+def header_mode(header: Mapping[str, Any]) -> Mode:
+    """The mode a journal's header (record 1) alone gives: the one it states, else (a journal written before modes)
+    its command's (``simulate``: simulation, ``train``: training, ``run``: live, as its ``table`` event said then).
+    The floor's archive marks each table's rows with it (``journal_records.mode``)."""
+    stated = _stated(header.get("mode"))
+    if stated is not None:
+        return stated
+    identity = header.get("identity")
+    arguments = identity.get("arguments") if isinstance(identity, dict) else None
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    return COMMAND_MODES.get(command, "live") if isinstance(command, str) else "live"
+
+
 def about(journal: Journal) -> About:
     """The mode and software ``journal`` states (read as it is, not verified)."""
     header = _body(journal.record(1))
