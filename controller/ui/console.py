@@ -50,10 +50,11 @@ from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from controller.core.cards import parse_card
-from controller.core.events import Event
+from controller.core.events import Event, to_builtins
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
+from controller.core.recall import RECALL_EVENTS, recall_text, recalled_rounds
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.terms import MODE_WORDS, Mode
 from controller.ui import fitting
@@ -174,6 +175,7 @@ class TableScreen(Screen[None]):
         Binding("a", "ack", "Ack alert"),
         Binding("r", "reveal", "Reveal"),
         Binding("z", "undo", "Undo"),
+        Binding("h", "recall", "Recall"),
     ]
 
     def __init__(self, words: Catalogue = ENGLISH, mode: Mode = "live") -> None:
@@ -304,6 +306,12 @@ class TableScreen(Screen[None]):
         self._confirmed(question, words.say("undo.yes", "take it back"),
                         lambda: console.send_input(DealerInput(InputKind.UNDO)))
 
+    def action_recall(self) -> None:
+        """Game recall, at any time (a halt included): the recall screen over this one."""
+        console = self.console
+        if console is not None:
+            self.app.push_screen(RecallScreen(console.recall_lines(), self.words, self.mode))
+
     def action_reveal(self) -> None:
         """Reveal the next hand; with ``reveal_total`` first ask the total the dealer sees on it."""
         console = self.console
@@ -334,6 +342,42 @@ class TableScreen(Screen[None]):
                                 lambda: console.send_input(DealerInput(InputKind.MANUAL, code)))
 
         self.app.push_screen(ManualEntryScreen(words), entered)
+
+
+class RecallScreen(Screen[None]):
+    """Game recall (R1, R2): the last rounds step by step, under RECALL in large type, over the table's screen, which
+    goes on following the table; Esc (or ``h`` again) returns to it as it is."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,h", "back", "Back")]
+    DEFAULT_CSS = """
+    #recall-title { background: $warning; color: $background; }
+    #recall-body { height: auto; padding: 0 1; }
+    #recall-keys { dock: bottom; height: 1; padding: 0 1; text-style: bold; }
+    """
+
+    def __init__(self, lines: list[str], words: Catalogue = ENGLISH, mode: Mode = "live") -> None:
+        super().__init__()
+        self.lines = lines
+        self.words = words
+        self.mode = mode
+        word_bindings(self, words)
+
+    def compose(self) -> ComposeResult:
+        words = self.words
+        yield mode_banner(self.mode, words)
+        yield BigText(words.say("console.recall.title", "RECALL"), id="recall-title", max_scale=1)
+        with VerticalScroll(id="recall-scroll"):
+            body = "\n".join(self.lines) or words.say("console.recall.none", "No round yet.")
+            yield Static(Text(body), id="recall-body")
+        yield Static(words.say("console.recall.keys", "Esc = back to the table"), id="recall-keys")
+        yield Footer()
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+RECALL_ROUNDS = 10
+"""The rounds the recall screen shows (R1: the latest and the nine before it)."""
 
 
 def mode_banner(mode: Mode, words: Catalogue) -> BigText:
@@ -447,10 +491,13 @@ class DealerConsole(App[None]):
         self.on_quit = on_quit
         """Called the moment the dealer quits, before the console closes (the table stops there)."""
         self.view = TableView()
+        self.recalled: list[tuple[dict[str, object], str]] = []
+        """The events game recall reads, as they came (:mod:`controller.core.recall`)."""
         self.sent: list[DealerInput] = []
         self._ui_thread: int | None = None
         self._lock = threading.Lock()
         for event in events:
+            self._keep_for_recall(event)
             self.view.apply(self._worded(event))
         self.resumed_at: int | None = (self.view.round or 0) if resumed else None
         """The round the console resumed at from a journal, until the table moves on."""
@@ -470,6 +517,16 @@ class DealerConsole(App[None]):
         else:
             self._apply(self._worded(event))
 
+    def _keep_for_recall(self, event: ViewEvent) -> None:
+        if event["event"] in RECALL_EVENTS:
+            self.recalled.append((to_builtins(event), ""))
+
+    def recall_lines(self) -> list[str]:
+        """The last :data:`RECALL_ROUNDS` rounds as the recall screen shows them, in the console's language."""
+        with self._lock:
+            rounds = recalled_rounds(list(self.recalled))[-RECALL_ROUNDS:]
+        return recall_text(rounds, self.words.text)
+
     def _worded(self, event: ViewEvent) -> ViewEvent:
         """A copy of ``event`` with its texts in the console's language (machine fields unchanged)."""
         return cast(ViewEvent, self._localiser.event(cast(Event, event.copy())))
@@ -477,6 +534,7 @@ class DealerConsole(App[None]):
     def _apply(self, event: ViewEvent) -> None:
         try:
             with self._lock:
+                self._keep_for_recall(event)
                 changed = self.view.apply(event)
         except (CroupierError, ValueError, TypeError, AttributeError) as error:
             # A display must never stop the table: show the problem and go on.

@@ -36,6 +36,8 @@ KEY_WORDS: Final = {
     "ack": message("console.key.ack", "Ack alert"),
     "reveal": message("console.key.reveal", "Reveal"),
     "undo": message("console.key.undo", "Undo"),
+    "recall": message("console.key.recall", "Recall"),
+    "back": message("console.key.back", "Back"),
     "answer(True)": message("console.key.yes", "Yes"),
     "answer(False)": message("console.key.no", "No"),
     "cancel": message("console.key.cancel", "Cancel"),
