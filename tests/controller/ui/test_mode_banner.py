@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,21 @@ def test_chromium_shows_the_simulation_banner_and_none_for_live() -> None:
             assert page.evaluate("getComputedStyle(document.getElementById('mode-banner')).display") == "none"
     finally:
         live.close()
+
+
+@pytest.mark.parametrize("session_mode", ["simulation", "live"])
+def test_the_scoreboard_a_session_serves_on_a_mock_shoe_says_simulation(session_mode: str) -> None:
+    """The real path: the builder gives the scoreboard stage the table's mode (a live session on a mock shoe is a
+    simulation too)."""
+    said: list[str] = []
+    session = build_session(SessionOptions(load_config(environ={}), MockShoe("mock://?seed=2"),
+                                           mode=session_mode,  # type: ignore[arg-type]
+                                           auto_next=True, rounds=1, scoreboard="127.0.0.1:0", notice=said.append))
+    try:
+        found = re.search(r"http://\S+/", " ".join(said))
+        assert found is not None, said
+        with urllib.request.urlopen(found.group(0) + "state.json", timeout=10) as answer:
+            state = json.loads(answer.read())
+    finally:
+        session.close()
+    assert state["mode"] == "simulation"
