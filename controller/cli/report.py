@@ -15,7 +15,7 @@ from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import Message
 from controller.journal.about import mode_word
 from controller.reports.dealers import Shift, report, shifts_of
-from controller.reports.sources import archive_timelines, journal_mode, journal_timeline
+from controller.reports.sources import archive_modes, archive_timelines, journal_mode, journal_timeline
 from controller.reports.tables import text_lines, write_csv
 
 
@@ -59,7 +59,7 @@ def mode_lines(journals: list[dict[str, Any]], words: Catalogue) -> list[str]:
     if not journals:
         return []
     return [words.say("report.journals", "Journals:")] + [
-        words.say("report.journal_mode", "  {path}: {mode}", path=journal["path"],
+        words.say("report.journal_mode", "  {path}: {mode}", path=journal.get("path") or journal["table"],
                   mode=words.text(mode_word(journal["mode"]))) for journal in journals]
 
 
@@ -77,8 +77,12 @@ def report_dealers(args: argparse.Namespace) -> int:
 
         plot_pace(shifts, args.plot)
     result = report(shifts)
-    journals = [{"path": path, "mode": journal_mode(path)} for path in args.paths
-                if not path.startswith(("postgresql://", "postgres://"))]
+    journals: list[dict[str, Any]] = []
+    for path in args.paths:
+        if path.startswith(("postgresql://", "postgres://")):
+            journals.extend({"table": table, "mode": mode} for table, mode in archive_modes(path).items())
+        else:
+            journals.append({"path": path, "mode": journal_mode(path)})
     if args.json:
         print(json.dumps({**result, "journals": journals}))
     elif args.csv:

@@ -8,7 +8,7 @@ Tables (created when missing, see ``docs/floor.md``):
     are always a gap-free verified prefix of its journal; each row's ``mode`` (``live``, ``simulation``,
     ``training``) is the one its journal's record 1 gives (:func:`~controller.journal.about.header_mode`), so
     simulated play never passes for live play (an archive made before the column gains it, filled the same way:
-    :data:`MIGRATIONS`);
+    :meth:`ArchiveStore.create_schema`);
 ``journal_pending``
     records that arrived before their predecessor (several archive processes share the load, so a
     record may be handled before the one before it); each is checked and moved into
@@ -95,9 +95,8 @@ CREATE TABLE IF NOT EXISTS journal_heads (
     PRIMARY KEY (site, table_id)
 )
 """
-MIGRATIONS = ("ALTER TABLE journal_records ADD COLUMN IF NOT EXISTS mode TEXT",)
-"""What an archive made by an earlier version gains (each statement safe to run again); the rows the new ``mode``
-column leaves empty are filled from each table's record 1 (:meth:`ArchiveStore.create_schema`)."""
+HAS_MODE = ("SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND "
+            "table_name = 'journal_records' AND column_name = 'mode')")
 SCHEMA_LOCK = 0x43524A31  # one archive creates the schema at a time ("CRJ1")
 COLUMNS = "seq, kind, at, body, prev, hash"
 
@@ -244,14 +243,16 @@ class ArchiveStore:
             self.connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in SCHEMA.strip().split(";"):
                 self.connection.execute(statement)
-            for statement in MIGRATIONS:
-                self.connection.execute(statement)
-            self._fill_modes()
+            row = self.connection.execute(HAS_MODE).fetchone()
+            if row is not None and not row[0]:
+                self._add_modes()
 
-    def _fill_modes(self) -> None:
-        """Give the rows of an archive made before modes the mode of their table's first record (a table whose
-        first archived record is not its header: live), then make the column required."""
+    def _add_modes(self) -> None:
+        """An archive made before modes gains the ``mode`` column (once, under the schema's lock): each table's rows
+        get the mode of its first record (a table whose first archived record is not its header: live), then the
+        column is required and checked as in a new archive."""
         connection = self.connection
+        connection.execute("ALTER TABLE journal_records ADD COLUMN mode TEXT")
         empty = connection.execute(
             "SELECT site, table_id FROM journal_records WHERE mode IS NULL GROUP BY site, table_id").fetchall()
         for site, table in empty:
@@ -262,8 +263,9 @@ class ArchiveStore:
                 mode = header_mode(_json_object(first[1]))
             connection.execute("UPDATE journal_records SET mode = %s WHERE site = %s AND table_id = %s AND mode IS "
                                "NULL", (mode, site, table))
-        if empty:
-            connection.execute("ALTER TABLE journal_records ALTER COLUMN mode SET NOT NULL")
+        connection.execute("ALTER TABLE journal_records ALTER COLUMN mode SET NOT NULL")
+        connection.execute("ALTER TABLE journal_records ADD CONSTRAINT journal_records_mode_check CHECK (mode IN "
+                           "('live', 'simulation', 'training'))")
 
     def close(self) -> None:
         """Close the connection."""
@@ -431,6 +433,19 @@ class ArchiveStore:
         except psycopg.Error as error:
             raise database_failure(error) from None
         return [(str(site), str(table)) for site, table in rows]
+
+    def table_modes(self) -> dict[Place, Mode | None]:
+        """Each archived table's mode (``journal_records.mode``; None for every table of an archive no archive of
+        this version has started on yet: it has no such column)."""
+        try:
+            rows = self.connection.execute(
+                "SELECT DISTINCT ON (site, table_id) site, table_id, mode FROM journal_records ORDER BY site, "
+                "table_id, seq").fetchall()
+        except psycopg.errors.UndefinedColumn:
+            return {place: None for place in self.tables()}
+        except psycopg.Error as error:
+            raise database_failure(error) from None
+        return {(str(site), str(table)): mode for site, table, mode in rows}
 
     def confirmed_head(self, site: str, table: str) -> int:
         """The highest record of ``site/table`` the archive stored and confirmed (``journal_heads``; 0: none, or

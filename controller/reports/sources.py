@@ -81,6 +81,17 @@ def journal_mode(path: str) -> Mode | None:
         journal.close()
 
 
+def archive_modes(url: str) -> dict[str, Mode | None]:
+    """The mode of every table the floor archive at ``url`` holds, by ``SITE/TABLE`` (its rows' ``mode``)."""
+    from controller.floor.archive_store import ArchiveStore, connect
+
+    store = ArchiveStore(connect(url, option="PATH"))
+    try:
+        return {f"{site}/{table}": mode for (site, table), mode in store.table_modes().items()}
+    finally:
+        store.close()
+
+
 def archive_timelines(url: str, unreadable: Callable[[Message], None] | None = None) -> dict[str, list[TimedEvent]]:
     """The timeline of every table the floor archive at ``url`` holds, by ``SITE/TABLE`` (``unreadable``: see
     :func:`timeline`)."""
