@@ -268,7 +268,7 @@ def _project(problems: list[Problem], hashes: Hashes, caches: list[CacheFile]) -
                               for cache, level in caches_of(Path(location)))
     version = ""
     try:
-        distribution = metadata.distribution(PROJECT)
+        distribution = installed(PROJECT)
     except metadata.PackageNotFoundError:
         distribution = None
     if distribution is not None:
@@ -280,6 +280,25 @@ def _project(problems: list[Problem], hashes: Hashes, caches: list[CacheFile]) -
 
 
 # -- the dependencies -------------------------------------------------------------------------------------------
+
+
+def install_folders() -> list[str]:
+    """Where this interpreter installs distributions (its site-packages, the user's): not the working directory,
+    where a checkout's ``croupier.egg-info`` (pip's build metadata, no RECORD) would shadow the installed one."""
+    import site
+
+    folders = [sysconfig.get_path("purelib"), sysconfig.get_path("platlib"), *site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    return list(dict.fromkeys(os.path.realpath(folder) for folder in folders if folder))
+
+
+def installed(name: str) -> metadata.Distribution:
+    """The installed distribution ``name`` (from :func:`install_folders`, else wherever the interpreter finds it);
+    :class:`importlib.metadata.PackageNotFoundError` when there is none."""
+    for distribution in metadata.distributions(name=name, path=install_folders()):
+        return distribution
+    return metadata.distribution(name)
 
 
 def _key(name: str) -> str:
@@ -304,7 +323,7 @@ def _requirements(distribution: metadata.Distribution, extras: Iterable[str]) ->
 
 def _dependencies(problems: list[Problem], hashes: Hashes) -> list[Component]:
     try:
-        project = metadata.distribution(PROJECT)
+        project = installed(PROJECT)
     except metadata.PackageNotFoundError:
         return []
     extras = [extra for extra in project.metadata.get_all("Provides-Extra") or [] if extra not in BUILD_EXTRAS_LEFT_OUT]
@@ -321,7 +340,7 @@ def _dependencies(problems: list[Problem], hashes: Hashes) -> list[Component]:
             continue
         wanted.setdefault(key, set()).update(asked)
         try:
-            distribution = found.get(key) or metadata.distribution(name)
+            distribution = found.get(key) or installed(name)
         except metadata.PackageNotFoundError:
             continue  # not installed: nothing of it runs
         found[key] = distribution

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("controller", "drivers", "config")
 SEED = "00112233445566778899aabbccddeeff"
@@ -240,3 +242,18 @@ def test_every_journal_records_the_software_and_a_change_of_it_is_journaled(tmp_
     assert "software changed" in history.stdout and "croupier" in history.stdout
     audit = copy.croupier("audit", "verify", str(journal), "--replay", CROUPIER_INTEGRITY_MANIFEST="none")
     assert audit.returncode == 0, audit.stdout
+
+
+def test_the_signature_is_the_same_from_the_checkout_and_from_elsewhere(tmp_path: Path) -> None:
+    """A checkout holds pip's croupier.egg-info (no RECORD): run from there (``python -m``, pytest) the interpreter
+    finds it before the installed distribution. The survey reads what is installed, wherever it is run from."""
+    launcher = Path(sys.executable).parent / "croupier"
+    if not launcher.is_file():
+        pytest.skip("an install without the croupier launcher beside the interpreter")
+    env = {**os.environ, "CROUPIER_INTEGRITY_MANIFEST": "none"}
+    lines = []
+    for command, cwd in (([str(launcher)], tmp_path), ([sys.executable, "-m", "controller.cli"], ROOT)):
+        done = subprocess.run([*command, "verify"], capture_output=True, text=True, cwd=cwd, env=env, timeout=DEADLINE)
+        assert done.returncode == 0, done.stdout + done.stderr
+        lines.append(signature_of(done.stdout))
+    assert lines[0] == lines[1]
