@@ -47,7 +47,7 @@ from controller.journal.store import Record
 ROOT = Path(__file__).resolve().parents[1]
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 SITE = "bench"
-COLUMNS = "site, table_id, seq, kind, at, body, prev, hash"
+COLUMNS = "site, table_id, seq, kind, at, body, prev, hash, mode"
 NOTE = ("The same rows three ways, in one run; the machine's 2 cores are shared with other work, so the rows of "
         "one run compare, runs do not. Before issue 27 the archive's store took 7.3-9.6 times the CPU of COPY "
         "and the archive end to end 148-201 µs of its own CPU a record, in runs alternated with these on the same "
@@ -123,7 +123,7 @@ def by_copy(url: str, rows: list[tuple[str, Record]]) -> Measured:
     def work() -> None:
         with connection.cursor() as cursor, cursor.copy(f"COPY journal_records ({COLUMNS}) FROM STDIN") as copy:
             for table, record in rows:
-                copy.write_row((SITE, table, *record))
+                copy.write_row((SITE, table, *record, "simulation"))  # the archive's own rows carry their mode
         connection.commit()
 
     try:

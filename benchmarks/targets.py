@@ -163,8 +163,8 @@ def main() -> None:
     ]
     table = "\n".join(["| measure | this checkout (peers in the same run) | target |", "|---|---|---|",
                        *(f"| {a} | {b} | {c} |" for a, b, c in rows)])
-    body = (f"{table}\n\nThe issue's start is commit {ISSUE_START}, run from a checkout of it with this interpreter and "
-            f"packages. Load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after: the machine "
+    body = (f"{table}\n\nThe issue's start is commit {ISSUE_START}, run from a checkout of it with this interpreter "
+            f"and packages. Load average (1 min) {load_before:.1f} before, {os.getloadavg()[0]:.1f} after: the machine "
             "(2 cores) was shared with other engineers' builds and tests while this ran.\n")
     print(body)
     if args.write:

@@ -40,4 +40,5 @@ def default_data() -> dict[str, Any]:
                                      'big': 0.179,
                                      'small': 0.284,
                                      'lucky_6': 0.369}},
-            'protection': {'sequence_check': True}}
+            'protection': {'sequence_check': True},
+            'integrity': {'manifest': '', 'key': ''}}

@@ -390,6 +390,9 @@ IDENTIFY_MODES: tuple[Identify, ...] = ("uid", "apdu")
 DEFAULT_SUPERVISOR_ONLY: tuple[ApprovalAction, ...] = ("void", "manual", "foreign_card", "close_shoe")
 """Actions only a supervisor badge may approve, unless ``supervisor_only`` says otherwise."""
 DEFAULT_IDLE_SIGNOUT_SECONDS = 900.0
+DEFAULT_LOCKOUT_AFTER = 5
+"""Refused badges within the window that lock the badge reader's approvals (S2: at most five failed log-ins)."""
+DEFAULT_LOCKOUT_WINDOW_SECONDS = 600.0
 DEFAULT_READ_APDU = "00CA010000"
 """GET DATA of the badge ID, used with ``identify = "apdu"`` when no ``read_apdu`` is given."""
 
@@ -561,6 +564,12 @@ class AuthSettings(Section, frozen=True):
     two_person: Annotated[bool, Meta(extra=expects(message(
         "config.expected.auth.two_person", "true or false (true: the dealer signed in cannot "
                                                  "approve their own input)")))] = True
+    lockout_after: Annotated[int, Meta(ge=0, le=1000)] = DEFAULT_LOCKOUT_AFTER
+    """Refused badges within ``lockout_window_seconds`` that lock the reader until a supervisor's badge (0: never;
+    a journal written before this key replays with 0)."""
+    lockout_window_seconds: Annotated[float, Meta(gt=0, le=86_400, extra=expects(message(
+        "config.expected.auth.lockout_window_seconds", "a number of seconds above 0, at most 86400")))] = \
+        DEFAULT_LOCKOUT_WINDOW_SECONDS
     badges: Annotated[dict[str, Badge], Meta(extra=expects(message(
         "config.expected.auth.badges", "a table of badges keyed by UID, each with name and "
                                                          "role")))] = field(default_factory=dict)
@@ -628,6 +637,20 @@ class ProtectionSettings(Section, frozen=True):
         return data
 
 
+class IntegritySettings(Section, frozen=True):
+    """``[integrity]``: the signed manifest the software is verified against (``croupier verify``,
+    docs/integrity.md)."""
+
+    manifest: Annotated[str, Meta(extra=expects(message(
+        "config.expected.integrity.manifest", 'a file path, "" (croupier-manifest.json in the install\'s prefix) or '
+                                             '"none"')))] = ""
+    """The manifest: "" the install's own (checked when it is there), a path (it must be there), "none" (no
+    verification; every journal says so)."""
+    key: Annotated[str, Meta(extra=expects(message(
+        "config.expected.integrity.key", 'a file path, or "" (the manifest\'s path with .key)')))] = ""
+    """The file that holds the manifest's HMAC key."""
+
+
 class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """All configuration, validated; ``source`` names where it came from (``environment > table.toml``)."""
 
@@ -644,6 +667,7 @@ class Settings(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``[auth]``: badges and approvals (documented in docs/pcsc.md)."""
     bets: BetsSettings = field(default_factory=BetsSettings)
     protection: ProtectionSettings = field(default_factory=ProtectionSettings)
+    integrity: IntegritySettings = field(default_factory=IntegritySettings)
     source: str = "built-in defaults"
 
 
@@ -667,6 +691,7 @@ SECTIONS: dict[str, type[Section]] = {
     "auth": AuthSettings,
     "bets": BetsSettings,
     "protection": ProtectionSettings,
+    "integrity": IntegritySettings,
 }
 """Every config section, in the order of docs/config.md."""
 
@@ -684,6 +709,8 @@ __all__ = [
     "BET_PAY_CLASSES",
     "DEFAULT_CUT_FROM_END",
     "DEFAULT_IDLE_SIGNOUT_SECONDS",
+    "DEFAULT_LOCKOUT_AFTER",
+    "DEFAULT_LOCKOUT_WINDOW_SECONDS",
     "DEFAULT_READ_APDU",
     "DEFAULT_SUPERVISOR_ONLY",
     "FLOOR_NAME",
@@ -697,6 +724,7 @@ __all__ = [
     "Badge",
     "DriverSettings",
     "Identify",
+    "IntegritySettings",
     "Invalid",
     "JournalSettings",
     "Problem",

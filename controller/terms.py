@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
+from controller.i18n.message import Message, message
+
 BetName = Literal["player", "banker", "banker_no_commission", "banker_ez", "tie", "player_pair", "banker_pair",
                   "either_pair", "perfect_pair", "dragon_7", "panda_8", "dragon_bonus_player", "dragon_bonus_banker",
                   "big", "small", "lucky_6"]
@@ -79,9 +81,21 @@ MisdealKind = Literal["extra_card", "exposed_card", "unreadable_card", "unknown_
 one row for each: a test checks it)."""
 MISDEAL_KINDS: tuple[MisdealKind, ...] = get_args(MisdealKind)
 
-AlertKind = Literal["unshuffled_shoe", "sequence_repeat", "advantage", "property_check_off", "clock"]
+AlertKind = Literal["unshuffled_shoe", "sequence_repeat", "advantage", "property_check_off", "clock", "badge_lockout"]
 """Every alert kind (:data:`controller.core.alerts.SEVERITY` has one row for each: a test checks it)."""
 ALERT_KINDS: tuple[AlertKind, ...] = get_args(AlertKind)
+
+Mode = Literal["live", "simulation", "training"]
+"""What a table's journal records: live play, a simulation (the mock shoe, a script: ``simulate``, ``run`` on a
+mock or scripted source) or a training drill (``train``). Only ``live`` is play; the others never count as it."""
+MODES: tuple[Mode, ...] = get_args(Mode)
+MODE_WORDS: dict[Mode | None, Message] = {
+    "live": message("mode.live", "LIVE"),
+    "simulation": message("mode.simulation", "SIMULATION"),
+    "training": message("mode.training", "TRAINING"),
+    None: message("mode.unknown", "UNKNOWN"),
+}
+"""Each mode as the screens and texts name it (None: a journal that does not say)."""
 
 __all__ = [
                   "ALERT_KINDS",
@@ -92,6 +106,8 @@ __all__ = [
                   "BET_PAY_CLASSES",
                   "DEFAULT_PAYS",
                   "MISDEAL_KINDS",
+                  "MODES",
+                  "MODE_WORDS",
                   "OFFERABLE_BETS",
                   "RESOLUTIONS",
                   "STANDARD_BETS",
@@ -99,6 +115,7 @@ __all__ = [
                   "ApprovalAction",
                   "BetName",
                   "MisdealKind",
+                  "Mode",
                   "Resolution",
                   "Variant",
 ]

@@ -123,6 +123,10 @@ class CardSource(ABC):
     options: ClassVar[Mapping[str, Option]] = {}
     """Query options this driver accepts, each declared once."""
 
+    simulated: ClassVar[bool] = False
+    """The source deals no real cards (the mock shoe, a script): a table on it is a simulation, never live play
+    (its journal says ``simulation``)."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "schemes" in cls.__dict__ and cls.schemes:

@@ -49,6 +49,7 @@ class MockShoe(Resumable):
     """A card source that deals a seeded shoe or replays a script."""
 
     schemes = ("mock",)
+    simulated = True
     options: ClassVar[Mapping[str, Option]] = {
         "seed": Option("whole number; the same seed gives the same shoes", int, DEFAULT_SEED, (0, 2**63 - 1)),
         "decks": Option("1-8", int, 8, (1, 8)),

@@ -4,9 +4,10 @@ A test is ``slow`` when it needs a real external service (pcscd, Mosquitto, Post
 (Chromium) or a terminal (tmux), or a long run. The service fixtures mark their tests slow here, at
 collection; a test that drives Chromium or tmux without the mark fails (tests/slowrule.py).
 
-Importing :mod:`tests.hypothesis_profile` loads the hypothesis profile (``dev`` unless
-``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with ``ci``). The commands the tests start
-get Ctrl+C.
+Before the tests, the install's own manifest is written again when the checkout changed since it was written
+(:mod:`tests.integrity`: ``croupier run`` verifies against it). Importing :mod:`tests.hypothesis_profile` loads
+the hypothesis profile (``dev`` unless ``HYPOTHESIS_PROFILE`` names another; ``.ci/test`` runs the whole suite with
+``ci``). The commands the tests start get Ctrl+C.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 
 import pytest
 
-from tests import hypothesis_profile, slowrule
+from tests import hypothesis_profile, integrity, slowrule
 
 LOADED_PROFILE = hypothesis_profile.profile()
 """The hypothesis profile of this run (importing the module loaded it)."""
@@ -46,6 +47,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     config.add_cleanup(gc.freeze)
+    if not hasattr(config, "workerinput"):  # once, in the process that starts the workers
+        integrity.approve_the_checkout()
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

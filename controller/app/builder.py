@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from config.schema import Settings
 from controller.app.runner import Runner
@@ -38,6 +38,7 @@ from controller.core.exceptions import CroupierError
 from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
+from controller.terms import Mode as PlayMode
 from controller.ui.localise import Localiser, table_catalogue
 from drivers.base import CardSource, Delivery
 from drivers.merged import MergedSource
@@ -159,6 +160,14 @@ class SessionOptions:
     """Seconds between two cards of a source that gives them on demand (None: the mode's own)."""
     plot: str | None = None
     """Also draw the summary's comparison with the exact odds to this file (a simulated table)."""
+    software: Mapping[str, Any] | None = None
+    """The software a new journal's start record keeps (:mod:`controller.integrity.check`)."""
+
+
+def play_mode(options: SessionOptions, primary: CardSource) -> PlayMode:
+    """What the table's play counts as: a simulated session, or a live one on a source that only simulates a shoe
+    (``mock://``, a script), is a ``simulation``; only a live session on a real reader is ``live``."""
+    return "live" if options.mode == "live" and not primary.simulated else "simulation"
 
 
 def build_session(options: SessionOptions) -> Session:
@@ -176,7 +185,7 @@ def build_session(options: SessionOptions) -> Session:
         outputs = Outputs(notice=options.notice)
         runner = _runner(options, Table(settings), merged or primary, primary.delivery, outputs)
         session = Session(runner, outputs, _opening(options, primary), words)
-    session.join(_stages(options, merged, words))
+    session.join(_stages(options, merged, words, play_mode(options, primary)))
     if options.console:
         _say_large_type_problem(options, words)
     return session
@@ -253,12 +262,17 @@ def _runner(options: SessionOptions, table: Table, source: CardSource, delivery:
 
 def _opening(options: SessionOptions, primary: CardSource) -> Opening:
     settings = options.settings
+    mode = play_mode(options, primary)
     header: list[Event] = [TableEvent(decks=settings.table.decks, variant=settings.table.variant,
-                                      driver=_named(options, primary), seed=options.seed, mode=options.mode)]
+                                      driver=_named(options, primary), seed=options.seed, mode=mode)]
     journal = options.journal
     if journal is None:
         return FreshStart(header)
-    return JournalStage(journal.path, journal.key, header, live=options.mode == "live", device=device_id(options))
+    start: dict[str, Any] = {"mode": mode}
+    if options.software is not None:
+        start["software"] = dict(options.software)
+    return JournalStage(journal.path, journal.key, header, live=options.mode == "live", start=start,
+                        device=device_id(options))
 
 
 def device_id(options: SessionOptions) -> str:
@@ -285,16 +299,17 @@ def device_id(options: SessionOptions) -> str:
     return socket.gethostname()
 
 
-def _stages(options: SessionOptions, merged: MergedSource | None, words: Catalogue) -> list[Stage]:
+def _stages(options: SessionOptions, merged: MergedSource | None, words: Catalogue, mode: PlayMode) -> list[Stage]:
     """The stages in the order they join (and see each batch of events); they close in the reverse order. The
-    console and the badge reader put their inputs into the ``merged`` source (every console or live table's)."""
+    console and the badge reader put their inputs into the ``merged`` source (every console or live table's); the
+    console and the scoreboard show a ``mode`` that is not live."""
     settings = options.settings
     stages: list[Stage] = _shown(options, words)
     if options.console and merged is not None:
-        stages.append(ConsoleStage(merged, options.run_console))
+        stages.append(ConsoleStage(merged, options.run_console, mode=mode))
     address = options.scoreboard or settings.scoreboard.address
     if address:
-        stages.append(ScoreboardStage(address, settings, words))
+        stages.append(ScoreboardStage(address, settings, words, mode))
     if options.watch is not None:
         stages.append(WatchStage(options.watch))
     if options.mode == "live" and settings.auth.enabled and merged is not None:

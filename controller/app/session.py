@@ -19,6 +19,7 @@ from controller.core.auth import AuthSettings
 from controller.core.events import Event
 from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
+from controller.terms import Mode
 from drivers.base import CardSource
 from drivers.merged import MergedSource
 
@@ -206,19 +207,21 @@ class ConsoleRun:
         return self.status if self.status is not None else self.runner.exit_status()
 
 
-def console_run(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False) -> ConsoleRun:
+def console_run(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False,
+                mode: Mode = "live") -> ConsoleRun:
     """Wire ``runner`` to a new dealer console: it shows every event and its keys go to ``source``.
 
     While the console asks whether to quit mid-round the source is held (no card is read), and once
     the dealer says yes the runner stops before reading another, so the exit status is the one of the
-    round the dealer quit (3 mid-round). The console speaks the table's language (``[table] language``).
+    round the dealer quit (3 mid-round). The console speaks the table's language (``[table] language``) and
+    shows a ``mode`` that is not live (SIMULATION, TRAINING) for its whole life.
     """
     from controller.ui.console import DealerConsole
     from controller.ui.localise import table_catalogue
 
     console = DealerConsole(on_input=source.put, events=history, resumed=resumed, on_hold=source.hold,
                             words=table_catalogue(runner.table.settings),
-                            reveal_total=runner.table.settings.table.reveal_confirm == "total",
+                            reveal_total=runner.table.settings.table.reveal_confirm == "total", mode=mode,
                             table=runner.table.view)
     run = ConsoleRun(runner, source, console)
     console.on_quit = run.stop
@@ -240,7 +243,7 @@ def run_console_app(run: ConsoleRun) -> None:
 
 
 def run_with_console(runner: Runner, source: MergedSource, history: list[Event], resumed: bool = False,
-                     run_app: Callable[[ConsoleRun], None] = run_console_app) -> int:
+                     run_app: Callable[[ConsoleRun], None] = run_console_app, mode: Mode = "live") -> int:
     """Run ``runner`` in a thread while the Textual dealer console owns the terminal.
 
     The console shows every event; its key bindings send dealer inputs to
@@ -258,7 +261,7 @@ def run_with_console(runner: Runner, source: MergedSource, history: list[Event],
         raise CroupierError(message("console.needs_textual", "the dealer console needs Textual ({error}); {install}; "
                                     "or use --console plain", error=str(error),
                                     install=install_hint("console"))) from None
-    run = console_run(runner, source, history, resumed)
+    run = console_run(runner, source, history, resumed, mode)
     run.start()
     run_app(run)
     return run.finish()
@@ -268,11 +271,14 @@ def start_badge_feed(settings: AuthSettings, source: MergedSource,
                      complain: Callable[[str], None]) -> Callable[[], None]:
     """Watch the ``[auth]`` badge reader and send its badges to the table as inputs.
 
-    A presented badge becomes a BADGE input, a removed one BADGE_REMOVED; an
+    A presented badge becomes a BADGE input stamped with the time it was presented (the core counts refused badges
+    over ``[auth] lockout_window_seconds`` by it), a removed one BADGE_REMOVED; an
     unreadable badge or a reader outage is reported (an outage also counts as
     the badge being removed, so nobody stays signed in on a dead reader).
     Returns the function that stops watching.
     """
+    import time
+
     from controller.core.inputs import Input, InputKind
     from drivers.pcsc.badges import BadgeReader
 
@@ -281,7 +287,7 @@ def start_badge_feed(settings: AuthSettings, source: MergedSource,
     def pump() -> None:
         for event in reader.events():
             if event.kind == "presented":
-                source.put(Input(InputKind.BADGE, event.uid))
+                source.put(Input(InputKind.BADGE, event.uid, at=time.time()))
             elif event.kind == "removed":
                 source.put(Input(InputKind.BADGE_REMOVED, event.uid))
             elif event.kind == "offline":

@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller.app.runner import Runner
 from controller.app.session import ConsoleRun, Session, run_console_app, run_with_console, start_badge_feed
 from controller.core.auth import AuthSettings
 from controller.core.events import Event
 from controller.i18n.catalogue import Catalogue
+from controller.terms import Mode
 from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
@@ -48,12 +49,15 @@ class FreshStart:
 class JournalStage:
     """The journal at ``path``: every input committed with its events before they are shown; an existing journal
     (made with the same ``key`` and settings) is resumed. A ``live`` table's journal has its WAL written up front
-    (:data:`~controller.journal.files.WAL_RESERVE`), so that no card's commit grows a file."""
+    (:data:`~controller.journal.files.WAL_RESERVE`), so that no card's commit grows a file. ``start`` is what a new
+    journal's start record states beside its events (the mode, the software); a resume under other software
+    notes the change."""
 
     path: str
     key: object
     header: list[Event]
     live: bool = False
+    start: Mapping[str, Any] | None = None
     device: str | None = None
     """The table's id its records carry (:func:`~controller.app.builder.device_id`)."""
     journal: Journal | None = None
@@ -71,7 +75,7 @@ class JournalStage:
 
         self.journal = attach_journal(session.runner, self.path, argv_key=self.key, header_events=self.header,
                                       replayed=outputs.replayed, notice=notice, earlier=outputs.add_earlier,
-                                      reserve=WAL_RESERVE if self.live else 0, device=self.device)
+                                      reserve=WAL_RESERVE if self.live else 0, start=self.start, device=self.device)
         return bool(resumed)
 
     def close(self) -> None:
@@ -114,11 +118,13 @@ def board_languages(settings: Settings) -> list[str]:
 class ScoreboardStage:
     """The web scoreboard at ``address`` (``HOST:PORT``, port 0: a free one), in the table's board languages
     (:func:`board_languages`) with the house's words of ``[table] messages_dir``; it sees the events a resume
-    replays. Its address is said (in the language of ``words``) once it listens."""
+    replays. Its address is said (in the language of ``words``) once it listens. A ``mode`` that is not live is
+    shown across its top for its whole life."""
 
     address: str
     settings: Settings
     words: Catalogue
+    mode: Mode = "live"
     board: Scoreboard | None = None
     host: str = field(default="", init=False)
     port: int = field(default=0, init=False)
@@ -134,7 +140,7 @@ class ScoreboardStage:
 
         section = self.settings.scoreboard
         self.board = start_scoreboard(self.host, self.port, section.table_name, section.limits,
-                                      board_languages(self.settings), self.settings.table.messages_dir)
+                                      board_languages(self.settings), self.settings.table.messages_dir, self.mode)
         board, table = self.board, session.table
 
         def publish(events: list[Event]) -> None:
@@ -279,13 +285,16 @@ class ConsoleStage:
     source: MergedSource
     run_app: Callable[[ConsoleRun], None] = run_console_app
     history: list[Event] = field(default_factory=list)
+    mode: Mode = "live"
+    """Shown across the console's top for its whole life when it is not live (SIMULATION)."""
 
     def join(self, session: Session) -> None:
         session.outputs.add(self.history.extend)
         session.driver = self
 
     def drive(self, runner: Runner, resumed: bool) -> int:
-        return run_with_console(runner, self.source, self.history, resumed=resumed, run_app=self.run_app)
+        return run_with_console(runner, self.source, self.history, resumed=resumed, run_app=self.run_app,
+                                mode=self.mode)
 
     def close(self) -> None:
         """The console closed when the dealer quit."""

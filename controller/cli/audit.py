@@ -33,9 +33,11 @@ from controller.core.exceptions import (
 )
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
+from controller.journal.about import about
 from controller.journal.replay import check_last_checkpoint, replay, table_from_header
 from controller.journal.store import Journal
 from controller.journal.verify import Verified, verify
+from controller.terms import MODE_WORDS
 
 EXIT_OK = 0
 EXIT_TAMPERED = 1
@@ -74,7 +76,8 @@ def register(subparsers: Any) -> None:
 def audit_verify(args: argparse.Namespace) -> int:
     """Verify ``args.path``; print the outcome; return the exit status."""
     path: str = args.path
-    say = of_args(args).say
+    words = of_args(args)
+    say = words.say
     if (args.site is None) != (args.table is None):
         raise CroupierError(message("audit.site_and_table", "--site and --table name a table in the archive "
                                     "together; give both or neither"))
@@ -118,6 +121,8 @@ def audit_verify(args: argparse.Namespace) -> int:
         print(say("audit.ok", "OK: {records} records checked ({inputs} inputs, {events} event records){replayed}",
                   records=verified.records, inputs=verified.inputs, events=verified.events, replayed=replayed))
         print(say("audit.head", "head: record {seq} sha256 {hash}", seq=verified.records, hash=verified.head))
+        mode = say("audit.mode", "mode: {mode}", mode=words.text(MODE_WORDS[about(journal).mode]))
+        print(f"croupier audit verify: {mode}", file=sys.stderr)  # stdout's two lines stay as they were
         return EXIT_OK
     finally:
         journal.close()

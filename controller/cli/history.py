@@ -50,6 +50,7 @@ from controller.core.events import (
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
+from controller.journal.about import About, about
 from controller.journal.store import Journal, Record
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
@@ -311,6 +312,8 @@ class _Read:
     cards: list[CardOut] = field(default_factory=list)
     unreadable: dict[int, str] = field(default_factory=dict)
     """The records that cannot be read (left out), and why."""
+    about: About = field(default_factory=lambda: About(None))
+    """The journal's mode and the software that wrote it."""
 
     @property
     def status(self) -> int:
@@ -349,6 +352,7 @@ def _read(args: argparse.Namespace) -> _Read | None:
                               "showing it anyway", error=error_text(error))
             print(f"croupier history: {language_text(warning)}", file=sys.stderr)
             found.failed = max(error.seq, 1)
+        found.about = about(journal)
         found.events = timed_events(journal, unreadable)
         found.cards = cards_out(journal, unreadable) if args.cards else []
     except JournalError as error:
@@ -361,7 +365,7 @@ def _read(args: argparse.Namespace) -> _Read | None:
 
 def history(args: argparse.Namespace) -> int:
     """Print the history of ``args.path``; returns the exit status."""
-    from controller.cli.history_text import write_text
+    from controller.cli.history_text import write_about, write_text
 
     words = ENGLISH if args.json or args.csv or args.cards else text_catalogue(args)
     try:
@@ -380,6 +384,7 @@ def history(args: argparse.Namespace) -> int:
             write_csv(history_of(found.events, found.marked, found.unreadable), output)
         else:
             write_text(history_of(found.events, found.marked, found.unreadable), output, words)
+            write_about(found.about, output, words)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         return _not_table_events(args, error)
     sys.stdout.write(output.getvalue())

@@ -23,7 +23,9 @@ from controller.core.events import (
 )
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.counts import rounds as counted_rounds
+from controller.i18n.message import message
 from controller.i18n.numbers import format_count, format_decimal_text, format_net
+from controller.journal.about import About, mode_word
 from controller.journal.timeline import Timed
 from controller.ui.bigtext import cells, pad_cells
 from controller.ui.localise import Localiser
@@ -221,6 +223,54 @@ def _write_totals(found: History, stream: TextIO, words: Catalogue) -> None:
         stream.write(words.say("history.open_alert", "  OPEN ALERT shoe {shoe} round {round}: {alert}: {detail}",
                                shoe=entry.shoe, round=entry.number,
                                alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")
+
+
+def write_about(found: About, stream: TextIO, words: Catalogue = ENGLISH) -> None:
+    """The journal's software and what happened to it, then its mode, last (after the totals): a simulation or a
+    drill never reads as live play."""
+    for line in software_lines(found, words):
+        stream.write(line + "\n")
+    stream.write(words.say("history.mode", "Mode: {mode}", mode=words.text(mode_word(found.mode))) + "\n")
+
+
+SOFTWARE_STATUS = {
+    "verified": message("history.software.verified", "verified against its manifest"),
+    "none": message("history.software.none", "not verified against a manifest"),
+    "failed": message("history.software.failed", "FAILED its verification"),
+}
+
+
+def software_lines(found: About, words: Catalogue = ENGLISH) -> list[str]:
+    """The software the journal was begun with, and each note on it (a change, a failed verification)."""
+    lines: list[str] = []
+    software = found.software
+    if software is not None:
+        status = SOFTWARE_STATUS.get(str(software.get("manifest")))
+        lines.append(words.say("history.software", "Software: croupier {version}, signature {signature}, {status}",
+                               version=str(software.get("version", "")), signature=str(software.get("signature", "")),
+                               status=words.text(status) if status is not None else str(software.get("manifest"))))
+    for note in found.notes:
+        stated = note.get("software")
+        now: dict[str, Any] = stated if isinstance(stated, dict) else {}
+        if note.get("note") == "software_changed":
+            changed = ", ".join(_change(change) for change in note.get("changed") or [] if isinstance(change, dict))
+            lines.append(words.say("history.software_changed", "At {at} the software changed: croupier {version}, "
+                                   "signature {signature}; changed: {changed}", at=str(note.get("at")),
+                                   version=str(now.get("version", "")), signature=str(now.get("signature", "")),
+                                   changed=changed))
+        elif note.get("note") == "integrity_failed":
+            problems = [str(problem) for problem in note.get("problems") or []]
+            lines.append(words.say("history.integrity_failed", "At {at} the software failed its verification and "
+                                   "nothing was played: {problems}", at=str(note.get("at")),
+                                   problems="; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else "")))
+    return lines
+
+
+def _change(change: dict[str, Any]) -> str:
+    was, now = change.get("was"), change.get("now")
+    versions = [part.get("version") if isinstance(part, dict) else None for part in (was, now)]
+    shown = " -> ".join(str(version) if version is not None else "-" for version in versions)
+    return f"{change.get('component')} ({shown})"
 
 
 def write_text(found: History, stream: TextIO, words: Catalogue = ENGLISH) -> None:

@@ -36,6 +36,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "serve the pit dashboard: every table of the floor, live, from the MQTT broker"),
     "train": ("controller.cli.train", "drill the dealer's calls (draw, stand, winner, pays) on the mock shoe"),
     "report": ("controller.cli.report", "reports from journals: dealers and game pace"),
+    "verify": ("controller.cli.verify", "the software's signature against its signed manifest, and the seeded HMAC"),
+    "recall": ("controller.cli.recall",
+               "game recall: the last rounds of a journal step by step (cards, decisions, result, pays)"),
 }
 """Each command: the module that registers its parser, and its one-line help (``croupier --help`` lists these
 without importing the modules; a test checks they match what the modules register)."""

@@ -11,9 +11,11 @@ from typing import Any
 from controller.cli.argtypes import add_lang_option
 from controller.cli.language import of_args
 from controller.cli.language import text as language_text
+from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import Message
+from controller.journal.about import mode_word
 from controller.reports.dealers import Shift, report, shifts_of
-from controller.reports.sources import archive_timelines, journal_timeline
+from controller.reports.sources import archive_modes, archive_timelines, journal_mode, journal_timeline
 from controller.reports.tables import text_lines, write_csv
 
 
@@ -52,6 +54,15 @@ def _shifts(paths: list[str], unreadable: Callable[[Message], None]) -> list[Shi
     return shifts
 
 
+def mode_lines(journals: list[dict[str, Any]], words: Catalogue) -> list[str]:
+    """Each journal and its mode: a simulation's rounds never read as live play."""
+    if not journals:
+        return []
+    return [words.say("report.journals", "Journals:")] + [
+        words.say("report.journal_mode", "  {path}: {mode}", path=journal.get("path") or journal["table"],
+                  mode=words.text(mode_word(journal["mode"]))) for journal in journals]
+
+
 def report_dealers(args: argparse.Namespace) -> int:
     """Print the report of ``args.paths``; 1 when a record that cannot be read was left out (named on stderr)."""
     left_out: list[Message] = []
@@ -66,10 +77,16 @@ def report_dealers(args: argparse.Namespace) -> int:
 
         plot_pace(shifts, args.plot)
     result = report(shifts)
+    journals: list[dict[str, Any]] = []
+    for path in args.paths:
+        if path.startswith(("postgresql://", "postgres://")):
+            journals.extend({"table": table, "mode": mode} for table, mode in archive_modes(path).items())
+        else:
+            journals.append({"path": path, "mode": journal_mode(path)})
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps({**result, "journals": journals}))
     elif args.csv:
         write_csv(result, sys.stdout)
     else:
-        print("\n".join(text_lines(result, of_args(args))))
+        print("\n".join(text_lines(result, of_args(args)) + mode_lines(journals, of_args(args))))
     return 1 if left_out else 0

@@ -12,18 +12,30 @@ from controller.cli.archiveargs import property_watch_from_args
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, journal_option, settings_from_args
-from controller.core.exceptions import DriverURLError
+from controller.core.events import Event, TableEvent
+from controller.core.exceptions import DriverURLError, JournalError
+from controller.core.table import Table
 from controller.i18n.message import message
+from controller.integrity.check import Verdict, start_check
+from controller.journal.notes import integrity_failure
+from controller.journal.replay import journal_fault
 from controller.ui.keyboard import HELP
+from controller.ui.localise import table_catalogue
+from drivers import driver_class
 from drivers.base import CardSource
+
+EXIT_NOT_VERIFIED = 5
+"""The software did not match its manifest (or a file its distribution records changed): nothing was played."""
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run", help="run the live table from a card reader",
         description="Read cards from the driver, tell the dealer what to do next, take the dealer's "
-                    f"inputs from the keyboard ({HELP}). Exit status: 0 at a round boundary, "
-                    "3 mid-round, 4 halted on a misdeal, 2 bad arguments or config. A seeded mock:// "
+                    f"inputs from the keyboard ({HELP}). Before it opens the reader it verifies the software "
+                    "(croupier verify) against its manifest when there is one. Exit status: 0 at a round boundary, "
+                    "3 mid-round, 4 halted on a misdeal, 5 the software failed its verification (nothing is "
+                    "played; journaled), 2 bad arguments or config. A seeded mock:// "
                     "without --auto-next deals only while a card is due, one every 0.5 s, and needs the "
                     "keyboard (or the console) for the dealer.",
     )
@@ -49,15 +61,52 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, rounds_in_settings=False)
     url = _driver_url(args, settings)
     journal = journal_option(args) or settings.journal.path
+    verdict = start_check(settings, args.config)  # before the reader, the feed or anything else is opened
+    if not verdict.ok:
+        return refuse_to_play(settings, verdict, url, journal)
     feed = feed_from_args(args, settings, journal, complain)
     watch = property_watch_from_args(args, settings, feed, complain)
     console = _console_wanted(args)
     session = build_session(SessionOptions(
         settings, _open_driver(args, url, settings), mode="live", display=_display(args, console), notice=complain,
         driver=url, auto_next=args.auto_next, rounds=args.rounds or 0,
-        journal=JournalOptions(journal, {"command": "run", "driver": url}) if journal else None, feed=feed,
-        scoreboard=args.scoreboard, watch=watch, console=console, keyboard=_keyboard(args, console)))
+        journal=JournalOptions(journal, journal_key(url)) if journal else None, feed=feed,
+        scoreboard=args.scoreboard, watch=watch, console=console, keyboard=_keyboard(args, console),
+        software=verdict.summary()))
     return session.play()
+
+
+def journal_key(url: str) -> dict[str, Any]:
+    """What a ``run`` journal is tied to besides the settings: the card source."""
+    return {"command": "run", "driver": url}
+
+
+def refuse_to_play(settings: Settings, verdict: Verdict, url: str, journal_path: str | None) -> int:
+    """The software failed its verification: say so in one line, journal it (when there is a journal), play
+    nothing; exit :data:`EXIT_NOT_VERIFIED`."""
+    words = table_catalogue(settings)
+    first = verdict.problems[0]
+    more = len(verdict.problems) - 1
+    complain(words.text(message(
+        "run.not_verified", "the software failed its verification ({problem}{more}); play is disabled: install the "
+        "approved software (croupier verify names what differs), or approve this one with croupier verify "
+        "--write-manifest", problem=words.text(first.why),
+        more=words.text(message("run.not_verified.more", " and {count} more", count=more)) if more else "")))
+    if journal_path:
+        try:
+            simulated = driver_class(url).simulated
+        except DriverURLError:
+            simulated = False
+        header: list[Event] = [TableEvent(decks=settings.table.decks, variant=settings.table.variant, driver=url,
+                                          seed=None, mode="simulation" if simulated else "live")]
+        note = integrity_failure(verdict.summary(), [problem.why.english() for problem in verdict.problems])
+        try:
+            journal_fault(journal_path, note, Table(settings), journal_key(url), header,
+                          {"mode": header[0]["mode"], "software": verdict.summary()})
+        except JournalError as error:
+            complain(words.text(message("run.fault_not_journaled", "the fault is not journaled: {error}",
+                                        error=error_text(error))))
+    return EXIT_NOT_VERIFIED
 
 
 def _driver_url(args: argparse.Namespace, settings: Settings) -> str:

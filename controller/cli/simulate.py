@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -146,7 +147,8 @@ def _full_path(args: argparse.Namespace, settings: Settings, deal: MockDeal, sho
         settings, shoe, display=_display(args), notice=notice, driver=shown, seed=None if deal.scripted else deal.seed,
         auto_next=settings.simulation.auto_next, rounds=settings.simulation.rounds,
         journal=JournalOptions(args.journal, _journal_key(args, shown)) if args.journal else None, feed=feed,
-        scoreboard=args.scoreboard, watch=watch, console=args.interactive, pace=args.pace, plot=args.plot))
+        scoreboard=args.scoreboard, watch=watch, console=args.interactive, pace=args.pace, plot=args.plot,
+        software=_software(args)))
     return session.play()
 
 
@@ -154,6 +156,15 @@ def _display(args: argparse.Namespace) -> Display:
     if args.json:
         return Display.JSON
     return Display.SUMMARY if args.quiet or args.interactive else Display.TRANSCRIPT
+
+
+def _software(args: argparse.Namespace) -> Mapping[str, Any] | None:
+    """The software a new journal's start record keeps (none without a journal)."""
+    if not args.journal:
+        return None
+    from controller.integrity.check import recorded_software
+
+    return recorded_software(args.config)
 
 
 def _seed(args: argparse.Namespace, scripted: bool) -> int:

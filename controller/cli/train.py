@@ -92,9 +92,12 @@ def _journal(args: argparse.Namespace, settings: Settings, url: str) -> Training
     """The training journal of ``--journal`` (None without it)."""
     if not args.journal:
         return None
+    from controller.integrity.check import recorded_software
+
     return TrainingJournal(args.journal, {"arguments": {
         "command": "train", "driver": url, "cards": args.cards, "script": args.script, "rounds": args.rounds,
-        "focus": args.focus, "payouts": args.payouts}, "settings": settings_data(settings)})
+        "focus": args.focus, "payouts": args.payouts}, "settings": settings_data(settings)},
+        recorded_software(args.config))
 
 
 def _front_end(args: argparse.Namespace) -> JsonLines | PlainTerminal:

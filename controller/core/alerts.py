@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 import msgspec
 
+from config.schema import AuthSettings
 from controller.core.events import AlertAcknowledgedEvent, AlertClearedEvent, AlertEvent, AlertUpdatedEvent
 from controller.core.events import AlertSeverity as Severity
 from controller.i18n.message import Message, message
@@ -26,6 +27,8 @@ SEVERITY: dict[str, tuple[Severity, str]] = {
                                       "are not caught until it can"),
     "clock": ("warning", "the host clock jumped, or is not synchronised within [journal] clock_limit: the "
                          "journal's times may be wrong (13 Miss. Code R. 8-4.5)"),
+    "badge_lockout": ("critical", "[auth] lockout_after badges were refused within lockout_window_seconds: someone "
+                                  "may be trying badges; the reader approves nothing until a supervisor's badge"),
 }
 """Each alert kind: its severity and the reason for it."""
 
@@ -35,6 +38,17 @@ DEFAULT_SEVERITY: tuple[Severity, str] = ("critical", "an alert of a kind this t
 def severity_of(kind: str) -> Severity:
     """The severity of an alert of ``kind`` (an unknown kind is critical)."""
     return SEVERITY.get(kind, DEFAULT_SEVERITY)[0]
+
+
+def lockout_alert(settings: AuthSettings, shoe: int, round_number: int, alert_id: str) -> AlertEvent:
+    """The ``alert`` event ``alert_id`` (``kind: "badge_lockout"``, critical): the badge reader locked."""
+    detail = message("alert.badge_lockout", "{count} badges were refused within {seconds} seconds: the badge reader "
+                     "approves nothing and signs nobody in until a supervisor presents their badge. Call the floor "
+                     "supervisor and security", count=settings.lockout_after,
+                     seconds=f"{settings.lockout_window_seconds:g}")
+    return AlertEvent(id=alert_id, kind="badge_lockout", severity=severity_of("badge_lockout"), shoe=shoe,
+                      round=round_number, threshold=float(settings.lockout_after), detail=detail.english(),
+                      say_id=detail.id, say_params=detail.params)
 
 
 def normalise_id(text: str) -> str:

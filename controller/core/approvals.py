@@ -8,13 +8,16 @@ core's clock reads 0 (idle sign-out is the app's: it gives a ``SIGN_OUT`` input)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from config.schema import AuthSettings
-from controller.core.auth import ACK_ALERT, Sign, approve, refusal, sign_in, sign_out, supervisor_only
+from controller.core.auth import ACK_ALERT, Sign, approve, refusal, shown_uid, sign_in, sign_out, supervisor_only
 from controller.core.events import (
     ApprovalCancelledEvent,
     ApprovalEvent,
+    ApprovalRefusedEvent,
     ApprovalRequiredEvent,
     Event,
     MisdealEvent,
@@ -22,6 +25,7 @@ from controller.core.events import (
     ResolvedEvent,
     ResultEvent,
     RoundVoidedEvent,
+    SignInRefusedEvent,
     StubCountEvent,
 )
 from controller.core.inputs import Input, InputKind
@@ -45,10 +49,15 @@ class Pending(msgspec.Struct, frozen=True, gc=False):
 
 
 class GateState(msgspec.Struct, frozen=True, gc=False):
-    """The gate's state: who is signed in, and the input held for a supervisor's badge."""
+    """The gate's state: who is signed in, the input held for a supervisor's badge, and the badges refused lately."""
 
     sign: Sign = msgspec.field(default_factory=Sign)
     pending: Pending | None = None
+    refused: tuple[float, ...] = ()
+    """When each badge refused within ``[auth] lockout_window_seconds`` of the last one was presented."""
+    locked: bool = False
+    """``[auth] lockout_after`` badges were refused within the window: the reader approves nothing and signs nobody
+    in until a supervisor's badge unlocks it."""
 
     @property
     def dealer(self) -> object:
@@ -78,14 +87,14 @@ def admit(settings: AuthSettings, gate: GateState, item: Input, misdeal: Misdeal
     None when the gate handled ``item`` itself."""
     kind = item.kind
     if kind is InputKind.BADGE:
-        return _badge(settings, gate, item.card or "", events)
+        return _badge(settings, gate, item, events)
     if kind is InputKind.BADGE_REMOVED:
         dealer = gate.sign.dealer
         removed = settings.badge(item.card) if item.card else dealer
         if gate.pending is None and dealer is not None and removed == dealer:
             sign, signed_out = sign_out(gate.sign, "badge removed")
             events.extend(signed_out)
-            return GateState(sign, gate.pending), None
+            return msgspec.structs.replace(gate, sign=sign), None
         return gate, None
     if kind is InputKind.SIGN_OUT:
         if gate.pending is not None:
@@ -93,7 +102,7 @@ def admit(settings: AuthSettings, gate: GateState, item: Input, misdeal: Misdeal
             events.append(ApprovalCancelledEvent(action=gate.pending.action, **refusal(why)))
         sign, signed_out = sign_out(gate.sign, item.card or "signed out")
         events.extend(signed_out)
-        return GateState(sign, None), None
+        return msgspec.structs.replace(gate, sign=sign, pending=None), None
     if item.from_reader:
         return gate, item
     if gate.sign.dealer is None:
@@ -106,24 +115,59 @@ def admit(settings: AuthSettings, gate: GateState, item: Input, misdeal: Misdeal
                       input=item.token())
         events.append(ApprovalRequiredEvent(round=round_number, action=needed, input=item.token(), say=say.english(),
                                             say_id=say.id, say_params=say.params))
-        return GateState(gate.sign, Pending(item, needed, misdeal)), None
-    return GateState(gate.sign.touched(CORE_CLOCK), None), item
+        return msgspec.structs.replace(gate, pending=Pending(item, needed, misdeal)), None
+    return msgspec.structs.replace(gate, sign=gate.sign.touched(CORE_CLOCK), pending=None), item
 
 
-def _badge(settings: AuthSettings, gate: GateState, uid: str, events: list[Event]) -> tuple[GateState, Input | None]:
+def _badge(settings: AuthSettings, gate: GateState, item: Input, events: list[Event]) -> tuple[GateState, Input | None]:
+    uid = item.card or ""
+    if gate.locked:
+        return _while_locked(settings, gate, uid, events), None
     pending = gate.pending
     if pending is None:
         sign, signed = sign_in(settings, gate.sign, uid, CORE_CLOCK)
         events.extend(signed)
-        return GateState(sign, None), None
+        return _counted(settings, GateState(sign, None, gate.refused), item, signed), None
     approved, sign, auth_events = approve(settings, gate.sign, uid, pending.action, CORE_CLOCK)
     events.extend(auth_events)
     approval = auth_events[-1]
     if not approved or not isinstance(approval, ApprovalEvent):
-        return GateState(sign, pending), None
+        return _counted(settings, GateState(sign, pending, gate.refused), item, auth_events), None
     held = pending.input
     approver = approval.uid if held.kind is InputKind.ACK else approval.by
-    return GateState(sign, None), Input(held.kind, held.card, approver=approver)
+    return GateState(sign, None, gate.refused), Input(held.kind, held.card, approver=approver)
+
+
+def _counted(settings: AuthSettings, gate: GateState, item: Input, said: Sequence[Event]) -> GateState:
+    """The gate after a badge: a refusal is counted at the badge's time (one without a time, a script's, at the time
+    of the last one counted), those older than ``lockout_window_seconds`` are forgotten, and ``lockout_after`` of
+    them lock the reader."""
+    if not any(isinstance(event, SignInRefusedEvent | ApprovalRefusedEvent) for event in said):
+        return gate
+    now = item.at if item.at is not None else (gate.refused[-1] if gate.refused else 0.0)
+    refused = (*(moment for moment in gate.refused if moment >= now - settings.lockout_window_seconds), now)
+    locked = 0 < settings.lockout_after <= len(refused)
+    return GateState(gate.sign, gate.pending, () if locked else refused, locked)
+
+
+def _while_locked(settings: AuthSettings, gate: GateState, uid: str, events: list[Event]) -> GateState:
+    """A badge at a locked reader: a supervisor's unlocks it (and does nothing else); any other is refused, by UID."""
+    badge = settings.badge(uid)
+    if badge is not None and badge.role == "supervisor":
+        return GateState(gate.sign, gate.pending)
+    why = message("auth.refused.locked", "the badge reader is locked after {count} refused badges; a supervisor's "
+                  "badge unlocks it", count=settings.lockout_after)
+    events.append(SignInRefusedEvent(uid=badge.uid if badge is not None else shown_uid(uid), **refusal(why)))
+    return gate
+
+
+def unlocked_by(settings: AuthSettings, before: GateState, after: GateState, item: Input) -> str | None:
+    """The badge UID of the supervisor whose badge ``item`` unlocked the reader (the gate went from ``before`` to
+    ``after``), or None."""
+    if not before.locked or after.locked or item.kind is not InputKind.BADGE:
+        return None
+    badge = settings.badge(item.card or "")
+    return badge.uid if badge is not None else None
 
 
 def _supervisor_action(settings: AuthSettings, item: Input, misdeal: Misdeal | None) -> str | None:
@@ -146,7 +190,7 @@ def lapse(gate: GateState, misdeal: Misdeal | None, events: list[Event]) -> Gate
     if pending is not None and not _same_misdeal(pending.misdeal, misdeal):
         why = message("approval.cancelled.lapsed", "the misdeal it was for is no longer pending")
         events.append(ApprovalCancelledEvent(action=pending.action, **refusal(why)))
-        return GateState(gate.sign, None)
+        return msgspec.structs.replace(gate, pending=None)
     return gate
 
 

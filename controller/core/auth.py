@@ -137,7 +137,7 @@ def sign_in(settings: AuthSettings, sign: Sign, uid: str, now: float) -> tuple[S
     """
     badge = settings.badge(uid)
     if badge is None:
-        return sign, [SignInRefusedEvent(uid=_shown_uid(uid), **refusal(_UNKNOWN))]
+        return sign, [SignInRefusedEvent(uid=shown_uid(uid), **refusal(_UNKNOWN))]
     if sign.dealer is not None and sign.dealer.uid == badge.uid:
         return sign.touched(now), []
     events: list[SignEvent] = []
@@ -157,7 +157,7 @@ def approve(settings: AuthSettings, sign: Sign, uid: str, action: str,
     """
     badge = settings.badge(uid)
     if badge is None:
-        return False, sign, [_approval_refused(action, _shown_uid(uid), _UNKNOWN)]
+        return False, sign, [_approval_refused(action, shown_uid(uid), _UNKNOWN)]
     if not may_approve(badge, action, settings):
         why = message("auth.refused.role", "role {role} cannot approve {action}", role=badge.role, action=action)
         return False, sign, [_approval_refused(action, badge.uid, why)]
@@ -264,7 +264,8 @@ def _approval_refused(action: str, uid: str, why: Message) -> ApprovalRefusedEve
     return ApprovalRefusedEvent(action=action, uid=uid, **refusal(why))
 
 
-def _shown_uid(uid: str) -> str:
+def shown_uid(uid: str) -> str:
+    """A badge's UID as events show it: normalised when it is one, else as given."""
     try:
         return normalise_uid(uid)
     except ValueError:

@@ -66,6 +66,7 @@ RESOLVED_OFFSET = 50
 
 ALERT_CODES: Mapping[str, int] = {
     "unshuffled_shoe": 401, "sequence_repeat": 402, "advantage": 403, "property_check_off": 404, "clock": 405,
+    "badge_lockout": 406,
 }
 """An ``alert`` event's code by its kind (a fault until acknowledged, or for an advantage until it ends)."""
 

@@ -23,7 +23,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from config.schema import Role
-from controller.terms import AlertKind, MisdealKind, Resolution
+from controller.terms import AlertKind, MisdealKind, Mode, Resolution
 
 __all__ = ["UNSET", "AlertKind", "MisdealKind", "Resolution", "UnsetType"]
 
@@ -112,7 +112,7 @@ class TableEvent(Event, tag="table", kw_only=True):
     variant: str
     driver: str
     seed: int | None
-    mode: Literal["simulation", "live"]
+    mode: Mode
 
 
 class ShoeEvent(Event, tag="shoe", kw_only=True):

@@ -113,6 +113,10 @@ class JournalDamagedError(JournalError):
     """The journal's file is damaged: SQLite finds it malformed (its message says to keep it and start anew)."""
 
 
+class IntegrityError(CroupierError):
+    """The software's manifest or its key cannot be used (missing, unreadable, not one), or cannot be written."""
+
+
 class AuthError(CroupierError):
     """A badge is unknown or lacks the role an approval needs."""
 

@@ -97,12 +97,15 @@ class Input:
     """One input to the table core.
 
     ``card`` is the raw text the reader (or a person) gave, for CARD and MANUAL;
-    ``approver`` names who approved it, when an approval was needed.
+    ``approver`` names who approved it, when an approval was needed; ``at`` is when it was given (seconds since
+    the epoch, by the clock of what gave it: the badge reader's watcher stamps each badge), None when no time came
+    with it (a script). The core has no clock of its own: it reads time only here.
     """
 
     kind: InputKind
     card: str | None = None
     approver: str | None = None
+    at: float | None = None
 
     @property
     def from_reader(self) -> bool:
@@ -114,11 +117,16 @@ class Input:
             data["card"] = self.card
         if self.approver is not None:
             data["approver"] = self.approver
+        if self.at is not None:
+            data["at"] = self.at
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Input:
-        return cls(InputKind(data["kind"]), data.get("card"), data.get("approver"))
+        at = data.get("at")
+        if at is not None and (isinstance(at, bool) or not isinstance(at, int | float)):
+            raise TypeError("at is a number of seconds")
+        return cls(InputKind(data["kind"]), data.get("card"), data.get("approver"), None if at is None else float(at))
 
     def token(self) -> str:
         """The script token that gives this input."""

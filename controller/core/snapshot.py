@@ -42,10 +42,11 @@ FORMAT = 2
 archive and monitor, the cards shown; since then also the undo book (``undo``; a snapshot without one has
 nothing to undo) and the property check's findings given this shoe (``property_findings``, each
 ``[site, table, shoe, start, earlier_start, alert id]``; a snapshot without them has none: a resume from
-one learns them from its shoe's journaled alerts); and the advantage alert that follows each bet whose
+one learns them from its shoe's journaled alerts); the advantage alert that follows each bet whose
 advantage lasts (``advantages``, bet -> alert id; a snapshot without them follows none: it was written under
-the earlier edition, which follows no advantage); and, with ``[procedures] count_every``, the rounds over since the
-stub was last counted (``round.uncounted``, written only when not 0: a snapshot without it has none)."""
+the earlier edition, which follows no advantage); with ``[procedures] count_every``, the rounds over since the
+stub was last counted (``round.uncounted``, written only when not 0: a snapshot without it has none); and the badge
+gate's refusals and lock (``auth.refused``, ``auth.locked``; none in a snapshot from before them)."""
 
 def snapshot(table: Table) -> dict[str, Any]:
     """The state of ``table`` between two inputs, as JSON-ready data."""
@@ -96,6 +97,8 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
             "dealer": None if dealer is None else {"uid": dealer.uid, "name": dealer.name, "role": dealer.role},
             "signed_in_at": sign.signed_in_at,
             "last_activity": sign.last_activity,
+            "refused": list(gate.refused),
+            "locked": gate.locked,
             "pending": None if pending is None else {
                 "input": pending.input.to_dict(), "needed": pending.action,
                 # the gate holds the table's own misdeal (it lapses when that one is no longer pending)
@@ -192,12 +195,16 @@ def _gate_from(context: Context, auth: Any, misdeal: Misdeal | None) -> GateStat
     dealer = auth["dealer"]
     badge = None if dealer is None else Badge(str(dealer["uid"]), str(dealer["name"]), dealer["role"])
     sign = Sign(badge, _float_or_none(auth["signed_in_at"]), _float_or_none(auth["last_activity"]))
+    refused = tuple(float(moment) for moment in auth.get("refused", ()))  # none in a snapshot from before lockouts
+    locked = auth.get("locked", False)
+    if not isinstance(locked, bool):
+        raise TypeError("locked is true or false")
     pending = auth["pending"]
     if pending is None:
-        return GateState(sign)
+        return GateState(sign, None, refused, locked)
     held = pending["misdeal"]
     return GateState(sign, Pending(Input.from_dict(pending["input"]), str(pending["needed"]),
-                                   misdeal if held == "pending" else _misdeal_from(held, 0)))
+                                   misdeal if held == "pending" else _misdeal_from(held, 0)), refused, locked)
 
 
 def _undo(book: UndoBook | None) -> dict[str, Any]:

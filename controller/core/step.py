@@ -17,8 +17,9 @@ from typing import NamedTuple, cast
 
 import msgspec
 
-from controller.core.alerts import AlertBook
-from controller.core.approvals import GateState, admit, lapse, rejected, stamp, unattended
+from config.schema import AuthSettings
+from controller.core.alerts import AlertBook, lockout_alert
+from controller.core.approvals import GateState, admit, lapse, rejected, stamp, unattended, unlocked_by
 from controller.core.chain import Chain
 from controller.core.clock import clock_read
 from controller.core.events import AlertEvent, Event, InstructionEvent, PromptEvent
@@ -203,8 +204,26 @@ def _admit(draft: Draft, item: Input, halted: bool, without_dealer: Callable[[Dr
     if unattended(gate, item, halted):
         without_dealer(draft, item)
         return None
-    draft.gate, admitted = admit(draft.context.settings.auth, gate, item, draft.misdeal, draft.round.number, events)
+    settings = draft.context.settings.auth
+    draft.gate, admitted = admit(settings, gate, item, draft.misdeal, draft.round.number, events)
+    _lockout(draft, settings, gate, draft.gate, item)
     return admitted
+
+
+def _lockout(draft: Draft, settings: AuthSettings, before: GateState, after: GateState, item: Input) -> None:
+    """The badge reader locking (a critical ``badge_lockout`` alert) or a supervisor's badge unlocking it (the
+    supervisor acknowledges the alert)."""
+    if after.locked and not before.locked:
+        draft.events.append(draft.open_alert(lockout_alert(settings, draft.shoe_number, draft.round.number,
+                                                           draft.alerts.next_id())))
+        return
+    supervisor = unlocked_by(settings, before, after, item)
+    if supervisor is None:
+        return
+    for alert in draft.alerts.open_alerts:
+        if alert.kind == "badge_lockout":
+            draft.alerts, acknowledged = draft.alerts.acknowledging(alert.id, supervisor, draft.round.number)
+            draft.events.append(acknowledged)
 
 
 def _undo(draft: Draft, item: Input) -> None:

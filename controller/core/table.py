@@ -289,6 +289,13 @@ class Table:
         return (len(misdeal.held) if misdeal is not None else 0) + len(self.value.ledger.foreign)
 
     @property
+    def badges_locked(self) -> bool:
+        """``[auth] lockout_after`` badges were refused within the window: the reader approves nothing until a
+        supervisor's badge unlocks it."""
+        gate = self.value.gate
+        return gate is not None and gate.locked
+
+    @property
     def pending_approval(self) -> tuple[Input, str, Misdeal | None] | None:
         """A dealer input waiting for a supervisor's badge."""
         gate = self.value.gate

@@ -5,7 +5,10 @@ Tables (created when missing, see ``docs/floor.md``):
 ``journal_records``
     the archived records, key ``(site, table_id, seq)``: only records that chain (their own hash holds,
     and ``prev`` is the hash of the archived ``seq - 1``, or 64 zeros for record 1), so a table's rows
-    are always a gap-free verified prefix of its journal;
+    are always a gap-free verified prefix of its journal; each row's ``mode`` (``live``, ``simulation``,
+    ``training``) is the one its journal's record 1 gives (:func:`~controller.journal.about.header_mode`), so
+    simulated play never passes for live play (an archive made before the column gains it, filled the same way:
+    :meth:`ArchiveStore.create_schema`);
 ``journal_pending``
     records that arrived before their predecessor (several archive processes share the load, so a
     record may be handled before the one before it); each is checked and moved into
@@ -43,7 +46,9 @@ import psycopg
 from controller.core.exceptions import ArchiveError
 from controller.floor.urls import redacted, secrets_in
 from controller.i18n.message import message
+from controller.journal.about import header_mode
 from controller.journal.store import GENESIS, Record, record_hash
+from controller.terms import Mode
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS journal_records (
@@ -56,6 +61,7 @@ CREATE TABLE IF NOT EXISTS journal_records (
     prev        TEXT NOT NULL,
     hash        TEXT NOT NULL,
     archived_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    mode        TEXT NOT NULL CHECK (mode IN ('live', 'simulation', 'training')),
     PRIMARY KEY (site, table_id, seq)
 );
 CREATE INDEX IF NOT EXISTS journal_records_by_hash ON journal_records (hash);
@@ -89,6 +95,8 @@ CREATE TABLE IF NOT EXISTS journal_heads (
     PRIMARY KEY (site, table_id)
 )
 """
+HAS_MODE = ("SELECT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND "
+            "table_name = 'journal_records' AND column_name = 'mode')")
 SCHEMA_LOCK = 0x43524A31  # one archive creates the schema at a time ("CRJ1")
 COLUMNS = "seq, kind, at, body, prev, hash"
 
@@ -224,6 +232,8 @@ class ArchiveStore:
         self.seen_heads: dict[Place, int] = {}
         """Each table's archived head after this store's last batch of it: a record after it is new (it needs
         no lookup of archived hashes); the heads read under the locks say whether another process moved on."""
+        self.modes: dict[Place, Mode] = {}
+        """Each table's mode once known (its record 1's: it never changes)."""
         connection.autocommit = True  # every write below is in a transaction() of its own: a real one, never a
         # savepoint inside an implicit transaction that a read before it opened and nothing would commit
 
@@ -233,6 +243,29 @@ class ArchiveStore:
             self.connection.execute("SELECT pg_advisory_xact_lock(%s)", (SCHEMA_LOCK,))
             for statement in SCHEMA.strip().split(";"):
                 self.connection.execute(statement)
+            row = self.connection.execute(HAS_MODE).fetchone()
+            if row is not None and not row[0]:
+                self._add_modes()
+
+    def _add_modes(self) -> None:
+        """An archive made before modes gains the ``mode`` column (once, under the schema's lock): each table's rows
+        get the mode of its first record (a table whose first archived record is not its header: live), then the
+        column is required and checked as in a new archive."""
+        connection = self.connection
+        connection.execute("ALTER TABLE journal_records ADD COLUMN mode TEXT")
+        empty = connection.execute(
+            "SELECT site, table_id FROM journal_records WHERE mode IS NULL GROUP BY site, table_id").fetchall()
+        for site, table in empty:
+            first = connection.execute("SELECT kind, body FROM journal_records WHERE site = %s AND table_id = %s "
+                                       "ORDER BY seq LIMIT 1", (site, table)).fetchone()
+            mode: Mode = "live"
+            if first is not None and first[0] == "header":
+                mode = header_mode(_json_object(first[1]))
+            connection.execute("UPDATE journal_records SET mode = %s WHERE site = %s AND table_id = %s AND mode IS "
+                               "NULL", (mode, site, table))
+        connection.execute("ALTER TABLE journal_records ALTER COLUMN mode SET NOT NULL")
+        connection.execute("ALTER TABLE journal_records ADD CONSTRAINT journal_records_mode_check CHECK (mode IN "
+                           "('live', 'simulation', 'training'))")
 
     def close(self) -> None:
         """Close the connection."""
@@ -275,9 +308,10 @@ class ArchiveStore:
                     connection.execute(LOCK_TABLES, ([f"{site}/{table}" for site, table in places],))
                 archived, heads = self._archived_hashes(expected), self._heads(places)
                 pending = self._pending(places)
+                modes = self._modes([place for place in places if place not in self.modes])
             hashes, found_heads = _hashes(archived), _heads_of(heads)
             self._look_up_the_rest(records, expected, found_heads, hashes)
-            judge = BatchJudge(hashes, _pending_records(pending), found_heads)
+            judge = BatchJudge(hashes, _pending_records(pending), found_heads, {**self.modes, **_modes_of(modes)})
             if stamp is not None:
                 stamp("read")
             handled = [judge.reject(item, payload) if isinstance(item, Rejection) else judge.receive(*item, payload)
@@ -293,6 +327,7 @@ class ArchiveStore:
             stamp("committed")
         progress = judge.progress(places)
         self.seen_heads.update((place, step.head.seq) for place, step in progress.items())
+        self.modes.update(judge.modes)
         return BatchResult(handled, progress)
 
     def _look_up_the_rest(self, records: Sequence[tuple[str, str, Record]],
@@ -359,6 +394,16 @@ class ArchiveStore:
             "SELECT site, table_id, seq, hash FROM journal_records WHERE (site, table_id, seq) IN "
             "(SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]))", (sites, tables, seqs))
 
+    def _modes(self, places: Sequence[Place]) -> psycopg.Cursor[Any] | None:
+        """The query of the mode of each of ``places`` that has archived records (its first row's)."""
+        if not places:
+            return None
+        sites, tables = (list(column) for column in zip(*places, strict=True))
+        return self.connection.execute(
+            "SELECT place.site, place.table_id, first.mode FROM unnest(%s::text[], %s::text[]) AS place (site, "
+            "table_id) CROSS JOIN LATERAL (SELECT mode FROM journal_records AS archived WHERE archived.site = "
+            "place.site AND archived.table_id = place.table_id ORDER BY seq LIMIT 1) AS first", (sites, tables))
+
     def _pending(self, places: Sequence[tuple[str, str]]) -> psycopg.Cursor[Any] | None:
         """The query of the pending records of the tables ``places``."""
         if not places:
@@ -389,6 +434,19 @@ class ArchiveStore:
             raise database_failure(error) from None
         return [(str(site), str(table)) for site, table in rows]
 
+    def table_modes(self) -> dict[Place, Mode | None]:
+        """Each archived table's mode (``journal_records.mode``; None for every table of an archive no archive of
+        this version has started on yet: it has no such column)."""
+        try:
+            rows = self.connection.execute(
+                "SELECT DISTINCT ON (site, table_id) site, table_id, mode FROM journal_records ORDER BY site, "
+                "table_id, seq").fetchall()
+        except psycopg.errors.UndefinedColumn:
+            return {place: None for place in self.tables()}
+        except psycopg.Error as error:
+            raise database_failure(error) from None
+        return {(str(site), str(table)): mode for site, table, mode in rows}
+
     def confirmed_head(self, site: str, table: str) -> int:
         """The highest record of ``site/table`` the archive stored and confirmed (``journal_heads``; 0: none, or
         an archive made before it kept them)."""
@@ -417,7 +475,7 @@ STORE_RECORDS = (f"INSERT INTO journal_records (site, table_id, {COLUMNS}) SELEC
                  "%s::text[], %s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
                  "ON CONFLICT DO NOTHING")
 PARK_RECORDS = STORE_RECORDS.replace("journal_records", "journal_pending")
-COPY_RECORDS = f"COPY journal_records (site, table_id, {COLUMNS}) FROM STDIN"
+COPY_RECORDS = f"COPY journal_records (site, table_id, {COLUMNS}, mode) FROM STDIN"
 """The new records of a batch, copied in: judged under the tables' locks, none is archived yet."""
 RELEASE_PENDING = ("DELETE FROM journal_pending AS pending USING unnest(%s::text[], %s::text[], %s::bigint[]) AS "
                    "released (site, table_id, seq) WHERE pending.site = released.site AND pending.table_id = "
@@ -437,6 +495,19 @@ def _hashes(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, str]:
 def _heads_of(cursor: psycopg.Cursor[Any] | None) -> dict[Place, Head]:
     rows = cursor.fetchall() if cursor is not None else []
     return {(str(site), str(table)): Head(int(seq), str(hash_)) for site, table, seq, hash_ in rows}
+
+
+def _modes_of(cursor: psycopg.Cursor[Any] | None) -> dict[Place, Mode]:
+    rows = cursor.fetchall() if cursor is not None else []
+    return {(str(site), str(table)): mode for site, table, mode in rows}
+
+
+def _json_object(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _pending_records(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, list[Record]]:
@@ -461,8 +532,10 @@ class BatchJudge:
     """
 
     def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]],
-                 heads: dict[Place, Head] | None = None) -> None:
+                 heads: dict[Place, Head] | None = None, modes: dict[Place, Mode] | None = None) -> None:
         self.archived = archived
+        self.modes: dict[Place, Mode] = dict(modes or {})
+        """Each table's mode (its record 1's), as read and as stored in this batch."""
         self.pending = pending
         self.heads: dict[Place, Head] = dict(heads or {})
         self.waiting: dict[Place, int] = {}
@@ -555,7 +628,9 @@ class BatchJudge:
 
     def _store(self, site: str, table: str, record: Record) -> None:
         self.archived[(site, table, record.seq)] = record.hash
-        self.stored.append((site, table, *record))
+        if record.seq == 1:
+            self.modes[(site, table)] = header_mode(_json_object(record.body))
+        self.stored.append((site, table, *record, self.modes.get((site, table), "live")))
         if record.seq > self.heads.get((site, table), Head()).seq:
             self.heads[(site, table)] = Head(record.seq, record.hash)
             self.advanced.add((site, table))

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
+from controller.terms import MODE_WORDS
 
 DASHBOARD_WORDS: Final = {
     "title": message("dashboard.title", "Croupier floor"),
@@ -65,6 +66,8 @@ DASHBOARD_WORDS: Final = {
     "banker": message("scoreboard.letter.banker", "B"),
     "player": message("scoreboard.letter.player", "P"),
     "tie": message("scoreboard.letter.tie", "T"),
+    "mode_simulation": MODE_WORDS["simulation"],
+    "mode_training": MODE_WORDS["training"],
 }
 """Each word of the page by its key, as a catalogue message (placeholders left for the page to fill)."""
 

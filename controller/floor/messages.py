@@ -8,6 +8,7 @@ from typing import Any
 
 from controller.core.events import UNSET, as_json
 from controller.core.published import View
+from controller.journal.about import header_mode
 from controller.journal.store import Record
 
 RECENT_RESULTS = 20
@@ -16,6 +17,8 @@ DEALT_EVENTS = frozenset({"card", "burn"})
 """Events that say a card left the shoe (``last_card_at``)."""
 ALERT_FIELDS = ("id", "kind", "severity", "shoe", "round", "probability", "detail", "say_id", "say_params")
 """The fields of an open alert in the retained ``state`` message (then ``at``, the journal time it opened)."""
+SOFTWARE_FIELDS = ("version", "signature", "manifest")
+"""What the ``state`` message says of the software the table runs (its journal's last record of it)."""
 
 
 def to_json(value: Any) -> bytes:
@@ -64,9 +67,16 @@ class TableState:
     """Events so far: the ``seq`` of the last ``events`` message."""
     alert_opened_at: dict[str, str] = field(default_factory=dict)
     """The journal time of the record each alert (by id) was raised in."""
+    mode: str = "live"
+    """The journal's mode (its header's: ``live``, ``simulation``, ``training``)."""
+    software: dict[str, Any] | None = None
+    """The software the journal last recorded (its start record's, or a later note's)."""
 
     def apply_record(self, record: Record, events: list[dict[str, Any]]) -> None:
-        """Follow ``record`` (with its ``events``): the head, the times, the events' numbers."""
+        """Follow ``record`` (with its ``events``): the head, the times, the events' numbers, the mode and the
+        software the journal states."""
+        if record.kind in ("header", "start", "note"):
+            self._learn(record)
         self.events += len(events)
         if any(event.get("event") in DEALT_EVENTS for event in events):
             self.last_card_at = record.at
@@ -74,6 +84,19 @@ class TableState:
             if event.get("event") == "alert" and isinstance(event.get("id"), str):
                 self.alert_opened_at.setdefault(event["id"], record.at)
         self.head_seq, self.head_hash, self.updated_at = record.seq, record.hash, record.at
+
+    def _learn(self, record: Record) -> None:
+        try:
+            body = json.loads(record.body)
+        except ValueError:
+            return
+        if not isinstance(body, dict):
+            return
+        if record.kind == "header":
+            self.mode = header_mode(body)
+        software = body.get("software")
+        if isinstance(software, dict):
+            self.software = {name: software.get(name) for name in SOFTWARE_FIELDS}
 
     def show(self, view: View) -> None:
         """The table's view now (read from its core)."""
@@ -94,6 +117,7 @@ class TableState:
             "cards_left": view.cards_left if view else None, "last_card_at": self.last_card_at,
             "updated_at": self.updated_at, "events": self.events,
             "head": {"seq": self.head_seq, "hash": self.head_hash},
+            "mode": self.mode, "software": self.software,
         })
 
     def _alerts(self, view: View | None) -> list[dict[str, Any]]:

@@ -41,6 +41,8 @@ from controller.journal.compat import (
     older_form,
 )
 from controller.journal.journaled import Journaled
+from controller.journal.notes import KIND as NOTE
+from controller.journal.notes import note_software
 from controller.journal.store import (
     IDENTITY_SECTIONS,
     REPLAY_EXTRA,
@@ -166,6 +168,8 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
         layers["protection"] = {"sequence_check": False}  # written before it: no sequence alerts
     if isinstance(layers.get("auth"), dict) and "two_person" not in layers["auth"]:
         layers["auth"] = {**layers["auth"], "two_person": False}  # written before approvals needed two people
+    if isinstance(layers.get("auth"), dict) and "lockout_after" not in layers["auth"]:
+        layers["auth"] = {**layers["auth"], "lockout_after": 0}  # written before refused badges locked the reader
     try:
         return load_config(None, environ={}, overrides=layers)
     except ConfigError as error:
@@ -309,11 +313,8 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
                 raise JournalError(f"{journal.path}: record {pending[0].seq}: an input without its events "
                                    "is followed by another input; the journal is damaged")
             pending = (record, _loads(journal, record))
-        elif record.kind == CHECKPOINT:
-            if pending is not None:
-                raise JournalError(f"{journal.path}: record {record.seq}: a checkpoint follows an input "
-                                   "without its events; the journal is damaged")
-            _check_checkpoint(journal, table, record, result)
+        elif record.kind in (CHECKPOINT, NOTE):
+            _between_inputs(journal, table, record, result, pending is not None)
         elif record.kind != "header":
             if pending is None:
                 raise JournalError(f"{journal.path}: record {record.seq}: events without an input")
@@ -325,6 +326,16 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     if resume is not None and keep_events and learns_findings(_loads(journal, resume)["state"]):
         _learn_findings(table, result.events)
     return result
+
+
+def _between_inputs(journal: Journal, table: Table, record: Record, result: Replay, after_input: bool) -> None:
+    """A checkpoint (checked against the replay) or a note (no part of the game), which never follow an input
+    without its events."""
+    if after_input:
+        raise JournalError(f"{journal.path}: record {record.seq}: a {record.kind} follows an input without its "
+                           "events; the journal is damaged")
+    if record.kind == CHECKPOINT:
+        _check_checkpoint(journal, table, record, result)
 
 
 def _resumed_from(journal: Journal, table: Table, resume: Record, result: Replay) -> Iterator[Record]:
@@ -613,6 +624,7 @@ def attach_journal(
     earlier: Callable[[Mapping[str, int]], None] | None = None,
     reserve: int = 0,
     device: str | None = None,
+    start: Mapping[str, Any] | None = None,
 ) -> Journal:
     """Journal ``runner``'s inputs and events in ``path``, resuming from it if it has records.
 
@@ -631,8 +643,11 @@ def attach_journal(
     once it is durable
     (a shoe should acknowledge a card only then, or a crash in between loses it). Returns the open journal
     (close it when the run ends). ``reserve`` is :meth:`Journal.create_or_open`'s (a live table's WAL
-    written up front). ``device``: the table's id, which a new journal's header and events records carry (with
-    each event's code). Raises :class:`JournalError` with a clear message on any problem.
+    written up front). ``start`` is what a new journal's start record states beside its events
+    (:meth:`Journal.begin`: the mode, the software); resuming, a ``software`` other than the journal last recorded
+    is noted (:func:`~controller.journal.notes.note_software`). ``device``: the table's id, which a new journal's
+    header and events records carry (with each event's code). Raises :class:`JournalError` with a clear message on
+    any problem.
     """
     table = runner.table
     sink = runner.sink
@@ -642,13 +657,14 @@ def attach_journal(
         identity = identity_of(table, argv_key)
         if journal.empty:
             start_events = list(header_events or []) + table.start()
-            seq = journal.begin(identity, start_events, replay_extra(table), device)
+            seq = journal.begin(identity, start_events, replay_extra(table), start=start, device=device)
             cursor = Cursor()
             cursor.note_events(seq, start_events)
             sink(start_events)
             journal.mark_delivered(seq)
         else:
             cursor = _resume(journal, runner, table, identity, sink, replayed, notice, earlier)
+            note_software(journal, (start or {}).get("software"))
     except BaseException:
         journal.close()
         raise
@@ -693,6 +709,28 @@ def still_halted(table: Table) -> str:
         keys = " ".join(f"@{resolution}" for resolution in view.misdeal.resolutions)
         return f"; still halted on the {view.misdeal.kind} misdeal from before the restart (resolve it: {keys})"
     return ""
+
+
+def journal_fault(path: str | os.PathLike[str], note: Mapping[str, Any], table: Table, argv_key: Any,
+                  header_events: list[Event], start: Mapping[str, Any] | None = None) -> None:
+    """Journal ``note`` (a fault that stops the table before it plays: the software failed its verification) in
+    the journal at ``path``: a new journal is begun as :func:`attach_journal` would (``table`` fresh), an existing
+    one is checked as a resume checks it first. Raises :class:`JournalError` when it cannot be journaled (a
+    journal that ends with an input whose events were never written takes no note)."""
+    journal = Journal.create_or_open(path, vet=_trusted_for_resume)
+    try:
+        if journal.empty:
+            journal.begin(identity_of(table, argv_key), list(header_events) + table.start(), replay_extra(table),
+                          start=start)
+        else:
+            last = journal.record(journal.last_seq)
+            if last is not None and last.kind == "input":
+                raise JournalError(message("journal.note_after_input", "{path}: the journal ends with an input whose "
+                                           "events were never written; the fault is not journaled there",
+                                           path=journal.path))
+        journal.append_note(note)
+    finally:
+        journal.close()
 
 
 def reader_of(source: CardSource) -> Resumable | None:

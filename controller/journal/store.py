@@ -19,7 +19,11 @@ A journal is an SQLite database (stdlib :mod:`sqlite3`, WAL mode,
     the table's state after the events before it, at every new shoe and every ``[journal]
     checkpoint_every`` inputs (:mod:`controller.journal.checkpoint`): a resume replays only what follows.
     Committed (fsync'd) on its own once those events were shown, so the card's commit stays one small
-    transaction; a crash in between only means the resume starts from the checkpoint before.
+    transaction; a crash in between only means the resume starts from the checkpoint before;
+``note``
+    what happened to the software between two runs or before play (:mod:`controller.journal.notes`: the software
+    changed since the journal last recorded it, or failed its verification); never after an input, and no part
+    of the table's game (a replay passes over it).
 
 Every record is committed (fsync'd) before anything that follows from it
 happens: an input and its events (the core is pure, so handling the input
@@ -75,7 +79,7 @@ WAL_CHECKPOINT_EVERY = 200
 never between a card and its prompt (SQLite's automatic checkpoint would run inside a commit)."""
 GENESIS = "0" * 64
 """The ``prev`` hash of the first record."""
-KINDS = ("header", "start", "input", "events", "checkpoint")
+KINDS = ("header", "start", "input", "events", "checkpoint", "note")
 IDENTITY_SECTIONS = ("table", "shoe", "procedures", "simulation")
 """Settings sections that make a table what it is; a journal refuses other values."""
 REPLAY_EXTRA = ("auth",)
@@ -392,23 +396,28 @@ class Journal:
             self.connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def begin(self, identity: Mapping[str, Any], start_events: list[Event],
-              extra: Mapping[str, Any] | None = None, device: str | None = None) -> int:
+              extra: Mapping[str, Any] | None = None, start: Mapping[str, Any] | None = None,
+              device: str | None = None) -> int:
         """Write the header and the start events of a new journal; returns the start record's seq.
 
         ``extra`` holds settings kept for an independent replay but not compared on
         resume (``[auth]``: a badge added between two runs does not lock the journal;
-        the replay check still catches any event it would change). ``device``: the table's id (``[table] id``),
-        which the header and every events record then carry, each record with its events' codes
-        (:meth:`events_body`).
+        the replay check still catches any event it would change). ``start`` adds fields to the start record
+        after its events (the ``mode``, the ``software`` that wrote it: docs/journal.md); its ``mode`` is stated in
+        the header too. ``device``: the table's id (``[table] id``), which the header and every events record then
+        carry, each record with its events' codes (:meth:`events_body`).
         """
         header: dict[str, Any] = {"format": FORMAT, "version": VERSION, "events": EVENTS_FORMAT,
                                   "identity": dict(identity)}
         if extra:
             header["extra"] = json.loads(canonical(extra))
+        if start and "mode" in start:
+            header["mode"] = start["mode"]
         if device is not None:
             header["device"] = device
         self._device = device
-        seq = self._write([("header", header), ("start", self.events_body(start_events))], setup=True)
+        start_body: dict[str, Any] = {**self.events_body(start_events), **(start or {})}
+        seq = self._write([("header", header), ("start", start_body)], setup=True)
         if self._draft is not None:
             try:
                 self._publish()
@@ -460,6 +469,21 @@ class Journal:
         """Durably append a checkpoint (after the events record just journaled) in a transaction of its own;
         the live path writes it once those events were shown, off the card's commit. Returns its seq."""
         return self._write([("checkpoint", body)])
+
+    def append_note(self, body: Mapping[str, Any]) -> int:
+        """Durably append a ``note`` record (:mod:`controller.journal.notes`); returns its seq."""
+        return self._write([("note", dict(body))])
+
+    def last_of(self, kinds: tuple[str, ...]) -> Record | None:
+        """The last record of one of ``kinds`` (None: none), found by the database, not by reading every record."""
+        marks = ", ".join("?" for _ in kinds)
+        try:
+            row = self.connection.execute(
+                f"SELECT seq, kind, at, body, prev, hash FROM records WHERE kind IN ({marks}) ORDER BY seq DESC "
+                "LIMIT 1", kinds).fetchone()
+        except sqlite3.Error as error:
+            raise open_error(self.path, error) from None
+        return Record(*row) if row is not None else None
 
     def append_events(self, events: list[Event]) -> int:
         """Durably append the events of the input just journaled; returns the record's seq."""

@@ -26,6 +26,7 @@ NOT_HEADER = message("journal.problem.not_header", "is not a Croupier journal he
 EVENTS_PLACE = message("journal.problem.events_place", "is out of place: events must follow their input")
 CHECKPOINT_PLACE = message("journal.problem.checkpoint_place",
                            "is out of place: a checkpoint must follow an events record")
+NOTE_PLACE = message("journal.problem.note_place", "is out of place: a note never follows an input")
 
 
 @dataclass
@@ -183,6 +184,8 @@ def _check_body(path: str, row: Record, index: int, previous_kind: str) -> dict[
         raise JournalTamperedError.at(path, row.seq, EVENTS_PLACE)
     if row.kind == "checkpoint" and previous_kind != "events":
         raise JournalTamperedError.at(path, row.seq, CHECKPOINT_PLACE)
+    if row.kind == "note" and previous_kind == "input":
+        raise JournalTamperedError.at(path, row.seq, NOTE_PLACE)
     return body
 
 

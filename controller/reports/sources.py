@@ -10,8 +10,10 @@ from datetime import datetime
 from controller.core.events import EventShapeError, decode_event
 from controller.core.exceptions import CroupierError, JournalError
 from controller.i18n.message import Message, message
+from controller.journal.about import about
 from controller.journal.store import Journal, Record
 from controller.reports.dealers import TimedEvent
+from controller.terms import Mode
 
 
 class ReportInputError(CroupierError):
@@ -65,6 +67,29 @@ def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = N
         return timeline(path, journal.records(), unreadable)
     finally:
         journal.close()
+
+
+def journal_mode(path: str) -> Mode | None:
+    """The mode the journal at ``path`` states (:mod:`controller.journal.about`); None when it does not say."""
+    try:
+        journal = Journal.open_existing(path)
+    except JournalError as error:
+        raise ReportInputError(str(error)) from None
+    try:
+        return about(journal).mode
+    finally:
+        journal.close()
+
+
+def archive_modes(url: str) -> dict[str, Mode | None]:
+    """The mode of every table the floor archive at ``url`` holds, by ``SITE/TABLE`` (its rows' ``mode``)."""
+    from controller.floor.archive_store import ArchiveStore, connect
+
+    store = ArchiveStore(connect(url, option="PATH"))
+    try:
+        return {f"{site}/{table}": mode for (site, table), mode in store.table_modes().items()}
+    finally:
+        store.close()
 
 
 def archive_timelines(url: str, unreadable: Callable[[Message], None] | None = None) -> dict[str, list[TimedEvent]]:

@@ -12,7 +12,8 @@ pay         type the net pay (``+0.95``), Enter
 ``q`` (or Ctrl+Q) ends the drill (the report then says it ended early); the report is kept (the training
 journal) and given back to be printed when the console closes, however the drill ended. Each call is timed from
 the moment it is shown. The screen is built of the dealer console's widgets: the hands by slot with the cards as
-the dealer reads them (``6♦``), and the call due in large type.
+the dealer reads them (``6♦``), and the call due in large type. TRAINING stays in large type at the top all
+along: a drill never passes for live play.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from controller.training.drill import Drill
 from controller.training.events import CallDueEvent, TrainingEvent, TrainingReportEvent
 from controller.training.frontends import END_OF_INPUT, answer_record, describe, question
 from controller.training.report import report_lines
-from controller.ui.console import BigText
+from controller.ui.console import MODE_BANNER_CSS, BigText, mode_banner
 from controller.ui.console_words import word_bindings
 from controller.ui.hands import hand_text
 from controller.ui.tableview import BANKER_SLOTS, PLAYER_SLOTS
@@ -83,7 +84,7 @@ class TrainingConsole(App[list[str]]):
     #score { height: auto; padding: 0 1; }
     #pay { display: none; margin: 0 1; }
     #pay.asked { display: block; }
-    """
+    """ + MODE_BANNER_CSS
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill")]
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a drill needs none
 
@@ -101,6 +102,7 @@ class TrainingConsole(App[list[str]]):
         self.report: list[str] = []
 
     def compose(self) -> ComposeResult:
+        yield mode_banner("training", self.words)
         with Vertical(id="action-box"):
             yield BigText("", id="call-big")
             yield Static(id="question")

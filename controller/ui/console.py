@@ -51,13 +51,15 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
-from controller.core.events import Event
+from controller.core.events import Event, to_builtins
 from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.core.published import View
+from controller.core.recall import RECALL_EVENTS, recall_text, recalled_rounds
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.kinds import kind_name
+from controller.terms import MODE_WORDS, Mode
 from controller.ui import fitting
 from controller.ui.bigtext import banner, big_width, can_render, cells, render_big, wrap_big
 from controller.ui.cardnames import card_params
@@ -174,15 +176,18 @@ class TableScreen(Screen[None]):
         Binding("k", "count_confirm", "Count OK"),
         Binding("t", "count_type", "Type count"),
         Binding("z", "undo", "Undo"),
+        Binding("h", "recall", "Recall"),
     ]
 
-    def __init__(self, words: Catalogue = ENGLISH) -> None:
+    def __init__(self, words: Catalogue = ENGLISH, mode: Mode = "live") -> None:
         super().__init__()
         self.words = words
+        self.mode = mode
         word_bindings(self, words)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="top-bar")
+        yield mode_banner(self.mode, self.words)
         with VerticalScroll(id="main"):
             with Vertical(id="alert-box"):
                 yield BigText("", id="alert-big", max_scale=2, shrinks_at=2)
@@ -304,6 +309,12 @@ class TableScreen(Screen[None]):
         self._confirmed(question, words.say("undo.yes", "take it back"),
                         lambda: console.send_input(DealerInput(InputKind.UNDO)))
 
+    def action_recall(self) -> None:
+        """Game recall, at any time (a halt included): the recall screen over this one."""
+        console = self.console
+        if console is not None:
+            self.app.push_screen(RecallScreen(console.recall_lines(), self.words, self.mode))
+
     def action_reveal(self) -> None:
         """Reveal the next hand; with ``reveal_total`` first ask the total the dealer sees on it."""
         console = self.console
@@ -352,6 +363,54 @@ class TableScreen(Screen[None]):
                                 lambda: console.send_input(DealerInput(InputKind.MANUAL, code)))
 
         self.app.push_screen(ManualEntryScreen(words), entered)
+
+
+class RecallScreen(Screen[None]):
+    """Game recall (R1, R2): the last rounds step by step, under RECALL in large type, over the table's screen, which
+    goes on following the table; Esc (or ``h`` again) returns to it as it is."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,h", "back", "Back")]
+    DEFAULT_CSS = """
+    #recall-title { background: $warning; color: $background; }
+    #recall-body { height: auto; padding: 0 1; }
+    #recall-keys { dock: bottom; height: 1; padding: 0 1; text-style: bold; }
+    """
+
+    def __init__(self, lines: list[str], words: Catalogue = ENGLISH, mode: Mode = "live") -> None:
+        super().__init__()
+        self.lines = lines
+        self.words = words
+        self.mode = mode
+        word_bindings(self, words)
+
+    def compose(self) -> ComposeResult:
+        words = self.words
+        yield mode_banner(self.mode, words)
+        yield BigText(words.say("console.recall.title", "RECALL"), id="recall-title", max_scale=1)
+        with VerticalScroll(id="recall-scroll"):
+            body = "\n".join(self.lines) or words.say("console.recall.none", "No round yet.")
+            yield Static(Text(body), id="recall-body")
+        yield Static(words.say("console.recall.keys", "Esc = back to the table"), id="recall-keys")
+        yield Footer()
+
+    def action_back(self) -> None:
+        self.dismiss(None)
+
+
+RECALL_ROUNDS = 10
+"""The rounds the recall screen shows (R1: the latest and the nine before it)."""
+
+
+def mode_banner(mode: Mode, words: Catalogue) -> BigText:
+    """SIMULATION or TRAINING in large type, docked at the top of every screen of a console that is not showing
+    live play (hidden on a live table's)."""
+    banner = BigText("" if mode == "live" else words.text(MODE_WORDS[mode]), id="mode-banner", max_scale=1)
+    banner.display = mode != "live"
+    return banner
+
+
+MODE_BANNER_CSS: Final = "#mode-banner { height: auto; background: magenta; color: white; padding: 0 1; }"
+"""The mode banner's place and colours (every screen that shows it)."""
 
 
 RESPONSIBLE_GAMING_TEXT: Final = f"{RESPONSIBLE_GAMING_LINE}  ·  {RESPONSIBLE_GAMING_LINE_KO}"
@@ -439,14 +498,17 @@ class DealerConsole(App[None]):
     .compact #sent { display: none; }
     .compact #sent.refused { display: block; }
     .compact.halted #roads { display: none; }
-    """ + fitting.CSS
+    """ + MODE_BANNER_CSS + fitting.CSS
 
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,
                  on_hold: Callable[[bool], None] | None = None, on_quit: Callable[[], None] | None = None,
-                 words: Catalogue = ENGLISH, reveal_total: bool = False, table: View | None = None) -> None:
+                 words: Catalogue = ENGLISH, reveal_total: bool = False, table: View | None = None,
+                 mode: Mode = "live") -> None:
         super().__init__()
         self.words = words
+        self.mode = mode
+        """Not ``live``: the console says SIMULATION or TRAINING in large type for its whole life (D1, D2)."""
         self._localiser = Localiser(words, shown=card_params)
         word_bindings(self, words)
         self.reveal_total = reveal_total
@@ -457,10 +519,13 @@ class DealerConsole(App[None]):
         self.on_quit = on_quit
         """Called the moment the dealer quits, before the console closes (the table stops there)."""
         self.view = TableView()
+        self.recalled: list[tuple[dict[str, object], str]] = []
+        """The events game recall reads, as they came (:mod:`controller.core.recall`)."""
         self.sent: list[DealerInput] = []
         self._ui_thread: int | None = None
         self._lock = threading.Lock()
         for event in events:
+            self._keep_for_recall(event)
             self.view.apply(self._worded(event))
         if table is not None:
             self.view.show(table)
@@ -471,7 +536,7 @@ class DealerConsole(App[None]):
 
     def on_mount(self) -> None:
         self._ui_thread = threading.get_ident()
-        self.push_screen(TableScreen(self.words))
+        self.push_screen(TableScreen(self.words, self.mode))
 
     # ------------------------------------------------------------------ events in
 
@@ -488,6 +553,16 @@ class DealerConsole(App[None]):
             self.call_from_thread(self._apply_batch, worded, table)
         else:
             self._apply_batch(worded, table)
+
+    def _keep_for_recall(self, event: ViewEvent) -> None:
+        if event["event"] in RECALL_EVENTS:
+            self.recalled.append((to_builtins(event), ""))
+
+    def recall_lines(self) -> list[str]:
+        """The last :data:`RECALL_ROUNDS` rounds as the recall screen shows them, in the console's language."""
+        with self._lock:
+            rounds = recalled_rounds(list(self.recalled))[-RECALL_ROUNDS:]
+        return recall_text(rounds, self.words.text)
 
     def _worded(self, event: ViewEvent) -> ViewEvent:
         """A copy of ``event`` with its texts in the console's language (machine fields unchanged)."""
@@ -507,6 +582,7 @@ class DealerConsole(App[None]):
     def _fold(self, event: ViewEvent) -> bool:
         try:
             with self._lock:
+                self._keep_for_recall(event)
                 changed = self.view.apply(event)
         except (CroupierError, ValueError, TypeError, AttributeError) as error:
             # A display must never stop the table: show the problem and go on.

@@ -40,6 +40,8 @@ KEY_WORDS: Final = {
     "count_confirm": message("console.key.count_confirm", "Count OK"),
     "count_type": message("console.key.count_type", "Type count"),
     "undo": message("console.key.undo", "Undo"),
+    "recall": message("console.key.recall", "Recall"),
+    "back": message("console.key.back", "Back"),
     "answer(True)": message("console.key.yes", "Yes"),
     "answer(False)": message("console.key.no", "No"),
     "cancel": message("console.key.cancel", "Cancel"),

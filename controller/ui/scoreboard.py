@@ -36,6 +36,7 @@ from controller.core.exceptions import CroupierError, ScoreboardError, install_h
 from controller.core.published import View
 from controller.i18n.catalogue import Catalogue, CatalogueError
 from controller.i18n.message import message
+from controller.terms import Mode
 from controller.ui.livepage import LivePageServer, Route
 from controller.ui.scoreboard_words import words_message
 from controller.ui.tableview import TableView, ViewEvent
@@ -82,10 +83,12 @@ class Scoreboard(LivePageServer):
     not_found = "Not found: the scoreboard is at /\n"
 
     def __init__(self, host: str, port: int, table_name: str = "", limits: str = "",
-                 languages: Sequence[Catalogue] = ()) -> None:
+                 languages: Sequence[Catalogue] = (), mode: Mode = "live") -> None:
         super().__init__(host, port)
         self.table_name = table_name
         self.limits = limits
+        self.mode = mode
+        """Not ``live``: the page shows SIMULATION or TRAINING across its top for its whole life (D1, D2)."""
         self.words_text = json.dumps(words_message(list(languages) or [Catalogue()]), ensure_ascii=False)
         """``/words.json``: the page's words in each board language."""
         self._view = TableView()
@@ -168,13 +171,14 @@ class Scoreboard(LivePageServer):
             return self._state_text, self._state_seq
 
     def _number_games(self, state: dict[str, Any]) -> None:
-        """Add the table's name and limits, and each result's game number in its shoe (from 1)."""
+        """Add the table's name, limits and mode, and each result's game number in its shoe (from 1)."""
         games = len(self._view.history.results)
         latest = state["last_results"]
         for number, result in enumerate(latest, start=games - len(latest) + 1):
             result["game"] = number
         state["shoe"]["games"] = games
         state["table"] = {"name": self.table_name, "limits": self.limits}
+        state["mode"] = self.mode
 
     def routes(self) -> Mapping[str, Route]:
         """``/`` the page, ``/state.json`` the state message, ``/words.json`` the page's words."""
@@ -201,10 +205,10 @@ def board_catalogues(languages: Sequence[str], messages_dir: str = "") -> list[C
 
 
 def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "",
-                     languages: Sequence[str] = ("en",), messages_dir: str = "") -> Scoreboard:
+                     languages: Sequence[str] = ("en",), messages_dir: str = "", mode: Mode = "live") -> Scoreboard:
     """Start a scoreboard on ``host:port`` (port 0: a free one) and return it once it listens; it shows
-    ``table_name`` and ``limits`` (``[scoreboard]``) in its header, and its words in ``languages`` (one or
-    two, the first on top; :func:`board_catalogues`).
+    ``table_name`` and ``limits`` (``[scoreboard]``) in its header, its words in ``languages`` (one or
+    two, the first on top; :func:`board_catalogues`), and a ``mode`` that is not live across its top.
 
     Raises :class:`ScoreboardError` when it cannot listen there, or when the
     ``websockets`` package is missing (``pip install 'croupier[scoreboard]'``).
@@ -215,7 +219,7 @@ def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "
         raise ScoreboardError(message("scoreboard.needs_websockets", "the scoreboard needs the websockets package, "
                                       "13 or newer ({error}); {install}", error=str(error),
                                       install=install_hint("scoreboard"))) from None
-    board = Scoreboard(host, port, table_name, limits, board_catalogues(languages, messages_dir))
+    board = Scoreboard(host, port, table_name, limits, board_catalogues(languages, messages_dir), mode)
     failure = board.start(START_TIMEOUT)
     if isinstance(failure, TimeoutError):
         raise ScoreboardError(f"the scoreboard did not start on {host}:{port} within {START_TIMEOUT:.0f} s")

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
+from controller.terms import MODE_WORDS
 from controller.ui.roads import responsible_gaming_lines
 
 PAGE_WORDS: Final = {
@@ -55,6 +56,8 @@ PAGE_WORDS: Final = {
     "result_natural": message("scoreboard.result.natural", "natural"),
     "result_banker_pair": message("scoreboard.result.banker_pair", "banker pair"),
     "result_player_pair": message("scoreboard.result.player_pair", "player pair"),
+    "mode_simulation": MODE_WORDS["simulation"],
+    "mode_training": MODE_WORDS["training"],
 }
 """Each word of the page by its key, as a catalogue message (placeholders left for the page to fill)."""
 

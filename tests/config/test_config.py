@@ -126,8 +126,8 @@ def test_the_loader_knows_no_variable_of_the_test_suite(name: str) -> None:
         load_config(environ={name: "1"})
     assert str(caught.value) == (
         f"environment: {name}: not a Croupier setting; expected CROUPIER_<SECTION>_<KEY> with a section of auth, "
-        "bets, driver, feed, journal, procedures, protection, scoreboard, serial, shoe, simulation, table; fix its "
-        "name or unset it, see docs/config.md")
+        "bets, driver, feed, integrity, journal, procedures, protection, scoreboard, serial, shoe, simulation, table; "
+        "fix its name or unset it, see docs/config.md")
 
 
 def test_the_test_suite_reads_and_sets_no_croupier_variable_of_its_own() -> None:
@@ -187,7 +187,7 @@ def test_a_mistyped_variable_stops_the_cli_with_one_line() -> None:
 @pytest.mark.parametrize("text, environ, message", [
     ("[auth]\ncolour = 1\n", {},
      "table.toml: auth.colour: unknown key; expected one of enabled, reader, identify, select_apdu, read_apdu, "
-     "idle_signout_seconds, supervisor_only, two_person, badges"),
+     "idle_signout_seconds, supervisor_only, two_person, lockout_after, lockout_window_seconds, badges"),
     ('[auth.badges.04A1]\nname = "A"\nrole = "boss"\n', {},
      "table.toml: auth.badges.04A1.role: expected \"dealer\" or \"supervisor\", got 'boss'"),
     ('[auth]\nsupervisor_only = ["void", 3]\n', {},

@@ -442,3 +442,47 @@ def test_a_planned_broker_restart_shows_no_running_table_offline_and_the_archive
     finally:
         floor.stop()
         archive.stop()
+
+
+def test_the_pit_marks_simulated_tables_and_each_state_names_its_mode_and_software(
+        broker: str, site: str, tmp_path: Path, processes: list[subprocess.Popen[str]]) -> None:
+    """Issue 29 items 1 and 4 (D1, V6): a simulated table never passes for live play on the pit page, and every
+    table's state says the software it runs (version, signature)."""
+    simulated = table(site, "sim", tmp_path / "sim.journal", "--seed", "2", "--rounds", "2", broker=broker)
+    _, stderr = simulated.communicate(timeout=DEADLINE)
+    assert simulated.returncode == 0, stderr
+    emulator = subprocess.Popen([sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "7",
+                                 "--interval", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    processes.append(emulator)
+    assert emulator.stdout is not None
+    pty = emulator.stdout.readline().split()
+    assert pty[0] == "PTY"
+    live = croupier_process("run", "--driver", f"serial://{pty[1]}", "--auto-next", "--rounds", "1", "--json",
+                            "--no-keyboard", "--journal", str(tmp_path / "live.journal"), "--feed",
+                            f"mqtt://{broker}/{site}/live", timeout=DEADLINE)
+    assert live.returncode == 0, live.stderr
+    floor = Floor(broker)
+    try:
+        wait_for(lambda: set(floor.tables(site)) == {"sim", "live"}, "both tables in /tables.json")
+        tiles = floor.tables(site)
+        assert tiles["sim"]["mode"] == "simulation" and tiles["live"]["mode"] == "live"
+        for tile in tiles.values():
+            software = tile["software"]
+            assert software["version"] and re.fullmatch(r"[0-9a-f]{64}", software["signature"]), software
+        with browser(floor.url, window=(1920, 1080)) as page:
+            page.wait_for(f"document.querySelectorAll('.tile[data-site=\"{site}\"]').length === 2", timeout=DEADLINE)
+            marks = page.evaluate(f"""(() => {{
+                const out = {{}};
+                for (const tile of document.querySelectorAll('.tile[data-site="{site}"]')) {{
+                    const mark = tile.querySelector('.mode');
+                    out[tile.dataset.table] = [tile.dataset.mode,
+                        mark && getComputedStyle(mark).display !== 'none' ? mark.textContent.trim() : null];
+                }}
+                return out;
+            }})()""")
+            assert marks == {"sim": ["simulation", "SIMULATION"], "live": ["live", None]}
+            print(f"\nscreenshot: {page.screenshot(tmp_path / 'floor-modes-1920x1080.png')}")
+    finally:
+        status, stderr = floor.stop()
+    assert status == 0, stderr

@@ -35,6 +35,10 @@ def test_the_archive_gives_the_journal_s_report(database: str, tmp_path: Path,
     assert [shift.pop("table") for shift in archived["shifts"]] == ["casino/t7"] * 3
     for shift in journaled["shifts"]:
         shift.pop("table")
+    # Each source names its own journals and their modes (issue 29 item 4): the archive its tables, by their rows'
+    # mode (a journal that states none, as this one written by hand, is archived as live); the rest is the same.
+    assert archived.pop("journals") == [{"table": "casino/t7", "mode": "live"}]
+    assert journaled.pop("journals") == [{"path": str(path), "mode": None}]
     assert archived == journaled
     assert [row["rounds"] for row in archived["dealers"]] == [4, 2]
 

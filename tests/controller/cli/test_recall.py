@@ -1,0 +1,78 @@
+"""Issue 29 item 2 (R1, R3, R4): ``croupier recall PATH [--rounds N] [--json]`` replays the last rounds of a journal
+step by step: each card in order with its slot, every third-card decision with the rule that made it, the result,
+the payouts per bet, misdeals and their resolutions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.inprocess import croupier_in_process
+
+
+def recalled(*args: str) -> list[dict[str, Any]]:
+    done = croupier_in_process("recall", *args)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def simulated(tmp_path: Path, *args: str) -> Path:
+    path = tmp_path / "t.journal"
+    done = croupier_in_process("simulate", *args, "--quiet", "--journal", str(path))
+    assert done.returncode in (0, 4), done.stderr
+    return path
+
+
+def history_results(path: Path) -> list[dict[str, Any]]:
+    done = croupier_in_process("history", str(path), "--json")
+    return [event for event in map(json.loads, done.stdout.splitlines()) if event["event"] == "result"]
+
+
+def test_the_last_ten_rounds_newest_last_each_as_the_table_dealt_it(tmp_path: Path) -> None:
+    path = simulated(tmp_path, "--seed", "11", "--rounds", "14")
+    rounds = recalled(str(path), "--rounds", "10", "--json")
+    results = history_results(path)[-10:]
+    assert [(entry["shoe"], entry["round"]) for entry in rounds] == [(r["shoe"], r["round"]) for r in results]
+    for entry, result in zip(rounds, results, strict=True):
+        assert entry["winner"] == result["winner"]
+        assert entry["player"] == result["player"] and entry["banker"] == result["banker"]
+        slots = {f"P{i + 1}": card for i, card in enumerate(result["player"]["cards"])}
+        slots.update({f"B{i + 1}": card for i, card in enumerate(result["banker"]["cards"])})
+        assert entry["cards"] == slots
+        assert [step["slot"] for step in entry["order"]][:4] == ["P1", "B1", "P2", "B2"]
+        assert set(entry["payouts"]) >= {"player", "banker", "tie"}
+        decisions = {decision["hand"]: decision for decision in entry["decisions"]}
+        if not result["natural"]:
+            assert decisions["player"]["decision"] == ("draw" if "P3" in slots else "stand")
+            assert decisions["player"]["rule"]
+            assert decisions["banker"]["decision"] == ("draw" if "B3" in slots else "stand")
+    assert recalled(str(path), "--json") == rounds, "ten rounds by default"
+    assert len(recalled(str(path), "--rounds", "3", "--json")) == 3
+
+
+def test_a_misdeal_and_its_resolution_are_recalled_and_a_halt_is_the_last_round(tmp_path: Path) -> None:
+    path = simulated(tmp_path, "--no-burn", "--cards", "5H 2C 3C 4D 9S @double @void 8H 7C 6D 5S 9C @double")
+    rounds = recalled(str(path), "--json")
+    voided = next(entry for entry in rounds if entry["round"] == 2)
+    assert voided["winner"] is None and voided["voided"] is True
+    assert [misdeal["kind"] for misdeal in voided["misdeals"]] == ["two_cards"]
+    assert [resolution["resolution"] for resolution in voided["resolutions"]] == ["void"]
+    last = rounds[-1]
+    assert last["round"] == 3 and last["unfinished"] is True and last["winner"] is None
+    assert [misdeal["kind"] for misdeal in last["misdeals"]] == ["two_cards"] and last["resolutions"] == []
+    assert last["cards"] == {"P1": "8H", "B1": "7C", "P2": "6D", "B2": "5S", "P3": "9C"}
+    assert [(decision["hand"], decision["decision"]) for decision in last["decisions"]] == \
+        [("player", "draw"), ("banker", "draw")], "player 4 draws; banker 2 draws on any third card"
+
+
+def test_the_text_says_each_step_and_a_bad_count_is_one_line(tmp_path: Path) -> None:
+    path = simulated(tmp_path, "--seed", "3", "--rounds", "2")
+    done = croupier_in_process("recall", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "RECALL" in done.stdout and "P1" in done.stdout and "B1" in done.stdout
+    bad = croupier_in_process("recall", str(path), "--rounds", "0")
+    assert bad.returncode == 2  # argparse's usage, then its one-line error naming the option
+    assert bad.stderr.strip().splitlines()[-1] == "croupier recall: error: argument --rounds: expected 1 or more, got 0"
+    missing = croupier_in_process("recall", str(tmp_path / "none.journal"))
+    assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1

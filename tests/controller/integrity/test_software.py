@@ -1,0 +1,66 @@
+"""The survey of what runs (issue 29 item 1): a dependency's files checked against the hashes its distribution
+records, and the signature's stability."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from importlib import metadata
+from pathlib import Path
+
+from config.loader import load_config
+from controller.integrity.software import Hashes, Problem, config_bytes, recorded, survey
+
+
+def record_line(root: Path, name: str) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256((root / name).read_bytes()).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{(root / name).stat().st_size}"
+
+
+def fake_distribution(root: Path) -> metadata.Distribution:
+    """``fakedep 1.0`` installed in ``root``: two modules, its metadata, and a RECORD of them."""
+    (root / "fakedep").mkdir(parents=True)
+    (root / "fakedep" / "__init__.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (root / "fakedep" / "data.txt").write_text("some data\n", encoding="utf-8")
+    info = root / "fakedep-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fakedep\nVersion: 1.0\n", encoding="utf-8")
+    lines = [record_line(root, name) for name in ("fakedep/__init__.py", "fakedep/data.txt",
+                                                   "fakedep-1.0.dist-info/METADATA")]
+    lines += ["fakedep/__pycache__/__init__.cpython-311.pyc,,", "fakedep-1.0.dist-info/RECORD,,"]
+    (info / "RECORD").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return metadata.PathDistribution(info)
+
+
+def test_a_recorded_file_that_changed_or_went_is_named(tmp_path: Path) -> None:
+    distribution = fake_distribution(tmp_path)
+    problems: list[Problem] = []
+    items = recorded(distribution, problems, Hashes())
+    assert [item.path for item in items] == ["fakedep/__init__.py", "fakedep/data.txt",
+                                             "fakedep-1.0.dist-info/METADATA"]
+    assert problems == []
+
+    (tmp_path / "fakedep" / "__init__.py").write_text("VALUE = 2\n", encoding="utf-8")
+    (tmp_path / "fakedep" / "data.txt").unlink()
+    recorded(distribution, problems, Hashes())
+    assert [problem.why.english() for problem in problems] == [
+        f"{tmp_path / 'fakedep' / '__init__.py'}: changed since fakedep 1.0 was installed (its hash is not the one "
+        "its RECORD gives)",
+        f"{tmp_path / 'fakedep' / 'data.txt'}: missing (fakedep 1.0 records it)",
+    ]
+
+
+def test_the_signature_is_stable_and_follows_the_config() -> None:
+    config = config_bytes(load_config(None, environ={}))
+    first = survey(config)
+    assert first.problems == [], [problem.why.english() for problem in first.problems]
+    assert survey(config).signature == first.signature
+    other = survey(config_bytes(load_config(None, environ={"CROUPIER_TABLE_DECKS": "6"})))
+    assert other.signature != first.signature
+    changed = {component.name for component in other.components
+               if first.component(component.name) is None
+               or first.component(component.name).digest != component.digest}  # type: ignore[union-attr]
+    assert changed == {"config"}
+    names = {component.name for component in first.components}
+    assert {"croupier", "python", "config", "msgspec", "transitions", "babel"} <= names
+    assert not names & {"pytest", "hypothesis", "mypy", "ruff"}, "the test suite's tools never run at a table"
