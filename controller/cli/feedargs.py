@@ -60,7 +60,8 @@ def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | 
         from controller.floor.feed import TableFeed
     except ImportError as error:  # pragma: no cover - depends on the optional extra
         raise FeedError(message("feed.needs_paho", "{label}: the feed needs paho-mqtt ({error}); install it with "
-                                ".ci/setup in a Croupier checkout (or pip install 'croupier[floor]')", label=label,
+                                ".ci/setup in the Croupier checkout (or .venv/bin/pip install -e '.[floor]' there)",
+                                label=label,
                                 error=str(error))) from None
     return TableFeed(target, journal, will_delay=section.will_delay, drain_timeout=section.drain_timeout,
                      notice=notice, words=words())

@@ -211,7 +211,7 @@ def start_scoreboard(host: str, port: int, table_name: str = "", limits: str = "
     two, the first on top; :func:`board_catalogues`), and a ``mode`` that is not live across its top.
 
     Raises :class:`ScoreboardError` when it cannot listen there, or when the
-    ``websockets`` package is missing (``pip install 'croupier[scoreboard]'``).
+    ``websockets`` package is missing (:func:`~controller.core.exceptions.install_hint`).
     """
     try:
         import websockets.asyncio.server  # noqa: F401

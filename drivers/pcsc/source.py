@@ -25,7 +25,7 @@ UNREADABLE and OFFLINE is logged (logger ``drivers.pcsc.source``) and kept in
 :attr:`PcscCardSource.last_problem`.
 
 pyscard is imported only when a source is opened; without it the error says
-``pip install 'croupier[pcsc]'``.
+``.ci/setup --test`` in the checkout (or ``.venv/bin/pip install -e '.[pcsc]'``).
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ from drivers.base import CardSource, Option
 log = logging.getLogger(__name__)
 
 PYSCARD_MISSING = (
-    "the pcsc:// driver needs pyscard, which is not installed; install it with "
-    "pip install 'croupier[pcsc]' (it builds from source: needs libpcsclite-dev, gcc and Python's headers, "
-    "python3-dev for Debian's python3; .ci/setup --test installs them all)"
+    "the pcsc:// driver needs pyscard, which is not installed; install it with .ci/setup --test in the Croupier "
+    "checkout, which installs all it needs (or .venv/bin/pip install -e '.[pcsc]' there: it builds from source "
+    "and needs libpcsclite-dev, gcc and Python's headers, python3-dev for Debian's python3)"
 )
 PCSCD_DOWN = "pcscd is not running (start it: sudo systemctl start pcscd.socket, or pcscd -f)"
 

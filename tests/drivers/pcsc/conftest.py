@@ -256,7 +256,7 @@ def pcscd_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pcscd]:
     try:
         import smartcard.scard as scard
     except ImportError:
-        _unavailable("pyscard is not installed (pip install 'croupier[pcsc]')")
+        _unavailable("pyscard is not installed (.ci/setup --test installs it)")
     if not VPCD_CONFIG.exists():
         _unavailable(f"vpcd is not installed ({VPCD_CONFIG} missing; apt install vsmartcard-vpcd)")
     daemon = Pcscd(scard, tmp_path_factory.mktemp("pcscd") / "pcscd.log")

@@ -85,7 +85,8 @@ def test_missing_pyscard_says_how_to_install(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setitem(sys.modules, "smartcard.scard", None)
     with pytest.raises(DriverError) as info:
         PcscCardSource("pcsc://?reader=x")
-    assert "pip install 'croupier[pcsc]'" in str(info.value)
+    assert ".ci/setup --test in the Croupier checkout" in str(info.value)
+    assert "pip install 'croupier" not in str(info.value)  # Croupier is on no package index
     assert PYSCARD_MISSING in str(info.value)
 
 
