@@ -9,7 +9,8 @@ baseline) that says how fast this machine runs Python at the moment.
 - ``croupier simulate --rounds 1``: CPU at most 4 times ``python -c pass``, with ``PYTHONDONTWRITEBYTECODE=1``;
 - the journal: at most 2 KB a round.
 
-Run: .venv/bin/python -m benchmarks.targets --start DIR [--write]   (DIR: ``git worktree add --detach DIR b1a6f05``)
+Run: .venv/bin/python -m benchmarks.targets [--start DIR] [--write]   (DIR: a checkout of b1a6f05; without it the
+benchmark checks one out in a temporary git worktree and removes it after)
 """
 
 from __future__ import annotations
@@ -118,12 +119,28 @@ def verdict(ok: bool) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--start", type=Path, required=True, help=f"a checkout of the issue's start ({ISSUE_START})")
+    parser.add_argument("--start", type=Path, help=f"a checkout of the issue's start ({ISSUE_START}; default: a "
+                        "temporary git worktree of it)")
     parser.add_argument("--rounds", type=int, default=20_000, help="rounds of the full path (default 20000)")
     parser.add_argument("--day", type=int, default=3_200, help="rounds of the day's journal (default 3200)")
     parser.add_argument("--write", action="store_true", help="write the results to docs/performance.md")
     args = parser.parse_args()
-    start_code = args.start.resolve()
+    if args.start is not None:
+        measure(args, args.start.resolve())
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        checkout = Path(scratch) / "start"
+        subprocess.run(["git", "worktree", "add", "--detach", str(checkout), ISSUE_START], cwd=ROOT, check=True,
+                       capture_output=True)
+        try:
+            measure(args, checkout)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(checkout)], cwd=ROOT, check=False,
+                           capture_output=True)
+
+
+def measure(args: argparse.Namespace, start_code: Path) -> None:
+    """Measure every target against the checkout ``start_code``; print the table (and write it with --write)."""
     load_before = os.getloadavg()[0]
     plain, _ = baseline_rate(200_000)
     now_path, then_path = full_path(ROOT, args.rounds), full_path(start_code, args.rounds)
@@ -168,8 +185,7 @@ def main() -> None:
             "(2 cores) was shared with other engineers' builds and tests while this ran.\n")
     print(body)
     if args.write:
-        write_section("Issue 26 speed targets", f"python -m benchmarks.targets --start DIR --rounds {args.rounds} "
-                      "--write", body)
+        write_section("Issue 26 speed targets", f"python -m benchmarks.targets --rounds {args.rounds} --write", body)
 
 
 if __name__ == "__main__":
