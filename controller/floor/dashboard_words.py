@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from controller.i18n.catalogue import Catalogue
+from controller.i18n.kinds import KIND_WORDS, kind_name
 from controller.i18n.message import message
 from controller.terms import MODE_WORDS
 
@@ -74,5 +75,7 @@ DASHBOARD_WORDS: Final = {
 
 def words_message(words: Catalogue) -> dict[str, Any]:
     """``/words.json``: ``{"language": "ko", "words": {"shoe": "슈", "seconds_ago": "{seconds}초 전", ...}}``."""
+    kinds = {f"kind.{kind}": kind_name(kind, words) for kind in KIND_WORDS}
     return {"language": words.language,
-            "words": {key: words.texts.get(word.id) or word.text for key, word in DASHBOARD_WORDS.items()}}
+            "words": {**{key: words.texts.get(word.id) or word.text for key, word in DASHBOARD_WORDS.items()},
+                      **kinds}}

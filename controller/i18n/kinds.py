@@ -27,6 +27,9 @@ KIND_WORDS: Final[Mapping[str, Message]] = {
     "shoe_restarted": message("kind.shoe_restarted", "shoe restarted"),
     "sequence_gap": message("kind.sequence_gap", "messages lost"),
     "reveal_mismatch": message("kind.reveal_mismatch", "revealed total differs"),
+    "count_mismatch": message("kind.count_mismatch", "stub count differs"),
+    "clock": message("kind.clock", "clock not trusted"),
+    "badge_lockout": message("kind.badge_lockout", "badges locked out"),
 }
 """Each misdeal and alert kind, as a person reads it."""
 
