@@ -37,6 +37,7 @@ class KnownHashes(Hashes):
     """:class:`~controller.integrity.software.Hashes` that reads again only the files that changed."""
 
     def __init__(self, path: str | None = None) -> None:
+        super().__init__()
         self.path = path or cache_path()
         self.files: dict[str, list[Any]] = {}
         self.good_caches: dict[str, str] = {}
@@ -52,6 +53,9 @@ class KnownHashes(Hashes):
             self.good_caches = good if isinstance(good, dict) else {}
 
     def digest(self, location: str) -> str:
+        return self.read(location, self._known_digest)
+
+    def _known_digest(self, location: str) -> str:
         stamp = _stamp(location)
         known = self.files.get(location)
         if isinstance(known, list) and known[:-1] == stamp and isinstance(known[-1], str):

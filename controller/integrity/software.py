@@ -35,7 +35,7 @@ import platform
 import re
 import sys
 import sysconfig
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -169,14 +169,33 @@ def config_bytes(settings: Settings) -> bytes:
     return json.dumps(settings_data(settings), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+UNREADABLE = "unreadable"
+"""What the survey keeps as the digest of a file it cannot read (never a SHA-256's hex)."""
+
+
 class Hashes:
     """How the survey hashes a file: every byte, every time; or (:class:`~controller.integrity.cache.KnownHashes`)
     a file whose inode, size, modification and change times are unchanged since it was last hashed is not read
     again."""
 
+    unreadable: dict[str, str]
+    """The files that could not be read (place -> why), each a problem of the survey."""
+
+    def __init__(self) -> None:
+        self.unreadable = {}
+
     def digest(self, location: str) -> str:
-        """The SHA-256 (hex) of the file at ``location``."""
-        return sha256_of(location)
+        """The SHA-256 (hex) of the file at ``location``; for a file that cannot be read, :data:`UNREADABLE`
+        (noted in :attr:`unreadable`)."""
+        return self.read(location, sha256_of)
+
+    def read(self, location: str, digest: Callable[[str], str]) -> str:
+        """``digest(location)``, or :data:`UNREADABLE` when the file cannot be read (noted in :attr:`unreadable`)."""
+        try:
+            return digest(location)
+        except OSError as error:
+            self.unreadable[location] = error.strerror or type(error).__name__
+            return UNREADABLE
 
     good_caches: dict[str, str] = {}  # noqa: RUF012 - never written here: the caches known good (none)
     """Bytecode caches known to hold their source's code, by place, with their SHA-256 then."""
@@ -198,6 +217,9 @@ def program(hashes: Hashes | None = None, approved: Mapping[str, str] | None = N
     hashes = hashes or Hashes()
     caches: list[CacheFile] = []
     components = [_project(problems, hashes, caches), *_dependencies(problems, hashes), _interpreter(hashes)]
+    problems += [Problem(location, message("verify.unreadable", "{path}: cannot be read ({reason}); run as a user who "
+                                           "can read every installed file", path=location, reason=why))
+                 for location, why in sorted(hashes.unreadable.items())]
     good = _check_caches(caches, {**hashes.good_caches, **(approved or {})}, problems)
     hashes.caches_good(good)
     return Survey(tuple(sorted(components, key=lambda component: component.name)), problems, good)
@@ -360,13 +382,14 @@ def recorded(distribution: metadata.Distribution, problems: list[Problem], hashe
             continue
         name = str(entry).replace(os.sep, "/")
         location = os.path.normpath(os.path.join(base, name))
-        try:
-            digest = hashes.digest(location)
-        except OSError:
+        if not os.path.lexists(location):
             problems.append(Problem(location, message(
                 "verify.record_missing", "{path}: missing ({name} {version} records it)", path=location,
                 name=distribution.metadata["Name"], version=distribution.version)))
             continue
+        digest = hashes.digest(location)
+        if digest == UNREADABLE:
+            continue  # a problem of its own (:func:`program`)
         expected = base64.urlsafe_b64decode(recorded.value + "=" * (-len(recorded.value) % 4)).hex()
         if digest != expected:
             problems.append(Problem(location, message(

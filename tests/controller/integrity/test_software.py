@@ -64,3 +64,21 @@ def test_the_signature_is_stable_and_follows_the_config() -> None:
     names = {component.name for component in first.components}
     assert {"croupier", "python", "config", "msgspec", "transitions", "babel"} <= names
     assert not names & {"pytest", "hypothesis", "mypy", "ruff"}, "the test suite's tools never run at a table"
+
+
+def test_a_file_that_cannot_be_read_is_a_problem_named_not_a_crash(tmp_path: Path, monkeypatch: object) -> None:
+    """As a user who cannot read the interpreter (a Python under root's home, run as nobody) the survey crashed with a
+    traceback in every command that journals; it names the file instead (and ``run``, which needs a clean survey,
+    then refuses to play)."""
+    import sys
+
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    unreadable = tmp_path / "python3.11"
+    unreadable.mkdir()  # opening a directory as a file fails for every user, root included
+    monkeypatch.setattr(sys, "executable", str(unreadable))
+    surveyed = survey(None)
+    reasons = [problem.why.english() for problem in surveyed.problems]
+    assert any(reason.startswith(f"{unreadable}: cannot be read (") for reason in reasons), reasons
+    assert len(surveyed.signature) == 64
