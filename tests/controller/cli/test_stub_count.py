@@ -94,7 +94,7 @@ def test_the_supervisor_may_close_the_shoe_on_a_mismatch(every_two: Path) -> Non
 def test_a_halted_script_ends_with_the_count_mismatch_named(every_two: Path) -> None:
     status, _, stderr = simulate(every_two, f"{ROUND} @next {ROUND} @count 12")
     assert status == 4
-    assert "halted on count_mismatch in round 3" in stderr
+    assert "halted on stub count differs (count_mismatch) in round 3" in stderr
 
 
 def test_the_simulated_dealer_counts_the_stub_and_deals_on(every_two: Path) -> None:

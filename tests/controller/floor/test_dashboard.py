@@ -258,7 +258,7 @@ def test_the_dashboard_shows_every_table_live_and_rebuilds_after_a_restart(
             shown = tiles_on_page(page, site)
             assert {name: tile["status"] for name, tile in shown.items()} == \
                 {"dealing": "online", "halted": "halted", "done": "offline"}
-            assert "foreign_card" in shown["halted"]["misdeal"] and "round 2" in shown["halted"]["misdeal"]
+            assert "foreign card" in shown["halted"]["misdeal"] and "round 2" in shown["halted"]["misdeal"]
             assert shown["halted"]["attention"] and shown["done"]["attention"] and not shown["dealing"]["attention"]
             assert shown["halted"]["border"] != shown["dealing"]["border"], "a halted table stands out"
             assert shown["done"]["background"] not in (shown["dealing"]["background"], shown["halted"]["background"])

@@ -26,7 +26,8 @@ from controller.core.table import Table
 from controller.floor.board import FloorBoard
 from controller.floor.dashboard import Dashboard, start_dashboard
 from controller.floor.messages import TableState
-from controller.i18n.catalogue import Catalogue
+from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.kinds import kind_name
 from tests.browser import DevTools, browser
 from tests.controller.floor.mosquitto import DEADLINE, wait_for
 
@@ -135,7 +136,7 @@ def test_critical_alerts_stand_out_like_a_halt_and_are_counted_in_the_header(
         assert (quiet["border"], quiet["background"]) != (halted["border"], halted["background"])
         assert shown["criticalBadge"] == "critical \u00d72" and shown["criticalShown"]
         for alert in critical:
-            assert f"critical {alert['kind']}: " in shown["critical"]
+            assert f"critical {kind_name(alert['kind'], ENGLISH)}: " in shown["critical"]  # the kind in words
         ages = [int(seconds) for seconds in re.findall(r"\(2 min (\d+) s ago\)", shown["critical"])]
         assert len(ages) == 2 and all(5 <= seconds < 60 for seconds in ages), shown["critical"]  # opened 125 s ago
         assert shown["alerts"] == "3 warnings", "warnings collapse to a count"
