@@ -61,11 +61,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m "not slow"`` deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark slow every test that uses a service fixture."""
+    """Mark ``slow`` and ``services`` every test that uses a service fixture (``.ci/test`` runs those in one
+    process, after the others)."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
-        if slowrule.SERVICE_FIXTURES.intersection(fixtures) and item.get_closest_marker("slow") is None:
-            item.add_marker(pytest.mark.slow)
+        if slowrule.SERVICE_FIXTURES.intersection(fixtures):
+            if item.get_closest_marker("slow") is None:
+                item.add_marker(pytest.mark.slow)
+            if item.get_closest_marker("services") is None:
+                item.add_marker(pytest.mark.services)
 
 
 @pytest.hookimpl(tryfirst=True)

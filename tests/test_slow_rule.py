@@ -31,7 +31,10 @@ def test_every_collected_test_that_uses_a_service_is_slow_and_the_quick_loop_run
     assert request.node in items
     with_services = [item for item in items if SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ()))]
     assert all(item.get_closest_marker("slow") for item in with_services), with_services
-    if request.config.getoption("markexpr") == "not slow":
+    assert all(item.get_closest_marker("services") for item in with_services), with_services
+    without = [item for item in items if item not in with_services and item.get_closest_marker("services")]
+    assert without == [], f"marked services without using one: {without}"
+    if request.config.getoption("markexpr") in ("not slow", "not services"):
         assert with_services == []
 
 
