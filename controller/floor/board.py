@@ -31,7 +31,8 @@ CONNECTION_STATUSES = ("online", "offline")
 ATTENTION = frozenset({"halted", "offline"})
 """The statuses that make a tile stand out (and so does an open critical alert)."""
 STATE_FIELDS = ("shoe", "round", "in_round", "slot_due", "dealer", "last_result", "results", "misdeal", "stopped_by",
-                "alerts", "cards_left", "last_card_at", "updated_at", "events", "head", "mode", "software")
+                "alerts", "cards_left", "stub_count", "last_card_at", "updated_at", "events", "head", "mode",
+                "software")
 """The ``state`` fields a tile shows as they are (docs/floor.md, ``state``)."""
 WILL_GRACE = 3.0
 """Seconds after a Last Will before the tile shows the table offline."""

@@ -36,6 +36,7 @@ DASHBOARD_WORDS: Final = {
     "dealer": message("dashboard.dealer", "Dealer"),
     "no_dealer": message("dashboard.no_dealer", "none signed in"),
     "cards_left": message("dashboard.cards_left", "Cards left"),
+    "stub_count_due": message("dashboard.stub_count_due", "Stub count due: {cards} cards"),
     "last_card": message("dashboard.last_card", "Last card"),
     "online": message("dashboard.status.online", "online"),
     "halted": message("dashboard.status.halted", "halted"),

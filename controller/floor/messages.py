@@ -114,7 +114,8 @@ class TableState:
             "last_result": _last_result(view), "results": [result.winner for result in view.results][-RECENT_RESULTS:]
             if view else [], "misdeal": _misdeal(view),
             "alerts": self._alerts(view),
-            "cards_left": view.cards_left if view else None, "last_card_at": self.last_card_at,
+            "cards_left": view.cards_left if view else None, "stub_count": view.stub_count if view else None,
+            "last_card_at": self.last_card_at,
             "updated_at": self.updated_at, "events": self.events,
             "head": {"seq": self.head_seq, "hash": self.head_hash},
             "mode": self.mode, "software": self.software,

@@ -43,10 +43,12 @@ def utc(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def published_state(site: str, name: str, script: str, *, decks: int = 8,
+def published_state(site: str, name: str, script: str, *, decks: int = 8, settings: dict[str, Any] | None = None,
                     **fields: Any) -> dict[str, Any]:
-    """The ``state`` a real table publishes after ``script`` (its core's view), with journal ``fields`` set."""
-    config = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "table": {"decks": decks}})
+    """The ``state`` a real table publishes after ``script`` (its core's view, with ``settings`` overriding the
+    config's sections), with journal ``fields`` set."""
+    config = load_config(environ={}, overrides={"shoe": {"burn": "none"}, "table": {"decks": decks},
+                                                **(settings or {})})
     table = Table(config)
     table.start()
     for item in parse_tokens(script):
@@ -99,6 +101,7 @@ def tile_facts(page: DevTools, name: str) -> dict[str, Any]:
                  criticalBadge: text('.critical-badge'), critical: text('.critical-alerts'),
                  criticalShown: visible('.critical-alerts'), alerts: text('.alerts'), misdeal: text('.misdeal'),
                  ended: text('.ended'), endedShown: visible('.ended'), last: text('.last-result'),
+                 stubCount: text('.stub-count'), stubCountShown: visible('.stub-count'),
                  border: style.borderTopColor, borderStyle: style.borderTopStyle, background: style.backgroundColor,
                  text: tile.innerText}};
     }})()""")
@@ -336,6 +339,31 @@ def test_the_tables_own_texts_are_in_the_pages_language(served: tuple[FloorBoard
     assert english["alert"] not in texts["alert"]
     assert catalogue.text(_message(alerting["alerts"][0]["say_id"], alerting["alerts"][0]["say_params"])) \
         in texts["alert"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("served", ["ko"], indirect=True)
+def test_a_table_waiting_for_its_stub_count_says_so_with_the_cards_it_should_find(
+        served: tuple[FloorBoard, Dashboard]) -> None:
+    """A supervisor sees which tables wait for the dealer's stub count ([procedures] count_every), in the page's
+    language, and the tile stops saying it once the stub is counted."""
+    board, dashboard = served
+    config = {"procedures": {"count_every": 1}}
+    waiting = published_state("s", "waiting", "@shoe 5H 2C 3C AS", settings=config)
+    assert waiting["stub_count"] == 412
+    counted = published_state("s", "counted", "@shoe 5H 2C 3C AS @count", settings=config)
+    put(board, waiting)
+    put(board, counted)
+    with browser(dashboard.url, window=(1920, 1080)) as page:
+        page.wait_for("document.documentElement.lang === 'ko' && "
+                      "document.querySelectorAll('#tiles .tile').length === 2", timeout=DEADLINE)
+        page.wait_for("document.querySelector('.tile[data-table=\"waiting\"] .stub-count').textContent !== ''",
+                      timeout=DEADLINE)
+        waiting_tile, counted_tile = tile_facts(page, "waiting"), tile_facts(page, "counted")
+    assert waiting_tile["stubCountShown"] and "412" in waiting_tile["stubCount"]
+    assert waiting_tile["stubCount"] == Catalogue("ko").say("dashboard.stub_count_due",
+                                                             "Stub count due: {cards} cards", cards=412)
+    assert not counted_tile["stubCountShown"]
 
 
 def _message(msg_id: str, params: dict[str, Any]) -> Any:

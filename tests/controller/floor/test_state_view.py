@@ -81,3 +81,14 @@ def test_the_retained_state_gives_each_open_alert_its_message_and_when_it_opened
     for alert in alerts:
         assert alert["say_id"] and isinstance(alert["say_params"], dict)
         assert isinstance(alert["at"], str) and alert["at"].endswith("Z")
+
+
+def test_the_retained_state_says_a_stub_count_is_due_and_the_cards_it_should_find(broker: str,
+                                                                                  tmp_path: Path) -> None:
+    """``[procedures] count_every``: the pit sees that a table waits for its stub count, and the number the dealer
+    should find (the core's ``stub_count``); none once counted."""
+    env = {"CROUPIER_PROCEDURES_COUNT_EVERY": "1"}
+    waiting = retained_state(broker, tmp_path, "--no-burn", "--cards", "@shoe 5H 2C 3C AS", env=env)
+    assert waiting["stub_count"] == waiting["cards_left"] == 412
+    counted = retained_state(broker, tmp_path, "--no-burn", "--cards", "@shoe 5H 2C 3C AS @count", env=env)
+    assert counted["stub_count"] is None and counted["cards_left"] == 412
