@@ -3,6 +3,7 @@ and each card out of the shoe with what became of it (``croupier history``, ``hi
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -53,24 +54,55 @@ class CardOut:
     """``read`` by the shoe, or ``manual`` (hand-entered for an unreadable card)."""
 
 
+class _Pool:
+    """Cards in the order they came, each to be taken once: the first of a code, or the first unread one, in
+    constant time (a resolution may release thousands of held cards at once)."""
+
+    def __init__(self) -> None:
+        self.rows: list[CardOut] = []
+        self._by_code: dict[str, deque[CardOut]] = {}
+        self._unread: deque[CardOut] = deque()
+        self._taken: set[int] = set()
+
+    def add(self, row: CardOut) -> None:
+        self.rows.append(row)
+        self._by_code.setdefault(row.code, deque()).append(row)
+        if _unread(row.code):
+            self._unread.append(row)
+
+    def take(self, code: str | None) -> CardOut | None:
+        """The first card not taken yet of ``code`` (None: the first unread one), or None."""
+        waiting = self._unread if code is None else self._by_code.get(code)
+        while waiting:
+            row = waiting.popleft()
+            if id(row) not in self._taken:
+                self._taken.add(id(row))
+                return row
+        return None
+
+    def left(self) -> list[CardOut]:
+        """The cards not taken, in order."""
+        return [row for row in self.rows if id(row) not in self._taken]
+
+
 @dataclass(slots=True)
 class _Sources:
     """The cards an input may have moved, by where they were: the cards it took out of the shoe, those it took off
     the layout, and those the pending misdeal no longer holds; each is given where the table put it, or left."""
 
-    pending: list[CardOut]
-    layout: list[CardOut] = field(default_factory=list)
-    held: list[CardOut] = field(default_factory=list)
+    pending: _Pool = field(default_factory=_Pool)
+    layout: _Pool = field(default_factory=_Pool)
+    held: _Pool = field(default_factory=_Pool)
 
     def take(self, code: str, order: tuple[str, ...]) -> CardOut | None:
         """The first card, from the sources in ``order``, that can be ``code``: that card, or an unread one for an
         unread ``code`` or for a code entered by hand (only a hand entry names an unread card)."""
-        for exact in (True, False):
+        for wanted in (code, None):
             for name in order:
-                cards: list[CardOut] = getattr(self, name)
-                for index, row in enumerate(cards):
-                    if row.code == code if exact else _unread(row.code):
-                        return cards.pop(index)
+                pool: _Pool = getattr(self, name)
+                row = pool.take(wanted)
+                if row is not None:
+                    return row
         return None
 
 
@@ -119,8 +151,9 @@ class _Walk:
         if after.shoe_number != self.shoe:
             self._new_shoe(after.shoe_number, after.round.number)
         undo = _Undo(before, dict(self.layout), self.held, len(self.held), self.exposed)
-        pending = self._taken_out(moment)
-        sources = _Sources(pending)
+        sources = _Sources()
+        for row in self._taken_out(moment):
+            sources.pending.add(row)
         self._off_layout(before, after, sources, undo)
         places = self._held_now(before, after, sources)
         same_shoe = before.shoe_number == after.shoe_number
@@ -134,7 +167,10 @@ class _Walk:
             return []
         code = str(item.card or "??") if item.kind.value == "card" else "??"
         count = 2 if item.kind.value == "double" else 1
-        out = [CardOut(self.shoe, self.position + number, moment.at, moment.before.round.number, code, "held")
+        round_number = moment.before.round.number
+        if round_number == self.stale_round:
+            round_number = 0  # out of this shoe before its first round: no round's
+        out = [CardOut(self.shoe, self.position + number, moment.at, round_number, code, "held")
                for number in range(1, count + 1)]
         self.position += count
         self.rows.extend(out)
@@ -155,7 +191,7 @@ class _Walk:
                 if voided:
                     _moved(row, undo, "discard")
                 else:
-                    sources.layout.append(row)
+                    sources.layout.add(row)
 
     def _held_now(self, before: TableState, after: TableState, sources: _Sources) -> list[str]:
         """What the pending misdeal newly holds (the texts read, an exposed card's code as ``exposed:CODE``); the
@@ -164,7 +200,7 @@ class _Walk:
         new: list[str] = []
         exposed = misdeal.exposed.code if misdeal is not None and misdeal.exposed is not None else None
         if self.exposed is not None and self.exposed.code != exposed:
-            sources.held.append(self.exposed)
+            sources.held.add(self.exposed)
             self.exposed = None
         if exposed is not None and self.exposed is None:
             new.append("exposed:" + exposed)
@@ -184,7 +220,9 @@ class _Walk:
             else:
                 new.append(text)
         kept = {id(row) for row in still}
-        sources.held.extend(row for row in self.held if id(row) not in kept)
+        for row in self.held:
+            if id(row) not in kept:
+                sources.held.add(row)
         self.held = still
         return new
 
@@ -218,7 +256,7 @@ class _Walk:
                 self.exposed = row
             else:
                 self.held.append(row)
-        for row in (*sources.layout, *sources.held):
+        for row in (*sources.layout.left(), *sources.held.left()):
             _moved(row, undo, "discard")
 
     def _new_shoe(self, shoe: int, round_number: int) -> None:

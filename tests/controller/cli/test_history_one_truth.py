@@ -149,6 +149,12 @@ def check_cards(core: Core, path: Path) -> None:
     for shoe, view in core.last_of_shoe().items():
         held = view.misdeal.held if view is last and view.misdeal is not None else 0
         assert (by_shoe[shoe, "burn"], by_shoe[shoe, "held"]) == (view.burned, held), (shoe, by_shoe)
+    dealt_in: dict[int, set[int]] = {}
+    for view in core.views:
+        if view.in_round:
+            dealt_in.setdefault(view.shoe, set()).add(view.round)
+    strays = [row for row in rows if int(row["round"]) and int(row["round"]) not in dealt_in.get(int(row["shoe"]), ())]
+    assert not strays, "a card out of a shoe named a round the table did not deal from it"
     placed: dict[int, dict[str, str]] = {}
     for row in rows:
         if row["slot"][0] in "PB":
