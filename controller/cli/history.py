@@ -17,6 +17,12 @@ first; a broken chain is reported on stderr and the history is still shown,
 up to the end of the file, so the damage can be seen: the round of the first record that failed is
 marked TAMPERED (``"tampered": true`` on that record's events in ``--json``). A record that cannot be read
 at all is named on stderr and left out, the round in progress at it marked TAMPERED, the rest shown (exit 1).
+
+What the text, ``--csv`` and ``--cards`` say of the table (the shoe and round each record belongs to, the rounds
+with a result and voided, the alerts still open, where each card out of the shoe went) is the table's own view:
+the journaled inputs are replayed into the table core and its view read after each (:mod:`controller.journal.views`),
+never worked out again from the events (issue 26 item 2). An input record the table cannot take is named and left
+out like a record that cannot be read.
 """
 
 from __future__ import annotations
@@ -48,12 +54,14 @@ from controller.core.events import (
     to_builtins,
 )
 from controller.core.exceptions import JournalError, JournalTamperedError
+from controller.core.published import View
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
 from controller.journal.about import About, about
 from controller.journal.store import Journal, Record
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
+from controller.journal.views import Along, along
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
                             "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
@@ -91,15 +99,25 @@ def flags_of(result: ResultEvent) -> str:
         ("banker_pair", result["banker_pair"])) if shown)
 
 
-def alert_text(alert: AlertEvent, acknowledged: dict[str, Timed]) -> str:
-    """An alert in a line: kind, id, and open or who acknowledged it and when."""
+def alert_status(alert: AlertEvent, found: History, words: Catalogue = ENGLISH) -> str:
+    """An alert in a line: kind, id, severity, and open (as the table's view says at the journal's end), or who
+    acknowledged it and when, or when it ended by itself (an advantage that is over)."""
     fields = cast(dict[str, Any], alert)
     alert_id = fields.get("id")
-    ack = acknowledged.get(str(alert_id)) if alert_id is not None else None
-    status = "OPEN"
-    if ack is not None:
-        by = cast(dict[str, Any], ack.event).get("by")
-        status = f"acknowledged by {by} at {ack.at}" if by else f"acknowledged at {ack.at}"
+    key = str(alert_id) if alert_id is not None else None
+    ack = found.acknowledged.get(key) if key is not None else None
+    cleared = found.cleared.get(key) if key is not None else None
+    by = cast(dict[str, Any], ack.event).get("by") if ack is not None else None
+    if found.is_open(alert):
+        status = words.say("history.alert_open", "OPEN")
+    elif ack is not None and by:
+        status = words.say("history.alert_acknowledged", "acknowledged by {by} at {at}", by=by, at=ack.at)
+    elif ack is not None:  # no badges: nobody is named
+        status = words.say("history.alert_acknowledged_at", "acknowledged at {at}", at=ack.at)
+    elif cleared is not None:
+        status = words.say("history.alert_ended", "ended at {at}", at=cleared.at)
+    else:  # closed by the table, its closing record not shown (left out as unreadable)
+        status = words.say("history.alert_closed", "closed")
     severity = f" {fields['severity']}" if fields.get("severity") else ""
     named = f" {alert_id}" if alert_id is not None else ""
     return f"{alert['kind']}{named}{severity} [{status}]"
@@ -152,12 +170,43 @@ class Round:
 
 @dataclass
 class History:
-    """A journal's history: its rounds, shoe reports, alerts and acknowledgements, and the failed record."""
+    """A journal's history: its rounds, shoe reports, alerts and how they closed, the failed record, and the table's
+    view at the journal's end."""
 
     rounds: list[Round]
     shoe_reports: dict[int, Timed] = field(default_factory=dict)
     acknowledged: dict[str, Timed] = field(default_factory=dict)
     tampered_seq: int = 0
+    cleared: dict[str, Timed] = field(default_factory=dict)
+    """The alerts that closed by themselves (``alert_cleared``: an advantage that ended), by id."""
+    table: View | None = None
+    """The table's view at the journal's end, as its core gives it (:mod:`controller.journal.views`); None when no
+    table replays the journal (a drill's journal), or for a history made by hand."""
+
+    def counts(self) -> tuple[int, int]:
+        """The rounds with a result and the voided rounds of the whole game, as the table's view counts them;
+        without a view, those of :attr:`rounds`."""
+        if self.table is not None:
+            return self.table.totals.rounds, self.table.totals.voided
+        return (sum(1 for entry in self.rounds if entry.result is not None),
+                sum(1 for entry in self.rounds if entry.voided is not None))
+
+    def open_alerts(self) -> list[tuple[int, int, AlertEvent]]:
+        """The alerts still open at the journal's end, each with its shoe and round: the table's view's, as they
+        say now (an advantage alert follows its edge); without a view, each one the rounds hold that
+        :meth:`is_open` finds, with the round that raised it."""
+        if self.table is not None:
+            return [(alert.shoe, alert.round, alert) for alert in self.table.alerts]
+        return [(entry.shoe, entry.number, alert) for entry in self.rounds for alert in entry.alerts
+                if self.is_open(alert)]
+
+    def is_open(self, alert: AlertEvent) -> bool:
+        """``alert`` is still open: among the open alerts of the table's view; without a view, neither
+        acknowledged nor ended in the journal."""
+        alert_id = cast(dict[str, Any], alert).get("id")
+        if self.table is not None:
+            return any(still.id == alert_id for still in self.table.alerts)
+        return alert_id is None or (str(alert_id) not in self.acknowledged and str(alert_id) not in self.cleared)
 
 
 def history_events(events: list[Timed]) -> list[Timed]:
@@ -182,13 +231,19 @@ ROUND_LIST_OF = {"misdeal": "misdeals", "resolved": "resolutions", "alert": "ale
 
 
 class _Grouper:
-    """Groups events into rounds for :func:`history_of`."""
+    """Groups events into rounds for :func:`history_of`: in the shoe, and (when they do not name their round) the
+    round of the table's view at their record."""
 
-    def __init__(self, found: History) -> None:
+    def __init__(self, found: History, table: Along) -> None:
         self.found = found
+        self.table = table
         self.rounds: dict[tuple[int, int], Round] = {}
         self.shoe = 1
         self.current = 0
+
+    def follow(self, seq: int) -> None:
+        """The shoe and round in progress at record ``seq``, as the table's view says."""
+        self.shoe, self.current = self.table.place(seq)
 
     def at(self, number: int, timed: Timed) -> Round:
         key = (self.shoe, number)
@@ -200,6 +255,7 @@ class _Grouper:
 
     def left_out(self, seq: int, at: str) -> None:
         """Record ``seq`` cannot be read: the round in progress is marked TAMPERED."""
+        self.follow(seq)
         key = (self.shoe, self.current)
         if key not in self.rounds:
             self.rounds[key] = Round(self.shoe, self.current, at=at)
@@ -208,10 +264,7 @@ class _Grouper:
     def add(self, timed: Timed) -> None:
         fields = cast(dict[str, Any], timed.event)
         name: str = fields["event"]
-        if name in ("shoe", "result"):
-            self.shoe = fields["shoe"]
-        if name == "round":
-            self.current = fields["round"]
+        self.follow(timed.seq)
         if name in ROUND_ONE_OF:
             setattr(self.at(fields["round"], timed), ROUND_ONE_OF[name], timed.event)
         elif name in ROUND_LIST_OF:
@@ -222,17 +275,21 @@ class _Grouper:
             self.found.shoe_reports[fields["shoe"]] = timed
         elif name == "alert_acknowledged":
             self.found.acknowledged[str(fields.get("id"))] = timed
+        elif name == "alert_cleared":
+            self.found.cleared[str(fields.get("id"))] = timed
         elif name == "round" or timed.seq == self.found.tampered_seq:
             self.at(self.current, timed)
 
 
-def history_of(events: list[Timed], failed_seq: int = 0, unreadable: Iterable[int] = ()) -> History:
-    """Group events into rounds (misdeals and alerts go with the round they name, approvals with the
-    round in progress); shoe reports by shoe; acknowledgements by alert id; the round of the record
-    ``failed_seq`` that failed verification marked, and the round in progress at each ``unreadable`` record
-    (left out of ``events``)."""
-    found = History([], tampered_seq=tampered_record(events, failed_seq))
-    grouper = _Grouper(found)
+def history_of(events: list[Timed], failed_seq: int = 0, unreadable: Iterable[int] = (),
+               table: Along | None = None) -> History:
+    """Group events into rounds of the shoe the table's view ``table`` was in at their record (misdeals and alerts
+    go with the round they name, approvals with the view's round); shoe reports by shoe; acknowledgements and
+    ends by alert id; the round of the record ``failed_seq`` that failed verification marked, and the round in
+    progress at each ``unreadable`` record (left out of ``events``)."""
+    table = table if table is not None else Along()
+    found = History([], tampered_seq=tampered_record(events, failed_seq), table=table.last)
+    grouper = _Grouper(found, table)
     left_out = sorted(unreadable)
     for timed in events:
         while left_out and left_out[0] < timed.seq:
@@ -280,7 +337,7 @@ def write_csv(found: History, stream: TextIO) -> None:
         row.append("; ".join(approval_text(a) for a in entry.approvals))
         ended = result or entry.voided
         row.append(dealer_of(ended.get("dealer") if ended is not None else None))
-        row += [entry.at, "; ".join(alert_text(alert, found.acknowledged) for alert in entry.alerts),
+        row += [entry.at, "; ".join(alert_status(alert, found) for alert in entry.alerts),
                 int(entry.tampered)]
         writer.writerow(row)
 
@@ -314,6 +371,8 @@ class _Read:
     """The records that cannot be read (left out), and why."""
     about: About = field(default_factory=lambda: About(None))
     """The journal's mode and the software that wrote it."""
+    table: Along = field(default_factory=Along)
+    """The table's view along the journal (for the text and the CSV)."""
 
     @property
     def status(self) -> int:
@@ -354,7 +413,10 @@ def _read(args: argparse.Namespace) -> _Read | None:
             found.failed = max(error.seq, 1)
         found.about = about(journal)
         found.events = timed_events(journal, unreadable)
-        found.cards = cards_out(journal, unreadable) if args.cards else []
+        if args.cards:
+            found.cards = cards_out(journal, unreadable)
+        elif not args.json:
+            found.table = along(journal, unreadable)
     except JournalError as error:
         print(f"croupier history: {error_text(error)}", file=sys.stderr)
         return None
@@ -381,9 +443,9 @@ def history(args: argparse.Namespace) -> int:
         elif args.json:
             write_json(history_events(found.events), output, tampered_record(found.events, found.marked))
         elif args.csv:
-            write_csv(history_of(found.events, found.marked, found.unreadable), output)
+            write_csv(history_of(found.events, found.marked, found.unreadable, found.table), output)
         else:
-            write_text(history_of(found.events, found.marked, found.unreadable), output, words)
+            write_text(history_of(found.events, found.marked, found.unreadable, found.table), output, words)
             write_about(found.about, output, words)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as error:
         return _not_table_events(args, error)

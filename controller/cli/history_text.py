@@ -11,7 +11,7 @@ from typing import Any, TextIO, cast
 
 import msgspec
 
-from controller.cli.history import History, Round
+from controller.cli.history import History, Round, alert_status
 from controller.core.bets.names import bet_name
 from controller.core.events import (
     AlertEvent,
@@ -142,22 +142,6 @@ def refusal_text(event: ApprovalRefusedEvent, words: Catalogue) -> str:
     return Localiser(words).text(msg_id, dict(event.say_params or {}), event.reason)
 
 
-def alert_status(alert: AlertEvent, acknowledged: dict[str, Timed], words: Catalogue = ENGLISH) -> str:
-    """An alert in a line: kind, id, severity, and open or who acknowledged it and when."""
-    fields = cast(dict[str, Any], alert)
-    alert_id = fields.get("id")
-    ack = acknowledged.get(str(alert_id)) if alert_id is not None else None
-    status = words.say("history.alert_open", "OPEN")
-    by = cast(dict[str, Any], ack.event).get("by") if ack is not None else None
-    if ack is not None and by:
-        status = words.say("history.alert_acknowledged", "acknowledged by {by} at {at}", by=by, at=ack.at)
-    elif ack is not None:  # no badges: nobody is named
-        status = words.say("history.alert_acknowledged_at", "acknowledged at {at}", at=ack.at)
-    severity = f" {fields['severity']}" if fields.get("severity") else ""
-    named = f" {alert_id}" if alert_id is not None else ""
-    return f"{alert['kind']}{named}{severity} [{status}]"
-
-
 def alert_detail(alert: AlertEvent, localiser: Localiser) -> str:
     """An alert's detail in the localiser's language, its percentage with the locale's decimal sign."""
     params = dict(alert.say_params or {})
@@ -196,7 +180,7 @@ def _write_round(entry: Round, found: History, stream: TextIO, words: Catalogue)
     for alert in entry.alerts:
         detail = alert_detail(alert, localiser)
         stream.write(INDENT + words.say("history.alert", "ALERT {alert}: {detail}",
-                                        alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")
+                                        alert=alert_status(alert, found, words), detail=detail) + "\n")
 
 
 def _write_report(shoe: int, report: Timed | None, stream: TextIO, words: Catalogue) -> None:
@@ -207,22 +191,21 @@ def _write_report(shoe: int, report: Timed | None, stream: TextIO, words: Catalo
 
 def _write_totals(found: History, stream: TextIO, words: Catalogue) -> None:
     rounds = found.rounds
-    finished = sum(1 for entry in rounds if entry.result is not None)
+    finished, voided = found.counts()
     stream.write(words.say("history.count", "{finished} with a result, {voided} voided",
                            finished=counted_rounds(finished, _count(finished, words)),
-                           voided=_count(sum(1 for entry in rounds if entry.voided is not None), words)) + "\n")
-    alerts = [(entry, alert) for entry in rounds for alert in entry.alerts]
-    still_open = [(entry, alert) for entry, alert in alerts
-                  if str(dict(alert).get("id")) not in found.acknowledged or dict(alert).get("id") is None]
-    if alerts:
+                           voided=_count(voided, words)) + "\n")
+    alerts = sum(len(entry.alerts) for entry in rounds)
+    still_open = found.open_alerts()
+    if alerts or still_open:
         stream.write(words.say("history.alert_count", "{alerts} alert(s), {open} open",
-                               alerts=_count(len(alerts), words), open=_count(len(still_open), words)) + "\n")
+                               alerts=_count(alerts, words), open=_count(len(still_open), words)) + "\n")
     localiser = Localiser(words)
-    for entry, alert in still_open:
+    for shoe, round_number, alert in still_open:
         detail = alert_detail(alert, localiser)
         stream.write(words.say("history.open_alert", "  OPEN ALERT shoe {shoe} round {round}: {alert}: {detail}",
-                               shoe=entry.shoe, round=entry.number,
-                               alert=alert_status(alert, found.acknowledged, words), detail=detail) + "\n")
+                               shoe=shoe, round=round_number,
+                               alert=alert_status(alert, found, words), detail=detail) + "\n")
 
 
 def write_about(found: About, stream: TextIO, words: Catalogue = ENGLISH) -> None:

@@ -52,7 +52,8 @@ class MisdealView(msgspec.Struct, frozen=True, gc=False):
     supervisor: tuple[Resolution, ...]
     """Those of :attr:`resolutions` that need the supervisor."""
     held: int
-    """Cards out of the shoe held with it, to be burned or removed by the resolution."""
+    """Cards out of the shoe held with it, to be burned or removed by the resolution (an exposed card taken back
+    from its slot among them)."""
     place: str | None
     """Where a card entered by hand goes (``@manual``): the slot due, :data:`BURN_PLACE`, or None."""
 
@@ -236,7 +237,8 @@ def _misdeal_view(state: TableState) -> MisdealView | None:
     detail = misdeal.detail
     return MisdealView(kind=misdeal.kind, round=misdeal.round, card=misdeal.card, detail=detail.english(),
                        detail_id=detail.id, detail_params=dict(detail.params), instruction=misdeal.instruction,
-                       resolutions=misdeal.resolutions, supervisor=misdeal.supervisor, held=len(misdeal.held),
+                       resolutions=misdeal.resolutions, supervisor=misdeal.supervisor,
+                       held=len(misdeal.held) + (misdeal.exposed is not None),
                        place=place if "manual" in misdeal.resolutions else None)
 
 

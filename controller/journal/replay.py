@@ -365,7 +365,7 @@ def _replay_step(journal: Journal, table: Table, pending: tuple[Record, dict[str
                  result: Replay, new_shoes: bool, older: bool, edges_from_journal: bool) -> None:
     """Replay the input ``pending`` holds and check its events against events ``record``."""
     if edges_from_journal:
-        table.known_edges.update(_journaled_edges(record))
+        table.known_edges.update(journaled_edges(record))
     _, events = _replay_input(journal, table, *pending, result, new_shoes)
     table.known_edges.clear()
     _check_events(journal, record, events, older)
@@ -377,7 +377,7 @@ EDGE_MARK = '"event":"edge"'
 """How an events record that holds an ``edge`` event reads (compact JSON)."""
 
 
-def _journaled_edges(record: Record) -> dict[tuple[int, int], dict[str, Fraction]]:
+def journaled_edges(record: Record) -> dict[tuple[int, int], dict[str, Fraction]]:
     """(shoe, round) -> bet values of the ``edge`` events journaled in events ``record``; an edge that does not
     read as one is left out (the replay then computes it, and compares)."""
     if EDGE_MARK not in record.body:
@@ -439,10 +439,9 @@ def _check_checkpoint(journal: Journal, table: Table, record: Record, result: Re
                        "of Croupier")
 
 
-def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str, Any], result: Replay,
-                  new_shoes: bool) -> tuple[Input, list[Event]]:
-    """Hand the input of ``record`` to ``table``; note where the source was. Returns (input, its events)."""
-    invalid = f"{journal.path}: record {record.seq} is not a valid input"
+def input_of(journal: Journal, record: Record, body: Mapping[str, Any]) -> Input:
+    """The input the body of input ``record`` holds, checked (its ``position``, when it has one, is ``[shoe,
+    offset]``); raises :class:`JournalError` naming the record when it is not a valid input."""
     try:
         item = Input.from_dict(body["input"])
         if not all(isinstance(text, str | None) for text in (item.card, item.approver)):
@@ -453,14 +452,29 @@ def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str
                 and all(isinstance(part, int) for part in position)):
             raise TypeError("position is [shoe, offset]")
     except (KeyError, ValueError, TypeError, AttributeError):
-        raise JournalError(invalid) from None
-    before = table.state
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid input") from None
+    return item
+
+
+def handled(journal: Journal, table: Table, record: Record, item: Input) -> list[Event]:
+    """The events ``table`` gives for ``item``, the input of ``record``; raises :class:`JournalError` naming the
+    record when the table cannot take it (a damaged input must not crash the controller)."""
     try:
-        events = table.handle(item)
-    except Exception as error:  # a damaged input must not crash the controller
-        raise JournalError(f"{invalid}: replaying it fails ({type(error).__name__}: {error})") from None
+        return table.handle(item)
+    except Exception as error:
+        raise JournalError(f"{journal.path}: record {record.seq} is not a valid input: replaying it fails "
+                           f"({type(error).__name__}: {error})") from None
+
+
+def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str, Any], result: Replay,
+                  new_shoes: bool) -> tuple[Input, list[Event]]:
+    """Hand the input of ``record`` to ``table``; note where the source was. Returns (input, its events)."""
+    item = input_of(journal, record, body)
+    before = table.state
+    events = handled(journal, table, record, item)
     result.inputs += 1
     source = bool(body.get("source"))
+    position = body.get("position")
     result.cursor.note_input(item, before, source, (position[0], position[1]) if source and position else None)
     return item, events
 
@@ -517,6 +531,11 @@ def _unworded(events: list[Any]) -> list[Any]:
 def _note_last(result: Replay, record: Record, events: list[Event]) -> None:
     result.last_events = events
     result.last_events_seq = record.seq
+
+
+def body_of(journal: Journal, record: Record) -> dict[str, Any]:
+    """The JSON body of ``record``; raises :class:`JournalError` naming it when it is not a valid record of its kind."""
+    return _loads(journal, record)
 
 
 def _loads(journal: Journal, record: Record) -> dict[str, Any]:

@@ -12,7 +12,9 @@ pay         type the net pay (``+0.95``), Enter
 ``q`` (or Ctrl+Q) ends the drill (the report then says it ended early); the report is kept (the training
 journal) and given back to be printed when the console closes, however the drill ended. Each call is timed from
 the moment it is shown. The screen is built of the dealer console's widgets: the hands by slot with the cards as
-the dealer reads them (``6♦``), and the call due in large type. TRAINING stays in large type at the top all
+the dealer reads them (``6♦``) and their totals, as the table's view showed them when it dealt the last card the
+drill has shown (:attr:`~controller.training.drill.Drill.shown`, never added up here), and the call due in large
+type. TRAINING stays in large type at the top all
 along: a drill never passes for live play.
 """
 
@@ -28,7 +30,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, Static
 
-from controller.core.cards import hand_total, parse_card
 from controller.core.events import CardEvent
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
@@ -97,7 +98,6 @@ class TrainingConsole(App[list[str]]):
         self.keep = keep
         self.clock = clock
         self.asked = 0.0
-        self.cards: dict[str, str] = {}
         self.question = ""
         self.report: list[str] = []
 
@@ -154,10 +154,8 @@ class TrainingConsole(App[list[str]]):
         verdicts: list[str] = []
         for event in events:
             if isinstance(event, CardEvent):
-                if event.slot == "P1":
-                    self.cards = {}
-                self.cards[event.slot] = event.card
-            elif isinstance(event, CallDueEvent):
+                continue  # the hands are the table's view as far as the drill has shown it (_show_hands)
+            if isinstance(event, CallDueEvent):
                 self.question = question(event, self.words)
                 self.asked = self.clock()
             elif isinstance(event, TrainingReportEvent):
@@ -194,9 +192,8 @@ class TrainingConsole(App[list[str]]):
         self.query_one("#question", Static).update(question)
         if verdicts:
             self.query_one("#verdict", Static).update("\n".join(line.strip() for line in verdicts))
-        tally = self.drill.report
-        right = sum(s["correct"] for s in tally.scored)
-        score = say("train.console.score", "{right} of {calls} right", right=right, calls=len(tally.scored))
+        tally = self.drill.report_event()
+        score = say("train.console.score", "{right} of {calls} right", right=tally.correct, calls=tally.calls)
         self.query_one("#score", Static).update("\n".join(self.report) if self.report else score)
 
     def _bet_name(self, bet: str | None) -> str:
@@ -204,10 +201,12 @@ class TrainingConsole(App[list[str]]):
         return self.words.text(name) if name is not None else str(bet)
 
     def _show_hands(self) -> None:
+        """Each side's cards and total as the table's view showed them just after the last card the drill showed."""
+        view = self.drill.shown
+        cards = {card.slot: card.card for card in view.cards if card.card is not None} if view is not None else {}
+        totals = {"player": view.player_total, "banker": view.banker_total} if view is not None else {}
         for side, slots in (("player", PLAYER_SLOTS), ("banker", BANKER_SLOTS)):
-            shown = [parse_card(self.cards[slot]) for slot in slots if slot in self.cards]
-            total = hand_total(shown) if shown else None
-            self.query_one(f"#{side}-hand", Static).update(hand_text(side, slots, self.cards, total, self.words))
+            self.query_one(f"#{side}-hand", Static).update(hand_text(side, slots, cards, totals.get(side), self.words))
 
 
 def run_training_console(drill: Drill, keep: Keeper | None = None, words: Catalogue = ENGLISH) -> list[str]:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from controller.core.events import CardEvent
+from controller.core.published import View
 from controller.core.settlement import BETS
 from controller.training import calls
 from controller.training.calls import CallKind, Expected
@@ -40,27 +41,40 @@ class Due:
         return event
 
 
-Step = CardEvent | Due
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A card the drill shows: its ``card`` event, and the table's view just after it was dealt (None: not known)."""
+
+    event: CardEvent
+    view: View | None
+
+
+Step = Shown | Due
 
 
 def round_steps(number: int, dealt: DealtRound, focus_banker: bool, payouts: bool) -> list[Step]:
     """The cards to show and the calls to ask, in order, for one round numbered ``number``."""
     steps: list[Step] = []
     player, banker = dealt.player, dealt.banker
+    views = dict(zip((slot for slot, _ in dealt.cards), dealt.views, strict=False))
+
+    def shown(slot: str, code: str) -> Shown:
+        return Shown(CardEvent(round=number, slot=slot, card=code), views.get(slot))
+
     for slot, card in dealt.cards:
         if slot in ("P3", "B3"):
             break
-        steps.append(CardEvent(round=number, slot=slot, card=card.code))
+        steps.append(shown(slot, card.code))
     player_call = calls.player_call(player, banker)
     if not focus_banker:
         steps.append(Due(number, "player", player_call))
     if player_call.answer != "natural":
         third = dealt.player_third
         if third is not None:
-            steps.append(CardEvent(round=number, slot="P3", card=third.code))
+            steps.append(shown("P3", third.code))
         steps.append(Due(number, "banker", calls.banker_call(banker, third)))
         if len(banker) == 3:
-            steps.append(CardEvent(round=number, slot="B3", card=banker[2].code))
+            steps.append(shown("B3", banker[2].code))
     steps.append(Due(number, "winner", calls.winner_call(player, banker)))
     if payouts:
         pays = calls.pay_calls(player, banker, dealt.variant)
@@ -92,6 +106,9 @@ class Drill:
         self.report = TrainingReport()
         self.stopped: TrainingDealError | None = None
         """Why the cards stopped the drill before its end (a misdeal in a script), or None."""
+        self.shown: View | None = None
+        """The table's view just after it dealt the last card the drill has shown: the round's layout and totals as
+        far as the trainee has seen them (None before the first card)."""
 
     @property
     def finished(self) -> bool:
@@ -139,7 +156,8 @@ class Drill:
                 self.due = step
                 events.append(step.event())
                 return events
-            events.append(step)
+            self.shown = step.view
+            events.append(step.event)
 
     def _next_round(self) -> bool:
         if self.report.rounds >= self._rounds or self.stopped is not None:

@@ -3,7 +3,9 @@
 misdeals of every kind, voids, alerts, badges, face-down dealing), a resume from a snapshot included.
 
 A consumer may word things its own way; what it must never do is count cards, follow a misdeal or decide which
-keys apply by rules of its own and come to another answer than the core.
+keys apply by rules of its own and come to another answer than the core. ``croupier history`` and the training
+drill are checked the same way beside their code: tests/controller/cli/test_history_one_truth.py and
+tests/controller/training/test_training_one_truth.py.
 """
 
 from __future__ import annotations

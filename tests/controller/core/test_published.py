@@ -175,3 +175,21 @@ def test_cards_left_count_every_card_out_of_the_shoe_at_once(script: str, left: 
         table.handle(item)
     assert table.view.cards_left == left
     assert table.cards_left == left
+
+
+@pytest.mark.parametrize(("script", "held"), [
+    ("@shoe 5H 2C 3C @exposed", 1),
+    ("@shoe 5H 2C 3C @exposed 4D", 2),
+    ("@shoe 5H 2C @double", 2),
+    ("@shoe 5H 2C ?? 7S", 2),
+    ("@shoe 5H 2C 3C @exposed @use", None),
+])
+def test_the_misdeal_holds_the_exposed_card_it_took_back(script: str, held: int | None) -> None:
+    """What a pending misdeal holds, to be burned or removed by its resolution: an exposed card taken back from its
+    slot is among them (``croupier history --cards`` says it is held, and so does the view)."""
+    table = Table(table_settings("face_up", "none"))
+    table.start()
+    for item in parse_tokens(script):
+        table.handle(item)
+    misdeal = table.view.misdeal
+    assert (misdeal.held if misdeal is not None else None) == held
