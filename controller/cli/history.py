@@ -62,6 +62,7 @@ from controller.journal.store import Journal, Record
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
 from controller.journal.views import Along, along
+from controller.reports.sources import is_drill_header
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
                             "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
@@ -393,6 +394,12 @@ def _read(args: argparse.Namespace) -> _Read | None:
         journal = Journal.open_existing(args.path)
     except JournalError as error:
         print(f"croupier history: {error_text(error)}", file=sys.stderr)
+        return None
+    header = journal.record(1)
+    if header is not None and header.kind == "header" and is_drill_header(header):
+        journal.close()
+        print(f"croupier history: {args.path}: is a training journal (croupier train); give a table's journal",
+              file=sys.stderr)
         return None
     found = _Read()
 

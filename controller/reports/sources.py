@@ -27,7 +27,7 @@ def timeline(name: str, records: Iterable[Record],
     it) and left out, the rest still given."""
     timed: list[TimedEvent] = []
     for record in records:
-        if record.kind == "header" and _is_training(record):
+        if record.kind == "header" and is_drill_header(record):
             raise ReportInputError(f"{name}: is a training journal (croupier train); give a table's journal")
         if record.kind not in ("start", "events"):
             continue
@@ -44,7 +44,7 @@ def timeline(name: str, records: Iterable[Record],
     return timed
 
 
-def _is_training(header: Record) -> bool:
+def is_drill_header(header: Record) -> bool:
     """``header`` is a training journal's (``croupier train``); a header that cannot be read is not."""
     try:
         return bool(json.loads(header.body).get("identity", {}).get("arguments", {}).get("command") == "train")

@@ -134,6 +134,18 @@ def test_training_journal_holds_answers_and_the_report(tmp_path: Path) -> None:
     assert again.returncode == 2 and "already exists" in again.stderr and "Traceback" not in again.stderr
 
 
+def test_history_refuses_a_training_journal_in_one_line_as_docs_training_says(tmp_path: Path) -> None:
+    """A drill's journal is not a table's: history names it and exits 2, never calling it tampered."""
+    path = tmp_path / "drill.journal"
+    croupier("train", "--seed", "2", "--rounds", "1", "--json", "--journal", str(path), stdin="natural\n")
+    for extra in ([], ["--json"], ["--csv"], ["--cards"]):
+        shown = croupier("history", str(path), *extra)
+        assert shown.returncode == 2, (extra, shown.stdout, shown.stderr)
+        assert shown.stdout == ""
+        assert shown.stderr.strip().splitlines() == [
+            f"croupier history: {path}: is a training journal (croupier train); give a table's journal"], extra
+
+
 def test_bad_options_are_one_clear_line(tmp_path: Path) -> None:
     cases = [
         (["--rounds", "0"], "--rounds: expected 1 or more"),
