@@ -49,11 +49,15 @@ LABEL_COLUMNS = 14
 """Characters an edge's label keeps to a line (a long guard wraps between its words)."""
 VOID_ROUND = "void_round"
 """The transition every dealing state has: drawn dashed and unlabelled, said once in the legend."""
+TAKE_BACK = "take_back"
+"""The transitions back to the slot an exposed card was dealt to: drawn dotted and unlabelled, said once in the
+legend."""
 
 
 def dot(machine_text: str) -> str:
     """The machine as Graphviz source, laid out to be read on a page about 1000 px wide: top to bottom, large
-    type, labels wrapped, the void of each dealing state dashed with one legend, the halt apart below."""
+    type, labels wrapped, the void of each dealing state dashed and the card taken back dotted with one legend, the
+    halt apart below."""
     lines = ["digraph croupier {", "  rankdir=TB; newrank=true;",
              '  graph [fontname="DejaVu Sans", fontsize=26, nodesep=0.15, ranksep=0.5, pad=0.2];',
              '  node [shape=box, style="rounded,filled", fillcolor="#f3f6fa", fontname="DejaVu Sans Bold", '
@@ -68,12 +72,15 @@ def dot(machine_text: str) -> str:
         if label == VOID_ROUND:
             lines.append(f'  "{source}" -> "{dest}" [style=dashed, color="#888888"];')
             continue
+        if label.split(" ")[0] == TAKE_BACK:
+            lines.append(f'  "{dest}" -> "{source}" [dir=back, style=dotted, color="#888888"];')  # back up the page
+            continue
         wrapped = "\\n".join(textwrap.wrap(label, LABEL_COLUMNS, break_long_words=False))
         back = ", constraint=false" if source == "ROUND_OVER" and dest in ("SHOE_CLOSED", "P1") else ""
         lines.append(f'  "{source}" -> "{dest}" [label="{wrapped}"{back}];')
     lines += ['  "ROUND_OVER" -> "DEALING" [style=invis];',
               f'  legend [shape=plaintext, style="", fontname="DejaVu Sans", fontsize=26, '
-              f'label="dashed: {VOID_ROUND}\\n(the round is voided)"];',
+              f'label="dashed: {VOID_ROUND}\\n(the round is voided)\\ndotted: {TAKE_BACK}\\n(an exposed card)"];',
               '  "ROUND_OVER" -> legend [style=invis];', "}"]
     return "\n".join(lines) + "\n"
 
