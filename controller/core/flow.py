@@ -4,8 +4,8 @@ The machine (:mod:`controller.core.machine`) answers for the round alone: its st
 Two things lie over the round and hold it where it is: face down, a round dealt to its end whose result waits for
 the reveals; and a pending misdeal, the halt. :func:`may` asks the machine under the first, :func:`may_now` under
 both. Every decision on a move of the round asks one of them or fires the machine
-(:func:`controller.core.dealing.fire`). Nothing in the core tests the round's state by hand to decide a move
-(``tests/controller/core/test_machine.py`` keeps it so).
+(:func:`controller.core.dealing.fire`); the app asks through :meth:`controller.core.table.Table.may`. Nothing
+tests the round's state by hand to decide a move (``tests/controller/core/test_machine.py`` keeps it so).
 """
 
 from __future__ import annotations

@@ -131,3 +131,17 @@ def test_the_core_reads_the_rounds_state_by_name_only_to_word_or_show_it() -> No
     assert not by_hand, f"decides by the round's state instead of asking the machine: {sorted(by_hand)}"
     assert set(SHOWN_BY_STATE) == set(found), f"no longer reads the state: {set(SHOWN_BY_STATE) - set(found)}"
 
+
+def test_nothing_above_the_core_reads_the_rounds_state() -> None:
+    """The app, the journal, the consoles and the floor ask the table (``Table.may``, its view), never the state."""
+    allowed = {"build_machine", "mermaid"}
+    offenders = []
+    for path in sorted(CONTROLLER.rglob("*.py")):
+        if path.parent.name == "core" or "core" in path.relative_to(CONTROLLER).parts[:1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "controller.core.machine":
+                offenders += [f"{path.relative_to(ROOT)}: {alias.name}" for alias in node.names
+                              if alias.name not in allowed]
+    assert not offenders, offenders
+
