@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import itertools
 import re
+import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,3 +147,19 @@ def test_nothing_above_the_core_reads_the_rounds_state() -> None:
                               if alias.name not in allowed]
     assert not offenders, offenders
 
+
+RUN_WITHOUT_THE_LIBRARY = """
+import contextlib, io, sys
+from controller.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main(["simulate", "--seed", "1", "--rounds", "40", "--json"])
+print(status, "transitions" in sys.modules)
+"""
+
+
+def test_a_running_table_never_loads_the_library() -> None:
+    """The library is kept for the table's drawing and the cross-check above: a table that deals asks the compiled
+    table, so ``simulate`` (the whole command) never imports ``transitions``."""
+    done = subprocess.run([sys.executable, "-c", RUN_WITHOUT_THE_LIBRARY], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.stdout.split() == ["0", "False"], done.stderr
