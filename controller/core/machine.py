@@ -1,18 +1,31 @@
 """The round machine: its states, its one table of transitions, its named guards, and the round's state.
 
-:data:`TRANSITIONS` is the one table of the dealing flow: each :class:`Row` moves the round from a state to
-another on a trigger, when its guard (a named, side-effect-free predicate of :class:`RoundState` and the
-house's :class:`Rules`, reading the rules table :mod:`controller.core.rules`) holds. The first row whose guard
-holds wins; a trigger with no such row is not allowed (:func:`may`). A halt is not a state of this flow: it is
-an overlay beside it (the table's pending misdeal), so the round keeps its state while halted and goes on from
-it when the halt is resolved.
+:data:`TRANSITIONS` is the one table of the round's flow: each :class:`Row` moves the round from a state to another
+on a trigger, when its guard (a named, side-effect-free predicate of :class:`RoundState` and the house's
+:class:`Rules`, reading the rules table :mod:`controller.core.rules`) holds. The first row whose guard holds wins; a
+trigger with no such row is not allowed (:func:`may`). A halt is not a state of this flow: it is an overlay beside
+it (the table's pending misdeal), so the round keeps its state while halted and goes on from it when the halt is
+resolved; the diagram shows the flow and one halt/resume pair.
 
-The table core looks its rows up in a dictionary compiled from :data:`TRANSITIONS` (:func:`fire`): a card costs
-one lookup and a guard call. The ``transitions`` library builds the same table into a machine
-(:func:`build_machine`) that ``croupier diagram`` draws (:func:`mermaid`) and that a test drives side by side
-with :func:`fire` (``tests/controller/core/test_machine.py``). Measured on this machine, a ``transitions``
-trigger costs about 6 us and a lookup here well under one, on a path of six triggers a round
-(``docs/performance.md``, "The round machine").
+Where the state checks live: here. Every decision on a move of the round asks this table. The core fires it
+(:func:`fire`, through :func:`controller.core.dealing.fire`: the row it takes says where the round goes, and whether
+it starts or ends a round) or asks :func:`may` under the overlays (:mod:`controller.core.flow`: a pending misdeal, a
+result waiting for its reveals); the app, the journal and the consoles ask the table
+(:meth:`controller.core.table.Table.may`, the view's ``accepts``) and never read the round's state. The sets of
+states the core reads (:data:`DEALING`, :data:`IN_ROUND`, :data:`SLOT_SET`, :data:`BURN_STATES`,
+:data:`SQUEEZE_STATES`, :data:`MOVES`) are read off the table. What still reads a state by name only words or shows
+it (an instruction, a misdeal's detail, the layout): ``tests/controller/core/test_machine.py`` lists those places
+and fails on any other, and ``tests/controller/core/test_flow.py`` and ``tests/controller/app/test_runner.py`` take
+rows out of the table and check that every offer and decision of the core and the runner follows.
+
+The ``transitions`` library, for the table's drawing and a check only. The running table asks a dictionary compiled
+from :data:`TRANSITIONS` (:data:`COMPILED`, :func:`fire`): a question costs one lookup and its guards. The library
+(public API only, pinned ``~=``) builds the same table into a machine (:func:`build_machine`, the library imported
+there and nowhere else) that ``croupier diagram`` draws (:func:`mermaid`) and that a test drives side by side with
+:func:`fire`. It cannot serve the running table at the speed needed: measured on the full path's own questions
+(about 12 a round), a ``transitions`` trigger or ``may_<trigger>`` costs 11-12 µs against 0.5-0.6 µs here, which is
+more than half of a whole round's CPU (``python -m benchmarks.machine``; ``docs/performance.md``, "The round
+machine").
 """
 
 from __future__ import annotations
