@@ -3,8 +3,9 @@ owns the round flow" (issue 26 item 3) deal on.
 
 :func:`table_states` plays a few seeded shoes with a dealer that mostly does what the table asks and sometimes errs
 (every state of the flow, halts, stub counts, squeezes, closed shoes) and keeps a handful of the tables' states of
-each kind. :func:`without_row` takes the rows of one trigger from one state out of the machine's compiled table, so
-a test can see that a decision follows the table: one taken by hand would not change.
+each kind (once a process, when a test first asks). :func:`without_row` takes the rows of one trigger from one
+state out of the machine's compiled table, so a test can see that a decision follows the table: one taken by hand
+would not change.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 
 import pytest
 
@@ -99,16 +101,17 @@ def _play(overrides: dict[str, dict[str, object]], edition: Edition, seed: int, 
     return settings
 
 
-def table_states() -> list[Case]:
+@cache
+def table_states() -> tuple[Case, ...]:
     """States of tables dealt by :data:`SETTINGS`: a few of each kind (the round's state, halted or not, a result
-    due, the reader there, rounds since the stub count, cards down)."""
+    due, the reader there, rounds since the stub count, cards down); dealt once a process, on first use."""
     cases: list[Case] = []
     for number, (overrides, edition_number) in enumerate(SETTINGS):
         edition = EDITIONS[edition_number]
         keep: dict[tuple[object, ...], list[TableState]] = {}
         settings = _play(overrides, edition, number, keep)
         cases += [Case(settings, edition, value) for values in keep.values() for value in values]
-    return cases
+    return tuple(cases)
 
 
 def says(case: Case, trigger: str) -> bool:

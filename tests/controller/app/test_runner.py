@@ -21,8 +21,6 @@ from drivers.merged import MergedSource
 from drivers.mock import MockShoe
 from tests.flow_cases import Case, rows_from, says, table_states, without_row
 
-FLOW_CASES = table_states()
-
 AUTH = {"enabled": True, "reader": "pcsc://?reader=X", "idle_signout_seconds": 900,
         "badges": {"04A1B2C3": {"name": "Alice", "role": "dealer"}}}
 
@@ -266,7 +264,7 @@ def test_the_simulated_dealer_moves_the_round_only_as_the_machine_allows(trigger
     """Issue 26 item 3: the runner asked the round's state by hand (a new shoe, a closed one, a round over); now it
     asks the table's machine, so a row taken out of the table takes the simulated dealer's move away too."""
     checked = 0
-    for case in FLOW_CASES:
+    for case in table_states():
         state = case.value.round.state
         assert simulated_dealer(case) == (told(case), dealer_moves(case)), (state, case.value.round)
         if rows_from(state, trigger):

@@ -13,8 +13,6 @@ from controller.core.inputs import Input, InputKind
 from controller.core.machine import State
 from tests.flow_cases import Case, rows_from, says, table_states, without_row
 
-CASES = table_states()
-
 
 def refused(case: Case, item: Input) -> bool:
     """Stepping ``item`` at this table is refused (a ``rejected`` event)."""
@@ -77,11 +75,13 @@ DECISIONS: dict[str, list[Decision]] = {
 """Each trigger's decisions in the core, and what the table says of each (a decision that reads the round's state
 by hand gives the same answer whatever the table says)."""
 
-RUNNING = [case for case in CASES if case.running]
+def running() -> list[Case]:
+    """The cases where nothing but the flow decides (no halt, no critical alert, the reader there)."""
+    return [case for case in table_states() if case.running]
 
 
 def test_the_cases_reach_every_row_the_decisions_follow() -> None:
-    reached = {case.value.round.state for case in RUNNING}
+    reached = {case.value.round.state for case in running()}
     for trigger in DECISIONS:
         for row in machine.TRANSITIONS:
             if row.trigger == trigger:
@@ -91,7 +91,7 @@ def test_the_cases_reach_every_row_the_decisions_follow() -> None:
 @pytest.mark.parametrize("trigger", [trigger for trigger in DECISIONS if trigger in machine.TRIGGERS])
 def test_every_decision_of_the_core_is_the_tables(trigger: str) -> None:
     checked = 0
-    for case in RUNNING:
+    for case in running():
         state = case.value.round.state
         for what, decide, table_says in DECISIONS[trigger]:
             assert decide(case) is table_says(case), (what, state, case.value.round)
@@ -106,7 +106,7 @@ def test_every_decision_of_the_core_is_the_tables(trigger: str) -> None:
 def test_the_sets_of_states_the_core_reads_are_the_tables() -> None:
     """The sets of states read outside the machine are what its table allows from each state, not lists by hand."""
     def allowed(trigger: str) -> set[State]:
-        return {case.value.round.state for case in CASES
+        return {case.value.round.state for case in table_states()
                 if machine.may(trigger, case.value.round, case.table().context.rules)}
 
     assert allowed("card") == machine.DEALING
