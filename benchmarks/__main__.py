@@ -13,9 +13,10 @@ from pathlib import Path
 
 CHECKS = Path(__file__).resolve().parent / "checks"
 
-BENCHMARKS = ("benchmarks.rounds", "benchmarks.simulation", "benchmarks.startup", "benchmarks.edge", "benchmarks.study",
-              "benchmarks.serial_latency", "benchmarks.journal", "benchmarks.floor", "benchmarks.floor_store",
-              "benchmarks.floor_bridge", "benchmarks.sequence", "benchmarks.flood", "benchmarks.targets")
+BENCHMARKS = ("benchmarks.rounds", "benchmarks.machine", "benchmarks.simulation", "benchmarks.startup",
+              "benchmarks.edge", "benchmarks.study", "benchmarks.serial_latency", "benchmarks.journal",
+              "benchmarks.floor", "benchmarks.floor_store", "benchmarks.floor_bridge", "benchmarks.sequence",
+              "benchmarks.flood", "benchmarks.targets")
 
 
 def check(options: list[str]) -> int:

@@ -3,7 +3,9 @@
 Used by ``croupier simulate`` (mock shoe) and ``croupier run`` (a live reader).
 It plays the simulated dealer's part where asked: confirming each new shoe and
 starting each next round. Every input passes through ``record`` (the journal)
-before the core sees it, so nothing is shown that was not recorded first.
+before the core sees it, so nothing is shown that was not recorded first. It
+never tests the round's state: each move of the round it makes or waits for is
+asked of the table's machine (:meth:`~controller.core.table.Table.may`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import BURN_STATES, SLOTS, SQUEEZE_STATES, State
 from controller.core.misdeals import instruction
 from controller.core.table import Table
 from controller.i18n.kinds import named_kind
@@ -104,30 +105,38 @@ class Runner:
         the table (``shoe-emulator --follow-table``) must be told to deal instead.
         """
         table = self.table
-        state = table.state
         authority = table.authority
         if authority is not None and authority.dealer is None:
             return table.expecting
-        if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
+        if self._confirms_shoe():
             return "player" if table.settings.shoe.burn == "none" else "burn"
-        if self._starts_next_round(state):
+        if self._starts_next_round():
             return "player"
         return table.expecting
 
-    def _starts_next_round(self, state: State) -> bool:
-        """Does the simulated dealer start the next round at the next card? Not before a face-down round's
-        reveals, nor before a stub count it does not make: the dealer acts first, and the shoe holds until then."""
+    def _confirms_shoe(self) -> bool:
+        """Does the simulated dealer confirm a shoe at the next card: the one the machine waits for, or (loading
+        new shoes) the next one once the machine closed the last?"""
         table = self.table
-        return (self.auto_next and state is State.ROUND_OVER and table.round > 0 and not table.result_due
-                and (self.auto_count or not table.stub_count_due))
+        return self.auto_shoe and (table.may("shoe_ready") or (self.new_shoes and table.may("load_shoe")))
+
+    def _starts_next_round(self) -> bool:
+        """Does the simulated dealer start the next round at the next card? When the machine may, or may once the
+        stub is counted and the dealer counts it: not before a face-down round's reveals, nor before a stub count it
+        does not make (the dealer acts first, and the shoe holds until then)."""
+        table = self.table
+        return self.auto_next and (
+            table.may("next_round") or (self.auto_count and table.may("count_stub"))) and table.round > 0
+
+    def _round_ended(self) -> bool:
+        """The round is over (its result may still wait for the reveals) or the shoe closed, the table not halted."""
+        table = self.table
+        return not table.halted and (table.result_due or table.between_rounds or table.may("load_shoe"))
 
     def _done(self) -> bool:
-        state = self.table.state
-        if self.rounds and self.rounds_played >= self.rounds and state in (
-            State.ROUND_OVER, State.SHOE_CLOSED
-        ):
+        if self.rounds and self.rounds_played >= self.rounds and self._round_ended():
             return True
-        return state is State.SHOE_CLOSED and not self.new_shoes and not self.rounds and not self.deliver_all
+        return not self.new_shoes and not self.rounds and not self.deliver_all and self.table.may("load_shoe")
 
     def run(self) -> int:
         """Run until done; returns the exit status (0 boundary, 3 mid-round, 4 halted).
@@ -146,7 +155,7 @@ class Runner:
             self._reveal_due()  # a resumed journal may stop between the reveals
         while not self.stopped and not self._done():
             table = self.table
-            if table.state is State.SHOE_CLOSED and self.new_shoes and self.new_shoe_asked != table.shoe_number:
+            if self.new_shoes and table.may("load_shoe") and self.new_shoe_asked != table.shoe_number:
                 self.new_shoe_asked = table.shoe_number
                 self.source.indicate("new_shoe")
                 if self.indication() != "hold":
@@ -176,19 +185,19 @@ class Runner:
         authority = self.table.authority
         if authority is not None and authority.dealer is None:
             return
-        state = self.table.state
-        if self.auto_shoe and (state is State.NEW_SHOE or (state is State.SHOE_CLOSED and self.new_shoes)):
+        if self._confirms_shoe():
             self.feed(Input(InputKind.SHOE))
-        elif self._starts_next_round(state):
-            if self.table.stub_count_due:
+        elif self._starts_next_round():
+            if self.table.may("count_stub"):
                 self.feed(Input(InputKind.COUNT))  # the simulated dealer counts the stub and finds the table's count
             self.feed(Input(InputKind.NEXT))
 
     def exit_status(self) -> int:
-        state = self.table.state
-        if state is State.HALTED:
+        """0 at a round boundary, 3 with a card (the burn's too) or a reveal still due, 4 halted."""
+        table = self.table
+        if table.halted:
             return EXIT_HALTED
-        if self.table.in_round or state in BURN_STATES or self.table.result_due:
+        if table.in_round or table.may("card") or table.result_due:
             return EXIT_MID_ROUND
         return EXIT_OK
 
@@ -196,17 +205,17 @@ class Runner:
         """Why the run ended where it did, when that is not a round boundary (in the language of ``text``,
         English by default)."""
         table = self.table
-        if table.state is State.HALTED and table.misdeal is not None:
-            misdeal = table.misdeal
+        misdeal = table.misdeal
+        if misdeal is not None:
             return text(message("ending.halted", "the events ended with the table halted on {kind} in round {round}: "
                                 "{instruction}", kind=named_kind(misdeal.kind), round=misdeal.round,
                                 instruction=instruction(misdeal.resolutions, text)))
-        if table.state in SLOTS:
+        if table.due_slot is not None:
             return text(message("ending.mid_round", "the events ended in the middle of round {round}: {slot} is "
                                 "still due", round=table.round, slot=str(table.due_slot)))
-        if table.result_due or table.phase in SQUEEZE_STATES:
+        if table.result_due or table.may("revealed"):
             return text(message("ending.unrevealed", "the events ended before round {round} was revealed: "
                                 "{instruction}", round=table.round, instruction=table.reveal_instruction()))
-        if table.state in BURN_STATES:
+        if table.may("card"):  # no slot is due: a burn card is
             return text(message("ending.burn", "the events ended in the middle of the burn: burn cards are still due"))
         return None

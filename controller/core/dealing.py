@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from controller.core import machine, rules
+from controller.core import flow, machine, rules
 from controller.core.alerts import severity_of
 from controller.core.approvals import rejected
 from controller.core.bets.catalogue import RoundFacts
@@ -21,11 +21,12 @@ from controller.core.events import (
 )
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import BURN_STATES, DEALING, SLOT_SET, SLOT_SIDE, RoundState, State
+from controller.core.machine import BURN_STATES, DEALING, SLOT_SIDE, RoundState, Row, State
 from controller.core.misdeals import FOREIGN, SHOE_CARD, SHOE_RESTARTED, UNIDENTIFIED, gap_of
 from controller.core.revealing import reveal, round_dealt
 from controller.core.sequence_check import sequence_alert
 from controller.core.shuffle_check import ALERT_PROBABILITY
+from controller.core.state import Context
 from controller.core.step import Draft, with_round
 from controller.core.stopping import stopped_words, stopping_alert
 from controller.core.view import PROMPTS, Shown, due_slot, instruction_event, stands_said
@@ -115,12 +116,7 @@ def reader_card(draft: Draft, text: str) -> None:
 def unknown_code(draft: Draft, text: str, error: str) -> None:
     from controller.core.halting import raise_misdeal
 
-    state = draft.state
-    if state is State.BURNING:
-        burn_unidentified(draft, text)
-    elif state not in DEALING:
-        not_due(draft, text, UNIDENTIFIED)
-    else:
+    if not unidentified(draft, text, text):
         raise_misdeal(draft, "unknown_card", text,
                       message("misdeal.unknown_card", "{given} is not a card: expected a rank (A 2-9 T/10 J Q K) "
                               "followed by a suit (S H D C), e.g. AS, 10H, kd", given=repr(text), reason=error),
@@ -166,8 +162,7 @@ def not_due(draft: Draft, code: str | None, status: str) -> None:
     from controller.core.halting import raise_misdeal
 
     held = [(code or "??", status)]
-    state = draft.state
-    if state is State.SHOE_CLOSED:
+    if draft.misdeal is None and flow.shoe_closed(draft, draft.context):
         raise_misdeal(draft, "card_after_shoe_closed", code,
                       message("misdeal.after_shoe_closed", "shoe {shoe} is closed; no card may be dealt from it",
                               shoe=draft.shoe_number), held=held)
@@ -189,20 +184,28 @@ def not_due(draft: Draft, code: str | None, status: str) -> None:
                                   "the next round has not been started", round=round_number),
         State.NEW_SHOE: message("misdeal.extra_new_shoe", "a card was read but shoe {shoe} has not been "
                                 "confirmed as shuffled and cut", shoe=draft.shoe_number),
-    }.get(state, message("misdeal.extra_card", "a card was read but no card is due"))
+    }.get(draft.state, message("misdeal.extra_card", "a card was read but no card is due"))
     raise_misdeal(draft, "extra_card", code, why, held=held)
 
 
 def unreadable(draft: Draft) -> None:
     from controller.core.halting import raise_misdeal
 
-    state = draft.round.state
-    if state is State.BURNING:
-        burn_unidentified(draft, "??")
-    elif state not in DEALING:
-        not_due(draft, None, UNIDENTIFIED)
-    else:
+    if not unidentified(draft, "??", None):
         raise_misdeal(draft, "unreadable_card", None, unread_detail(draft), held=[("??", UNIDENTIFIED)])
+
+
+def unidentified(draft: Draft, read: str, code: str | None) -> bool:
+    """A card the reader could not identify (``read``: what it read; ``code``: the code, if any): a card read when
+    none is due (halted, or no card row from the round's state), or burned when the card due is a burn card after
+    the turned one (its face does not count); False when it is the card due, a misdeal the caller words."""
+    if draft.misdeal is not None or draft.round.state not in DEALING:
+        not_due(draft, code, UNIDENTIFIED)
+    elif draft.round.state is State.BURNING:
+        burn_unidentified(draft, read)
+    else:
+        return False
+    return True
 
 
 def unread_detail(draft: Draft) -> Message:
@@ -226,18 +229,18 @@ def burn_unidentified(draft: Draft, text: str) -> None:
     fire(draft, "card")
 
 
-def fire(draft: Draft, trigger: str) -> bool:
-    """Move the round along the machine's row for ``trigger`` (starting a round when the row does); False when
-    ``trigger`` is not allowed now."""
+def fire(draft: Draft, trigger: str) -> Row | None:
+    """Move the round along the machine's row for ``trigger`` (starting a round when the row does); the row, or None
+    when ``trigger`` is not allowed now."""
     row = machine.fire(trigger, draft.round, draft.context.rules)
     if row is None:
-        return False
+        return None
     with_round(draft, state=row.dest)
     if row.starts_round:
         from controller.core.shoeflow import round_started
 
         round_started(draft)
-    return True
+    return row
 
 
 def place(draft: Draft, card: Card, manual: bool = False) -> None:
@@ -261,8 +264,7 @@ def place(draft: Draft, card: Card, manual: bool = False) -> None:
     if draft.context.face_down:
         event.face_down = True
     draft.events.append(event)
-    fire(draft, "card")
-    after_card(draft, state)
+    after_card(draft, state, fire(draft, "card"))
 
 
 def burn_card(draft: Draft, card: Card) -> None:
@@ -279,11 +281,12 @@ def burn_card(draft: Draft, card: Card) -> None:
     fire(draft, "card")
 
 
-def after_card(draft: Draft, dealt: State) -> None:
-    new = draft.round.state
+def after_card(draft: Draft, dealt: State, row: Row | None) -> None:
+    """After the card ``dealt``, which moved the round along ``row``: what the dealer is told, and the round's
+    result once the row ends it."""
     if not draft.context.face_down:  # face down, the totals stay hidden; the prompts still say where cards go
-        say_stands(draft, dealt, new)
-    if new is State.ROUND_OVER:
+        say_stands(draft, dealt, draft.round.state)
+    if row is not None and row.ends_round:
         round_dealt(draft)
 
 
@@ -320,23 +323,25 @@ def end_round(draft: Draft) -> None:
         draft.events.append(draft.ledger.report(draft.shoe_number))
 
 
-def may_expose(shown: Shown) -> bool:
-    """``@exposed`` is taken: a card of the round in progress can be taken back."""
-    return shown.misdeal is None and shown.round.state in SLOT_SET and bool(shown.slots_dealt)
+def may_expose(shown: Shown, context: Context) -> bool:
+    """``@exposed`` is taken: the machine may take the last card of the round in progress back (``take_back``)."""
+    return flow.may_now(shown, context, "take_back")
 
 
 def exposed(draft: Draft) -> None:
     """The dealer reports the last card dealt was exposed: it is taken back from its slot."""
     from controller.core.halting import raise_misdeal
 
-    if not may_expose(draft):
+    if not may_expose(draft, draft.context):
         draft.events.append(rejected(
             Input(InputKind.EXPOSED),
             message("rejected.exposed.none", "no card of a round in progress to take back; a settled round is "
                     "for the supervisor"),
         ))
         return
-    previous = draft.slots_dealt[-1]
+    row = fire(draft, "take_back")  # the round goes back to the slot the card was dealt to
+    assert row is not None
+    previous = row.dest
     draft.slots_dealt = draft.slots_dealt[:-1]
     round_state = draft.round
     if SLOT_SIDE[previous] == "player":
@@ -350,7 +355,7 @@ def exposed(draft: Draft) -> None:
     draft.manual_slots = draft.manual_slots - {previous}
     raise_misdeal(draft, "exposed_card", card.code,
                   message("misdeal.exposed", "{card} dealt to {slot} was exposed in error",
-                          card=card.code, slot=previous.value), resume=previous)
+                          card=card.code, slot=previous.value))
     assert draft.misdeal is not None
     draft.misdeal = msgspec.structs.replace(draft.misdeal, exposed=card, exposed_manual=was_manual)
 

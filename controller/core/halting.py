@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import msgspec
 
+from controller.core import flow
 from controller.core.approvals import rejected
 from controller.core.cards import parse_card
 from controller.core.events import ReaderEvent, ResolvedEvent, RoundVoidedEvent, StubCountEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import DEALING, IN_ROUND, State
+from controller.core.machine import DEALING, IN_ROUND
 from controller.core.misdeals import POLICIES, RESOLUTION_INPUTS, UNIDENTIFIED, Held, Misdeal, instruction
 from controller.core.step import Draft, with_round
 from controller.core.view import next_instruction
@@ -22,8 +23,7 @@ from controller.terms import MisdealKind, Resolution
 def misdeal_round(draft: Draft) -> int:
     """The round a misdeal belongs to: the one in play (its cards down and not all revealed, face down, is still
     in play), or the next one between rounds."""
-    state = draft.round.state
-    if state in IN_ROUND or state is State.SHOE_CLOSED or draft.result_due:
+    if draft.round.state in IN_ROUND or draft.result_due or flow.shoe_closed(draft, draft.context):
         return draft.round.number
     return draft.round.number + 1
 
@@ -34,11 +34,20 @@ def offline_halts(draft: Draft) -> bool:
     return not draft.context.edition.waits_for_reader or draft.round.state in DEALING or draft.round.state in IN_ROUND
 
 
-def raise_misdeal(draft: Draft, kind: MisdealKind, card: str | None, detail: Message, resume: State | None = None,
+def voidable(draft: Draft, kind: MisdealKind) -> bool:
+    """May a misdeal of ``kind`` raised now be resolved by a void: the machine may void the round in play
+    (``void_round``), a face-down round dealt to its end waits for its reveals, or an extra card between rounds voids
+    the round about to start (:func:`resolve_void` does which)."""
+    from controller.core.shoeflow import between_rounds
+
+    return (flow.may(draft, draft.context, "void_round") or draft.result_due
+            or (kind == "extra_card" and between_rounds(draft, draft.context)))
+
+
+def raise_misdeal(draft: Draft, kind: MisdealKind, card: str | None, detail: Message,
                   held: list[Held] | None = None) -> None:
     """Halt on a misdeal of ``kind``, resolved as :data:`~controller.core.misdeals.POLICIES` says; while already
-    halted, report it and hold its cards with the pending misdeal. ``resume``: the state the round goes on from
-    (its state now, unless given)."""
+    halted, report it and hold its cards with the pending misdeal. The round keeps its state: it goes on from it."""
     pending = draft.misdeal
     events = draft.events
     if pending is not None:
@@ -51,17 +60,13 @@ def raise_misdeal(draft: Draft, kind: MisdealKind, card: str | None, detail: Mes
     context = draft.context
     policy = POLICIES[kind]
     resolutions = policy.resolutions_for(context.settings.procedures)
-    voidable = (draft.round.state in IN_ROUND or draft.result_due
-                or (kind == "extra_card" and draft.round.state is State.ROUND_OVER))
-    if not voidable:
+    if not voidable(draft, kind):
         resolutions = [r for r in resolutions if r != "void"] or ["burn"]
     draft.halts += 1
     misdeal = Misdeal.of(kind, misdeal_round(draft), card, detail, instruction(resolutions), resolutions,
                          supervisor=[r for r in resolutions if context.needs_supervisor(r, kind)],
                          held=held or [], replaces_due_card=policy.replaces_due_card, serial=draft.halts)
     draft.misdeal = misdeal
-    if resume is not None:
-        with_round(draft, state=resume)
     draft.ledger = msgspec.structs.replace(draft.ledger, stats=draft.ledger.stats.plus(misdeal=1))
     events.append(misdeal.event())
 
@@ -202,9 +207,10 @@ def resolve_manual(draft: Draft, item: Input) -> None:
 
 def resolve_void(draft: Draft, item: Input) -> None:
     from controller.core.dealing import end_round, fire, round_over
+    from controller.core.shoeflow import between_rounds
 
     round_state = draft.round
-    upcoming = round_state.state is State.ROUND_OVER and not draft.result_due
+    upcoming = between_rounds(draft, draft.context)  # the round about to start is voided (an extra card)
     cards = [] if upcoming else [c.code for c in round_state.player + round_state.banker]
     resolved(draft, item, "void")
     if upcoming:

@@ -1,33 +1,48 @@
 """The round machine: its states, its one table of transitions, its named guards, and the round's state.
 
-:data:`TRANSITIONS` is the one table of the dealing flow: each :class:`Row` moves the round from a state to
-another on a trigger, when its guard (a named, side-effect-free predicate of :class:`RoundState` and the
-house's :class:`Rules`, reading the rules table :mod:`controller.core.rules`) holds. The first row whose guard
-holds wins; a trigger with no such row is not allowed (:func:`may`). A halt is not a state of this flow: it is
-an overlay beside it (the table's pending misdeal), so the round keeps its state while halted and goes on from
-it when the halt is resolved.
+:data:`TRANSITIONS` is the one table of the round's flow: each :class:`Row` moves the round from a state to another
+on a trigger, when its guard (a named, side-effect-free predicate of :class:`RoundState` and the house's
+:class:`Rules`, reading the rules table :mod:`controller.core.rules`) holds. The first row whose guard holds wins; a
+trigger with no such row is not allowed (:func:`may`). A halt is not a state of this flow: it is an overlay beside
+it (the table's pending misdeal), so the round keeps its state while halted and goes on from it when the halt is
+resolved; the diagram shows the flow and one halt/resume pair.
 
-The table core looks its rows up in a dictionary compiled from :data:`TRANSITIONS` (:func:`fire`): a card costs
-one lookup and a guard call. The ``transitions`` library builds the same table into a machine
-(:func:`build_machine`) that ``croupier diagram`` draws (:func:`mermaid`) and that a test drives side by side
-with :func:`fire` (``tests/controller/core/test_machine.py``). Measured on this machine, a ``transitions``
-trigger costs about 6 us and a lookup here well under one, on a path of six triggers a round
-(``docs/performance.md``, "The round machine").
+Where the state checks live: here. Every decision on a move of the round asks this table. The core fires it
+(:func:`fire`, through :func:`controller.core.dealing.fire`: the row it takes says where the round goes, and whether
+it starts or ends a round) or asks :func:`may` under the overlays (:mod:`controller.core.flow`: a pending misdeal, a
+result waiting for its reveals); the app, the journal and the consoles ask the table
+(:meth:`controller.core.table.Table.may`, the view's ``accepts``) and never read the round's state. The sets of
+states the core reads (:data:`DEALING`, :data:`IN_ROUND`, :data:`SLOT_SET`, :data:`BURN_STATES`,
+:data:`SQUEEZE_STATES`, :data:`MOVES`) are read off the table. What still reads a state by name only words or shows
+it (an instruction, a misdeal's detail, the layout): ``tests/controller/core/test_machine.py`` lists those places
+and fails on any other, and ``tests/controller/core/test_flow.py`` and ``tests/controller/app/test_runner.py`` take
+rows out of the table and check that every offer and decision of the core and the runner follows.
+
+The ``transitions`` library, for the table's drawing and a check only. The running table asks a dictionary compiled
+from :data:`TRANSITIONS` (:data:`COMPILED`, :func:`fire`): a question costs one lookup and its guards. The library
+(public API only, pinned ``~=``) builds the same table into a machine (:func:`build_machine`, the library imported
+there and nowhere else) that ``croupier diagram`` draws (:func:`mermaid`) and that a test drives side by side with
+:func:`fire`. It cannot serve the running table at the speed needed: measured on the full path's own questions
+(about 12 a round), a ``transitions`` trigger or ``may_<trigger>`` costs 11-12 µs against 0.5-0.6 µs here, which is
+more than half of a whole round's CPU (``python -m benchmarks.machine``; ``docs/performance.md``, "The round
+machine").
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
-from transitions import Machine
 
 from controller.core import rules
 from controller.core.cards import Card, hand_total
 from controller.core.events import Side
+
+if TYPE_CHECKING:
+    from transitions import Machine
 
 
 class State(enum.Enum):
@@ -62,15 +77,9 @@ class State(enum.Enum):
 
 
 SLOTS: Final = (State.P1, State.B1, State.P2, State.B2, State.P3, State.B3)
-SLOT_SET: Final = frozenset(SLOTS)
-SQUEEZE_STATES: Final = frozenset({State.HANDS_DOWN, State.THIRD_DOWN})
-"""Face down, a squeeze game: cards are down and the next decision waits for their reveals."""
-IN_ROUND: Final = SLOT_SET | SQUEEZE_STATES
-"""The states of a round being dealt: a slot due, or a reveal the next card waits for."""
+"""The slots, in the order a round may deal them."""
 SLOT_SIDE: Final[dict[State, Side]] = {State.P1: "player", State.P2: "player", State.P3: "player",
                                       State.B1: "banker", State.B2: "banker", State.B3: "banker"}
-BURN_STATES: Final = (State.BURN_TURN, State.BURNING)
-SHUFFLE_STATES: Final = (State.NEW_SHOE, State.SHOE_CLOSED)
 FLOW_STATES: Final = tuple(state for state in State if state is not State.HALTED)
 """The states of the dealing flow (every state but the HALTED overlay)."""
 
@@ -168,9 +177,14 @@ def stub_counted(round_state: RoundState, house: Rules) -> bool:
     return not stub_count_due(round_state, house)
 
 
+def player_third_dealt(round_state: RoundState, house: Rules) -> bool:
+    """The player's third card is on the layout."""
+    return len(round_state.player) == 3
+
+
 GUARDS: Final[dict[str, Guard]] = {guard.__name__: guard for guard in (
     burns_first_card, burns_fixed, more_to_burn, player_draws, banker_draws, squeezes, cut_card_rounds_done,
-    stub_count_due, stub_counted)}
+    stub_count_due, stub_counted, player_third_dealt)}
 """Every guard, by the name the table of transitions gives it."""
 
 
@@ -182,11 +196,14 @@ class Row:
     source: tuple[State, ...]
     dest: State
     guard: str | None = None
+    starts_round: bool = field(init=False)
+    """The row begins a new round: it enters P1 from outside the round's slots (a card taken back does not)."""
+    ends_round: bool = field(init=False)
+    """The row ends the round in play: it enters ROUND_OVER from another state."""
 
-    @property
-    def starts_round(self) -> bool:
-        """The row begins a new round (it enters P1)."""
-        return self.dest is State.P1
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "starts_round", self.dest is State.P1 and not set(self.source) & set(SLOTS))
+        object.__setattr__(self, "ends_round", self.dest is State.ROUND_OVER and State.ROUND_OVER not in self.source)
 
 
 def _row(trigger: str, source: State | tuple[State, ...], dest: State, guard: str | None = None) -> Row:
@@ -194,10 +211,11 @@ def _row(trigger: str, source: State | tuple[State, ...], dest: State, guard: st
 
 
 TRANSITIONS: Final = (
-    # the shoe
-    _row("shoe_ready", SHUFFLE_STATES, State.BURN_TURN, "burns_first_card"),
-    _row("shoe_ready", SHUFFLE_STATES, State.BURNING, "burns_fixed"),
-    _row("shoe_ready", SHUFFLE_STATES, State.P1),
+    # the shoe: the next one loaded once the last is closed, each confirmed shuffled, cut and loaded
+    _row("load_shoe", State.SHOE_CLOSED, State.NEW_SHOE),
+    _row("shoe_ready", State.NEW_SHOE, State.BURN_TURN, "burns_first_card"),
+    _row("shoe_ready", State.NEW_SHOE, State.BURNING, "burns_fixed"),
+    _row("shoe_ready", State.NEW_SHOE, State.P1),
     _row("card", State.BURN_TURN, State.BURNING, "more_to_burn"),
     _row("card", State.BURN_TURN, State.P1),
     _row("card", State.BURNING, State.BURNING, "more_to_burn"),
@@ -224,12 +242,39 @@ TRANSITIONS: Final = (
     # the stub counted between rounds ([procedures] count_every): the round over waits for it
     _row("count_stub", State.ROUND_OVER, State.ROUND_OVER, "stub_count_due"),
     _row("next_round", State.ROUND_OVER, State.P1, "stub_counted"),
+    # an exposed card taken back (@exposed): the round goes back to the slot it was dealt to
+    _row("take_back", State.B1, State.P1),
+    _row("take_back", State.P2, State.B1),
+    _row("take_back", State.B2, State.P2),
+    _row("take_back", State.P3, State.B2),
+    _row("take_back", State.B3, State.P3, "player_third_dealt"),
+    _row("take_back", State.B3, State.B2),
     # a round voided while halted ends where it stood
     _row("void_round", (*SLOTS, State.HANDS_DOWN, State.THIRD_DOWN), State.ROUND_OVER),
 )
 """The dealing flow, one row per transition, in the order the rows are tried."""
 
 TRIGGERS: Final = tuple(dict.fromkeys(row.trigger for row in TRANSITIONS))
+
+
+def sources(trigger: str) -> frozenset[State]:
+    """The states :data:`TRANSITIONS` has a row for ``trigger`` from."""
+    return frozenset(state for row in TRANSITIONS if row.trigger == trigger for state in row.source)
+
+
+DEALING: Final = sources("card")
+"""The states in which a card is due (a slot or a burn card): those with a ``card`` row, each with a last row
+that has no guard (``may("card")`` is membership here)."""
+IN_ROUND: Final = sources("void_round")
+"""The states of a round being dealt, those it may be voided from: a slot due, or a reveal the next card waits
+for."""
+SQUEEZE_STATES: Final = sources("revealed")
+"""Face down, a squeeze game: cards are down and the next decision waits for their reveals (the ``revealed``
+rows)."""
+SLOT_SET: Final = DEALING & IN_ROUND
+"""The states in which a card of the round is due: a slot."""
+BURN_STATES: Final = DEALING - IN_ROUND
+"""The states in which a burn card is due."""
 
 HALT_OVERLAY: Final = (("halt", "a misdeal is raised: the round keeps its state"),
                        ("resume", "the misdeal is resolved: the round goes on from its state"))
@@ -247,12 +292,18 @@ def _compile() -> dict[tuple[State, str], _Compiled]:
     return {key: tuple(rows) for key, rows in table.items()}
 
 
-_TABLE: Final = _compile()
+COMPILED: Final = _compile()
+""":data:`TRANSITIONS` compiled: (state, trigger) -> its rows in order, each with its guard's function."""
+
+
+MOVES: Final[dict[State, frozenset[str]]] = {
+    state: frozenset(trigger for source, trigger in COMPILED if source is state) for state in State}
+"""Each state's triggers: those the table has a row for from it (a trigger not here is never allowed there)."""
 
 
 def fire(trigger: str, round_state: RoundState, house: Rules) -> Row | None:
     """The row ``trigger`` takes from ``round_state`` (the first whose guard holds), or None when not allowed."""
-    for guard, row in _TABLE.get((round_state.state, trigger), ()):
+    for guard, row in COMPILED.get((round_state.state, trigger), ()):
         if guard is None or guard(round_state, house):
             return row
     return None
@@ -262,9 +313,6 @@ def may(trigger: str, round_state: RoundState, house: Rules) -> bool:
     """``may_<trigger>``: may ``trigger`` fire from ``round_state``?"""
     return fire(trigger, round_state, house) is not None
 
-
-DEALING: Final = frozenset(source for row in TRANSITIONS if row.trigger == "card" for source in row.source)
-"""The states in which a card is due (a slot or a burn card): those with a ``card`` transition."""
 
 
 # -- the same table in the transitions library: the diagram, and a second implementation for the tests -------
@@ -288,7 +336,10 @@ class DiagramModel:
 
 
 def build_machine(model: DiagramModel | None = None, initial: State = State.NEW_SHOE) -> Machine:
-    """:data:`TRANSITIONS` as a ``transitions`` machine over ``model`` (no auto transitions, guards by name)."""
+    """:data:`TRANSITIONS` as a ``transitions`` machine over ``model`` (no auto transitions, guards by name). The
+    library is imported here, not with the core: the running table never asks it."""
+    from transitions import Machine
+
     rows = [{"trigger": row.trigger, "source": [state.name for state in row.source], "dest": row.dest.name,
              **({"conditions": row.guard} if row.guard else {})} for row in TRANSITIONS]
     return Machine(model=model if model is not None else DiagramModel(),

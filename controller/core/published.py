@@ -285,7 +285,7 @@ def _running_keys(state: TableState, context: Context) -> list[str]:
         taken.append(InputKind.CLOSE.value)
     if may_confirm_shoe(state, context):
         taken.append(InputKind.SHOE.value)
-    if may_expose(state):
+    if may_expose(state, context):
         taken.append(InputKind.EXPOSED.value)
     if reveal_due(state, context) is not None:
         taken.append(InputKind.REVEAL.value)

@@ -19,7 +19,7 @@ from controller.core.approvals import rejected
 from controller.core.cards import Card, hand_total
 from controller.core.events import RevealedEvent, Side
 from controller.core.inputs import Input
-from controller.core.machine import SLOT_SET, SQUEEZE_STATES, State
+from controller.core.machine import SLOT_SET
 from controller.i18n.message import Message, message
 
 if TYPE_CHECKING:
@@ -142,16 +142,17 @@ def reveal(draft: Draft, item: Input) -> None:
     if draft.result_due:
         draft.result_due = False
         finish_round(draft)
-    elif draft.round.state in SQUEEZE_STATES:
+    else:
         _decide(draft)
 
 
 def _decide(draft: Draft) -> None:
-    """A squeeze game's cards down are all revealed: the machine calls the next third card, or the result."""
+    """The cards down are all revealed: in a squeeze game the machine calls the next third card, or ends the round
+    (its result); otherwise it has no ``revealed`` row and nothing moves."""
     from controller.core.dealing import finish_round, fire
 
-    fire(draft, "revealed")
-    if draft.round.state is State.ROUND_OVER:
+    row = fire(draft, "revealed")
+    if row is not None and row.ends_round:
         finish_round(draft)
 
 

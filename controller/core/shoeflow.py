@@ -3,6 +3,7 @@ shoe."""
 
 from __future__ import annotations
 
+from controller.core import flow
 from controller.core.alerts import AlertOpener
 from controller.core.approvals import rejected
 from controller.core.bets.live import edge_events
@@ -10,7 +11,7 @@ from controller.core.dealing import end_round, fire
 from controller.core.events import CutCardEvent, RoundEvent, ShoeClosingEvent, ShoeEvent, StubCountEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import as_mapping
-from controller.core.machine import IN_ROUND, SLOT_SET, SLOT_SIDE, SQUEEZE_STATES, State, may
+from controller.core.machine import IN_ROUND, SLOT_SET, SLOT_SIDE, SQUEEZE_STATES, State
 from controller.core.published import cards_left
 from controller.core.state import Context
 from controller.core.step import Draft, with_round
@@ -39,16 +40,15 @@ def round_started(draft: Draft) -> None:
 
 
 def between_rounds(shown: Shown, context: Context) -> bool:
-    """The round is over and revealed, and the shoe goes on: ``@next`` starts the next round (once the stub is
-    counted, when a count is due), ``@close`` may close the shoe early."""
-    return not shown.result_due and (may("next_round", shown.round, context.rules)
-                                     or may("count_stub", shown.round, context.rules))
+    """The round is over and revealed, and the shoe goes on: the machine may start the next round, or count the stub
+    first (``@next``, ``@count``); ``@close`` may close the shoe early."""
+    return flow.may(shown, context, "next_round") or flow.may(shown, context, "count_stub")
 
 
 def stub_count_due(shown: Shown, context: Context) -> bool:
     """Between rounds, the stub must be counted (``@count``) before the next round starts (``[procedures]
-    count_every``)."""
-    return not shown.result_due and may("count_stub", shown.round, context.rules)
+    count_every``): the machine may count it."""
+    return flow.may(shown, context, "count_stub")
 
 
 def reader_waited_for(shown: Shown, context: Context) -> bool:
@@ -58,14 +58,20 @@ def reader_waited_for(shown: Shown, context: Context) -> bool:
 
 
 def may_start_next(shown: Shown, context: Context) -> bool:
-    """``@next`` is taken: between rounds, the stub counted when a count is due, with the reader there."""
-    return (not shown.result_due and may("next_round", shown.round, context.rules)
-            and not reader_waited_for(shown, context))
+    """``@next`` is taken: the machine may start the next round (between rounds, the stub counted when a count is
+    due), with the reader there."""
+    return flow.may(shown, context, "next_round") and not reader_waited_for(shown, context)
+
+
+def shoe_awaited(shown: Shown, context: Context) -> bool:
+    """The machine may take a shoe: confirm the one waiting (``shoe_ready``), or load the next once the last is
+    closed (``load_shoe``)."""
+    return flow.may(shown, context, "shoe_ready") or flow.may(shown, context, "load_shoe")
 
 
 def may_confirm_shoe(shown: Shown, context: Context) -> bool:
-    """``@shoe`` is taken: the shoe is waiting to be confirmed, or closed (the next one is), with the reader there."""
-    return may("shoe_ready", shown.round, context.rules) and not reader_waited_for(shown, context)
+    """``@shoe`` is taken: the machine awaits a shoe (:func:`shoe_awaited`), with the reader there."""
+    return shoe_awaited(shown, context) and not reader_waited_for(shown, context)
 
 
 READER_AWAY = message("rejected.reader_offline", "the card reader is offline: reconnect it; the table waits "
@@ -182,10 +188,10 @@ def shoe_ready(draft: Draft) -> None:
     if not may_confirm_shoe(draft, context):
         in_play = message("rejected.shoe.in_play", "shoe {shoe} is in play; it can be replaced once it is closed",
                           shoe=draft.shoe_number)
-        why = in_play if not may("shoe_ready", draft.round, context.rules) else READER_AWAY
+        why = in_play if not shoe_awaited(draft, context) else READER_AWAY
         draft.events.append(rejected(Input(InputKind.SHOE), why))
         return
-    if draft.round.state is State.SHOE_CLOSED:
+    if fire(draft, "load_shoe"):
         new_shoe(draft)
     draft.events.append(ShoeEvent(shoe=draft.shoe_number, status="ready"))
     if context.settings.shoe.burn == "fixed":
@@ -223,7 +229,7 @@ def cut_card(draft: Draft) -> None:
                                      "shoe", round=current))
     draft.events.append(CutCardEvent(round=current, last_round=last_round, detail=plan.english(), say_id=plan.id,
                                      say_params=plan.params))
-    if draft.state is State.ROUND_OVER and not draft.result_due:
+    if flow.may_now(draft, draft.context, "close_shoe"):
         end_round(draft)
 
 

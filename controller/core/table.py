@@ -6,7 +6,8 @@ dicts with an ``"event"`` field (see ``docs/events.md``); every input ends with 
 ``prompt`` for a card slot, otherwise an ``instruction``). Replaying the same inputs gives the same events and
 state.
 
-The round machine (:mod:`controller.core.machine`) decides deal order and legality; the misdeal policy
+The round machine (:mod:`controller.core.machine`) decides deal order and legality, and every move of the round
+(:meth:`Table.may` asks it for the app: :mod:`controller.core.flow`); the misdeal policy
 (:mod:`controller.core.misdeals`) decides how each misdeal may be resolved; the shoe's bookkeeping is a
 :class:`~controller.core.ledger.ShoeLedger`; badges and approvals are a gate in front of the table
 (:mod:`controller.core.approvals`).
@@ -21,6 +22,7 @@ from fractions import Fraction
 import msgspec
 
 from config.schema import Settings
+from controller.core import flow
 from controller.core.alerts import AlertBook
 from controller.core.approvals import GateState
 from controller.core.auth import Sign
@@ -29,7 +31,7 @@ from controller.core.editions import CURRENT, Edition
 from controller.core.events import AlertEvent, Event, ResultEvent, ShoeEvent
 from controller.core.inputs import Input
 from controller.core.ledger import ShoeLedger, Stats
-from controller.core.machine import RoundState, State
+from controller.core.machine import MOVES, RoundState, State
 from controller.core.misdeals import (
     FOREIGN,
     RESOLUTION_INPUTS,
@@ -107,6 +109,28 @@ class Table:
     def state(self) -> State:
         """The round's state, or HALTED while a misdeal is pending."""
         return self.value.state
+
+    @property
+    def halted(self) -> bool:
+        """A misdeal is pending: the round waits, in its state, for one of its resolutions."""
+        return self.value.misdeal is not None
+
+    def may(self, trigger: str) -> bool:
+        """``may_<trigger>``: the round machine's table (:data:`~controller.core.machine.TRANSITIONS`) lets the round
+        take ``trigger`` now, from its state and by its guards, with nothing holding it (no pending misdeal, no
+        result waiting for its reveals). The app asks this, for every input; it never tests the round's state
+        itself. A trigger with no row from the round's state is refused at once (:data:`~controller.core.machine.
+        MOVES`)."""
+        value = self.value
+        return trigger in MOVES[value.round.state] and flow.may_now(value, self.context, trigger)
+
+    @property
+    def between_rounds(self) -> bool:
+        """The round is over and revealed, and the shoe goes on: the machine may start the next round (or count the
+        stub first); the table is not halted."""
+        from controller.core.shoeflow import between_rounds
+
+        return self.value.misdeal is None and between_rounds(self.value, self.context)
 
     @property
     def phase(self) -> State:
@@ -214,10 +238,9 @@ class Table:
 
     @property
     def stub_count_due(self) -> bool:
-        """Between rounds, the dealer must count the stub (``@count``) before the next round starts."""
-        from controller.core.shoeflow import stub_count_due
-
-        return self.value.misdeal is None and stub_count_due(self.value, self.context)
+        """Between rounds, the dealer must count the stub (``@count``) before the next round starts: the machine may
+        count it."""
+        return self.may("count_stub")
 
     def reveal_instruction(self) -> Message:
         """What the dealer is told while a face-down round waits for its reveals."""

@@ -122,8 +122,9 @@ def next_instruction(draft: Draft) -> Event:
     state = draft.state
     round_state = draft.round
     gate = draft.gate
+    misdeal = draft.misdeal
     if gate is not None:
-        waiting = gate_instruction(gate, state is State.HALTED, due_slot(draft))
+        waiting = gate_instruction(gate, misdeal is not None, due_slot(draft))
         if waiting is not None:
             return instruction_event(draft, *waiting)
     stop = stopping_alert(draft, draft.context)
@@ -134,9 +135,7 @@ def next_instruction(draft: Draft) -> Event:
         slot, side, text = prompt
         return PromptEvent(round=round_state.number, slot=slot, to=side, say=text.english(), say_id=text.id,
                            say_params=text.params)
-    if state is State.HALTED:
-        misdeal = draft.misdeal
-        assert misdeal is not None
+    if misdeal is not None:
         return InstructionEvent(round=misdeal.round, action="resolve", say=misdeal.instruction, say_id=HALT.id,
                                 say_params={"resolutions": " ".join(misdeal.resolutions)})
     if draft.result_due:

@@ -18,7 +18,6 @@ from typing import Any
 
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import State
 from controller.core.snapshot import snapshot
 from controller.core.table import Table
 from controller.core.tally import count_events
@@ -53,14 +52,15 @@ class Cursor:
     """The cards the last checkpoint held that the shoe does not bound
     (:attr:`~controller.core.tablestate.TableState.held_or_foreign`; not kept in one: 0 after a resume)."""
 
-    def note_input(self, item: Input, before: State, from_source: bool, position: tuple[int, int] | None) -> None:
-        """An input was handled by a table in state ``before``."""
+    def note_input(self, item: Input, closed: bool, from_source: bool, position: tuple[int, int] | None) -> None:
+        """An input was handled by a table whose shoe was ``closed`` before it (its machine might only load the
+        next: ``Table.may("load_shoe")``)."""
         self.inputs += 1
         self.since += 1
         if from_source:
             self.position = position
             self.new_shoes = 0
-        elif before is State.SHOE_CLOSED and item.kind is InputKind.SHOE:
+        elif closed and item.kind is InputKind.SHOE:
             self.new_shoes += 1
 
     def note_events(self, seq: int, events: list[Event]) -> bool:

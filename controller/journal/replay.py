@@ -23,7 +23,6 @@ from controller.core.codes import known_code
 from controller.core.events import Event, EventShapeError, decode_event
 from controller.core.exceptions import ConfigError, JournalDamagedError, JournalError, SnapshotError
 from controller.core.inputs import Input
-from controller.core.machine import State
 from controller.core.property_check import findings_in
 from controller.core.snapshot import restore_into
 from controller.core.table import Table
@@ -470,12 +469,12 @@ def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str
                   new_shoes: bool) -> tuple[Input, list[Event]]:
     """Hand the input of ``record`` to ``table``; note where the source was. Returns (input, its events)."""
     item = input_of(journal, record, body)
-    before = table.state
+    closed = table.may("load_shoe")
     events = handled(journal, table, record, item)
     result.inputs += 1
     source = bool(body.get("source"))
     position = body.get("position")
-    result.cursor.note_input(item, before, source, (position[0], position[1]) if source and position else None)
+    result.cursor.note_input(item, closed, source, (position[0], position[1]) if source and position else None)
     return item, events
 
 
@@ -691,20 +690,20 @@ def attach_journal(
     reader = reader_of(source)
     every = table.settings.journal.checkpoint_every
 
-    held: list[tuple[Input, bool, tuple[int, int] | None, State]] = []
+    held: list[tuple[Input, bool, tuple[int, int] | None, bool]] = []
     """The input the core is handling: committed together with its events, before they are shown."""
 
     def record(item: Input) -> None:
         from_source = item is runner.received
         position = reader.position if from_source and reader is not None else None
-        held[:] = [(item, from_source, position, table.state)]
+        held[:] = [(item, from_source, position, table.may("load_shoe"))]
 
     def journaled_sink(events: list[Event]) -> None:
         if not held:
             raise JournalError(f"{journal.path}: events without an input reached the journal")
-        (item, from_source, position, before), = held
+        (item, from_source, position, closed), = held
         held.clear()
-        cursor.note_input(item, before, from_source, position)
+        cursor.note_input(item, closed, from_source, position)
         began = cursor.note_events(journal.last_seq + 2, events)
         seq = journal.append_input_and_events(item, from_source, position, events)
         if from_source and reader is not None:
@@ -794,7 +793,7 @@ def _resume(journal: Journal, runner: Journaled, table: Table, identity: Mapping
         reader.seek(*found.position)
         for _ in range(found.new_shoes):
             reader.indicate(Indication.NEW_SHOE)
-        if table.state is State.SHOE_CLOSED and found.position[0] > table.shoe_number:
+        if table.may("load_shoe") and found.position[0] > table.shoe_number:
             runner.new_shoe_asked = table.shoe_number  # the source already holds the next shoe
     if notice is not None:
         notice(f"resumed from journal {journal.path}: {found.inputs} inputs replayed, "

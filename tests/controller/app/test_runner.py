@@ -6,17 +6,20 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from config.loader import load_config
 from controller.app.runner import Runner
 from controller.core.events import Event
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import State
+from controller.core.machine import TRIGGERS, State
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
 from controller.journal.replay import attach_journal
 from drivers.base import CardSource
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
+from tests.flow_cases import Case, rows_from, says, table_states, without_row
 
 AUTH = {"enabled": True, "reader": "pcsc://?reader=X", "idle_signout_seconds": 900,
         "badges": {"04A1B2C3": {"name": "Alice", "role": "dealer"}}}
@@ -219,3 +222,54 @@ def test_a_live_table_holds_the_shoe_for_the_stub_count_and_a_simulated_dealer_c
     assert runner.run() == 0
     assert [e["round"] for e in events if e["event"] == "stub_count"] == [2, 4]
     assert [e["round"] for e in events if e["event"] == "result"] == [1, 2, 3, 4, 5]
+
+
+def dealer_moves(case: Case) -> list[str]:
+    """What the simulated dealer must do before the next card, by the machine's table: confirm the shoe (or load
+    the next), or count the stub when it is due and start the next round."""
+    if says(case, "shoe_ready") or says(case, "load_shoe"):
+        return ["@shoe"]
+    if case.value.round.number > 0 and (says(case, "next_round") or says(case, "count_stub")):
+        return ["@count", "@next"] if says(case, "count_stub") else ["@next"]
+    return []
+
+
+def simulated_dealer(case: Case) -> tuple[str, list[str]]:
+    """The runner's simulated dealer at this table, one card to come: what it tells the shoe, and what it does
+    before the card (confirming shoes, loading the next, counting the stub and starting rounds itself)."""
+    table = case.table()
+    fed: list[str] = []
+    runner = Runner(table, Scripted([Input(InputKind.CARD, "AS")]), lambda events: None, new_shoes=True,
+                    auto_count=True, record=lambda item: fed.append(item.token()))
+    told = runner.indication()
+    runner.run()
+    return told, fed[:-1]
+
+
+def told(case: Case) -> str:
+    """What the shoe must be told, by the machine's table: deal (the burn or the player's card) when the simulated
+    dealer starts a shoe or a round at the next card, else what the table expects."""
+    moves = dealer_moves(case)
+    table = case.table()
+    if moves == ["@shoe"]:
+        return "player" if table.settings.shoe.burn == "none" else "burn"
+    return "player" if moves else table.expecting
+
+
+RUNNER_TRIGGERS = ("shoe_ready", "load_shoe", "next_round", "count_stub")
+
+
+@pytest.mark.parametrize("trigger", [trigger for trigger in RUNNER_TRIGGERS if trigger in TRIGGERS])
+def test_the_simulated_dealer_moves_the_round_only_as_the_machine_allows(trigger: str) -> None:
+    """Issue 26 item 3: the runner asked the round's state by hand (a new shoe, a closed one, a round over); now it
+    asks the table's machine, so a row taken out of the table takes the simulated dealer's move away too."""
+    checked = 0
+    for case in table_states():
+        state = case.value.round.state
+        assert simulated_dealer(case) == (told(case), dealer_moves(case)), (state, case.value.round)
+        if rows_from(state, trigger):
+            with without_row(state, trigger):
+                assert simulated_dealer(case) == (told(case), dealer_moves(case)), (
+                    f"without {trigger} from {state.name}", case.value.round)
+            checked += 1
+    assert checked

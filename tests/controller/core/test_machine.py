@@ -3,9 +3,13 @@ rows, state by state, trigger by trigger; and the dependency is pinned compatibl
 
 from __future__ import annotations
 
+import ast
 import itertools
 import re
+import subprocess
+import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,7 +42,7 @@ def round_states() -> list[RoundState]:
               for a, b, d, e in itertools.product(range(0, 13, 2), (9, 4), range(0, 13, 3), (9, 5))]
     states = []
     for state in FLOW_STATES:
-        drawn = hands if state in (State.B2, State.P3) else hands[:2]  # only there do the hands decide
+        drawn = hands if state in (State.B2, State.P3, State.B3) else hands[:2]  # only there do the hands decide
         for (player, banker), burn, (number, last) in itertools.product(drawn, (0, 1, 3), ((1, None), (3, 3),
                                                                                               (2, 3), (4, 3))):
             states.append(RoundState(state, number, player, banker, burn, last))
@@ -78,3 +82,84 @@ def test_transitions_is_pinned_compatibly_and_no_runtime_dependency_exactly() ->
     dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
     assert not [dep for dep in dependencies if "==" in dep], dependencies
     assert any(re.fullmatch(r"transitions~=[0-9.]+", dep.split(";")[0].strip()) for dep in dependencies)
+
+
+CONTROLLER = ROOT / "controller"
+SHOWN_BY_STATE = {
+    ("dealing", "not_due"): "the words of a card read when none is due, by what the round waits for",
+    ("dealing", "unread_detail"): "the words of an unread card: the turned burn card's own",
+    ("dealing", "burn_card"): "what the card due is: the turned burn card's value is the burn count",
+    ("dealing", "unidentified"): "what the card due is: a burn card after the turned one is burned unread",
+    ("view", "stands_said"): "the words after a card: the hands that stand, read off the machine's move",
+    ("view", "_between_cards"): "the dealer's instruction between cards, by what the round waits for",
+    ("published", "view_of"): "the result shown: the round's, once it is over",
+    ("published", "_status"): "the status shown: closed",
+    ("published", "_layout"): "the cards shown face up: all, once the round is over",
+    ("shoeflow", "_why_not_next"): "the words of an @next refused, by what the round waits for",
+    ("snapshot", "state_from"): "the snapshot's format: a halted table is written HALTED with the state it resumes to",
+    ("state", "state"): "what the table shows: HALTED over the round's state while a misdeal is pending",
+    ("step", "state"): "what the table shows (a step's draft of it): HALTED over the round's state",
+}
+"""The only places outside the machine that read the round's state by name, and why: each words or shows the state
+(or reads a file's format); none decides a move of the round, which the machine's table does."""
+
+
+def _state_names(tree: ast.AST) -> Iterator[tuple[str, ast.Attribute]]:
+    """Each ``State.MEMBER`` in ``tree``, with the function it is in."""
+    members = set(State.__members__)
+
+    def walk(node: ast.AST, function: str) -> Iterator[tuple[str, ast.Attribute]]:
+        for child in ast.iter_child_nodes(node):
+            inside = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else function
+            if (isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name) and child.value.id == "State"
+                    and child.attr in members):
+                yield inside, child
+            yield from walk(child, inside)
+
+    yield from walk(tree, "<module>")
+
+
+def test_the_core_reads_the_rounds_state_by_name_only_to_word_or_show_it() -> None:
+    """Issue 26 item 3: 32 checks of the round's state by hand decided moves of the round; every such decision now
+    asks the machine (``may``, ``fire``, or a set read off its table), and what is left only words or shows it."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for path in sorted((CONTROLLER / "core").glob("*.py")):
+        if path.name == "machine.py":
+            continue
+        for function, node in _state_names(ast.parse(path.read_text(encoding="utf-8"))):
+            found.setdefault((path.stem, function), []).append(node.lineno)
+    by_hand = {f"{module}.py {function} (lines {lines})": lines for (module, function), lines in found.items()
+               if (module, function) not in SHOWN_BY_STATE}
+    assert not by_hand, f"decides by the round's state instead of asking the machine: {sorted(by_hand)}"
+    assert set(SHOWN_BY_STATE) == set(found), f"no longer reads the state: {set(SHOWN_BY_STATE) - set(found)}"
+
+
+def test_nothing_above_the_core_reads_the_rounds_state() -> None:
+    """The app, the journal, the consoles and the floor ask the table (``Table.may``, its view), never the state."""
+    allowed = {"build_machine", "mermaid"}
+    offenders = []
+    for path in sorted(CONTROLLER.rglob("*.py")):
+        if path.parent.name == "core" or "core" in path.relative_to(CONTROLLER).parts[:1]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "controller.core.machine":
+                offenders += [f"{path.relative_to(ROOT)}: {alias.name}" for alias in node.names
+                              if alias.name not in allowed]
+    assert not offenders, offenders
+
+
+RUN_WITHOUT_THE_LIBRARY = """
+import contextlib, io, sys
+from controller.cli.main import main
+with contextlib.redirect_stdout(io.StringIO()):
+    status = main(["simulate", "--seed", "1", "--rounds", "40", "--json"])
+print(status, "transitions" in sys.modules)
+"""
+
+
+def test_a_running_table_never_loads_the_library() -> None:
+    """The library is kept for the table's drawing and the cross-check above: a table that deals asks the compiled
+    table, so ``simulate`` (the whole command) never imports ``transitions``."""
+    done = subprocess.run([sys.executable, "-c", RUN_WITHOUT_THE_LIBRARY], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert done.stdout.split() == ["0", "False"], done.stderr
