@@ -29,6 +29,11 @@ BURN_PLACE = "burn"
 """Where a card entered by hand goes while the burn is due (:attr:`MisdealView.place`)."""
 
 
+DEAL_ORDER: tuple[str, ...] = tuple(slot.value for slot in SLOTS)
+"""The slots' names in the order the rules deal them (``P1 B1 P2 B2 P3 B3``): what a consumer lists a round's
+cards by."""
+
+
 class SlotCard(msgspec.Struct, frozen=True, gc=False):
     """A card on the layout: its slot, its code (None while it is face down) and whether it was entered by hand."""
 

@@ -11,7 +11,7 @@ from controller.core.events import Event
 from controller.core.gram_index import CARD_NUMBERS
 from controller.core.inputs import InputKind
 from controller.core.ledger import ShoeLedger
-from controller.core.machine import SLOTS
+from controller.core.published import DEAL_ORDER
 from controller.core.state import TableState
 from controller.journal.replay import Unreadable, journaled_events
 from controller.journal.store import Journal
@@ -282,9 +282,6 @@ class _Walk:
             row.slot, row.code, row.round, row.entry = slot, code, round_number, entry
         del undo.held[undo.held_len:]
         self.layout, self.held, self.exposed = undo.layout, undo.held, undo.exposed
-
-
-DEAL_ORDER = tuple(slot.value for slot in SLOTS)
 
 
 def _grown(before: Sequence[str], after: Sequence[str]) -> list[str]:

@@ -16,12 +16,9 @@ from controller.core.cards import Card, parse_card
 from controller.core.events import InstructionEvent
 from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input, InputKind
-from controller.core.machine import SLOTS
-from controller.core.published import View
+from controller.core.published import DEAL_ORDER, View
 from controller.core.table import Table
 from drivers.base import CardSource, Indication
-
-DEAL_ORDER = tuple(slot.value for slot in SLOTS)
 
 
 class TrainingDealError(CroupierError):
