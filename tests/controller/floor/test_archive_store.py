@@ -207,3 +207,45 @@ def test_records_before_their_predecessor_are_bounded_per_table_and_the_first_mi
     with psycopg.connect(database) as connection:
         assert connection.execute("SELECT seq, hash FROM journal_heads WHERE table_id = 't2'").fetchall() == \
             [(7, records[6].hash)], "the head the archive confirmed is kept"
+
+
+def test_bad_records_among_good_ones_in_journal_order_are_refused_alone_and_the_good_ones_stored_once(
+        journals: dict[str, list[Record]], database: str, second_database: str) -> None:
+    """The common case, each table's records in order and the tables' messages interleaved, with a record whose
+    hash does not hold, one that does not chain and one sent twice among them, in a batch that starts from the
+    heads the one before it stored."""
+    t1, t2, t3 = journals["t1"], journals["t2"], journals["t3"]
+    wrong_hash = t1[4]._replace(hash="0" * 64)
+    elsewhere = t2[3]._replace(prev="e" * 64)
+    not_chaining = elsewhere._replace(hash=record_hash(4, elsewhere.kind, elsewhere.at, elsewhere.prev, elsewhere.body))
+    sent = {"t1": [*t1[:4], wrong_hash, *t1[4:]], "t2": [*t2[:3], not_chaining, *t2[3:]],
+            "t3": [*t3[:2], t3[1], *t3[2:]]}
+    messages: list[Decoded] = []
+    for index in range(max(len(records) for records in sent.values())):
+        messages.extend(((SITE, table, records[index]), record_payload(records[index]))
+                        for table, records in sent.items() if index < len(records))
+    cut = 8  # the first batch ends after record 3 of t1 and t2; t3's second record 2 starts the second batch
+    store = ArchiveStore(psycopg.connect(database))
+    store.create_schema()
+    try:
+        handled = [*store.receive_batch(messages[:cut]), *store.receive_batch(messages[cut:])]
+    finally:
+        store.close()
+    outcomes = {name: [outcome.outcome for (item, _), outcome in zip(messages, handled, strict=True)
+                       if not isinstance(item, Rejection) and item[1] == name] for name in sent}
+    good = [Outcome.STORED]
+    assert outcomes == {"t1": good * 4 + [Outcome.REJECTED] + good * (len(t1) - 4),
+                        "t2": good * 3 + [Outcome.REJECTED] + good * (len(t2) - 3),
+                        "t3": good * 2 + [Outcome.DUPLICATE] + good * (len(t3) - 2)}
+    assert all(outcome.stored == (outcome.outcome is Outcome.STORED) for outcome in handled)
+    rows = _rows(database)
+    for table, records in journals.items():
+        assert [row[2:] for row in rows["records"] if row[1] == table] == [tuple(record) for record in records]
+    assert rows["pending"] == []
+    assert [(table, seq, reason) for _, table, seq, reason, _ in rows["rejects"]] == [
+        ("t2", 4, f"does not chain: its prev {'e' * 16}... is not the hash of the archived record 3 "
+                  f"({t2[2].hash[:16]}...)"),
+        ("t1", 5, "its hash does not match its contents (edited or forged)")]
+    alone = _archive(second_database, messages, None)
+    assert [dataclasses.astuple(outcome) for outcome in alone] == [dataclasses.astuple(outcome) for outcome in handled]
+    assert _rows(second_database) == rows
