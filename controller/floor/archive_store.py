@@ -294,8 +294,9 @@ class ArchiveStore:
         ``judged``, ``written``, ``committed``: :mod:`controller.floor.archive_timing`). A batch costs three
         round trips to the server whatever its size: in one pipeline, the transaction's start, the tables' locks
         (one statement) and the archived hashes, heads and pending records the batch needs (three queries);
-        then, the records judged in memory, the new records copied in (``COPY``, PostgreSQL's bulk load), and
-        in a second pipeline one statement for each other kind of row written and the commit.
+        then the records judged in memory, each new record copied in as soon as it is judged (``COPY``,
+        PostgreSQL's bulk load, which takes the rows while the next ones are judged), and in a second pipeline
+        one statement for each other kind of row written and the commit.
         """
         records = [item for item, _ in messages if not isinstance(item, Rejection)]
         places = sorted({(site, table) for site, table, _ in records})
@@ -311,13 +312,15 @@ class ArchiveStore:
                 modes = self._modes([place for place in places if place not in self.modes])
             hashes, found_heads = _hashes(archived), _heads_of(heads)
             self._look_up_the_rest(records, expected, found_heads, hashes)
-            judge = BatchJudge(hashes, _pending_records(pending), found_heads, {**self.modes, **_modes_of(modes)})
-            if stamp is not None:
-                stamp("read")
-            handled = [judge.reject(item, payload) if isinstance(item, Rejection) else judge.receive(*item, payload)
-                       for item, payload in messages]
-            if stamp is not None:
-                stamp("judged")
+            with contextlib.ExitStack() as copying:
+                judge = BatchJudge(hashes, _pending_records(pending), found_heads, {**self.modes, **_modes_of(modes)},
+                                   copy_row=self._copier(copying))
+                if stamp is not None:
+                    stamp("read")
+                handled = [judge.reject(item, payload) if isinstance(item, Rejection)
+                           else judge.receive(*item, payload) for item, payload in messages]
+                if stamp is not None:
+                    stamp("judged")
             self._write(judge, stamp)
         except BaseException:
             with contextlib.suppress(psycopg.Error):
@@ -344,24 +347,29 @@ class ArchiveStore:
             if head.hash is not None:
                 hashes[(site, table, head.seq)] = head.hash
 
-    def _write(self, judge: BatchJudge, stamp: Callable[[str], None] | None) -> None:
-        """The batch's rows and its commit: pending ones parked and released first (a record parked in this
-        batch may be released in it), the new records copied in, then the rejects, the heads and COMMIT."""
-        connection = self.connection
-        before = judge.writes(before_store=True)
-        if before:
-            with connection.pipeline():
-                for statement, parameters in before:
-                    connection.execute(statement, parameters)
-        if judge.stored:
-            with connection.cursor() as cursor, cursor.copy(COPY_RECORDS) as copy:
+    def _copier(self, copying: contextlib.ExitStack) -> Callable[[tuple[Any, ...]], None]:
+        """What copies a batch's new records in, one by one: a ``COPY`` started at the first, ended when
+        ``copying`` closes (sent a failure when judging fails)."""
+        started: list[Callable[[Sequence[Any]], None]] = []
+
+        def copy_row(row: tuple[Any, ...]) -> None:
+            if not started:
+                cursor = copying.enter_context(self.connection.cursor())
+                copy = copying.enter_context(cursor.copy(COPY_RECORDS))
                 copy.set_types(COPY_TYPES)
-                for row in judge.stored:
-                    copy.write_row(row)
+                started.append(copy.write_row)
+            started[0](row)
+        return copy_row
+
+    def _write(self, judge: BatchJudge, stamp: Callable[[str], None] | None) -> None:
+        """The batch's other rows and its commit, in one pipeline after the new records were copied in: pending
+        ones parked then released (a record parked in this batch may be released in it), the rejects, the heads
+        and COMMIT."""
+        connection = self.connection
         if stamp is not None:
             stamp("written")
         with connection.pipeline():
-            for statement, parameters in judge.writes(before_store=False):
+            for statement, parameters in judge.writes():
                 connection.execute(statement, parameters)
             connection.execute("COMMIT", prepare=False)
 
@@ -542,8 +550,11 @@ class BatchJudge:
     """
 
     def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]],
-                 heads: dict[Place, Head] | None = None, modes: dict[Place, Mode] | None = None) -> None:
+                 heads: dict[Place, Head] | None = None, modes: dict[Place, Mode] | None = None,
+                 copy_row: Callable[[tuple[Any, ...]], None] | None = None) -> None:
         self.archived = archived
+        self.copy_row = copy_row
+        """Given each new record's row as it is stored (the batch copies it in at once), when set."""
         self.modes: dict[Place, Mode] = dict(modes or {})
         """Each table's mode (its record 1's), as read and as stored in this batch."""
         self.pending = pending
@@ -565,19 +576,15 @@ class BatchJudge:
         self.released: list[RecordKey] = []
         self.rejected: list[tuple[Any, ...]] = []
 
-    def writes(self, before_store: bool) -> list[tuple[str, tuple[list[Any], ...]]]:
+    def writes(self) -> list[tuple[str, tuple[list[Any], ...]]]:
         """One statement for each kind of row the batch changes besides the new records (:attr:`stored`, copied
-        in between the two halves), in an order that gives the same rows as the records' own writes one after
-        the other: a record parked in this batch may be released in it (parked, then deleted), but a released
-        record is archived, so it is never parked again. ``before_store``: the pending rows; else the rejects
-        and the heads."""
-        kinds: tuple[tuple[str, Sequence[tuple[Any, ...]]], ...]
-        if before_store:
-            kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released))
-        else:
-            heads = [(site, table, seq, hash_) for (site, table), (seq, hash_) in sorted(self.tips.items())
-                     if (site, table) in self.advanced]
-            kinds = ((STORE_REJECTS, self.rejected), (KEEP_HEADS, heads))
+        in as they are judged: no other row depends on them), in an order that gives the same rows as the
+        records' own writes one after the other: a record parked in this batch may be released in it (parked,
+        then deleted), but a released record is archived, so it is never parked again."""
+        heads = [(site, table, seq, hash_) for (site, table), (seq, hash_) in sorted(self.tips.items())
+                 if (site, table) in self.advanced]
+        kinds = ((PARK_RECORDS, self.parked), (RELEASE_PENDING, self.released), (STORE_REJECTS, self.rejected),
+                 (KEEP_HEADS, heads))
         return [(statement, _columns(rows)) for statement, rows in kinds if rows]
 
     def progress(self, places: Sequence[Place]) -> dict[Place, Progress]:
@@ -663,7 +670,10 @@ class BatchJudge:
         self.archived[(site, table, seq)] = record.hash
         if seq == 1:
             self.modes[place] = header_mode(_json_object(record.body))
-        self.stored.append(place + record + (self.modes.get(place, "live"),))
+        row = place + record + (self.modes.get(place, "live"),)
+        self.stored.append(row)
+        if self.copy_row is not None:
+            self.copy_row(row)
         tip = self.tips.get(place)
         if tip is None or seq > tip[0]:
             self.tips[place] = (seq, record.hash)

@@ -249,3 +249,28 @@ def test_bad_records_among_good_ones_in_journal_order_are_refused_alone_and_the_
     alone = _archive(second_database, messages, None)
     assert [dataclasses.astuple(outcome) for outcome in alone] == [dataclasses.astuple(outcome) for outcome in handled]
     assert _rows(second_database) == rows
+
+
+def test_a_batch_the_database_refuses_while_its_records_are_copied_in_leaves_nothing_and_the_next_is_stored(
+        journals: dict[str, list[Record]], database: str) -> None:
+    """A new record PostgreSQL refuses in the middle of the batch's COPY (here a constraint the test adds): the
+    whole batch is rolled back, nothing of it stays (no row, no head, nothing pending), and the same connection
+    stores the next batch."""
+    records = journals["t3"]
+    poisoned = records[6]._replace(body=records[6].body.replace("}", ',"poison":1}', 1))
+    poisoned = poisoned._replace(hash=record_hash(7, poisoned.kind, poisoned.at, poisoned.prev, poisoned.body))
+    store = ArchiveStore(psycopg.connect(database))
+    store.create_schema()
+    store.connection.execute("ALTER TABLE journal_records ADD CONSTRAINT no_poison CHECK (body NOT LIKE '%poison%')")
+    try:
+        first = [((SITE, "t3", record), record_payload(record)) for record in [*records[:6], poisoned]]
+        with pytest.raises(psycopg.errors.CheckViolation):
+            store.store_batch([*first, ((SITE, "t4", records[0]), record_payload(records[0]))])
+        assert _rows(database) == {"records": [], "pending": [], "rejects": []}
+        with psycopg.connect(database) as connection:
+            assert connection.execute("SELECT count(*) FROM journal_heads").fetchone() == (0,)
+        again = store.store_batch([((SITE, "t3", record), record_payload(record)) for record in records])
+    finally:
+        store.close()
+    assert [outcome.outcome for outcome in again.handled] == [Outcome.STORED] * len(records)
+    assert [row[2:] for row in _rows(database)["records"]] == [tuple(record) for record in records]
