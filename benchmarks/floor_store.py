@@ -350,6 +350,21 @@ def pairs_table(done: Run) -> str:
     return "\n".join(lines)
 
 
+TARGET = 3.0
+"""Issue 27 item 8: the archive stores batches at least 3 times as fast as at the issue's start."""
+
+
+def verdict(done: Run) -> str:
+    """Whether every pair meets :data:`TARGET`, in records a second and in client CPU a record."""
+    speeds = [pair.ratios()[0] for pair in done.pairs]
+    clients = [pair.ratios()[1] for pair in done.pairs]
+    met = min(speeds) >= TARGET and min(clients) >= TARGET
+    return (f"Issue 27 item 8 (at least {TARGET:.0f} times the records a second of the store at the issue's start): "
+            f"{'met' if met else 'MISSED'} in {'every pair' if met else 'this run'}: "
+            f"{min(speeds):.2f}-{max(speeds):.2f}x the records a second, {min(clients):.2f}-{max(clients):.2f}x "
+            "less client CPU a record.")
+
+
 def as_json(done: Run) -> str:
     def one(row: Measured) -> dict[str, float]:
         return {"rows": row.rows, "wall": row.wall, "client": row.client_cpu, "server": row.server_cpu}
@@ -365,7 +380,7 @@ def measure(args: argparse.Namespace, start_code: Path) -> int:
         print(f"benchmarks.floor_store: {error}", file=sys.stderr)
         return 2
     text = (table(done) + "\n\nToday's store against the store at issue 27's start, pair by pair:\n\n"
-            + pairs_table(done))
+            + pairs_table(done) + "\n\n" + verdict(done))
     print(text)
     print(as_json(done))
     if args.write:
