@@ -299,10 +299,11 @@ class ArchiveStore:
         one statement for each other kind of row written and the commit.
         """
         records = [item for item, _ in messages if not isinstance(item, Rejection)]
-        places = sorted({(site, table) for site, table, _ in records})
+        lowest = _lowest_seqs(records)
+        places = sorted(lowest)
         connection = self.connection
         try:
-            expected = [item for item in records if item[2].seq <= self.seen_heads.get((item[0], item[1]), MAX_SEQ)]
+            expected = _at_or_before(records, lowest, self.seen_heads, MAX_SEQ)
             with connection.pipeline():
                 connection.execute("BEGIN", prepare=False)  # in the pipeline: no round trip of its own
                 if places:
@@ -311,7 +312,7 @@ class ArchiveStore:
                 pending = self._pending(places)
                 modes = self._modes([place for place in places if place not in self.modes])
             hashes, found_heads = _hashes(archived), _heads_of(heads)
-            self._look_up_the_rest(records, expected, found_heads, hashes)
+            self._look_up_the_rest(records, lowest, expected, found_heads, hashes)
             with contextlib.ExitStack() as copying:
                 judge = BatchJudge(hashes, _pending_records(pending), found_heads, {**self.modes, **_modes_of(modes)},
                                    copy_row=self._copier(copying))
@@ -333,14 +334,14 @@ class ArchiveStore:
         self.modes.update(judge.modes)
         return BatchResult(handled, progress)
 
-    def _look_up_the_rest(self, records: Sequence[tuple[str, str, Record]],
+    def _look_up_the_rest(self, records: Sequence[tuple[str, str, Record]], lowest: dict[Place, int],
                           looked_up: Sequence[tuple[str, str, Record]], heads: dict[Place, Head],
                           hashes: dict[RecordKey, str]) -> None:
         """The archived hashes of the records at or before their table's head that were not looked up (another
         archive process moved the head on): a second query, in the batch's transaction."""
         done = {id(item) for item in looked_up}
-        rest = [item for item in records if id(item) not in done and
-                item[2].seq <= heads.get((item[0], item[1]), Head()).seq]
+        behind = _at_or_before(records, lowest, {place: head.seq for place, head in heads.items()}, 0)
+        rest = [item for item in behind if id(item) not in done]
         if rest:
             hashes.update(_hashes(self._archived_hashes(rest)))
         for (site, table), head in heads.items():
@@ -497,6 +498,26 @@ KEEP_HEADS = ("INSERT INTO journal_heads AS heads (site, table_id, seq, hash) SE
               "hash = EXCLUDED.hash, confirmed_at = now() WHERE heads.seq < EXCLUDED.seq")
 STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) SELECT * FROM unnest(%s::text[], "
                  "%s::text[], %s::bigint[], %s::text[], %s::text[])")
+
+
+def _lowest_seqs(records: Sequence[tuple[str, str, Record]]) -> dict[Place, int]:
+    """Each table's lowest record number among ``records``."""
+    lowest: dict[Place, int] = {}
+    for site, table, record in records:
+        if record.seq < lowest.get((site, table), MAX_SEQ + 1):
+            lowest[(site, table)] = record.seq
+    return lowest
+
+
+def _at_or_before(records: Sequence[tuple[str, str, Record]], lowest: dict[Place, int], heads: dict[Place, int],
+                  unknown: int) -> list[tuple[str, str, Record]]:
+    """The records at or before their table's seq in ``heads`` (``unknown`` for a table not in it); the common batch,
+    every record after its table's head, costs no look at each record."""
+    behind = {place for place, seq in lowest.items() if seq <= heads.get(place, unknown)}
+    if not behind:
+        return []
+    return [item for item in records
+            if (item[0], item[1]) in behind and item[2].seq <= heads.get((item[0], item[1]), unknown)]
 
 
 def _hashes(cursor: psycopg.Cursor[Any] | None) -> dict[RecordKey, str]:
