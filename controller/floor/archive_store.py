@@ -388,7 +388,7 @@ class ArchiveStore:
             return None
         sites, tables = (list(column) for column in zip(*places, strict=True))
         return self.connection.execute(
-            "SELECT place.site, place.table_id, last.seq, last.hash FROM unnest(%s::text[], %s::text[]) AS "
+            "SELECT place.site, place.table_id, last.seq, last.hash FROM unnest(%b::text[], %b::text[]) AS "
             "place (site, table_id) CROSS JOIN LATERAL (SELECT seq, hash FROM journal_records AS archived WHERE "
             "archived.site = place.site AND archived.table_id = place.table_id ORDER BY seq DESC LIMIT 1) AS last",
             (sites, tables))
@@ -402,7 +402,7 @@ class ArchiveStore:
         sites, tables, seqs = (list(column) for column in zip(*wanted, strict=True))
         return self.connection.execute(
             "SELECT site, table_id, seq, hash FROM journal_records WHERE (site, table_id, seq) IN "
-            "(SELECT * FROM unnest(%s::text[], %s::text[], %s::bigint[]))", (sites, tables, seqs))
+            "(SELECT * FROM unnest(%b::text[], %b::text[], %b::bigint[]))", (sites, tables, seqs))
 
     def _modes(self, places: Sequence[Place]) -> psycopg.Cursor[Any] | None:
         """The query of the mode of each of ``places`` that has archived records (its first row's)."""
@@ -410,7 +410,7 @@ class ArchiveStore:
             return None
         sites, tables = (list(column) for column in zip(*places, strict=True))
         return self.connection.execute(
-            "SELECT place.site, place.table_id, first.mode FROM unnest(%s::text[], %s::text[]) AS place (site, "
+            "SELECT place.site, place.table_id, first.mode FROM unnest(%b::text[], %b::text[]) AS place (site, "
             "table_id) CROSS JOIN LATERAL (SELECT mode FROM journal_records AS archived WHERE archived.site = "
             "place.site AND archived.table_id = place.table_id ORDER BY seq LIMIT 1) AS first", (sites, tables))
 
@@ -421,7 +421,7 @@ class ArchiveStore:
         sites, tables = (list(column) for column in zip(*places, strict=True))
         return self.connection.execute(
             f"SELECT site, table_id, {COLUMNS} FROM journal_pending WHERE (site, table_id) IN "
-            "(SELECT * FROM unnest(%s::text[], %s::text[])) ORDER BY site, table_id, seq, hash",
+            "(SELECT * FROM unnest(%b::text[], %b::text[])) ORDER BY site, table_id, seq, hash",
             (sites, tables))
 
     # -- reading -------------------------------------------------------------------
@@ -479,10 +479,12 @@ class ArchiveStore:
 RecordKey = tuple[str, str, int]
 """(site, table, seq)."""
 
-LOCK_TABLES = "SELECT pg_advisory_xact_lock(hashtextextended(place, 0)) FROM unnest(%s::text[]) AS place"
+# Arrays are passed in binary (%b): psycopg dumps a list of texts or numbers so at a fraction of the CPU an array
+# literal takes (0.1 ms instead of 0.25 for a batch's heads), and PostgreSQL reads it without parsing.
+LOCK_TABLES = "SELECT pg_advisory_xact_lock(hashtextextended(place, 0)) FROM unnest(%b::text[]) AS place"
 """Each table's advisory lock, in the order given (a function scan returns an array's elements in order)."""
-STORE_RECORDS = (f"INSERT INTO journal_records (site, table_id, {COLUMNS}) SELECT * FROM unnest(%s::text[], "
-                 "%s::text[], %s::bigint[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[]) "
+STORE_RECORDS = (f"INSERT INTO journal_records (site, table_id, {COLUMNS}) SELECT * FROM unnest(%b::text[], "
+                 "%b::text[], %b::bigint[], %b::text[], %b::text[], %b::text[], %b::text[], %b::text[]) "
                  "ON CONFLICT DO NOTHING")
 PARK_RECORDS = STORE_RECORDS.replace("journal_records", "journal_pending")
 COPY_RECORDS = f"COPY journal_records (site, table_id, {COLUMNS}, mode) FROM STDIN (FORMAT BINARY)"
@@ -490,14 +492,14 @@ COPY_RECORDS = f"COPY journal_records (site, table_id, {COLUMNS}, mode) FROM STD
 value's bytes as they are (PostgreSQL still checks that each text is UTF-8 without NUL): a third less of our CPU
 than COPY's text form, which escapes every value."""
 COPY_TYPES = ("text", "text", "int8", "text", "text", "text", "text", "text", "text")
-RELEASE_PENDING = ("DELETE FROM journal_pending AS pending USING unnest(%s::text[], %s::text[], %s::bigint[]) AS "
+RELEASE_PENDING = ("DELETE FROM journal_pending AS pending USING unnest(%b::text[], %b::text[], %b::bigint[]) AS "
                    "released (site, table_id, seq) WHERE pending.site = released.site AND pending.table_id = "
                    "released.table_id AND pending.seq = released.seq")
-KEEP_HEADS = ("INSERT INTO journal_heads AS heads (site, table_id, seq, hash) SELECT * FROM unnest(%s::text[], "
-              "%s::text[], %s::bigint[], %s::text[]) ON CONFLICT (site, table_id) DO UPDATE SET seq = EXCLUDED.seq, "
+KEEP_HEADS = ("INSERT INTO journal_heads AS heads (site, table_id, seq, hash) SELECT * FROM unnest(%b::text[], "
+              "%b::text[], %b::bigint[], %b::text[]) ON CONFLICT (site, table_id) DO UPDATE SET seq = EXCLUDED.seq, "
               "hash = EXCLUDED.hash, confirmed_at = now() WHERE heads.seq < EXCLUDED.seq")
-STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) SELECT * FROM unnest(%s::text[], "
-                 "%s::text[], %s::bigint[], %s::text[], %s::text[])")
+STORE_REJECTS = ("INSERT INTO journal_rejects (site, table_id, seq, reason, payload) SELECT * FROM unnest(%b::text[], "
+                 "%b::text[], %b::bigint[], %b::text[], %b::text[])")
 
 
 def _lowest_seqs(records: Sequence[tuple[str, str, Record]]) -> dict[Place, int]:
