@@ -14,7 +14,8 @@ into a fresh database of one PostgreSQL 15 of its own (on a free port, stopped b
 - the same with the archive's store at issue 27's start (commit :data:`ISSUE_START`, the parent of the issue's
   first commit 7f5c07e), run from a checkout of it (``--start DIR``; without it a temporary git worktree, removed
   after): both stores run by the same few lines (:data:`STORE_RUN`) in a process of their own, on the same rows,
-  in P pairs whose order alternates, so that the shared machine's load falls on both alike;
+  in P pairs of four runs (:func:`pair_order`: A B B A, then B A A B), so that the shared machine's load falls on
+  both alike;
 - the archive end to end: a ``croupier archive`` process fed through a real Mosquitto (every record
   published once, QoS 1), until every row is stored.
 
@@ -93,8 +94,11 @@ print(json.dumps({"wall": wall, "client": time.process_time() - client, "server"
 rows' messages built before the clock starts. Run in the checkout whose store it measures."""
 NOTE = ("The same rows four ways, in one run; the machine's 2 cores are shared with other work, so the rows of "
         "one run compare, runs do not. The store at issue 27's start is commit 21ff2c8 run from a checkout of it; it "
-        "and this checkout's store are run alternately by the same code on the same rows, each pair in fresh "
-        "databases of one PostgreSQL, and the table gives each measure's median over the pairs.")
+        "and this checkout's store are run by the same code on the same rows, each run in a fresh database of one "
+        "PostgreSQL, twice a pair in the order start now now start (then now start start now), so that a load that "
+        "rises or falls through a pair weighs on both; a pair's figures are its two runs of each store together, and "
+        "the first table gives each measure's median over the pairs. COPY is PostgreSQL's binary COPY of all the rows "
+        "in one transaction (the store commits every batch of 500).")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -113,11 +117,15 @@ class Measured:
     client_cpu: float
     server_cpu: float
 
+    def cpu_per_record(self) -> float:
+        """Both sides' CPU a record, in µs."""
+        return (self.client_cpu + self.server_cpu) * 1e6 / self.rows
+
     def cells(self, copy: Measured) -> list[str]:
         per = 1e6 / self.rows
         return [self.name, f"{self.rows / self.wall:,.0f}", f"{self.client_cpu * per:.0f} µs",
-                f"{self.server_cpu * per:.0f} µs", f"{(self.client_cpu + self.server_cpu) * per:.0f} µs",
-                f"{(self.client_cpu + self.server_cpu) / (copy.client_cpu + copy.server_cpu):.1f}x"]
+                f"{self.server_cpu * per:.0f} µs", f"{self.cpu_per_record():.0f} µs",
+                f"{self.cpu_per_record() / copy.cpu_per_record():.1f}x"]
 
 
 def make_journals(directory: Path, tables: int, rounds: int) -> dict[str, list[Record]]:
@@ -255,7 +263,8 @@ def by_archive(url: str, broker: Mosquitto, rows: list[tuple[str, Record]]) -> M
 
 @dataclass
 class Pair:
-    """The two stores on the same rows, one right after the other, and COPY beside them."""
+    """The two stores on the same rows, each run twice in the order A B B A (a load that rises or falls through the
+    pair weighs on both alike), and COPY beside them; each store's figures are its two runs' together."""
 
     copy: Measured
     today: Measured
@@ -275,20 +284,31 @@ class Run:
     archive: Measured
 
 
+def together(runs: list[Measured]) -> Measured:
+    """Several runs of one way as one: their rows, times and CPU added up."""
+    return Measured(runs[0].name, sum(run.rows for run in runs), sum(run.wall for run in runs),
+                    sum(run.client_cpu for run in runs), sum(run.server_cpu for run in runs))
+
+
+def pair_order(number: int) -> tuple[str, ...]:
+    """The stores' order in pair ``number`` (from 0): start, now, now, start; then now, start, start, now; ..."""
+    return (START, TODAY, TODAY, START) if number % 2 == 0 else (TODAY, START, START, TODAY)
+
+
 def one_pair(number: int, server: Postgres, rows: list[tuple[str, Record]], messages: Path, start_code: Path,
              ) -> Pair:
-    """COPY, then both stores in an order that alternates with ``number``, each in a fresh database; every way's
-    rows checked against COPY's."""
+    """COPY, then both stores twice in :func:`pair_order`, each in a fresh database; every way's rows checked
+    against COPY's."""
     url = fresh_database(server)
     copy = by_copy(url, rows)
     expected = archived_digest(url)
-    measured = {}
-    for name, code in ((START, start_code), (TODAY, ROOT))[::1 if number % 2 == 0 else -1]:
+    measured: dict[str, list[Measured]] = {START: [], TODAY: []}
+    for name in pair_order(number):
         url = fresh_database(server)
-        measured[name] = by_store(name, code, url, messages, len(rows))
+        measured[name].append(by_store(name, start_code if name == START else ROOT, url, messages, len(rows)))
         if archived_digest(url) != expected:
             raise RuntimeError(f"{name}: the archived rows differ from the journals'")
-    return Pair(copy, measured[TODAY], measured[START])
+    return Pair(copy, together(measured[TODAY]), together(measured[START]))
 
 
 def run(tables: int, rounds: int, start_code: Path, pairs: int = 3, journal_dir: Path | None = None) -> Run:
@@ -337,13 +357,13 @@ def table(done: Run) -> str:
 
 def pairs_table(done: Run) -> str:
     """Each pair: both stores' records a second and client CPU a record, and today's store against the start's."""
-    header = ["pair (first)", "records/s: start → now", "ratio", "client CPU / record: start → now", "ratio",
+    header = ["pair (order)", "records/s: start → now", "ratio", "client CPU / record: start → now", "ratio",
               "total CPU ratio"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for number, pair in enumerate(done.pairs, 1):
         speed, client, total = pair.ratios()
-        first = "start" if number % 2 == 1 else "now"
-        lines.append(f"| {number} ({first}) | {pair.start.rows / pair.start.wall:,.0f} → "
+        order = " ".join("start" if name == START else "now" for name in pair_order(number - 1))
+        lines.append(f"| {number} ({order}) | {pair.start.rows / pair.start.wall:,.0f} → "
                      f"{pair.today.rows / pair.today.wall:,.0f} | {speed:.2f}x | "
                      f"{pair.start.client_cpu * 1e6 / pair.start.rows:.1f} → "
                      f"{pair.today.client_cpu * 1e6 / pair.today.rows:.1f} µs | {client:.2f}x | {total:.2f}x |")
