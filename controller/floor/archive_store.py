@@ -25,8 +25,8 @@ Each batch also gives every table's archived head after it, and the record the a
 record waits for a predecessor (parked in ``journal_pending``, at most :data:`PENDING_LIMIT` a table) or was
 deferred (beyond that bound): the archive asks the table for it (``docs/floor.md``, "Delivery").
 
-Records are stored in batches: one transaction for many records, two round trips to the server and
-a handful of statements whatever the batch's size (:meth:`ArchiveStore.receive_batch`), so one
+Records are stored in batches: one transaction for many records, three round trips to the server and
+a handful of statements whatever the batch's size (:meth:`ArchiveStore.store_batch`), so one
 archive process keeps up with a whole floor. Work on one table is serialized across archive
 processes by a transaction-scoped advisory lock per table; a batch takes the locks of all its tables
 first, in one order (sorted by site and table), so two archive processes never deadlock.
@@ -314,8 +314,8 @@ class ArchiveStore:
             hashes, found_heads = _hashes(archived), _heads_of(heads)
             self._look_up_the_rest(records, lowest, expected, found_heads, hashes)
             with contextlib.ExitStack() as copying:
-                judge = BatchJudge(hashes, _pending_records(pending), found_heads, {**self.modes, **_modes_of(modes)},
-                                   copy_row=self._copier(copying))
+                judge = BatchJudge(hashes, _pending_records(pending), found_heads, {**self.modes, **_modes_of(modes)})
+                judge.copy_row = self._copier(copying, judge)
                 if stamp is not None:
                     stamp("read")
                 handled = [judge.reject(item, payload) if isinstance(item, Rejection)
@@ -348,19 +348,16 @@ class ArchiveStore:
             if head.hash is not None:
                 hashes[(site, table, head.seq)] = head.hash
 
-    def _copier(self, copying: contextlib.ExitStack) -> Callable[[tuple[Any, ...]], None]:
-        """What copies a batch's new records in, one by one: a ``COPY`` started at the first, ended when
-        ``copying`` closes (sent a failure when judging fails)."""
-        started: list[Callable[[Sequence[Any]], None]] = []
-
-        def copy_row(row: tuple[Any, ...]) -> None:
-            if not started:
-                cursor = copying.enter_context(self.connection.cursor())
-                copy = copying.enter_context(cursor.copy(COPY_RECORDS))
-                copy.set_types(COPY_TYPES)
-                started.append(copy.write_row)
-            started[0](row)
-        return copy_row
+    def _copier(self, copying: contextlib.ExitStack, judge: BatchJudge) -> Callable[[tuple[Any, ...]], None]:
+        """What copies ``judge``'s first new record in: it starts a ``COPY``, ended when ``copying`` closes (sent a
+        failure when judging fails), that takes the next ones directly."""
+        def first_row(row: tuple[Any, ...]) -> None:
+            cursor = copying.enter_context(self.connection.cursor())
+            copy = copying.enter_context(cursor.copy(COPY_RECORDS))
+            copy.set_types(COPY_TYPES)
+            judge.copy_row = copy.write_row
+            copy.write_row(row)
+        return first_row
 
     def _write(self, judge: BatchJudge, stamp: Callable[[str], None] | None) -> None:
         """The batch's other rows and its commit, in one pipeline after the new records were copied in: pending
@@ -573,11 +570,12 @@ class BatchJudge:
     """
 
     def __init__(self, archived: dict[RecordKey, str], pending: dict[RecordKey, list[Record]],
-                 heads: dict[Place, Head] | None = None, modes: dict[Place, Mode] | None = None,
-                 copy_row: Callable[[tuple[Any, ...]], None] | None = None) -> None:
+                 heads: dict[Place, Head] | None = None, modes: dict[Place, Mode] | None = None) -> None:
         self.archived = archived
-        self.copy_row = copy_row
-        """Given each new record's row as it is stored (the batch copies it in at once), when set."""
+        self.stored: list[tuple[Any, ...]] = []
+        self.copy_row: Callable[[tuple[Any, ...]], None] = self.stored.append
+        """Given each new record's row as it is stored: the batch sets it to copy the row in at once; else the rows
+        are kept in :attr:`stored`."""
         self.modes: dict[Place, Mode] = dict(modes or {})
         """Each table's mode (its record 1's), as read and as stored in this batch."""
         self.pending = pending
@@ -594,7 +592,6 @@ class BatchJudge:
         self.gaps: set[Place] = set()
         """The tables of which a record came before its predecessor in this batch."""
         self.advanced: set[Place] = set()
-        self.stored: list[tuple[Any, ...]] = []
         self.parked: list[tuple[Any, ...]] = []
         self.released: list[RecordKey] = []
         self.rejected: list[tuple[Any, ...]] = []
@@ -694,9 +691,7 @@ class BatchJudge:
         if seq == 1:
             self.modes[place] = header_mode(_json_object(record.body))
         row = place + record + (self.modes.get(place, "live"),)
-        self.stored.append(row)
-        if self.copy_row is not None:
-            self.copy_row(row)
+        self.copy_row(row)
         tip = self.tips.get(place)
         if tip is None or seq > tip[0]:
             self.tips[place] = (seq, record.hash)
