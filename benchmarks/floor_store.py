@@ -69,6 +69,8 @@ import json, os, pickle, sys, time
 import paho.mqtt.client as mqtt
 import controller.floor.archive_store as archive_store
 from controller.floor.archive import BATCH_LIMIT, Archiver
+if not os.path.realpath(archive_store.__file__).startswith(os.path.realpath(os.getcwd()) + os.sep):
+    sys.exit(f"{archive_store.__file__} is not the store of {os.getcwd()}")
 url, rows = sys.argv[1], sys.argv[2]
 ticks = os.sysconf("SC_CLK_TCK")
 def cpu(pid):
