@@ -396,13 +396,16 @@ def as_json(done: Run) -> str:
 
 def measure(args: argparse.Namespace, start_code: Path) -> int:
     """Run, print both tables and the figures as JSON; with ``--write``, write the section of docs/performance.md."""
+    load_before = os.getloadavg()[0]
     try:
         done = run(args.tables, args.rounds, start_code, args.pairs, args.journals)
     except ServerUnavailable as error:
         print(f"benchmarks.floor_store: {error}", file=sys.stderr)
         return 2
+    load = (f"The machine's load average (1 minute) was {load_before:.1f} as the run started, "
+            f"{os.getloadavg()[0]:.1f} as it ended.")
     text = (table(done) + "\n\nToday's store against the store at issue 27's start, pair by pair:\n\n"
-            + pairs_table(done) + "\n\n" + verdict(done))
+            + pairs_table(done) + "\n\n" + verdict(done) + " " + load)
     print(text)
     print(as_json(done))
     if args.write:
