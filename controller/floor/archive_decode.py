@@ -10,8 +10,11 @@ neither), a hash that is not 64 hex digits, and a topic whose SITE or TABLE is n
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+
+import msgspec
 
 from controller.floor.archive_store import Rejection
 from controller.floor.urls import NAME
@@ -26,13 +29,48 @@ MAX_SEQ = (1 << 63) - 1
 """The largest ``seq`` PostgreSQL's ``bigint`` holds."""
 KEPT_OF_A_REJECT = 4096
 """How much of a refused message's text ``journal_rejects`` keeps (its size is said after it)."""
-HASH = re.compile(r"[0-9a-f]{64}")
+HASHES = re.compile(r"[0-9a-f]{128}")
+"""Two hashes one after the other (each 64 characters long: then each is a hash)."""
 KIND = re.compile(r"[a-z_]{1,32}")
 LONGEST_AT = 64
 
 
+class _RecordFields(msgspec.Struct, forbid_unknown_fields=True):
+    """A journal message's fields as :data:`STRICT_DECODER` reads them."""
+
+    seq: int
+    kind: str
+    at: str
+    body: str
+    prev: str
+    hash: str
+
+
+STRICT_DECODER = msgspec.json.Decoder(_RecordFields)
+"""The common case in one C call (a fifth of ``json.loads``'s time): exactly the record's fields, ``seq`` an integer,
+the others text. It takes only what ``json.loads`` takes, with the same values (a repeated key's last value); what it
+refuses (a lone surrogate, a float, NaN, a missing or extra field...) goes through ``json.loads``, which says why."""
+
+
 def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Rejection:
     """(site, table, record) of a ``croupier/SITE/TABLE/journal`` message, or why it is not one."""
+    place = _place(topic)
+    if isinstance(place, Rejection):
+        return place
+    site, table = place
+    if len(payload) > MAX_MESSAGE_BYTES:
+        return Rejection(site, table, None, f"the message is {len(payload)} bytes, more than the archive takes "
+                                            f"({MAX_MESSAGE_BYTES})")
+    try:
+        fields = STRICT_DECODER.decode(payload)
+    except msgspec.DecodeError:
+        return _judged_by_json(site, table, payload)
+    return _checked(site, table, fields.seq, fields.kind, fields.at, fields.body, fields.prev, fields.hash)
+
+
+@functools.lru_cache(maxsize=4096)
+def _place(topic: str) -> tuple[str, str] | Rejection:
+    """(site, table) of a journal topic, or why it is not one (a floor's few topics, each judged once)."""
     parts = topic.split("/")
     if len(parts) != 4 or parts[0] != "croupier" or parts[3] != "journal":
         return Rejection(None, None, None, f"topic {topic!a} is not croupier/SITE/TABLE/journal")
@@ -40,9 +78,18 @@ def decode_message(topic: str, payload: bytes) -> tuple[str, str, Record] | Reje
     if not (NAME.fullmatch(site) and NAME.fullmatch(table)):
         return Rejection(None, None, None, f"topic {topic!a}: SITE and TABLE are 1-64 letters, digits, '-', "
                                            "'_' or '.'")
-    if len(payload) > MAX_MESSAGE_BYTES:
-        return Rejection(site, table, None, f"the message is {len(payload)} bytes, more than the archive takes "
-                                            f"({MAX_MESSAGE_BYTES})")
+    return site, table
+
+
+@functools.lru_cache(maxsize=256)
+def _is_kind(kind: str) -> bool:
+    """Whether ``kind`` is a record kind (a journal's few kinds, each judged once)."""
+    return KIND.fullmatch(kind) is not None
+
+
+def _judged_by_json(site: str, table: str, payload: bytes) -> tuple[str, str, Record] | Rejection:
+    """A message :data:`STRICT_DECODER` refused, read by ``json.loads`` to say why (or taken, when only the strict
+    reading refused it)."""
     try:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -64,14 +111,23 @@ def _record(site: str, table: str, data: dict[str, object]) -> tuple[str, str, R
     if not (type(kind) is str and type(at) is str and type(body) is str and type(prev) is str
             and type(hash_) is str):
         return Rejection(site, table, number, "kind, at, body, prev and hash are text")
+    return _checked(site, table, number, kind, at, body, prev, hash_)
+
+
+def _checked(site: str, table: str, seq: int, kind: str, at: str, body: str, prev: str,
+             hash_: str) -> tuple[str, str, Record] | Rejection:
+    """The record of these fields (their types right), or why PostgreSQL or the archive cannot take it."""
+    if not 1 <= seq <= MAX_SEQ:
+        return Rejection(site, table, None, f"seq is a record number from 1 to {MAX_SEQ}")
+    number = seq
     if "\x00" in body or not body.isascii() or not (kind + at + prev + hash_).isascii() or "\x00" in at:
         for name, value in (("kind", kind), ("at", at), ("body", body), ("prev", prev), ("hash", hash_)):
             problem = _text_problem(value)
             if problem is not None:
                 return Rejection(site, table, number, f"its {name} {problem}")
-    if not KIND.fullmatch(kind) or len(at) > LONGEST_AT:
+    if not _is_kind(kind) or len(at) > LONGEST_AT:
         return Rejection(site, table, number, "kind is a record kind (a-z, _) and at a journal time")
-    if not (HASH.fullmatch(prev) and HASH.fullmatch(hash_)):
+    if not (len(prev) == len(hash_) == 64 and HASHES.fullmatch(prev + hash_)):
         return Rejection(site, table, number, "prev and hash are SHA-256 hashes (64 hex digits)")
     return site, table, Record(number, kind, at, body, prev, hash_)
 

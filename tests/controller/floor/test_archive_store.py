@@ -207,3 +207,70 @@ def test_records_before_their_predecessor_are_bounded_per_table_and_the_first_mi
     with psycopg.connect(database) as connection:
         assert connection.execute("SELECT seq, hash FROM journal_heads WHERE table_id = 't2'").fetchall() == \
             [(7, records[6].hash)], "the head the archive confirmed is kept"
+
+
+def test_bad_records_among_good_ones_in_journal_order_are_refused_alone_and_the_good_ones_stored_once(
+        journals: dict[str, list[Record]], database: str, second_database: str) -> None:
+    """The common case, each table's records in order and the tables' messages interleaved, with a record whose
+    hash does not hold, one that does not chain and one sent twice among them, in a batch that starts from the
+    heads the one before it stored."""
+    t1, t2, t3 = journals["t1"], journals["t2"], journals["t3"]
+    wrong_hash = t1[4]._replace(hash="0" * 64)
+    elsewhere = t2[3]._replace(prev="e" * 64)
+    not_chaining = elsewhere._replace(hash=record_hash(4, elsewhere.kind, elsewhere.at, elsewhere.prev, elsewhere.body))
+    sent = {"t1": [*t1[:4], wrong_hash, *t1[4:]], "t2": [*t2[:3], not_chaining, *t2[3:]],
+            "t3": [*t3[:2], t3[1], *t3[2:]]}
+    messages: list[Decoded] = []
+    for index in range(max(len(records) for records in sent.values())):
+        messages.extend(((SITE, table, records[index]), record_payload(records[index]))
+                        for table, records in sent.items() if index < len(records))
+    cut = 8  # the first batch ends after record 3 of t1 and t2; t3's second record 2 starts the second batch
+    store = ArchiveStore(psycopg.connect(database))
+    store.create_schema()
+    try:
+        handled = [*store.receive_batch(messages[:cut]), *store.receive_batch(messages[cut:])]
+    finally:
+        store.close()
+    outcomes = {name: [outcome.outcome for (item, _), outcome in zip(messages, handled, strict=True)
+                       if not isinstance(item, Rejection) and item[1] == name] for name in sent}
+    good = [Outcome.STORED]
+    assert outcomes == {"t1": good * 4 + [Outcome.REJECTED] + good * (len(t1) - 4),
+                        "t2": good * 3 + [Outcome.REJECTED] + good * (len(t2) - 3),
+                        "t3": good * 2 + [Outcome.DUPLICATE] + good * (len(t3) - 2)}
+    assert all(outcome.stored == (outcome.outcome is Outcome.STORED) for outcome in handled)
+    rows = _rows(database)
+    for table, records in journals.items():
+        assert [row[2:] for row in rows["records"] if row[1] == table] == [tuple(record) for record in records]
+    assert rows["pending"] == []
+    assert [(table, seq, reason) for _, table, seq, reason, _ in rows["rejects"]] == [
+        ("t2", 4, f"does not chain: its prev {'e' * 16}... is not the hash of the archived record 3 "
+                  f"({t2[2].hash[:16]}...)"),
+        ("t1", 5, "its hash does not match its contents (edited or forged)")]
+    alone = _archive(second_database, messages, None)
+    assert [dataclasses.astuple(outcome) for outcome in alone] == [dataclasses.astuple(outcome) for outcome in handled]
+    assert _rows(second_database) == rows
+
+
+def test_a_batch_the_database_refuses_while_its_records_are_copied_in_leaves_nothing_and_the_next_is_stored(
+        journals: dict[str, list[Record]], database: str) -> None:
+    """A new record PostgreSQL refuses in the middle of the batch's COPY (here a constraint the test adds): the
+    whole batch is rolled back, nothing of it stays (no row, no head, nothing pending), and the same connection
+    stores the next batch."""
+    records = journals["t3"]
+    poisoned = records[6]._replace(body=records[6].body.replace("}", ',"poison":1}', 1))
+    poisoned = poisoned._replace(hash=record_hash(7, poisoned.kind, poisoned.at, poisoned.prev, poisoned.body))
+    store = ArchiveStore(psycopg.connect(database))
+    store.create_schema()
+    store.connection.execute("ALTER TABLE journal_records ADD CONSTRAINT no_poison CHECK (body NOT LIKE '%poison%')")
+    try:
+        first = [((SITE, "t3", record), record_payload(record)) for record in [*records[:6], poisoned]]
+        with pytest.raises(psycopg.errors.CheckViolation):
+            store.store_batch([*first, ((SITE, "t4", records[0]), record_payload(records[0]))])
+        assert _rows(database) == {"records": [], "pending": [], "rejects": []}
+        with psycopg.connect(database) as connection:
+            assert connection.execute("SELECT count(*) FROM journal_heads").fetchone() == (0,)
+        again = store.store_batch([((SITE, "t3", record), record_payload(record)) for record in records])
+    finally:
+        store.close()
+    assert [outcome.outcome for outcome in again.handled] == [Outcome.STORED] * len(records)
+    assert [row[2:] for row in _rows(database)["records"]] == [tuple(record) for record in records]
