@@ -285,10 +285,13 @@ def _bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None,
 
 def house_evs(shoe: Shoe, names: Iterable[str], variant: str, settings: BetsSettings | None) -> dict[str, Fraction]:
     """The expected net win per unit of each bet of ``names`` (``banker`` follows ``variant``) under the house's
-    pay tables (``[bets.pays]`` over the defaults), for the next round from ``shoe``."""
-    bets = {name: bet_for(name, variant) for name in names}
-    every = bet_odds(shoe, {bet.name: house_pays(bet, settings) for bet in bets.values()})
-    return {name: every[bet.name].ev for name, bet in bets.items()}
+    pay tables (``[bets.pays]`` over the defaults), for the next round from ``shoe``: exactly :func:`bet_odds`'
+    values of these bets, from the kernel (:class:`~controller.core.bets.kernel.BetValues`, whose pay classes
+    the live edge has classified already)."""
+    cards_for_a_round(shoe)
+    chosen = [(name, bet_for(name, variant)) for name in names]
+    values = kernel.BetValues([(name, bet, house_pays(bet, settings)) for name, bet in chosen])
+    return values.evs(shoe.values, shoe.ranks, shoe.cards)
 
 
 def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:

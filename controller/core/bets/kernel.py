@@ -95,11 +95,17 @@ def position_weights(values: Sequence[int]) -> dict[Position, int]:
 
 
 @cache
+def _position_facts() -> tuple[RoundFacts, ...]:
+    """Each final position's facts, in :func:`position_order`, made once for every bet."""
+    return tuple(RoundFacts(pt, bt, pn, bn) for pt, bt, pn, bn in position_order())
+
+
+@cache
 def _positions_by_class(classify: Callable[[RoundFacts], str | None]) -> dict[str | None, tuple[int, ...]]:
     """The indices of the final positions in each pay class of the value bet ``classify`` (None: it loses)."""
     grouped: dict[str | None, list[int]] = {}
-    for index, (pt, bt, pn, bn) in enumerate(position_order()):
-        grouped.setdefault(classify(RoundFacts(pt, bt, pn, bn)), []).append(index)
+    for index, facts in enumerate(_position_facts()):
+        grouped.setdefault(classify(facts), []).append(index)
     return {pay_class: tuple(found) for pay_class, found in grouped.items()}
 
 
