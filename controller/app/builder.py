@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal, TextIO
+
+import msgspec
 
 from config.schema import Settings
 from controller.app.runner import Runner
@@ -72,8 +73,7 @@ class Display(StrEnum):
     """Nothing: the caller reads the table itself (``train``)."""
 
 
-@dataclass(frozen=True)
-class MockDeal:
+class MockDeal(msgspec.Struct, frozen=True):
     """What the mock shoe deals: the seeded shoes of ``seed``, or exactly the inputs of ``cards`` (``--cards``
     tokens) or of a ``script`` file."""
 
@@ -118,16 +118,14 @@ def open_card_source(url: str, settings: Settings) -> CardSource:
     return open_source(serial_url(url, settings.serial))
 
 
-@dataclass(frozen=True)
-class JournalOptions:
+class JournalOptions(msgspec.Struct, frozen=True):
     """The journal at ``path``, tied to ``key`` (the command and its card source) besides the settings."""
 
     path: str
     key: object
 
 
-@dataclass(frozen=True)
-class SessionOptions:
+class SessionOptions(msgspec.Struct, frozen=True):
     """What a session is made of. ``source`` is given opened, or as the mock's deal."""
 
     settings: Settings
