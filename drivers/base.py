@@ -15,11 +15,12 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
 from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, urlsplit
+
+import msgspec
 
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input
@@ -54,8 +55,7 @@ def one_of(words: tuple[str, ...] | list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(msgspec.Struct, frozen=True):
     """One URL query option of a driver: its type, default, range or choices, and help.
 
     ``type`` is ``int``, ``float``, ``bool`` (a flag written ``0`` or ``1``) or

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from itertools import combinations_with_replacement, product, repeat
 from math import perm
 from operator import itemgetter, mul
+
+import msgspec
 
 from config.schema import BetsSettings
 from controller.core import rules
@@ -44,8 +45,7 @@ MIN_CARDS = 4
 """The cards of the shortest round: two a hand."""
 
 
-@dataclass(frozen=True)
-class _Tables:
+class _Tables(msgspec.Struct, frozen=True):
     parents: tuple[tuple[int, ...], ...]
     """``parents[n]``: for each multiset of ``n + 1`` values, the index of its multiset less its largest value."""
     factors: tuple[tuple[int, ...], ...]
@@ -128,8 +128,7 @@ def position_weights(values: list[int]) -> dict[Position, int]:
     return result
 
 
-@dataclass(frozen=True)
-class Shoe:
+class Shoe(msgspec.Struct, frozen=True, gc=False):
     """The cards left, as the counts the bets need: by value, by rank, by card (rank and suit)."""
 
     values: tuple[int, ...]
@@ -188,8 +187,7 @@ def pair_probabilities(shoe: Shoe) -> dict[str, Fraction]:
     }
 
 
-@dataclass(frozen=True)
-class BetOdds:
+class BetOdds(msgspec.Struct, frozen=True):
     """One bet's exact odds: the probability of each pay class, and the expected net win per unit."""
 
     name: str

@@ -19,11 +19,12 @@ denominator, hence an exact fraction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from math import lcm, perm
+
+import msgspec
 
 from controller.core.bets.catalogue import CATALOGUE, Bet, RoundFacts
 from controller.core.bets.tables import Position, blob, position_order
@@ -109,8 +110,7 @@ def _positions_by_class(classify: Callable[[RoundFacts], str | None]) -> dict[st
     return {pay_class: tuple(found) for pay_class, found in grouped.items()}
 
 
-@dataclass(frozen=True)
-class _ValueBet:
+class _ValueBet(msgspec.Struct, frozen=True, gc=False):
     """A value bet as whole numbers: its groups' first index, and per winning or pushing pay class its net
     plus one, scaled by ``scale`` (the rest lose the stake)."""
 
@@ -119,8 +119,7 @@ class _ValueBet:
     scale: int
 
 
-@dataclass(frozen=True)
-class _PairBet:
+class _PairBet(msgspec.Struct, frozen=True, gc=False):
     """A pair bet: which pair it wins on, and its net plus one (``returned / scale``) when it wins."""
 
     event: str
