@@ -20,14 +20,16 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
-from transitions import Machine
 
 from controller.core import rules
 from controller.core.cards import Card, hand_total
 from controller.core.events import Side
+
+if TYPE_CHECKING:
+    from transitions import Machine
 
 
 class State(enum.Enum):
@@ -288,7 +290,10 @@ class DiagramModel:
 
 
 def build_machine(model: DiagramModel | None = None, initial: State = State.NEW_SHOE) -> Machine:
-    """:data:`TRANSITIONS` as a ``transitions`` machine over ``model`` (no auto transitions, guards by name)."""
+    """:data:`TRANSITIONS` as a ``transitions`` machine over ``model`` (no auto transitions, guards by name; the
+    library is imported only here: the table looks its rows up itself)."""
+    from transitions import Machine
+
     rows = [{"trigger": row.trigger, "source": [state.name for state in row.source], "dest": row.dest.name,
              **({"conditions": row.guard} if row.guard else {})} for row in TRANSITIONS]
     return Machine(model=model if model is not None else DiagramModel(),
