@@ -11,7 +11,6 @@ says so by also deriving from :class:`Resumable`.
 
 from __future__ import annotations
 
-import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -26,7 +25,9 @@ from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input
 from controller.i18n.message import message
 
-LOG = logging.getLogger("croupier.drivers")
+LOGGER = "croupier.drivers"
+"""The logger the drivers warn on (:mod:`logging` is imported only to warn: most commands never do)."""
+
 
 class Delivery(StrEnum):
     """How a source gives its inputs, which decides what the controller must pace and who plays the dealer."""
@@ -174,8 +175,10 @@ class CardSource(ABC):
         try:
             indication = Indication(what)
         except ValueError:
-            LOG.warning("%s: unknown indication %r not sent; expected one of %s",
-                        self.url, what, ", ".join(Indication))
+            import logging
+
+            logging.getLogger(LOGGER).warning("%s: unknown indication %r not sent; expected one of %s",
+                                              self.url, what, ", ".join(Indication))
             return
         self._indicate(indication)
 
