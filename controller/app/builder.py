@@ -42,11 +42,11 @@ from controller.i18n.message import message
 from controller.terms import Mode as PlayMode
 from controller.ui.localise import Localiser, table_catalogue
 from drivers.base import CardSource, Delivery
-from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
     from controller.app.property_watch import PropertyWatch
     from controller.floor.feed import TableFeed
+    from drivers.merged import MergedSource
     from drivers.mock import MockShoe
 
 TRANSCRIPT_LIMIT = 200
@@ -233,12 +233,15 @@ def _merged(options: SessionOptions, primary: CardSource, words: Catalogue) -> M
     shoe at a pace or at the console."""
     if options.mode == "live":
         from controller.ui.keyboard import keyboard_parser
+        from drivers.merged import MergedSource
 
         return MergedSource(primary, options.keyboard, keyboard_parser(words, options.keyboard), options.notice,
                             pace=MOCK_DEALER_PACE if _dealt_by_hand(options, primary) else 0.0,
                             hold_when_idle=primary.delivery is not Delivery.DEALT and not options.auto_next)
     pace = options.pace if options.pace is not None else (INTERACTIVE_PACE if options.console else 0.0)
     if options.console or pace:
+        from drivers.merged import MergedSource
+
         return MergedSource(primary, pace=pace, hold_when_idle=options.console)
     return None
 

@@ -9,7 +9,6 @@ summary), each of which joins the session before the events begin and is closed 
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
@@ -22,11 +21,13 @@ from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.terms import Mode
 from drivers.base import CardSource
-from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
+    import threading
+
     from controller.journal.journaled import EventSink
     from controller.ui.console import DealerConsole
+    from drivers.merged import MergedSource
 
 
 def fan_out(sinks: list[EventSink], events: list[Event]) -> None:
@@ -187,6 +188,8 @@ class ConsoleRun(msgspec.Struct):
                 if self.console.is_running:
                     self.console.call_from_thread(self.console.exit)
 
+        import threading
+
         self.thread = threading.Thread(target=work, name="croupier-runner", daemon=True)
         self.thread.start()
 
@@ -293,6 +296,8 @@ def start_badge_feed(settings: AuthSettings, source: MergedSource,
                 source.put(Input(InputKind.BADGE_REMOVED, event.uid))
             else:
                 complain(event.message or f"badge reader {event.reader}: {event.kind}")
+
+    import threading
 
     threading.Thread(target=pump, name="croupier-badges", daemon=True).start()
     return reader.close

@@ -14,7 +14,6 @@ from controller.core.auth import AuthSettings
 from controller.core.events import Event
 from controller.i18n.catalogue import Catalogue
 from controller.terms import Mode
-from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
     from config.schema import Settings
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from controller.ui.oddscompare import OddsComparison
     from controller.ui.scoreboard import Scoreboard
     from controller.ui.transcript import Summary
+    from drivers.merged import MergedSource
 
 
 # -- how the events begin -------------------------------------------------------------------------
