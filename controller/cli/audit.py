@@ -131,8 +131,8 @@ def audit_verify(args: argparse.Namespace) -> int:
 def _replayed(journal: Journal, verified: Verified, whole: bool, words: Catalogue) -> str:
     """Replay the ``whole`` journal into a fresh table, or else the last checkpoint's shoe, checking the journaled
     events and checkpoints (raises :class:`JournalError` naming the record that differs); what to print."""
-    if whole:
-        found = replay(journal, table_from_header(journal.path, verified.header))
+    if whole:  # every event compared and counted as it is replayed, none kept: a day's events are not held
+        found = replay(journal, table_from_header(journal.path, verified.header), keep_events=False)
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
                          inputs=found.inputs)
     last = journal.last_checkpoint()
