@@ -72,9 +72,10 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, listing: bool = True) -> argparse.ArgumentParser:
     """The ``croupier`` parser; with ``only``, just that command's module is imported (the others are listed
-    by name and help, enough for ``croupier --help`` and for argparse's choice of command)."""
+    by name and help, enough for ``croupier --help`` and for argparse's choice of command; without ``listing``
+    not even that: a command line that begins with its command never reads the listing)."""
     parser = argparse.ArgumentParser(
         prog="croupier",
         description="Controller for a live Punto Banco table: card reader in, dealer instructions out.",
@@ -84,7 +85,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, (module_name, help_text) in COMMANDS.items():
         if only is None or name == only:
             importlib.import_module(module_name).register(subparsers)
-        else:
+        elif listing:
             subparsers.add_parser(name, help=help_text, add_help=False)
     return parser
 
@@ -120,7 +121,7 @@ def main(argv: Sequence[str] | None = None, *, started: Callable[[], None] | Non
 def _run(words: list[str], named: str, started: Callable[[], None] | None = None) -> int:
     from controller.core.exceptions import CroupierError
 
-    parser = build_parser(only=named)
+    parser = build_parser(only=named, listing=not named or words[0] != named)  # an option first may be --help
     args = parser.parse_args(words)
     if started is not None:
         started()

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from controller.cli import main as cli
 from tests.inprocess import CROUPIER, ROOT, croupier_in_process
@@ -119,3 +123,22 @@ def test_the_command_itself_runs_with_the_garbage_collector_on() -> None:
             "sys.exit(entry())\n")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert run.stdout.split() == ["True", "True"]
+
+
+def parsed_or_said(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[object, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            found: object = vars(parser.parse_args(argv))
+        except SystemExit as exit_:
+            found = exit_.code
+    return found, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("argv", [["simulate", "--rounds", "3"], ["simulate", "--help"], ["simulate", "--bogus"],
+                                  ["simulate", "--rounds", "x"], ["audit", "verify"], ["odds", "--decks", "9"]])
+def test_a_command_line_that_begins_with_its_command_needs_no_listing(argv: list[str]) -> None:
+    """Without the other commands' entries (their parsers cost a gettext lookup each) the command parses, helps
+    and refuses exactly as with them."""
+    with_listing = parsed_or_said(cli.build_parser(only=argv[0]), argv)
+    assert parsed_or_said(cli.build_parser(only=argv[0], listing=False), argv) == with_listing
