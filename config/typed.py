@@ -10,7 +10,6 @@ in the order of the schema is the one reported.
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cache
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, get_args, get_origin
 
@@ -62,8 +61,7 @@ def worded_problem(error: ValueError) -> Message | str:
     return error.problem if isinstance(error, Worded) else str(error)
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(msgspec.Struct, frozen=True):
     """The first thing wrong in a section, in the words of a config error.
 
     ``key`` is the section's key, ``below`` the path under it, ``worded`` what to say (``expected ..., got

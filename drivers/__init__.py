@@ -20,18 +20,15 @@ from __future__ import annotations
 
 import functools
 import importlib
-import logging
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from controller.core.exceptions import DriverURLError, install_hint
 from controller.i18n.message import message
-from drivers.base import CardSource, Delivery, Indication, Option, Resumable
+from drivers.base import LOGGER, CardSource, Delivery, Indication, Option, Resumable
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
-
-LOG = logging.getLogger("croupier.drivers")
 
 ENTRY_POINT_GROUP = "croupier.drivers"
 """The entry-point group a package declares its drivers in: name = scheme, value = ``module:Class``."""
@@ -55,8 +52,10 @@ def plugins() -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         if entry.name in DRIVERS:
-            LOG.warning("the %s:// driver of %s is ignored: %s:// is built in",
-                        entry.name, entry.value, entry.name)
+            import logging
+
+            logging.getLogger(LOGGER).warning("the %s:// driver of %s is ignored: %s:// is built in",
+                                              entry.name, entry.value, entry.name)
         else:
             found[entry.name] = entry
     return found

@@ -11,21 +11,23 @@ says so by also deriving from :class:`Resumable`.
 
 from __future__ import annotations
 
-import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from types import TracebackType
 from typing import Any, ClassVar, Self
 from urllib.parse import parse_qs, urlsplit
 
+import msgspec
+
 from controller.core.exceptions import DriverError, DriverURLError
 from controller.core.inputs import Input
 from controller.i18n.message import message
 
-LOG = logging.getLogger("croupier.drivers")
+LOGGER = "croupier.drivers"
+"""The logger the drivers warn on (:mod:`logging` is imported only to warn: most commands never do)."""
+
 
 class Delivery(StrEnum):
     """How a source gives its inputs, which decides what the controller must pace and who plays the dealer."""
@@ -54,8 +56,7 @@ def one_of(words: tuple[str, ...] | list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(msgspec.Struct, frozen=True):
     """One URL query option of a driver: its type, default, range or choices, and help.
 
     ``type`` is ``int``, ``float``, ``bool`` (a flag written ``0`` or ``1``) or
@@ -174,8 +175,10 @@ class CardSource(ABC):
         try:
             indication = Indication(what)
         except ValueError:
-            LOG.warning("%s: unknown indication %r not sent; expected one of %s",
-                        self.url, what, ", ".join(Indication))
+            import logging
+
+            logging.getLogger(LOGGER).warning("%s: unknown indication %r not sent; expected one of %s",
+                                              self.url, what, ", ".join(Indication))
             return
         self._indicate(indication)
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal, TextIO
+
+import msgspec
 
 from config.schema import Settings
 from controller.app.runner import Runner
@@ -41,11 +42,11 @@ from controller.i18n.message import message
 from controller.terms import Mode as PlayMode
 from controller.ui.localise import Localiser, table_catalogue
 from drivers.base import CardSource, Delivery
-from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
     from controller.app.property_watch import PropertyWatch
     from controller.floor.feed import TableFeed
+    from drivers.merged import MergedSource
     from drivers.mock import MockShoe
 
 TRANSCRIPT_LIMIT = 200
@@ -72,8 +73,7 @@ class Display(StrEnum):
     """Nothing: the caller reads the table itself (``train``)."""
 
 
-@dataclass(frozen=True)
-class MockDeal:
+class MockDeal(msgspec.Struct, frozen=True):
     """What the mock shoe deals: the seeded shoes of ``seed``, or exactly the inputs of ``cards`` (``--cards``
     tokens) or of a ``script`` file."""
 
@@ -118,16 +118,14 @@ def open_card_source(url: str, settings: Settings) -> CardSource:
     return open_source(serial_url(url, settings.serial))
 
 
-@dataclass(frozen=True)
-class JournalOptions:
+class JournalOptions(msgspec.Struct, frozen=True):
     """The journal at ``path``, tied to ``key`` (the command and its card source) besides the settings."""
 
     path: str
     key: object
 
 
-@dataclass(frozen=True)
-class SessionOptions:
+class SessionOptions(msgspec.Struct, frozen=True):
     """What a session is made of. ``source`` is given opened, or as the mock's deal."""
 
     settings: Settings
@@ -235,12 +233,15 @@ def _merged(options: SessionOptions, primary: CardSource, words: Catalogue) -> M
     shoe at a pace or at the console."""
     if options.mode == "live":
         from controller.ui.keyboard import keyboard_parser
+        from drivers.merged import MergedSource
 
         return MergedSource(primary, options.keyboard, keyboard_parser(words, options.keyboard), options.notice,
                             pace=MOCK_DEALER_PACE if _dealt_by_hand(options, primary) else 0.0,
                             hold_when_idle=primary.delivery is not Delivery.DEALT and not options.auto_next)
     pace = options.pace if options.pace is not None else (INTERACTIVE_PACE if options.console else 0.0)
     if options.console or pace:
+        from drivers.merged import MergedSource
+
         return MergedSource(primary, pace=pace, hold_when_idle=options.console)
     return None
 

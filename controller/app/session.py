@@ -9,10 +9,10 @@ summary), each of which joins the session before the events begin and is closed 
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+import msgspec
 
 from controller.app.runner import Runner
 from controller.core.auth import AuthSettings
@@ -21,11 +21,13 @@ from controller.core.table import Table
 from controller.i18n.catalogue import Catalogue
 from controller.terms import Mode
 from drivers.base import CardSource
-from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
+    import threading
+
     from controller.journal.journaled import EventSink
     from controller.ui.console import DealerConsole
+    from drivers.merged import MergedSource
 
 
 def fan_out(sinks: list[EventSink], events: list[Event]) -> None:
@@ -34,8 +36,7 @@ def fan_out(sinks: list[EventSink], events: list[Event]) -> None:
         sink(events)
 
 
-@dataclass
-class Outputs:
+class Outputs(msgspec.Struct):
     """Where a table's events go.
 
     ``replay`` are the sinks that must also see the events a resumed journal
@@ -43,9 +44,9 @@ class Outputs:
     """
 
     notice: Callable[[str], None]
-    sinks: list[EventSink] = field(default_factory=list)
-    replay: list[EventSink] = field(default_factory=list)
-    earlier: list[Callable[[Mapping[str, int]], None]] = field(default_factory=list)
+    sinks: list[EventSink] = msgspec.field(default_factory=list)
+    replay: list[EventSink] = msgspec.field(default_factory=list)
+    earlier: list[Callable[[Mapping[str, int]], None]] = msgspec.field(default_factory=list)
     """Those that count the whole game: given the totals of the events a resume did not replay to them."""
 
     def add(self, sink: EventSink, replayed: bool = True,
@@ -102,18 +103,17 @@ class Unattended:
         return runner.run()
 
 
-@dataclass
-class Session:
+class Session(msgspec.Struct):
     """A table ready to play: its runner (table and source), its outputs, its opening, its stages."""
 
     runner: Runner
     outputs: Outputs
     opening: Opening
     words: Catalogue
-    driver: Driver = field(default_factory=Unattended)
-    _closing: contextlib.ExitStack = field(default_factory=contextlib.ExitStack, init=False, repr=False)
-    _begun: list[Callable[[], None]] = field(default_factory=list, init=False, repr=False)
-    _ended: list[Callable[[], None]] = field(default_factory=list, init=False, repr=False)
+    driver: Driver = msgspec.field(default_factory=Unattended)
+    _closing: contextlib.ExitStack = msgspec.field(default_factory=contextlib.ExitStack)
+    _begun: list[Callable[[], None]] = msgspec.field(default_factory=list)
+    _ended: list[Callable[[], None]] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._closing.callback(self.opening.close)  # closed last: a feed drains the journal before it closes
@@ -168,8 +168,7 @@ class Session:
         self._closing.close()
 
 
-@dataclass
-class ConsoleRun:
+class ConsoleRun(msgspec.Struct):
     """The runner in a thread beside the dealer console, wired together (see :func:`console_run`)."""
 
     runner: Runner
@@ -188,6 +187,8 @@ class ConsoleRun:
                 self.error = error
                 if self.console.is_running:
                     self.console.call_from_thread(self.console.exit)
+
+        import threading
 
         self.thread = threading.Thread(target=work, name="croupier-runner", daemon=True)
         self.thread.start()
@@ -295,6 +296,8 @@ def start_badge_feed(settings: AuthSettings, source: MergedSource,
                 source.put(Input(InputKind.BADGE_REMOVED, event.uid))
             else:
                 complain(event.message or f"badge reader {event.reader}: {event.kind}")
+
+    import threading
 
     threading.Thread(target=pump, name="croupier-badges", daemon=True).start()
     return reader.close

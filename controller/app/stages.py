@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from controller.app.runner import Runner
 from controller.app.session import ConsoleRun, Session, run_console_app, run_with_console, start_badge_feed
@@ -13,7 +14,6 @@ from controller.core.auth import AuthSettings
 from controller.core.events import Event
 from controller.i18n.catalogue import Catalogue
 from controller.terms import Mode
-from drivers.merged import MergedSource
 
 if TYPE_CHECKING:
     from config.schema import Settings
@@ -25,13 +25,13 @@ if TYPE_CHECKING:
     from controller.ui.oddscompare import OddsComparison
     from controller.ui.scoreboard import Scoreboard
     from controller.ui.transcript import Summary
+    from drivers.merged import MergedSource
 
 
 # -- how the events begin -------------------------------------------------------------------------
 
 
-@dataclass
-class FreshStart:
+class FreshStart(msgspec.Struct):
     """No journal: the header, then the table's start, to every output."""
 
     header: list[Event]
@@ -45,8 +45,7 @@ class FreshStart:
         """Nothing to close."""
 
 
-@dataclass
-class JournalStage:
+class JournalStage(msgspec.Struct):
     """The journal at ``path``: every input committed with its events before they are shown; an existing journal
     (made with the same ``key`` and settings) is resumed. A ``live`` table's journal has its WAL written up front
     (:data:`~controller.journal.files.WAL_RESERVE`), so that no card's commit grows a file. ``start`` is what a new
@@ -86,8 +85,7 @@ class JournalStage:
 # -- stages ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class FeedStage:
+class FeedStage(msgspec.Struct):
     """The journal published to the floor's broker: started once the journal is open, woken by each batch of
     events, closed (drained) before the journal."""
 
@@ -114,8 +112,7 @@ def board_languages(settings: Settings) -> list[str]:
     return list(section.languages) or [settings.table.language]
 
 
-@dataclass
-class ScoreboardStage:
+class ScoreboardStage(msgspec.Struct):
     """The web scoreboard at ``address`` (``HOST:PORT``, port 0: a free one), in the table's board languages
     (:func:`board_languages`) with the house's words of ``[table] messages_dir``; it sees the events a resume
     replays. Its address is said (in the language of ``words``) once it listens. A ``mode`` that is not live is
@@ -126,8 +123,9 @@ class ScoreboardStage:
     words: Catalogue
     mode: Mode = "live"
     board: Scoreboard | None = None
-    host: str = field(default="", init=False)
-    port: int = field(default=0, init=False)
+    host: str = ""
+    """Set from ``address`` (a bad address is refused when the stage is made)."""
+    port: int = 0
 
     def __post_init__(self) -> None:
         from controller.ui.scoreboard import parse_address
@@ -155,8 +153,7 @@ class ScoreboardStage:
             self.board.close()
 
 
-@dataclass
-class WatchStage:
+class WatchStage(msgspec.Struct):
     """The property check beside the runner (:class:`~controller.app.property_watch.PropertyWatch`)."""
 
     watch: PropertyWatch
@@ -168,8 +165,7 @@ class WatchStage:
         self.watch.close()
 
 
-@dataclass
-class BadgeStage:
+class BadgeStage(msgspec.Struct):
     """The ``[auth]`` badge reader: its badges go to the table as inputs; the runner polls, so that an idle dealer
     is signed out after ``idle_signout_seconds``."""
 
@@ -187,8 +183,7 @@ class BadgeStage:
             self.stop()
 
 
-@dataclass
-class ClockStage:
+class ClockStage(msgspec.Struct):
     """The host clock's readings, given to the table once its events have begun (so the journal keeps each):
     at start, every ``[journal] clock_every`` seconds and at each jump (:mod:`controller.app.clock_watch`)."""
 
@@ -207,8 +202,7 @@ class ClockStage:
             self.watch.close()
 
 
-@dataclass
-class DisplayStage:
+class DisplayStage(msgspec.Struct):
     """What prints the events as they come (the JSON lines, the transcript, the dealer display, the progress
     bar); it does not see the events a resume replays (they were printed before). ``finish``: said at the end
     (the progress bar's last line)."""
@@ -223,8 +217,7 @@ class DisplayStage:
         self.finish()
 
 
-@dataclass
-class SummaryStage:
+class SummaryStage(msgspec.Struct):
     """The counts of the whole game (a resume's earlier totals included), printed at the end when ``printed``."""
 
     summary: Summary
@@ -248,8 +241,7 @@ class SummaryStage:
         """Nothing to close."""
 
 
-@dataclass
-class OddsStage:
+class OddsStage(msgspec.Struct):
     """The observed frequencies and nets beside the exact odds, printed at the end when ``printed`` and drawn to
     ``plot`` when given."""
 
@@ -276,15 +268,14 @@ class OddsStage:
         """Nothing to close."""
 
 
-@dataclass
-class ConsoleStage:
+class ConsoleStage(msgspec.Struct):
     """The Textual dealer console: it is given every event so far when it opens (a resume's replayed ones
     included), then shows each as it comes, and its keys go to ``source``. It drives the session: the runner runs
     in a thread beside it until the dealer quits. ``run_app`` runs it (on the terminal; a test runs it headless)."""
 
     source: MergedSource
     run_app: Callable[[ConsoleRun], None] = run_console_app
-    history: list[Event] = field(default_factory=list)
+    history: list[Event] = msgspec.field(default_factory=list)
     mode: Mode = "live"
     """Shown across the console's top for its whole life when it is not live (SIMULATION)."""
 

@@ -34,7 +34,8 @@ from controller.core.exceptions import (
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
 from controller.journal.about import about
-from controller.journal.replay import check_last_checkpoint, replay, table_from_header
+from controller.journal.beside import ReplayBeside
+from controller.journal.replay import check_last_checkpoint
 from controller.journal.store import Journal
 from controller.journal.verify import Verified, verify
 from controller.terms import MODE_WORDS
@@ -77,7 +78,6 @@ def audit_verify(args: argparse.Namespace) -> int:
     """Verify ``args.path``; print the outcome; return the exit status."""
     path: str = args.path
     words = of_args(args)
-    say = words.say
     if (args.site is None) != (args.table is None):
         raise CroupierError(message("audit.site_and_table", "--site and --table name a table in the archive "
                                     "together; give both or neither"))
@@ -91,50 +91,59 @@ def audit_verify(args: argparse.Namespace) -> int:
     try:
         journal = Journal.open_existing(path)
     except JournalTamperedError as error:
-        print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
+        print(words.say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
         return EXIT_TAMPERED
     except JournalError as error:
         print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
         return EXIT_NOT_A_JOURNAL
     try:
-        try:
-            verified = verify(journal)
-        except JournalTamperedError as error:
-            print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
-            if error.seq:
-                print(say("audit.intact_before", "{count} record(s) before it are intact.", count=error.seq - 1)
-                      if error.seq > 1 else say("audit.none_before", "No record before it."))
-            return EXIT_TAMPERED
-        except JournalError as error:
-            print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
-            return EXIT_NOT_A_JOURNAL
-        try:
-            replayed = _replayed(journal, verified, args.replay, of_args(args))
-        except JournalDamagedError as error:
-            print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
-            return EXIT_NOT_A_JOURNAL
-        except JournalError as error:
-            print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
-            return EXIT_TAMPERED
-        if args.archive is not None and not _matches_archive(journal, args):
-            return EXIT_TAMPERED
-        print(say("audit.ok", "OK: {records} records checked ({inputs} inputs, {events} event records){replayed}",
-                  records=verified.records, inputs=verified.inputs, events=verified.events, replayed=replayed))
-        print(say("audit.head", "head: record {seq} sha256 {hash}", seq=verified.records, hash=verified.head))
-        mode = say("audit.mode", "mode: {mode}", mode=words.text(MODE_WORDS[about(journal).mode]))
-        print(f"croupier audit verify: {mode}", file=sys.stderr)  # stdout's two lines stay as they were
-        return EXIT_OK
+        if not args.replay:
+            return _audited(journal, None, args, words)
+        with ReplayBeside(journal) as beside:  # the whole replay on a second core while the chain is checked
+            return _audited(journal, beside, args, words)
     finally:
         journal.close()
 
 
-def _replayed(journal: Journal, verified: Verified, whole: bool, words: Catalogue) -> str:
-    """Replay the ``whole`` journal into a fresh table, or else the last checkpoint's shoe, checking the journaled
-    events and checkpoints (raises :class:`JournalError` naming the record that differs); what to print."""
-    if whole:
-        found = replay(journal, table_from_header(journal.path, verified.header))
+def _audited(journal: Journal, beside: ReplayBeside | None, args: argparse.Namespace, words: Catalogue) -> int:
+    """Check the open ``journal`` (with ``beside``: replay it all); print the outcome; return the exit status."""
+    say = words.say
+    try:
+        verified = verify(journal)
+    except JournalTamperedError as error:
+        print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
+        if error.seq:
+            print(say("audit.intact_before", "{count} record(s) before it are intact.", count=error.seq - 1)
+                  if error.seq > 1 else say("audit.none_before", "No record before it."))
+        return EXIT_TAMPERED
+    except JournalError as error:
+        print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
+        return EXIT_NOT_A_JOURNAL
+    try:
+        replayed = _replayed(journal, verified, beside, of_args(args))
+    except JournalDamagedError as error:
+        print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
+        return EXIT_NOT_A_JOURNAL
+    except JournalError as error:
+        print(say("audit.tampered", "TAMPERED: {problem}", problem=error_text(error)))
+        return EXIT_TAMPERED
+    if args.archive is not None and not _matches_archive(journal, args):
+        return EXIT_TAMPERED
+    print(say("audit.ok", "OK: {records} records checked ({inputs} inputs, {events} event records){replayed}",
+              records=verified.records, inputs=verified.inputs, events=verified.events, replayed=replayed))
+    print(say("audit.head", "head: record {seq} sha256 {hash}", seq=verified.records, hash=verified.head))
+    mode = say("audit.mode", "mode: {mode}", mode=words.text(MODE_WORDS[about(journal).mode]))
+    print(f"croupier audit verify: {mode}", file=sys.stderr)  # stdout's two lines stay as they were
+    return EXIT_OK
+
+
+def _replayed(journal: Journal, verified: Verified, whole: ReplayBeside | None, words: Catalogue) -> str:
+    """Replay the ``whole`` journal into a fresh table (its replay begun beside the chain check), or else the last
+    checkpoint's shoe, checking the journaled events and checkpoints (raises :class:`JournalError` naming the record
+    that differs); what to print."""
+    if whole is not None:  # every event compared and counted as it is replayed, none kept
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
-                         inputs=found.inputs)
+                         inputs=whole.inputs(verified))
     last = journal.last_checkpoint()
     if last is None:
         return ""

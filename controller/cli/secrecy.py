@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
-import traceback
 from collections.abc import Iterable, Mapping
-from types import TracebackType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import threading
+    from types import TracebackType
 
 SECRET_VARIABLES = ("CROUPIER_MQTT_PASSWORD", "PGPASSWORD", "CROUPIER_FLOOR_WEB_PASSWORD")
 """Environment variables that are a password themselves."""
@@ -24,12 +26,13 @@ _secrets: list[str] = []
 
 
 def collect(words: Iterable[str], environ: Mapping[str, str] = os.environ) -> list[str]:
-    """The passwords among ``words`` (a command line) and ``environ``, longest first."""
-    from controller.floor.urls import secrets_in
-
+    """The passwords among ``words`` (a command line) and ``environ``, longest first (the URL parser is imported
+    only for a word that may hold one)."""
     found: list[str] = []
     for word in [*words, *(environ.get(name, "") for name in URL_VARIABLES)]:
         if "@" in word or "password=" in word.lower():
+            from controller.floor.urls import secrets_in
+
             found += secrets_in(word)
     found += [environ[name] for name in SECRET_VARIABLES if len(environ.get(name, "")) >= 3]
     return sorted(set(found), key=len, reverse=True)
@@ -47,6 +50,8 @@ def guard(words: Iterable[str]) -> None:
     _secrets[:] = collect(words)
     if not _secrets:
         return
+    import threading
+    import traceback
 
     def hook(kind: type[BaseException], error: BaseException, trace: TracebackType | None) -> None:
         sys.stderr.write(scrub("".join(traceback.format_exception(kind, error, trace))))

@@ -43,8 +43,9 @@ read it (:mod:`controller.core.clock`); each is journaled like every other.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from controller.core.exceptions import ScriptError
 
@@ -92,8 +93,7 @@ READER_KINDS = frozenset(
 """Inputs that come from the card reader; the rest come from people."""
 
 
-@dataclass(frozen=True, slots=True)
-class Input:
+class Input(msgspec.Struct, frozen=True, gc=False):
     """One input to the table core.
 
     ``card`` is the raw text the reader (or a person) gave, for CARD and MANUAL;

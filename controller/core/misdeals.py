@@ -9,7 +9,6 @@ and what is set aside until the halt is resolved.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
 
 import msgspec
 
@@ -75,8 +74,7 @@ RESOLUTION_CHOICE = message("misdeal.choice", "{what} (@{resolution})")
 CHOICES_JOINED = message("misdeal.or", "; or ")
 WHILE_HALTED = message("misdeal.while_halted", "{detail} (while halted)")
 
-@dataclass(frozen=True, slots=True)
-class MisdealPolicy:
+class MisdealPolicy(msgspec.Struct, frozen=True, gc=False):
     """One kind of misdeal: how it may be resolved and what it sets aside."""
 
     kind: MisdealKind

@@ -9,9 +9,10 @@ table the round machine uses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+
+import msgspec
 
 from controller.core import rules
 from controller.core.settlement import PAYS, banker_pays
@@ -26,8 +27,7 @@ def value_counts(decks: int) -> list[int]:
     return [16 * decks] + [4 * decks] * 9
 
 
-@dataclass(frozen=True)
-class Odds:
+class Odds(msgspec.Struct, frozen=True, gc=False):
     """Exact probabilities of one fresh shoe's first round."""
 
     decks: int

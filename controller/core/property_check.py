@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, fields
+
+import msgspec
 
 from controller.core.alerts import severity_of
 from controller.core.events import AlertEvent, Event
@@ -40,8 +41,7 @@ class FindingError(ValueError):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
-class PropertyShoe:
+class PropertyShoe(msgspec.Struct, frozen=True, gc=False):
     """One earlier shoe of another table at the property: where it was dealt and its dealt order."""
 
     site: str
@@ -78,8 +78,7 @@ class PropertyArchive:
                               repeat.length, repeat.probability, repeat.threshold)
 
 
-@dataclass(frozen=True, slots=True)
-class PropertyRepeat:
+class PropertyRepeat(msgspec.Struct, frozen=True, gc=False):
     """A run of this shoe repeating a shoe dealt at another table, implausible under a random shuffle."""
 
     site: str
@@ -101,7 +100,7 @@ class PropertyRepeat:
 
     def to_text(self) -> str:
         """The finding as the ``PROPERTY_REPEAT`` input's text (compact JSON, no spaces)."""
-        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+        return json.dumps(msgspec.structs.asdict(self), separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_text(cls, text: str) -> PropertyRepeat:
@@ -112,9 +111,9 @@ class PropertyRepeat:
         except (TypeError, ValueError):
             raise FindingError(message("rejected.property.not_json", "not a property check finding (not JSON)")) \
                 from None
-        if not isinstance(data, dict) or set(data) != {field.name for field in fields(cls)}:
+        if not isinstance(data, dict) or set(data) != set(cls.__struct_fields__):
             raise FindingError(message("rejected.property.fields", "not a property check finding (expected the "
-                                       "fields {fields})", fields=", ".join(field.name for field in fields(cls))))
+                                       "fields {fields})", fields=", ".join(cls.__struct_fields__)))
         for name in ("site", "table"):
             if not isinstance(data[name], str):
                 raise FindingError(message("rejected.property.not_text", "not a property check finding ({field} is "

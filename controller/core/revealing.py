@@ -12,8 +12,9 @@ shoe's is the misdeal ``reveal_mismatch`` (a card may have been switched).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from controller.core.approvals import rejected
 from controller.core.cards import Card, hand_total
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
     from controller.core.view import Shown
 
 
-@dataclass(frozen=True, slots=True)
-class Reveal:
+class Reveal(msgspec.Struct, frozen=True, gc=False):
     """One reveal: a side's slots turned up together, and the hand's total once they are."""
 
     side: Side

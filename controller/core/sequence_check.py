@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import msgspec
@@ -102,8 +102,7 @@ class Reference:
         return decode(self.numbers)
 
 
-@dataclass(frozen=True, slots=True)
-class SequenceRepeat:
+class SequenceRepeat(msgspec.Struct, frozen=True, gc=False):
     """A run long enough to be implausible under a random shuffle."""
 
     reference: Reference
@@ -121,8 +120,7 @@ DISCARD_BASE = 1 << 48
 """Where the previous shoe's discard order is numbered from (apart from the archive's positions)."""
 
 
-@dataclass
-class SequenceArchive:
+class SequenceArchive(msgspec.Struct):
     """The orders the table has seen: every earlier shoe's dealt order and the factory order.
 
     The table keeps one for its whole life (a journal replay rebuilds it), so every
@@ -133,10 +131,10 @@ class SequenceArchive:
     """
 
     decks: int
-    references: list[Reference] = field(default_factory=list)
-    starts: list[int] = field(default_factory=list)
+    references: list[Reference] = msgspec.field(default_factory=list)
+    starts: list[int] = msgspec.field(default_factory=list)
     """The position of each reference's first card."""
-    index: GramIndex = field(default_factory=GramIndex)
+    index: GramIndex = msgspec.field(default_factory=GramIndex)
     size: int = 0
     """Cards in all references."""
     previous: Reference | None = None

@@ -10,7 +10,6 @@ written down (:mod:`controller.core.snapshot`), an undo puts an earlier value ba
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import msgspec
@@ -30,8 +29,7 @@ if TYPE_CHECKING:
     from controller.core.undo import UndoBook
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):
     """What a table reads of its settings, worked out once."""
 
     settings: Settings

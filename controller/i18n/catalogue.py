@@ -9,7 +9,6 @@ untranslated, falls back to the English text in the code.
 
 from __future__ import annotations
 
-import string
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -61,6 +60,8 @@ def read_catalogue(path: Path, language: str) -> Catalog:
 
 
 def _placeholders(text: str) -> set[str]:
+    import string  # only a house's or the generator's .po file is checked
+
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 

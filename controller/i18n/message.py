@@ -7,23 +7,23 @@ shown (:mod:`controller.i18n.catalogue`). ``pybabel extract`` finds every ``mess
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TypeAlias
+
+import msgspec
 
 Param: TypeAlias = str | int
 """A parameter's value: a number or a machine word (a card code, a slot); never a sentence in English."""
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True):
     """What to tell a person, before translation."""
 
     id: str
     """The stable id (``say_id`` in the event stream)."""
     text: str
     """The English text, with ``{name}`` placeholders for :attr:`params`."""
-    params: dict[str, Param] = field(default_factory=dict)
-    parts: dict[str, Message] = field(default_factory=dict)
+    params: dict[str, Param] = msgspec.field(default_factory=dict)
+    parts: dict[str, Message] = msgspec.field(default_factory=dict)
     """Placeholders filled with other messages, worded in the same language (a reason inside the error that
     frames it); not in the event stream's ``say_params``."""
 

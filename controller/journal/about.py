@@ -93,7 +93,7 @@ def about(journal: Journal) -> About:
     start_record = next((record for record in journal.records(2) if record.kind == "start"), None)
     start = _body(start_record)
     software = start.get("software")
-    notes = tuple({**_body(record), "at": record.at} for record in journal.records() if record.kind == "note")
+    notes = tuple({**_body(record), "at": record.at} for record in journal.records_of(("note",)))
     return About(mode_in(header, start), software if isinstance(software, dict) else None, notes)
 
 

@@ -16,18 +16,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.core.events import Event
+from controller.core.events import Event, ResultEvent, RoundVoidedEvent, ShoeEvent
 from controller.core.inputs import Input, InputKind
 from controller.core.snapshot import snapshot
 from controller.core.table import Table
 from controller.core.tally import count_events
 
 KIND = "checkpoint"
+ROUND_ENDS = (ResultEvent, RoundVoidedEvent)
+"""The events that end a round: a result, or the round voided."""
 
 
 def starts_shoe(events: list[Event]) -> bool:
     """The batch shows a new shoe (a checkpoint is due after it)."""
-    return any(event["event"] == "shoe" and event["status"] == "new" for event in events)
+    return any(type(event) is ShoeEvent and event.status == "new" for event in events)
 
 
 @dataclass
@@ -70,7 +72,7 @@ class Cursor:
             self.shoe_from = seq
             self.before_shoe = Counter(self.totals)
         count_events(self.totals, events)
-        self.rounds += sum(1 for event in events if event["event"] in ("result", "round_voided"))
+        self.rounds += sum(1 for event in events if type(event) in ROUND_ENDS)
         return begins
 
     def due(self, began_shoe: bool, every: int) -> bool:

@@ -52,6 +52,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import msgspec
+
 from controller.core.codes import known_code
 from controller.core.events import Event, EventLike, as_json
 from controller.core.exceptions import JournalError, JournalTamperedError
@@ -130,6 +132,29 @@ def compact(value: Any) -> str:
 
 
 _COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=as_json)
+_FAST_ENCODER = msgspec.json.Encoder()
+_FAST_DECODER = msgspec.json.Decoder()
+
+
+def encodes_as(value: Any, text: str) -> bool:
+    """msgspec's compact JSON of ``value`` is ``text`` (several times faster than :func:`compact`). It writes what
+    :func:`compact` writes but for a float's exponent (``1e-6`` for ``1e-06``, a form :func:`compact` never
+    writes), so when it is a text :func:`compact` wrote, ``value`` is the JSON value that text holds; False
+    also when it cannot encode ``value`` (the caller then compares as before)."""
+    try:
+        return _FAST_ENCODER.encode(value) == text.encode()
+    except (TypeError, ValueError):
+        return False
+
+
+def parsed(text: str) -> Any:
+    """``json.loads(text)``, through msgspec's decoder where it can read ``text`` (strict JSON: what it reads,
+    it reads as :mod:`json` does), else :mod:`json`'s (which also takes ``NaN``, out-of-range numbers and lone
+    surrogates, as a journal's check always has). Raises ValueError when neither can."""
+    try:
+        return _FAST_DECODER.decode(text)
+    except msgspec.DecodeError:
+        return json.loads(text)
 
 
 def written_as(value: Any, text: str) -> bool:
@@ -283,6 +308,20 @@ class Journal:
         try:
             cursor = self.connection.execute(
                 "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq >= ? ORDER BY seq", (since,))
+            for row in cursor:
+                if isinstance(row[0], int):
+                    last = row[0]
+                yield Record(*row)
+        except sqlite3.Error as error:
+            raise open_error(self.path, error, last) from None
+
+    def records_of(self, kinds: tuple[str, ...]) -> Iterator[Record]:
+        """The records of ``kinds``, in sequence order, picked by the database (not every record read)."""
+        marks = ", ".join("?" for _ in kinds)
+        last = 0
+        try:
+            cursor = self.connection.execute(
+                f"SELECT seq, kind, at, body, prev, hash FROM records WHERE kind IN ({marks}) ORDER BY seq", kinds)
             for row in cursor:
                 if isinstance(row[0], int):
                     last = row[0]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.core.exceptions import JournalTamperedError
 from controller.i18n.message import Message, message
 from controller.journal.files import FORMAT
-from controller.journal.store import GENESIS, KINDS, Journal, Record, record_hash
+from controller.journal.store import GENESIS, KINDS, Journal, Record, parsed, record_hash
 
 # -- verification ---------------------------------------------------------------
 
@@ -171,7 +170,7 @@ def _check_body(path: str, row: Record, index: int, previous_kind: str) -> dict[
                                       message("journal.problem.unknown_kind", "was edited: unknown record kind {kind}",
                                                               kind=repr(row.kind)))
     try:
-        body = json.loads(row.body)
+        body = parsed(row.body)
     except ValueError:
         raise JournalTamperedError.at(path, row.seq, NOT_JSON) from None
     if not isinstance(body, dict):

@@ -14,9 +14,10 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+
+import msgspec
 
 from config.schema import BetsSettings
 from controller.core.bets.catalogue import BETS as CATALOGUE_BETS
@@ -42,8 +43,7 @@ have it and not to (the textbook condition for the normal approximation of a bin
 is 3.5 standard errors out, and means nothing."""
 
 
-@dataclass(frozen=True, slots=True)
-class Frequency:
+class Frequency(msgspec.Struct, frozen=True, gc=False):
     """One observed frequency and its exact probability."""
 
     name: str
@@ -77,8 +77,7 @@ class Frequency:
         return (self.count - p * self.rounds) / math.sqrt(self.rounds * p * (1 - p))
 
 
-@dataclass(frozen=True, slots=True)
-class BetNet:
+class BetNet(msgspec.Struct, frozen=True, gc=False):
     """One bet's net per unit bet over the rounds, and its expected value (minus the house edge)."""
 
     bet: str

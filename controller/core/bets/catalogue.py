@@ -11,9 +11,10 @@ read this table, so a bet is defined once.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
+
+import msgspec
 
 from controller.terms import BANKER_BY_VARIANT as BANKER_BY_VARIANT
 from controller.terms import BANKER_VARIANT_BETS, DEFAULT_PAYS, OFFERABLE_BETS, STANDARD_BETS, BetName
@@ -24,8 +25,7 @@ PUSH = "push"
 PairEvent = Literal["player", "banker", "either", "perfect"]
 
 
-@dataclass(frozen=True, slots=True)
-class RoundFacts:
+class RoundFacts(msgspec.Struct, frozen=True, gc=False):
     """What the bets of a finished round look at: the totals, how many cards each hand took, and the
     pairs (same rank; ``perfect``: same rank and suit) in each hand's first two cards."""
 
@@ -53,8 +53,7 @@ class RoundFacts:
 Classifier = Callable[[RoundFacts], str | None]
 
 
-@dataclass(frozen=True, slots=True)
-class Bet:
+class Bet(msgspec.Struct, frozen=True):
     """One bet of the catalogue: its name, when it wins, its default pays and the source of its rules."""
 
     name: str

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from itertools import combinations_with_replacement, product, repeat
 from math import perm
 from operator import itemgetter, mul
+
+import msgspec
 
 from config.schema import BetsSettings
 from controller.core import rules
@@ -44,8 +45,7 @@ MIN_CARDS = 4
 """The cards of the shortest round: two a hand."""
 
 
-@dataclass(frozen=True)
-class _Tables:
+class _Tables(msgspec.Struct, frozen=True):
     parents: tuple[tuple[int, ...], ...]
     """``parents[n]``: for each multiset of ``n + 1`` values, the index of its multiset less its largest value."""
     factors: tuple[tuple[int, ...], ...]
@@ -128,8 +128,7 @@ def position_weights(values: list[int]) -> dict[Position, int]:
     return result
 
 
-@dataclass(frozen=True)
-class Shoe:
+class Shoe(msgspec.Struct, frozen=True, gc=False):
     """The cards left, as the counts the bets need: by value, by rank, by card (rank and suit)."""
 
     values: tuple[int, ...]
@@ -188,8 +187,7 @@ def pair_probabilities(shoe: Shoe) -> dict[str, Fraction]:
     }
 
 
-@dataclass(frozen=True)
-class BetOdds:
+class BetOdds(msgspec.Struct, frozen=True):
     """One bet's exact odds: the probability of each pay class, and the expected net win per unit."""
 
     name: str
@@ -285,10 +283,13 @@ def _bet_odds(shoe: Shoe, pays: Mapping[str, Mapping[str, Decimal]] | None,
 
 def house_evs(shoe: Shoe, names: Iterable[str], variant: str, settings: BetsSettings | None) -> dict[str, Fraction]:
     """The expected net win per unit of each bet of ``names`` (``banker`` follows ``variant``) under the house's
-    pay tables (``[bets.pays]`` over the defaults), for the next round from ``shoe``."""
-    bets = {name: bet_for(name, variant) for name in names}
-    every = bet_odds(shoe, {bet.name: house_pays(bet, settings) for bet in bets.values()})
-    return {name: every[bet.name].ev for name, bet in bets.items()}
+    pay tables (``[bets.pays]`` over the defaults), for the next round from ``shoe``: exactly :func:`bet_odds`'
+    values of these bets, from the kernel (:class:`~controller.core.bets.kernel.BetValues`, whose pay classes
+    the live edge has classified already)."""
+    cards_for_a_round(shoe)
+    chosen = [(name, bet_for(name, variant)) for name in names]
+    values = kernel.BetValues([(name, bet, house_pays(bet, settings)) for name, bet in chosen])
+    return values.evs(shoe.values, shoe.ranks, shoe.cards)
 
 
 def round_probabilities(shoe: Shoe) -> dict[str, Fraction]:

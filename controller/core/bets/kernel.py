@@ -19,11 +19,12 @@ denominator, hence an exact fraction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from math import lcm, perm
+
+import msgspec
 
 from controller.core.bets.catalogue import CATALOGUE, Bet, RoundFacts
 from controller.core.bets.tables import Position, blob, position_order
@@ -95,16 +96,21 @@ def position_weights(values: Sequence[int]) -> dict[Position, int]:
 
 
 @cache
+def _position_facts() -> tuple[RoundFacts, ...]:
+    """Each final position's facts, in :func:`position_order`, made once for every bet."""
+    return tuple(RoundFacts(pt, bt, pn, bn) for pt, bt, pn, bn in position_order())
+
+
+@cache
 def _positions_by_class(classify: Callable[[RoundFacts], str | None]) -> dict[str | None, tuple[int, ...]]:
     """The indices of the final positions in each pay class of the value bet ``classify`` (None: it loses)."""
     grouped: dict[str | None, list[int]] = {}
-    for index, (pt, bt, pn, bn) in enumerate(position_order()):
-        grouped.setdefault(classify(RoundFacts(pt, bt, pn, bn)), []).append(index)
+    for index, facts in enumerate(_position_facts()):
+        grouped.setdefault(classify(facts), []).append(index)
     return {pay_class: tuple(found) for pay_class, found in grouped.items()}
 
 
-@dataclass(frozen=True)
-class _ValueBet:
+class _ValueBet(msgspec.Struct, frozen=True, gc=False):
     """A value bet as whole numbers: its groups' first index, and per winning or pushing pay class its net
     plus one, scaled by ``scale`` (the rest lose the stake)."""
 
@@ -113,8 +119,7 @@ class _ValueBet:
     scale: int
 
 
-@dataclass(frozen=True)
-class _PairBet:
+class _PairBet(msgspec.Struct, frozen=True, gc=False):
     """A pair bet: which pair it wins on, and its net plus one (``returned / scale``) when it wins."""
 
     event: str

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal
+
+import msgspec
 
 from config.schema import BetsSettings
 from controller.core import events
 from controller.core.bets.catalogue import BANKER_BY_VARIANT, BETS, Bet, RoundFacts
 
 
-@dataclass(frozen=True, slots=True)
-class BetOutcome:
+class BetOutcome(msgspec.Struct, frozen=True, gc=False):
     """One bet's outcome: ``win``, ``lose`` or ``push``, and the net per unit staked."""
 
     outcome: events.Outcome

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 from controller.cli import main as cli
 from tests.inprocess import CROUPIER, ROOT, croupier_in_process
@@ -97,3 +101,44 @@ def test_the_executable_runs_main_then_exits_without_losing_output(tmp_path: Pat
                             capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert module.returncode == 0 and module.stdout == croupier_in_process("simulate", "--seed", "3", "--rounds",
                                                                            "3").stdout
+
+
+def test_simulate_imports_what_only_other_paths_use_when_they_run() -> None:
+    """The diagram's state-machine library, logging (a driver's warning), the floor's URLs (a password to hide) and
+    the dealer console's threads are imported by what uses them, not by every simulation."""
+    modules = imported_after("simulate", "--seed", "3", "--rounds", "1")
+    assert "controller.core.machine" in modules
+    elsewhere = {"transitions", "logging", "controller.floor.urls", "traceback", "threading", "drivers.merged"}
+    assert not modules & elsewhere, sorted(modules & elsewhere)
+
+
+def test_the_command_itself_runs_with_the_garbage_collector_on() -> None:
+    """The executable holds the collector off while it imports the command, never while the command runs (a live
+    table runs for hours)."""
+    code = ("import gc, sys\n"
+            "import controller.cli.odds as command\n"
+            "command.odds = lambda args: print(gc.isenabled(), gc.get_threshold()[0] > 0) or 0\n"
+            "from controller.cli.main import entry\n"
+            "sys.argv = ['croupier', 'odds']\n"
+            "sys.exit(entry())\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert run.stdout.split() == ["True", "True"]
+
+
+def parsed_or_said(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[object, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            found: object = vars(parser.parse_args(argv))
+        except SystemExit as exit_:
+            found = exit_.code
+    return found, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("argv", [["simulate", "--rounds", "3"], ["simulate", "--help"], ["simulate", "--bogus"],
+                                  ["simulate", "--rounds", "x"], ["audit", "verify"], ["odds", "--decks", "9"]])
+def test_a_command_line_that_begins_with_its_command_needs_no_listing(argv: list[str]) -> None:
+    """Without the other commands' entries (their parsers cost a gettext lookup each) the command parses, helps
+    and refuses exactly as with them."""
+    with_listing = parsed_or_said(cli.build_parser(only=argv[0]), argv)
+    assert parsed_or_said(cli.build_parser(only=argv[0], listing=False), argv) == with_listing

@@ -7,6 +7,7 @@ from collections import Counter
 from fractions import Fraction
 from itertools import permutations, product
 from math import perm
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -239,3 +240,22 @@ def test_fewer_than_six_cards_left_is_refused() -> None:
 def test_the_catalogue_names_match_the_config_schema() -> None:
     from config.schema import BET_PAY_CLASSES
     assert {name: tuple(bet.pays) for name, bet in BETS.items()} == BET_PAY_CLASSES
+
+
+@pytest.mark.parametrize("variant", ["commission", "no_commission", "ez"])
+def test_the_house_values_are_the_odds_values_under_the_house_pays(tmp_path: Path, variant: str) -> None:
+    """The summary's expected values (:func:`house_evs`, from the kernel) are :func:`bet_odds`' under the same pays,
+    on a fresh shoe and on a used one."""
+    from config.loader import load_config
+    from controller.core.bets.exact import house_evs
+    from controller.core.bets.settle import bet_for, house_pays
+
+    config = tmp_path / "house.toml"
+    config.write_text('[bets.pays]\ntie = { win = 9 }\nplayer_pair = { pair = 12 }\nbanker_ez = { win = 2 }\n'
+                      'banker_no_commission = { win_with_6 = 0.25 }\n', encoding="utf-8")
+    settings = load_config(config).bets
+    names = ("banker", "player", "tie", "player_pair", "banker_pair")
+    bets = {name: bet_for(name, variant) for name in names}
+    for shoe in (Shoe.of(8), Shoe.of(1, {code: 1 for code in CODES[::3]})):
+        odds = bet_odds(shoe, {bet.name: house_pays(bet, settings) for bet in bets.values()})
+        assert house_evs(shoe, names, variant, settings) == {name: odds[bet.name].ev for name, bet in bets.items()}
