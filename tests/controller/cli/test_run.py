@@ -237,12 +237,17 @@ def test_serial_run_stopped_and_resumed_deals_on_across_every_shoe_change(tmp_pa
 
 
 def test_a_shoe_that_restarts_from_its_first_card_halts_the_table(tmp_path: Path) -> None:
-    """Issue 10 item 5: a new emulator on the same link deals the same first cards again; the table halts."""
+    """Issue 10 item 5: a new emulator on the same link deals the same first cards again; the table halts.
+
+    The shoe holds the cards of three rounds only (seed 32's first 18, no burn), so however late this test reads
+    the table's output on a loaded machine, no fourth round can be dealt before the restart."""
     link = tmp_path / "shoe-link"
+    script = tmp_path / "three-rounds.shoe"
+    script.write_text("8D QC 6H KD 2H 7C 4S KD AS TS QH 5D 9C JC 2C 2H JS 5C\n", encoding="utf-8")
 
     def start_emulator() -> subprocess.Popen[str]:
         process = subprocess.Popen(
-            [*CROUPIER, "shoe-emulator", "--seed", "32", "--link", str(link)],
+            [*CROUPIER, "shoe-emulator", "--script", str(script), "--link", str(link)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert process.stdout is not None and process.stdout.readline().split()[0] == "PTY"
         return process
