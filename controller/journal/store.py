@@ -304,24 +304,19 @@ class Journal:
     def records(self, since: int = 1) -> Iterator[Record]:
         """Every record in sequence order (from record ``since`` on). A damaged file is a :class:`JournalError`
         naming the last record read before the damage."""
-        last = 0
-        try:
-            cursor = self.connection.execute(
-                "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq >= ? ORDER BY seq", (since,))
-            for row in cursor:
-                if isinstance(row[0], int):
-                    last = row[0]
-                yield Record(*row)
-        except sqlite3.Error as error:
-            raise open_error(self.path, error, last) from None
+        return self._in_order("seq >= ?", (since,))
 
     def records_of(self, kinds: tuple[str, ...]) -> Iterator[Record]:
         """The records of ``kinds``, in sequence order, picked by the database (not every record read)."""
-        marks = ", ".join("?" for _ in kinds)
+        return self._in_order(f"kind IN ({', '.join('?' for _ in kinds)})", kinds)
+
+    def _in_order(self, where: str, parameters: tuple[object, ...]) -> Iterator[Record]:
+        """The records ``where`` picks, in sequence order; a damaged file is a :class:`JournalError` naming the last
+        record read before the damage."""
         last = 0
         try:
             cursor = self.connection.execute(
-                f"SELECT seq, kind, at, body, prev, hash FROM records WHERE kind IN ({marks}) ORDER BY seq", kinds)
+                f"SELECT seq, kind, at, body, prev, hash FROM records WHERE {where} ORDER BY seq", parameters)
             for row in cursor:
                 if isinstance(row[0], int):
                     last = row[0]
