@@ -4,13 +4,12 @@ mock or scripted source is a simulation, and history, report and audit name the 
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 from tests.inprocess import croupier_in_process
+from tests.journals import live_journal, record_bodies
 
 ROOT = Path(__file__).resolve().parents[3]
 DEADLINE = 120
@@ -21,18 +20,11 @@ def croupier(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
                           text=True, cwd=ROOT, timeout=DEADLINE)
 
 
-def bodies(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    connection = sqlite3.connect(path)
-    try:
-        rows = connection.execute("SELECT kind, body FROM records ORDER BY seq").fetchall()
-    finally:
-        connection.close()
-    return [(kind, json.loads(body)) for kind, body in rows]
 
 
 def mode_of(path: Path) -> tuple[str, str]:
     """The mode the header (record 1) and the start record state."""
-    (header_kind, header), (start_kind, start) = bodies(path)[:2]
+    (header_kind, header), (start_kind, start) = record_bodies(path)[:2]
     assert (header_kind, start_kind) == ("header", "start")
     return header["mode"], start["mode"]
 
@@ -42,7 +34,7 @@ def test_simulate_writes_simulation_in_the_first_records(tmp_path: Path) -> None
     done = croupier_in_process("simulate", "--seed", "3", "--rounds", "2", "--quiet", "--journal", str(path))
     assert done.returncode == 0, done.stderr
     assert mode_of(path) == ("simulation", "simulation")
-    table = bodies(path)[1][1]["events"][0]
+    table = record_bodies(path)[1][1]["events"][0]
     assert table["event"] == "table" and table["mode"] == "simulation"
 
 
@@ -67,18 +59,7 @@ def test_run_on_a_scripted_shoe_is_a_simulation(tmp_path: Path) -> None:
 
 def test_run_on_a_serial_reader_is_live(tmp_path: Path) -> None:
     path = tmp_path / "live.journal"
-    emulator = subprocess.Popen([sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "7",
-                                 "--interval", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-    try:
-        assert emulator.stdout is not None
-        first = emulator.stdout.readline().split()
-        assert first[0] == "PTY"
-        done = croupier("run", "--driver", f"serial://{first[1]}", "--auto-next", "--rounds", "1", "--json",
-                        "--no-keyboard", "--journal", str(path))
-    finally:
-        emulator.kill()
-        emulator.wait(timeout=10)
+    done = live_journal(path)
     assert done.returncode == 0, done.stderr
     assert mode_of(path) == ("live", "live")
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.journals import record_bodies
+
 ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("controller", "drivers", "config")
 SEED = "00112233445566778899aabbccddeeff"
@@ -171,13 +173,6 @@ def start_body(path: Path) -> dict[str, Any]:
     return result
 
 
-def records(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    connection = sqlite3.connect(path)
-    try:
-        rows = connection.execute("SELECT kind, body FROM records ORDER BY seq").fetchall()
-    finally:
-        connection.close()
-    return [(kind, json.loads(body)) for kind, body in rows]
 
 
 def test_run_verifies_before_it_plays_and_journals_the_fault(tmp_path: Path) -> None:
@@ -199,9 +194,9 @@ def test_run_verifies_before_it_plays_and_journals_the_fault(tmp_path: Path) -> 
     lines = refused.stderr.splitlines()
     assert len(lines) == 1 and str(target) in lines[0] and "play is disabled" in lines[0], refused.stderr
     assert refused.stdout == "", "nothing was dealt"
-    kinds = [kind for kind, _ in records(second)]
+    kinds = [kind for kind, _ in record_bodies(second)]
     assert kinds == ["header", "start", "note"]
-    note = records(second)[-1][1]
+    note = record_bodies(second)[-1][1]
     assert note["note"] == "integrity_failed" and any(str(target) in problem for problem in note["problems"])
     assert note["software"]["manifest"] == "failed"
     history = copy.croupier("history", str(second))
@@ -227,12 +222,12 @@ def test_every_journal_records_the_software_and_a_change_of_it_is_journaled(tmp_
     assert software["signature"] == signature_of(verified.stdout), "the journal's signature is verify's"
 
     again = copy.croupier(*simulate, CROUPIER_INTEGRITY_MANIFEST="none")
-    assert again.returncode == 0 and [kind for kind, _ in records(journal)].count("note") == 0, "same software"
+    assert again.returncode == 0 and [kind for kind, _ in record_bodies(journal)].count("note") == 0, "same software"
 
     (copy.src / "controller" / "core" / "notes.txt").write_text("an added file\n", encoding="utf-8")
     upgraded = copy.croupier(*simulate, CROUPIER_INTEGRITY_MANIFEST="none")
     assert upgraded.returncode == 0, upgraded.stderr
-    notes = [body for kind, body in records(journal) if kind == "note"]
+    notes = [body for kind, body in record_bodies(journal) if kind == "note"]
     assert len(notes) == 1
     (note,) = notes
     assert note["note"] == "software_changed"

@@ -4,8 +4,6 @@ live play on the floor; an archive made before the column gains it, filled from 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import psycopg
@@ -13,6 +11,7 @@ import pytest
 
 from controller.floor.archive_store import ArchiveStore
 from tests.controller.floor.floorkit import croupier, journal_records, make_journal
+from tests.journals import live_journal as write_live_journal
 
 ROOT = Path(__file__).resolve().parents[3]
 OLD_SCHEMA = """
@@ -41,18 +40,7 @@ def modes(database: str, site: str, table: str) -> list[tuple[int, str]]:
 
 def live_journal(path: Path) -> Path:
     """A journal of ``croupier run`` on a serial reader (the shoe emulator on a pty): live play."""
-    emulator = subprocess.Popen([sys.executable, "-m", "controller.cli", "shoe-emulator", "--seed", "7",
-                                 "--interval", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-    try:
-        assert emulator.stdout is not None
-        first = emulator.stdout.readline().split()
-        assert first[0] == "PTY"
-        done = croupier("run", "--driver", f"serial://{first[1]}", "--auto-next", "--rounds", "1", "--json",
-                        "--no-keyboard", "--journal", str(path))
-    finally:
-        emulator.kill()
-        emulator.wait(timeout=30)
+    done = write_live_journal(path)
     assert done.returncode == 0, done.stderr
     return path
 
