@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 from config.loader import load_config
 from config.schema import Settings
 from controller.app.runner import Runner
+from controller.cli.history import approval_text
+from controller.core.events import ApprovalEvent, ApprovalRefusedEvent
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.published import View
 from controller.core.table import Table
@@ -72,7 +74,8 @@ class Core:
     """What the table's own view said along the game (:attr:`Table.view` after its start and after each input)."""
 
     views: list[View] = field(default_factory=list)
-    approvals: Counter[tuple[int, int]] = field(default_factory=Counter)
+    approvals: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    """Each round's approvals and refusals as the history's column words them, in the view's round they came in."""
     """(shoe, round) of the view after each input a supervisor approved or refused -> how many."""
 
     @classmethod
@@ -84,8 +87,8 @@ class Core:
             events = table.handle(item)
             view = table.view
             found.views.append(view)
-            found.approvals[view.shoe, view.round] += sum(event.event in ("approval", "approval_refused")
-                                                          for event in events)
+            found.approvals.setdefault((view.shoe, view.round), []).extend(
+                approval_text(event) for event in events if isinstance(event, ApprovalEvent | ApprovalRefusedEvent))
         return found
 
     @property
@@ -124,9 +127,8 @@ def check_rounds(core: Core, path: Path) -> None:
     assert results == core.results()
     assert [(int(row["shoe"]), int(row["round"])) for row in rows if row["outcome"] == "void"] == core.voided()
     assert sum(len(row["misdeals"].split("; ")) for row in rows if row["misdeals"]) == core.last.totals.misdeal
-    approvals = {(int(row["shoe"]), int(row["round"])): len(row["approvals"].split("; ")) if row["approvals"] else 0
-                 for row in rows}
-    assert approvals == {key: core.approvals[key] for key in approvals}
+    approvals = {(int(row["shoe"]), int(row["round"])): row["approvals"] for row in rows}
+    assert approvals == {key: "; ".join(core.approvals.get(key, [])) for key in approvals}
 
 
 def check_text(core: Core, path: Path) -> None:
