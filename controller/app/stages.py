@@ -218,14 +218,14 @@ class DisplayStage(msgspec.Struct):
 
 
 class SummaryStage(msgspec.Struct):
-    """The counts of the whole game (a resume's earlier totals included), printed at the end when ``printed``."""
+    """The counts of the whole game (a resume's earlier totals included), printed at the end when ``printed``: the
+    table's own totals (:attr:`~controller.core.published.View.totals`), taken once at the end."""
 
     summary: Summary
     words: Catalogue
     printed: bool
 
     def join(self, session: Session) -> None:
-        session.outputs.add(self.summary, earlier=self.summary.restore)
         if self.printed:
             from controller.ui.transcript import fitted
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from collections.abc import Mapping
 from typing import TextIO
 
 import msgspec
@@ -48,7 +47,7 @@ from controller.core.events import (
 )
 from controller.core.misdeals import SAY_RESOLUTION
 from controller.core.published import Totals
-from controller.core.tally import KEYS, count_events
+from controller.core.tally import count_events
 from controller.i18n import counts as counted
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.kinds import action_name, kind_name, role_name, severity_name
@@ -334,10 +333,6 @@ class Summary:
 
     def __call__(self, events: list[Event]) -> None:
         count_events(self.counts, events)
-
-    def restore(self, earlier: Mapping[str, int]) -> None:
-        """Add the totals of events not replayed to it (a journal resumed from a checkpoint)."""
-        self.counts.update({key: value for key, value in earlier.items() if key in KEYS})
 
     def take(self, totals: Totals) -> None:
         """Count what the table itself says of the whole game (:attr:`~controller.core.published.View.totals`)
