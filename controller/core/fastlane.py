@@ -44,9 +44,6 @@ def dealt_card(state: TableState, item: Input, context: Context) -> tuple[TableS
     ledger = state.ledger
     if ledger.is_foreign(card):
         return None
-    ledger, score, repeat = ledger.count(card)
-    if score is not None or repeat is not None:
-        return None
     slot, side, _ = due
     dealt = (replace(round_state, player=(*round_state.player, card)) if side == "player"
              else replace(round_state, banker=(*round_state.banker, card)))
@@ -54,7 +51,10 @@ def dealt_card(state: TableState, item: Input, context: Context) -> tuple[TableS
     if row is None:
         return None
     after = PROMPTS.get(row.dest)
-    if after is None:  # the round is over (or waits for reveals): the general step settles it
+    if after is None:  # the round is over (or waits for reveals): the general step settles it (and counts the card)
+        return None
+    ledger, score, repeat = ledger.count(card)
+    if score is not None or repeat is not None:
         return None
     dealt = replace(dealt, state=row.dest)
     number = dealt.number
