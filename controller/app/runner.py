@@ -72,6 +72,7 @@ class Runner:
         return self.table.rounds_dealt + self.table.rounds_voided
     received: Input | None = field(default=None, init=False)
     """The input the source delivered last (the journal tells it from the dealer's own inputs)."""
+    _acts: tuple[object, bool, bool] | None = field(default=None, init=False, repr=False)
 
     def feed(self, item: Input) -> list[Event]:
         """Record ``item``, apply it, pass the events on and to the source's indicator."""
@@ -117,16 +118,26 @@ class Runner:
     def _confirms_shoe(self) -> bool:
         """Does the simulated dealer confirm a shoe at the next card: the one the machine waits for, or (loading
         new shoes) the next one once the machine closed the last?"""
-        table = self.table
-        return self.auto_shoe and (table.may("shoe_ready") or (self.new_shoes and table.may("load_shoe")))
+        return self._dealer_acts()[1]
+
+    def _dealer_acts(self) -> tuple[object, bool, bool]:
+        """The table's state and, at it, :meth:`_confirms_shoe` and :meth:`_starts_next_round`: asked once a state
+        (the indicator after an input and the simulated dealer before the next card ask the same)."""
+        acts = self._acts
+        value = self.table.value
+        if acts is None or acts[0] is not value:
+            table = self.table
+            confirms = self.auto_shoe and (table.may("shoe_ready") or (self.new_shoes and table.may("load_shoe")))
+            starts = self.auto_next and (
+                table.may("next_round") or (self.auto_count and table.may("count_stub"))) and table.round > 0
+            acts = self._acts = (value, confirms, starts)
+        return acts
 
     def _starts_next_round(self) -> bool:
         """Does the simulated dealer start the next round at the next card? When the machine may, or may once the
         stub is counted and the dealer counts it: not before a face-down round's reveals, nor before a stub count it
         does not make (the dealer acts first, and the shoe holds until then)."""
-        table = self.table
-        return self.auto_next and (
-            table.may("next_round") or (self.auto_count and table.may("count_stub"))) and table.round > 0
+        return self._dealer_acts()[2]
 
     def _round_ended(self) -> bool:
         """The round is over (its result may still wait for the reveals) or the shoe closed, the table not halted."""
