@@ -127,9 +127,12 @@ class Runner:
         value = self.table.value
         if acts is None or acts[0] is not value:
             table = self.table
-            confirms = self.auto_shoe and (table.may("shoe_ready") or (self.new_shoes and table.may("load_shoe")))
+            moves = table.moves
+            confirms = self.auto_shoe and (("shoe_ready" in moves and table.may("shoe_ready"))
+                                           or (self.new_shoes and "load_shoe" in moves and table.may("load_shoe")))
             starts = self.auto_next and (
-                table.may("next_round") or (self.auto_count and table.may("count_stub"))) and table.round > 0
+                ("next_round" in moves and table.may("next_round"))
+                or (self.auto_count and "count_stub" in moves and table.may("count_stub"))) and table.round > 0
             acts = self._acts = (value, confirms, starts)
         return acts
 

@@ -125,6 +125,12 @@ class Table:
         return trigger in MOVES[value.round.state] and flow.may_now(value, self.context, trigger)
 
     @property
+    def moves(self) -> frozenset[str]:
+        """The triggers the round machine's table has a row for from the round's state: :meth:`may` refuses every
+        other at once, so asking whether one is among them first spares the question."""
+        return MOVES[self.value.round.state]
+
+    @property
     def between_rounds(self) -> bool:
         """The round is over and revealed, and the shoe goes on: the machine may start the next round (or count the
         stub first); the table is not halted."""
