@@ -7,7 +7,7 @@ shown (:mod:`controller.i18n.catalogue`). ``pybabel extract`` finds every ``mess
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 import msgspec
 
@@ -29,11 +29,16 @@ class Message(msgspec.Struct, frozen=True):
 
     def english(self) -> str:
         """The message in the source language."""
-        return self.text.format(**self.params, **{name: part.english() for name, part in self.parts.items()})
+        parts = self.parts
+        if not parts:
+            return self.text.format(**self.params)
+        return self.text.format(**self.params, **{name: part.english() for name, part in parts.items()})
 
 
 def message(msg_id: str, text: str, /, **params: Param | Message) -> Message:
     """The message ``msg_id`` (English ``text``, ``{name}`` placeholders filled from ``params``; a parameter that
     is a message is worded in the language of the one it is in)."""
+    if not any(isinstance(value, Message) for value in params.values()):
+        return Message(msg_id, text, cast("dict[str, Param]", params))
     return Message(msg_id, text, {name: value for name, value in params.items() if not isinstance(value, Message)},
                    {name: value for name, value in params.items() if isinstance(value, Message)})
