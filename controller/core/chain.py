@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Generic, TypeVar, overload
 
 T = TypeVar("T")
+_new = object.__new__
 
 
 class Chain(Sequence[T], Generic[T]):
@@ -26,7 +27,7 @@ class Chain(Sequence[T], Generic[T]):
 
     @classmethod
     def _view(cls, items: list[T], length: int) -> Chain[T]:
-        chain: Chain[T] = cls.__new__(cls)
+        chain: Chain[T] = _new(cls)
         chain._items = items
         chain._len = length
         return chain
@@ -34,10 +35,14 @@ class Chain(Sequence[T], Generic[T]):
     def plus(self, item: T) -> Chain[T]:
         """This chain with ``item`` after its last."""
         items = self._items
-        if len(items) != self._len:
-            items = items[: self._len]
+        length = self._len
+        if len(items) != length:
+            items = items[:length]
         items.append(item)
-        return Chain._view(items, self._len + 1)
+        chain: Chain[T] = _new(Chain)
+        chain._items = items
+        chain._len = length + 1
+        return chain
 
     def extended(self, more: Iterable[T]) -> Chain[T]:
         """This chain with ``more`` after its last."""
