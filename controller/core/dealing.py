@@ -35,7 +35,8 @@ from controller.i18n.message import Message, message
 
 def handle_running(draft: Draft, item: Input) -> None:
     """Every input of a running table that is not a badge and does not resolve a halt."""
-    from controller.core import halting, shoeflow
+    import controller.core.halting as halting
+    import controller.core.shoeflow as shoeflow
 
     kind = item.kind
     if kind is InputKind.CARD:
@@ -72,7 +73,8 @@ def reader_or_cut(draft: Draft, item: Input) -> None:
     (``OFFLINE`` with a :data:`~controller.core.misdeals.SEQUENCE_GAP`) halts it too: a card may have left the shoe
     unseen, and the next one must not take its place.
     """
-    from controller.core import halting, shoeflow
+    import controller.core.halting as halting
+    import controller.core.shoeflow as shoeflow
 
     kind = item.kind
     if kind is InputKind.CUT:
@@ -312,7 +314,7 @@ def finish_round(draft: Draft) -> None:
 
 def round_over(draft: Draft) -> None:
     """A round ended (a result, or voided): the shoe's flow counts it (:func:`controller.core.shoeflow.round_over`)."""
-    from controller.core import shoeflow
+    import controller.core.shoeflow as shoeflow
 
     shoeflow.round_over(draft)
 
