@@ -109,20 +109,19 @@ class Runner:
         authority = table.authority
         if authority is not None and authority.dealer is None:
             return table.expecting
-        if self._confirms_shoe():
+        _, confirms, starts = self._dealer_acts()
+        if confirms:
             return "player" if table.settings.shoe.burn == "none" else "burn"
-        if self._starts_next_round():
+        if starts:
             return "player"
         return table.expecting
 
-    def _confirms_shoe(self) -> bool:
-        """Does the simulated dealer confirm a shoe at the next card: the one the machine waits for, or (loading
-        new shoes) the next one once the machine closed the last?"""
-        return self._dealer_acts()[1]
-
     def _dealer_acts(self) -> tuple[object, bool, bool]:
-        """The table's state and, at it, :meth:`_confirms_shoe` and :meth:`_starts_next_round`: asked once a state
-        (the indicator after an input and the simulated dealer before the next card ask the same)."""
+        """The table's state and what the simulated dealer does at its next card: confirm a shoe (the one the machine
+        waits for, or, loading new shoes, the next one once the machine closed the last), and start the next round
+        (when the machine may, or may once the stub is counted and the dealer counts it: not before a face-down
+        round's reveals, nor before a stub count it does not make; the dealer acts first, and the shoe holds until
+        then). Asked once a state: the indicator after an input and the dealer before the next card ask the same."""
         acts = self._acts
         value = self.table.value
         if acts is None or acts[0] is not value:
@@ -135,12 +134,6 @@ class Runner:
                 or (self.auto_count and "count_stub" in moves and table.may("count_stub"))) and table.round > 0
             acts = self._acts = (value, confirms, starts)
         return acts
-
-    def _starts_next_round(self) -> bool:
-        """Does the simulated dealer start the next round at the next card? When the machine may, or may once the
-        stub is counted and the dealer counts it: not before a face-down round's reveals, nor before a stub count it
-        does not make (the dealer acts first, and the shoe holds until then)."""
-        return self._dealer_acts()[2]
 
     def _round_ended(self) -> bool:
         """The round is over (its result may still wait for the reveals) or the shoe closed, the table not halted."""
@@ -199,9 +192,10 @@ class Runner:
         authority = self.table.authority
         if authority is not None and authority.dealer is None:
             return
-        if self._confirms_shoe():
+        _, confirms, starts = self._dealer_acts()
+        if confirms:
             self.feed(Input(InputKind.SHOE))
-        elif self._starts_next_round():
+        elif starts:
             if self.table.may("count_stub"):
                 self.feed(Input(InputKind.COUNT))  # the simulated dealer counts the stub and finds the table's count
             self.feed(Input(InputKind.NEXT))
