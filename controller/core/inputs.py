@@ -82,6 +82,10 @@ class InputKind(enum.Enum):
     CLOCK = "clock"
     """The app layer read the host clock (``card``: :class:`controller.core.clock.ClockReading` as text)."""
 
+    __hash__ = object.__hash__
+    """Members are singletons compared by identity; hashing by identity keeps lookups cheap (``enum``'s own hashes
+    the name in Python, at every set or dict lookup of an input's kind)."""
+
 
 APP_KINDS = (InputKind.PROPERTY_REPEAT, InputKind.PROPERTY_OFF, InputKind.CLOCK)
 """The inputs the property check gives the table (no script token)."""
