@@ -141,9 +141,10 @@ class Runner:
         return not table.halted and (table.result_due or table.between_rounds or table.may("load_shoe"))
 
     def _done(self) -> bool:
-        if self.rounds and self.rounds_played >= self.rounds and self._round_ended():
-            return True
-        return not self.new_shoes and not self.rounds and not self.deliver_all and self.table.may("load_shoe")
+        if self.rounds:
+            value = self.table.value
+            return value.rounds_dealt + value.rounds_voided >= self.rounds and self._round_ended()
+        return not self.new_shoes and not self.deliver_all and self.table.may("load_shoe")
 
     def run(self) -> int:
         """Run until done; returns the exit status (0 boundary, 3 mid-round, 4 halted).
@@ -162,7 +163,8 @@ class Runner:
             self._reveal_due()  # a resumed journal may stop between the reveals
         while not self.stopped and not self._done():
             table = self.table
-            if self.new_shoes and table.may("load_shoe") and self.new_shoe_asked != table.shoe_number:
+            if (self.new_shoes and "load_shoe" in table.moves and table.may("load_shoe")
+                    and self.new_shoe_asked != table.shoe_number):
                 self.new_shoe_asked = table.shoe_number
                 self.source.indicate("new_shoe")
                 if self.indication() != "hold":
