@@ -38,7 +38,10 @@ class Message(msgspec.Struct, frozen=True):
 def message(msg_id: str, text: str, /, **params: Param | Message) -> Message:
     """The message ``msg_id`` (English ``text``, ``{name}`` placeholders filled from ``params``; a parameter that
     is a message is worded in the language of the one it is in)."""
-    if not any(isinstance(value, Message) for value in params.values()):
+    for value in params.values():
+        if isinstance(value, Message):
+            break
+    else:
         return Message(msg_id, text, cast("dict[str, Param]", params))
     return Message(msg_id, text, {name: value for name, value in params.items() if not isinstance(value, Message)},
                    {name: value for name, value in params.items() if isinstance(value, Message)})
