@@ -78,7 +78,10 @@ class Localiser:
         the core's texts are already that)."""
         if self.catalogue.is_source and self.shown is None:
             def kinds_worded(events: list[Event]) -> None:
-                sink([self.event(event) if _names_a_kind(event) else event for event in events])
+                if any(map(_names_a_kind, events)):
+                    sink([self.event(event) if _names_a_kind(event) else event for event in events])
+                else:
+                    sink(events)  # most batches: no text names a kind, so the batch goes on as it came
             return kinds_worded
 
         def worded(events: list[Event]) -> None:
@@ -86,7 +89,20 @@ class Localiser:
         return worded
 
 
+PARAMS_FIELDS = ("say_params", "reason_params")
+"""The fields that hold the parameters of an event's texts."""
+_params_fields: dict[type, tuple[str, ...]] = {}
+"""Each event type seen and those of :data:`PARAMS_FIELDS` it declares (most types declare none)."""
+
+
 def _names_a_kind(event: Event) -> bool:
     """Does ``event``'s text name a misdeal's or an alert's kind (a machine word the source language words too)?"""
-    return any(isinstance(params, dict) and "kind" in params
-               for params in (event.get("say_params"), event.get("reason_params")))
+    fields = _params_fields.get(type(event))
+    if fields is None:
+        fields = _params_fields[type(event)] = tuple(name for name in PARAMS_FIELDS
+                                                     if name in type(event).__struct_fields__)
+    for name in fields:
+        params = getattr(event, name)
+        if isinstance(params, dict) and "kind" in params:
+            return True
+    return False
