@@ -376,7 +376,7 @@ class Progress:
 
     def __call__(self, events: list[Event]) -> None:
         for event in events:
-            if event["event"] in ("result", "round_voided"):
+            if isinstance(event, (ResultEvent, RoundVoidedEvent)):
                 self.done += 1
                 if self.done % self.step == 0 or self.done == self.total:
                     self.show(self.done)
