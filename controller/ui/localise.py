@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from config.schema import Settings
-from controller.core.events import Event, MisdealEvent
+from controller.core.events import UNSET, Event, MisdealEvent, SayParams
 from controller.core.exceptions import ConfigError
 from controller.core.misdeals import HALT, WHILE_HALTED, instruction
 from controller.i18n.catalogue import Catalogue, CatalogueError
@@ -51,21 +51,23 @@ class Localiser:
             return fallback
         if msg_id == HALT.id:
             return instruction(str(params.get("resolutions", "")).split(), self.catalogue.text)
-        params = worded_params(params, self.catalogue)
-        return self.catalogue.text(Message(msg_id, english, self.shown(dict(params)) if self.shown else dict(params)))
+        params = worded_params(params, self.catalogue)  # a new dict, the event's own left as it is
+        return self.catalogue.text(Message(msg_id, english, self.shown(params) if self.shown else params))
 
     def event(self, event: Event) -> Event:
         """``event`` with ``say`` (or ``detail``) and a misdeal's ``instruction`` in this language (a new event;
         ``event`` stays as the core gave it)."""
-        msg_id = event.get("say_id")
+        msg_id = getattr(event, "say_id", UNSET)
         if not isinstance(msg_id, str):
             return event
         field = SAY_FIELD.get(event.event, "say")
-        params = event.get("say_params") or {}
-        reason_id = event.get("reason_id")
+        params: SayParams = getattr(event, "say_params", None) or {}
+        reason_id = getattr(event, "reason_id", UNSET)
         if isinstance(reason_id, str):
-            params = {**params, "reason": self.text(reason_id, event.get("reason_params") or {}, event["reason"])}
-        changes: dict[str, Any] = {field: self.text(msg_id, params, event.get(field, ""))}
+            params = {**params, "reason": self.text(reason_id, getattr(event, "reason_params", None) or {},
+                                                    event["reason"])}
+        said = getattr(event, field, UNSET)
+        changes: dict[str, Any] = {field: self.text(msg_id, params, "" if said is UNSET else said)}
         if isinstance(event, MisdealEvent):
             if event.while_halted:
                 changes[field] = self.catalogue.text(Message(WHILE_HALTED.id, WHILE_HALTED.text,
