@@ -49,10 +49,10 @@ class Readable(msgspec.Struct, omit_defaults=True, kw_only=True):
 
     def get(self, key: str, default: Any = None) -> Any:
         """The field ``key``, or ``default`` when it is not there."""
-        try:
-            return self[key]
-        except KeyError:
-            return default
+        if key == "event" and isinstance(self, Event):
+            return self.event
+        value = getattr(self, key, UNSET) if key in self.__struct_fields__ else UNSET
+        return default if value is UNSET else value
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and self.get(key, UNSET) is not UNSET
