@@ -323,7 +323,8 @@ def _stages(options: SessionOptions, merged: MergedSource | None, words: Catalog
 
 
 def _shown(options: SessionOptions, words: Catalogue) -> list[Stage]:
-    """The summary (and a simulated table's comparison with the exact odds), and what prints the events."""
+    """The summary (and a simulated table's comparison with the exact odds, when it is printed or drawn: the JSON
+    stream alone prints neither), and what prints the events."""
     from controller.ui.transcript import Summary
 
     if options.display is Display.NONE:
@@ -331,7 +332,7 @@ def _shown(options: SessionOptions, words: Catalogue) -> list[Stage]:
     settings = options.settings
     printed = options.display is not Display.JSON
     stages: list[Stage] = [SummaryStage(Summary(), words, printed)]
-    if options.mode == "simulation":
+    if options.mode == "simulation" and (printed or options.plot is not None):
         from controller.ui.oddscompare import OddsComparison
 
         comparison = OddsComparison(settings.table.decks, settings.table.variant, settings.bets)

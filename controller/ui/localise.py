@@ -14,7 +14,7 @@ from typing import Any
 import msgspec
 
 from config.schema import Settings
-from controller.core.events import Event, MisdealEvent
+from controller.core.events import UNSET, Event, MisdealEvent, SayParams
 from controller.core.exceptions import ConfigError
 from controller.core.misdeals import HALT, WHILE_HALTED, instruction
 from controller.i18n.catalogue import Catalogue, CatalogueError
@@ -51,21 +51,23 @@ class Localiser:
             return fallback
         if msg_id == HALT.id:
             return instruction(str(params.get("resolutions", "")).split(), self.catalogue.text)
-        params = worded_params(params, self.catalogue)
-        return self.catalogue.text(Message(msg_id, english, self.shown(dict(params)) if self.shown else dict(params)))
+        params = worded_params(params, self.catalogue)  # a new dict, the event's own left as it is
+        return self.catalogue.text(Message(msg_id, english, self.shown(params) if self.shown else params))
 
     def event(self, event: Event) -> Event:
         """``event`` with ``say`` (or ``detail``) and a misdeal's ``instruction`` in this language (a new event;
         ``event`` stays as the core gave it)."""
-        msg_id = event.get("say_id")
+        msg_id = getattr(event, "say_id", UNSET)
         if not isinstance(msg_id, str):
             return event
         field = SAY_FIELD.get(event.event, "say")
-        params = event.get("say_params") or {}
-        reason_id = event.get("reason_id")
+        params: SayParams = getattr(event, "say_params", None) or {}
+        reason_id = getattr(event, "reason_id", UNSET)
         if isinstance(reason_id, str):
-            params = {**params, "reason": self.text(reason_id, event.get("reason_params") or {}, event["reason"])}
-        changes: dict[str, Any] = {field: self.text(msg_id, params, event.get(field, ""))}
+            params = {**params, "reason": self.text(reason_id, getattr(event, "reason_params", None) or {},
+                                                    event["reason"])}
+        said = getattr(event, field, UNSET)
+        changes: dict[str, Any] = {field: self.text(msg_id, params, "" if said is UNSET else said)}
         if isinstance(event, MisdealEvent):
             if event.while_halted:
                 changes[field] = self.catalogue.text(Message(WHILE_HALTED.id, WHILE_HALTED.text,
@@ -78,7 +80,10 @@ class Localiser:
         the core's texts are already that)."""
         if self.catalogue.is_source and self.shown is None:
             def kinds_worded(events: list[Event]) -> None:
-                sink([self.event(event) if _names_a_kind(event) else event for event in events])
+                if any(map(_names_a_kind, events)):
+                    sink([self.event(event) if _names_a_kind(event) else event for event in events])
+                else:
+                    sink(events)  # most batches: no text names a kind, so the batch goes on as it came
             return kinds_worded
 
         def worded(events: list[Event]) -> None:
@@ -86,7 +91,20 @@ class Localiser:
         return worded
 
 
+PARAMS_FIELDS = ("say_params", "reason_params")
+"""The fields that hold the parameters of an event's texts."""
+_params_fields: dict[type, tuple[str, ...]] = {}
+"""Each event type seen and those of :data:`PARAMS_FIELDS` it declares (most types declare none)."""
+
+
 def _names_a_kind(event: Event) -> bool:
     """Does ``event``'s text name a misdeal's or an alert's kind (a machine word the source language words too)?"""
-    return any(isinstance(params, dict) and "kind" in params
-               for params in (event.get("say_params"), event.get("reason_params")))
+    fields = _params_fields.get(type(event))
+    if fields is None:
+        fields = _params_fields[type(event)] = tuple(name for name in PARAMS_FIELDS
+                                                     if name in type(event).__struct_fields__)
+    for name in fields:
+        params = getattr(event, name)
+        if isinstance(params, dict) and "kind" in params:
+            return True
+    return False

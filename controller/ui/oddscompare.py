@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 
 import msgspec
 
@@ -24,7 +25,7 @@ from controller.core.bets.catalogue import BETS as CATALOGUE_BETS
 from controller.core.bets.exact import Shoe, house_evs
 from controller.core.bets.names import bet_name as side_bet_name
 from controller.core.bets.settle import bet_for, house_pays
-from controller.core.events import Event
+from controller.core.events import Event, ResultEvent, SettlementEvent
 from controller.core.odds import fresh_odds
 from controller.core.tally import NET_UNITS, net_key
 from controller.i18n.catalogue import ENGLISH, Catalogue
@@ -41,6 +42,10 @@ MIN_EXPECTED = 5
 """A frequency is judged by its z-score only over enough rounds that at least this many are expected both to
 have it and not to (the textbook condition for the normal approximation of a binomial count): a pair in one round
 is 3.5 standard errors out, and means nothing."""
+
+
+_decimal: Callable[[str], Decimal] = lru_cache(maxsize=256)(Decimal)
+"""A settled net as a number, each made once (a game settles to a handful of nets, thousands of times)."""
 
 
 class Frequency(msgspec.Struct, frozen=True, gc=False):
@@ -105,17 +110,19 @@ class OddsComparison:
         self.settled = 0
 
     def __call__(self, events: list[Event]) -> None:
+        counts, nets = self.counts, self.nets
         for event in events:
-            if event["event"] == "result":
-                self.counts["rounds"] += 1
-                self.counts[event["winner"]] += 1
-                for flag in ("natural", "player_pair", "banker_pair"):
-                    self.counts[flag] += bool(event[flag])
-            elif event["event"] == "settlement":
+            if isinstance(event, ResultEvent):
+                counts["rounds"] += 1
+                counts[event.winner] += 1
+                counts["natural"] += event.natural
+                counts["player_pair"] += event.player_pair
+                counts["banker_pair"] += event.banker_pair
+            elif isinstance(event, SettlementEvent):
                 self.settled += 1
-                for bet, outcome in event["bets"].items():
-                    if bet in self.nets:
-                        self.nets[bet] += Decimal(outcome["net"])
+                for bet, outcome in event.bets.items():
+                    if bet in nets:
+                        nets[bet] += _decimal(outcome.net)
 
     def restore(self, earlier: Mapping[str, int]) -> None:
         """Add the results and settlements a resume from a checkpoint did not replay (their totals)."""

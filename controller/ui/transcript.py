@@ -43,7 +43,7 @@ from controller.core.events import (
     SignInRefusedEvent,
     TableEvent,
     UndoneEvent,
-    encode_line,
+    encode_lines,
 )
 from controller.core.misdeals import SAY_RESOLUTION
 from controller.core.published import Totals
@@ -66,7 +66,7 @@ class JsonLines:
         self.stream = stream or sys.stdout
 
     def __call__(self, events: list[Event]) -> None:
-        self.stream.write("".join([encode_line(event) + "\n" for event in events]))
+        self.stream.write(encode_lines(events))
         self.stream.flush()
 
 
@@ -376,7 +376,7 @@ class Progress:
 
     def __call__(self, events: list[Event]) -> None:
         for event in events:
-            if event["event"] in ("result", "round_voided"):
+            if isinstance(event, (ResultEvent, RoundVoidedEvent)):
                 self.done += 1
                 if self.done % self.step == 0 or self.done == self.total:
                     self.show(self.done)

@@ -10,7 +10,17 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from controller.core.events import BADGE_WATCH_TYPES, BY_NAME, EVENT_TYPES, EventShapeError, decode_event, event_names
+from controller.core.events import (
+    BADGE_WATCH_TYPES,
+    BY_NAME,
+    EVENT_TYPES,
+    EventShapeError,
+    RejectedEvent,
+    decode_event,
+    encode_line,
+    encode_lines,
+    event_names,
+)
 from tests.badges import auth_section
 from tests.inprocess import croupier_in_process
 from tests.typed_events import plain
@@ -143,6 +153,20 @@ def test_the_runs_cover_most_of_the_vocabulary(emitted: dict[str, list[dict[str,
                 ("burn", "turned"), ("shoe_closing", "reason"), ("approval", "by"), ("prompt", "undo"),
                 ("instruction", "undo")]:
         assert key in optional_seen, key
+
+
+def test_a_batch_is_encoded_as_the_lines_of_its_events(emitted: dict[str, list[dict[str, object]]]) -> None:
+    """:func:`encode_lines` writes a batch at once: exactly each event's :func:`encode_line` and a newline, whatever
+    the batch holds (floats :mod:`json` writes, texts outside ASCII, a text that reads like the start of an event)."""
+    tricky = [RejectedEvent(input="@bogus", reason="carte refusée", say="refusée"),
+              RejectedEvent(input="XX", reason='}, {"event": "card"}', say='}, {"event": ')]
+    events = [decode_event(event) for stream in emitted.values() for event in stream] + tricky
+    for size in (1, 2, 3, 7, 50):
+        for start in range(0, len(events), size):
+            batch = events[start:start + size]
+            assert encode_lines(batch) == "".join(encode_line(event) + "\n" for event in batch)
+    assert encode_lines(events) == "".join(encode_line(event) + "\n" for event in events)
+    assert encode_lines([]) == ""
 
 
 def test_a_malformed_event_is_refused_naming_the_field() -> None:
