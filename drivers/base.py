@@ -133,6 +133,11 @@ class CardSource(ABC):
     """The source deals no real cards (the mock shoe, a script): a table on it is a simulation, never live play
     (its journal says ``simulation``)."""
 
+    shows_expecting: ClassVar[bool] = True
+    """The source shows or acts on what the table expects after each input (a shoe's lights, a shoe that waits for
+    the table): it is told after every input. A source that acts only on ``new_shoe`` (the mock shoe) says False
+    and is told only that."""
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "schemes" in cls.__dict__ and cls.schemes:

@@ -50,6 +50,7 @@ class MockShoe(Resumable):
 
     schemes = ("mock",)
     simulated = True
+    shows_expecting = False
     options: ClassVar[Mapping[str, Option]] = {
         "seed": Option("whole number; the same seed gives the same shoes", int, DEFAULT_SEED, (0, 2**63 - 1)),
         "decks": Option("1-8", int, 8, (1, 8)),

@@ -80,7 +80,8 @@ class Runner:
             self.record(item)
         events = self.table.handle(item)
         self.sink(events)
-        self.source.indicate(self.indication())
+        if self.source.shows_expecting:
+            self.source.indicate(self.indication())
         if self.watch is not None:
             for finding in self.watch.after(self.table):
                 self.feed(finding)
@@ -157,7 +158,8 @@ class Runner:
         if self.watch is not None:
             for note in self.watch.prime(self.table):  # and the findings of the shoe so far the table lacks
                 self.feed(note)
-        if self.indication() != self.table.expecting:
+        shows = self.source.shows_expecting
+        if shows and self.indication() != self.table.expecting:
             self.source.indicate(self.indication())  # a shoe that waits for the table: the dealer deals now
         if self.auto_reveal:
             self._reveal_due()  # a resumed journal may stop between the reveals
@@ -167,7 +169,7 @@ class Runner:
                     and self.new_shoe_asked != table.shoe_number):
                 self.new_shoe_asked = table.shoe_number
                 self.source.indicate("new_shoe")
-                if self.indication() != "hold":
+                if shows and self.indication() != "hold":
                     self.source.indicate(self.indication())  # and the simulated dealer deals on
             item = self.received = self.source.recv(self.poll)
             if item is None:

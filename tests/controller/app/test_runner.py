@@ -16,7 +16,7 @@ from controller.core.machine import TRIGGERS, State
 from controller.core.shoe import shuffled_shoe
 from controller.core.table import Table
 from controller.journal.replay import attach_journal
-from drivers.base import CardSource
+from drivers.base import CardSource, Indication
 from drivers.merged import MergedSource
 from drivers.mock import MockShoe
 from tests.flow_cases import Case, rows_from, says, table_states, without_row
@@ -273,3 +273,36 @@ def test_the_simulated_dealer_moves_the_round_only_as_the_machine_allows(trigger
                     f"without {trigger} from {state.name}", case.value.round)
             checked += 1
     assert checked
+
+
+class TellingMock(MockShoe):
+    """A mock shoe that notes what the table tells it."""
+
+    told: list[str]
+
+    def _indicate(self, what: Indication) -> None:
+        self.told.append(what.value)
+        super()._indicate(what)
+
+
+class ShowingMock(TellingMock):
+    shows_expecting = True
+
+
+@pytest.mark.parametrize("source_class", [TellingMock, ShowingMock])
+def test_a_source_is_told_what_the_table_expects_after_each_input_only_when_it_shows_it(
+        source_class: type[TellingMock]) -> None:
+    table = Table(load_config(environ={}, overrides={"table": {"decks": 1}, "shoe": {"cut_card_from_end": 12}}))
+    source = source_class("mock://?seed=3&decks=1&cut=12")
+    source.told = []
+    inputs: list[Input] = []
+    runner = Runner(table, source, lambda events: None, rounds=30, new_shoes=True, record=inputs.append)
+    assert runner.run() == 0
+    assert table.shoe_number >= 2, "the run must reach a second shoe"
+    new_shoes = source.told.count("new_shoe")
+    assert new_shoes == table.shoe_number - 1
+    if source.shows_expecting:
+        assert len(source.told) - new_shoes >= len(inputs), "a source that shows it is told after every input"
+        assert {"player", "banker", "burn"} <= set(source.told)
+    else:
+        assert set(source.told) == {"new_shoe"}, "the mock acts only on new_shoe and is told only that"
