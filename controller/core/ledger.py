@@ -49,8 +49,9 @@ class Stats(msgspec.Struct, frozen=True, gc=False):
 
 def counted(counts: tuple[int, ...], code: str, by: int = 1) -> tuple[int, ...]:
     """``counts`` (by card number) with ``by`` more of ``code``."""
-    number = CARD_NUMBERS[code]
-    return (*counts[:number], counts[number] + by, *counts[number + 1:])
+    changed = list(counts)
+    changed[CARD_NUMBERS[code]] += by
+    return tuple(changed)
 
 
 def as_mapping(counts: tuple[int, ...]) -> dict[str, int]:

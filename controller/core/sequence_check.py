@@ -33,6 +33,7 @@ import bisect
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from math import log
 from typing import Literal
 
 import msgspec
@@ -238,7 +239,7 @@ class SequenceState(msgspec.Struct, frozen=True, gc=False):
         number = CARD_NUMBERS[code]
         unseen = shoe.total - seen_total
         copies = shoe.decks - seen[number]
-        log_probability = math.log(copies / unseen) if copies > 0 and unseen > 0 else 0.0
+        log_probability = log(copies / unseen) if copies > 0 and unseen > 0 else 0.0
         cards = self.cards.plus(code)
         key = self.key % 2704 * 52 + number
         found: SequenceRepeat | None = None

@@ -86,7 +86,7 @@ def observe(state: ShuffleScore, card: Card, seen: Sequence[int], seen_total: in
     if unseen <= 0:
         return msgspec.structs.replace(state, previous=card), None
     neighbours = _NEIGHBOUR_NUMBERS[previous.code]
-    copies = sum(decks - seen[number] for number in neighbours)
+    copies = decks * len(neighbours) - sum(map(seen.__getitem__, neighbours))
     p = copies / unseen
     probabilities = state.probabilities.plus(p)
     expected = state.expected + p
