@@ -11,6 +11,7 @@ says so by also deriving from :class:`Resumable`.
 
 from __future__ import annotations
 
+import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -103,6 +104,8 @@ class Option(msgspec.Struct, frozen=True):
         number: int | float
         try:
             number = int(text) if self.type is int else float(text)
+            if math.isnan(number) or (top is None and math.isinf(number)):  # no bound for an infinity to be out of
+                raise ValueError(text)
         except ValueError:
             what = "a whole number" if self.type is int else f"a number{' of ' + self.unit if self.unit else ''}"
             expected = bounds if self.type is int else "e.g. 3"

@@ -37,6 +37,14 @@ def test_an_option_parses_its_type(option: Option, text: str, value: object) -> 
      "x://: option name='soon' is not a number of seconds; expected e.g. 3"),
     (Option("s", float, 0.0, (0, 3600), unit="seconds"), "-1",
      "x://: option name=-1.0 is out of range; expected 0-3600 seconds"),
+    (Option("s", float, 0.0, (0, 3600), unit="seconds"), "nan",
+     "x://: option name='nan' is not a number of seconds; expected e.g. 3"),
+    (Option("s", float, 0.0, (0, 3600), unit="seconds"), "NaN",
+     "x://: option name='NaN' is not a number of seconds; expected e.g. 3"),
+    (Option("s", float, 0.0, unit="seconds"), "inf",
+     "x://: option name='inf' is not a number of seconds; expected e.g. 3"),
+    (Option("s", float, 0.0, unit="seconds"), "-Infinity",
+     "x://: option name='-Infinity' is not a number of seconds; expected e.g. 3"),
     (Option("f", bool, False), "yes", "x://: option name='yes' is not a flag; expected 0 or 1"),
     (Option("c", str, "a", choices=("a", "b", "c")), "d", "x://: option name='d' is unknown; expected a, b or c"),
 ])
@@ -90,3 +98,10 @@ def test_every_declared_option_is_documented_with_its_range_and_choices(cls: typ
         if option.default is not None and option.type is not bool:
             default = option.default if option.type is not float else int(option.default)
             assert str(default) in row, f"{name}: default {option.default} not in {row!r}"
+
+
+@pytest.mark.parametrize(("text", "refused"), [("nan", "heartbeat='nan' is not a number of seconds"),
+                                               ("inf", "heartbeat=inf is out of range; expected 0-3600 seconds")])
+def test_a_serial_heartbeat_that_is_no_number_is_refused_not_taken_as_no_heartbeat(text: str, refused: str) -> None:
+    with pytest.raises(DriverURLError, match=refused):
+        SerialShoe(f"loop://?heartbeat={text}")
