@@ -21,6 +21,7 @@ from controller.core.events import (
     ApprovalRequiredEvent,
     BurnEvent,
     CardEvent,
+    ClockEvent,
     CutCardEvent,
     DealerSignedInEvent,
     DealerSignedOutEvent,
@@ -41,6 +42,7 @@ from controller.core.events import (
     ShoeClosingEvent,
     ShoeEvent,
     SignInRefusedEvent,
+    StubCountEvent,
     TableEvent,
     UndoneEvent,
     encode_lines,
@@ -180,6 +182,10 @@ class Transcript:
         match event:
             case AlertEvent(kind="advantage") | AlertUpdatedEvent() | AlertClearedEvent() | EdgeEvent():
                 return []  # advantage play is for the supervisor and surveillance, not the dealer's transcript
+            case ClockEvent():
+                return []  # the clock's readings are for the journal; a clock that is off raises an alert, shown
+            case StubCountEvent():
+                return [_stub_count_line(event, self.words)]
             case TableEvent() | ShoeEvent() | BurnEvent() | CutCardEvent() | ShoeClosedEvent() | ReaderEvent() \
                     | AlertEvent():
                 return [_shoe_line(event, self.words)]
@@ -210,6 +216,15 @@ class Transcript:
                     return []
                 return [f"  {event.say}"]
         return [f"  ?? {event.say}"]
+
+
+def _stub_count_line(event: StubCountEvent, words: Catalogue) -> str:
+    """The dealer's count of the stub, beside the table's (a count that differs is followed by its misdeal)."""
+    if event.counted == event.expected:
+        return words.say("transcript.stub_counted", "  Stub counted: {counted} cards, as the table expects",
+                         counted=event.counted)
+    return words.say("transcript.stub_counted_other", "  Stub counted: {counted} cards; the table expects {expected}",
+                     counted=event.counted, expected=event.expected)
 
 
 def _staff_lines(event: Event, words: Catalogue) -> list[str]:

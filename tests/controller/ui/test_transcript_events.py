@@ -1,0 +1,37 @@
+"""The plain transcript words every kind of event the table emits, or leaves it out on purpose: it never prints an
+event's machine name in place of a sentence."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from controller.core.events import ClockEvent, Event, StubCountEvent
+from controller.i18n.catalogue import Catalogue
+from controller.ui.transcript import Transcript
+
+
+def lines_of(events: list[Event], lang: str = "en") -> str:
+    stream = io.StringIO()
+    Transcript(stream, words=Catalogue(lang))(events)
+    return stream.getvalue()
+
+
+def test_a_clock_reading_is_for_the_journal_not_the_dealer() -> None:
+    shown = lines_of([ClockEvent(synchronised=True, source="chronyc", offset=0.002)])
+    assert shown == "", "the clock's readings are journaled; a clock that is off raises an alert, which is shown"
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "ja", "ko", "zh_Hans", "zh_Hant"])
+def test_a_stub_count_says_what_was_counted_and_expected(lang: str) -> None:
+    shown = lines_of([StubCountEvent(round=12, shoe=1, expected=340, counted=340)], lang)
+    assert "stub_count" not in shown
+    assert "340" in shown
+    if lang == "en":
+        assert shown == "  Stub counted: 340 cards, as the table expects\n"
+
+
+def test_a_stub_count_that_differs_says_both_numbers() -> None:
+    shown = lines_of([StubCountEvent(round=12, shoe=1, expected=340, counted=338)])
+    assert shown == "  Stub counted: 338 cards; the table expects 340\n"
