@@ -10,14 +10,14 @@ expected value and what was given.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from config.default_data import default_data
 from config.schema import SECTIONS, Settings, max_cut_from_end, settings_from
 from config.typed import Invalid, Problem, convert_section, from_text, keys_of
-from controller.core.exceptions import ConfigError
+from controller.core.exceptions import ConfigError, CroupierError
 from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
@@ -28,6 +28,10 @@ SECRET_VARIABLES: dict[str, str] = {
 }
 """``CROUPIER_*`` variables that carry a secret, read where it is used and never shown (docs/config.md)."""
 DEFAULTS = "built-in defaults"
+
+ValueCheck: TypeAlias = Callable[[Any], object]
+"""A check of one key's value that a layer above the config owns (``[driver] url``: the drivers): it raises a
+:class:`~controller.core.exceptions.CroupierError` saying what is wrong, and is called on every layer's value."""
 
 
 def default_config_text() -> str:
@@ -74,7 +78,30 @@ def _check_every_value(layer: Layer) -> None:
             raise _value_problem(error.problem, layer.source, variable) from None
 
 
-def _merge(layers: list[Layer]) -> Settings:
+def _check_owned_values(layer: Layer, checks: Mapping[tuple[str, str], ValueCheck]) -> None:
+    """Refuse a value of ``layer`` that the check its owner gives refuses, wherever it is written, as
+    :func:`_check_every_value` does for the schema's own checks."""
+    for (section, key), check in checks.items():
+        table = layer.data.get(section)
+        if isinstance(table, dict) and key in table:
+            try:
+                check(table[key])
+            except CroupierError as error:
+                worded = error.message if error.message is not None else str(error)
+                raise ConfigError(message("config.value_problem", "{source}: {label}: {problem}{shown}",
+                                          source=layer.source, label=f"[{section}] {key}", problem=worded,
+                                          shown="")) from None
+
+
+def _check_layers(layers: list[Layer], checks: Mapping[tuple[str, str], ValueCheck]) -> None:
+    """Every layer's values, overridden or not: the schema's checks first, then the owners' ``checks``."""
+    for layer in layers:
+        _check_every_value(layer)
+    for layer in layers:
+        _check_owned_values(layer, checks)
+
+
+def _merge(layers: list[Layer], checks: Mapping[tuple[str, str], ValueCheck]) -> Settings:
     merged: dict[str, dict[str, Any]] = {}
     origin: dict[tuple[str, str], tuple[str, str | None]] = {}
     for layer in layers:
@@ -111,8 +138,7 @@ def _merge(layers: list[Layer]) -> Settings:
         else:
             given_in, variable = origin.get((problem.section, problem.blame or ""), (DEFAULTS, None))[0], None
         raise _value_problem(problem, given_in, variable) from None
-    for layer in layers:
-        _check_every_value(layer)
+    _check_layers(layers, checks)
     decks, cut = settings.table.decks, settings.shoe.cut_card_from_end
     deepest = max_cut_from_end(decks)
     if cut > deepest:
@@ -190,15 +216,19 @@ def load_config(
     path: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    checks: Mapping[tuple[str, str], ValueCheck] | None = None,
 ) -> Settings:
-    """Load settings: ``overrides`` (command line) > ``environ`` > ``path`` (or the embedded default)."""
+    """Load settings: ``overrides`` (command line) > ``environ`` > ``path`` (or the embedded default).
+
+    ``checks`` checks the value of a ``(section, key)`` in every layer that sets it, the overridden ones too,
+    with what a layer above the config knows (``("driver", "url")``: :func:`drivers.check_url`)."""
     name, data = read_config_file(path)
     return _merge([
         Layer(name, data),
         environment_layer(os.environ if environ is None else environ),
         Layer("command line", {k: dict(v) for k, v in (overrides or {}).items() if v}),
-    ])
+    ], checks or {})
 
 
-__all__ = ["SECRET_VARIABLES", "Layer", "default_config_text", "environment_layer", "load_config",
+__all__ = ["SECRET_VARIABLES", "Layer", "ValueCheck", "default_config_text", "environment_layer", "load_config",
            "read_config_file"]

@@ -108,10 +108,16 @@ def _plugin(url: str, scheme: str, entry: EntryPoint) -> type[CardSource]:
     return loaded
 
 
+def check_url(url: str) -> None:
+    """Refuse ``url`` as opening it would for its scheme, form or options (:class:`DriverURLError`), without
+    opening it: the device, reader or file it names need not be there. Imports only the module of its driver."""
+    driver_class(url).check_url(url)
+
+
 def open_source(url: str) -> CardSource:
     """Open the card source a URL names."""
     return driver_class(url)(url)
 
 
 __all__ = ["DRIVERS", "ENTRY_POINT_GROUP", "CardSource", "Delivery", "Indication", "Option", "Resumable",
-           "driver_class", "open_source", "plugins", "schemes"]
+           "check_url", "driver_class", "open_source", "plugins", "schemes"]

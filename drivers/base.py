@@ -268,6 +268,17 @@ class CardSource(ABC):
         return location, values
 
     @classmethod
+    def check_url(cls, url: str) -> None:
+        """Refuse ``url`` as this driver's constructor would for its form or its options (:class:`DriverURLError`),
+        opening and reading nothing: what it names (a device, a reader, a file) need not be there. The default
+        checks each option given; a driver with more to check of its URL extends it.
+
+        The config checks every layer's ``[driver] url`` with it, the one used and those overridden alike."""
+        _, values = cls.parse_query(url)
+        for name in values:
+            cls.option_value(url, values, name)
+
+    @classmethod
     def option_value(cls, url: str, values: Mapping[str, str], name: str, *,
                      default: Any = None, high: int | None = None) -> Any:
         """Option ``name`` as its declared type: its default when not given (``default`` overrides it).

@@ -61,16 +61,8 @@ class MockShoe(Resumable):
 
     def __init__(self, url: str = "mock://", inputs: list[Input] | None = None) -> None:
         super().__init__(url)
-        location, values = self.parse_query(url)
-        if location:
-            raise DriverURLError(f"{url}: mock:// takes no host or path ({location!r}); "
-                                 f"expected {self.expected_form()}")
-        self.seed: int = self.option_value(url, values, "seed")
-        self.decks: int = self.option_value(url, values, "decks")
-        self.cut_from_end: int = self.option_value(url, values, "cut",
-                                                   default=min(DEFAULT_CUT_FROM_END, 26 * self.decks),
-                                                   high=max_cut_from_end(self.decks))
-        self.shoe_index: int = self.option_value(url, values, "shoe") - 1
+        values, self.seed, self.decks, self.cut_from_end, shoe = self._url_options(url)
+        self.shoe_index = shoe - 1
         self.scripted = inputs is not None or "script" in values
         if inputs is not None and "script" in values:
             raise DriverURLError(message("driver.script_and_cards", "{url}: give either a script or --cards, not both",
@@ -79,6 +71,26 @@ class MockShoe(Resumable):
             inputs = read_script(values["script"])
         self._queue: list[Input] = inputs if inputs is not None else self._seeded_shoe()
         self.offset = 0
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Refuse a host or path, an unknown option, a value out of its range (the cut card in the back half of
+        the decks given); a script is read only when the shoe opens."""
+        cls._url_options(url)
+
+    @classmethod
+    def _url_options(cls, url: str) -> tuple[dict[str, str], int, int, int, int]:
+        """The query's options, and the seed, decks, cut card and first shoe ``url`` gives (or their defaults)."""
+        location, values = cls.parse_query(url)
+        if location:
+            raise DriverURLError(f"{url}: mock:// takes no host or path ({location!r}); "
+                                 f"expected {cls.expected_form()}")
+        seed: int = cls.option_value(url, values, "seed")
+        decks: int = cls.option_value(url, values, "decks")
+        cut_from_end: int = cls.option_value(url, values, "cut", default=min(DEFAULT_CUT_FROM_END, 26 * decks),
+                                             high=max_cut_from_end(decks))
+        shoe: int = cls.option_value(url, values, "shoe")
+        return values, seed, decks, cut_from_end, shoe
 
     @property
     def delivery(self) -> Delivery:

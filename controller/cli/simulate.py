@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from config.loader import load_config
+from config.loader import ValueCheck, load_config
 from config.schema import Settings
 from controller.app.builder import TRANSCRIPT_LIMIT, Display, JournalOptions, MockDeal, SessionOptions, build_session
 from controller.cli.archiveargs import add_archive_option, property_watch_from_args
@@ -21,9 +21,15 @@ from controller.core.exceptions import JournalError
 from controller.i18n.message import message
 from controller.ui.localise import table_catalogue
 from controller.ui.oddsplot import check_plot_path
+from drivers import check_url
 
 if TYPE_CHECKING:
     from drivers.mock import MockShoe
+
+
+OWNED_CHECKS: Mapping[tuple[str, str], ValueCheck] = {("driver", "url"): check_url}
+"""What the config cannot check itself, checked in every layer that sets it: ``[driver] url`` is refused by its
+driver even where another layer's URL, or ``run --driver``, is the one used (docs/config.md)."""
 
 
 def add_table_options(parser: argparse.ArgumentParser,
@@ -86,7 +92,7 @@ def settings_from_args(args: argparse.Namespace, rounds_in_settings: bool = True
         overrides["simulation"]["auto_next"] = False
     if getattr(args, "archive", None) is not None:  # the URL itself is checked by the property check
         overrides["protection"] = {"property_check": bool(args.archive)}
-    return load_config(args.config, overrides=overrides)
+    return load_config(args.config, overrides=overrides, checks=OWNED_CHECKS)
 
 
 def _refused(args: argparse.Namespace, scripted: bool) -> str | None:

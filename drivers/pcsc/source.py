@@ -394,6 +394,14 @@ def load_card_map(path: str, label: str = "map") -> dict[str, str]:
     return table_out
 
 
+def _code_apdu(url: str, text: str) -> bytes:
+    """Option ``apdu``: the APDU that reads a tag's card code."""
+    try:
+        return parse_apdu(text)
+    except ValueError as error:
+        raise DriverURLError(f"{url}: option apdu: expected an APDU in hex, e.g. FFB0000404; {error}") from None
+
+
 class PcscCardSource(CardSource):
     """Playing cards with NFC tags, read through pcscd (see the module doc for the URL)."""
 
@@ -408,21 +416,13 @@ class PcscCardSource(CardSource):
 
     def __init__(self, url: str, *, scard: Any = None) -> None:
         super().__init__(url)
-        location, values = self.parse_query(url)
-        if location:
-            raise DriverURLError(f"{url}: put the reader name in the query: pcsc://?reader={location}")
-        if "apdu" in values and "map" in values:
-            raise DriverURLError(f"{url}: give apdu=HEX or map=FILE, not both")
+        values = self._checked_query(url)
         self.card_map: dict[str, str] | None = None
         self.apdu = DEFAULT_CODE_APDU
         if "map" in values:
             self.card_map = load_card_map(values["map"], url)
         elif "apdu" in values:
-            try:
-                self.apdu = parse_apdu(values["apdu"])
-            except ValueError as error:
-                raise DriverURLError(f"{url}: option apdu: expected an APDU in hex, e.g. FFB0000404; "
-                                     f"{error}") from None
+            self.apdu = _code_apdu(url, values["apdu"])
         poll_ms: int = self.option_value(url, values, "poll")
         reader = values.get("reader") or None
         self.last_problem: str | None = None
@@ -430,6 +430,24 @@ class PcscCardSource(CardSource):
         self._present_uid: str | None = None
         self._watch = ReaderWatch(reader, poll=poll_ms / 1000, label=url, scard=scard)
         self.reader = self._watch.reader
+
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Refuse a host or path, an unknown option, a bad poll or APDU, or both apdu and map; the card map is a
+        file, read only when the source opens, and the reader is looked for only then."""
+        values = cls._checked_query(url)
+        if "apdu" in values:
+            _code_apdu(url, values["apdu"])
+        cls.option_value(url, values, "poll")
+
+    @classmethod
+    def _checked_query(cls, url: str) -> dict[str, str]:
+        location, values = cls.parse_query(url)
+        if location:
+            raise DriverURLError(f"{url}: put the reader name in the query: pcsc://?reader={location}")
+        if "apdu" in values and "map" in values:
+            raise DriverURLError(f"{url}: give apdu=HEX or map=FILE, not both")
+        return values
 
     def _problem(self, message: str) -> None:
         self.last_problem = message

@@ -94,9 +94,7 @@ class SerialShoe(Resumable):
         self.baudrate: int = self._setting(url, values, "baudrate")
         self.port = Port(url, self.port_name, self.baudrate, local)
         self.framing: str = self._setting(url, values, "framing")
-        if "heartbeat" in values and "timeout" in values:
-            raise DriverURLError(message("serial.heartbeat_and_timeout", "{url}: give heartbeat or timeout, not both "
-                                         "(they are the same option)", url=url))
+        refuse_heartbeat_with_timeout(url, values)
         self.heartbeat: float = self._setting(url, values, "timeout" if "timeout" in values else "heartbeat")
         self.indicator: bool = self._setting(url, values, "indicator")
         self.reconnect: bool = self.option_value(url, values, "reconnect")
@@ -134,14 +132,28 @@ class SerialShoe(Resumable):
             return self.profile.settings[name]
         return self.option_value(url, values, name)
 
+    @classmethod
+    def check_url(cls, url: str) -> None:
+        """Refuse what the constructor refuses of the URL itself: a serial URL without a device path, a socket
+        URL without HOST:PORT, an unknown option, a bad value, heartbeat with timeout, a framing that is not
+        registered or options of another framing, a pattern without its ``card`` group. Neither the device nor a
+        profile file is looked at (the profile may set the framing: then the framing's options are checked when
+        the shoe opens)."""
+        location, values = cls.parse_query(url)
+        port_name_of(url, location)
+        for name in values:
+            if name not in ("framing", "pattern", "profile"):
+                cls.option_value(url, values, name)
+        refuse_heartbeat_with_timeout(url, values)
+        if "pattern" in values:
+            card_pattern(url, values["pattern"])
+        if "framing" in values or "profile" not in values:
+            framing = framing_class(url, cls.option_value(url, values, "framing"))
+            refuse_url_options_of_other_framings(url, values, framing)
+
     def _framer(self, url: str, values: Mapping[str, str]) -> fr.Framer:
         """The framer of the framing the options name, made from their settings."""
-        try:
-            framing = fr.framer_class(self.framing)
-        except ValueError:
-            raise DriverURLError(message("driver.unknown_choice", "{url}: option {name}={value} is unknown; "
-                                         "expected {choices}", url=url, name="framing", value=repr(self.framing),
-                                         choices=one_of(fr.framing_names()))) from None
+        framing = framing_class(url, self.framing)
         self._refuse_options_of_other_framings(url, values, framing)
         checksum: str = self._setting(url, values, "checksum")  # URL: optional|required; profile: none|xor|required
         pattern = card_pattern(url, values["pattern"]) if "pattern" in values else \
@@ -153,11 +165,8 @@ class SerialShoe(Resumable):
 
     def _refuse_options_of_other_framings(self, url: str, values: Mapping[str, str], framing: type[fr.Framer]) -> None:
         """Refuse options (given in the URL, or by the profile) that ``framing`` does not take."""
+        refuse_url_options_of_other_framings(url, values, framing)
         others = [name for name in fr.FRAMING_OPTIONS if name not in framing.url_options]
-        given = sorted(set(others) & values.keys())
-        if given:
-            framings = fr.framings_taking(given)
-            raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing={framings} only")
         from_profile = [name for name in self.profile.settings if name in others] if self.profile else []
         if self.profile is not None and from_profile:
             raise DriverURLError(message(
@@ -408,6 +417,32 @@ class SerialShoe(Resumable):
     def _close(self) -> None:
         self.port.close()
         LOG.info("%s: closed", self.url)
+
+
+def refuse_heartbeat_with_timeout(url: str, values: Mapping[str, str]) -> None:
+    """``heartbeat`` and ``timeout`` are the same option: give one."""
+    if "heartbeat" in values and "timeout" in values:
+        raise DriverURLError(message("serial.heartbeat_and_timeout", "{url}: give heartbeat or timeout, not both "
+                                     "(they are the same option)", url=url))
+
+
+def framing_class(url: str, name: str) -> type[fr.Framer]:
+    """The framer class of option ``framing=name``; :class:`DriverURLError` naming the registered framings."""
+    try:
+        return fr.framer_class(name)
+    except ValueError:
+        raise DriverURLError(message("driver.unknown_choice", "{url}: option {name}={value} is unknown; "
+                                     "expected {choices}", url=url, name="framing", value=repr(name),
+                                     choices=one_of(fr.framing_names()))) from None
+
+
+def refuse_url_options_of_other_framings(url: str, values: Mapping[str, str], framing: type[fr.Framer]) -> None:
+    """Refuse options given in the URL that ``framing`` does not take."""
+    others = [name for name in fr.FRAMING_OPTIONS if name not in framing.url_options]
+    given = sorted(set(others) & values.keys())
+    if given:
+        framings = fr.framings_taking(given)
+        raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing={framings} only")
 
 
 def port_name_of(url: str, location: str) -> tuple[str, bool]:

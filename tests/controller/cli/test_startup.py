@@ -112,6 +112,19 @@ def test_simulate_imports_what_only_other_paths_use_when_they_run() -> None:
     assert not modules & elsewhere, sorted(modules & elsewhere)
 
 
+def test_a_mock_table_checks_its_driver_urls_without_importing_the_other_drivers() -> None:
+    """Every layer's ``[driver] url`` is checked (docs/config.md), by the module of its own driver only: a table on
+    the mock shoe imports no serial port library and no PC/SC driver, and a simulation does not look for plugins
+    (``importlib.metadata``; ``run`` reads it to verify the software)."""
+    others = {"serial", "drivers.serial.driver", "drivers.pcsc.source"}
+    for argv, unused in ((["simulate", "--seed", "3", "--rounds", "1"], {*others, "importlib.metadata"}),
+                         (["run", "--driver", "mock://?seed=3", "--auto-next", "--rounds", "1", "--no-keyboard",
+                           "--json"], others)):
+        modules = imported_after(*argv)
+        assert "drivers.mock" in modules
+        assert not modules & unused, (argv[0], sorted(modules & unused))
+
+
 def test_the_command_itself_runs_with_the_garbage_collector_on() -> None:
     """The executable holds the collector off while it imports the command, never while the command runs (a live
     table runs for hours)."""
