@@ -38,6 +38,17 @@ def check_feed_url(settings: Settings) -> None:
         parse_feed(section.url, section.site, section.table, section.ca_file, label=config_label(settings))
 
 
+def check_feed_form(url: object) -> None:
+    """Refuse a config layer's ``[feed] url`` that has no feed URL's form, even where another layer's URL or
+    ``--feed`` is the one used: raises :class:`FeedError` (the floor's URL parser is imported only for a layer
+    that sets one)."""
+    if url == "":  # no feed
+        return
+    from controller.floor.urls import check_feed_form as check
+
+    check(str(url))
+
+
 def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | None,
                    notice: Callable[[str], None]) -> TableFeed | None:
     """The table's feed from ``--feed`` or ``[feed] url`` (None: no feed). Raises :class:`FeedError`

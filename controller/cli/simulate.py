@@ -14,7 +14,7 @@ from config.schema import Settings
 from controller.app.builder import TRANSCRIPT_LIMIT, Display, JournalOptions, MockDeal, SessionOptions, build_session
 from controller.cli.archiveargs import add_archive_option, property_watch_from_args
 from controller.cli.argtypes import add_lang_option, seconds, whole_number
-from controller.cli.feedargs import add_feed_option, check_feed_url, feed_from_args
+from controller.cli.feedargs import add_feed_option, check_feed_form, check_feed_url, feed_from_args
 from controller.cli.language import text as worded
 from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
 from controller.core.exceptions import JournalError
@@ -27,9 +27,10 @@ if TYPE_CHECKING:
     from drivers.mock import MockShoe
 
 
-OWNED_CHECKS: Mapping[tuple[str, str], ValueCheck] = {("driver", "url"): check_url}
+OWNED_CHECKS: Mapping[tuple[str, str], ValueCheck] = {("driver", "url"): check_url, ("feed", "url"): check_feed_form}
 """What the config cannot check itself, checked in every layer that sets it: ``[driver] url`` is refused by its
-driver even where another layer's URL, or ``run --driver``, is the one used (docs/config.md)."""
+driver, ``[feed] url`` by the floor's URL form, even where another layer's URL, ``run --driver`` or ``--feed`` is
+the one used (docs/config.md)."""
 
 
 def add_table_options(parser: argparse.ArgumentParser,

@@ -157,6 +157,9 @@ def shown_url(url: str) -> Message | str:
 
 
 def _bad(label: str, url: str, form: Message, problem: Message) -> FeedError:
+    if not label:  # the caller names where the URL was written (a config layer's check)
+        return FeedError(message("url.bad_unlabelled", "{url}: {problem}; expected {form}", url=shown_url(url),
+                                 problem=problem, form=form))
     return FeedError(message("url.bad", "{label} {url}: {problem}; expected {form}", label=label,
                              url=shown_url(url), problem=problem, form=form))
 
@@ -175,10 +178,12 @@ def _port(parts: SplitResult, label: str, url: str, form: Message) -> int:
 
 
 def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
-                 ca_file: str = "", password_file: str | None = None) -> tuple[Broker, list[str]]:
+                 ca_file: str = "", password_file: str | None = None,
+                 need_password: bool = True) -> tuple[Broker, list[str]]:
     """The broker of ``url`` and the path's levels after it (``["SITE", "TABLE"]`` for a feed URL).
 
-    Raises :class:`FeedError` naming ``label`` and ``url`` for anything that is not such a URL.
+    Raises :class:`FeedError` naming ``label`` and ``url`` for anything that is not such a URL (a user with no
+    password of its own and none from the environment too, unless not ``need_password``: a URL only checked).
     """
     form = form or message("url.any_broker_form", "mqtt://[USER:PASSWORD@]HOST:PORT (or mqtts://)")
     text = url.strip()
@@ -208,7 +213,7 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
     levels = [level for level in parts.path.split("/")[1:]] if parts.path not in ("", "/") else []
     user = unquote(parts.username) if parts.username is not None else None
     password = unquote(parts.password) if parts.password is not None else None
-    if user is not None and password is None:
+    if user is not None and password is None and need_password:
         password = password_from_environment(label, password_file)
         if password is None:
             raise _bad(label, url, form, message("url.needs_password_given", "a user needs a password: in the URL "
@@ -225,18 +230,35 @@ def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", lab
     """
     broker, levels = parse_broker(url, label, FEED_FORM, ca_file)
     if levels:
-        if len(levels) != 2:
-            raise _bad(label, url, FEED_FORM, message("url.not_site_table", "the path {path} is not /SITE/TABLE",
-                                                      path=repr("/" + "/".join(levels))))
-        site, table = levels
+        site, table = _site_table(label, url, levels)
     elif not (site and table):
         raise _bad(label, url, FEED_FORM, message("url.no_site_table", "it names no /SITE/TABLE (and [feed] site "
                                                   "and table are not both set)"))
+    _check_names(label, url, site, table)
+    return FeedTarget(broker, site, table)
+
+
+def check_feed_form(url: str) -> None:
+    """Refuse ``url`` unless it has a feed URL's form (raises :class:`FeedError`, the URL first): a config layer's
+    ``[feed] url`` that another overrides. Only the form: the site and table may come from ``[feed] site`` and
+    ``table``, a user's password from the environment where the URL is used."""
+    _, levels = parse_broker(url, "", FEED_FORM, need_password=False)
+    if levels:
+        _check_names("", url, *_site_table("", url, levels))
+
+
+def _site_table(label: str, url: str, levels: list[str]) -> tuple[str, str]:
+    if len(levels) != 2:
+        raise _bad(label, url, FEED_FORM, message("url.not_site_table", "the path {path} is not /SITE/TABLE",
+                                                  path=repr("/" + "/".join(levels))))
+    return levels[0], levels[1]
+
+
+def _check_names(label: str, url: str, site: str, table: str) -> None:
     for what, name in (("SITE", site), ("TABLE", table)):
         if not NAME.fullmatch(name):
             raise _bad(label, url, FEED_FORM, message("url.bad_name", "{what} {name} is not 1-64 letters, digits, "
                                                       "'-', '_' or '.'", what=what, name=repr(name)))
-    return FeedTarget(broker, site, table)
 
 
 def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "",

@@ -299,7 +299,35 @@ def test_a_bad_feed_url_in_the_file_is_refused_even_where_it_is_not_used(tmp_pat
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("croupier simulate: "), lines
-    assert f"{path}: [feed] url 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]
+    assert f"{path}: [feed] url: 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]
+
+
+@pytest.mark.parametrize(("file_url", "said"), [
+    ("http://broker:1883/pit/t1", "[feed] url: 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt:// or "
+                                  "mqtts://; expected mqtt://"),
+    ("mqtt://broker:1883/pit", "[feed] url: 'mqtt://broker:1883/pit': the path '/pit' is not /SITE/TABLE"),
+    ("mqtt://broker:99999/pit/t1", "[feed] url: 'mqtt://broker:99999/pit/t1': the port is not a number from 1 to "
+                                   "65535"),
+], ids=["not mqtt", "no table in the path", "port out of range"])
+def test_a_bad_feed_url_in_the_file_is_refused_though_the_environment_gives_a_good_one(
+        tmp_path: Path, file_url: str, said: str) -> None:
+    path = write(tmp_path, f'[feed]\nurl = "{file_url}"\n')
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")},
+           "CROUPIER_FEED_URL": "mqtt://127.0.0.1:1883/pit/t1"}
+    done = croupier_in_process("simulate", "--config", str(path), "--rounds", "1", "--quiet", env=env)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"croupier simulate: {path}: {said}"), lines
+
+
+def test_a_feed_url_with_a_user_and_no_password_overridden_stays_allowed(tmp_path: Path) -> None:
+    """Only the URL's form is checked in a layer another overrides: the password a user takes from the environment
+    is looked for where the URL is used."""
+    path = write(tmp_path, '[feed]\nurl = "mqtt://table7@broker:1883/pit/t7"\n')
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")},
+           "CROUPIER_FEED_URL": "mqtt://127.0.0.1:1883/pit/t1"}
+    done = croupier_in_process("simulate", "--config", str(path), "--rounds", "1", "--quiet", env=env)
+    assert (done.returncode, done.stderr) == (0, "")
 
 
 def test_config_keeps_data_and_validation_only() -> None:
