@@ -122,7 +122,7 @@ def main() -> None:
         rows.append(("pybaccarat 0.18 `Game.play_hand` (its own shoes), 200,000 rounds, best of 3", f"{peer:,.0f}"))
     else:
         rows.append(("pybaccarat", "not measured (give --pybaccarat-python)"))
-    rows.append(("full controller path (transitions machine, every event), 20,000 rounds", f"{full:,.0f}"))
+    rows.append(("full controller path (every event, `[bets] live_edge = false`), 20,000 rounds", f"{full:,.0f}"))
     workers_rate, workers_totals = fast_rate(plain_totals[0], workers=2)
     rows.append((f"fast path, `--workers 2` (wall clock, 2 cores shared with other work); totals "
                  f"{'the same' if workers_totals == fast_totals else 'DIFFERENT'}", f"{workers_rate:,.0f}"))
