@@ -145,9 +145,9 @@ def _replayed(journal: Journal, verified: Verified, whole: ReplayBeside | None, 
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
                          inputs=whole.inputs(verified))
     last = journal.last_checkpoint()
+    inputs = check_last_checkpoint(journal, verified.header, last)  # none yet: every input since the start
     if last is None:
         return ""
-    inputs = check_last_checkpoint(journal, verified.header, last)
     return words.say("audit.checkpoint_replayed", "; the last checkpoint (record {seq}) matches a replay of its "
                      "shoe ({inputs} inputs)", seq=last.seq, inputs=inputs)
 

@@ -328,6 +328,51 @@ def test_the_replay_of_the_shoe_starts_before_the_shoe_whatever_the_checkpoint_s
     assert_refused(path, dealt["config"], named)
 
 
+# -- a journal without a checkpoint yet ---------------------------------------------------------------------
+
+ONE_SHOE = ["simulate", "--seed", "8", "--rounds", "20", "--quiet"]
+"""One shoe of 20 rounds: fewer inputs than ``checkpoint_every`` (250 by default), so no checkpoint yet."""
+
+
+@pytest.fixture(scope="module")
+def one_shoe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("one-shoe") / "j.db"
+    done = croupier_in_process(*ONE_SHOE, "--journal", str(path))
+    assert done.returncode == 0, done
+    assert not [row for row in rows_of(path) if row[1] == "checkpoint"]
+    return path
+
+
+def forge_a_result(path: Path, which: int) -> str:
+    """Result ``which`` (0 the first, -1 the last) its winner changed, and the chain recomputed after it."""
+    seq, _, _, body, _, _ = [row for row in rows_of(path) if '"event":"result"' in row[3]][which]
+    forged = re.sub(r'"winner":"(player|banker|tie)"', lambda found: '"winner":"banker"'
+                    if found.group(1) != "banker" else '"winner":"player"', body, count=1)
+    assert forged != body
+    forge_record(path, seq, forged)
+    return f"record {seq}: replaying the journal gives other events"
+
+
+@pytest.mark.parametrize("which", [0, -1], ids=["the first result", "the last result"])
+def test_a_result_forged_before_the_first_checkpoint_is_named_by_the_audit_as_by_the_resume(
+        one_shoe: Path, tmp_path: Path, which: int) -> None:
+    """Without a checkpoint the resume replays the journal from its start and compares every event: the audit
+    (without --replay) checks the same, so a forged result is named by both, not passed by the audit."""
+    path = tmp_path / "j.db"
+    shutil.copyfile(one_shoe, path)
+    assert audited(path).returncode == 0
+    named = forge_a_result(path, which)
+    checked = audited(path)
+    assert checked.returncode == 1, checked
+    assert checked.stdout.startswith("TAMPERED: ") and named in checked.stdout, checked.stdout
+    before = fingerprint(path)
+    done = croupier_in_process(*ONE_SHOE, "--journal", str(path))
+    assert done.returncode == 2 and done.stdout == "", done
+    line, = done.stderr.splitlines()
+    assert named in line and "keep it for the audit" in line, line
+    assert fingerprint(path) == before
+
+
 # -- damaged files -------------------------------------------------------------------------------------------
 
 
