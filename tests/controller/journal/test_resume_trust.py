@@ -184,6 +184,14 @@ def swap_earlier(path: Path) -> str:
     return f"records {seq} and {seq + 1} were swapped"
 
 
+def swap_earlier_far_apart(path: Path) -> str:
+    seq = first_of(rows_of(path), "input")
+    execute(path, ("UPDATE records SET seq = -1 WHERE seq = ?", (seq,)),
+            ("UPDATE records SET seq = ? WHERE seq = ?", (seq, seq + 11)),
+            ("UPDATE records SET seq = ? WHERE seq = -1", (seq + 11,)))
+    return f"records {seq} and {seq + 11} were swapped"
+
+
 def forge_last_checkpoint(change: Callable[[dict[str, object]], None]) -> Callable[[Path], str]:
     """Edit the last checkpoint's body with ``change`` and recompute the hash chain after it."""
 
@@ -243,6 +251,7 @@ TAMPERING: dict[str, Callable[[Path], str]] = {
     "an earlier record deleted, the later ones renumbered": delete_earlier_and_renumber,
     "a record inserted in an earlier shoe": insert_earlier,
     "two records of an earlier shoe swapped": swap_earlier,
+    "two records of an earlier shoe swapped, ten records between them": swap_earlier_far_apart,
     "the last checkpoint's inventory forged, the chain recomputed": forge_last_checkpoint(
         _dealt_card_taken_out_of_the_inventory),
     "the last checkpoint's totals forged, the chain recomputed": forge_last_checkpoint(_one_more_banker_win),
