@@ -1,4 +1,5 @@
-"""``croupier audit verify PATH``: check a journal's hash chain, and its last checkpoint against a replay of its shoe.
+"""``croupier audit verify PATH``: check a journal's hash chain, and its last checkpoint against a replay of its shoe
+(no checkpoint yet: every input against a replay from the start).
 
 ::
 
@@ -57,9 +58,9 @@ def register(subparsers: Any) -> None:
     check = actions.add_parser(
         "verify", help="verify the hash chain of a journal",
         description="Recompute every record's SHA-256 and check that each names the record before it; then "
-                    "replay the last checkpoint's shoe (from the checkpoint before that shoe began) and check that "
-                    "it gives the journaled events and that checkpoint (--replay: the whole journal, every "
-                    "checkpoint). A resume checks the same first.",
+                    "replay the last checkpoint's shoe (from the checkpoint before that shoe began; with no checkpoint "
+                    "yet, the journal from its start) and check that it gives the journaled events and that "
+                    "checkpoint (--replay: the whole journal, every checkpoint). A resume checks the same first.",
     )
     check.add_argument("path", metavar="PATH", help="the journal file")
     check.add_argument("--replay", action="store_true",
@@ -145,9 +146,9 @@ def _replayed(journal: Journal, verified: Verified, whole: ReplayBeside | None, 
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
                          inputs=whole.inputs(verified))
     last = journal.last_checkpoint()
+    inputs = check_last_checkpoint(journal, verified.header, last)  # none yet: every input since the start
     if last is None:
         return ""
-    inputs = check_last_checkpoint(journal, verified.header, last)
     return words.say("audit.checkpoint_replayed", "; the last checkpoint (record {seq}) matches a replay of its "
                      "shoe ({inputs} inputs)", seq=last.seq, inputs=inputs)
 

@@ -568,30 +568,38 @@ class Trusted:
     checkpoint: int = 0
     """The last checkpoint's record (0: the journal has none)."""
     replayed: int = 0
-    """The inputs replayed to check it."""
+    """The inputs replayed to check it (with no checkpoint: every input, from the journal's start)."""
 
 
 def trust(journal: Journal) -> Trusted:
     """Check what ``croupier audit verify`` checks by default, and a resume before it opens the journal for
     writing: the whole hash chain (:func:`~controller.journal.verify.verify`) and the last checkpoint against a
-    replay of its shoe (:func:`check_last_checkpoint`). Raises :class:`JournalError` naming the record."""
+    replay of its shoe, or, with no checkpoint yet, every event against a replay from the journal's start
+    (:func:`check_last_checkpoint`). Raises :class:`JournalError` naming the record."""
     verified = verify(journal)
     last = journal.last_checkpoint()
-    if last is None:
-        return Trusted(verified)
-    return Trusted(verified, last.seq, check_last_checkpoint(journal, verified.header, last))
+    return Trusted(verified, last.seq if last is not None else 0,
+                   check_last_checkpoint(journal, verified.header, last))
 
 
-def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Record) -> int:
+def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Record | None) -> int:
     """Check checkpoint ``last`` against a replay of its whole shoe; returns the inputs replayed.
 
     A fresh table with the header's settings is restored from the last checkpoint written before the shoe
     began (where it began is read from the journaled events, not from the checkpoint; none: the replay starts
     at the journal's start), and every input from there to the end is replayed and compared with its journaled
     events, each checkpoint on the way with the state the replay reached (:func:`replay`; each round's edge is
-    taken from the journal, as a resume does). Raises :class:`JournalError` naming the first record that
-    differs: a checkpoint forged with the hash chain recomputed after it, or an edited event of the shoe.
+    taken from the journal, as a resume does). With no checkpoint yet (``last`` None) every input from the
+    journal's start is replayed and compared, as a resume replays them (a training drill's journal, whose inputs
+    are a trainee's answers and which is never resumed, has only its chain checked: 0). Raises
+    :class:`JournalError` naming the first record that differs: a checkpoint forged with the hash chain
+    recomputed after it, or an edited event of the shoe.
     """
+    if last is None:
+        if _drill(header):
+            return 0
+        return replay(journal, table_from_header(journal.path, header), edges_from_journal=True,
+                      keep_events=False).inputs
     table = table_from_header(journal.path, header)
     try:
         Cursor.from_body(_loads(journal, last))
@@ -600,6 +608,13 @@ def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Rec
     began = _shoe_began(journal, last.seq)
     anchor = next(journal.records_back(began, (CHECKPOINT,)), None) if began else None
     return replay(journal, table, resume=anchor, edges_from_journal=True, keep_events=False).inputs
+
+
+def _drill(header: Mapping[str, Any]) -> bool:
+    """The journal is a training drill's (``croupier train``, which no table resumes: its identity says so)."""
+    identity = header.get("identity")
+    arguments = identity.get("arguments") if isinstance(identity, dict) else None
+    return isinstance(arguments, dict) and arguments.get("command") == "train"
 
 
 def _shoe_began(journal: Journal, before: int) -> int:

@@ -223,9 +223,9 @@ def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tu
                 break
     if written_as is None:
         return seq, HASH
-    if written_as == seq + 1 and index + 1 < len(rows) and _holds_entry(rows[index + 1], seq):
+    if written_as > seq and _holds_entry_of(rows, index + written_as - seq, written_as, seq):
         return seq, message("journal.problem.swapped", "was reordered: records {seq} and {next} were swapped",
-                            seq=seq, next=seq + 1)
+                            seq=seq, next=written_as)
     if written_as > seq:
         return seq, message("journal.problem.renumbered", "is missing: it was deleted and the records after it "
                             "renumbered (record {seq} holds the entry written as record {written_as})", seq=seq,
@@ -236,3 +236,6 @@ def _why_mismatch(rows: list[Record], index: int, by_hash: dict[str, int]) -> tu
                                "inserted or moved before it)", inserted=inserted, seq=seq, written_as=written_as)
 
 
+def _holds_entry_of(rows: list[Record], index: int, seq: int, written_as: int) -> bool:
+    """Record ``seq``, at ``rows[index]``, holds the entry written as record ``written_as``."""
+    return index < len(rows) and rows[index].seq == seq and _holds_entry(rows[index], written_as)

@@ -478,6 +478,49 @@ def test_swapped_records(journal_path: Path, capsys: pytest.CaptureFixture[str])
     assert "records 15 and 16 were swapped" in out
 
 
+@pytest.fixture(scope="module")
+def thirty_rounds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("thirty") / "j.db"
+    assert croupier_in_process("simulate", "--seed", "1", "--rounds", "30", "--quiet",
+                               "--journal", str(path)).returncode == 0
+    return path
+
+
+def _swap(path: Path, first: int, second: int) -> None:
+    _edit(path, ("UPDATE records SET seq = -1 WHERE seq = ?", (first,)),
+          ("UPDATE records SET seq = ? WHERE seq = ?", (first, second)),
+          ("UPDATE records SET seq = ? WHERE seq = -1", (second,)))
+
+
+@pytest.mark.parametrize("first, second", [(150, 160), (101, 103), (5, 7), (2, 300)])
+def test_records_swapped_far_apart_are_named_as_swapped(thirty_rounds: Path, tmp_path: Path, first: int,
+                                                        second: int, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each of the two holds the other's entry: reordered, not a deletion (docs/journal.md)."""
+    path = tmp_path / "j.db"
+    path.write_bytes(thirty_rounds.read_bytes())
+    _swap(path, first, second)
+    status, out = _verify(path, capsys)
+    assert status == 1
+    assert out.startswith(f"TAMPERED: {path}: record {first} was reordered: records {first} and {second} were "
+                          "swapped\n"), out
+    assert "deleted" not in out
+
+
+def test_records_deleted_and_the_later_ones_renumbered_are_still_named_as_deleted(
+        thirty_rounds: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Records 150-154 deleted and the later ones renumbered: record 150 holds the entry written as 155, but
+    record 155 does not hold 150's: a deletion, not a swap."""
+    path = tmp_path / "j.db"
+    path.write_bytes(thirty_rounds.read_bytes())
+    _edit(path, ("DELETE FROM records WHERE seq BETWEEN 150 AND 154", ()),
+          ("UPDATE records SET seq = -seq WHERE seq > 154", ()),
+          ("UPDATE records SET seq = -seq - 5 WHERE seq < 0", ()))
+    status, out = _verify(path, capsys)
+    assert status == 1
+    assert out.startswith(f"TAMPERED: {path}: record 150 is missing: it was deleted and the records after it "
+                          "renumbered (record 150 holds the entry written as record 155)\n"), out
+
+
 def test_tampered_journal_is_not_resumed(journal_path: Path) -> None:
     _edit(journal_path, ("UPDATE records SET body = replace(body, ':', ': ') WHERE seq = 9", ()))
     status, printed, err = run_cli("simulate", "--seed", "5", "--rounds", "6", "--json",

@@ -184,6 +184,14 @@ def swap_earlier(path: Path) -> str:
     return f"records {seq} and {seq + 1} were swapped"
 
 
+def swap_earlier_far_apart(path: Path) -> str:
+    seq = first_of(rows_of(path), "input")
+    execute(path, ("UPDATE records SET seq = -1 WHERE seq = ?", (seq,)),
+            ("UPDATE records SET seq = ? WHERE seq = ?", (seq, seq + 11)),
+            ("UPDATE records SET seq = ? WHERE seq = -1", (seq + 11,)))
+    return f"records {seq} and {seq + 11} were swapped"
+
+
 def forge_last_checkpoint(change: Callable[[dict[str, object]], None]) -> Callable[[Path], str]:
     """Edit the last checkpoint's body with ``change`` and recompute the hash chain after it."""
 
@@ -243,6 +251,7 @@ TAMPERING: dict[str, Callable[[Path], str]] = {
     "an earlier record deleted, the later ones renumbered": delete_earlier_and_renumber,
     "a record inserted in an earlier shoe": insert_earlier,
     "two records of an earlier shoe swapped": swap_earlier,
+    "two records of an earlier shoe swapped, ten records between them": swap_earlier_far_apart,
     "the last checkpoint's inventory forged, the chain recomputed": forge_last_checkpoint(
         _dealt_card_taken_out_of_the_inventory),
     "the last checkpoint's totals forged, the chain recomputed": forge_last_checkpoint(_one_more_banker_win),
@@ -326,6 +335,51 @@ def test_the_replay_of_the_shoe_starts_before_the_shoe_whatever_the_checkpoint_s
     named = forge_last_checkpoint(shorter_shoe)(path)
     assert audited(path).returncode == 1
     assert_refused(path, dealt["config"], named)
+
+
+# -- a journal without a checkpoint yet ---------------------------------------------------------------------
+
+ONE_SHOE = ["simulate", "--seed", "8", "--rounds", "20", "--quiet"]
+"""One shoe of 20 rounds: fewer inputs than ``checkpoint_every`` (250 by default), so no checkpoint yet."""
+
+
+@pytest.fixture(scope="module")
+def one_shoe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("one-shoe") / "j.db"
+    done = croupier_in_process(*ONE_SHOE, "--journal", str(path))
+    assert done.returncode == 0, done
+    assert not [row for row in rows_of(path) if row[1] == "checkpoint"]
+    return path
+
+
+def forge_a_result(path: Path, which: int) -> str:
+    """Result ``which`` (0 the first, -1 the last) its winner changed, and the chain recomputed after it."""
+    seq, _, _, body, _, _ = [row for row in rows_of(path) if '"event":"result"' in row[3]][which]
+    forged = re.sub(r'"winner":"(player|banker|tie)"', lambda found: '"winner":"banker"'
+                    if found.group(1) != "banker" else '"winner":"player"', body, count=1)
+    assert forged != body
+    forge_record(path, seq, forged)
+    return f"record {seq}: replaying the journal gives other events"
+
+
+@pytest.mark.parametrize("which", [0, -1], ids=["the first result", "the last result"])
+def test_a_result_forged_before_the_first_checkpoint_is_named_by_the_audit_as_by_the_resume(
+        one_shoe: Path, tmp_path: Path, which: int) -> None:
+    """Without a checkpoint the resume replays the journal from its start and compares every event: the audit
+    (without --replay) checks the same, so a forged result is named by both, not passed by the audit."""
+    path = tmp_path / "j.db"
+    shutil.copyfile(one_shoe, path)
+    assert audited(path).returncode == 0
+    named = forge_a_result(path, which)
+    checked = audited(path)
+    assert checked.returncode == 1, checked
+    assert checked.stdout.startswith("TAMPERED: ") and named in checked.stdout, checked.stdout
+    before = fingerprint(path)
+    done = croupier_in_process(*ONE_SHOE, "--journal", str(path))
+    assert done.returncode == 2 and done.stdout == "", done
+    line, = done.stderr.splitlines()
+    assert named in line and "keep it for the audit" in line, line
+    assert fingerprint(path) == before
 
 
 # -- damaged files -------------------------------------------------------------------------------------------
