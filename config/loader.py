@@ -88,9 +88,12 @@ def _check_owned_values(layer: Layer, checks: Mapping[tuple[str, str], ValueChec
                 check(table[key])
             except CroupierError as error:
                 worded = error.message if error.message is not None else str(error)
+                label = f"[{section}] {key}"
+                if str(error).startswith(label):  # the owner's error names the key itself ("[feed] url 'URL': ...")
+                    raise ConfigError(message("config.value_problem_named", "{source}: {problem}",
+                                              source=layer.source, problem=worded)) from None
                 raise ConfigError(message("config.value_problem", "{source}: {label}: {problem}{shown}",
-                                          source=layer.source, label=f"[{section}] {key}", problem=worded,
-                                          shown="")) from None
+                                          source=layer.source, label=label, problem=worded, shown="")) from None
 
 
 def _check_layers(layers: list[Layer], checks: Mapping[tuple[str, str], ValueCheck]) -> None:

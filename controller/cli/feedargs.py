@@ -46,7 +46,7 @@ def check_feed_form(url: object) -> None:
         return
     from controller.floor.urls import check_feed_form as check
 
-    check(str(url))
+    check(str(url), label="[feed] url")
 
 
 def feed_from_args(args: argparse.Namespace, settings: Settings, journal: str | None,

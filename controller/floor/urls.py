@@ -157,9 +157,6 @@ def shown_url(url: str) -> Message | str:
 
 
 def _bad(label: str, url: str, form: Message, problem: Message) -> FeedError:
-    if not label:  # the caller names where the URL was written (a config layer's check)
-        return FeedError(message("url.bad_unlabelled", "{url}: {problem}; expected {form}", url=shown_url(url),
-                                 problem=problem, form=form))
     return FeedError(message("url.bad", "{label} {url}: {problem}; expected {form}", label=label,
                              url=shown_url(url), problem=problem, form=form))
 
@@ -238,13 +235,13 @@ def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", lab
     return FeedTarget(broker, site, table)
 
 
-def check_feed_form(url: str) -> None:
-    """Refuse ``url`` unless it has a feed URL's form (raises :class:`FeedError`, the URL first): a config layer's
-    ``[feed] url`` that another overrides. Only the form: the site and table may come from ``[feed] site`` and
-    ``table``, a user's password from the environment where the URL is used."""
-    _, levels = parse_broker(url, "", FEED_FORM, need_password=False)
+def check_feed_form(url: str, label: str = "--feed") -> None:
+    """Refuse ``url`` unless it has a feed URL's form (raises :class:`FeedError` naming ``label`` and ``url``): a
+    config layer's ``[feed] url`` that another overrides. Only the form: the site and table may come from ``[feed]
+    site`` and ``table``, a user's password from the environment where the URL is used."""
+    _, levels = parse_broker(url, label, FEED_FORM, need_password=False)
     if levels:
-        _check_names("", url, *_site_table("", url, levels))
+        _check_names(label, url, *_site_table(label, url, levels))
 
 
 def _site_table(label: str, url: str, levels: list[str]) -> tuple[str, str]:

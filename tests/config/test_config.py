@@ -299,14 +299,14 @@ def test_a_bad_feed_url_in_the_file_is_refused_even_where_it_is_not_used(tmp_pat
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("croupier simulate: "), lines
-    assert f"{path}: [feed] url: 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]
+    assert f"{path}: [feed] url 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt://" in lines[0]
 
 
 @pytest.mark.parametrize(("file_url", "said"), [
-    ("http://broker:1883/pit/t1", "[feed] url: 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt:// or "
+    ("http://broker:1883/pit/t1", "[feed] url 'http://broker:1883/pit/t1': scheme 'http://' is not mqtt:// or "
                                   "mqtts://; expected mqtt://"),
-    ("mqtt://broker:1883/pit", "[feed] url: 'mqtt://broker:1883/pit': the path '/pit' is not /SITE/TABLE"),
-    ("mqtt://broker:99999/pit/t1", "[feed] url: 'mqtt://broker:99999/pit/t1': the port is not a number from 1 to "
+    ("mqtt://broker:1883/pit", "[feed] url 'mqtt://broker:1883/pit': the path '/pit' is not /SITE/TABLE"),
+    ("mqtt://broker:99999/pit/t1", "[feed] url 'mqtt://broker:99999/pit/t1': the port is not a number from 1 to "
                                    "65535"),
 ], ids=["not mqtt", "no table in the path", "port out of range"])
 def test_a_bad_feed_url_in_the_file_is_refused_though_the_environment_gives_a_good_one(
