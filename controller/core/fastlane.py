@@ -1,10 +1,12 @@
-"""The step of the most common input, made short: a card read from the shoe for the slot due.
+"""The steps of the most common inputs, made short: a card read from the shoe for the slot due, and the next round
+started.
 
 At a table with nothing pending (no misdeal, no badge gate, no critical alert, the reader online), dealing face up,
 a card that is not foreign, raises no alert and does not end the round only goes to its slot, moves the machine,
 and tells the dealer what is next. :func:`dealt_card` does exactly that and gives exactly what the general step
-(:func:`controller.core.step.step`) gives for it (``tests/controller/core/test_fastlane.py`` compares the two on
-random tables); for anything else it gives None and the general step runs.
+(:func:`controller.core.step.step`) gives for it; :func:`started_round` does the same for ``@next`` between rounds
+(``tests/controller/core/test_fastlane.py`` compares both with the general step on random tables); for anything
+else they give None and the general step runs.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from msgspec.structs import replace
 
 from controller.core import machine
 from controller.core.cards import parse_card
-from controller.core.events import CardEvent, Event, InstructionEvent, PromptEvent
+from controller.core.events import CardEvent, Event, InstructionEvent, PromptEvent, RoundEvent
 from controller.core.exceptions import CardCodeError
 from controller.core.inputs import Input, InputKind
 from controller.core.machine import State
@@ -70,4 +72,30 @@ def dealt_card(state: TableState, item: Input, context: Context) -> tuple[TableS
     return value, events
 
 
-__all__ = ["DEALT", "State", "dealt_card"]
+def started_round(state: TableState, item: Input, context: Context) -> tuple[TableState, list[Event]] | None:
+    """The state and events after ``item``, the dealer's ``@next`` at a table with nothing pending between rounds
+    (no live edge to give, face up, no open alert, the reader there); None when the general step must decide."""
+    if (item.kind is not InputKind.NEXT or state.misdeal is not None or state.gate is not None
+            or not state.reader_online or state.result_due or state.alerts.open or context.face_down
+            or context.settings.bets.live_edge):
+        return None
+    round_state = state.round
+    row = machine.fire("next_round", round_state, context.rules)
+    if row is None or not row.starts_round:
+        return None
+    after = PROMPTS.get(row.dest)
+    if after is None:
+        return None
+    number = round_state.number + 1
+    events: list[Event] = [RoundEvent(round=number, shoe=state.shoe_number)]
+    undo = UndoBook().after(item, events, None)
+    slot, to, text = after
+    events.append(PromptEvent(round=number, slot=slot, to=to, say=SAID[row.dest], say_id=text.id,
+                              say_params=text.params))
+    started = replace(round_state, state=row.dest, player=(), banker=(), number=number)
+    value = replace(state, round=started, manual_slots=frozenset(), slots_dealt=(), revealed=0, result_due=False,
+                    undo=undo)
+    return value, events
+
+
+__all__ = ["DEALT", "State", "dealt_card", "started_round"]

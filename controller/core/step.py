@@ -23,7 +23,7 @@ from controller.core.approvals import GateState, admit, lapse, rejected, stamp, 
 from controller.core.chain import Chain
 from controller.core.clock import clock_read
 from controller.core.events import AlertEvent, Event, InstructionEvent, PromptEvent
-from controller.core.fastlane import dealt_card
+from controller.core.fastlane import dealt_card, started_round
 from controller.core.inputs import Input, InputKind
 from controller.core.ledger import ShoeLedger, Stats
 from controller.core.machine import RoundState, State
@@ -111,7 +111,9 @@ _freeze = cast(Callable[[Draft], TableState], _made(
 def step(state: TableState, item: Input, context: Context,
          known_edges: KnownEdges | None = None) -> tuple[TableState, list[Event]]:
     """The state after ``item`` and the events it causes, ending with the dealer's next instruction."""
-    fast = dealt_card(state, item, context)
+    kind = item.kind
+    fast = (dealt_card(state, item, context) if kind is InputKind.CARD
+            else started_round(state, item, context) if kind is InputKind.NEXT else None)
     if fast is not None:
         return fast
     return general_step(state, item, context, known_edges)

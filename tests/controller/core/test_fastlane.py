@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from config.loader import load_config
 from controller.core.events import encode_line
-from controller.core.fastlane import dealt_card
+from controller.core.fastlane import dealt_card, started_round
 from controller.core.inputs import parse_tokens
 from controller.core.snapshot import state_data
 from controller.core.step import general_step
@@ -37,14 +37,17 @@ def test_the_short_way_gives_what_the_general_step_gives(seed: int, steps: int, 
     short = 0
     for _ in range(steps):
         token = shoe.pop() if shoe and rng.random() < 0.93 else rng.choice(OTHER)
+        if rng.random() < 0.5 and "next" in table.view.accepts:
+            token = "@next"  # as a dealer would, between rounds
         for item in parse_tokens(token):
-            fast = dealt_card(table.value, item, table.context)
-            general = general_step(table.value, item, table.context)
-            if fast is not None:
-                short += 1
-                assert [encode_line(event) for event in fast[1]] == [encode_line(event) for event in general[1]]
-                assert state_data(fast[0]) == state_data(general[0])
-                assert fast[0] == general[0]
+            for short_way in (dealt_card, started_round):
+                fast = short_way(table.value, item, table.context)
+                general = general_step(table.value, item, table.context)
+                if fast is not None:
+                    short += 1
+                    assert [encode_line(event) for event in fast[1]] == [encode_line(event) for event in general[1]]
+                    assert state_data(fast[0]) == state_data(general[0])
+                    assert fast[0] == general[0]
             table.handle(item)
 
 
@@ -65,3 +68,23 @@ def test_most_cards_of_a_plain_shoe_go_the_short_way() -> None:
         short += dealt_card(table.value, item, table.context) is not None
         table.handle(item)
     assert short > cards // 2
+
+
+def test_most_rounds_of_a_plain_shoe_start_the_short_way() -> None:
+    """The comparison above is not vacuous for @next either: between rounds of a shoe dealt without incident, the
+    next round starts the short way."""
+    rng = random.Random(7)
+    shoe = CODES * 8
+    rng.shuffle(shoe)
+    table = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}, "bets": {"live_edge": False}}))
+    table.start()
+    table.handle(parse_tokens("@shoe")[0])
+    short = starts = 0
+    for code in shoe[:300]:
+        if "next" in table.view.accepts:
+            item = parse_tokens("@next")[0]
+            starts += 1
+            short += started_round(table.value, item, table.context) is not None
+            table.handle(item)
+        table.handle(parse_tokens(code)[0])
+    assert starts > 20 and short == starts
