@@ -41,15 +41,20 @@ def net_units(net: str) -> int:
     return int(scaled)
 
 
+def count_result(counts: Counter[str], result: ResultEvent) -> None:
+    """Add a round's ``result`` to ``counts``: the round, its winner, a natural and the pairs."""
+    counts["rounds"] += 1
+    counts[result.winner] += 1
+    counts["natural"] += result.natural
+    counts["player_pair"] += result.player_pair
+    counts["banker_pair"] += result.banker_pair
+
+
 def count_events(counts: Counter[str], events: Iterable[Event]) -> None:
     """Add ``events`` to ``counts``."""
     for event in events:
         if isinstance(event, ResultEvent):
-            counts["rounds"] += 1
-            counts[event.winner] += 1
-            counts["natural"] += event.natural
-            counts["player_pair"] += event.player_pair
-            counts["banker_pair"] += event.banker_pair
+            count_result(counts, event)
         elif isinstance(event, MisdealEvent):
             counts["misdeal"] += 1
         elif isinstance(event, UndoneEvent) and event.input == "@exposed":

@@ -27,7 +27,7 @@ from controller.core.bets.names import bet_name as side_bet_name
 from controller.core.bets.settle import bet_for, house_pays
 from controller.core.events import Event, ResultEvent, SettlementEvent
 from controller.core.odds import fresh_odds
-from controller.core.tally import NET_UNITS, net_key
+from controller.core.tally import NET_UNITS, count_result, net_key
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.counts import rounds as counted_rounds
 from controller.i18n.numbers import format_decimal_text, format_fixed
@@ -113,11 +113,7 @@ class OddsComparison:
         counts, nets = self.counts, self.nets
         for event in events:
             if isinstance(event, ResultEvent):
-                counts["rounds"] += 1
-                counts[event.winner] += 1
-                counts["natural"] += event.natural
-                counts["player_pair"] += event.player_pair
-                counts["banker_pair"] += event.banker_pair
+                count_result(counts, event)
             elif isinstance(event, SettlementEvent):
                 self.settled += 1
                 for bet, outcome in event.bets.items():
