@@ -131,6 +131,17 @@ class TableFeed:
         self._said_foreign = False
         self._archived: bytes | None = None
         """The latest ``archived`` payload, not taken yet."""
+        self._subscription: int | None = None
+        """This connection's SUBSCRIBE to ``archived`` (its message id)."""
+        self._granted = False
+        """The broker granted this connection's subscription to ``archived``."""
+        self._barrier: int | None = None
+        """This connection's ``online`` status (its message id), sent after that SUBSCRIBE, while not acknowledged."""
+        self.listened = False
+        """The broker granted the subscription to ``archived`` and then acknowledged a message sent after it,
+        so its retained answer, if any, came in before: an archive that said nothing has not answered."""
+        self.deaf = False
+        """The broker refused the subscription to ``archived`` (its ACL): no archive's answer can come in."""
         self.client = self._client()
         self.loop = ClientLoop(self.client, max_delay=2, cannot_connect=self._cannot_connect)
         self.outbox: Outbox | None = None
@@ -157,6 +168,7 @@ class TableFeed:
         client.on_disconnect = self._on_disconnect
         client.on_publish = self._on_publish
         client.on_message = self._on_message
+        client.on_subscribe = self._on_subscribe
         return client
 
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -164,8 +176,10 @@ class TableFeed:
             self._unreachable(message("feed.table_refused", "the broker refused the table ({reason})",
                                       reason=str(reason)))
             return
-        client.subscribe(self.target.topic("archived"), qos=QOS)
+        self._granted = False
+        self._subscription = client.subscribe(self.target.topic("archived"), qos=QOS)[1]
         info = client.publish(self.target.topic("status"), "online", qos=QOS, retain=True)
+        self._barrier = info.mid  # the broker answers in order: SUBACK, the retained answer, then this PUBACK
         self._acks_in.put(-info.mid)  # the worker counts it in flight
         if self.cursor:  # the broker may have lost the retained state: the archive reads the head from it
             info = client.publish(self.target.topic("state"), self._state_message(), qos=QOS, retain=True)
@@ -182,7 +196,25 @@ class TableFeed:
             self._unreachable(message("feed.connection_lost", "the connection was lost ({reason})",
                                       reason=str(reason)))
 
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any],
+                      properties: Any) -> None:
+        if mid != self._subscription:
+            return
+        if any(reason.is_failure for reason in reasons):
+            self.deaf = True
+        else:
+            self._granted = True
+            self._heard_out()
+
+    def _heard_out(self) -> None:
+        """Granted, and the barrier acknowledged: the broker's retained answer, if any, came in before."""
+        if self._granted and self._barrier is None:
+            self.listened = True
+
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        if mid == self._barrier:
+            self._barrier = None
+            self._heard_out()
         if getattr(reason, "is_failure", False):  # e.g. "Not authorized": the ACL does not let it publish there
             self._refused(reason)
             return  # never counted as delivered: the mark stays before it, the next start sends it again
@@ -407,7 +439,7 @@ class TableFeed:
             self._say(message("feed.not_acknowledged", "records from {seq} on were not acknowledged by {broker} "
                               "before the drain timeout; the journal keeps them and they go out on the next start",
                               seq=left[0].seq, broker=self.target.broker.address))
-        elif unconfirmed and self.delivery.heard:
+        elif unconfirmed and (self.delivery.heard or not self.listened):  # no word yet, or it never listened
             self._say(message("feed.not_confirmed", "records from {seq} on are not confirmed by the archive yet; "
                               "the journal keeps them and the next start sends them again", seq=unconfirmed[0].seq))
         elif unconfirmed:
@@ -416,7 +448,8 @@ class TableFeed:
                               seq=unconfirmed[0].seq, topic=self.target.topic("archived")))
 
     def _drain(self, deadline: float) -> None:
-        """Publish and wait for acknowledgements until all records are taken or ``deadline``."""
+        """Publish and wait for acknowledgements until all records are taken and the archive had its say, or
+        ``deadline``; a table that ends before its feed connected connects first (the loop does)."""
         assert self.outbox is not None
         while time.monotonic() < deadline:
             self._take_acks()
@@ -425,11 +458,17 @@ class TableFeed:
             self._publish_some()
             self._keep_mark()
             taken = not self.outbox.records_after(self.acks.acked, 1) and self.acks.idle
-            confirmed = not self.delivery.heard or self.delivery.foreign is not None or \
-                not self.outbox.records_after(self.delivery.confirmed, 1)
-            if taken and confirmed:
+            if taken and self._archive_settled():
                 return
             self.loop.run_once(0.05)
+
+    def _archive_settled(self) -> bool:
+        """Nothing more to wait for from the archive: it confirmed every record, or holds another journal, or
+        none answered once the feed had listened (or could not listen) on ``archived``."""
+        assert self.outbox is not None
+        if self.delivery.foreign is not None or not self.outbox.records_after(self.delivery.confirmed, 1):
+            return True
+        return not self.delivery.heard and (self.listened or self.deaf)
 
     def _say_offline(self, deadline: float) -> None:
         """The clean stop's ``offline`` status and state (the Last Will says it when the table dies)."""
