@@ -1,17 +1,17 @@
 """``croupier archive``'s subscriber: every table's ``journal`` topic into the PostgreSQL archive.
 
 The archive subscribes with QoS 1 to ``croupier/+/+/journal`` (a plain subscription, the default; or
-``croupier/SITE/+/journal`` for each ``--site``) or to the MQTT 5 shared subscription
-``$share/GROUP/...`` of it (several archive processes in one group split the messages between them), in
-a persistent session, subscribing again on every connect (a broker may not restore a shared
-subscription from its persistence). It also reads every table's retained ``state`` (QoS 0) for the
-table's journal head. paho's network thread only queues each message, by its table, for one of the
-archive's writers (a thread with a PostgreSQL connection of its own; every table always goes to the
-same writer, so a table's records are stored in the order they came); each writer stores its messages in
-batches (one transaction for up to :data:`BATCH_LIMIT` messages: what arrived while its previous batch
-was committed and in the :data:`BATCH_LINGER` after its first message) and acknowledges a message only
-once its batch is committed, so a message in flight when the archive stops is sent again. While one
-writer waits for its commit, another reads, judges or commits.
+``croupier/SITE/+/journal`` for each ``--site``) or to the MQTT 5 shared subscription ``$share/GROUP/...`` of it
+(several archive processes in one group split the messages between them), in a persistent session, subscribing
+again on every connect (a broker may not restore a shared subscription from its persistence). It also reads every
+table's retained ``state`` (QoS 0) for the table's journal head; a state that is not one is refused alone, reported
+(``REJECTED croupier/SITE/TABLE/state: why``) and counted with the refused records, never taken as a table
+(:func:`decode_state`). paho's network thread only queues each message, by its table, for one of the archive's
+writers (a thread with a PostgreSQL connection of its own; every table always goes to the same writer, so a table's
+records are stored in the order they came); each writer stores its messages in batches (one transaction for up to
+:data:`BATCH_LIMIT` messages: what arrived while its previous batch was committed and in the :data:`BATCH_LINGER`
+after its first message) and acknowledges a message only once its batch is committed, so a message in flight when
+the archive stops is sent again. While one writer waits for its commit, another reads, judges or commits.
 
 After each batch the archive tells every table of it its archived head, and asks for what it misses
 (:mod:`controller.floor.archive_book`); a table counts a record delivered only then. The archive is a
@@ -45,10 +45,9 @@ from controller.floor.archive_book import (
     Announcement,
     TableBook,
     archived_message,
-    state_head,
     utc_now,
 )
-from controller.floor.archive_decode import decode_message, kept_text
+from controller.floor.archive_decode import StateRefusal, decode_message, decode_state, kept_text
 from controller.floor.archive_store import (
     ArchiveStore,
     BatchResult,
@@ -117,6 +116,7 @@ class Counts:
     duplicates: int = 0
     pending: int = 0
     rejected: int = 0
+    """Refused messages: journal records, and states that are not a table's."""
     deferred: int = 0
 
 
@@ -306,10 +306,17 @@ class Archiver:
         inbox.put((self._connection, message))
 
     def _take_state(self, topic: str, payload: bytes) -> None:
-        parts = topic.split("/")
-        head = state_head(payload)
-        if len(parts) == 4 and NAME.fullmatch(parts[1]) and NAME.fullmatch(parts[2]) and head is not None:
-            self.book.state((parts[1], parts[2]), head)
+        """A table's retained ``state``: its journal head into the book, or, when it is not a table's state,
+        refused alone, reported and counted (the book does not hear of it: it makes no table)."""
+        found = decode_state(topic, payload)
+        if isinstance(found, StateRefusal):
+            with self._lock:
+                self.counts.rejected += 1
+            self.report(self.words.text(message("archive.rejected", "REJECTED {rejection}", rejection=str(found))))
+            return
+        place, head = found
+        if head is not None:
+            self.book.state(place, head)
 
     # -- storing (the writers' threads) ---------------------------------------------------
     def _store_loop(self, number: int) -> None:

@@ -4,7 +4,8 @@ After every batch the archive tells each table its archived head on the retained
 ``croupier/SITE/TABLE/archived`` (:func:`archived_message`): ``{"seq", "hash", "wants"}``, where ``wants``
 is the first record the archive misses when a later one came before it (null: no gap). A table counts a
 record delivered only once that head reaches it, and sends its journal again from ``wants``. The archive
-also reads each table's retained ``state`` (its journal head): a table whose head stays ahead of the
+also reads each table's retained ``state`` (its journal head, from a state that is one:
+:func:`~controller.floor.archive_decode.decode_state`; a bad one makes no table): a table whose head stays ahead of the
 archive's for :data:`GAP_GRACE` seconds (records the broker lost, an archive started late or on an empty
 database, a table that went quiet) is asked for what is missing, without waiting for its next record.
 A request is repeated every :data:`ASK_AGAIN` seconds while the gap lasts.
@@ -30,8 +31,6 @@ ASK_AGAIN = 5.0
 """Seconds between two requests for the same missing record."""
 HEALTH_INTERVAL = 5.0
 """Seconds between two health messages."""
-MAX_STATE_BYTES = 256 * 1024
-"""A larger ``state`` message is not read (a table's is about a kilobyte)."""
 
 
 @dataclass
@@ -66,20 +65,6 @@ class Announcement:
 def archived_message(head: Head, wants: int | None) -> bytes:
     """The retained ``croupier/SITE/TABLE/archived`` payload."""
     return json.dumps({"seq": head.seq, "hash": head.hash, "wants": wants}, separators=(",", ":")).encode()
-
-
-def state_head(payload: bytes) -> Head | None:
-    """The journal head a table's retained ``state`` names, or None when it names none."""
-    if len(payload) > MAX_STATE_BYTES:
-        return None
-    try:
-        head = json.loads(payload.decode("utf-8")).get("head")
-        seq, hash_ = head.get("seq"), head.get("hash")
-    except (UnicodeDecodeError, ValueError, AttributeError, RecursionError):
-        return None
-    if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1 and isinstance(hash_, str):
-        return Head(seq, hash_)
-    return None
 
 
 class TableBook:

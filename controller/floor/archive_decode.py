@@ -6,6 +6,12 @@ back the other tables' records of its batch: a message larger than :data:`MAX_ME
 not JSON, not an object with exactly the record's fields, a ``seq`` that is not a record number PostgreSQL
 can hold (1 to 2^63 - 1), a text with a NUL character or a lone surrogate (PostgreSQL's ``text`` takes
 neither), a hash that is not 64 hex digits, and a topic whose SITE or TABLE is not a floor name.
+
+A table's retained ``croupier/SITE/TABLE/state`` is judged here too (:func:`decode_state`): the archive reads only
+its journal ``head``, and takes it only from a state that is one: a JSON object of at most :data:`MAX_STATE_BYTES`
+naming the topic's site and table, whose head is ``{"seq": 0 to 2^63 - 1, "hash": 64 hex digits}`` (``""`` while
+``seq`` is 0, before the table's first record), as ``controller/floor/messages.py`` publishes it. Another one is
+refused with its reason (:class:`StateRefusal`), never taken as a table.
 """
 
 from __future__ import annotations
@@ -13,10 +19,11 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import dataclass
 
 import msgspec
 
-from controller.floor.archive_store import Rejection
+from controller.floor.archive_store import Head, Place, Rejection
 from controller.floor.urls import NAME
 from controller.journal.store import Record
 
@@ -31,7 +38,10 @@ KEPT_OF_A_REJECT = 4096
 """How much of a refused message's text ``journal_rejects`` keeps (its size is said after it)."""
 HASHES = re.compile(r"[0-9a-f]{128}")
 """Two hashes one after the other (each 64 characters long: then each is a hash)."""
+HASH = re.compile(r"[0-9a-f]{64}")
 KIND = re.compile(r"[a-z_]{1,32}")
+MAX_STATE_BYTES = 256 * 1024
+"""The largest ``state`` message the archive reads (a table's is about a kilobyte)."""
 LONGEST_AT = 64
 
 
@@ -142,6 +152,60 @@ def _text_problem(text: str) -> str | None:
         except UnicodeEncodeError:
             return "contains a lone surrogate (not Unicode text)"
     return None
+
+
+@dataclass(frozen=True)
+class StateRefusal:
+    """A ``croupier/SITE/TABLE/state`` message the archive does not take: its topic, and why."""
+
+    topic: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.topic}: {self.reason}"
+
+
+def decode_state(topic: str, payload: bytes) -> tuple[Place, Head | None] | StateRefusal:
+    """The table (site, table) of a retained ``state`` message and the journal head it names (None: no record yet,
+    or the retained state cleared by an empty message), or why it is not a table's state."""
+    parts = topic.split("/")
+    if len(parts) != 4 or parts[0] != "croupier" or parts[3] != "state":
+        return StateRefusal(f"topic {topic!a}", "not croupier/SITE/TABLE/state")
+    site, table = parts[1], parts[2]
+    if not (NAME.fullmatch(site) and NAME.fullmatch(table)):
+        return StateRefusal(f"topic {topic!a}", "SITE and TABLE are 1-64 letters, digits, '-', '_' or '.'")
+    if not payload:
+        return (site, table), None
+    problem = _state_problem(site, table, payload)
+    if isinstance(problem, str):
+        return StateRefusal(topic, problem)
+    return (site, table), problem
+
+
+def _state_problem(site: str, table: str, payload: bytes) -> Head | str | None:
+    """The journal head a state names (None: none yet), or why the payload is not a state of ``site``/``table``."""
+    if len(payload) > MAX_STATE_BYTES:
+        return f"the state is {len(payload)} bytes, more than the archive takes ({MAX_STATE_BYTES})"
+    try:
+        state = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return "the state is not JSON"
+    if not isinstance(state, dict):
+        return "the state is not a JSON object"
+    if state.get("site") != site or state.get("table") != table:
+        return (f"the state names {ascii(state.get('site'))[:80]}/{ascii(state.get('table'))[:80]}, not the topic's "
+                f"{site}/{table}")
+    head = state.get("head")
+    if not isinstance(head, dict):
+        return 'its head is not {"seq": ..., "hash": ...}'
+    seq, hash_ = head.get("seq"), head.get("hash")
+    if type(seq) is not int or not 0 <= seq <= MAX_SEQ:
+        return f"its head's seq is a record number from 0 to {MAX_SEQ}"
+    if seq == 0 and hash_ == "":
+        return None
+    if not (seq and isinstance(hash_, str) and HASH.fullmatch(hash_)):
+        return 'its head\'s hash is a SHA-256 hash (64 hex digits; "" while seq is 0)'
+    return Head(seq, hash_)
 
 
 def kept_text(payload: bytes) -> str:

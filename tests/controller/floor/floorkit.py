@@ -44,18 +44,22 @@ def journal_records(path: Path) -> list[dict[str, Any]]:
 def publish(broker: str, site: str, table: str, records: list[dict[str, Any]], *,
             raw: list[bytes] | None = None) -> None:
     """Publish ``records`` (then any ``raw`` payloads) on croupier/SITE/TABLE/journal, QoS 1, as a table would."""
+    payloads = [json.dumps(record).encode() for record in records] + list(raw or [])
+    publish_on(broker, f"croupier/{site}/{table}/journal", payloads)
+
+
+def publish_on(broker: str, topic: str, payloads: list[bytes], *, retain: bool = False) -> None:
+    """Publish ``payloads`` on ``topic``, in order, QoS 1 (``retain``: as retained messages)."""
     host, port = broker.rsplit(":", 1)
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"test-publisher-{uuid.uuid4().hex[:8]}",
                          protocol=mqtt.MQTTv5)
     client.connect(host, int(port))
     client.loop_start()
     try:
-        topic = f"croupier/{site}/{table}/journal"
-        payloads = [json.dumps(record).encode() for record in records] + list(raw or [])
-        infos = [client.publish(topic, payload, qos=1) for payload in payloads]
+        infos = [client.publish(topic, payload, qos=1, retain=retain) for payload in payloads]
         for info in infos:
             info.wait_for_publish(timeout=DEADLINE)
-            assert info.is_published(), "the broker did not acknowledge a record"
+            assert info.is_published(), "the broker did not acknowledge a message"
     finally:
         client.disconnect()
         client.loop_stop()

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from controller.floor.archive_decode import decode_message
-from controller.floor.archive_store import Rejection
+from controller.floor.archive_decode import MAX_SEQ, StateRefusal, decode_message, decode_state
+from controller.floor.archive_store import Head, Rejection
+from controller.floor.messages import TableState
 from controller.journal.store import GENESIS, Record
 
 TOPIC = "croupier/s1/t1/journal"
@@ -86,3 +87,67 @@ def test_a_bad_message_is_refused_with_its_reason(name: str) -> None:
     assert isinstance(found, Rejection), found
     assert (found.site, found.table) == ("s1", "t1")
     assert reason in found.reason, found.reason
+
+
+STATE_TOPIC = "croupier/s1/t1/state"
+
+
+def state(seq: object = 3, hash_: object = HASH, **changed: object) -> bytes:
+    """The producer's own retained ``state`` of s1/t1, its journal head ``{"seq": seq, "hash": hash_}``, with
+    ``changed`` fields."""
+    published = json.loads(TableState("s1", "t1").message())
+    return json.dumps({**published, "head": {"seq": seq, "hash": hash_}, **changed}).encode()
+
+
+STATES_TAKEN = {
+    "a table's state": (state(), (("s1", "t1"), Head(3, HASH))),
+    "a table's state before its first record": (state(0, ""), (("s1", "t1"), None)),
+    "the largest seq": (state(MAX_SEQ), (("s1", "t1"), Head(MAX_SEQ, HASH))),
+    "a retained state cleared (an empty message)": (b"", (("s1", "t1"), None)),
+}
+
+STATES_REFUSED = {
+    "not JSON": (b"this is not json", "the state is not JSON"),
+    "cut short": (b"[[[[[[[[", "the state is not JSON"),
+    "deep JSON": (b"[" * 100_000 + b"]" * 100_000, "the state is not JSON"),
+    "invalid UTF-8": (b"\xff\xfe", "the state is not JSON"),
+    "an array": (b"[1]", "the state is not a JSON object"),
+    "too large": (b" " * (300 * 1024), "the state is 307200 bytes, more than the archive takes (262144)"),
+    "no site or table": (b'{"head": "nope"}', "the state names None/None, not the topic's s1/t1"),
+    "another table's": (state(table="t2"), "the state names 's1'/'t2', not the topic's s1/t1"),
+    "no head": (state(head=None), "its head is"),
+    "a head that is text": (state(head="nope"), "its head is"),
+    "a seq beyond PostgreSQL's bigint": (state(2 ** 70, "abc"), "its head's seq is a record number from 0 to "
+                                                                f"{MAX_SEQ}"),
+    "a negative seq": (state(-1), "its head's seq is a record number"),
+    "a seq that is true": (state(True), "its head's seq is a record number"),
+    "a seq as text": (state("3"), "its head's seq is a record number"),
+    "a seq 3.0": (state(3.0), "its head's seq is a record number"),
+    "a short hash": (state(5, "abc"), "its head's hash is a SHA-256 hash (64 hex digits"),
+    "an upper-case hash": (state(5, HASH.upper()), "its head's hash is a SHA-256 hash"),
+    "no hash": (state(5, None), "its head's hash is a SHA-256 hash"),
+    "a hash before any record": (state(0, HASH), "its head's hash is a SHA-256 hash"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATES_TAKEN))
+def test_a_good_state_gives_its_table_and_journal_head(name: str) -> None:
+    payload, expected = STATES_TAKEN[name]
+    assert decode_state(STATE_TOPIC, payload) == expected
+
+
+@pytest.mark.parametrize("name", sorted(STATES_REFUSED))
+def test_a_bad_state_is_refused_naming_its_topic_and_why(name: str) -> None:
+    payload, reason = STATES_REFUSED[name]
+    found = decode_state(STATE_TOPIC, payload)
+    assert isinstance(found, StateRefusal), found
+    assert str(found).startswith(f"{STATE_TOPIC}: "), str(found)
+    assert reason in found.reason, found.reason
+    assert "\n" not in str(found)
+
+
+def test_a_state_on_a_topic_that_is_no_floor_place_is_refused() -> None:
+    found = decode_state("croupier/bad site/t\n1/state", state())
+    assert isinstance(found, StateRefusal), found
+    assert str(found) == ("topic 'croupier/bad site/t\\n1/state': SITE and TABLE are 1-64 letters, digits, '-', "
+                          "'_' or '.'")

@@ -6,8 +6,11 @@ tables and ``croupier archive`` processes; every table's journal compared with t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import queue
+import re
 import signal
 import time
 from pathlib import Path
@@ -16,8 +19,10 @@ from typing import Any
 import psycopg
 import pytest
 
+from controller.floor.messages import TableState
 from controller.journal.store import record_hash
 from tests.controller.floor.floorkit import (
+    DEADLINE,
     Archive,
     Table,
     assert_archived_exactly,
@@ -25,9 +30,11 @@ from tests.controller.floor.floorkit import (
     journal_records,
     make_journal,
     publish,
+    publish_on,
     rejects,
     wait_for,
 )
+from tests.controller.floor.mosquitto import Subscriber
 from tests.controller.floor.services import Mosquitto, Postgres
 
 CLEAN_STOP = 130
@@ -101,6 +108,84 @@ def test_each_bad_message_is_refused_alone_and_the_other_tables_are_stored(
     assert max(length for (length,) in kept) < 10_000, "a refused message's text is kept short"
     assert foreign == [(None, "topic 'croupier/bad site/t/journal': SITE and TABLE are 1-64 letters, digits, '-', "
                               "'_' or '.'")]
+
+
+def _state(site: str, table: str, seq: int, hash_: str) -> bytes:
+    """The retained ``state`` a table publishes (the producer's own message), its journal head ``seq``, ``hash_``."""
+    return TableState(site, table, head_seq=seq, head_hash=hash_).message()
+
+
+def _lines_until(archive: Archive, done: Any, what: str) -> list[str]:
+    """Collect the archive's output lines until ``done(lines)`` holds; fail naming ``what`` after the deadline."""
+    deadline = time.monotonic() + DEADLINE
+    while not done(archive.output):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}: {archive.output}")
+        with contextlib.suppress(queue.Empty):
+            archive.output.append(archive.lines.get(timeout=0.2))
+    return archive.output
+
+
+@pytest.mark.slow
+def test_a_malformed_state_is_refused_alone_reported_and_counted_and_makes_no_table(
+        own_broker: Mosquitto, database: str, site: str) -> None:
+    broker = own_broker.address
+    bad = [  # (table, retained state, why it is refused)
+        ("q1", b"this is not json", "the state is not JSON"),
+        ("q1", b'{"head": "nope"}', "the state names None/None, not the topic's"),
+        ("q1", b"[[[[[[[[", "the state is not JSON"),
+        ("q1", b"[" * 100_000 + b"]" * 100_000, "the state is not JSON"),
+        ("q1", b"[1]", "the state is not a JSON object"),
+        ("q1", json.dumps({"site": site, "table": "q1", "head": "nope"}).encode(), "its head is"),
+        ("q1", _state(site, "other", 3, "ab" * 32), f"the state names '{site}'/'other', not the topic's {site}/q1"),
+        ("ghost", _state(site, "ghost", 2 ** 70, "abc"), "its head's seq is a record number from 0 to"),
+        ("ghost2", _state(site, "ghost2", 5, "abc"), "its head's hash is a SHA-256 hash"),
+        ("ghost3", b" " * (300 * 1024), "more than the archive takes"),
+    ]
+    archive = Archive(broker, database, group="")
+    archived = Subscriber(broker, f"croupier/{site}/+/archived")
+    health = Subscriber(broker, f"croupier-archive/{archive.client_id}/health")
+    try:
+        for table, payload, _ in bad:
+            publish_on(broker, f"croupier/{site}/{table}/state", [payload], retain=True)
+        # a good state, after the bad ones: the archive asks for this table's records (it holds none)
+        publish_on(broker, f"croupier/{site}/asked/state", [_state(site, "asked", 3, "ab" * 32)], retain=True)
+        publish(broker, site, "q1", [], raw=[b"this is not json"])
+        lines = _lines_until(archive, lambda out: sum(line.startswith("REJECTED ") for line in out) >= len(bad) + 1,
+                             "every bad state and the bad journal message reported")
+        wait_for(lambda: any(json.loads(said) == {"seq": 0, "hash": None, "wants": 1}
+                             for said in archived.on("archived")), "the good state's table asked for its records")
+        wait_for(lambda: any(said.get("rejected") == len(bad) + 1 and f"{site}/asked" in said.get("tables", {})
+                             for said in health.json_on("health")), "the health counting every refusal")
+        publish_on(broker, f"croupier/{site}/q1/state", [b""], retain=True)  # clearing a retained state: no error
+        publish(broker, site, "q1", [], raw=[b"still not json"])
+        lines = _lines_until(archive, lambda out: sum(line.startswith("REJECTED ") for line in out) >= len(bad) + 2,
+                             "the second bad journal message reported")
+        wait_for(lambda: any(said.get("rejected") == len(bad) + 2 for said in health.json_on("health")),
+                 "the health counting the second bad journal message")
+        assert archive.process.poll() is None, "the archive keeps running"
+    finally:
+        archived.close()
+        health.close()
+        status, rest, stderr = archive.stop()
+    assert status == 0, stderr
+    assert "Traceback" not in stderr, stderr
+    reports = [line for line in lines if line.startswith("REJECTED ")]
+    assert reports[-2:] == [f"REJECTED {site}/q1: the message is not JSON"] * 2, reports
+    states = reports[:-2]
+    assert len(states) == len(bad), states
+    for table, _, why in bad:
+        prefix = f"REJECTED croupier/{site}/{table}/state: "
+        assert any(line.startswith(prefix) and why in line for line in states), (prefix, why, states)
+    told = {topic.split("/")[2] for topic, _, _ in archived.messages}
+    assert "asked" in told and not told & {"ghost", "ghost2", "ghost3"}, f"a table only a bad state named: {told}"
+    last = next(said for said in health.json_on("health") if said.get("rejected") == len(bad) + 2)
+    mine = {name: table for name, table in last["tables"].items() if name.startswith(f"{site}/")}
+    assert set(mine) == {f"{site}/asked", f"{site}/q1"}, mine
+    assert mine[f"{site}/q1"]["rejected"] == 2, "a table counts its refused records only"
+    stopped = re.search(r"(\d+) rejected", rest)
+    assert stopped is not None and int(stopped.group(1)) == len(bad) + 2, rest
+    assert rejects(database, site) == [("q1", None, "the message is not JSON")] * 2, "journal_rejects keeps no state"
 
 
 @pytest.mark.slow

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.floor.archive_book import ASK_AGAIN, GAP_GRACE, TableBook, archived_message, state_head
+from controller.floor.archive_book import ASK_AGAIN, GAP_GRACE, TableBook, archived_message
 from controller.floor.archive_store import Head, Progress
 from controller.floor.delivery import REWIND_AGAIN, Archived, Delivery, parse_archived
 
@@ -86,10 +86,3 @@ def test_a_table_whose_published_head_stays_ahead_is_asked_after_the_grace() -> 
     assert book.requests_due(now=GAP_GRACE + 1.0) == [], "asked: not again before ASK_AGAIN"
     book.after_batch({PLACE: Progress(Head(80, "h"), None)}, now=GAP_GRACE + 2.0)
     assert book.requests_due(now=GAP_GRACE + ASK_AGAIN + 10) == [], "caught up: nothing to ask"
-
-
-def test_a_state_head_is_read_only_from_a_sane_state() -> None:
-    assert state_head(b'{"head": {"seq": 7, "hash": "ab"}}') == Head(7, "ab")
-    for payload in (b"", b"{}", b'{"head": null}', b'{"head": {"seq": 0, "hash": "x"}}', b"\x00",
-                    b'{"head": {"seq": 1}}', b" " * (300 * 1024)):
-        assert state_head(payload) is None, payload[:20]
