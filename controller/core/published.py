@@ -111,6 +111,7 @@ class View(msgspec.Struct, frozen=True, gc=False):
     """The count the dealer is asked to confirm between rounds (``[procedures] count_every``): the cards left, as
     :attr:`cards_left`; None when no stub count is due."""
     cut_card_out: bool
+    """The cut card came out of this shoe (a shoe closed early with ``@close`` never dealt it)."""
     last_round: int | None
     """The shoe's last round, once the cut card is out."""
     dealer: str | None
@@ -191,7 +192,7 @@ def view_of(state: TableState, context: Context) -> View:
         player_total=player_total, banker_total=banker_total, decks=context.decks,
         cards_left=cards_left(state), burned=len(ledger.burned), set_aside=len(ledger.discarded),
         stub_count=cards_left(state) if state.misdeal is None and stub_count_due(state, context) else None,
-        cut_card_out=state.cut_out, last_round=round_state.last_round,
+        cut_card_out=state.cut_out and not state.closed_early, last_round=round_state.last_round,
         dealer=dealer.name if dealer is not None else None,
         approval=gate.pending.action if gate is not None and gate.pending is not None else None,
         misdeal=_misdeal_view(state), stopped_by=stop.id if stop is not None else None,

@@ -205,7 +205,7 @@ def new_shoe(draft: Draft) -> None:
     draft.earlier = draft.earlier.added(draft.ledger.stats)
     draft.archive = draft.archive.with_shoe(draft.shoe_number - 1, draft.ledger.sequence_cards)
     draft.ledger = draft.context.new_ledger(draft.archive)
-    draft.cut_out = False
+    draft.cut_out = draft.closed_early = False
     with_round(draft, last_round=None, uncounted=0)
     draft.events.append(ShoeEvent(shoe=draft.shoe_number, status="new", decks=draft.context.decks))
 
@@ -240,7 +240,7 @@ def close_early(draft: Draft, item: Input, reason: str = "closed early") -> None
                                                    "a shoe can be closed early only between rounds")))
         return
     with_round(draft, last_round=draft.round.number)
-    draft.cut_out = True
+    draft.cut_out = draft.closed_early = True
     event = ShoeClosingEvent(round=draft.round.number, reason=reason)
     if item.approver:
         event.approved_by = item.approver

@@ -87,6 +87,8 @@ def state_data(value: TableState, with_undo: bool = True) -> dict[str, Any]:
         "earlier": _stats(value.earlier),
         "advantages": dict(sorted(value.alerts.advantages.items())),
     }
+    if value.closed_early:
+        data["closed_early"] = True
     if with_undo:
         data["undo"] = _undo(value.undo)
     gate = value.gate
@@ -176,6 +178,8 @@ def state_from(context: Context, data: Mapping[str, Any], undo: bool = True) -> 
         value = msgspec.structs.replace(value, undo=_undo_from(context, data.get("undo")))
     if "earlier" in data:
         value = msgspec.structs.replace(value, earlier=_stats_from(data["earlier"]))
+    if data.get("closed_early"):
+        value = msgspec.structs.replace(value, closed_early=True)
     return value
 
 

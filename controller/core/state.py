@@ -103,6 +103,8 @@ class TableState(msgspec.Struct, frozen=True, gc=False):
     earlier: Stats = msgspec.field(default_factory=Stats)
     """The results, naturals, pairs, misdeals and voided rounds of the shoes before this one: the game's totals
     are these and the shoe's (:attr:`ShoeLedger.stats`)."""
+    closed_early: bool = False
+    """The shoe was closed early (``@close``): :attr:`cut_out` is set to end it, but its cut card never came out."""
 
     @classmethod
     def fresh(cls, context: Context) -> TableState:

@@ -64,6 +64,7 @@ class Draft:
     gate: GateState | None
     undo: UndoBook | None
     earlier: Stats
+    closed_early: bool
 
     def __init__(self, state: TableState, context: Context, known_edges: KnownEdges | None) -> None:
         self.context = context

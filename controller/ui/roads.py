@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from controller.core.events import EventLike
+from controller.core.events import EventLike, Readable
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
 
@@ -420,7 +420,8 @@ def result_from_event(event: EventLike) -> Result:
 
 
 def _hand_total(hand: object) -> int | None:
-    if isinstance(hand, Mapping):
+    """A result's hand's total: the core's :class:`~controller.core.events.Hand`, or its JSON read back."""
+    if isinstance(hand, Mapping | Readable):
         total = hand.get("total")
         if isinstance(total, int):
             return total

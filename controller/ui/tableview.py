@@ -23,6 +23,7 @@ from controller.core.events import (
     InstructionEvent,
     MisdealEvent,
     PromptEvent,
+    Readable,
     ResolvedEvent,
     ResultEvent,
     RevealedEvent,
@@ -458,7 +459,7 @@ class TableView:
     def _take_hand_cards(self, event: EventLike) -> None:
         for side, slots in (("player", PLAYER_SLOTS), ("banker", BANKER_SLOTS)):
             hand = event.get(side)
-            if isinstance(hand, Mapping) and isinstance(hand.get("cards"), list):
+            if isinstance(hand, Mapping | Readable) and isinstance(hand.get("cards"), list):
                 for slot, card in zip(slots, hand["cards"], strict=False):
                     self.slots[slot] = str(card)
 
@@ -531,7 +532,7 @@ class TableView:
         slots = PLAYER_SLOTS if side == "player" else BANKER_SLOTS
         if self.result is not None:
             hand = self.result.get(side)
-            if isinstance(hand, Mapping) and isinstance(hand.get("total"), int):
+            if isinstance(hand, Mapping | Readable) and isinstance(hand.get("total"), int):
                 return int(hand["total"])
         cards = []
         for slot in slots:

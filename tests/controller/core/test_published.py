@@ -193,3 +193,26 @@ def test_the_misdeal_holds_the_exposed_card_it_took_back(script: str, held: int 
         table.handle(item)
     misdeal = table.view.misdeal
     assert (misdeal.held if misdeal is not None else None) == held
+
+
+@pytest.mark.parametrize("script", ["@shoe 3S 9H 5D 6C @close", "@shoe 3S 9H 5D 6C @next 7H 8D 2S TC @close"])
+def test_a_shoe_closed_early_says_its_cut_card_never_came_out(script: str) -> None:
+    """``@close`` between rounds closes the shoe early: the view says it is closed and that the cut card is still in
+    it (the console, the board and the floor show it), and a cut card later in that shoe still comes out."""
+    table = Table(table_settings("face_up", "none"))
+    table.start()
+    for item in parse_tokens(script):
+        table.handle(item)
+    view = table.view
+    assert view.closed and not view.cut_card_out
+    assert view.cards_left == 416 - len(script.replace("@shoe", "").replace("@next", "").replace("@close", "")
+                                         .split())
+
+
+def test_a_shoe_closed_by_its_cut_card_says_it_came_out() -> None:
+    table = Table(table_settings("face_up", "none"))
+    table.start()
+    for item in parse_tokens("@shoe 3S 9H 5D 6C @next 7H @cut 8D 2S TC @next 9D 4C KH 2H"):
+        table.handle(item)
+    view = table.view
+    assert view.closed and view.cut_card_out

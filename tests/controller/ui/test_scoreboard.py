@@ -257,3 +257,22 @@ def test_a_bad_event_is_skipped_not_raised(board: Scoreboard) -> None:
     board.publish(untyped_event({"event": "result", "round": None, "winner": None}))
     board.publish(result_event(2, "P"))
     assert [r["winner"] for r in board.state()["last_results"]] == ["P"]
+
+
+def test_the_last_results_carry_the_hand_totals_of_the_cores_results(board: Scoreboard) -> None:
+    """The board's last results read each hand's total from the core's ``result`` (docs/scoreboard.md), so the
+    page draws " — P 4 : B 0" under each of them."""
+    from controller.core.inputs import Input, InputKind, parse_tokens
+    from controller.core.table import Table
+
+    table = Table()
+    events = table.start()
+    for item in parse_tokens("@shoe 3S 9H 5D 6C @next 7H 8D 2S TC @next 9D 4C KH 2H"):
+        events += table.handle(item)
+    events += table.handle(Input(InputKind.NEXT))
+    board.publish_many(events)
+    board.show(table.view)
+    expected = [(result.round, result.player.total, result.banker.total) for result in table.view.results]
+    assert len(expected) >= 2
+    assert [(entry["round"], entry["player_total"], entry["banker_total"])
+            for entry in board.state()["last_results"]] == expected
