@@ -33,6 +33,8 @@ class Recalled:
     payouts: dict[str, str] = field(default_factory=dict)
     misdeals: list[dict[str, Any]] = field(default_factory=list)
     resolutions: list[dict[str, Any]] = field(default_factory=list)
+    undos: list[dict[str, Any]] = field(default_factory=list)
+    """The inputs ``@undo`` took back, each its ``undone`` event's fields (its own words in ``say``)."""
     voided: bool = False
 
     @property
@@ -91,11 +93,10 @@ def _take(entry: Recalled, name: str, fields: Mapping[str, Any]) -> None:
     if name == "card":
         entry.order.append({"slot": fields["slot"], "card": fields["card"], "manual": bool(fields.get("manual")),
                             "undone": False})
-    elif name == "undone" and fields.get("slot"):
-        for step in reversed(entry.order):
-            if step["slot"] == fields["slot"] and not step["undone"]:
-                step["undone"] = True
-                break
+    elif name == "undone":
+        entry.undos.append(dict(fields))
+        if str(fields["input"]).startswith("@manual"):
+            _take_back(entry, fields)
     elif name == "result":
         entry.result = dict(fields)
     elif name == "settlement":
@@ -106,6 +107,21 @@ def _take(entry: Recalled, name: str, fields: Mapping[str, Any]) -> None:
         entry.resolutions.append({key: fields.get(key) for key in ("kind", "resolution", "cards", "approved_by")})
     elif name == "round_voided":
         entry.voided = True
+
+
+def _take_back(entry: Recalled, fields: Mapping[str, Any]) -> None:
+    """A hand-entered card ``@undo`` took out of its slot (an exposed call taken back leaves its card dealt)."""
+    for step in reversed(entry.order):
+        if step["slot"] == fields["slot"] and step["manual"] and not step["undone"]:
+            step["undone"] = True
+            return
+
+
+def _undo_said(fields: Mapping[str, Any], text: Callable[[Message], str]) -> str:
+    """An ``undone`` event's own words, worded by ``text`` (as the event says them when it has no message id)."""
+    said = str(fields["say"])
+    msg_id = fields.get("say_id")
+    return text(Message(msg_id, said, dict(fields.get("say_params") or {}))) if isinstance(msg_id, str) else said
 
 
 def recall_text(rounds: list[Recalled], text: Callable[[Message], str] = Message.english) -> list[str]:
@@ -129,6 +145,8 @@ def recall_text(rounds: list[Recalled], text: Callable[[Message], str] = Message
         for resolution in entry.resolutions:
             lines.append("  " + text(message("recall.resolved", "resolved: {resolution}",
                                              resolution=str(resolution["resolution"]))))
+        for undone in entry.undos:
+            lines.append("  @undo: " + _undo_said(undone, text))
         lines.append("  " + text(_ending(entry)))
     return lines
 
