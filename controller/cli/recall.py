@@ -28,12 +28,13 @@ from controller.cli.language import error_text
 from controller.cli.language import text as language_text
 from controller.core.events import to_builtins
 from controller.core.exceptions import JournalError, JournalTamperedError
-from controller.core.recall import RECALL_EVENTS, recall_text, recalled_rounds
+from controller.core.recall import RECALL_EVENTS, recalled_rounds
 from controller.i18n.message import message
 from controller.journal.about import about, mode_word
 from controller.journal.store import Journal
 from controller.journal.timeline import Timed, timed_events
 from controller.journal.verify import verify
+from controller.ui.recalltext import recall_text
 
 DEFAULT_ROUNDS = 10
 """R1: the latest game and the nine before it."""
@@ -94,7 +95,7 @@ def recall(args: argparse.Namespace) -> int:
     words = text_catalogue(args)
     print(words.say("recall.title", "RECALL: {path} ({mode}), last rounds: {count}", count=len(rounds),
                     path=args.path, mode=mode))
-    for line in recall_text(rounds, words.text):
+    for line in recall_text(rounds, words):
         print(line)
     return status
 

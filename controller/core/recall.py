@@ -3,18 +3,18 @@ and the console's recall screen.
 
 Each round: every card in the order it was read with its slot, every third-card decision with the rule that made it
 (from the rules' tables, :mod:`controller.core.rules`, worded as the drill words them: :mod:`controller.core.calls`),
-the result, the payouts per bet, misdeals and their resolutions. Read from the table's own events, nothing else.
+the result, the payouts per bet, misdeals and their resolutions, the inputs ``@undo`` took back. Read from the table's
+own events, nothing else; worded for people by :mod:`controller.ui.recalltext`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.core.calls import banker_call, player_call, rule_message
+from controller.core.calls import banker_call, player_call
 from controller.core.cards import Card, parse_card
-from controller.i18n.message import Message, message
 
 RECALL_EVENTS = frozenset({"shoe", "round", "card", "undone", "result", "settlement", "misdeal", "resolved",
                            "round_voided"})
@@ -32,7 +32,10 @@ class Recalled:
     result: dict[str, Any] | None = None
     payouts: dict[str, str] = field(default_factory=dict)
     misdeals: list[dict[str, Any]] = field(default_factory=list)
+    """Each ``misdeal`` event's fields (its own words' message id and parameters included)."""
     resolutions: list[dict[str, Any]] = field(default_factory=list)
+    undos: list[dict[str, Any]] = field(default_factory=list)
+    """The inputs ``@undo`` took back, each its ``undone`` event's fields (its own words in ``say``)."""
     voided: bool = False
 
     @property
@@ -66,7 +69,9 @@ class Recalled:
         return {"shoe": self.shoe, "round": self.round, "at": self.at, "cards": self.cards, "order": self.order,
                 "decisions": self.decisions(), "winner": result.get("winner"), "player": result.get("player"),
                 "banker": result.get("banker"), "natural": result.get("natural"), "payouts": self.payouts,
-                "misdeals": self.misdeals, "resolutions": self.resolutions, "voided": self.voided,
+                "misdeals": [{key: misdeal.get(key) for key in ("kind", "card", "detail")} for misdeal in
+                             self.misdeals],
+                "resolutions": self.resolutions, "voided": self.voided,
                 "unfinished": self.unfinished}
 
 
@@ -91,58 +96,28 @@ def _take(entry: Recalled, name: str, fields: Mapping[str, Any]) -> None:
     if name == "card":
         entry.order.append({"slot": fields["slot"], "card": fields["card"], "manual": bool(fields.get("manual")),
                             "undone": False})
-    elif name == "undone" and fields.get("slot"):
-        for step in reversed(entry.order):
-            if step["slot"] == fields["slot"] and not step["undone"]:
-                step["undone"] = True
-                break
+    elif name == "undone":
+        entry.undos.append(dict(fields))
+        if str(fields["input"]).startswith("@manual"):
+            _take_back(entry, fields)
     elif name == "result":
         entry.result = dict(fields)
     elif name == "settlement":
         entry.payouts = {bet: outcome["net"] for bet, outcome in fields["bets"].items()}
     elif name == "misdeal":
-        entry.misdeals.append({key: fields.get(key) for key in ("kind", "card", "detail")})
+        entry.misdeals.append(dict(fields))
     elif name == "resolved":
         entry.resolutions.append({key: fields.get(key) for key in ("kind", "resolution", "cards", "approved_by")})
     elif name == "round_voided":
         entry.voided = True
 
 
-def recall_text(rounds: list[Recalled], text: Callable[[Message], str] = Message.english) -> list[str]:
-    """The recalled rounds as a person reads them, each message worded by ``text`` (a catalogue's)."""
-    lines: list[str] = []
-    for entry in rounds:
-        if entry.at:
-            heading = message("recall.round", "Shoe {shoe}, round {round} ({at})", shoe=entry.shoe, round=entry.round,
-                              at=entry.at)
-        else:
-            heading = message("recall.round_now", "Shoe {shoe}, round {round}", shoe=entry.shoe, round=entry.round)
-        lines.append(text(heading))
-        lines.append("  " + "  ".join(f"{step['slot']} {step['card']}" + ("*" if step["manual"] else "")
-                                      + (" (undone)" if step["undone"] else "") for step in entry.order))
-        for decision in entry.decisions():
-            worded = rule_message(decision["rule"])
-            lines.append("  " + (text(worded) if worded is not None else decision["rule"]))
-        for misdeal in entry.misdeals:
-            lines.append("  " + text(message("recall.misdeal", "MISDEAL {kind}: {detail}", kind=str(misdeal["kind"]),
-                                             detail=str(misdeal["detail"]))))
-        for resolution in entry.resolutions:
-            lines.append("  " + text(message("recall.resolved", "resolved: {resolution}",
-                                             resolution=str(resolution["resolution"]))))
-        lines.append("  " + text(_ending(entry)))
-    return lines
+def _take_back(entry: Recalled, fields: Mapping[str, Any]) -> None:
+    """A hand-entered card ``@undo`` took out of its slot (an exposed call taken back leaves its card dealt)."""
+    for step in reversed(entry.order):
+        if step["slot"] == fields["slot"] and step["manual"] and not step["undone"]:
+            step["undone"] = True
+            return
 
 
-def _ending(entry: Recalled) -> Message:
-    result = entry.result
-    if result is not None:
-        pays = ", ".join(f"{bet} {net}" for bet, net in entry.payouts.items())
-        return message("recall.result", "{winner}: player {player} banker {banker}; pays {pays}",
-                       winner=str(result["winner"]).upper(), player=result["player"]["total"],
-                       banker=result["banker"]["total"], pays=pays)
-    if entry.voided:
-        return message("recall.voided", "VOID: bets returned")
-    return message("recall.unfinished", "UNFINISHED")
-
-
-__all__ = ["RECALL_EVENTS", "Recalled", "recall_text", "recalled_rounds"]
+__all__ = ["RECALL_EVENTS", "Recalled", "recalled_rounds"]

@@ -56,7 +56,7 @@ from controller.core.exceptions import CroupierError
 from controller.core.inputs import Input as DealerInput
 from controller.core.inputs import InputKind
 from controller.core.published import View
-from controller.core.recall import RECALL_EVENTS, recall_text, recalled_rounds
+from controller.core.recall import RECALL_EVENTS, recalled_rounds
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.kinds import kind_name
 from controller.terms import MODE_WORDS, Mode
@@ -78,6 +78,7 @@ from controller.ui.fontglyphs import large_type
 from controller.ui.hands import card_text, hand_text
 from controller.ui.localise import Localiser
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner
+from controller.ui.recalltext import recall_text
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO, responsible_gaming_lines
 from controller.ui.roadsview import RoadsView
 from controller.ui.tableview import BANKER_SLOTS, BURN_PLACE, FACE_DOWN, PLAYER_SLOTS, TableView, ViewEvent
@@ -562,7 +563,7 @@ class DealerConsole(App[None]):
         """The last :data:`RECALL_ROUNDS` rounds as the recall screen shows them, in the console's language."""
         with self._lock:
             rounds = recalled_rounds(list(self.recalled))[-RECALL_ROUNDS:]
-        return recall_text(rounds, self.words.text)
+        return recall_text(rounds, self.words)
 
     def _worded(self, event: ViewEvent) -> ViewEvent:
         """A copy of ``event`` with its texts in the console's language (machine fields unchanged)."""

@@ -76,3 +76,51 @@ def test_the_text_says_each_step_and_a_bad_count_is_one_line(tmp_path: Path) -> 
     assert bad.stderr.strip().splitlines()[-1] == "croupier recall: error: argument --rounds: expected 1 or more, got 0"
     missing = croupier_in_process("recall", str(tmp_path / "none.journal"))
     assert missing.returncode == 2 and len(missing.stderr.strip().splitlines()) == 1
+
+
+def test_an_exposed_call_taken_back_leaves_the_card_dealt_and_says_so(tmp_path: Path) -> None:
+    path = simulated(tmp_path, "--no-burn", "--cards", "6C @exposed @undo 2D 3H 4S")
+    history = croupier_in_process("history", str(path))
+    said = next(line.strip() for line in history.stdout.splitlines() if line.strip().startswith("@undo:"))
+    done = croupier_in_process("recall", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "(undone)" not in done.stdout, "the card stays where it was dealt"
+    assert "P1 6C  B1 2D  P2 3H  B2 4S" in done.stdout
+    assert said == "@undo: Exposed call taken back: 6C stays in P1; play on"
+    assert said in done.stdout, "recall says the exposed call was taken back, as history does"
+    [entry] = recalled(str(path), "--json")
+    assert entry["cards"]["P1"] == "6C" and not any(step["undone"] for step in entry["order"])
+
+
+def test_a_hand_entered_card_taken_back_still_shows_as_undone(tmp_path: Path) -> None:
+    path = simulated(tmp_path, "--no-burn", "--cards", "?? @manual 6C @undo @manual 9C 2D KH 4S")
+    done = croupier_in_process("recall", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "P1 6C* (undone)  P1 9C*" in done.stdout
+    history = croupier_in_process("history", str(path))
+    said = next(line.strip() for line in history.stdout.splitlines() if line.strip().startswith("@undo:"))
+    assert said == "@undo: 6C taken back from P1: enter the card again"
+    assert said in done.stdout
+    [entry] = recalled(str(path), "--json")
+    assert entry["cards"]["P1"] == "9C"
+
+
+MISDEALS = ("5H 2C 3C 4C 6C 7C 9S 8H KD 2C 3S ?? @burn 4H 5D 6C 9D 2H @exposed @burn 3D 4D 5S 8C @double @void "
+            "AS 2S 3S 4S 5S 6S @close")
+"""A natural, an unreadable card burned, an exposed card burned, two cards together voided, a third-card round."""
+
+
+def test_recall_in_another_language_words_kinds_details_resolutions_and_bets_as_history_does(tmp_path: Path) -> None:
+    path = tmp_path / "m.journal"
+    croupier_in_process("simulate", "--cards", MISDEALS, "--quiet", "--journal", str(path))
+    korean = croupier_in_process("recall", str(path), "--lang", "ko", "--rounds", "6")
+    assert korean.returncode == 0, korean.stderr
+    history = croupier_in_process("history", str(path), "--lang", "ko").stdout
+    assert "카드 두 장이 함께 슈에서 나왔습니다" in history
+    for machine in ("two_cards", "unreadable_card", "exposed_card", "two cards left the shoe together",
+                    "burn", "player_pair", "banker_pair", "player +1", "banker -1"):
+        assert machine not in korean.stdout, machine
+    assert "카드 두 장이 함께 슈에서 나왔습니다" in korean.stdout, "the misdeal's detail as history words it"
+    spanish = croupier_in_process("recall", str(path), "--lang", "es", "--rounds", "6").stdout
+    assert "+0,95" in spanish and "+0.95" not in spanish, "the locale's decimal sign"
+    assert "jugador" not in spanish and "punto 3 banca 8" in spanish, "the glossary's punto"

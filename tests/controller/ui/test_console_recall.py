@@ -8,8 +8,9 @@ import asyncio
 from typing import Any
 
 from controller.core.events import to_builtins
-from controller.core.recall import recall_text, recalled_rounds
+from controller.core.recall import recalled_rounds
 from controller.ui.console import BigText, DealerConsole, RecallScreen, TableScreen
+from controller.ui.recalltext import recall_text
 from tests.controller.ui.test_console import rendered
 from tests.pilot_wait import press, settle, wait_until
 from tests.tokens import dealt, feed, table_of
@@ -48,6 +49,6 @@ def test_recall_in_a_halt_says_recall_shows_the_rounds_and_esc_returns_to_the_sa
     expected = recall_text(recalled_rounds((to_builtins(event), "") for event in events))
     for line in expected:
         assert line.strip() in body, line
-    assert "round 3" in body and "MISDEAL two_cards" in body and "UNFINISHED" in body and "VOID" in body
+    assert "round 3" in body and "MISDEAL two cards together" in body and "UNFINISHED" in body and "VOID" in body
     assert seen["misdeal"] is None, "the void given while recall was shown reached the table underneath"
     assert seen["same_hand"] is False, "the table's screen followed it: round 3's hand was voided"
