@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import glob
+import hashlib
+import json
 import os
 import sqlite3
 from pathlib import Path
 
 from controller.core.exceptions import JournalDamagedError, JournalError, JournalTamperedError
 from controller.i18n.message import message
+from controller.journal.compat import EVENTS_FORMAT, events_format
 
 FORMAT = "croupier-journal"
 VERSION = 1
@@ -24,8 +27,22 @@ APPLICATION_ID = 0x43524A31
 """``PRAGMA application_id`` of a journal ("CRJ1")."""
 DRAFT_SUFFIX = ".new-journal"
 
+GENESIS = "0" * 64
+"""The ``prev`` hash of the first record."""
+
 Tail = tuple[int, str] | None
 """The last record's (seq, hash); None for a journal with no record."""
+
+
+def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
+    """SHA-256 (hex) of a record's canonical serialization.
+
+    The serialization is ``seq`` (decimal), ``kind``, ``at``, ``prev`` (the
+    previous record's hash) and ``body`` (the stored JSON text, byte for byte),
+    joined by newlines, in UTF-8. Only ``body`` may contain a newline (it never
+    does: it is compact JSON), so the serialization is unambiguous.
+    """
+    return hashlib.sha256(f"{seq}\n{kind}\n{at}\n{prev}\n{body}".encode()).hexdigest()
 
 
 def decoded(data: bytes) -> str:
@@ -94,8 +111,27 @@ def check_format(connection: sqlite3.Connection, path: str) -> Tail:
         raise (JournalTamperedError if marked else JournalError)(
             message("journal.other_version", "{path}: journal format version {found} is not supported; this "
                     "Croupier reads version {version}", path=path, found=str(meta.get("version")), version=VERSION))
+    check_event_format(connection, path)
     row = connection.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
     return (int(row[0]), str(row[1])) if row is not None else None
+
+
+def check_event_format(connection: sqlite3.Connection, path: str) -> None:
+    """Refuse a journal whose header names an event format newer than :data:`EVENTS_FORMAT`: its events may mean
+    what this software cannot know, so none is read as today's. Only an intact header counts: one that does not
+    chain (an edit) is left to the reader, whose check names it (``croupier audit verify``)."""
+    row = connection.execute("SELECT kind, at, prev, body, hash FROM records WHERE seq = 1").fetchone()
+    if row is None or row[0] != "header" or row[2] != GENESIS or record_hash(1, *row[:4]) != row[4]:
+        return
+    try:
+        header = json.loads(row[3])
+    except ValueError:
+        return
+    found = events_format(header) if isinstance(header, dict) else 1
+    if found > EVENTS_FORMAT:
+        raise JournalError(message("journal.newer_events", "{path}: journal event format {found} is not supported; "
+                                   "this Croupier reads event format {newest} and earlier: use a newer Croupier "
+                                   "for it", path=path, found=found, newest=EVENTS_FORMAT))
 
 
 def use_wal(connection: sqlite3.Connection, path: str) -> None:

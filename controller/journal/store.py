@@ -43,7 +43,6 @@ to where it was, and shows the current instruction again. See
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
@@ -75,12 +74,12 @@ from controller.journal.files import (
     reserve_wal,
     use_wal,
 )
+from controller.journal.files import GENESIS as GENESIS  # kept here too: the readers of records import them from here
+from controller.journal.files import record_hash as record_hash
 
 WAL_CHECKPOINT_EVERY = 200
 """Commits between two WAL checkpoints; each is run after a batch was shown (:meth:`Journal.mark_delivered`),
 never between a card and its prompt (SQLite's automatic checkpoint would run inside a commit)."""
-GENESIS = "0" * 64
-"""The ``prev`` hash of the first record."""
 KINDS = ("header", "start", "input", "events", "checkpoint", "note")
 IDENTITY_SECTIONS = ("table", "shoe", "procedures", "simulation")
 """Settings sections that make a table what it is; a journal refuses other values."""
@@ -167,17 +166,6 @@ def written_as(value: Any, text: str) -> bool:
             return False
         position = end
     return position == len(text)
-
-
-def record_hash(seq: int, kind: str, at: str, prev: str, body: str) -> str:
-    """SHA-256 (hex) of a record's canonical serialization.
-
-    The serialization is ``seq`` (decimal), ``kind``, ``at``, ``prev`` (the
-    previous record's hash) and ``body`` (the stored JSON text, byte for byte),
-    joined by newlines, in UTF-8. Only ``body`` may contain a newline (it never
-    does: it is compact JSON), so the serialization is unambiguous.
-    """
-    return hashlib.sha256(f"{seq}\n{kind}\n{at}\n{prev}\n{body}".encode()).hexdigest()
 
 
 def input_body(item: Input, from_source: bool, position: tuple[int, int] | None) -> dict[str, Any]:
