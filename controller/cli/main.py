@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import io
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -106,6 +107,7 @@ def main(argv: Sequence[str] | None = None, *, started: Callable[[], None] | Non
         from controller.cli.secrecy import guard
 
         guard(words)  # no traceback prints a password given on the command line or in the environment
+        _legible_stdin()
     named = _command_named(words)
     if not named:
         return _run(words, named, started)
@@ -116,6 +118,14 @@ def main(argv: Sequence[str] | None = None, *, started: Callable[[], None] | Non
         return _run(words, named, started)
     finally:
         language.reset()
+
+
+def _legible_stdin() -> None:
+    """Read standard input's bytes that are not UTF-8 as U+FFFD: a refusal then shows them legibly (not as
+    Python's surrogate escapes, nor as a traceback under a strict locale) and no JSON output carries a lone
+    surrogate. Commands that read raw bytes (``roads -``) read ``sys.stdin.buffer``, untouched."""
+    if isinstance(sys.stdin, io.TextIOWrapper):
+        sys.stdin.reconfigure(errors="replace")
 
 
 def _run(words: list[str], named: str, started: Callable[[], None] | None = None) -> int:

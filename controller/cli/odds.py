@@ -77,12 +77,14 @@ def parse_seen(text: str, decks: int) -> Counter[str]:
 def journal_shoe(path: str) -> tuple[int, str, Counter[str]]:
     """The decks, the variant and the cards the players could have seen in the shoe in play on the journal
     ``path``."""
+    from controller.journal.about import refuse_training_journal
     from controller.journal.replay import replay, table_from_header
     from controller.journal.store import Journal
     from controller.journal.verify import verify
 
     journal = Journal.open_existing(path)
     try:
+        refuse_training_journal(journal)
         table = table_from_header(path, verify(journal).header)
         replay(journal, table)
     finally:

@@ -30,7 +30,7 @@ from controller.core.events import to_builtins
 from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.recall import RECALL_EVENTS, recalled_rounds
 from controller.i18n.message import message
-from controller.journal.about import about, mode_word
+from controller.journal.about import about, mode_word, refuse_training_journal
 from controller.journal.store import Journal
 from controller.journal.timeline import Timed, timed_events
 from controller.journal.verify import verify
@@ -64,6 +64,7 @@ def _events(path: str) -> tuple[list[Timed], int, str]:
     """The journal's events, whether it failed verification (1) and its mode in words."""
     journal = Journal.open_existing(path)
     try:
+        refuse_training_journal(journal)
         status = 0
         try:
             verify(journal)

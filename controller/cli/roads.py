@@ -92,6 +92,7 @@ def _journal_events(path: str, left_out: list[int]) -> list[dict[str, object]]:
     """The events of the journal at ``path``; each record that cannot be read is named on stderr, left out and
     its number added to ``left_out``."""
     from controller.core.exceptions import JournalError
+    from controller.journal.about import refuse_training_journal
     from controller.journal.replay import journaled_events
     from controller.journal.store import Journal, Record
 
@@ -104,6 +105,7 @@ def _journal_events(path: str, left_out: list[int]) -> list[dict[str, object]]:
 
     journal = Journal.open_existing(path)
     try:
+        refuse_training_journal(journal)
         return [to_builtins(event) for _, events in journaled_events(journal, unreadable) for event in events]
     finally:
         journal.close()

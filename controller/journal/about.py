@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.core.exceptions import JournalError
 from controller.i18n.message import Message
 from controller.journal.store import Journal, Record
 from controller.terms import MODE_WORDS, MODES, Mode
@@ -36,6 +37,27 @@ class About:
     def live(self) -> bool:
         """The journal is live play's (not a simulation, a drill, or a journal that does not say)."""
         return self.mode == "live"
+
+
+def is_training_header(header: Mapping[str, Any]) -> bool:
+    """``header`` (a header record's body) is a training journal's (``croupier train``)."""
+    identity = header.get("identity")
+    arguments = identity.get("arguments") if isinstance(identity, dict) else None
+    return isinstance(arguments, dict) and arguments.get("command") == "train"
+
+
+def refuse_training_header(path: str, header: Mapping[str, Any]) -> None:
+    """Refuse (JournalError) the journal at ``path`` when ``header`` is a training journal's: a table's journal is
+    expected, and a drill's events and settings are not a table's."""
+    if is_training_header(header):
+        raise JournalError(f"{path}: is a training journal (croupier train); give a table's journal")
+
+
+def refuse_training_journal(journal: Journal) -> None:
+    """:func:`refuse_training_header` for an open journal (its first record), before anything else reads it."""
+    first = journal.record(1)
+    if first is not None and first.kind == "header":
+        refuse_training_header(journal.path, _body(first))
 
 
 def _body(record: Record | None) -> dict[str, Any]:

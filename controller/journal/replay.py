@@ -27,6 +27,7 @@ from controller.core.property_check import findings_in
 from controller.core.snapshot import restore_into
 from controller.core.table import Table
 from controller.i18n.message import message
+from controller.journal.about import refuse_training_header
 from controller.journal.checkpoint import KIND as CHECKPOINT
 from controller.journal.checkpoint import Cursor
 from controller.journal.compat import (
@@ -109,7 +110,9 @@ def _differences(stored: Any, given: Any, where: str = "") -> list[str]:
 
 
 def check_identity(path: str, header: Mapping[str, Any], identity: Mapping[str, Any]) -> None:
-    """Refuse (JournalError) a journal made with other arguments or settings, or by an earlier version."""
+    """Refuse (JournalError) a training journal, a journal made with other arguments or settings, or one written by
+    an earlier version."""
+    refuse_training_header(path, header)
     if events_format(header) < EVENTS_FORMAT:
         raise JournalError(message("journal.earlier_version", "{path}: this journal was written by an earlier "
                                    "version of Croupier (event format {format}); croupier audit verify and croupier "

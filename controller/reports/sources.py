@@ -10,7 +10,7 @@ from datetime import datetime
 from controller.core.events import EventShapeError, decode_event
 from controller.core.exceptions import CroupierError, JournalError
 from controller.i18n.message import Message, message
-from controller.journal.about import about
+from controller.journal.about import about, is_training_header
 from controller.journal.store import Journal, Record
 from controller.reports.dealers import TimedEvent
 from controller.terms import Mode
@@ -47,9 +47,10 @@ def timeline(name: str, records: Iterable[Record],
 def is_drill_header(header: Record) -> bool:
     """``header`` is a training journal's (``croupier train``); a header that cannot be read is not."""
     try:
-        return bool(json.loads(header.body).get("identity", {}).get("arguments", {}).get("command") == "train")
-    except (ValueError, AttributeError):
+        body = json.loads(header.body)
+    except ValueError:
         return False
+    return isinstance(body, dict) and is_training_header(body)
 
 
 def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = None) -> list[TimedEvent]:

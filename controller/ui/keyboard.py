@@ -19,7 +19,8 @@ type                       input
 
 A dealer typing at a terminal is asked first, as in the dealer console, before a void, an early close, a new
 shoe, a card entered by hand and an undo: the input is sent only when the next line is ``y``
-(:class:`ConfirmingParser`). Lines from a pipe (a script playing the dealer) are taken as they come.
+(:class:`ConfirmingParser`); a card code that is not a card is refused before anything is asked.
+Lines from a pipe (a script playing the dealer) are taken as they come.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from controller.core.exceptions import ScriptError
+from controller.core.cards import parse_card
+from controller.core.exceptions import CardCodeError, ScriptError
 from controller.core.inputs import REVEAL_TOTALS, Input, InputKind
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import Message, message
@@ -147,6 +149,8 @@ class ConfirmingParser:
             self.say(self.words.say("keyboard.not_sent", "Not sent: only y confirms."))
             return None
         item = self.parse(line)
+        if item is not None and item.kind is InputKind.MANUAL:
+            self._check_card(item.card or "")
         question = _question(item) if item is not None else None
         if question is None:
             return item
@@ -156,6 +160,16 @@ class ConfirmingParser:
                                 "sends nothing.",
                                 question=asking, yes=yes))
         return None
+
+
+    def _check_card(self, code: str) -> None:
+        """Refuse a code that is not a card before the dealer is asked to confirm it (as the console's dialog)."""
+        try:
+            parse_card(code)
+        except CardCodeError as error:
+            raise ScriptError(self.words.say(
+                "console.manual.refused", "{code}: {error}; type it again", code=repr(code),
+                error=self.words.text(error.message) if error.message is not None else str(error))) from None
 
 
 def keyboard_parser(words: Catalogue, keyboard: TextIO | None) -> Callable[[str], Input | None]:

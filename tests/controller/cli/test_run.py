@@ -366,3 +366,15 @@ def test_a_shoe_that_follows_the_table_idles_without_spinning_and_says_why_it_wa
         emulator.wait(timeout=10)
     assert used < 1.0, f"the waiting emulator used {used:.2f}s of CPU in about 5s"
     assert "no indication from the controller" in warning and "?indicator=1" in warning
+
+
+def test_dealer_lines_with_bytes_that_are_not_utf8_are_refused_legibly(tmp_path: Path) -> None:
+    """Undecodable bytes typed at the plain console show as U+FFFD in the refusal, never as surrogate escapes."""
+    script = tmp_path / "shoe.txt"
+    script.write_text("5H 2C 3C 4C 6C 7C\n", encoding="utf-8")
+    done = subprocess.run([*CROUPIER, "run", "--driver", f"mock://?script={script}", "--console", "plain",
+                           "--auto-next"], input=b"s\n\xff\xfe\n", capture_output=True, cwd=ROOT, timeout=120)
+    said = done.stderr.decode("utf-8")
+    refusal = [line for line in said.splitlines() if "is not a dealer command" in line]
+    assert refusal and "'\ufffd\ufffd'" in refusal[0], said
+    assert "\\udc" not in said, said

@@ -160,3 +160,22 @@ def test_typed_lines_from_a_pipe_are_taken_as_they_come() -> None:
                     stdin="s\nn\n")
     assert done.returncode == 0, done.stderr
     assert "?" not in done.stderr, done.stderr
+
+
+def test_a_malformed_card_typed_by_hand_is_refused_before_the_dealer_is_asked(typed: Any) -> None:
+    """``m XYZ`` at the terminal: checked first, as the console's dialog does; nothing asked, nothing sent."""
+    run: TypedRun = typed("9H 8D ?? 2S 3C KH 4D")
+    start_round(run)
+    run.wait_for_event("misdeal", kind="unreadable_card")
+    run.type("m XYZ")
+    refusal = run.wait_for_words("is not a card")
+    assert "'XYZ'" in refusal and "type it again" in refusal, refusal
+    run.settle()
+    assert not [line for line in run.said if "by hand?" in line], run.said
+    assert not [e for e in run.events if e["event"] == "rejected"], run.events
+    run.type("y")  # no question is open: y is just an unknown command, never a confirmation of XYZ
+    run.wait_for_words("is not a dealer command")
+    run.type("m 2S")
+    run.wait_for_words("Enter 2S by hand?")
+    run.close()
+    assert not [e for e in run.events if e["event"] == "rejected"], run.events

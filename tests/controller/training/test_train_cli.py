@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
 from tests.controller.training import oracle
-from tests.inprocess import DEADLINE, croupier_in_process, croupier_process, start_croupier
+from tests.inprocess import CROUPIER, DEADLINE, ROOT, croupier_in_process, croupier_process, start_croupier
 
 croupier = croupier_process
 
@@ -195,3 +196,27 @@ def test_a_reader_that_goes_offline_and_back_in_the_cards_does_not_stop_the_dril
                               stdin="stand\nstand\nplayer\ndraw\ndraw\nplayer\n")
     assert run.returncode == 0, (run.stdout, run.stderr)
     assert "Training report: 2 rounds, 6 calls, 6 right, 0 wrong" in run.stdout, run.stdout
+
+
+def _train_bytes(stdin: bytes, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([*CROUPIER, "train", "--seed", "3", "--rounds", "1", *args], input=stdin,
+                          capture_output=True, cwd=ROOT, timeout=DEADLINE)
+
+
+def test_a_call_with_bytes_that_are_not_utf8_is_refused_legibly() -> None:
+    """Undecodable bytes show as U+FFFD in the one-line refusal, never as Python's surrogate escapes."""
+    done = _train_bytes(b"st\xffand\nstand\n")
+    said = (done.stdout + done.stderr).decode("utf-8")
+    refusal = [line for line in said.splitlines() if "is not a player call" in line]
+    assert refusal and "st\ufffdand" in refusal[0], said
+    assert "\\udc" not in said and "\\xff" not in said, said
+
+
+def test_json_output_never_carries_a_lone_surrogate() -> None:
+    done = _train_bytes(b"\xff\nstand\n", "--json")
+    text = done.stdout.decode("utf-8")
+    assert "\\udc" not in text, text
+    inputs = [event["input"] for event in map(json.loads, text.splitlines()) if "input" in event]
+    assert inputs, text
+    for given in inputs:
+        given.encode("utf-8")  # a lone surrogate cannot be encoded: strict JSON readers refuse it
