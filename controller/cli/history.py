@@ -57,7 +57,7 @@ from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.published import View
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
-from controller.journal.about import About, about
+from controller.journal.about import About, about, training_refusal
 from controller.journal.store import Journal, Record
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
@@ -398,8 +398,7 @@ def _read(args: argparse.Namespace) -> _Read | None:
     header = journal.record(1)
     if header is not None and header.kind == "header" and is_drill_header(header):
         journal.close()
-        print(f"croupier history: {args.path}: is a training journal (croupier train); give a table's journal",
-              file=sys.stderr)
+        print(f"croupier history: {error_text(JournalError(training_refusal(args.path)))}", file=sys.stderr)
         return None
     found = _Read()
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.core.exceptions import JournalError
-from controller.i18n.message import Message
+from controller.i18n.message import Message, message
 from controller.journal.store import Journal, Record
 from controller.terms import MODE_WORDS, MODES, Mode
 
@@ -46,11 +46,17 @@ def is_training_header(header: Mapping[str, Any]) -> bool:
     return isinstance(arguments, dict) and arguments.get("command") == "train"
 
 
+def training_refusal(path: str) -> Message:
+    """Why the journal at ``path``, a training journal's, is refused where a table's is expected."""
+    return message("journal.training", "{path}: is a training journal (croupier train); give a table's journal",
+                   path=path)
+
+
 def refuse_training_header(path: str, header: Mapping[str, Any]) -> None:
     """Refuse (JournalError) the journal at ``path`` when ``header`` is a training journal's: a table's journal is
     expected, and a drill's events and settings are not a table's."""
     if is_training_header(header):
-        raise JournalError(f"{path}: is a training journal (croupier train); give a table's journal")
+        raise JournalError(training_refusal(path))
 
 
 def refuse_training_journal(journal: Journal) -> None:

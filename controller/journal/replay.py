@@ -27,7 +27,7 @@ from controller.core.property_check import findings_in
 from controller.core.snapshot import restore_into
 from controller.core.table import Table
 from controller.i18n.message import message
-from controller.journal.about import refuse_training_header
+from controller.journal.about import is_training_header, refuse_training_header
 from controller.journal.checkpoint import KIND as CHECKPOINT
 from controller.journal.checkpoint import Cursor
 from controller.journal.compat import (
@@ -599,7 +599,7 @@ def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Rec
     recomputed after it, or an edited event of the shoe.
     """
     if last is None:
-        if _drill(header):
+        if is_training_header(header):
             return 0
         return replay(journal, table_from_header(journal.path, header), edges_from_journal=True,
                       keep_events=False).inputs
@@ -611,13 +611,6 @@ def check_last_checkpoint(journal: Journal, header: Mapping[str, Any], last: Rec
     began = _shoe_began(journal, last.seq)
     anchor = next(journal.records_back(began, (CHECKPOINT,)), None) if began else None
     return replay(journal, table, resume=anchor, edges_from_journal=True, keep_events=False).inputs
-
-
-def _drill(header: Mapping[str, Any]) -> bool:
-    """The journal is a training drill's (``croupier train``, which no table resumes: its identity says so)."""
-    identity = header.get("identity")
-    arguments = identity.get("arguments") if isinstance(identity, dict) else None
-    return isinstance(arguments, dict) and arguments.get("command") == "train"
 
 
 def _shoe_began(journal: Journal, before: int) -> int:

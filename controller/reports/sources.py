@@ -10,7 +10,7 @@ from datetime import datetime
 from controller.core.events import EventShapeError, decode_event
 from controller.core.exceptions import CroupierError, JournalError
 from controller.i18n.message import Message, message
-from controller.journal.about import about, is_training_header
+from controller.journal.about import about, is_training_header, training_refusal
 from controller.journal.store import Journal, Record
 from controller.reports.dealers import TimedEvent
 from controller.terms import Mode
@@ -28,7 +28,7 @@ def timeline(name: str, records: Iterable[Record],
     timed: list[TimedEvent] = []
     for record in records:
         if record.kind == "header" and is_drill_header(record):
-            raise ReportInputError(f"{name}: is a training journal (croupier train); give a table's journal")
+            raise ReportInputError(training_refusal(name))
         if record.kind not in ("start", "events"):
             continue
         try:
