@@ -162,6 +162,9 @@ class TableScreen(Screen[None]):
 
     fit_level = 0
     """What the screen gives up to fit the terminal (:mod:`controller.ui.fitting`)."""
+    composed = False
+    """Are its widgets all mounted? Until then the console draws nothing on it (the runner's thread may hand the
+    console events while the screen is still being built); the screen's mount draws the view as it is then."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n", "dealer('next')", "Next round"),
@@ -214,6 +217,7 @@ class TableScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.composed = True  # Textual mounts a screen after every widget its compose yields is mounted
         app = self.app
         self.set_class(app.size.height < COMPACT_ROWS, "compact")
         if isinstance(app, DealerConsole):
@@ -669,9 +673,10 @@ class DealerConsole(App[None]):
     # ------------------------------------------------------------------ drawing
 
     def _screen(self) -> TableScreen | None:
+        """The table's screen once its widgets are all there (None before: it draws the view when it mounts)."""
         for screen in self.screen_stack:
             if isinstance(screen, TableScreen):
-                return screen
+                return screen if screen.composed else None
         return None
 
     def _set_text(self, selector: str, content: str | Text) -> None:

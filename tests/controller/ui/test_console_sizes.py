@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 import pytest_textual_snapshot  # noqa: F401  (the snap_compare fixture)
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Footer
 
-from controller.ui.console import DealerConsole
+from controller.ui.console import BigText, DealerConsole
 from controller.ui.moments import next_moment, shoe_banner
 from controller.ui.tableview import TableView
+from tests.controller.ui.test_console import rendered
 from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED
 from tests.pilot_wait import settle
 from tests.tokens import dealt
@@ -135,3 +137,45 @@ def test_alert_cut_card_and_halt_at_once_snapshot(snap_compare: Any, size: tuple
         await settled(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+TWO_CRITICAL_ALERTS = ("5H 2C 3C 4C 6C 7C 9S 8H KD 2C 3S ?? @burn 4H 5D 6C 9D 2H @exposed @burn 3D 4D 5S 8C @double "
+                       "@void AS 2S 3S 4S 5S 6S 7S")
+"""The acceptance pass's script: an unshuffled shoe (A1) and a repeated sequence (A2), both critical, both open."""
+
+
+class BatchOnArrival(DealerConsole):
+    """A console handed the table's events the moment it pushes its screen, before the screen has composed its
+    widgets: what ``croupier run`` does when the runner's thread (started before the console) delivers a batch
+    while the console is still starting (``apply_batch`` from the console's own thread here, so it lands there
+    every time rather than by chance)."""
+
+    def __init__(self, batch: list[Any]) -> None:
+        super().__init__()
+        self.batch = batch
+
+    def on_mount(self, event: events.Mount | None = None) -> None:
+        if event is not None:
+            event.prevent_default()  # Textual would call the console's own on_mount after this one: once is enough
+        super().on_mount()
+        self.apply_batch(self.batch)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (150, 50)], ids=["80x24", "120x40", "150x50"])
+def test_events_that_arrive_while_the_screen_composes_show_both_open_alerts(size: tuple[int, int]) -> None:
+    batch = dealt(TWO_CRITICAL_ALERTS)
+    app = BatchOnArrival(batch)
+
+    async def main() -> tuple[str, str, str, bool]:
+        async with app.run_test(size=size) as pilot:
+            await settled(pilot)
+            screen = app.screen
+            check_fits(app, "two critical alerts", size)
+            return (rendered(app, "#top-bar"), screen.query_one("#alert-big", BigText).text,
+                    rendered(app, "#alert-text"), screen.query_one("#alert-box").has_class("open"))
+
+    top, big, detail, open_box = asyncio.run(main())
+    assert list(app.view.alerts) == ["A1", "A2"]
+    assert "2 ALERTS OPEN" in top
+    assert open_box and big == "ALERT A1"
+    assert "(1 more open)" in detail and "press a to acknowledge it" in detail
