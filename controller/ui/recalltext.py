@@ -30,6 +30,7 @@ def recall_text(rounds: list[Recalled], words: Catalogue = ENGLISH) -> list[str]
     """The recalled rounds as a person reads them, in ``words``' language."""
     localiser = Localiser(words)
     lines: list[str] = []
+    undone_mark = words.say("recall.undone", " (undone)")
     for entry in rounds:
         if entry.at:
             heading = message("recall.round", "Shoe {shoe}, round {round} ({at})", shoe=entry.shoe, round=entry.round,
@@ -38,7 +39,7 @@ def recall_text(rounds: list[Recalled], words: Catalogue = ENGLISH) -> list[str]
             heading = message("recall.round_now", "Shoe {shoe}, round {round}", shoe=entry.shoe, round=entry.round)
         lines.append(words.text(heading))
         lines.append("  " + "  ".join(f"{step['slot']} {step['card']}" + ("*" if step["manual"] else "")
-                                      + (" (undone)" if step["undone"] else "") for step in entry.order))
+                                      + (undone_mark if step["undone"] else "") for step in entry.order))
         for decision in entry.decisions():
             worded = rule_message(decision["rule"])
             lines.append("  " + (words.text(worded) if worded is not None else decision["rule"]))

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.inprocess import croupier_in_process
 
 
@@ -124,3 +126,12 @@ def test_recall_in_another_language_words_kinds_details_resolutions_and_bets_as_
     spanish = croupier_in_process("recall", str(path), "--lang", "es", "--rounds", "6").stdout
     assert "+0,95" in spanish and "+0.95" not in spanish, "the locale's decimal sign"
     assert "jugador" not in spanish and "punto 3 banca 8" in spanish, "the glossary's punto"
+
+
+@pytest.mark.parametrize(("lang", "mark"), [("ko", " (취소됨)"), ("ja", "（取り消し）"), ("es", " (retirada)")])
+def test_a_card_taken_back_is_marked_in_the_language_asked(tmp_path: Path, lang: str, mark: str) -> None:
+    path = simulated(tmp_path, "--no-burn", "--cards", "?? @manual 6C @undo @manual 9C 2D KH 4S")
+    done = croupier_in_process("recall", str(path), "--lang", lang)
+    assert done.returncode == 0, done.stderr
+    assert f"P1 6C*{mark}  P1 9C*" in done.stdout, done.stdout
+    assert "undone" not in done.stdout, done.stdout
