@@ -57,12 +57,11 @@ from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.published import View
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import message
-from controller.journal.about import About, about, training_refusal
+from controller.journal.about import About, about, refuse_training_journal
 from controller.journal.store import Journal, Record
 from controller.journal.timeline import CardOut, Timed, cards_out, timed_events
 from controller.journal.verify import verify
 from controller.journal.views import Along, along
-from controller.reports.sources import is_drill_header
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
                             "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
@@ -395,10 +394,11 @@ def _read(args: argparse.Namespace) -> _Read | None:
     except JournalError as error:
         print(f"croupier history: {error_text(error)}", file=sys.stderr)
         return None
-    header = journal.record(1)
-    if header is not None and header.kind == "header" and is_drill_header(header):
+    try:
+        refuse_training_journal(journal)
+    except JournalError as error:
         journal.close()
-        print(f"croupier history: {error_text(JournalError(training_refusal(args.path)))}", file=sys.stderr)
+        print(f"croupier history: {error_text(error)}", file=sys.stderr)
         return None
     found = _Read()
 

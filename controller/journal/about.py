@@ -59,11 +59,16 @@ def refuse_training_header(path: str, header: Mapping[str, Any]) -> None:
         raise JournalError(training_refusal(path))
 
 
+def is_training_record(record: Record) -> bool:
+    """``record`` is a training journal's header; a header that cannot be read is not."""
+    return record.kind == "header" and is_training_header(_body(record))
+
+
 def refuse_training_journal(journal: Journal) -> None:
     """:func:`refuse_training_header` for an open journal (its first record), before anything else reads it."""
     first = journal.record(1)
-    if first is not None and first.kind == "header":
-        refuse_training_header(journal.path, _body(first))
+    if first is not None and is_training_record(first):
+        raise JournalError(training_refusal(journal.path))
 
 
 def _body(record: Record | None) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from datetime import datetime
 from controller.core.events import EventShapeError, decode_event
 from controller.core.exceptions import CroupierError, JournalError
 from controller.i18n.message import Message, message
-from controller.journal.about import about, is_training_header, training_refusal
+from controller.journal.about import about, is_training_record, training_refusal
 from controller.journal.store import Journal, Record
 from controller.reports.dealers import TimedEvent
 from controller.terms import Mode
@@ -27,7 +27,7 @@ def timeline(name: str, records: Iterable[Record],
     it) and left out, the rest still given."""
     timed: list[TimedEvent] = []
     for record in records:
-        if record.kind == "header" and is_drill_header(record):
+        if is_training_record(record):
             raise ReportInputError(training_refusal(name))
         if record.kind not in ("start", "events"):
             continue
@@ -42,15 +42,6 @@ def timeline(name: str, records: Iterable[Record],
                                "record ({reason}); it is left out of the report: check the journal with croupier "
                                "audit verify --replay", name=name, seq=record.seq, reason=str(error)))
     return timed
-
-
-def is_drill_header(header: Record) -> bool:
-    """``header`` is a training journal's (``croupier train``); a header that cannot be read is not."""
-    try:
-        body = json.loads(header.body)
-    except ValueError:
-        return False
-    return isinstance(body, dict) and is_training_header(body)
 
 
 def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = None) -> list[TimedEvent]:
