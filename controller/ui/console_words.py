@@ -130,6 +130,8 @@ def status_parts(view: TableView, words: Catalogue = ENGLISH) -> list[str]:
              words.say("console.status.round", "Round: {round}", round=_or_dash(view.round)),
              words.say("console.status.cut_card", "Cut card: {state}", state=cut),
              words.say("console.status.burned", "Burned: {count}", count=shoe.burned)]
+    if shoe.set_aside:
+        parts.append(words.say("console.status.set_aside", "Set aside: {count}", count=shoe.set_aside))
     if view.manual_slots:
         parts.append(words.say("console.status.manual", "{mark} entered by hand", mark=MANUAL_MARK))
     if shoe.closed:

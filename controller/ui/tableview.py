@@ -56,15 +56,6 @@ FACE_DOWN: Final = "face_down"
 """What :attr:`TableView.slots` holds for a card dealt face down and not yet revealed (never its code)."""
 BURN_PLACE: Final = "burn"
 """What :attr:`TableView.halt_place` holds when a card entered by hand would be the burn card."""
-MISDEAL_CARDS_OUT: Final = {
-    "extra_card": 1, "unreadable_card": 1, "unknown_card": 1, "two_cards": 2, "card_after_shoe_closed": 1,
-    "no_dealer": 1, "exposed_card": 0, "foreign_card": 0, "reader_offline": 0, "shoe_restarted": 0,
-    "sequence_gap": 0,
-}
-"""Cards of the shoe each misdeal kind takes out of it with no ``card`` event (an exposed card was counted
-when dealt; a foreign card is not of the shoe). ``no_dealer`` on two cards at once counts one: the
-``shoe_closed`` report then sets the count exactly."""
-
 LAST_RESULTS: Final = 12
 """How many of the latest results the views list."""
 
@@ -91,7 +82,7 @@ The core never emits the last two."""
 
 @dataclass
 class ShoeCounters:
-    """The shoe's counters as the events told them."""
+    """The shoe's counters: the table's view's (:meth:`TableView.show`), or, with none, as the events told them."""
 
     cards_left: int | None = None
     cut_card_out: bool = False
@@ -134,10 +125,13 @@ class TableView:
     ``rejected`` (why the last input was refused, until the table moves on) and
     ``history`` (:class:`ResultHistory`).
 
-    ``shoe.cards_left`` is counted from the events: 52 x ``decks`` when a
-    ``shoe`` event with ``"status": "new"`` starts a shoe, less one for each
-    ``card`` and ``burn``; a ``shoe`` event's ``cards_left`` or a
-    ``shoe_closed``'s ``cards_remaining`` sets it exactly.
+    The shoe's counters, the layout, the misdeal's place, the alerts and the keys
+    that apply are the table's own (:meth:`show`, after each input's events).
+    Fed events alone by another producer, ``shoe.cards_left`` is counted from
+    them as docs/scoreboard.md says: 52 x ``decks`` when a ``shoe`` event with
+    ``"status": "new"`` starts a shoe, less one for each ``card`` and ``burn``;
+    a ``shoe`` event's ``cards_left`` or a ``shoe_closed``'s
+    ``cards_remaining`` sets it exactly.
     """
 
     def __init__(self) -> None:
@@ -351,8 +345,6 @@ class TableView:
 
     def _on_misdeal(self, event: MisdealEvent) -> None:
         self._start_round(_round_of(event))
-        for _ in range(MISDEAL_CARDS_OUT.get(str(event.get("kind")), 0)):
-            self._count_card()
         if event.get("kind") == "exposed_card" and self.misdeal is None:
             self._take_back(str(event.get("card")))
         self.halt_place = self._halt_place(event)
@@ -474,7 +466,7 @@ class TableView:
         self.core = view
         shoe = self.shoe
         shoe.cards_left, shoe.cut_card_out, shoe.closed = view.cards_left, view.cut_card_out, view.closed
-        shoe.set_aside = view.set_aside
+        shoe.burned, shoe.set_aside = view.burned, view.set_aside
         shoe.details.update(shoe=view.shoe, decks=view.decks)
         self.last_round = view.last_round
         if not view.closed or view.cards:

@@ -16,7 +16,9 @@ from controller.core.inputs import Input, InputKind
 from controller.ui.bigtext import FONT, big_width, can_render, render_big
 from controller.ui.console import DealerConsole, TableScreen
 from controller.ui.tableview import TableView, ViewEvent
+from tests.consoles import Shown, show_more, shown
 from tests.pilot_wait import press, settle, shown_footer
+from tests.tokens import NO_BURN, table_of
 from tests.typed_events import untyped_event
 
 SIZE = (120, 50)
@@ -43,11 +45,14 @@ def result_event(round_number: int, letter: str, player: tuple[list[str], int] =
 Scenario = Callable[[DealerConsole, Any, list[Input]], Awaitable[None]]
 
 
-def run(scenario: Scenario, events: list[ViewEvent] | None = None) -> list[Input]:
+def run(scenario: Scenario, events: Shown | list[ViewEvent] | None = None) -> list[Input]:
+    """Run ``scenario`` on a console shown ``events`` (with the table's view, when a table gave them)."""
     inputs: list[Input] = []
+    view = events.view if isinstance(events, Shown) else None
+    listed = list(events.events if isinstance(events, Shown) else events or [])
 
     async def main() -> None:
-        app = DealerConsole(on_input=inputs.append, events=events or [])
+        app = DealerConsole(on_input=inputs.append, events=listed, table=view)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await scenario(app, pilot, inputs)
@@ -172,16 +177,18 @@ HALTED_ON_EXPOSED = untyped_event({"event": "misdeal", "round": 1, "kind": "expo
 
 
 def test_dealer_keys_give_inputs_only_when_they_apply() -> None:
+    table = table_of(shoe=NO_BURN)
+
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
         await press(pilot, "n", "b", "v", "e", "u", "m", "s", "c", "a")
         await settle(pilot)
         assert inputs == [] and isinstance(app.screen, TableScreen), "no key applies before the table speaks"
-        app.apply(decode_event({"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER"}))
-        app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "4D"}))
+        app.apply_batch(table.start(), table.view)
+        show_more(app, table, "@shoe 4D")
         await settle(pilot)
         await press(pilot, "n", "b", "u", "e")
         assert [i.kind for i in inputs] == [InputKind.EXPOSED]
-        app.apply(HALTED_ON_EXPOSED)
+        show_more(app, table, "@exposed")
         await settle(pilot)
         await press(pilot, "m", "n", "e")
         await settle(pilot)
@@ -195,22 +202,17 @@ def test_dealer_keys_give_inputs_only_when_they_apply() -> None:
 
 def test_the_footer_shows_only_the_keys_that_apply() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply(HALTED_ON_EXPOSED)
         await settle(pilot)
         footer = await shown_footer(pilot, app)
         assert "Burn" in footer and "Use" in footer and "Void" in footer
         assert "Manual" not in footer and "Next round" not in footer and "New shoe" not in footer
 
-    run(scenario)
+    run(scenario, shown("3S 4D @exposed"))
 
 
 @pytest.mark.slow
 def test_manual_entry_validates_the_card_and_reads_it_back() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply(decode_event({"event": "prompt", "round": 1, "slot": "B1", "to": "banker", "say": "Card to BANKER"}))
-        app.apply(untyped_event({"event": "misdeal", "round": 1, "kind": "unreadable_card", "card": None,
-                                 "detail": "", "instruction": "", "resolutions": ["manual", "burn", "void"],
-                                 "supervisor": ["void", "manual"]}))
         await settle(pilot)
         await press(pilot, "m")
         await settle(pilot)
@@ -235,7 +237,7 @@ def test_manual_entry_validates_the_card_and_reads_it_back() -> None:
         await settle(pilot)
         assert isinstance(app.screen, TableScreen) and len(inputs) == 1
 
-    run(scenario)
+    run(scenario, shown("3S ??"))
 
 
 def test_a_hand_entered_card_is_marked() -> None:
@@ -252,8 +254,6 @@ def test_a_hand_entered_card_is_marked() -> None:
 
 def test_new_shoe_needs_confirmation() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply(decode_event({"event": "instruction", "round": 0, "action": "confirm_shoe",
-                   "say": "Shuffle, cut and load shoe 1; confirm when ready"}))
         await settle(pilot)
         await press(pilot, "s")
         await settle(pilot)
@@ -266,14 +266,7 @@ def test_new_shoe_needs_confirmation() -> None:
         await settle(pilot)
         assert inputs == [Input(InputKind.SHOE)]
 
-    run(scenario)
-
-
-BETWEEN_ROUNDS: list[ViewEvent] = [
-    decode_event({"event": "shoe", "shoe": 1, "status": "new", "decks": 8}),
-    decode_event({"event": "instruction", "round": 2, "action": "next_round",
-                  "say": "Round 2 is over; start the next round"}),
-]
+    run(scenario, shown(confirm=False))
 
 
 @pytest.mark.parametrize(("key", "question", "kind"), [
@@ -282,12 +275,6 @@ BETWEEN_ROUNDS: list[ViewEvent] = [
 ])
 def test_close_and_void_ask_first(key: str, question: str, kind: InputKind) -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        if kind is InputKind.VOID:
-            app.apply(decode_event({"event": "card", "round": 1, "slot": "P1", "card": "4D"}))
-            app.apply(HALTED_ON_EXPOSED)
-        else:
-            for event in BETWEEN_ROUNDS:
-                app.apply(event)
         await settle(pilot)
         await press(pilot, key)
         await settle(pilot)
@@ -299,7 +286,7 @@ def test_close_and_void_ask_first(key: str, question: str, kind: InputKind) -> N
         await settle(pilot)
         assert inputs == [Input(kind)]
 
-    run(scenario)
+    run(scenario, shown("3S 4D @exposed" if kind is InputKind.VOID else "3S KD 5H 9C"))
 
 
 def test_quitting_mid_round_asks_first() -> None:
@@ -388,18 +375,16 @@ def test_a_whole_shoe_from_the_table_core() -> None:
     tokens = iter(shoe_with_cut_card(5, table.decks))
 
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        for event in [*table.start(), *table.handle(Input(InputKind.SHOE))]:
-            app.apply(event)
+        app.apply_batch(table.start(), table.view)
+        app.apply_batch(table.handle(Input(InputKind.SHOE)), table.view)
         await settle(pilot)
         assert rendered(app, "#next-action-text") == "Turn the first card for the burn"
         # Deal until the first result, pressing n through the console for the next rounds.
         while len(table.results) < 3:
             if table.state is State.ROUND_OVER:
                 await press(pilot, "n")
-                for event in table.handle(inputs[-1]):
-                    app.apply(event)
-            for event in table.handle(card_read(next(tokens))):
-                app.apply(event)
+                app.apply_batch(table.handle(inputs[-1]), table.view)
+            app.apply_batch(table.handle(card_read(next(tokens))), table.view)
         await settle(pilot)
         last = table.results[-1]
         assert last["say"].lower() in rendered(app, "#result").lower()
@@ -410,8 +395,7 @@ def test_a_whole_shoe_from_the_table_core() -> None:
         await press(pilot, "v")
         await settle(pilot)
         assert [i.kind for i in inputs] == [InputKind.NEXT, InputKind.NEXT]
-        for event in table.handle(Input(InputKind.VOID)):
-            app.apply(event)
+        app.apply_batch(table.handle(Input(InputKind.VOID)), table.view)
         await settle(pilot)
         assert "@void not accepted" in rendered(app, "#sent")
 
@@ -421,7 +405,6 @@ def test_a_whole_shoe_from_the_table_core() -> None:
 def test_the_console_has_no_command_palette_and_no_footer_key_for_it() -> None:
     """Textual's command palette speaks only English ("Search for commands…"); a dealer console needs none."""
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply(HALTED_ON_EXPOSED)
         footer = await shown_footer(pilot, app)
         assert "Burn" in footer and "palette" not in footer
         screens = len(app.screen_stack)
@@ -430,4 +413,4 @@ def test_the_console_has_no_command_palette_and_no_footer_key_for_it() -> None:
         assert len(app.screen_stack) == screens and not inputs
         assert type(app.screen).__name__ != "CommandPalette"
 
-    run(scenario)
+    run(scenario, shown("3S 4D @exposed"))

@@ -10,32 +10,38 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Label
 
-from controller.core.events import Event
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.ui.console import DealerConsole
 from controller.ui.tableview import ViewEvent
+from tests.consoles import Shown, shown
 from tests.pilot_wait import press, settle
-from tests.tokens import dealt, table_of
+from tests.tokens import table_of
 from tests.typed_events import untyped_event
 
 SIZES = [(80, 24), (220, 60)]
 Scenario = Callable[[DealerConsole, Any], Awaitable[None]]
 
 
-def table_events(tokens: str, burn: str = "none", **table: str) -> list[Event]:
-    """The core's events for ``tokens`` from a fresh table's start, its shoe confirmed (with ``burn``, ``[table]``)."""
-    return dealt(tokens, table_of(shoe={"burn": burn}, table=table))
+def table_events(tokens: str, burn: str = "none", **table: str) -> Shown:
+    """The core's events for ``tokens`` from a fresh table's start, its shoe confirmed (with ``burn``, ``[table]``),
+    and its view after them."""
+    return shown(tokens, table_of(shoe={"burn": burn}, table=table))
 
 
-def run(scenario: Scenario, events: list[Event] | list[ViewEvent], size: tuple[int, int] = (120, 40),
+def run(scenario: Scenario, events: Shown | list[ViewEvent], size: tuple[int, int] = (120, 40),
         language: str = "en", reveal_total: bool = False) -> None:
+    """Run ``scenario`` on a console shown ``events`` (with the table's view, when a table gave them)."""
+    view = events.view if isinstance(events, Shown) else None
+    listed = list(events.events if isinstance(events, Shown) else events)
+
     async def main() -> None:
-        app = DealerConsole(events=list(events), words=Catalogue(language), reveal_total=reveal_total)
+        app = DealerConsole(events=listed, table=view, words=Catalogue(language), reveal_total=reveal_total)
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             await scenario(app, pilot)
@@ -85,7 +91,7 @@ def test_a_hand_entered_card_in_a_halt_is_read_back_with_its_slot(tokens: str, s
 
 def test_a_hand_entered_card_is_read_back_with_the_slot_after_an_undo() -> None:
     events = table_events("3S ZZ @manual 4D @undo")
-    assert events[-1]["event"] in ("instruction", "misdeal"), events[-1]
+    assert events.events[-1]["event"] in ("instruction", "misdeal"), events.events[-1]
 
     async def scenario(app: DealerConsole, pilot: Any) -> None:
         for key in ("m", "9", "c", "enter"):
@@ -108,9 +114,9 @@ def test_a_hand_entered_burn_card_is_read_back_as_the_burn() -> None:
 
 
 def test_only_a_truly_unknown_slot_is_the_due_slot() -> None:
-    misdeal = untyped_event({"event": "misdeal", "round": 1, "kind": "unreadable_card", "card": None,
-                             "detail": "unreadable", "instruction": "Halt.", "resolutions": ["manual"],
-                             "supervisor": []})
+    events, view = table_events("3S ??")
+    assert view.misdeal is not None and view.misdeal.place == "B1"
+    unknown = replace(view, misdeal=replace(view.misdeal, place=None))  # a table that cannot say where it goes
 
     async def scenario(app: DealerConsole, pilot: Any) -> None:
         for key in ("m", "9", "c", "enter"):
@@ -118,7 +124,7 @@ def test_only_a_truly_unknown_slot_is_the_due_slot() -> None:
         await settle(pilot)
         assert str(app.screen.query_one("#confirm-text", Label).render()) == "9♣ to the due slot?"
 
-    run(scenario, [misdeal])
+    run(scenario, Shown(events, unknown))
 
 
 # -- 2. every dialog's whole text -----------------------------------------------------------------------------------

@@ -20,9 +20,9 @@ from controller.i18n.languages import LANGUAGES
 from controller.ui.bigtext import cells
 from controller.ui.console import BigText, DealerConsole
 from controller.ui.console_words import top_bar
+from tests.consoles import console_dealt
 from tests.controller.ui.test_cjk_text import font_covering
 from tests.pilot_wait import footer_keys, press, settle
-from tests.tokens import dealt
 
 SIZE = (80, 24)
 RESULT = "3S KD 5H 9C"  # player 3+5 = 8, banker 0+9 = 9: banker wins 9 : 8, two naturals
@@ -90,7 +90,7 @@ def look(language: str, tokens: str, keys_pressed: tuple[str, ...] = ()) -> dict
     seen: dict[str, Any] = {}
 
     async def main() -> None:
-        app = DealerConsole(events=dealt(tokens), words=Catalogue(language))
+        app = console_dealt(tokens, words=Catalogue(language))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             deadline = time.monotonic() + 30.0  # on a loaded machine the footer may be laid out a little later

@@ -7,24 +7,30 @@ import asyncio
 import pytest
 
 from controller.core.cards import full_deck
-from controller.core.events import Event, decode_event
+from controller.core.events import decode_event
 from controller.core.inputs import Input, InputKind
 from controller.core.misdeals import POLICIES
+from controller.core.table import Table
 from controller.ui.bigtext import big_width, render_big
 from controller.ui.console import BigText, DealerConsole, TableScreen
 from controller.ui.dealer_words import RESOLUTION_WORDS, WHAT_HAPPENED
 from controller.ui.moments import next_moment, score_text, shoe_banner
 from controller.ui.roadsview import pair_mark
 from controller.ui.tableview import TableView
+from tests.consoles import console_dealt, show_more
 from tests.controller.ui.test_console import rendered
 from tests.pilot_wait import press, settle
 from tests.tokens import NO_BURN, dealt, feed, one_by_one, table_of
 
 
-def view_of(events: list[Event]) -> TableView:
+def view_of(tokens: str, table: Table | None = None) -> TableView:
+    """The console's model after ``table``'s events from its start and ``tokens`` (:func:`tests.tokens.dealt`) and
+    the table's own view, as ``croupier run`` shows them."""
+    table = table if table is not None else table_of(shoe=NO_BURN)
     view = TableView()
-    for event in events:
+    for event in dealt(tokens, table):
         view.apply(event)
+    view.show(table.view)
     return view
 
 
@@ -34,36 +40,32 @@ def test_every_misdeal_kind_and_resolution_has_dealer_words() -> None:
 
 
 def test_the_result_is_the_score_in_the_winners_colour() -> None:
-    moment = next_moment(view_of(dealt("3S KD 5H 9C")))  # player 3+5 = 8, banker 0+9 = 9
+    moment = next_moment(view_of("3S KD 5H 9C"))  # player 3+5 = 8, banker 0+9 = 9
     assert moment.big == "BANKER 9 : 8"
     assert moment.style == "bold red"
-    player = next_moment(view_of(dealt("9S KD 9H 2C")))
+    player = next_moment(view_of("9S KD 9H 2C"))
     assert (player.big, player.style) == ("PLAYER 8 : 2", "bold dodger_blue1")
     assert score_text({"winner": "tie", "player": {"total": 6}, "banker": {"total": 6}}) == "TIE 6 : 6"
 
 
 def test_a_third_card_is_called_with_its_rule() -> None:
-    player = next_moment(view_of(dealt("3S 9C AH 4D")))  # player 4, banker 3: player draws
+    player = next_moment(view_of("3S 9C AH 4D"))  # player 4, banker 3: player draws
     assert player.big == "THIRD CARD TO PLAYER"
     assert player.detail == "Third card to PLAYER: player draws on 4"
-    banker = next_moment(view_of(dealt("3S 9C AH 4D 4C")))  # banker 3 against a 4: draws
+    banker = next_moment(view_of("3S 9C AH 4D 4C"))  # banker 3 against a 4: draws
     assert banker.big == "THIRD CARD TO BANKER"
     assert banker.detail == "Third card to BANKER: banker draws on 3 against the player's third card 4"
-    stood = next_moment(view_of(dealt("3S 2C 4H 2D")))  # player 7 stands, banker 4 draws
+    stood = next_moment(view_of("3S 2C 4H 2D"))  # player 7 stands, banker 4 draws
     assert stood.detail == "Third card to BANKER: banker draws on 4: the player stood"
 
 
 def test_cut_card_out_then_last_round_then_the_shoe_closed_with_the_report() -> None:
-    events = dealt("3S KD 5H 9C @cut")
-    banner = shoe_banner(view_of(events))
+    banner = shoe_banner(view_of("3S KD 5H 9C @cut"))
     assert banner is not None and banner.big == "CUT CARD OUT"
     assert banner.detail == "Cut card out: round 3 is the last of this shoe."  # finish round 2, one more
-    table = table_of(shoe=NO_BURN)
-    events = dealt("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D", table)
-    last = shoe_banner(view_of(events))
+    last = shoe_banner(view_of("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D"))
     assert last is not None and last.big == "LAST ROUND"
-    events += feed(table, "KH 9C 2H")
-    view = view_of(events)
+    view = view_of("3S KD 5H 9C @cut @next 9S 8H KD 2C @next 9D KH 9C 2H")
     closed = shoe_banner(view)
     assert closed is not None and closed.big == "SHOE CLOSED"
     assert closed.detail.startswith("Shoe 1 closed after 3 rounds: banker 1, player 2, tie 0;")
@@ -82,7 +84,7 @@ def test_big_type_grows_on_a_large_terminal() -> None:
     assert big_width("BANKER 7 : 5", 3) <= 220
 
     async def height(size: tuple[int, int]) -> int:
-        app = DealerConsole(events=dealt("3S KD 5H 9C"))
+        app = console_dealt("3S KD 5H 9C")
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             return app.screen.query_one("#next-action", BigText).outer_size.height
@@ -96,9 +98,10 @@ UNSHUFFLED = " ".join(card.code for card in list(reversed(full_deck()))[:12])
 
 def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
     inputs: list[Input] = []
+    table = table_of(shoe=NO_BURN)
 
     async def main() -> None:
-        app = DealerConsole(on_input=inputs.append, events=dealt(UNSHUFFLED))
+        app = console_dealt(UNSHUFFLED, table, on_input=inputs.append)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             assert app.screen.query_one("#alert-box").display is True
@@ -113,8 +116,7 @@ def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
             await settle(pilot)
             assert inputs == [Input(InputKind.ACK, "A1")]
             assert app.screen.query_one("#alert-box").display is True, "open until the table says acknowledged"
-            app.apply(decode_event({"event": "alert_acknowledged", "id": "A1", "kind": "unshuffled_shoe", "by": None,
-                       "round": 2}))
+            show_more(app, table, "@ack A1")
             await settle(pilot)
             assert app.screen.query_one("#alert-box").display is False
             assert "ALERT" not in rendered(app, "#top-bar")
@@ -125,7 +127,7 @@ def test_an_open_alert_is_on_screen_until_a_sends_its_ack() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_shoe_and_dealer_always_in_view(size: tuple[int, int]) -> None:
     async def main() -> None:
-        app = DealerConsole(events=dealt("3S KD 5H 9C @next 9S 8H KD 2C"))
+        app = console_dealt("3S KD 5H 9C @next 9S 8H KD 2C")
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             top = rendered(app, "#top-bar")
@@ -137,7 +139,7 @@ def test_shoe_and_dealer_always_in_view(size: tuple[int, int]) -> None:
 
 def test_resumed_from_a_journal_says_at_which_round() -> None:
     async def main() -> None:
-        app = DealerConsole(events=dealt("3S KD 5H 9C @next 9S 8H KD 2C @next"), resumed=True)
+        app = console_dealt("3S KD 5H 9C @next 9S 8H KD 2C @next", resumed=True)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             assert "Resumed from the journal at round 3" in rendered(app, "#banner-text")
@@ -158,21 +160,21 @@ def test_resumed_from_a_journal_says_at_which_round() -> None:
 ])
 def test_counters_are_right_after_every_kind_of_misdeal(tokens: str) -> None:
     table = table_of(shoe=NO_BURN)
-    view = view_of(dealt("", table))
+    view = view_of("", table)
     for item, view_events in one_by_one(table, tokens):
         for event in view_events:
             view.apply(event)
+        view.show(table.view)
         assert view.shoe.cards_left == table.cards_left, f"after {item.token()}"
-    burned_by_misdeals = table.discarded if "@burn" in tokens else []
-    assert view.shoe.burned == len(table.burned) + len(burned_by_misdeals)
+    assert (view.shoe.burned, view.shoe.set_aside) == (len(table.burned), len(table.discarded))
 
 
 def test_an_exposed_card_leaves_its_slot_and_the_total_while_taken_back() -> None:
-    view = view_of(dealt("3S KD 5H @exposed"))
+    view = view_of("3S KD 5H @exposed")
     assert "P2" not in view.slots and view.total("player") == 3
-    view = view_of(dealt("3S KD 5H @exposed @burn"))
-    assert view.shoe.burned == 1, "the burned exposed card is counted as burned"
-    view = view_of(dealt("3S KD 5H @exposed @use"))
+    view = view_of("3S KD 5H @exposed @burn")
+    assert (view.shoe.burned, view.shoe.set_aside) == (0, 1), "the burned exposed card is set aside, not burned"
+    view = view_of("3S KD 5H @exposed @use")
     assert view.slots["P2"] == "5H" and view.total("player") == 8
 
 
@@ -181,7 +183,7 @@ def test_the_big_result_is_drawn_in_the_winners_colour(tokens: str, colour: str)
     from textual.geometry import Region
 
     async def main() -> str:
-        app = DealerConsole(events=dealt(tokens))
+        app = console_dealt(tokens)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             widget = app.screen.query_one("#next-action", BigText)
@@ -198,7 +200,7 @@ PAIRS_AND_DERIVED = " @next ".join(["3S KD 5H 9C", "9S 8H KD 2C", "4D 5D 4C 5C",
 
 def test_at_80x24_the_derived_roads_and_the_footer_are_on_screen() -> None:
     async def main() -> None:
-        app = DealerConsole(events=dealt(PAIRS_AND_DERIVED))
+        app = console_dealt(PAIRS_AND_DERIVED)
         async with app.run_test(size=(80, 24)) as pilot:
             await settle(pilot)
             roads = app.screen.query_one("#roads")
@@ -235,7 +237,7 @@ def test_a_voided_round_and_a_misdeal_name_themselves_at_every_size(size: tuple[
     showed only its keys."""
     async def main() -> None:
         table = table_of(shoe=NO_BURN)
-        app = DealerConsole(events=dealt("3S KD @double", table), table=table.view)
+        app = console_dealt("3S KD @double", table)
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             assert rendered(app, "#next-action-text").startswith("MISDEAL: ")
@@ -261,7 +263,7 @@ def test_the_events_of_one_card_are_drawn_at_once() -> None:
 
     async def main() -> None:
         table = table_of(shoe=NO_BURN)
-        app = Watched(events=dealt("3S", table), table=table.view)
+        app = Watched(events=dealt("3S", table))
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             drawn.clear()
@@ -277,7 +279,7 @@ def test_a_stopped_table_offers_only_the_keys_the_table_takes() -> None:
     async def main() -> None:
         table = table_of(shoe=NO_BURN, table={"decks": 1}, protection={"sequence_check": True})
         order = " ".join(card.code for card in full_deck())
-        app = DealerConsole(events=dealt(order[:3 * 8], table), table=table.view)
+        app = console_dealt(order[:3 * 8], table)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             assert table.view.stopped_by is not None
@@ -294,7 +296,7 @@ def test_a_halt_restored_after_a_restart_says_so() -> None:
     """E3: resumed while halted, the console says the halt is from before the restart, not just where it resumed."""
     async def main() -> None:
         table = table_of(shoe=NO_BURN)
-        app = DealerConsole(events=dealt("3S KD 5H ZZ", table), resumed=True, table=table.view)
+        app = console_dealt("3S KD 5H ZZ", table, resumed=True)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             assert app.screen.query_one("#banner-big", BigText).text == "STILL HALTED AFTER THE RESTART"

@@ -17,6 +17,7 @@ from textual.widgets import Footer
 from controller.ui.console import BigText, DealerConsole
 from controller.ui.moments import next_moment, shoe_banner
 from controller.ui.tableview import TableView
+from tests.consoles import console_dealt
 from tests.controller.ui.test_console import rendered
 from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED, UNSHUFFLED
 from tests.pilot_wait import settle
@@ -85,7 +86,7 @@ def test_every_moment_fits_every_size_without_scrolling(moment: str) -> None:
     tokens, check = MOMENTS[moment]
 
     async def main() -> None:
-        app = DealerConsole(events=dealt(tokens))
+        app = console_dealt(tokens)
         assert check(app.view), f"the events do not give the moment {moment!r}"
         async with app.run_test(size=SIZES[0]) as pilot:
             for size in [*SIZES, SIZES[0]]:
@@ -101,7 +102,7 @@ def test_the_large_type_grows_on_a_large_terminal() -> None:
     heights = {}
 
     async def main(size: tuple[int, int]) -> None:
-        app = DealerConsole(events=dealt(tokens))
+        app = console_dealt(tokens)
         async with app.run_test(size=size) as pilot:
             await settled(pilot)
             heights[size] = app.screen.query_one("#next-action").region.height
@@ -116,7 +117,7 @@ def test_the_roads_give_way_but_all_five_show_when_there_is_room() -> None:
     async def main() -> dict[tuple[int, int], str]:
         shown = {}
         for size in ((100, 30), (220, 60)):
-            app = DealerConsole(events=dealt(ROUNDS + " @next AS"))
+            app = console_dealt(ROUNDS + " @next AS")
             async with app.run_test(size=size) as pilot:
                 await settled(pilot)
                 roads = app.screen.query_one("#roads")
@@ -131,7 +132,7 @@ def test_the_roads_give_way_but_all_five_show_when_there_is_room() -> None:
 @pytest.mark.parametrize("size", [(100, 30), (220, 60)], ids=["100x30", "220x60"])
 def test_alert_cut_card_and_halt_at_once_snapshot(snap_compare: Any, size: tuple[int, int]) -> None:
     tokens, _ = MOMENTS["alert, cut card and halt at once"]
-    app = DealerConsole(events=dealt(tokens))
+    app = console_dealt(tokens)
 
     async def run_before(pilot: Any) -> None:
         await settled(pilot)

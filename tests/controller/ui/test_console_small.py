@@ -7,12 +7,12 @@ import asyncio
 import pytest
 from textual.containers import VerticalScroll
 
-from controller.ui.console import COMPACT_ROWS, DealerConsole
+from controller.ui.console import COMPACT_ROWS
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
+from tests.consoles import console_dealt
 from tests.controller.ui.test_console import rendered
 from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED
 from tests.pilot_wait import settle
-from tests.tokens import dealt
 
 SMALL = (80, 24)
 
@@ -23,7 +23,7 @@ SMALL = (80, 24)
 ], ids=["between-rounds", "mid-round"])
 def test_at_80x24_the_responsible_gaming_lines_are_whole_and_nothing_scrolls(tokens: str) -> None:
     async def main() -> None:
-        app = DealerConsole(events=dealt(tokens))
+        app = console_dealt(tokens)
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
             main_area = app.screen.query_one("#main", VerticalScroll)
@@ -39,7 +39,7 @@ def test_at_80x24_the_responsible_gaming_lines_are_whole_and_nothing_scrolls(tok
 
 def test_at_80x24_a_hand_is_one_row_with_the_due_slot_marked() -> None:
     async def main() -> None:
-        app = DealerConsole(events=dealt(PAIRS_AND_DERIVED + " @next AS 6C"))
+        app = console_dealt(PAIRS_AND_DERIVED + " @next AS 6C")
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
             player = rendered(app, "#player-hand")
@@ -56,7 +56,7 @@ def test_at_80x24_a_hand_is_one_row_with_the_due_slot_marked() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (100, 30)])
 def test_a_misdeals_keys_are_in_large_type_and_fit(size: tuple[int, int]) -> None:
     async def main() -> None:
-        app = DealerConsole(events=dealt(PAIRS_AND_DERIVED + " @next AS 6C 7S @exposed"))
+        app = console_dealt(PAIRS_AND_DERIVED + " @next AS 6C 7S @exposed")
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             assert app.view.misdeal is not None and app.view.misdeal["kind"] == "exposed_card"

@@ -14,6 +14,7 @@ from controller.core.table import Table
 from controller.ui.console import DealerConsole, TableScreen
 from controller.ui.moments import next_moment
 from controller.ui.tableview import TableView
+from tests.consoles import console_dealt
 from tests.controller.ui.test_console import rendered
 from tests.pilot_wait import press, settle, shown_footer
 from tests.tokens import dealt
@@ -26,9 +27,11 @@ def new_table() -> Table:
 
 
 def fresh_view(tokens: str) -> TableView:
+    table = new_table()
     view = TableView()
-    for event in dealt(tokens, new_table(), confirm=False):
+    for event in dealt(tokens, table, confirm=False):
         view.apply(event)
+    view.show(table.view)
     return view
 
 
@@ -37,13 +40,13 @@ def drive(table: Table, tokens: str, scenario: Any) -> list[Input]:
     inputs: list[Input] = []
 
     async def main() -> None:
-        app = DealerConsole(on_input=inputs.append, events=dealt(tokens, table, confirm=False))
+        events = dealt(tokens, table, confirm=False)
+        app = DealerConsole(on_input=inputs.append, events=events, table=table.view)
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
 
             async def deliver() -> None:
-                for event in table.handle(inputs[-1]):
-                    app.apply(event)
+                app.apply_batch(table.handle(inputs[-1]), table.view)
                 await settle(pilot)
 
             await scenario(app, pilot, inputs, deliver)
@@ -135,10 +138,10 @@ def test_the_view_follows_an_undo_exactly() -> None:
 
 
 def test_undo_offered_snapshot(snap_compare: Any) -> None:
-    app = DealerConsole(events=dealt("@shoe 5H ?? @manual 4D", new_table(), confirm=False))
+    app = console_dealt("@shoe 5H ?? @manual 4D", new_table(), confirm=False)
     assert snap_compare(app, terminal_size=SIZE)
 
 
 def test_undo_read_back_snapshot(snap_compare: Any) -> None:
-    app = DealerConsole(events=dealt("@shoe 5H ?? @manual 4D", new_table(), confirm=False))
+    app = console_dealt("@shoe 5H ?? @manual 4D", new_table(), confirm=False)
     assert snap_compare(app, press=["z"], terminal_size=SIZE)

@@ -12,8 +12,9 @@ from controller.core.events import decode_event
 from controller.core.inputs import Input
 from controller.i18n.catalogue import Catalogue
 from controller.ui.console import DealerConsole
+from tests.consoles import shown
 from tests.controller.ui.test_console import HALTED_ON_EXPOSED, rendered, run
-from tests.pilot_wait import shown_footer
+from tests.pilot_wait import press, settle, shown_footer
 from tests.typed_events import untyped_event
 
 READER_OFFLINE = untyped_event({"event": "misdeal", "round": 2, "kind": "reader_offline", "card": None,
@@ -36,14 +37,12 @@ def test_the_reader_offline_lines_are_sentences_the_dealer_can_follow() -> None:
 
 def test_the_status_line_names_the_last_key_in_the_dealers_words_not_a_script_token() -> None:
     async def scenario(app: DealerConsole, pilot: Any, inputs: list[Input]) -> None:
-        app.apply(decode_event({"event": "card", "round": 1, "slot": "B1", "card": "4D"}))
-        app.apply(HALTED_ON_EXPOSED)
-        await pilot.pause()
-        await pilot.press("b")
-        await pilot.pause()
-        assert rendered(app, "#sent") == "Sent: Burn"
+        await settle(pilot)
+        await press(pilot, "b")
+        await settle(pilot)
+        assert inputs and rendered(app, "#sent") == "Sent: Burn"
 
-    run(scenario)
+    run(scenario, shown("3S 4D @exposed"))
 
 
 def test_a_misdeal_names_its_card_as_the_slots_do() -> None:

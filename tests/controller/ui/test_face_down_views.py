@@ -146,14 +146,13 @@ def test_the_console_shows_face_down_cards_and_r_reveals() -> None:
     sent: list[Input] = []
 
     async def main() -> None:
-        app = DealerConsole(on_input=sent.append, events=list(events))
+        app = DealerConsole(on_input=sent.append, events=list(events), table=table.view)
         async with app.run_test(size=(120, 50)) as pilot:
             await settle(pilot)
             player = rendered(app, "#player-hand")
             assert "P1 ▒▒" in player and "P2 ▒▒" in player and "2♣" not in player and "total –" in player
             await press(pilot, "r")
-            for event in table.handle(sent[-1]):
-                app.apply(event)
+            app.apply_batch(table.handle(sent[-1]), table.view)
             await settle(pilot)
             player = rendered(app, "#player-hand")
             assert "P1 2♣" in player and "P2 3♠" in player and "total 5" in player
@@ -186,7 +185,7 @@ def keyed_total_run(keys: list[str], table: Table) -> tuple[list[Input], dict[st
     seen: dict[str, str] = {}
 
     async def main() -> None:
-        app = DealerConsole(on_input=sent.append, events=list(events), reveal_total=True)
+        app = DealerConsole(on_input=sent.append, events=list(events), table=table.view, reveal_total=True)
         async with app.run_test(size=(120, 50)) as pilot:
             await settle(pilot)
             seen["footer"] = shown_keys(app)
@@ -200,8 +199,7 @@ def keyed_total_run(keys: list[str], table: Table) -> tuple[list[Input], dict[st
                 if key == "enter" and len(sent) == before and app.screen.query("#reveal-error"):
                     seen["error"] = rendered(app, "#reveal-error")
             for item in sent:
-                for event in table.handle(item):
-                    app.apply(event)
+                app.apply_batch(table.handle(item), table.view)
             await settle(pilot)
             seen["misdeal"] = rendered(app, "#misdeal")
             seen["action"] = rendered(app, "#next-action-text")
@@ -249,7 +247,7 @@ def test_the_reveal_key_is_not_shown_when_no_card_is_face_down() -> None:
     shown: list[str] = []
 
     async def main() -> None:
-        app = DealerConsole(events=list(events), reveal_total=True)
+        app = DealerConsole(events=list(events), table=table.view, reveal_total=True)
         async with app.run_test(size=(120, 50)) as pilot:
             await settle(pilot)
             shown.extend(shown_keys(app).split())

@@ -14,12 +14,12 @@ from textual.geometry import Region
 from controller.core.events import Event, decode_event
 from controller.i18n.catalogue import Catalogue
 from controller.ui.bigtext import cells
-from controller.ui.console import BigText, DealerConsole
+from controller.ui.console import BigText
 from controller.ui.dealer_display import DealerDisplay
 from controller.ui.fontglyphs import font_for, large_type, wrap
 from controller.ui.localise import Localiser
+from tests.consoles import console_dealt
 from tests.pilot_wait import settle
-from tests.tokens import dealt
 
 LANGUAGES = ("en", "es", "ja", "ko", "zh_Hans", "zh_Hant")
 RESULT = "3S KD 5H 9C"  # banker wins 9 : 8
@@ -35,7 +35,7 @@ def next_action(language: str, tokens: str, size: tuple[int, int], name: str = "
     seen: list[tuple[str, tuple[str, ...]]] = []
 
     async def main() -> None:
-        app = DealerConsole(events=dealt(tokens), words=Catalogue(language))
+        app = console_dealt(tokens, words=Catalogue(language))
         async with app.run_test(size=size) as pilot:
             await settle(pilot)
             widget = app.screen.query_one(name, BigText)
