@@ -23,6 +23,7 @@ from controller.core.events import (
 )
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.counts import rounds as counted_rounds
+from controller.i18n.kinds import kind_name
 from controller.i18n.message import message
 from controller.i18n.numbers import format_count, format_decimal_text, format_net
 from controller.journal.about import About, mode_word
@@ -211,7 +212,7 @@ def _write_totals(found: History, stream: TextIO, words: Catalogue) -> None:
 def write_about(found: About, stream: TextIO, words: Catalogue = ENGLISH) -> None:
     """The journal's software and what happened to it, then its mode, last (after the totals): a simulation or a
     drill never reads as live play."""
-    for line in software_lines(found, words):
+    for line in software_lines(found, words) + restart_lines(found, words):
         stream.write(line + "\n")
     stream.write(words.say("history.mode", "Mode: {mode}", mode=words.text(mode_word(found.mode))) + "\n")
 
@@ -246,6 +247,26 @@ def software_lines(found: About, words: Catalogue = ENGLISH) -> list[str]:
             lines.append(words.say("history.integrity_failed", "At {at} the software failed its verification and "
                                    "nothing was played: {problems}", at=str(note.get("at")),
                                    problems="; ".join(problems[:3]) + ("; ..." if len(problems) > 3 else "")))
+    return lines
+
+
+def restart_lines(found: About, words: Catalogue = ENGLISH) -> list[str]:
+    """Each restart of the table (its ``resumed`` note, L2): when, where it resumed, and a fault that came back."""
+    lines: list[str] = []
+    for note in found.notes:
+        if note.get("note") != "resumed":
+            continue
+        line = words.say("history.resumed", "At {at} the table restarted: resumed in shoe {shoe} round {round} from "
+                         "the journal ({inputs} inputs replayed; its last record before was at {previous})",
+                         at=str(note.get("at")), shoe=str(note.get("shoe")), round=str(note.get("round")),
+                         inputs=str(note.get("inputs")), previous=str(note.get("previous_at")))
+        if note.get("stopped_by"):
+            line += words.say("history.resumed_stopped", "; still stopped on critical alert {alert}",
+                              alert=str(note.get("stopped_by")))
+        elif note.get("halted"):
+            line += words.say("history.resumed_halted", "; still halted on {kind}",
+                              kind=kind_name(str(note.get("halted")), words))
+        lines.append(line)
     return lines
 
 

@@ -42,7 +42,7 @@ from controller.journal.compat import (
 )
 from controller.journal.journaled import Journaled
 from controller.journal.notes import KIND as NOTE
-from controller.journal.notes import note_software
+from controller.journal.notes import note_software, resumed
 from controller.journal.store import (
     IDENTITY_SECTIONS,
     REPLAY_EXTRA,
@@ -732,6 +732,14 @@ def attach_journal(
     return journal
 
 
+def _note_resumed(journal: Journal, table: Table, inputs: int) -> None:
+    """Journal the restart (L2: a power cut or a crash is a significant event), after the last record before it."""
+    last = journal.record(journal.last_seq)
+    view = table.view
+    journal.append_note(resumed(last.at if last is not None else "", inputs, table.shoe_number, table.round,
+                                view.misdeal.kind if view.misdeal is not None else None, view.stopped_by))
+
+
 def still_halted(table: Table) -> str:
     """What a table restored after a restart still waits for (an error from before it comes back: E3), or ""."""
     view = table.view
@@ -794,6 +802,7 @@ def _resume(journal: Journal, runner: Journaled, table: Table, identity: Mapping
     else:
         seq = 0
         show, old = found.last_events[-1:], found.events
+    _note_resumed(journal, table, found.inputs)
     if earlier is not None and found.earlier:
         earlier(found.earlier)
     if replayed is not None:

@@ -22,8 +22,8 @@ A journal is an SQLite database (stdlib :mod:`sqlite3`, WAL mode,
     transaction; a crash in between only means the resume starts from the checkpoint before;
 ``note``
     what happened to the software between two runs or before play (:mod:`controller.journal.notes`: the software
-    changed since the journal last recorded it, or failed its verification); never after an input, and no part
-    of the table's game (a replay passes over it).
+    changed since the journal last recorded it, or failed its verification), and each restart (``resumed``);
+    never after an input, and no part of the table's game (a replay passes over it).
 
 Every record is committed (fsync'd) before anything that follows from it
 happens: an input and its events (the core is pure, so handling the input
