@@ -144,9 +144,12 @@ class Transcript:
         self.say_width = say_column_width(words)
         self.width = width if width is not None else terminal_width(self.stream)
         """Lines wider than this wrap between words (None: a pipe or a file, where nothing wraps)."""
+        self.last_line: str | None = None
+        """The line written last (an instruction the dealer was just told is not written again)."""
 
     def line(self, text: str, wrap: bool = True) -> None:
         """Write ``text``; on a terminal its lines wider than the terminal wrap between words (``wrap``)."""
+        self.last_line = text
         if wrap and self.width:
             text = "\n".join(part for line in text.split("\n") for part in wrapped(line, self.width))
         self.stream.write(text + "\n")
@@ -214,7 +217,8 @@ class Transcript:
                 action = event.action
                 if action == "resolve" or (action in ("next_round", "confirm_shoe", "burn") and not self.show_next):
                     return []
-                return [f"  {event.say}"]
+                said = f"  {event.say}"
+                return [] if said == self.last_line else [said]  # an input that changed nothing the dealer sees
         return [f"  ?? {event.say}"]
 
 

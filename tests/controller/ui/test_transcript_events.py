@@ -35,3 +35,22 @@ def test_a_stub_count_says_what_was_counted_and_expected(lang: str) -> None:
 def test_a_stub_count_that_differs_says_both_numbers() -> None:
     shown = lines_of([StubCountEvent(round=12, shoe=1, expected=340, counted=338)])
     assert shown == "  Stub counted: 338 cards; the table expects 340\n"
+
+
+def test_the_dealer_is_told_what_to_do_once_when_a_reading_of_the_clock_comes_between() -> None:
+    from tests.inprocess import croupier_in_process
+
+    done = croupier_in_process("run", "--driver", "mock://?seed=9", "--auto-next", "--rounds", "1")
+    assert done.returncode == 0, done
+    lines = done.stdout.splitlines()
+    assert lines.count("  Shuffle, cut and load shoe 1; confirm when ready") == 1, lines[:6]
+
+
+def test_an_instruction_said_again_after_a_refusal_is_printed_again() -> None:
+    from tests.tokens import NO_BURN, dealt, table_of
+
+    shown = lines_of(dealt("3S KD 5H 9C @void", table_of(shoe=NO_BURN)))
+    assert shown.count("Round 1 is over; start the next round") == 0, "between rounds it is left out (show_next)"
+    stream = io.StringIO()
+    Transcript(stream, show_next=True)(dealt("3S KD 5H 9C @void", table_of(shoe=NO_BURN)))
+    assert stream.getvalue().count("  Round 1 is over; start the next round") == 2, stream.getvalue()
