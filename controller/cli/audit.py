@@ -98,10 +98,11 @@ def audit_verify(args: argparse.Namespace) -> int:
         print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
         return EXIT_NOT_A_JOURNAL
     try:
-        if not args.replay:
-            return _audited(journal, None, args, words)
-        with ReplayBeside(journal) as beside:  # the whole replay on a second core while the chain is checked
-            return _audited(journal, beside, args, words)
+        with journal.snapshot():  # one moment of a journal a running table is writing: what is checked is counted
+            if not args.replay:
+                return _audited(journal, None, args, words)
+            with ReplayBeside(journal) as beside:  # the whole replay on a second core while the chain is checked
+                return _audited(journal, beside, args, words)
     finally:
         journal.close()
 
