@@ -34,7 +34,7 @@ from controller.core.exceptions import (
 )
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
-from controller.journal.about import about
+from controller.journal.about import about, is_training_header
 from controller.journal.beside import ReplayBeside
 from controller.journal.replay import check_last_checkpoint
 from controller.journal.store import Journal
@@ -143,6 +143,8 @@ def _replayed(journal: Journal, verified: Verified, whole: ReplayBeside | None, 
     """Replay the ``whole`` journal into a fresh table (its replay begun beside the chain check), or else the last
     checkpoint's shoe, checking the journaled events and checkpoints (raises :class:`JournalError` naming the record
     that differs); what to print."""
+    if is_training_header(verified.header):  # a trainee's answers: no table replays them, the chain is all
+        return ""
     if whole is not None:  # every event compared and counted as it is replayed, none kept
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
                          inputs=whole.inputs(verified))
