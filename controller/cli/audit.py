@@ -34,7 +34,7 @@ from controller.core.exceptions import (
 )
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.message import message
-from controller.journal.about import about
+from controller.journal.about import about, is_training_header
 from controller.journal.beside import ReplayBeside
 from controller.journal.replay import check_last_checkpoint
 from controller.journal.store import Journal
@@ -98,10 +98,11 @@ def audit_verify(args: argparse.Namespace) -> int:
         print(f"croupier audit verify: {error_text(error)}", file=sys.stderr)
         return EXIT_NOT_A_JOURNAL
     try:
-        if not args.replay:
-            return _audited(journal, None, args, words)
-        with ReplayBeside(journal) as beside:  # the whole replay on a second core while the chain is checked
-            return _audited(journal, beside, args, words)
+        with journal.snapshot():  # one moment of a journal a running table is writing: what is checked is counted
+            if not args.replay:
+                return _audited(journal, None, args, words)
+            with ReplayBeside(journal) as beside:  # the whole replay on a second core while the chain is checked
+                return _audited(journal, beside, args, words)
     finally:
         journal.close()
 
@@ -142,6 +143,8 @@ def _replayed(journal: Journal, verified: Verified, whole: ReplayBeside | None, 
     """Replay the ``whole`` journal into a fresh table (its replay begun beside the chain check), or else the last
     checkpoint's shoe, checking the journaled events and checkpoints (raises :class:`JournalError` naming the record
     that differs); what to print."""
+    if is_training_header(verified.header):  # a trainee's answers: no table replays them, the chain is all
+        return ""
     if whole is not None:  # every event compared and counted as it is replayed, none kept
         return words.say("audit.replayed", "; replayed {inputs} inputs into a fresh table: same events",
                          inputs=whole.inputs(verified))

@@ -410,19 +410,20 @@ def _read(args: argparse.Namespace) -> _Read | None:
             print(f"croupier history: {language_text(warning)}", file=sys.stderr)
 
     try:
-        try:
-            verify(journal)
-        except JournalTamperedError as error:
-            warning = message("history.verification_warning", "WARNING: the journal failed verification: {error}; "
-                              "showing it anyway", error=error_text(error))
-            print(f"croupier history: {language_text(warning)}", file=sys.stderr)
-            found.failed = max(error.seq, 1)
-        found.about = about(journal)
-        found.events = timed_events(journal, unreadable)
-        if args.cards:
-            found.cards = cards_out(journal, unreadable)
-        elif not args.json:
-            found.table = along(journal, unreadable)
+        with journal.snapshot():  # one moment of a journal a running table is writing
+            try:
+                verify(journal)
+            except JournalTamperedError as error:
+                warning = message("history.verification_warning", "WARNING: the journal failed verification: "
+                                  "{error}; showing it anyway", error=error_text(error))
+                print(f"croupier history: {language_text(warning)}", file=sys.stderr)
+                found.failed = max(error.seq, 1)
+            found.about = about(journal)
+            found.events = timed_events(journal, unreadable)
+            if args.cards:
+                found.cards = cards_out(journal, unreadable)
+            elif not args.json:
+                found.table = along(journal, unreadable)
     except JournalError as error:
         print(f"croupier history: {error_text(error)}", file=sys.stderr)
         return None

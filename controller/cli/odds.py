@@ -84,9 +84,10 @@ def journal_shoe(path: str) -> tuple[int, str, Counter[str]]:
 
     journal = Journal.open_existing(path)
     try:
-        refuse_training_journal(journal)
-        table = table_from_header(path, verify(journal).header)
-        replay(journal, table)
+        with journal.snapshot():  # the records verified are the records replayed, while a table writes on
+            refuse_training_journal(journal)
+            table = table_from_header(path, verify(journal).header)
+            replay(journal, table)
     finally:
         journal.close()
     return table.decks, table.variant, Counter(table.ledger.shown)

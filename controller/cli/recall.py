@@ -64,16 +64,17 @@ def _events(path: str) -> tuple[list[Timed], int, str]:
     """The journal's events, whether it failed verification (1) and its mode in words."""
     journal = Journal.open_existing(path)
     try:
-        refuse_training_journal(journal)
-        status = 0
-        try:
-            verify(journal)
-        except JournalTamperedError as error:
-            warning = message("recall.verification_warning", "WARNING: the journal failed verification: {error}; "
-                              "recalling it anyway", error=error_text(error))
-            print(f"croupier recall: {language_text(warning)}", file=sys.stderr)
-            status = 1
-        return timed_events(journal), status, language_text(mode_word(about(journal).mode))
+        with journal.snapshot():  # one moment of a journal a running table is writing
+            refuse_training_journal(journal)
+            status = 0
+            try:
+                verify(journal)
+            except JournalTamperedError as error:
+                warning = message("recall.verification_warning", "WARNING: the journal failed verification: "
+                                  "{error}; recalling it anyway", error=error_text(error))
+                print(f"croupier recall: {language_text(warning)}", file=sys.stderr)
+                status = 1
+            return timed_events(journal), status, language_text(mode_word(about(journal).mode))
     finally:
         journal.close()
 

@@ -44,11 +44,12 @@ class ReplayBeside:
     def inputs(self, verified: Verified) -> int:
         """The inputs replayed into a fresh table with the settings of ``verified``'s header, every event and
         checkpoint matching; raises what :func:`~controller.journal.replay.replay` raises (run here when the child
-        did not replay it all, or read another header)."""
+        did not replay it all, read another header, or replayed other records than ``verified`` counts: a running
+        table wrote more since the chain was read)."""
         found = self._collect()
         if found is not None and found.get("header") == canonical(verified.header):
             inputs = found.get("inputs")
-            if isinstance(inputs, int) and not isinstance(inputs, bool):
+            if isinstance(inputs, int) and not isinstance(inputs, bool) and inputs == verified.inputs:
                 return inputs
         return replay(self.journal, table_from_header(self.journal.path, verified.header), keep_events=False).inputs
 

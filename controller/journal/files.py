@@ -14,6 +14,7 @@ import glob
 import hashlib
 import json
 import os
+import resource
 import sqlite3
 from pathlib import Path
 
@@ -59,10 +60,16 @@ def connect(target: str, uri: bool = False) -> sqlite3.Connection:
 
 
 def describe_error(error: BaseException) -> str:
-    """An SQLite or OS error as a message says it."""
+    """An SQLite or OS error as a message says it (an I/O error where this process may write no file past a size,
+    ``ulimit -f``, says the limit: SQLite cannot tell that it was the cause)."""
     text = str(error) or type(error).__name__
     if isinstance(error, sqlite3.OperationalError) and "disk is full" in text:
         return "the disk is full"
+    if str(getattr(error, "sqlite_errorname", "")).startswith("SQLITE_IOERR"):
+        limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+        if limit != resource.RLIM_INFINITY:
+            return (f"{text}; this process may write no file past {limit} bytes, its file-size limit (ulimit -f): "
+                    "raise it")
     return text
 
 

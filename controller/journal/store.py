@@ -108,6 +108,14 @@ CREATE TABLE IF NOT EXISTS delivered (
 # connection when a table publishes (controller/journal/outbox.py); a journal without a feed has none.
 
 
+STORED = "seq, kind, at, body, prev, hash"
+"""A record's fields as the database holds them."""
+AS_TEXT = ", ".join(["seq"] + [f"coalesce(CAST({name} AS TEXT), '')"
+                               for name in ("kind", "at", "body", "prev", "hash")])
+"""A record's fields as text, for its readers: a field an edit stored as bytes is the text it holds (the audit names
+that record: it reads them as stored), a missing one is empty."""
+
+
 class Record(NamedTuple):
     """One stored record, as read from the database."""
 
@@ -289,22 +297,24 @@ class Journal:
         return self.last_seq == 0
 
     # -- reading ----------------------------------------------------------------
-    def records(self, since: int = 1) -> Iterator[Record]:
-        """Every record in sequence order (from record ``since`` on). A damaged file is a :class:`JournalError`
-        naming the last record read before the damage."""
-        return self._in_order("seq >= ?", (since,))
+    def records(self, since: int = 1, stored: bool = False) -> Iterator[Record]:
+        """Every record in sequence order (from record ``since`` on), its fields as text (a field stored as bytes read
+        as the text it holds, a missing one as ""); ``stored``: each field as the database holds it (the audit, which
+        names a field of the wrong type). A damaged file is a :class:`JournalError` naming the last record read
+        before the damage."""
+        return self._in_order("seq >= ?", (since,), stored)
 
     def records_of(self, kinds: tuple[str, ...]) -> Iterator[Record]:
         """The records of ``kinds``, in sequence order, picked by the database (not every record read)."""
         return self._in_order(f"kind IN ({', '.join('?' for _ in kinds)})", kinds)
 
-    def _in_order(self, where: str, parameters: tuple[object, ...]) -> Iterator[Record]:
-        """The records ``where`` picks, in sequence order; a damaged file is a :class:`JournalError` naming the last
-        record read before the damage."""
+    def _in_order(self, where: str, parameters: tuple[object, ...], stored: bool = False) -> Iterator[Record]:
+        """The records ``where`` picks, in sequence order (``stored``: see :meth:`records`); a damaged file is a
+        :class:`JournalError` naming the last record read before the damage."""
         last = 0
         try:
             cursor = self.connection.execute(
-                f"SELECT seq, kind, at, body, prev, hash FROM records WHERE {where} ORDER BY seq", parameters)
+                f"SELECT {STORED if stored else AS_TEXT} FROM records WHERE {where} ORDER BY seq", parameters)
             for row in cursor:
                 if isinstance(row[0], int):
                     last = row[0]
@@ -312,9 +322,9 @@ class Journal:
         except sqlite3.Error as error:
             raise open_error(self.path, error, last) from None
 
-    def record(self, seq: int) -> Record | None:
-        """Record ``seq``, or None."""
-        found = next(iter(self.records(seq)), None) if seq >= 1 else None
+    def record(self, seq: int, stored: bool = False) -> Record | None:
+        """Record ``seq``, or None (``stored``: see :meth:`records`)."""
+        found = next(iter(self.records(seq, stored)), None) if seq >= 1 else None
         return found if found is not None and found.seq == seq else None
 
     def last_checkpoint(self) -> Record | None:
@@ -325,8 +335,8 @@ class Journal:
         """The records of ``kinds`` before record ``before`` (None: all of them), from the last one back."""
         try:
             cursor = self.connection.execute(
-                "SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq DESC" if before is None else
-                "SELECT seq, kind, at, body, prev, hash FROM records WHERE seq < ? ORDER BY seq DESC",
+                f"SELECT {AS_TEXT} FROM records ORDER BY seq DESC" if before is None else
+                f"SELECT {AS_TEXT} FROM records WHERE seq < ? ORDER BY seq DESC",
                 () if before is None else (before,))
             for row in cursor:
                 if row[1] in kinds:
@@ -501,8 +511,7 @@ class Journal:
         marks = ", ".join("?" for _ in kinds)
         try:
             row = self.connection.execute(
-                f"SELECT seq, kind, at, body, prev, hash FROM records WHERE kind IN ({marks}) ORDER BY seq DESC "
-                "LIMIT 1", kinds).fetchone()
+                f"SELECT {AS_TEXT} FROM records WHERE kind IN ({marks}) ORDER BY seq DESC LIMIT 1", kinds).fetchone()
         except sqlite3.Error as error:
             raise open_error(self.path, error) from None
         return Record(*row) if row is not None else None

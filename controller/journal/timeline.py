@@ -33,9 +33,10 @@ class Timed:
 def timed_events(journal: Journal, unreadable: Unreadable | None = None) -> list[Timed]:
     """Every event of ``journal`` in order, with its record and time (a record that cannot be read: see
     :func:`~controller.journal.replay.journaled_events`)."""
-    times = {record.seq: record.at for record in journal.records()}
-    return [Timed(seq, times[seq], event) for seq, events in journaled_events(journal, unreadable)
-            for event in events]
+    with journal.snapshot():  # both readings of a journal a running table is writing see the same records
+        times = {record.seq: record.at for record in journal.records()}
+        return [Timed(seq, times[seq], event) for seq, events in journaled_events(journal, unreadable)
+                for event in events]
 
 
 @dataclass(slots=True)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from controller.core.exceptions import JournalTamperedError
@@ -55,17 +58,17 @@ def verify(journal: Journal, since: int = 1) -> Verified:
     path = journal.path
     with journal.snapshot():
         base = max(1, since - 1)
-        first = journal.record(1) if base > 1 else None
+        first = journal.record(1, stored=True) if base > 1 else None
         acknowledged = journal.delivered()
         published = journal.feed_acked()
         walk = _Walk(path, base)
         if base > 1 and first is not None:
             walk.header = _check_header(path, first)
-        for row in journal.records(base):
+        for row in journal.records(base, stored=True):
             if base > 1 and first is None:
                 break
             if not walk.step(row):
-                _name_the_break(path, list(journal.records(base)), base)
+                _name_the_break(path, list(journal.records(base, stored=True)), base)
                 raise JournalTamperedError.at(path, row.seq, HASH)  # the walk and the rows agree: not reached
     last = walk.previous
     if last is None or (base > 1 and first is None):
@@ -141,8 +144,25 @@ def _check_form(path: str, row: Record, seq: int) -> None:
             raise JournalTamperedError.at(path, seq,
                                           message("journal.problem.deleted", "is missing: record(s) {gap} were deleted "
                                        "(the next record is {next})", gap=gap, next=row.seq))
-    if "\n" in row.at or "\n" in row.kind or len(row.prev) != 64:
+    if "\n" in row.kind or len(row.prev) != 64 or not _is_time(row.at):
         raise JournalTamperedError.at(path, row.seq, FIELD_FORM)
+
+
+_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+"""The form of a record's ``at``: the UTC time of its commit, as the journal writes it."""
+
+
+@functools.lru_cache(maxsize=8)  # the records of one commit share their time
+def _is_time(at: str) -> bool:
+    """``at`` is a UTC time in the form the journal writes (``2026-12-01T09:51:56.628245Z``), a day and time
+    that are (the readers of a journal read it as one: ``croupier report dealers``)."""
+    if _TIME.fullmatch(at) is None:
+        return False
+    try:
+        datetime.fromisoformat(at[:-1])
+    except ValueError:
+        return False
+    return True
 
 
 def _check_link(path: str, rows: list[Record], index: int, by_hash: dict[str, int]) -> None:

@@ -272,6 +272,40 @@ def test_a_record_that_cannot_be_read_is_marked_and_the_rest_shown(tmp_path: Pat
     assert {row["round"] for row in csv.DictReader(io.StringIO(out))} >= {"1", "2", "4", "5", "6"}
 
 
+@pytest.mark.parametrize("column", ["body", "at"])
+def test_a_record_whose_text_was_stored_as_bytes_is_marked_and_shown(tmp_path: Path, column: str) -> None:
+    """A field of round 3's result record stored as a BLOB of the same bytes (``audit verify``: a field has the wrong
+    type): every form of the history names the record, marks that round and shows the whole game, exit 1."""
+    path = tmp_path / "table.journal"
+    run_cli("simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
+    seq = _results_record(path, 3)
+    connection = sqlite3.connect(path)
+    connection.execute(f"UPDATE records SET {column} = CAST({column} AS BLOB) WHERE seq = ?", (seq,))
+    connection.commit()
+    connection.close()
+    assert run_cli("audit", "verify", str(path))[0] == 1
+    for form in ((), ("--csv",), ("--json",), ("--cards", "--csv")):
+        status, out, err = run_cli("history", str(path), *form)
+        assert status == 1, (form, err)
+        assert f"record {seq}" in err and "does not emit" not in err and "Traceback" not in err, (form, err)
+        if form == ():
+            rounds = [line for line in out.splitlines() if line.startswith("  Round")]
+            assert [line.split()[1] for line in rounds] == ["1", "2", "3", "4", "5", "6"]
+            assert [line.split()[1] for line in rounds if "TAMPERED" in line] == ["3"]
+        elif form == ("--csv",):
+            rows = list(csv.DictReader(io.StringIO(out)))
+            assert [row["round"] for row in rows if row["tampered"] == "1"] == ["3"] and len(rows) == 6
+        elif form == ("--json",):
+            lines = [json.loads(line) for line in out.splitlines()]
+            assert [line["round"] for line in lines if line["event"] == "result"] == [1, 2, 3, 4, 5, 6]
+            assert all(isinstance(line["at"], str) and line["at"] for line in lines)
+        else:
+            assert {row["round"] for row in csv.DictReader(io.StringIO(out))} >= {"1", "2", "3", "4", "5", "6"}
+    status, out, err = run_cli("recall", str(path), "--json")
+    assert status == 1 and f"record {seq}" in err and "Traceback" not in err, err
+    assert [entry["round"] for entry in map(json.loads, out.splitlines())] == [1, 2, 3, 4, 5, 6]
+
+
 def test_cards_lists_both_cards_of_a_two_cards_misdeal(tmp_path: Path) -> None:
     path = journal_of(tmp_path, "5H 2C 3D 4S 6H 7C  9H 8D @double @void @close")
     report = shoe_closed(path)

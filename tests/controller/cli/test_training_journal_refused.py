@@ -32,3 +32,14 @@ def test_a_training_journal_is_refused_where_a_tables_is_expected(training_journ
     assert f"{training_journal}: {REFUSAL}" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert training_journal.read_bytes() == before
+
+
+@pytest.mark.parametrize("options", [[], ["--replay"]], ids=["audit verify", "audit verify --replay"])
+def test_the_audit_checks_a_training_journals_chain_and_finds_it_intact(training_journal: Path,
+                                                                        options: list[str]) -> None:
+    """docs/training.md: ``croupier audit verify`` checks a training journal (its chain; its inputs are a trainee's
+    answers, no table's: nothing replays them); an intact one is OK, exit 0, with or without --replay."""
+    done = croupier_process("audit", "verify", *options, str(training_journal))
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert done.stdout.startswith("OK: ") and "TAMPERED" not in done.stdout, done.stdout
+    assert "mode: TRAINING" in done.stderr, done.stderr

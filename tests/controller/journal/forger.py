@@ -26,6 +26,21 @@ def forge_record(path: Path, seq: int, body: str) -> None:
     connection.close()
 
 
+def forge_time(path: Path, seq: int, at: str) -> None:
+    """Replace record ``seq``'s time and recompute the whole chain from it (a careful forger)."""
+    connection = sqlite3.connect(path)
+    tail = connection.execute("SELECT seq, kind, at, body, prev FROM records WHERE seq >= ? ORDER BY seq",
+                              (seq,)).fetchall()
+    prev = tail[0][4]
+    for number, kind, old, body, _ in tail:
+        when = at if number == seq else old
+        digest = record_hash(number, kind, when, prev, body)
+        connection.execute("UPDATE records SET at = ?, prev = ?, hash = ? WHERE seq = ?", (when, prev, digest, number))
+        prev = digest
+    connection.commit()
+    connection.close()
+
+
 def with_listed_orders(value: Any) -> Any:
     """A checkpoint body (or any part of one) as a Croupier before this one kept it: every earlier shoe's
     order, wherever it is kept (the table's state, an undo point's), a list of codes, not one string."""

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from controller.journal.store import record_hash
-from tests.controller.journal.forger import forge_record
+from tests.controller.journal.forger import forge_record, forge_time
 from tests.inprocess import Completed, croupier_in_process
 
 GAME = ["simulate", "--seed", "31", "--decks", "1", "--rounds", "40", "--quiet"]
@@ -136,6 +136,19 @@ def edit_earlier_time(path: Path) -> str:
     seq = first_of(rows_of(path), "input", after=40)
     execute(path, ("UPDATE records SET at = ? WHERE seq = ?", ("2020-01-01T00:00:00.000000Z", seq)))
     return f"record {seq} was edited"
+
+
+def forge_time_into_no_time(at: str) -> Callable[[Path], str]:
+    """Give a record of the last shoe a time that is no UTC time in the journal's form, the chain recomputed after
+    it (``croupier report dealers`` cannot read such a record, and tells to check the journal with the audit)."""
+
+    def forge(path: Path) -> str:
+        rows = rows_of(path)
+        seq = next(row[0] for row in reversed(rows) if row[1] == "events" and '"event":"result"' in row[3])
+        forge_time(path, seq, at)
+        return f"record {seq} was edited: a field has the wrong form"
+
+    return forge
 
 
 def edit_header(path: Path) -> str:
@@ -258,6 +271,11 @@ TAMPERING: dict[str, Callable[[Path], str]] = {
     "the last checkpoint's position forged, the chain recomputed": forge_last_checkpoint(_another_position),
     "a result of the current shoe forged, the chain recomputed": forge_result_in_the_last_shoe,
     "records shown then deleted from the end": delete_the_shown_tail,
+    "a record's time made no time, the chain recomputed": forge_time_into_no_time("not a time"),
+    "a record's time made empty, the chain recomputed": forge_time_into_no_time(""),
+    "a record's time made a day that is none, the chain recomputed": forge_time_into_no_time(
+        "2026-13-45T10:00:00.000000Z"),
+    "a record's time made local, the chain recomputed": forge_time_into_no_time("2026-12-01T10:00:00.000000+02:00"),
 }
 
 
