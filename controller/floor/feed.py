@@ -430,12 +430,12 @@ class TableFeed:
         self.outbox = None
 
     def _say_what_is_left(self) -> None:
-        """One line at a stop when records are not delivered: not acknowledged by the broker, or not
-        confirmed by the archive (the next start sends them again)."""
+        """One line at a stop when records are not delivered, from the first of them: not acknowledged by the
+        broker, or not confirmed by the archive (the next start sends them again)."""
         assert self.outbox is not None
         left = self.outbox.records_after(self.acks.acked, 1)
         unconfirmed = self.outbox.records_after(self.delivery.confirmed, 1)
-        if left:
+        if left and not (unconfirmed and unconfirmed[0].seq < left[0].seq):
             self._say(message("feed.not_acknowledged", "records from {seq} on were not acknowledged by {broker} "
                               "before the drain timeout; the journal keeps them and they go out on the next start",
                               seq=left[0].seq, broker=self.target.broker.address))
