@@ -2,7 +2,8 @@
 third-card decisions with the rule that made each: :mod:`controller.core.recall`).
 
 Every expected answer and every explanation is read from :mod:`controller.core.rules` (the tableau
-is never restated here) and the pays from :mod:`controller.core.settlement`.
+is never restated here) and the pays from the catalogue's settlement (:mod:`controller.core.bets.settle`), as the
+table settles the standard bets under its variant.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Final, Literal
 
 from controller.core import rules
+from controller.core.bets.catalogue import RoundFacts
+from controller.core.bets.settle import Settler
 from controller.core.cards import Card, hand_total
-from controller.core.settlement import BETS, settle
+from controller.core.settlement import BETS
 from controller.i18n.message import Message, message
 
 CallKind = Literal["player", "banker", "winner", "pay"]
@@ -130,10 +133,9 @@ def winner_call(player: Sequence[Card], banker: Sequence[Card]) -> Expected:
 
 def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> dict[str, Expected]:
     """For each standard bet, its net pay per unit staked on the finished hands."""
-    player_total, banker_total = hand_total(player), hand_total(banker)
-    won = rules.winner(player_total, banker_total)
-    outcomes = settle(won, banker_total, player[0].rank == player[1].rank, banker[0].rank == banker[1].rank,
-                      variant)
+    facts = RoundFacts(hand_total(player), hand_total(banker), len(player), len(banker),
+                       player_pair=player[0].rank == player[1].rank, banker_pair=banker[0].rank == banker[1].rank)
+    outcomes = Settler(BETS, variant).settle(facts)
     expected: dict[str, Expected] = {}
     for bet in BETS:
         outcome = outcomes[bet].to_event()

@@ -31,11 +31,14 @@ from controller.core.tally import NET_UNITS, count_result, net_key
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.counts import rounds as counted_rounds
 from controller.i18n.numbers import format_decimal_text, format_fixed
+from controller.terms import STANDARD_BETS
 from controller.ui.bigtext import cells, pad_cells
 
 FREQUENCIES = (("banker", "banker wins"), ("player", "player wins"), ("tie", "tie"),
                ("natural", "natural"), ("player_pair", "player pair"), ("banker_pair", "banker pair"))
 BETS = ("banker", "player", "tie", "player_pair", "banker_pair")
+"""The bets the summary compares, those of them the house offers (``[bets] offered``): a bet not offered is never
+settled, so it has no net to compare."""
 UNUSUAL_Z = 3.0
 """A frequency further than this many standard errors from the exact odds is called out."""
 MIN_EXPECTED = 5
@@ -105,6 +108,9 @@ class OddsComparison:
         self.variant = variant
         self.bets = bets
         self._expected: dict[str, Fraction] | None = None
+        offered = bets.offered if bets is not None else STANDARD_BETS
+        self.compared = tuple(bet for bet in BETS if bet in offered)
+        """The bets whose net per unit is compared: :data:`BETS` the house offers."""
         self.counts: Counter[str] = Counter()
         self.nets: dict[str, Decimal] = {bet: Decimal(0) for bet in BETS}
         self.settled = 0
@@ -149,17 +155,17 @@ class OddsComparison:
     def expected(self) -> dict[str, Fraction]:
         """Each bet's exact expected net win per unit from a fresh shoe, under the house's pay tables."""
         if self._expected is None:
-            self._expected = house_evs(Shoe.of(self.decks), BETS, self.variant, self.bets)
+            self._expected = house_evs(Shoe.of(self.decks), self.compared, self.variant, self.bets)
         return self._expected
 
     def bet_nets(self) -> list[BetNet]:
         expected = self.expected()
-        return [BetNet(bet, self.nets[bet], self.settled, expected[bet]) for bet in BETS]
+        return [BetNet(bet, self.nets[bet], self.settled, expected[bet]) for bet in self.compared]
 
     def house_pays(self) -> list[tuple[str, str, Decimal]]:
         """(bet, pay class, pays) of each pay of the compared bets the house sets apart from the default."""
         changed = []
-        for name in BETS:
+        for name in self.compared:
             bet = bet_for(name, self.variant)
             pays = house_pays(bet, self.bets)
             changed += [(bet.name, pay_class, pay) for pay_class, pay in pays.items()
@@ -198,7 +204,8 @@ class OddsComparison:
         lines = [say("comparison.header", "Compared with croupier odds --decks {decks} --variant {variant} (exact), "
                      "over {rounds}:", decks=self.decks, variant=self.variant, rounds=counted_rounds(rounds))]
         lines += table(frequencies, [first, 9, 9, 11, 6])
-        lines += self._house_pays_note(words) + table(nets, [first, 9, 9, 11])
+        if self.compared:
+            lines += self._house_pays_note(words) + table(nets, [first, 9, 9, 11])
         return "\n".join(lines + verdict(unusual, unjudged, needed, words))
 
 

@@ -129,7 +129,8 @@ class TableView:
     that apply are the table's own (:meth:`show`, after each input's events).
     Fed events alone by another producer, ``shoe.cards_left`` is counted from
     them as docs/scoreboard.md says: 52 x ``decks`` when a ``shoe`` event with
-    ``"status": "new"`` starts a shoe, less one for each ``card`` and ``burn``;
+    ``"status": "new"`` starts a shoe, less one for each ``card`` and ``burn`` and
+    for each card a ``resolved`` sets aside that no ``card`` showed;
     a ``shoe`` event's ``cards_left`` or a ``shoe_closed``'s
     ``cards_remaining`` sets it exactly.
     """
@@ -159,6 +160,8 @@ class TableView:
         """The slots of this round whose card was entered by hand."""
         self._dealt_order: list[str] = []
         self._not_from_the_shoe = False
+        self._foreign: list[str] = []
+        """Foreign cards of the misdeals not yet resolved: not the shoe's, so not counted out of it when set aside."""
         self.undo: str | None = None
         """The input ``@undo`` would take back now (the last ``prompt``/``instruction``'s ``undo``)."""
         self.halt_place: str | None = None
@@ -345,6 +348,8 @@ class TableView:
 
     def _on_misdeal(self, event: MisdealEvent) -> None:
         self._start_round(_round_of(event))
+        if event.get("kind") == "foreign_card":
+            self._foreign.append(str(event.get("card")))
         if event.get("kind") == "exposed_card" and self.misdeal is None:
             self._take_back(str(event.get("card")))
         self.halt_place = self._halt_place(event)
@@ -376,10 +381,17 @@ class TableView:
     def _on_resolved(self, event: ResolvedEvent) -> None:
         misdeal, self.misdeal = self.misdeal, None
         resolution = event.get("resolution")
+        set_aside = list(event.get("cards") or [])
         if resolution == "burn":
-            self.shoe.burned += len(event.get("cards") or [])
-        elif resolution == "manual" or (resolution == "use" and misdeal is not None):
-            self._not_from_the_shoe = True  # the next card is one already counted out of the shoe
+            self.shoe.burned += len(set_aside)
+        elif resolution == "use" and misdeal is not None:
+            self._not_from_the_shoe = True  # the exposed card is placed again: already counted out of the shoe
+        if event.get("kind") != "exposed_card":  # an exposed card set aside was counted when it was dealt
+            for card in set_aside:
+                if card in self._foreign:
+                    self._foreign.remove(card)  # another deck's card: it never was in the shoe
+                else:
+                    self._count_card()
         self._before_manual = misdeal if resolution == "manual" else None
 
     def _on_undone(self, event: UndoneEvent) -> None:
@@ -394,6 +406,8 @@ class TableView:
                     self.manual_slots.add(taken_slot)
             self.misdeal = None
         else:
+            if self.shoe.cards_left is not None:
+                self.shoe.cards_left += 1  # the card out of the shoe is counted again when it is entered again
             if slot is None:
                 self.shoe.burned -= 1
             elif slot in self.slots:

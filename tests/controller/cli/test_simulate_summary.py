@@ -144,3 +144,31 @@ def test_the_ez_banker_expected_value_is_the_ez_bets(tmp_path: Path, capsys: pyt
     ez_edge = Decimal(odds_json(capsys, 8)["bets"]["banker_ez"]["house_edge"]["percent"]) / 100
     assert expected_row(text, "banker") == f"{-ez_edge:+.4f}" == "-0.0102"
     assert "[bets.pays]" not in text, "the default pays: nothing to say"
+
+
+def net_rows(text: str) -> list[str]:
+    """The bets of the summary's net-per-unit table, in order."""
+    lines = text.splitlines()
+    start = next(index for index, line in enumerate(lines) if line.lstrip().startswith("net per unit"))
+    rows = []
+    for line in lines[start + 1:]:
+        if not re.match(r"^  \S", line) or not re.search(r"[+-]\d\.\d{4}", line):
+            break
+        rows.append(line.split("  ")[1].strip())
+    return rows
+
+
+@pytest.mark.parametrize("options", [["--rounds", "300", "--quiet"], ["--rounds", "20"]],
+                         ids=["fast path", "full path with the transcript"])
+def test_the_net_per_unit_lists_only_the_bets_the_table_settles(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                options: list[str]) -> None:
+    """A bet the house does not offer is never settled: its "observed +0.0000" beside a negative expected value
+    was no net at all, and the difference a number made up."""
+    config = tmp_path / "house.toml"
+    config.write_text('[bets]\noffered = ["player", "banker", "tie"]\n[bets.pays]\nplayer_pair = { pair = 12 }\n',
+                      encoding="utf-8")
+    status, text, _ = run(capsys, "simulate", "--seed", "7", *options, "--config", str(config))
+    assert status == 0
+    assert net_rows(text) == ["banker", "player", "tie"]
+    assert "player_pair" not in text.split("net per unit")[0], "a pay of a bet not settled is not named"
+    assert "player pair" in text.split("net per unit")[0], "the pair frequencies are still compared"

@@ -220,3 +220,20 @@ def test_json_output_never_carries_a_lone_surrogate() -> None:
     assert inputs, text
     for given in inputs:
         given.encode("utf-8")  # a lone surrogate cannot be encoded: strict JSON readers refuse it
+
+
+def test_the_pay_calls_follow_the_ez_variant(tmp_path: Path) -> None:
+    """EZ: a banker win with a three-card 7 pushes (docs/bets.md ``banker_ez``); the drill asks the table's variant's
+    pays, as the table settles them, where it stopped with a traceback."""
+    config = tmp_path / "ez.toml"
+    config.write_text('[table]\nvariant = "ez"\n', encoding="utf-8")
+    # player 2S KD = 2 draws 2C (4); banker 3H AC = 4 draws on a third card 2: 3D, a three-card 7 that wins
+    answers = "draw\ndraw\nbanker\n-1\n0\n-1\n-1\n-1\n"
+    run = croupier("train", "--config", str(config), "--cards", "2S 3H KD AC 2C 3D", "--rounds", "1", "--payouts",
+                   "--json", stdin=answers)
+    assert run.returncode == 0, run.stderr
+    pays = {event["bet"]: event for event in map(json.loads, run.stdout.splitlines())
+            if event["event"] == "call_scored" and event["call"] == "pay"}
+    assert {bet: event["expected"] for bet, event in pays.items()} == {
+        "player": "-1", "banker": "0", "tie": "-1", "player_pair": "-1", "banker_pair": "-1"}
+    assert all(event["correct"] for event in pays.values())

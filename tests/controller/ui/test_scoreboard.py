@@ -276,3 +276,35 @@ def test_the_last_results_carry_the_hand_totals_of_the_cores_results(board: Scor
     assert len(expected) >= 2
     assert [(entry["round"], entry["player_total"], entry["banker_total"])
             for entry in board.state()["last_results"]] == expected
+
+
+@pytest.mark.parametrize("cards", [
+    "9S 8H KD 2D @next 3S 4S 2C ?? @manual 4D",  # an unread card entered by hand
+    "9S 8H KD 2D @next 3S 4S 2C ?? @manual 3D @undo @manual 4D",  # ... entered again after an undo
+    "9S 8H KD 2D 5C 6D @burn @next 3S 4S 2C 4D",  # cards out while no card was due, burned
+    "9S 8H KD 2D @next 3S 4S ?? @burn 2C 4D",  # an unread card burned
+    "9S 8H KD 2D @next 6H 7D 7H 8C @exposed @use 6D 9C",  # an exposed card kept where it was dealt
+    "9S 8H KD 2D @next 6H 7D 7H 8C @exposed @burn 8D 6D 9C",  # an exposed card burned
+    "9S 8H KD 2D @next 9S @void @next 7S 7C 2H 3C",  # a foreign card (not the shoe's) and a void
+    "9S 8H KD 2D @next KS 9C @double @void @next 3D 3H 4H 4S",  # two cards out together, the round voided
+], ids=["manual", "manual undone", "extra burned", "unread burned", "exposed used", "exposed burned", "foreign",
+        "two cards"])
+def test_a_board_fed_events_alone_counts_every_card_out_of_the_shoe(cards: str) -> None:
+    """docs/scoreboard.md: fed events by another producer, the board counts the cards left from them; before the
+    shoe report sets it exactly, it says what the report then says."""
+    from tests.inprocess import croupier_in_process
+
+    run = croupier_in_process("simulate", "--no-burn", "--decks", "1", "--manual-next", "--json",
+                              "--cards", cards + " @close")
+    assert run.returncode == 0, run.stderr
+    events = [decode_event(json.loads(line)) for line in run.stdout.splitlines()]
+    closing = next(index for index, event in enumerate(events) if event["event"] == "shoe_closing")
+    board = start_scoreboard("127.0.0.1", 0)
+    try:
+        board.publish_many(events[:closing])
+        before = board.state()["shoe"]["cards_left"]
+        board.publish_many(events[closing:])
+    finally:
+        board.close()
+    closed = next(event for event in events if event["event"] == "shoe_closed")
+    assert before == closed["cards_remaining"]
