@@ -11,6 +11,8 @@ from config.schema import BetsSettings
 from controller.core.alerts import AlertOpener, severity_of
 from controller.core.bets.catalogue import BETS
 from controller.core.bets.exact import MAX_CARDS, Shoe, ShoeTooShort, bet_evs
+from controller.core.bets.kernel import BetValues
+from controller.core.bets.settle import house_pays
 from controller.core.events import AlertClearedEvent, AlertEvent, AlertUpdatedEvent, BetEdge, EdgeEvent, Event
 from controller.i18n.message import message
 
@@ -24,6 +26,17 @@ def exact_text(value: Fraction) -> str:
 
 
 _thresholds: tuple[BetsSettings, dict[str, tuple[int, int, float]]] | None = None
+_house_values: tuple[BetsSettings, BetValues | None] | None = None
+
+
+def _house_values_of(settings: BetsSettings) -> BetValues | None:
+    """The bets ``[bets.pays]`` pays otherwise than their defaults, valued under the house's pays (made once per
+    settings object); None when the house pays every bet its defaults."""
+    global _house_values
+    if _house_values is None or _house_values[0] is not settings:
+        priced = [(name, BETS[name], house_pays(BETS[name], settings)) for name in settings.pays if name in BETS]
+        _house_values = (settings, BetValues(priced) if priced else None)
+    return _house_values[1]
 
 
 def _thresholds_of(settings: BetsSettings) -> dict[str, tuple[int, int, float]]:
@@ -50,6 +63,9 @@ def edge_events(settings: BetsSettings, decks: int, shoe: int, round_number: int
     ``[bets] alert_above`` gets one alert that follows its advantage (:func:`follow_advantages`). None: the earlier
     edition's alerts (:func:`alert_once_a_shoe`: every bet, once a shoe).
 
+    The ``edge`` event gives every bet's value under its default pays; the alerts weigh a bet the house pays
+    otherwise (``[bets.pays]``) at the house's pays.
+
     ``known``: every bet's expected value for this round, already known (a resume reads them from the
     journal's ``edge`` event of the round: the same function of the same cards); used instead of computing
     them when it names exactly the catalogue's bets, else ignored."""
@@ -65,6 +81,9 @@ def edge_events(settings: BetsSettings, decks: int, shoe: int, round_number: int
     edge = EdgeEvent(round=round_number, shoe=shoe, seen=sum(shown.values()),
                      bets={name: BetEdge(ev=exact_text(ev)) for name, ev in evs.items()})
     events: list[Event] = [edge]
+    house = _house_values_of(settings)
+    if house is not None:  # the players win what the house pays: its alerts weigh each bet at its own pays
+        evs = {**evs, **house.evs(left.values, left.ranks, left.cards)}
     above = _above(evs, _thresholds_of(settings))
     if watched is None:
         alert_once_a_shoe(events, evs, above, shoe, round_number, alerts)

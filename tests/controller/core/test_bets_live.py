@@ -121,3 +121,18 @@ def test_the_advantage_alert_says_what_a_counter_staking_100_expects_to_win() ->
                                f"they could have seen (the house alerts above -5.00%): a counter staking 100 on it now "
                                f"expects to win {win}; watch for players who raise it")
     assert alert["say_params"]["win"] == win and alert["say_params"]["stake"] == 100
+
+
+def test_the_advantage_alert_weighs_a_bet_at_the_house_pays(tmp_path: Any) -> None:
+    """The house pays a tie 9:1 and set its threshold from `croupier study` under those pays: the alert compares the
+    tie's value at 9:1 (the `edge` event keeps the default pays, as documented)."""
+    config = tmp_path / "house.toml"
+    config.write_text('[bets]\noffered = ["player", "banker", "tie"]\nalert_above = { tie = -0.10 }\n'
+                      '[bets.pays]\ntie = { win = 9 }\n', encoding="utf-8")
+    events = dealt(TOKENS, Table(load_config(config, environ={})))
+    at_default = evs(edges(events)[0])["tie"]
+    assert at_default < Fraction(-1, 10), "at the default 8:1 the tie is below the house's threshold"
+    tie = (at_default + 1) / 9  # the default's value is 8p - (1 - p)
+    alerts = [dict(e) for e in events if e["event"] == "alert" and e["kind"] == "advantage"]
+    assert [alert["bet"] for alert in alerts] == ["tie"], alerts
+    assert Fraction(alerts[0]["edge"]) == 9 * tie - (1 - tie)

@@ -12,30 +12,25 @@ from controller.journal.store import record_hash
 
 def forge_record(path: Path, seq: int, body: str) -> None:
     """Replace record ``seq``'s body and recompute the whole chain from it (a careful forger)."""
-    connection = sqlite3.connect(path)
-    tail = connection.execute("SELECT seq, kind, at, body, prev FROM records WHERE seq >= ? ORDER BY seq",
-                              (seq,)).fetchall()
-    prev = tail[0][4]
-    for number, kind, at, old, _ in tail:
-        text = body if number == seq else old
-        digest = record_hash(number, kind, at, prev, text)
-        connection.execute("UPDATE records SET body = ?, prev = ?, hash = ? WHERE seq = ?",
-                           (text, prev, digest, number))
-        prev = digest
-    connection.commit()
-    connection.close()
+    _forge(path, seq, body=body)
 
 
 def forge_time(path: Path, seq: int, at: str) -> None:
     """Replace record ``seq``'s time and recompute the whole chain from it (a careful forger)."""
+    _forge(path, seq, at=at)
+
+
+def _forge(path: Path, seq: int, body: str | None = None, at: str | None = None) -> None:
     connection = sqlite3.connect(path)
     tail = connection.execute("SELECT seq, kind, at, body, prev FROM records WHERE seq >= ? ORDER BY seq",
                               (seq,)).fetchall()
     prev = tail[0][4]
-    for number, kind, old, body, _ in tail:
-        when = at if number == seq else old
-        digest = record_hash(number, kind, when, prev, body)
-        connection.execute("UPDATE records SET at = ?, prev = ?, hash = ? WHERE seq = ?", (when, prev, digest, number))
+    for number, kind, old_at, old_body, _ in tail:
+        when = at if number == seq and at is not None else old_at
+        text = body if number == seq and body is not None else old_body
+        digest = record_hash(number, kind, when, prev, text)
+        connection.execute("UPDATE records SET at = ?, body = ?, prev = ?, hash = ? WHERE seq = ?",
+                           (when, text, prev, digest, number))
         prev = digest
     connection.commit()
     connection.close()
