@@ -15,7 +15,7 @@ from functools import cache
 import msgspec
 
 from controller.core import rules
-from controller.core.settlement import PAYS, banker_pays
+from controller.core.bets.catalogue import BETS
 
 VALUES = range(10)
 DECKS = range(1, 9)
@@ -42,21 +42,30 @@ class Odds(msgspec.Struct, frozen=True, gc=False):
     banker_pair: Fraction
 
     def house_edge(self, bet: str, variant: str = "commission") -> Fraction:
-        """The house edge of ``bet`` (player, banker, tie, player_pair, banker_pair)."""
+        """The house edge of ``bet`` (player, banker, tie, player_pair, banker_pair) under the catalogue's default
+        pays; ``banker`` as ``variant`` settles it (``commission`` or ``no_commission``: the ``ez`` banker's
+        three-card 7 is not among these probabilities, :func:`controller.core.bets.exact.bet_odds` has it)."""
         if bet == "player":
-            return self.banker - self.player
+            return self.banker - self.player * _pay("player", "win")
         if bet == "banker":
             if variant == "commission":
-                return self.player - self.banker * Fraction(banker_pays(variant, 0))
-            win_other = self.banker - self.banker_wins_with_six
-            return (self.player - win_other * Fraction(banker_pays(variant, 0))
-                    - self.banker_wins_with_six * Fraction(banker_pays(variant, 6)))
+                return self.player - self.banker * _pay("banker", "win")
+            if variant != "no_commission":
+                raise ValueError(f"variant {variant!r}: expected commission or no_commission")
+            six = self.banker_wins_with_six
+            return (self.player - (self.banker - six) * _pay("banker_no_commission", "win")
+                    - six * _pay("banker_no_commission", "win_with_6"))
         if bet == "tie":
-            return (1 - self.tie) - self.tie * Fraction(PAYS["tie"])
+            return (1 - self.tie) - self.tie * _pay("tie", "win")
         if bet in ("player_pair", "banker_pair"):
             pair = self.player_pair
-            return (1 - pair) - pair * Fraction(PAYS["pair"])
+            return (1 - pair) - pair * _pay(bet, "pair")
         raise ValueError(f"unknown bet {bet!r}")
+
+
+def _pay(bet: str, pay_class: str) -> Fraction:
+    """What ``bet``'s ``pay_class`` wins by default, from the catalogue."""
+    return Fraction(BETS[bet].pays[pay_class])
 
 
 def _settle(tally: list[int], player_total: int, banker_total: int, weight: int) -> None:

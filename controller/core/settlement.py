@@ -1,67 +1,19 @@
-"""What each standard bet wins or loses, per unit staked, in exact decimal money."""
+"""The standard bets (player, banker, tie and the pairs) and what each wins or loses for a round, per unit staked,
+in exact decimal money: settled through the bets catalogue (:mod:`controller.core.bets`), where every pay is
+defined once."""
 
 from __future__ import annotations
 
-from decimal import Decimal
+from controller.core.bets.catalogue import RoundFacts
+from controller.core.bets.settle import LOSE, PUSH, BetOutcome, Settler
 
-from controller.core.bets.settle import LOSE, PUSH, BetOutcome, money, outcome_of
-from controller.core.events import Winner
-
-__all__ = ["BETS", "LOSE", "ONE", "PAYS", "PUSH", "VARIANTS", "BetOutcome", "banker_pays", "settle"]
-
-VARIANTS = ("commission", "no_commission")
-"""The variants :func:`settle` knows; the table settles through :mod:`controller.core.bets` (also ``ez``)."""
-
-ONE = Decimal(1)
-PAYS: dict[str, Decimal] = {
-    "player": Decimal(1),
-    "banker_commission": Decimal("0.95"),
-    "banker_no_commission": Decimal(1),
-    "banker_no_commission_six": Decimal("0.5"),
-    "tie": Decimal(8),
-    "pair": Decimal(11),
-}
-"""Payout odds (to 1) of each bet."""
+__all__ = ["BETS", "LOSE", "PUSH", "BetOutcome", "settle"]
 
 BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
+"""The standard bets, the ``banker`` bet settled by the table's variant."""
 
 
-_money = money
-
-
-def _win(pays: Decimal) -> BetOutcome:
-    return outcome_of(pays)
-
-
-def banker_pays(variant: str, banker_total: int) -> Decimal:
-    """What a winning banker bet pays to 1 in ``variant``."""
-    if variant == "commission":
-        return PAYS["banker_commission"]
-    if banker_total == 6:
-        return PAYS["banker_no_commission_six"]
-    return PAYS["banker_no_commission"]
-
-
-def settle(winner: Winner, banker_total: int, player_pair: bool, banker_pair: bool,
-           variant: str) -> dict[str, BetOutcome]:
-    """The outcome of every standard bet for one result.
-
-    Player 1:1; banker 0.95:1 (commission) or 1:1 with a winning 6 paying 1:2
-    (no commission); tie 8:1 with player and banker pushed; each pair 11:1.
-    """
-    if variant not in VARIANTS:
-        raise ValueError(f"variant {variant!r}: expected one of {', '.join(VARIANTS)}")
-    if winner == "player":
-        player, banker, tie = _win(PAYS["player"]), LOSE, LOSE
-    elif winner == "banker":
-        player, banker, tie = LOSE, _win(banker_pays(variant, banker_total)), LOSE
-    else:
-        player, banker, tie = PUSH, PUSH, _win(PAYS["tie"])
-    pair = _win(PAYS["pair"])
-    return {
-        "player": player,
-        "banker": banker,
-        "tie": tie,
-        "player_pair": pair if player_pair else LOSE,
-        "banker_pair": pair if banker_pair else LOSE,
-    }
+def settle(facts: RoundFacts, variant: str) -> dict[str, BetOutcome]:
+    """The outcome of every standard bet for the round ``facts`` describes, on a table of ``variant`` (a
+    ``ValueError`` names an unknown one)."""
+    return Settler(BETS, variant).settle(facts)

@@ -67,6 +67,11 @@ def test_no_commission_edge_uses_the_banker_six_rule() -> None:
     assert round(float(expected) * 100, 4) == 1.4581
 
 
+def test_a_banker_these_probabilities_cannot_price_is_refused_not_priced_as_another() -> None:
+    with pytest.raises(ValueError, match="'ez'"):  # its three-card 7 push is not among them
+        compute_odds(8).house_edge("banker", "ez")
+
+
 def _value(rank: int) -> int:
     return rank if rank < 10 else 0
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from config.loader import load_config
+from controller.core.bets.catalogue import RoundFacts
 from controller.core.events import BetOutcome as BetOutcomeField
 from controller.core.events import Outcome, ResultEvent, SettlementEvent, Winner
 from controller.core.settlement import BetOutcome, settle
@@ -33,10 +34,17 @@ def outcome(bet: BetOutcome) -> tuple[str, Decimal]:
 
 
 # --------------------------------------------------------------------------- settle()
+def facts(winner: Winner, banker_total: int, player_pair: bool = False, banker_pair: bool = False,
+          banker_cards: int = 2) -> RoundFacts:
+    """A round won by ``winner`` with the banker on ``banker_total`` (the player one point off, or level)."""
+    player_total = {"player": banker_total + 1, "banker": banker_total - 1, "tie": banker_total}[winner]
+    return RoundFacts(player_total, banker_total, 2, banker_cards, player_pair, banker_pair)
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("banker_total", range(10))
+@pytest.mark.parametrize("banker_total", range(9))
 def test_player_win_pays_even_money(variant: str, banker_total: int) -> None:
-    bets = settle("player", banker_total, False, False, variant)
+    bets = settle(facts("player", banker_total), variant)
     assert set(bets) == BETS
     assert outcome(bets["player"]) == ("win", Decimal(1))
     assert outcome(bets["banker"]) == LOSE
@@ -45,15 +53,16 @@ def test_player_win_pays_even_money(variant: str, banker_total: int) -> None:
 
 @pytest.mark.parametrize("banker_total", range(1, 10))
 def test_banker_win_with_commission_pays_0_95(banker_total: int) -> None:
-    bets = settle("banker", banker_total, False, False, "commission")
+    bets = settle(facts("banker", banker_total), "commission")
     assert outcome(bets["banker"]) == ("win", Decimal("0.95"))
     assert outcome(bets["player"]) == LOSE
     assert outcome(bets["tie"]) == LOSE
 
 
+@pytest.mark.parametrize("banker_cards", [2, 3])
 @pytest.mark.parametrize("banker_total", range(1, 10))
-def test_banker_win_without_commission_pays_1_or_half_on_6(banker_total: int) -> None:
-    bets = settle("banker", banker_total, False, False, "no_commission")
+def test_banker_win_without_commission_pays_1_or_half_on_6(banker_total: int, banker_cards: int) -> None:
+    bets = settle(facts("banker", banker_total, banker_cards=banker_cards), "no_commission")
     expected = Decimal("0.5") if banker_total == 6 else Decimal(1)
     assert outcome(bets["banker"]) == ("win", expected)
     assert outcome(bets["player"]) == LOSE
@@ -62,7 +71,7 @@ def test_banker_win_without_commission_pays_1_or_half_on_6(banker_total: int) ->
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("total", range(10))
 def test_tie_pays_8_and_pushes_player_and_banker(variant: str, total: int) -> None:
-    bets = settle("tie", total, False, False, variant)
+    bets = settle(facts("tie", total), variant)
     assert outcome(bets["tie"]) == ("win", Decimal(8))
     assert outcome(bets["player"]) == PUSH
     assert outcome(bets["banker"]) == PUSH
@@ -74,7 +83,7 @@ def test_tie_pays_8_and_pushes_player_and_banker(variant: str, total: int) -> No
                                                           (True, True)])
 def test_pairs_pay_11_whatever_the_winner(variant: str, winner: Winner, player_pair: bool,
                                           banker_pair: bool) -> None:
-    bets = settle(winner, 5, player_pair, banker_pair, variant)
+    bets = settle(facts(winner, 5, player_pair, banker_pair), variant)
     assert outcome(bets["player_pair"]) == (("win", Decimal(11)) if player_pair else LOSE)
     assert outcome(bets["banker_pair"]) == (("win", Decimal(11)) if banker_pair else LOSE)
 
@@ -90,18 +99,18 @@ def test_net_is_printed_exactly_with_its_sign(net: Decimal, text: str) -> None:
 
 def test_money_is_exact_over_many_rounds() -> None:
     # 20 banker wins at 0.95 are exactly 19 units (a float sum would not be)
-    nets = [settle("banker", 7, False, False, "commission")["banker"].net for _ in range(20)]
+    nets = [settle(facts("banker", 7), "commission")["banker"].net for _ in range(20)]
     assert sum(nets, Decimal(0)) == Decimal(19)
     assert all(type(n) is Decimal for n in nets)
     # 3 no-commission banker 6 wins and 1 loss
-    halves = [settle("banker", 6, False, False, "no_commission")["banker"].net for _ in range(3)]
-    total = sum(halves, Decimal(0)) + settle("player", 6, False, False, "no_commission")["banker"].net
+    halves = [settle(facts("banker", 6), "no_commission")["banker"].net for _ in range(3)]
+    total = sum(halves, Decimal(0)) + settle(facts("player", 6), "no_commission")["banker"].net
     assert total == Decimal("0.5")
 
 
 def test_unknown_variant_is_refused() -> None:
     with pytest.raises(ValueError, match="'european'"):
-        settle("player", 0, False, False, "european")
+        settle(facts("player", 0), "european")
 
 
 # --------------------------------------------------------------------------- through the Table
