@@ -545,21 +545,34 @@ class LineFramer(Framer):
             return None
 
     def _frame_of_line(self, text: str, raw: bytes) -> Frame | None:
-        if self.pattern is not None:
+        if self.pattern is not None and not self.every_line_checked:
             card = self._vendor_card(self.pattern, text)
             if card is not None:
-                return card
+                return card  # a vendor's card line as it comes: nothing asks it for a checksum
         body, crc_ok = split_crc(text)
         if crc_ok is None:
             unchecked = self._xor_checked(text, raw)
             if unchecked is None:
                 return None
             body = unchecked
-        frame = parse_body(body)
+        frame = self._message_of(body)
         if frame is None:
             self._reject("garbage", raw)
             return None
         return None if self._crc_refused(crc_ok, raw) else frame
+
+    @property
+    def every_line_checked(self) -> bool:
+        """Must every line carry its checksum (``checksum=required``, or a shoe held to its CRC-16)?"""
+        return self.require_checksum or self.require_crc
+
+    def _message_of(self, body: str) -> Frame | None:
+        """The message of a line's text without its checksum: a vendor's card line, else a reference message."""
+        if self.pattern is not None:
+            card = self._vendor_card(self.pattern, body)
+            if card is not None:
+                return card
+        return parse_body(body)
 
     @staticmethod
     def _vendor_card(pattern: re.Pattern[str], text: str) -> Frame | None:
@@ -579,7 +592,7 @@ class LineFramer(Framer):
                 self._reject("garbage", raw)
                 return None
             if int(check, 16) != xor_checksum(body.encode("ascii")):
-                self._reject("bad_checksum" if parse_body(body) is not None else "garbage", raw)
+                self._reject("bad_checksum" if self._message_of(body) is not None else "garbage", raw)
                 return None
         elif self.require_checksum:
             self._reject("garbage", raw)
