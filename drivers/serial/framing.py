@@ -122,11 +122,14 @@ class Rejection:
     reason: str
     """``garbage``, ``overlong``, ``bad_checksum`` or ``bad_message``."""
     raw: bytes
+    hint: str = ""
+    """What the bytes look like and what to do about it, when the decoder can tell (a wrong terminator)."""
 
     def describe(self) -> str:
         shown = self.raw[:40]
         more = f" (+{len(self.raw) - 40} more)" if len(self.raw) > 40 else ""
-        return f"{self.reason}: {len(self.raw)} byte(s) {shown!r}{more}"
+        hint = f"; {self.hint}" if self.hint else ""
+        return f"{self.reason}: {len(self.raw)} byte(s) {shown!r}{more}{hint}"
 
 
 def xor_checksum(data: bytes) -> int:
@@ -203,6 +206,11 @@ def _data_fits(kind: str, data: str) -> bool:
 
 
 TERMINATORS: Final = {"crlf": b"\r\n", "lf": b"\n", "cr": b"\r"}
+
+_BARE_CR = re.compile(rb"\r[^\n]")
+BARE_CR_HINT: Final = ("the shoe's lines end with a bare CR (\\r), which ends no line here: give terminator=cr in the "
+                       "URL (or the profile)")
+"""Why a line framer that ends lines with LF reads nothing from a shoe that ends them with CR alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,8 +292,8 @@ class Framer:
         framer.acks = settings.acks or cls.always_acks
         return framer
 
-    def _reject(self, reason: str, raw: bytes, count: bool = True) -> None:
-        self.rejected = Rejection(reason, raw)
+    def _reject(self, reason: str, raw: bytes, count: bool = True, hint: str = "") -> None:
+        self.rejected = Rejection(reason, raw, hint)
         self.garbage_bytes += len(raw)
         if not count:
             return
@@ -517,18 +525,25 @@ class LineFramer(Framer):
         if self._skipping:  # the rest of an overlong line, already counted once
             consumed = len(buffer) if index < 0 else index + 1
             self._skipping = index < 0
-            self._reject("overlong", bytes(buffer[:consumed]), count=False)
+            raw = bytes(buffer[:consumed])
+            self._reject("overlong", raw, count=False, hint=self._overlong_hint(raw))
             return consumed, None
         if index < 0:
             if len(buffer) > MAX_FRAME + len(self.terminator):
                 self._skipping = True
-                self._reject("overlong", bytes(buffer))
+                self._reject("overlong", bytes(buffer), hint=self._overlong_hint(bytes(buffer)))
                 return len(buffer), None
             return 0, None
         consumed = index + 1
         raw = bytes(buffer[:consumed])
         text = self._line_text(bytes(buffer[:index]), raw)
         return consumed, None if text is None else self._frame_of_line(text, raw)
+
+    def _overlong_hint(self, raw: bytes) -> str:
+        """:data:`BARE_CR_HINT` when overlong bytes are lines ended by a CR alone, which end no line here."""
+        if b"\r" in self._ends or not (_BARE_CR.search(raw) or raw.endswith(b"\r")):
+            return ""
+        return BARE_CR_HINT
 
     def _line_text(self, line: bytes, raw: bytes) -> str | None:
         """The text of a line; None for an empty line or one rejected (overlong, not ASCII)."""

@@ -250,6 +250,23 @@ def test_overlong_frames_are_discarded(raw_shoe: Shoes, opened: Callable[[str], 
     assert any("overlong" in record.getMessage() for record in caplog.records)
 
 
+@pytest.mark.parametrize("query", ["", "terminator=lf"])
+def test_lines_ended_by_a_bare_cr_are_named_as_such(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                                    caplog: pytest.LogCaptureFixture, query: str) -> None:
+    """A shoe that ends its lines with CR alone, on a driver whose lines end with LF: nothing is read, and every
+    warning about those lines says what they are and what to do (not only 'overlong' for a 12-byte line)."""
+    shoe, source = connect(raw_shoe, opened, query)
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        for seq in range(1, 13):
+            shoe.write(line(b"C,%d,9S" % seq)[:-2] + b"\r")
+        for seq in range(13, 16):  # the shoe goes on: each line is dropped on its own
+            shoe.write(line(b"C,%d,9S" % seq)[:-2] + b"\r")
+            assert source.recv(0.3) is None
+    warnings = [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING]
+    assert warnings
+    assert all("end with a bare CR" in text and "give terminator=cr" in text for text in warnings), warnings
+
+
 def test_stx_bad_checksum_is_naked_and_gives_no_card(raw_shoe: Shoes,
                                                      opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "framing=stx")
