@@ -78,6 +78,10 @@ CONTROL_ACK: Final = "\x06"
 CONTROL_NAK: Final = "\x15"
 CONTROL_ENQ: Final = "\x05"
 
+OWN_KINDS: Final = frozenset({READY, ACKNOWLEDGE, NEGATIVE, INDICATE})
+"""Kinds only the controller writes, never with a CRC-16: read back on the controller's end they are its own
+messages echoed by the line (a half-duplex RS-485 adapter), which the inbox drops unanswered."""
+
 NO_DATA_KINDS: Final = frozenset({UNREADABLE, CUT, BUTTON, DOUBLE, HEARTBEAT, ACKNOWLEDGE, NEGATIVE})
 """Kinds whose frames carry no data field."""
 KINDS: Final = frozenset({CARD, STATUS, READY, INDICATE, FEATURES}) | NO_DATA_KINDS
@@ -303,6 +307,15 @@ class Framer:
             self.overlong += 1
         elif reason == "bad_message":
             self.bad_messages += 1
+
+    def _own_echo(self, checked: bool, body: str) -> Frame | None:
+        """On the controller's end, the controller's own message when ``body`` (whose framing check, ``*XX`` or the
+        BCC, is right: ``checked``) carries no CRC-16 and is one: a line that echoes is not refused and NAKed for the
+        CRC its own messages never carry (the NAK would come back, and be NAKed in turn)."""
+        if not (checked and self.latch_crc):
+            return None
+        frame = parse_body(body)
+        return frame if frame is not None and frame.kind in OWN_KINDS else None
 
     def _crc_refused(self, crc_ok: bool | None, raw: bytes) -> bool:
         """Refuse (as a bad checksum: answered NAK, so the shoe sends it again) a message whose CRC-16 is wrong,
@@ -574,6 +587,8 @@ class LineFramer(Framer):
         if frame is None:
             self._reject("garbage", raw)
             return None
+        if crc_ok is None and self._own_echo("*" in text, body) is not None:
+            return frame
         return None if self._crc_refused(crc_ok, raw) else frame
 
     @property
@@ -742,6 +757,9 @@ class StxFramer(Framer):
         except UnicodeDecodeError:
             text = ""
         body, crc_ok = split_crc(text)
+        echo = self._own_echo(True, body) if crc_ok is None else None
+        if echo is not None:
+            return echo
         if self._crc_refused(crc_ok, raw):
             return None  # checked before the text: a damaged message is NAKed, never ACKed as one not understood
         frame = parse_body(body) if body and "*" not in body else None

@@ -267,6 +267,32 @@ def test_lines_ended_by_a_bare_cr_are_named_as_such(raw_shoe: Shoes, opened: Cal
     assert all("end with a bare CR" in text and "give terminator=cr" in text for text in warnings), warnings
 
 
+@pytest.mark.parametrize("query", ["indicator=1", "framing=stx&indicator=1"])
+def test_a_line_that_echoes_the_controller_does_not_set_off_a_storm_of_naks(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], query: str) -> None:
+    """A half-duplex line (RS-485) hands the controller its own writes back. They are no shoe news and carry no
+    CRC-16: once the shoe announced crc16 they were refused as bad checksums and NAKed, the NAK came back and was
+    NAKed in turn, for ever."""
+    framer = StxFramer() if "stx" in query else LineFramer()
+    framer.crc_on_encode = True
+    shoe, source = connect(raw_shoe, opened, query)
+    shoe.write(framer.encode(Frame("V", None, "crc16")) + framer.encode(Frame("C", 1, "9S")))
+    assert source.recv(5) == card("9S")
+    source.indicate("banker")
+    echoed = b""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        data = shoe.drain(0.05)
+        echoed += data
+        if data:
+            shoe.write(data)
+        source.recv(0.05)
+    shoe.write(framer.encode(Frame("C", 2, "8H")))
+    assert source.recv(5) == card("8H")
+    assert source.bad_checksums == 0
+    assert echoed.count(bytes([NAK]) if "stx" in query else b"N*4E") == 0, echoed[:200]
+
+
 def test_stx_bad_checksum_is_naked_and_gives_no_card(raw_shoe: Shoes,
                                                      opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "framing=stx")
