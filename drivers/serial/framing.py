@@ -215,6 +215,9 @@ _BARE_CR = re.compile(rb"\r[^\n]")
 BARE_CR_HINT: Final = ("the shoe's lines end with a bare CR (\\r), which ends no line here: give terminator=cr in the "
                        "URL (or the profile)")
 """Why a line framer that ends lines with LF reads nothing from a shoe that ends them with CR alone."""
+MISSING_CHECKSUM_HINT: Final = ("no *XX checksum, which checksum=required asks for: have the shoe send checksums, or "
+                                "leave checksum=required out of the URL (or the profile)")
+"""Why a line framer with ``require_checksum`` refuses a message that is otherwise good."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -625,7 +628,7 @@ class LineFramer(Framer):
                 self._reject("bad_checksum" if self._message_of(body) is not None else "garbage", raw)
                 return None
         elif self.require_checksum:
-            self._reject("garbage", raw)
+            self._reject("garbage", raw, hint=MISSING_CHECKSUM_HINT if self._message_of(body) is not None else "")
             return None
         return body
 

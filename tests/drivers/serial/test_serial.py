@@ -267,6 +267,20 @@ def test_lines_ended_by_a_bare_cr_are_named_as_such(raw_shoe: Shoes, opened: Cal
     assert all("end with a bare CR" in text and "give terminator=cr" in text for text in warnings), warnings
 
 
+def test_a_message_without_the_checksum_required_says_so(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """``checksum=required`` refuses a good message sent without ``*XX``; the warning says why, not only 'garbage'."""
+    shoe, source = connect(raw_shoe, opened, "checksum=required")
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        shoe.write(b"C,1,9S\r\n")
+        assert source.recv(0.5) is None
+        shoe.write(line(b"C,1,9S"))
+        assert source.recv(5) == card("9S")
+    warnings = [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "b'C,1,9S\\r\\n'; no *XX checksum, which checksum=required asks for" in warnings[0], \
+        warnings
+
+
 @pytest.mark.parametrize("query", ["indicator=1", "framing=stx&indicator=1"])
 def test_a_line_that_echoes_the_controller_does_not_set_off_a_storm_of_naks(
         raw_shoe: Shoes, opened: Callable[[str], SerialShoe], query: str) -> None:
