@@ -161,10 +161,12 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
         return "embedded config/default.toml", default_data()
     name = str(path)
     try:
+        if not name:  # Path("") is the current directory
+            raise FileNotFoundError(name)
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
-                                  name=name)) from None
+                                  name=name or "''")) from None
     except OSError as error:
         raise ConfigError(message("config.unreadable", "{name}: cannot read the config file ({reason})",
                                   name=name, reason=str(error.strerror))) from None

@@ -30,10 +30,12 @@ def read_script(path: str | Path) -> list[Input]:
     """Read a shoe script: tokens separated by spaces or lines, ``#`` starts a comment."""
     name = str(path)
     try:
+        if not name:  # Path("") is the current directory
+            raise FileNotFoundError(name)
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ScriptError(message("script.no_file", "{name}: no such script file; give the path of a shoe script",
-                                  name=name)) from None
+                                  name=name or "''")) from None
     except (OSError, UnicodeDecodeError) as error:
         raise ScriptError(message("script.unreadable", "{name}: cannot read the script ({error})", name=name,
                                   error=str(error))) from None

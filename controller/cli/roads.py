@@ -15,6 +15,7 @@ columns and says how many older ones are left out.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import shutil
@@ -61,6 +62,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def _read_events(path: str) -> list[dict[str, object]]:
     try:
+        if not path:  # Path("") is the current directory
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as error:
         raise RoadsInputError(message("roads.unreadable", "cannot read events file {path}: {reason}",

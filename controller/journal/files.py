@@ -229,9 +229,9 @@ def open_read_only(name: str) -> tuple[sqlite3.Connection, Tail]:
     cannot write.
     """
     target = Path(name)
-    if not os.path.lexists(name):
+    if not name or not os.path.lexists(name):
         raise JournalError(message("journal.no_such_file", "{path}: no such journal file; give the path of a Croupier "
-                                   "journal", path=name))
+                                   "journal", path=name or "''"))
     if target.is_dir():
         raise JournalError(message("journal.is_directory", "{path}: is a directory; give the path of a journal file",
                                    path=name))

@@ -46,8 +46,8 @@ def timeline(name: str, records: Iterable[Record],
 
 def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = None) -> list[TimedEvent]:
     """The timeline of the journal at ``path``, opened read only (``unreadable``: see :func:`timeline`)."""
-    if not os.path.lexists(path):
-        raise ReportInputError(f"{path}: no such journal; give the path of a table's journal "
+    if not path or not os.path.lexists(path):
+        raise ReportInputError(f"{path or repr(path)}: no such journal; give the path of a table's journal "
                                "(or a postgresql:// URL of the floor archive)")
     if os.path.isdir(path):
         raise ReportInputError(f"{path}: is a directory; give the path of a table's journal")

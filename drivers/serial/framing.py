@@ -78,6 +78,10 @@ CONTROL_ACK: Final = "\x06"
 CONTROL_NAK: Final = "\x15"
 CONTROL_ENQ: Final = "\x05"
 
+OWN_KINDS: Final = frozenset({READY, ACKNOWLEDGE, NEGATIVE, INDICATE})
+"""Kinds only the controller writes, never with a CRC-16: read back on the controller's end they are its own
+messages echoed by the line (a half-duplex RS-485 adapter), which the inbox drops unanswered."""
+
 NO_DATA_KINDS: Final = frozenset({UNREADABLE, CUT, BUTTON, DOUBLE, HEARTBEAT, ACKNOWLEDGE, NEGATIVE})
 """Kinds whose frames carry no data field."""
 KINDS: Final = frozenset({CARD, STATUS, READY, INDICATE, FEATURES}) | NO_DATA_KINDS
@@ -122,11 +126,14 @@ class Rejection:
     reason: str
     """``garbage``, ``overlong``, ``bad_checksum`` or ``bad_message``."""
     raw: bytes
+    hint: str = ""
+    """What the bytes look like and what to do about it, when the decoder can tell (a wrong terminator)."""
 
     def describe(self) -> str:
         shown = self.raw[:40]
         more = f" (+{len(self.raw) - 40} more)" if len(self.raw) > 40 else ""
-        return f"{self.reason}: {len(self.raw)} byte(s) {shown!r}{more}"
+        hint = f"; {self.hint}" if self.hint else ""
+        return f"{self.reason}: {len(self.raw)} byte(s) {shown!r}{more}{hint}"
 
 
 def xor_checksum(data: bytes) -> int:
@@ -203,6 +210,14 @@ def _data_fits(kind: str, data: str) -> bool:
 
 
 TERMINATORS: Final = {"crlf": b"\r\n", "lf": b"\n", "cr": b"\r"}
+
+_BARE_CR = re.compile(rb"\r[^\n]")
+BARE_CR_HINT: Final = ("the shoe's lines end with a bare CR (\\r), which ends no line here: give terminator=cr in the "
+                       "URL (or the profile)")
+"""Why a line framer that ends lines with LF reads nothing from a shoe that ends them with CR alone."""
+MISSING_CHECKSUM_HINT: Final = ("no *XX checksum, which checksum=required asks for: have the shoe send checksums, or "
+                                "leave checksum=required out of the URL (or the profile)")
+"""Why a line framer with ``require_checksum`` refuses a message that is otherwise good."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,8 +299,8 @@ class Framer:
         framer.acks = settings.acks or cls.always_acks
         return framer
 
-    def _reject(self, reason: str, raw: bytes, count: bool = True) -> None:
-        self.rejected = Rejection(reason, raw)
+    def _reject(self, reason: str, raw: bytes, count: bool = True, hint: str = "") -> None:
+        self.rejected = Rejection(reason, raw, hint)
         self.garbage_bytes += len(raw)
         if not count:
             return
@@ -295,6 +310,15 @@ class Framer:
             self.overlong += 1
         elif reason == "bad_message":
             self.bad_messages += 1
+
+    def _own_echo(self, checked: bool, body: str) -> Frame | None:
+        """On the controller's end, the controller's own message when ``body`` (whose framing check, ``*XX`` or the
+        BCC, is right: ``checked``) carries no CRC-16 and is one: a line that echoes is not refused and NAKed for the
+        CRC its own messages never carry (the NAK would come back, and be NAKed in turn)."""
+        if not (checked and self.latch_crc):
+            return None
+        frame = parse_body(body)
+        return frame if frame is not None and frame.kind in OWN_KINDS else None
 
     def _crc_refused(self, crc_ok: bool | None, raw: bytes) -> bool:
         """Refuse (as a bad checksum: answered NAK, so the shoe sends it again) a message whose CRC-16 is wrong,
@@ -517,18 +541,25 @@ class LineFramer(Framer):
         if self._skipping:  # the rest of an overlong line, already counted once
             consumed = len(buffer) if index < 0 else index + 1
             self._skipping = index < 0
-            self._reject("overlong", bytes(buffer[:consumed]), count=False)
+            raw = bytes(buffer[:consumed])
+            self._reject("overlong", raw, count=False, hint=self._overlong_hint(raw))
             return consumed, None
         if index < 0:
             if len(buffer) > MAX_FRAME + len(self.terminator):
                 self._skipping = True
-                self._reject("overlong", bytes(buffer))
+                self._reject("overlong", bytes(buffer), hint=self._overlong_hint(bytes(buffer)))
                 return len(buffer), None
             return 0, None
         consumed = index + 1
         raw = bytes(buffer[:consumed])
         text = self._line_text(bytes(buffer[:index]), raw)
         return consumed, None if text is None else self._frame_of_line(text, raw)
+
+    def _overlong_hint(self, raw: bytes) -> str:
+        """:data:`BARE_CR_HINT` when overlong bytes are lines ended by a CR alone, which end no line here."""
+        if b"\r" in self._ends or not (_BARE_CR.search(raw) or raw.endswith(b"\r")):
+            return ""
+        return BARE_CR_HINT
 
     def _line_text(self, line: bytes, raw: bytes) -> str | None:
         """The text of a line; None for an empty line or one rejected (overlong, not ASCII)."""
@@ -545,21 +576,36 @@ class LineFramer(Framer):
             return None
 
     def _frame_of_line(self, text: str, raw: bytes) -> Frame | None:
-        if self.pattern is not None:
+        if self.pattern is not None and not self.every_line_checked:
             card = self._vendor_card(self.pattern, text)
             if card is not None:
-                return card
+                return card  # a vendor's card line as it comes: nothing asks it for a checksum
         body, crc_ok = split_crc(text)
         if crc_ok is None:
             unchecked = self._xor_checked(text, raw)
             if unchecked is None:
                 return None
             body = unchecked
-        frame = parse_body(body)
+        frame = self._message_of(body)
         if frame is None:
             self._reject("garbage", raw)
             return None
+        if crc_ok is None and self._own_echo("*" in text, body) is not None:
+            return frame
         return None if self._crc_refused(crc_ok, raw) else frame
+
+    @property
+    def every_line_checked(self) -> bool:
+        """Must every line carry its checksum (``checksum=required``, or a shoe held to its CRC-16)?"""
+        return self.require_checksum or self.require_crc
+
+    def _message_of(self, body: str) -> Frame | None:
+        """The message of a line's text without its checksum: a vendor's card line, else a reference message."""
+        if self.pattern is not None:
+            card = self._vendor_card(self.pattern, body)
+            if card is not None:
+                return card
+        return parse_body(body)
 
     @staticmethod
     def _vendor_card(pattern: re.Pattern[str], text: str) -> Frame | None:
@@ -579,10 +625,10 @@ class LineFramer(Framer):
                 self._reject("garbage", raw)
                 return None
             if int(check, 16) != xor_checksum(body.encode("ascii")):
-                self._reject("bad_checksum" if parse_body(body) is not None else "garbage", raw)
+                self._reject("bad_checksum" if self._message_of(body) is not None else "garbage", raw)
                 return None
         elif self.require_checksum:
-            self._reject("garbage", raw)
+            self._reject("garbage", raw, hint=MISSING_CHECKSUM_HINT if self._message_of(body) is not None else "")
             return None
         return body
 
@@ -714,6 +760,9 @@ class StxFramer(Framer):
         except UnicodeDecodeError:
             text = ""
         body, crc_ok = split_crc(text)
+        echo = self._own_echo(True, body) if crc_ok is None else None
+        if echo is not None:
+            return echo
         if self._crc_refused(crc_ok, raw):
             return None  # checked before the text: a damaged message is NAKed, never ACKed as one not understood
         frame = parse_body(body) if body and "*" not in body else None

@@ -27,7 +27,7 @@ KIND_INPUTS: Final[Mapping[str, InputKind]] = {
 INPUT_KINDS: Final[Mapping[InputKind, str]] = {kind: letter for letter, kind in KIND_INPUTS.items()}
 """The message kind a shoe sends for each reader input other than a card."""
 
-CONTROLLER_KINDS: Final = frozenset({fr.READY, fr.ACKNOWLEDGE, fr.NEGATIVE, fr.INDICATE})
+CONTROLLER_KINDS: Final = fr.OWN_KINDS
 """Kinds only the controller sends: on the controller's end they are an echo, never shoe news."""
 
 

@@ -115,6 +115,14 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["run", "--driver", "socket://"], "expected socket://HOST:PORT"),
     (["run", "--driver", "mock:x"], "mock:// takes no host or path"),
     (["run", "--driver", ""], "--driver '': expected a driver URL"),
+    (["simulate", "--config", ""], "croupier simulate: '': no such config file; give the path of a TOML file"),
+    (["simulate", "--script", ""], "croupier simulate: '': no such script file; give the path of a shoe script"),
+    (["run", "--driver", "mock://?script=", "--auto-next"], "croupier run: '': no such script file"),
+    (["shoe-emulator", "--script", ""], "croupier shoe-emulator: '': no such script file"),
+    (["history", ""], "croupier history: '': no such journal file; give the path of a Croupier journal"),
+    (["audit", "verify", ""], "croupier audit verify: '': no such journal file"),
+    (["report", "dealers", ""], "croupier report dealers: '': no such journal;"),
+    (["roads", "--events", ""], "croupier roads: cannot read events file '': No such file or directory"),
 ])
 def test_bad_arguments_exit_2_with_a_clear_message(args: list[str], fragment: str) -> None:
     run = croupier(*args)

@@ -157,3 +157,71 @@ def test_the_example_profile_alone_makes_a_vendor_shoe_deal_a_table(raw_shoe: Ca
     assert len(results) == 1 and results[0]["winner"] == "player" and results[0]["player"]["total"] == 9
     assert not [event for event in events if event["event"] == "misdeal"]
     assert shoe.drain(0.3) == b""  # no answers, no checksums: nothing the shoe cannot read
+
+
+CARD_LINES = "pattern=CARD%20(%3FP<seq>%5Cd%2B)%20(%3FP<card>%5Cw%2B)&ack=0"
+"""URL options of a shoe that writes ``CARD <seq> <card>`` lines and reads no answers."""
+
+
+def run_a_round(shoe: RawShoe, url: str, lines: list[bytes]) -> tuple[int, list[dict[str, object]], str]:
+    """``croupier run`` over the raw shoe's pty for one round: the shoe writes ``lines`` after the hello."""
+    run = subprocess.Popen(
+        [sys.executable, "-m", "controller.cli", "run", "--driver", url, "--json", "--auto-next", "--no-keyboard",
+         "--no-burn", "--decks", "1", "--rounds", "1"],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert shoe.read_until(b"\n", 60) is not None, "no hello"
+        shoe.write(b"".join(lines))
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait(10)
+    return run.returncode, [json.loads(line) for line in out.splitlines()], err
+
+
+def xor_line(text: str) -> bytes:
+    return b"%s*%02X\r\n" % (text.encode("ascii"), fr.xor_checksum(text.encode("ascii")))
+
+
+def crc_line(text: str) -> bytes:
+    return fr.with_crc(text.encode("ascii")) + b"\r\n"
+
+
+DEALT = ["9S", "8H", "KD", "2C"]
+"""The cards the shoe sends with a checksum; each follows a line of an ace with the same seq and none."""
+
+
+def test_checksum_required_refuses_vendor_card_lines_without_one(raw_shoe: Callable[..., RawShoe]) -> None:
+    """``checksum=required`` refuses every line without ``*XX``, a vendor's card lines too; a card line that
+    carries a right one is checked, taken off and read with the pattern."""
+    shoe = raw_shoe()
+    lines = [line for seq, (ace, card) in enumerate(zip(["AS", "AH", "AD", "AC"], DEALT, strict=True), start=1)
+             for line in (f"CARD {seq} {ace}\r\n".encode(), xor_line(f"CARD {seq} {card}"))]
+    code, events, err = run_a_round(shoe, f"serial://{shoe.path}?{CARD_LINES}&checksum=required", lines)
+    assert [event["card"] for event in events if event["event"] == "card"] == DEALT, err
+    assert code == 0, err
+    assert "garbage skipped: garbage: 11 byte(s) b'CARD 1 AS\\r\\n'" in err
+
+
+def test_a_shoe_held_to_its_crc_has_its_vendor_card_lines_checked(raw_shoe: Callable[..., RawShoe]) -> None:
+    """Once the shoe announced ``V,crc16`` every message of it needs a right CRC-16, its card lines too."""
+    shoe = raw_shoe()
+    lines = [crc_line("V,crc16")]
+    lines += [line for seq, (ace, card) in enumerate(zip(["AS", "AH", "AD", "AC"], DEALT, strict=True), start=1)
+              for line in (f"CARD {seq} {ace}\r\n".encode(), crc_line(f"CARD {seq} {card}"))]
+    code, events, err = run_a_round(shoe, f"serial://{shoe.path}?{CARD_LINES}", lines)
+    assert [event["card"] for event in events if event["event"] == "card"] == DEALT, err
+    assert code == 0, err
+    assert "bad checksum, message dropped: bad_checksum: 11 byte(s) b'CARD 1 AS\\r\\n'" in err
+
+
+def test_a_vendor_card_line_with_a_wrong_checksum_is_refused_as_one(raw_shoe: Callable[..., RawShoe]) -> None:
+    """A ``*XX`` that does come is checked on a vendor's card line as on any line (``checksum=optional``)."""
+    shoe = raw_shoe()
+    wrong = b"CARD 1 AS*%02X\r\n" % (fr.xor_checksum(b"CARD 1 AS") ^ 0xFF)
+    lines = [wrong, *(xor_line(f"CARD {seq} {card}") for seq, card in enumerate(DEALT, start=1))]
+    code, events, err = run_a_round(shoe, f"serial://{shoe.path}?{CARD_LINES}", lines)
+    assert [event["card"] for event in events if event["event"] == "card"] == DEALT, err
+    assert code == 0, err
+    assert "bad checksum, message dropped" in err

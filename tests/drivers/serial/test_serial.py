@@ -250,6 +250,63 @@ def test_overlong_frames_are_discarded(raw_shoe: Shoes, opened: Callable[[str], 
     assert any("overlong" in record.getMessage() for record in caplog.records)
 
 
+@pytest.mark.parametrize("query", ["", "terminator=lf"])
+def test_lines_ended_by_a_bare_cr_are_named_as_such(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                                    caplog: pytest.LogCaptureFixture, query: str) -> None:
+    """A shoe that ends its lines with CR alone, on a driver whose lines end with LF: nothing is read, and every
+    warning about those lines says what they are and what to do (not only 'overlong' for a 12-byte line)."""
+    shoe, source = connect(raw_shoe, opened, query)
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        for seq in range(1, 13):
+            shoe.write(line(b"C,%d,9S" % seq)[:-2] + b"\r")
+        for seq in range(13, 16):  # the shoe goes on: each line is dropped on its own
+            shoe.write(line(b"C,%d,9S" % seq)[:-2] + b"\r")
+            assert source.recv(0.3) is None
+    warnings = [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING]
+    assert warnings
+    assert all("end with a bare CR" in text and "give terminator=cr" in text for text in warnings), warnings
+
+
+def test_a_message_without_the_checksum_required_says_so(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """``checksum=required`` refuses a good message sent without ``*XX``; the warning says why, not only 'garbage'."""
+    shoe, source = connect(raw_shoe, opened, "checksum=required")
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        shoe.write(b"C,1,9S\r\n")
+        assert source.recv(0.5) is None
+        shoe.write(line(b"C,1,9S"))
+        assert source.recv(5) == card("9S")
+    warnings = [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING]
+    assert len(warnings) == 1 and "b'C,1,9S\\r\\n'; no *XX checksum, which checksum=required asks for" in warnings[0], \
+        warnings
+
+
+@pytest.mark.parametrize("query", ["indicator=1", "framing=stx&indicator=1"])
+def test_a_line_that_echoes_the_controller_does_not_set_off_a_storm_of_naks(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], query: str) -> None:
+    """A half-duplex line (RS-485) hands the controller its own writes back. They are no shoe news and carry no
+    CRC-16: once the shoe announced crc16 they were refused as bad checksums and NAKed, the NAK came back and was
+    NAKed in turn, for ever."""
+    framer = StxFramer() if "stx" in query else LineFramer()
+    framer.crc_on_encode = True
+    shoe, source = connect(raw_shoe, opened, query)
+    shoe.write(framer.encode(Frame("V", None, "crc16")) + framer.encode(Frame("C", 1, "9S")))
+    assert source.recv(5) == card("9S")
+    source.indicate("banker")
+    echoed = b""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        data = shoe.drain(0.05)
+        echoed += data
+        if data:
+            shoe.write(data)
+        source.recv(0.05)
+    shoe.write(framer.encode(Frame("C", 2, "8H")))
+    assert source.recv(5) == card("8H")
+    assert source.bad_checksums == 0
+    assert echoed.count(bytes([NAK]) if "stx" in query else b"N*4E") == 0, echoed[:200]
+
+
 def test_stx_bad_checksum_is_naked_and_gives_no_card(raw_shoe: Shoes,
                                                      opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "framing=stx")
