@@ -26,6 +26,10 @@ DEFAULT_SEED = 0
 CUT = Input(InputKind.CUT)
 
 
+SHUFFLE_OPTIONS = ("seed", "decks", "cut", "shoe")
+"""The options of a seeded shuffled shoe: a script gives every card, so none of them may stand beside it."""
+
+
 def read_script(path: str | Path) -> list[Input]:
     """Read a shoe script: tokens separated by spaces or lines, ``#`` starts a comment."""
     name = str(path)
@@ -77,7 +81,7 @@ class MockShoe(Resumable):
     @classmethod
     def check_url(cls, url: str) -> None:
         """Refuse a host or path, an unknown option, a value out of its range (the cut card in the back half of
-        the decks given); a script is read only when the shoe opens."""
+        the decks given), a shuffled shoe's option beside a script; a script is read only when the shoe opens."""
         cls._url_options(url)
 
     @classmethod
@@ -92,6 +96,11 @@ class MockShoe(Resumable):
         cut_from_end: int = cls.option_value(url, values, "cut", default=min(DEFAULT_CUT_FROM_END, 26 * decks),
                                              high=max_cut_from_end(decks))
         shoe: int = cls.option_value(url, values, "shoe")
+        unused = [name for name in SHUFFLE_OPTIONS if name in values]
+        if "script" in values and unused:
+            names = ", ".join(unused)
+            raise DriverURLError(message("driver.script_options", "{url}: {names} would do nothing beside a script: "
+                                         "the script gives every card; leave out {names}", url=url, names=names))
         return values, seed, decks, cut_from_end, shoe
 
     @property

@@ -14,6 +14,7 @@ from drivers import driver_class, open_source
 from drivers.base import CardSource
 from drivers.mock import MockShoe
 from tests.drivers.contract import CardSourceContract, MakeSource
+from tests.inprocess import croupier_in_process
 
 
 class TestMockShoeContract(CardSourceContract):
@@ -77,6 +78,19 @@ def test_position_and_seek_continue_where_a_run_stopped() -> None:
 def test_bad_urls_name_the_option_and_the_expected_form(url: str, fragment: str) -> None:
     with pytest.raises(DriverURLError, match=fragment):
         MockShoe(url)
+
+
+@pytest.mark.parametrize("option", ["seed=3", "decks=6", "cut=20", "shoe=2", "seed=3&cut=20"])
+def test_a_scripts_url_refuses_the_options_a_script_leaves_unused(tmp_path: Path, option: str) -> None:
+    script = tmp_path / "shoe.txt"
+    script.write_text("3S KD 5H 9C\n", encoding="utf-8")
+    url = f"mock://?script={script}&{option}"
+    for refuse in (MockShoe.check_url, MockShoe):
+        with pytest.raises(DriverURLError, match="the script gives every card; leave out") as refused:
+            refuse(url)
+        assert all(name.split("=")[0] in str(refused.value) for name in option.split("&"))
+    done = croupier_in_process("run", "--driver", url)
+    assert done.returncode == 2 and "leave out" in done.stderr and "Traceback" not in done.stderr, done
 
 
 def test_script_errors_name_the_file_line_and_token(tmp_path: Path) -> None:
