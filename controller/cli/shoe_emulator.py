@@ -69,8 +69,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cut", type=whole_number(MIN_CUT_FROM_END, 100), default=DEFAULT_CUT_FROM_END, metavar="N",
                         help=f"cards below the cut card (default {DEFAULT_CUT_FROM_END})")
     parser.add_argument("--framing", choices=framing_names(), default="line", help="framing (default line)")
-    parser.add_argument("--terminator", choices=sorted(TERMINATORS), default="crlf",
-                        help="line terminator (default crlf)")
+    parser.add_argument("--terminator", choices=sorted(TERMINATORS), default=None,
+                        help="line framing's terminator (default crlf)")
     parser.add_argument("--no-checksum", action="store_true",
                         help="line framing: send no checksum at all (no *XX, no CRC)")
     parser.add_argument("--no-crc", action="store_true",
@@ -121,6 +121,18 @@ def _log_to(verbose: int) -> None:
           flush=True)
 
 
+def _refuse_options_that_do_nothing(args: argparse.Namespace) -> None:
+    """A fault or a framing detail asked for that the options given leave out is refused, not dropped."""
+    if args.bad_checksum > 0 and args.no_checksum:
+        raise CroupierError(message("emulator.nothing_to_corrupt", "--bad-checksum {rate}: with --no-checksum the "
+                                    "shoe sends no checksum to corrupt; leave out one of them",
+                                    rate=format(args.bad_checksum, "g")))
+    if args.terminator is not None and args.framing == "stx":
+        raise CroupierError(message("emulator.stx_terminator", "--terminator {terminator}: stx framing ends its "
+                                    "frames with ETX and a BCC, not a terminator; leave out --terminator",
+                                    terminator=args.terminator))
+
+
 def shoe_emulator(args: argparse.Namespace) -> int:
     """Run the emulator; returns the exit status."""
     _log_to(args.verbose)
@@ -134,8 +146,9 @@ def shoe_emulator(args: argparse.Namespace) -> int:
                                         deepest=max_cut_from_end(args.decks), decks=args.decks))
         shoes = seeded_shoes(args.seed, args.decks, args.cut)
         seed = args.seed
+    _refuse_options_that_do_nothing(args)
     options = EmulatorOptions(
-        framing=args.framing, terminator=TERMINATORS[args.terminator], checksum=not args.no_checksum,
+        framing=args.framing, terminator=TERMINATORS[args.terminator or "crlf"], checksum=not args.no_checksum,
         crc=not args.no_crc, interval=args.interval, key=args.key, follow_table=args.follow_table,
         heartbeat=args.heartbeat,
         ack_timeout=args.ack_timeout,
