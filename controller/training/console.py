@@ -119,6 +119,8 @@ class TrainingConsole(App[list[str]]):
         self._tell(None, self.drill.start())
 
     def on_key(self, event: textual_events.Key) -> None:
+        """A key answers the word call due; a printable key that is none of its answers (nor ``q``) is said to be
+        none, with the keys that are, and scores nothing."""
         due = self.drill.due
         if due is None or due.call == "pay":
             return
@@ -126,6 +128,19 @@ class TrainingConsole(App[list[str]]):
         if word is not None:
             event.stop()
             self._answer(word)
+        elif event.is_printable and event.character and event.key not in self._bindings.key_to_bindings:
+            event.stop()
+            self.query_one("#verdict", Static).update(self.words.say(
+                "train.console.key.unknown", "{key} is not an answer: {keys}", key=event.character,
+                keys=self._keys(due.call)))
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C does not end the drill: say what does, in the drill's language (Textual's notice is English)."""
+        self.notify(self.words.say("train.console.ctrl_c", "Ctrl+C does not end the drill: press q or Ctrl+Q."))
+
+    def _keys(self, call: str) -> str:
+        """The keys of a word call with the word each gives (``n natural, d draw, s stand``)."""
+        return ", ".join(f"{key} {self.words.text(WORD_NAMES[word])}" for key, word in KEY_WORDS[call].items())
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.input.value = ""
@@ -178,8 +193,8 @@ class TrainingConsole(App[list[str]]):
             question = self.question
             big = f"{self.words.text(CALL_NAMES['pay'])} {self._bet_name(due.bet)}"
         else:
-            keys = ", ".join(f"{key} {self.words.text(WORD_NAMES[word])}" for key, word in KEY_WORDS[due.call].items())
-            question = say("train.console.ask", "{question}: {keys}", question=CALL_QUESTIONS[due.call], keys=keys)
+            question = say("train.console.ask", "{question}: {keys}", question=CALL_QUESTIONS[due.call],
+                           keys=self._keys(due.call))
             big = self.words.text(CALL_QUESTIONS[due.call])
         self.query_one("#call-big", BigText).update(big.upper())
         paying = due is not None and due.call == "pay"

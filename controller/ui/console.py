@@ -44,6 +44,7 @@ from functools import partial
 from typing import ClassVar, Final, cast
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -244,6 +245,26 @@ class TableScreen(Screen[None]):
         if action == "count_confirm" and console.view.misdeal is not None:
             return False  # after a mismatch the count is typed again: confirming the table's figure proves nothing
         return console.applies(kind)
+
+    def on_key(self, event: events.Key) -> None:
+        """A key no binding of the screen takes now is answered on the status line, never dropped without a word:
+        one that does not apply now is named with what it does, one the console does not have is said to be none
+        (the keys that apply are in the footer)."""
+        console = self.console
+        active = self.active_bindings.get(event.key)
+        if console is None or (active is not None and active.enabled):
+            return
+        key = event.character if event.is_printable and event.character else event.key
+        words = self.words
+        bound = self._bindings.key_to_bindings.get(event.key)
+        if bound:
+            answer = words.say("console.key.not_now", "{key} ({name}) does not apply now: press a key the footer "
+                               "shows", key=key, name=bound[0].description)
+        else:
+            answer = words.say("console.key.unknown", "{key} is not a key of the console: press a key the footer "
+                               "shows", key=key)
+        event.stop()
+        console.refuse_key(answer)
 
     def action_dealer(self, kind: str) -> None:
         console = self.console
@@ -605,6 +626,16 @@ class DealerConsole(App[None]):
         """Does the dealer input ``kind`` (an :class:`InputKind` value) apply now? The table's own view says
         (:attr:`~controller.core.published.View.accepts`); before the table showed one, none does."""
         return bool(self.view.accepts(kind))
+
+    def refuse_key(self, answer: str) -> None:
+        """Say on the status line why a key pressed gave no input (until the table moves on or a key is taken)."""
+        self.view.rejected = answer
+        self.refresh_view()
+
+    def action_help_quit(self) -> None:
+        """Ctrl+C does not quit (a dealer's reflex must not stop the table): say which key does, in the table's
+        language (Textual's own notice is English)."""
+        self.notify(self.words.say("console.key.ctrl_c", "Ctrl+C does not quit: press Ctrl+Q to quit the console."))
 
     def send_input(self, dealer_input: DealerInput) -> None:
         """Hand one dealer input to ``on_input`` and note it on the status bar."""

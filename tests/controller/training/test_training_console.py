@@ -16,7 +16,7 @@ import pytest
 from textual.widgets import Static
 
 from controller.i18n.catalogue import Catalogue
-from controller.training.console import TrainingConsole
+from controller.training.console import KEY_WORDS, WORD_NAMES, TrainingConsole
 from controller.training.events import TrainingEvent
 from controller.ui.console import BigText
 from tests.controller.training.test_drill import drill_on, round_cards
@@ -204,3 +204,32 @@ def test_train_console_prints_the_report_when_quit_in_a_terminal(tmp_path: Path)
 def tmux_screen(socket: str) -> str:
     return subprocess.run(["tmux", "-S", socket, "capture-pane", "-p", "-t", "drill"], capture_output=True,
                           text=True, timeout=60).stdout
+
+
+@pytest.mark.parametrize("language", ["en", "ko", "ja", "es", "zh_Hant", "zh_Hans"])
+def test_a_key_that_is_no_answer_and_ctrl_c_are_answered_in_the_drills_language(language: str) -> None:
+    """A key that is no answer to the call due is said to be none, with the keys that are, and Ctrl+C says how the
+    drill ends, in the drill's language (not Textual's English notice); neither is scored."""
+    words = Catalogue(language)
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]))
+    app = TrainingConsole(drill, words=words)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, "x")
+            verdict = text_of(app, "#verdict")
+            assert "x" in verdict and "n " in verdict and "d " in verdict and "s " in verdict, verdict
+            keys = ", ".join(f"{key} {words.text(WORD_NAMES[word])}" for key, word in KEY_WORDS["player"].items())
+            assert verdict == words.say("train.console.key.unknown", "{key} is not an answer: {keys}", key="x",
+                                        keys=keys), verdict
+            await press(pilot, "ctrl+c")
+            await settle(pilot)
+            notes = "\n".join(f"{note.title} {note.message}" for note in app._notifications)
+            assert "Do you want to quit" not in notes and "quit the app" not in notes, notes
+            assert words.say("train.console.ctrl_c", "Ctrl+C does not end the drill: press q or Ctrl+Q.") in notes
+            assert drill.report.scored == []
+            await press(pilot, "d")
+            assert "is not an answer" not in text_of(app, "#verdict")
+
+    asyncio.run(scenario())
