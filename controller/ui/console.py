@@ -665,7 +665,10 @@ class DealerConsole(App[None]):
                 self.on_hold(False)
 
         words = self.words
-        question = (words.say("console.ask.quit_halted", "Round {round} is halted on a misdeal. Quit the console "
+        question = (words.say("console.ask.quit_halted_before", "The table is halted on a misdeal before its first "
+                              "round. Quit the console anyway? The table stays halted until it is resolved.")
+                    if self.view.misdeal is not None and self.view.round is None else
+                    words.say("console.ask.quit_halted", "Round {round} is halted on a misdeal. Quit the console "
                               "anyway? The table stays halted until it is resolved.", round=str(self.view.round))
                     if self.view.misdeal is not None else
                     words.say("console.ask.quit", "Round {round} is being dealt. Quit the console anyway?",

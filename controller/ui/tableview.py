@@ -473,11 +473,12 @@ class TableView:
 
     def show(self, view: View) -> None:
         """Take what the table itself says (:class:`~controller.core.published.View`, after the events of the same
-        input were applied): the counters of the shoe, the cut card, the cards on the layout, whether a misdeal is
+        input were applied): the round, the counters of the shoe, the cut card, the cards on the layout, whether a misdeal is
         pending and where a card by hand goes, the open alerts, the dealer, an approval, the reader, what
         ``@undo`` takes back and which keys apply. The events still give the words (in the view's language) and
         the results; nothing the table counts or decides is counted or decided here."""
         self.core = view
+        self.round = view.round or None  # a misdeal between rounds is the next round's in its event, not yet dealt
         shoe = self.shoe
         shoe.cards_left, shoe.cut_card_out, shoe.closed = view.cards_left, view.cut_card_out, view.closed
         shoe.burned, shoe.set_aside = view.burned, view.set_aside

@@ -303,3 +303,34 @@ def test_a_halt_restored_after_a_restart_says_so() -> None:
             assert "halted before the restart at round 1 and still is" in rendered(app, "#banner-text")
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize(("tokens", "decks", "burn"), [
+    ("@shoe AS AS @burn", 1, "first_card"),  # a foreign card during the burn, burned: the burn resumes
+    ("@shoe AS AH 5S 5H AS", 1, "none"),  # a card read between rounds
+    ("@shoe 3S KD 5H 9C 7H", 8, "none"),  # an extra card between rounds
+])
+def test_the_round_shown_is_the_tables_after_a_misdeal_between_rounds(tokens: str, decks: int, burn: str) -> None:
+    table = table_of(table={"decks": decks}, shoe={"burn": burn})
+    view = TableView()
+    for event in dealt(tokens, table, confirm=False):
+        view.apply(event)
+    view.show(table.view)
+    assert view.round == (table.view.round or None)
+    assert view.scoreboard_state()["shoe"]["round"] == view.round
+
+
+def test_quitting_while_halted_before_the_first_round_names_no_round() -> None:
+    async def main() -> str:
+        table = table_of(table={"decks": 1}, shoe={"burn": "first_card"})
+        app = console_dealt("@shoe AS AS", table, confirm=False)
+        assert table.misdeal is not None and table.view.round == 0
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, "ctrl+q")
+            await settle(pilot)
+            return rendered(app, "#confirm-text")
+
+    question = asyncio.run(main())
+    assert question.startswith("The table is halted on a misdeal before its first round."), question
+    assert "None" not in question
