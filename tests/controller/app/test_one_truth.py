@@ -56,7 +56,8 @@ class Consumers:
         for model in (self.console, self.board):
             assert model.shoe.cards_left == view.cards_left, after
             assert model.shoe.cut_card_out == view.cut_card_out and model.shoe.closed == view.closed, after
-            assert model.shoe.set_aside == view.set_aside, after
+            assert (model.shoe.burned, model.shoe.set_aside) == (view.burned, view.set_aside), after
+            assert model.round == (view.round or None), after
             assert (model.misdeal is None) == (view.misdeal is None), after
             assert model.slots == {card.slot: card.card or FACE_DOWN for card in view.cards}, after
             if not view.closed:
@@ -72,8 +73,9 @@ class Consumers:
             view.cards_left, view.status, view.round, view.shoe), after
         assert [alert["id"] for alert in state["alerts"]] == [alert.id for alert in view.alerts], after
         board_shoe = self.board.scoreboard_state()["shoe"]
-        assert (board_shoe["cards_left"], board_shoe["cut_card_out"], board_shoe["closed"]) == (
-            view.cards_left, view.cut_card_out, view.closed), after
+        assert (board_shoe["cards_left"], board_shoe["cut_card_out"], board_shoe["closed"], board_shoe["burned"],
+                board_shoe["set_aside"], board_shoe["round"]) == (
+            view.cards_left, view.cut_card_out, view.closed, view.burned, view.set_aside, view.round or None), after
         told = Summary()
         told.counts = Counter(self.summary.counts)
         told.take(view.totals)
