@@ -643,7 +643,7 @@ class BatchJudge:
     def _receive_any(self, site: str, table: str, record: Record, payload: Payload) -> Handled:
         archived = self.archived.get((site, table, record.seq))
         before = self.archived.get((site, table, record.seq - 1))
-        if archived == record.hash:
+        if archived == record.hash and _hash_holds(record):  # the same record again, not one edited with its hash kept
             return DUPLICATE
         problem = _problem(record, archived)
         if problem is None and record.seq > 1 and before is None:
@@ -711,9 +711,14 @@ class BatchJudge:
         self.rejected.append((rejection.site, rejection.table, rejection.seq, rejection.reason, text))
 
 
+def _hash_holds(record: Record) -> bool:
+    """``record``'s hash is the SHA-256 of its contents."""
+    return record_hash(record.seq, record.kind, record.at, record.prev, record.body) == record.hash
+
+
 def _problem(record: Record, archived: str | None) -> str | None:
     """Why ``record`` cannot be archived on its own merits (None: it may be)."""
-    if record_hash(record.seq, record.kind, record.at, record.prev, record.body) != record.hash:
+    if not _hash_holds(record):
         return HASH_DOES_NOT_HOLD
     if archived is not None:
         return (f"differs from the archived record {record.seq} (hash {record.hash[:16]}..., archived "
