@@ -454,16 +454,16 @@ class ArchiveStore:
             raise database_failure(error) from None
         return {(str(site), str(table)): mode for site, table, mode in rows}
 
-    def confirmed_head(self, site: str, table: str) -> int:
-        """The highest record of ``site/table`` the archive stored and confirmed (``journal_heads``; 0: none, or
-        an archive made before it kept them)."""
+    def confirmed_head(self, site: str, table: str) -> Head:
+        """The highest record of ``site/table`` the archive stored and confirmed, with its hash (``journal_heads``;
+        ``Head()``: none, or an archive made before it kept them)."""
         try:
             with self.connection.transaction():
-                row = self.connection.execute("SELECT seq FROM journal_heads WHERE site = %s AND table_id = %s",
-                                              (site, table)).fetchone()
+                row = self.connection.execute("SELECT seq, hash FROM journal_heads WHERE site = %s AND "
+                                              "table_id = %s", (site, table)).fetchone()
         except psycopg.errors.UndefinedTable:
-            return 0
-        return int(row[0]) if row is not None else 0
+            return Head()
+        return Head(int(row[0]), str(row[1])) if row is not None else Head()
 
     def tables_holding(self, seq: int, hash_: str) -> list[tuple[str, str]]:
         """The (site, table) whose archived record ``seq`` has hash ``hash_``."""
