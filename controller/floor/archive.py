@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import queue
 import re
 import threading
@@ -41,6 +42,7 @@ from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.core.exceptions import ArchiveError
 from controller.floor.archive_book import (
+    GAP_GRACE,
     HEALTH_INTERVAL,
     Announcement,
     TableBook,
@@ -155,6 +157,8 @@ class Archiver:
         """Counts the connections: a message is acknowledged only on the connection it came on."""
         self._database_lost = 0
         """Writers waiting for the database."""
+        self._database_back_at = -math.inf
+        """When the database was last back after an outage (monotonic seconds)."""
         self._said_broker_lost = False
         self._batch_received: list[float | None] = [None] * len(self.stores)
         self._writers = [threading.Thread(target=self._store_loop, args=(number,), name=f"archive-writer-{number + 1}",
@@ -440,6 +444,8 @@ class Archiver:
             with self._lock:
                 self._database_lost -= 1
                 back = self._database_lost == 0
+            if back:
+                self._database_back_at = time.monotonic()
             if back and not self.stopped.is_set():
                 self._say(message("archive.database_back", "the archive database is reachable again"))
 
@@ -485,13 +491,23 @@ class Archiver:
                         if store is not None:
                             store.close()
                     store = None
-            for announcement in self.book.requests_due():
-                self._announce(announcement)
+            if self._may_ask():
+                for announcement in self.book.requests_due():
+                    self._announce(announcement)
             if time.monotonic() - health_at >= HEALTH_INTERVAL:
                 health_at = time.monotonic()
                 self._publish_health()
         if store is not None:
             store.close()
+
+    def _may_ask(self) -> bool:
+        """The tables may be asked for what the archive misses: not while the database is away, nor in the
+        :data:`GAP_GRACE` after it is back. Their records wait in the writers' inboxes and the broker's queue
+        meanwhile, and asking would have each table send its whole backlog again every :data:`ASK_AGAIN` seconds,
+        more and more as the outage lasts, until the broker's ``max_queued_messages`` drops records."""
+        with self._lock:
+            lost, back_at = self._database_lost, self._database_back_at
+        return not lost and time.monotonic() - back_at >= GAP_GRACE
 
     def lag(self) -> float:
         """Seconds the oldest message of the batches being stored has waited since it arrived (0: none is)."""

@@ -7,7 +7,8 @@ record delivered only once that head reaches it, and sends its journal again fro
 also reads each table's retained ``state`` (its journal head, from a state that is one:
 :func:`~controller.floor.archive_decode.decode_state`; a bad one makes no table): a table whose head stays ahead of the
 archive's for :data:`GAP_GRACE` seconds (records the broker lost, an archive started late or on an empty
-database, a table that went quiet) is asked for what is missing, without waiting for its next record.
+database, a table that went quiet) is asked for what is missing, without waiting for its next record
+(the grace starts again whenever a batch moves its archived head on: a table being caught up on is not asked).
 A request is repeated every :data:`ASK_AGAIN` seconds while the gap lasts.
 
 The book is shared by the archive's writers (after their batches), its MQTT thread (the states) and its
@@ -87,9 +88,12 @@ class TableBook:
         with self._lock:
             for place, step in progress.items():
                 entry = self._entry(place)
+                moved = step.head.seq > entry.head.seq
                 entry.head, entry.known, entry.pending = step.head, True, step.pending
                 if entry.published <= step.head.seq:
                     entry.behind_since = None
+                elif moved and entry.behind_since is not None:
+                    entry.behind_since = moment  # behind, but its records are coming: not "staying" behind
                 if self._should_tell(entry, step.head, step.wants, moment):
                     out.append(self._tell(place, entry, step.head, step.wants, moment))
         return out

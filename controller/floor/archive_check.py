@@ -9,9 +9,10 @@ Both sides are checked, and the side that changed is named. The archive's rows m
 each row's hash is the SHA-256 of its contents, the rows run 1, 2, 3 ... without a gap, each follows the
 one before it, and none is missing from the end of what the archive stored and confirmed to the table
 (its ``journal_heads`` row, and the journal's own ``feed_acked`` mark: the last record the archive
-confirmed to the table). A row that fails is "the archive was altered at record N"; a local record that
-differs from an archive that holds is "the local journal was edited or rewritten at record N"; a journal
-the archive holds nothing of, and that no archive ever confirmed, is "not archived".
+confirmed to the table), and the archived record at that ``journal_heads`` row still has the hash it kept (rows
+rewritten with their chain recomputed no longer do). A row that fails is "the archive was altered at record N"; a
+local record that differs from an archive that holds is "the local journal was edited or rewritten at record N"; a
+journal the archive holds nothing of, and that no archive ever confirmed, is "not archived".
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from enum import Enum
 import psycopg
 
 from controller.core.exceptions import ArchiveError
-from controller.floor.archive_store import ArchiveStore, connect, first_line
+from controller.floor.archive_store import ArchiveStore, Head, connect, first_line
 from controller.i18n.message import Message, message
 from controller.journal.store import GENESIS, Record, record_hash
 
@@ -84,8 +85,8 @@ def _compare(store: ArchiveStore, local: list[Record], site: str | None, table: 
                                        "this journal's record 1 ({names}); name one with --site and --table",
                                        names=names))
         site, table = found[0]
-    return compare_records(local, store.archived(site, table), f"{site}/{table}",
-                           max(confirmed, store.confirmed_head(site, table)))
+    head = store.confirmed_head(site, table)
+    return compare_records(local, store.archived(site, table), f"{site}/{table}", max(confirmed, head.seq), head)
 
 
 def _unknown(store: ArchiveStore, local: list[Record], confirmed: int) -> Comparison:
@@ -126,10 +127,26 @@ def archive_problem(archived: list[Record], name: str, confirmed: int) -> Messag
     return None
 
 
-def compare_records(local: list[Record], archived: list[Record], name: str, confirmed: int = 0) -> Comparison:
+def rewritten_problem(local: list[Record], archived: list[Record], name: str, head: Head) -> Message | None:
+    """Why rows that hold on their own were still altered (None: they were not): the archived record at the head
+    the archive stored and confirmed (``journal_heads``) no longer has the hash it had then, so the rows were
+    rewritten with their chain recomputed; named from the first record that differs from the local journal."""
+    if head.hash is None or not 1 <= head.seq <= len(archived) or archived[head.seq - 1].hash == head.hash:
+        return None
+    by_seq = {record.seq: record for record in local}
+    first = next((copy.seq for copy in archived[:head.seq] if by_seq.get(copy.seq, copy) != copy), head.seq)
+    return message("archive_check.archive_rewritten", "the archive was altered from record {first} of table {name} "
+                   "on: its rows were rewritten, their hashes recomputed (record {seq}, which the archive stored and "
+                   "confirmed to the table, had hash {hash}...)", first=first, name=name, seq=head.seq,
+                   hash=head.hash[:16])
+
+
+def compare_records(local: list[Record], archived: list[Record], name: str, confirmed: int = 0,
+                    head: Head | None = None) -> Comparison:
     """Compare a journal's records with the archived ones of table ``name`` (``confirmed``: the last record the
-    archive confirmed to the table, by its own ``journal_heads`` or the journal's mark)."""
-    altered = archive_problem(archived, name, confirmed)
+    archive confirmed to the table, by its own ``journal_heads`` or the journal's mark; ``head``: the record and
+    hash ``journal_heads`` holds)."""
+    altered = archive_problem(archived, name, confirmed) or rewritten_problem(local, archived, name, head or Head())
     if altered is not None:
         return Comparison(Verdict.ARCHIVE_CHANGED, (altered,))
     if not archived:

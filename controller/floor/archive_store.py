@@ -454,16 +454,16 @@ class ArchiveStore:
             raise database_failure(error) from None
         return {(str(site), str(table)): mode for site, table, mode in rows}
 
-    def confirmed_head(self, site: str, table: str) -> int:
-        """The highest record of ``site/table`` the archive stored and confirmed (``journal_heads``; 0: none, or
-        an archive made before it kept them)."""
+    def confirmed_head(self, site: str, table: str) -> Head:
+        """The highest record of ``site/table`` the archive stored and confirmed, with its hash (``journal_heads``;
+        ``Head()``: none, or an archive made before it kept them)."""
         try:
             with self.connection.transaction():
-                row = self.connection.execute("SELECT seq FROM journal_heads WHERE site = %s AND table_id = %s",
-                                              (site, table)).fetchone()
+                row = self.connection.execute("SELECT seq, hash FROM journal_heads WHERE site = %s AND "
+                                              "table_id = %s", (site, table)).fetchone()
         except psycopg.errors.UndefinedTable:
-            return 0
-        return int(row[0]) if row is not None else 0
+            return Head()
+        return Head(int(row[0]), str(row[1])) if row is not None else Head()
 
     def tables_holding(self, seq: int, hash_: str) -> list[tuple[str, str]]:
         """The (site, table) whose archived record ``seq`` has hash ``hash_``."""
@@ -643,7 +643,7 @@ class BatchJudge:
     def _receive_any(self, site: str, table: str, record: Record, payload: Payload) -> Handled:
         archived = self.archived.get((site, table, record.seq))
         before = self.archived.get((site, table, record.seq - 1))
-        if archived == record.hash:
+        if archived == record.hash and _hash_holds(record):  # the same record again, not one edited with its hash kept
             return DUPLICATE
         problem = _problem(record, archived)
         if problem is None and record.seq > 1 and before is None:
@@ -711,9 +711,14 @@ class BatchJudge:
         self.rejected.append((rejection.site, rejection.table, rejection.seq, rejection.reason, text))
 
 
+def _hash_holds(record: Record) -> bool:
+    """``record``'s hash is the SHA-256 of its contents."""
+    return record_hash(record.seq, record.kind, record.at, record.prev, record.body) == record.hash
+
+
 def _problem(record: Record, archived: str | None) -> str | None:
     """Why ``record`` cannot be archived on its own merits (None: it may be)."""
-    if record_hash(record.seq, record.kind, record.at, record.prev, record.body) != record.hash:
+    if not _hash_holds(record):
         return HASH_DOES_NOT_HOLD
     if archived is not None:
         return (f"differs from the archived record {record.seq} (hash {record.hash[:16]}..., archived "

@@ -177,6 +177,27 @@ def test_a_record_that_does_not_chain_is_kept_apart_and_reported(
     assert reports[1].startswith(f"REJECTED {site}/t3 record 6: differs")
 
 
+def test_an_archived_record_edited_in_flight_with_its_hash_kept_is_refused_not_counted_a_duplicate(
+        tmp_path: Path, broker: str, database: str, site: str) -> None:
+    records = journal_records(make_journal(tmp_path / "t6.journal", seed=6, rounds=8))
+    edited = {**records[4], "body": str(records[4]["body"]).replace("}", ',"x":1}', 1)}  # the archived hash kept
+    archive = Archive(broker, database)
+    try:
+        publish(broker, site, "t6", records)
+        wait_for(lambda: _archived_count(database, site, "t6", len(records)), "the genuine records archived")
+        publish(broker, site, "t6", [edited], raw=[SENTINEL])
+        archive.wait_line(f"REJECTED {site}/t6: the message is not JSON")  # handled after the edited record
+        reports = [line for line in archive.output if line.startswith("REJECTED ")]
+    finally:
+        status, rest, stderr = archive.stop()
+    assert status == 0, stderr
+    assert archived(database, site, "t6") == records
+    assert reports == [f"REJECTED {site}/t6 record 5: its hash does not match its contents (edited or forged)",
+                       f"REJECTED {site}/t6: the message is not JSON"]
+    assert [(table, seq) for table, seq, _ in rejects(database, site)] == [("t6", 5), ("t6", None)]
+    assert f"{len(records)} records stored, 0 duplicates, 0 waiting for their predecessor, 2 rejected" in rest
+
+
 def _archive_journal(tmp_path: Path, broker: str, database: str, site: str) -> tuple[Path, list[dict[str, object]]]:
     path = make_journal(tmp_path / "t4.journal", seed=3, rounds=12)
     records = journal_records(path)

@@ -149,6 +149,29 @@ def test_an_edited_archived_row_is_blamed_on_the_archive_not_the_intact_journal(
 
 
 @pytest.mark.slow
+def test_archived_rows_rewritten_with_their_chain_recomputed_are_blamed_on_the_archive_by_its_own_heads(
+        tmp_path: Path, database: str, site: str) -> None:
+    path, records = _archived_journal(tmp_path, database, site)  # journal_heads keeps the head it confirmed
+    seq = 7
+    rows = archived(database, site, "t1")
+    previous = str(rows[seq - 2]["hash"])
+    with psycopg.connect(database) as connection:  # every row from record 7 on rewritten, each hash recomputed
+        for row in rows[seq - 1:]:
+            body = str(row["body"]).replace("{", '{"edited":1,', 1) if row["seq"] == seq else str(row["body"])
+            digest = record_hash(int(str(row["seq"])), str(row["kind"]), str(row["at"]), previous, body)
+            connection.execute("UPDATE journal_records SET body = %s, prev = %s, hash = %s WHERE site = %s AND "
+                               "seq = %s", (body, previous, digest, site, row["seq"]))
+            previous = digest
+    status, said = _verify(path, database)
+    assert status == 1, said
+    assert said.startswith("TAMPERED: "), said
+    assert f"the archive was altered from record {seq} of table {site}/t1 on: its rows were rewritten, their " \
+        f"hashes recomputed (record {len(records)}, which the archive stored and confirmed to the table, had " \
+        f"hash {str(records[-1]['hash'])[:16]}...)" in said, said
+    assert "local journal was edited" not in said
+
+
+@pytest.mark.slow
 def test_a_journal_never_archived_is_said_so_not_called_tampered(tmp_path: Path, database: str) -> None:
     created = _import(database, str(make_journal(tmp_path / "a.journal", seed=1, rounds=1)), "--site", "s",
                       "--table", "other")  # an archive with its tables, holding another journal

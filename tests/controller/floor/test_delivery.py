@@ -86,3 +86,16 @@ def test_a_table_whose_published_head_stays_ahead_is_asked_after_the_grace() -> 
     assert book.requests_due(now=GAP_GRACE + 1.0) == [], "asked: not again before ASK_AGAIN"
     book.after_batch({PLACE: Progress(Head(80, "h"), None)}, now=GAP_GRACE + 2.0)
     assert book.requests_due(now=GAP_GRACE + ASK_AGAIN + 10) == [], "caught up: nothing to ask"
+
+
+def test_a_table_the_archive_is_catching_up_on_is_not_asked_while_its_head_moves() -> None:
+    """After an outage the archive stores a table's backlog batch after batch: it is behind the table's head, but
+    not staying behind; asking then would have the table send its whole backlog again."""
+    book = TableBook()
+    book.after_batch({PLACE: Progress(Head(50, "g"), None)}, now=0.0)
+    book.state(PLACE, Head(400, "h"), now=0.0)
+    for step in range(1, 11):  # a batch a second, each moving the head on
+        book.after_batch({PLACE: Progress(Head(50 + 30 * step, "g"), None)}, now=float(step))
+        assert book.requests_due(now=step + 0.5) == [], f"asked while catching up, at {step + 0.5} s"
+    due = book.requests_due(now=10.0 + GAP_GRACE + 0.5)  # the head stopped moving, still behind
+    assert [(a.head.seq, a.wants) for a in due] == [(350, 351)]
