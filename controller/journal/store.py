@@ -104,7 +104,7 @@ CREATE TABLE IF NOT EXISTS delivered (
     seq INTEGER NOT NULL
 );
 """
-# The feed's table ``feed_acked`` (the last record a broker acknowledged) is created by the feed's own
+# The feed's table ``feed_acked`` (the last record the archive confirmed) is created by the feed's own
 # connection when a table publishes (controller/journal/outbox.py); a journal without a feed has none.
 
 
@@ -362,7 +362,7 @@ class Journal:
         return self._mark("delivered", "the delivered mark")
 
     def feed_acked(self) -> int:
-        """The last record the table's feed had acknowledged by its broker (0: none, or no feed)."""
+        """The last record the floor's archive confirmed to the table's feed (0: none, or no feed)."""
         return self._mark("feed_acked", "the feed's acknowledged mark")
 
     def _mark(self, table: str, name: str) -> int:

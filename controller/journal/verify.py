@@ -222,7 +222,7 @@ def _check_published(path: str, last: Record, published: int) -> None:
     if published > last.seq:
         raise JournalTamperedError.at(path, last.seq + 1,
                                       message("journal.problem.published_deleted", "is missing: records {first}-{last} "
-                                   "were published to the floor (the broker acknowledged them), then deleted "
+                                   "were published to the floor (the archive confirmed them), then deleted "
                                    "from the end", first=last.seq + 1, last=published))
 
 

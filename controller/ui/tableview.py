@@ -473,8 +473,8 @@ class TableView:
 
     def show(self, view: View) -> None:
         """Take what the table itself says (:class:`~controller.core.published.View`, after the events of the same
-        input were applied): the round, the counters of the shoe, the cut card, the cards on the layout, whether a misdeal is
-        pending and where a card by hand goes, the open alerts, the dealer, an approval, the reader, what
+        input were applied): the round, the counters of the shoe, the cut card, the cards on the layout, whether a
+        misdeal is pending and where a card by hand goes, the open alerts, the dealer, an approval, the reader, what
         ``@undo`` takes back and which keys apply. The events still give the words (in the view's language) and
         the results; nothing the table counts or decides is counted or decided here."""
         self.core = view
