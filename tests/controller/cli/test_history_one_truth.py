@@ -151,10 +151,13 @@ def check_cards(core: Core, path: Path) -> None:
     for shoe, view in core.last_of_shoe().items():
         held = view.misdeal.held if view is last and view.misdeal is not None else 0
         assert (by_shoe[shoe, "burn"], by_shoe[shoe, "held"]) == (view.burned, held), (shoe, by_shoe)
-    dealt_in: dict[int, set[int]] = {}
+    dealt_in: dict[int, set[int]] = {}  # the rounds of each shoe: dealt, or voided before their first card
+    before: View | None = None
     for view in core.views:
-        if view.in_round:
+        voided = before is not None and view.totals.voided > before.totals.voided
+        if view.in_round or voided:
             dealt_in.setdefault(view.shoe, set()).add(view.round)
+        before = view
     strays = [row for row in rows if int(row["round"]) and int(row["round"]) not in dealt_in.get(int(row["shoe"]), ())]
     assert not strays, "a card out of a shoe named a round the table did not deal from it"
     placed: dict[int, dict[str, str]] = {}
