@@ -13,6 +13,7 @@ import queue
 import re
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -188,38 +189,45 @@ def test_a_malformed_state_is_refused_alone_reported_and_counted_and_makes_no_ta
     assert rejects(database, site) == [("q1", None, "the message is not JSON")] * 2, "journal_rejects keeps no state"
 
 
-@pytest.mark.slow
-def test_the_archive_rides_out_postgresql_stopped_and_started_again(
-        tmp_path: Path, own_broker: Mosquitto, site: str) -> None:
+@pytest.fixture
+def own_floor_database() -> Iterator[tuple[Postgres, str]]:
+    """A PostgreSQL of this test's own, which it may halt and resume, and the URL of its empty ``floor``
+    database."""
     server = Postgres()
     server.start()
     try:
         with psycopg.connect(server.url(), autocommit=True) as admin:
             admin.execute("CREATE DATABASE floor")
-        database = server.url("floor")
-        archive = Archive(own_broker.address, database, group="")
-        table = Table(tmp_path / "t.journal", f"mqtt://{own_broker.address}/{site}/t1", seed=43, pace=0.02)
-        try:
-            wait_for(lambda: holds_every_record(database, site, "t1", table.records()[:40]), "the first records")
-            server.halt()
-            archive.wait_line("the archive database is unreachable")
-            time.sleep(3.0)  # the table deals on; the archive acknowledges nothing meanwhile
-            assert archive.process.poll() is None, "the archive waits for the database"
-            server.resume()
-            archive.wait_line("the archive database is reachable again")
-            wait_for(lambda: holds_every_record(database, site, "t1", table.records()), "the records since")
-            status, stderr = table.stop()
-            assert status == CLEAN_STOP, stderr
-            records = table.records()
-            wait_for(lambda: holds_every_record(database, site, "t1", records), "the whole journal")
-        finally:
-            table.stop()
-            stopped, _, stderr = archive.stop()
-        assert stopped == 0, stderr
-        assert stderr == "", "the outage is said once on the archive's output, nothing on stderr"
-        assert_archived_exactly(database, site, "t1", records)
+        yield server, server.url("floor")
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_the_archive_rides_out_postgresql_stopped_and_started_again(
+        tmp_path: Path, own_broker: Mosquitto, site: str, own_floor_database: tuple[Postgres, str]) -> None:
+    server, database = own_floor_database
+    archive = Archive(own_broker.address, database, group="")
+    table = Table(tmp_path / "t.journal", f"mqtt://{own_broker.address}/{site}/t1", seed=43, pace=0.02)
+    try:
+        wait_for(lambda: holds_every_record(database, site, "t1", table.records()[:40]), "the first records")
+        server.halt()
+        archive.wait_line("the archive database is unreachable")
+        time.sleep(3.0)  # the table deals on; the archive acknowledges nothing meanwhile
+        assert archive.process.poll() is None, "the archive waits for the database"
+        server.resume()
+        archive.wait_line("the archive database is reachable again")
+        wait_for(lambda: holds_every_record(database, site, "t1", table.records()), "the records since")
+        status, stderr = table.stop()
+        assert status == CLEAN_STOP, stderr
+        records = table.records()
+        wait_for(lambda: holds_every_record(database, site, "t1", records), "the whole journal")
+    finally:
+        table.stop()
+        stopped, _, stderr = archive.stop()
+    assert stopped == 0, stderr
+    assert stderr == "", "the outage is said once on the archive's output, nothing on stderr"
+    assert_archived_exactly(database, site, "t1", records)
 
 
 @pytest.mark.slow
@@ -270,42 +278,35 @@ def test_an_archive_started_while_the_broker_stalls_waits_for_it(
 
 @pytest.mark.slow
 def test_while_postgresql_is_away_the_archive_asks_no_table_to_send_again_what_it_holds_waiting(
-        tmp_path: Path, own_broker: Mosquitto, site: str) -> None:
+        tmp_path: Path, own_broker: Mosquitto, site: str, own_floor_database: tuple[Postgres, str]) -> None:
     """The records a table publishes while the database is away wait at the archive and in the broker's queue for
     it: asking the table for them again (every 5 s) would send its whole backlog again each time, growing with the
     outage until the broker's max_queued_messages drops records."""
-    server = Postgres()
-    server.start()
+    server, database = own_floor_database
+    archive = Archive(own_broker.address, database, group="")
+    table = Table(tmp_path / "t.journal", f"mqtt://{own_broker.address}/{site}/t1", seed=44, pace=0.05)
+    watcher = Subscriber(own_broker.address, f"croupier/{site}/t1/#")
     try:
-        with psycopg.connect(server.url(), autocommit=True) as admin:
-            admin.execute("CREATE DATABASE floor")
-        database = server.url("floor")
-        archive = Archive(own_broker.address, database, group="")
-        table = Table(tmp_path / "t.journal", f"mqtt://{own_broker.address}/{site}/t1", seed=44, pace=0.05)
-        watcher = Subscriber(own_broker.address, f"croupier/{site}/t1/#")
-        try:
-            def first_archived() -> bool:
-                records = table.records()
-                return len(records) >= 20 and holds_every_record(database, site, "t1", records[:20])
-
-            wait_for(first_archived, "the first records archived")
-            server.halt()
-            archive.wait_line("the archive database is unreachable")
-            seen = len(watcher.on("journal"))
-            time.sleep(15.0)  # three times the archive's request interval, the table dealing
-            during = [json.loads(payload)["seq"] for payload in watcher.on("journal")[seen:]]
-            asked = [told["wants"] for told in watcher.json_on("archived") if told["wants"] is not None]
-            server.resume()
-            archive.wait_line("the archive database is reachable again")
-            status, stderr = table.stop()
-            assert status == CLEAN_STOP, stderr
+        def first_archived() -> bool:
             records = table.records()
-            wait_for(lambda: holds_every_record(database, site, "t1", records), "the whole journal")
-        finally:
-            watcher.close()
-            table.stop()
-            archive.stop()
-        assert during and len(during) == len(set(during)), f"records sent again while the database was away: {asked}"
-        assert_archived_exactly(database, site, "t1", records)
+            return len(records) >= 20 and holds_every_record(database, site, "t1", records[:20])
+
+        wait_for(first_archived, "the first records archived")
+        server.halt()
+        archive.wait_line("the archive database is unreachable")
+        seen = len(watcher.on("journal"))
+        time.sleep(15.0)  # three times the archive's request interval, the table dealing
+        during = [json.loads(payload)["seq"] for payload in watcher.on("journal")[seen:]]
+        asked = [told["wants"] for told in watcher.json_on("archived") if told["wants"] is not None]
+        server.resume()
+        archive.wait_line("the archive database is reachable again")
+        status, stderr = table.stop()
+        assert status == CLEAN_STOP, stderr
+        records = table.records()
+        wait_for(lambda: holds_every_record(database, site, "t1", records), "the whole journal")
     finally:
-        server.stop()
+        watcher.close()
+        table.stop()
+        archive.stop()
+    assert during and len(during) == len(set(during)), f"records sent again while the database was away: {asked}"
+    assert_archived_exactly(database, site, "t1", records)
