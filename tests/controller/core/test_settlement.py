@@ -15,9 +15,10 @@ import pytest
 
 from config.loader import load_config
 from controller.core.bets.catalogue import RoundFacts
+from controller.core.bets.settle import BetOutcome, Settler
 from controller.core.events import BetOutcome as BetOutcomeField
 from controller.core.events import Outcome, ResultEvent, SettlementEvent, Winner
-from controller.core.settlement import BetOutcome, settle
+from controller.core.settlement import BETS as STANDARD
 from controller.core.table import Table
 from tests.tokens import dealt
 from tests.typed_events import plain
@@ -34,6 +35,11 @@ def outcome(bet: BetOutcome) -> tuple[str, Decimal]:
 
 
 # --------------------------------------------------------------------------- settle()
+def settle(facts: RoundFacts, variant: str) -> dict[str, BetOutcome]:
+    """Every standard bet's outcome for the round ``facts`` describes, as a table of ``variant`` settles it."""
+    return Settler(STANDARD, variant).settle(facts)
+
+
 def facts(winner: Winner, banker_total: int, player_pair: bool = False, banker_pair: bool = False,
           banker_cards: int = 2) -> RoundFacts:
     """A round won by ``winner`` with the banker on ``banker_total`` (the player one point off, or level)."""
