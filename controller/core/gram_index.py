@@ -12,6 +12,7 @@ strings took two hundred.
 
 from __future__ import annotations
 
+import bisect
 from array import array
 from collections.abc import Iterable
 
@@ -32,6 +33,9 @@ BUCKET_BITS = 8
 BUCKETS = (KEYS >> BUCKET_BITS) + 1
 
 LOW_MASK = (1 << BUCKET_BITS) - 1
+
+_NO_POSITIONS: array[int] = array("I")
+"""The positions of every empty bucket (never added to: a bucket's first entry gets its own)."""
 
 
 def encode(cards: Iterable[str]) -> bytes:
@@ -59,14 +63,17 @@ class GramIndex:
     per entry, the key's low byte in ``lows[b]`` and its position in ``positions[b]``, in the
     order added (a key's positions ascend, as positions are added in increasing order). A
     look-up is one ``find`` of the low byte in one bucket. The buckets change in place, so a
-    holder of them sees later additions.
+    holder of them sees later additions (:meth:`below` gives an index without them).
     """
 
-    __slots__ = ("lows", "positions")
+    __slots__ = ("end", "lows", "positions")
 
     def __init__(self) -> None:
-        self.lows = [bytearray() for _ in range(BUCKETS)]
-        self.positions = [array("I") for _ in range(BUCKETS)]
+        self.lows: list[bytes | bytearray] = [b""] * BUCKETS
+        """Each bucket's low bytes (an empty bucket is the shared ``b""`` until its first entry)."""
+        self.positions: list[array[int]] = [_NO_POSITIONS] * BUCKETS
+        self.end = 0
+        """One past the last position the added cards take (0 for an empty index)."""
 
     def __len__(self) -> int:
         return sum(map(len, self.lows))
@@ -76,6 +83,16 @@ class GramIndex:
         twin = GramIndex.__new__(GramIndex)
         twin.lows = [bytearray(bucket) for bucket in self.lows]
         twin.positions = [array("I", bucket) for bucket in self.positions]
+        twin.end = self.end
+        return twin
+
+    def below(self, limit: int) -> GramIndex:
+        """A copy holding only the entries at positions below ``limit`` (each bucket's positions ascend)."""
+        twin = GramIndex.__new__(GramIndex)
+        cuts = [bisect.bisect_left(bucket, limit) for bucket in self.positions]
+        twin.lows = [bytearray(bucket[:cut]) for bucket, cut in zip(self.lows, cuts, strict=True)]
+        twin.positions = [bucket[:cut] for bucket, cut in zip(self.positions, cuts, strict=True)]
+        twin.end = min(self.end, limit)
         return twin
 
     def add(self, numbers: bytes, base: int) -> None:
@@ -83,12 +100,18 @@ class GramIndex:
 
         ``base`` must be past every position already indexed (a key's positions stay in order)."""
         lows, positions, bits, mask = self.lows, self.positions, BUCKET_BITS, LOW_MASK
+        self.end = base + len(numbers)
         key = gram_key(0, *numbers[:2]) if len(numbers) > 1 else 0
         for position, number in enumerate(numbers[2:], base + 2):
             key = key % 2704 * 52 + number
             bucket = key >> bits
-            lows[bucket].append(key & mask)
-            positions[bucket].append(position)
+            found = lows[bucket]
+            if found.__class__ is bytes:  # the bucket's first entry
+                lows[bucket] = bytearray((key & mask,))
+                positions[bucket] = array("I", (position,))
+            else:
+                found.append(key & mask)  # type: ignore[union-attr]
+                positions[bucket].append(position)
 
     def find(self, key: int) -> list[int]:
         """The positions indexed under ``key``, in increasing order."""

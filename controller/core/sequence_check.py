@@ -152,6 +152,8 @@ class SequenceArchive(msgspec.Struct):
         self._add(reference)
 
     def _add(self, reference: Reference) -> None:
+        if self.index.end > self.size:  # a later archive grew the index it shares with this one: keep to ours
+            self.index = self.index.below(self.size)
         self.references.append(reference)
         self.starts.append(self.size)
         self.index.add(reference.numbers, self.size)
@@ -165,8 +167,9 @@ class SequenceArchive(msgspec.Struct):
 
     def with_shoe(self, shoe: int, cards: Iterable[str]) -> SequenceArchive:
         """A copy of this archive that keeps the dealt order of ``shoe`` too (this one stays as it is: a table's
-        state holds its archive as a value)."""
-        grown = SequenceArchive(self.decks, list(self.references), list(self.starts), self.index.copy(), self.size,
+        state holds its archive as a value). The copy shares the index, whose positions past this archive's
+        :attr:`size` this one never reads (the index is copied only when this one grows in turn)."""
+        grown = SequenceArchive(self.decks, list(self.references), list(self.starts), self.index, self.size,
                                 self.previous, factory=False)
         grown.factory = self.factory
         grown.add_shoe(shoe, cards)
@@ -200,9 +203,11 @@ class SequenceShoe:
         if archive.previous is not None:
             self.discard_reference = Reference(archive.previous.shoe, "discard", archive.previous.numbers[::-1])
             self.discard.add(self.discard_reference.numbers, 0)
-        self._lookups = ((self.index.lows, self.index.positions, 0),
-                         (self.discard.lows, self.discard.positions, DISCARD_BASE))
-        """Per index: its buckets and what its positions are numbered from."""
+        self._lookups = ((self.index.lows, self.index.positions, 0, archive.size),
+                         (self.discard.lows, self.discard.positions, DISCARD_BASE, len(self.discard_reference.numbers)
+                          if self.discard_reference is not None else 0))
+        """Per index: its buckets, what its positions are numbered from, and the positions it holds (the archive's
+        index, shared with later archives, may hold more)."""
         self._archive_lows, self._discard_lows = self.index.lows, self.discard.lows
         self.alignments = max(1, self.total * archive.cards)
         self.threshold = false_alarm / self.alignments
@@ -263,11 +268,14 @@ def _follow(shoe: SequenceShoe, before: Mapping[int, tuple[int, float]], alerted
     runs: dict[int, tuple[int, float]] = {}
     start_here = count - 2
     found: SequenceRepeat | None = None
-    for lows, positions, offset in shoe._lookups:
+    for lows, positions, offset, limit in shoe._lookups:
         entries, places = lows[bucket], positions[bucket]
         entry = entries.find(low)
         while entry >= 0:
-            at = places[entry] + offset
+            place = places[entry]
+            if place >= limit:  # an entry a later archive added (a bucket's positions ascend)
+                break
+            at = place + offset
             run = before.get(at - 1)
             run = (run[0], run[1] + log_probability) if run is not None else (start_here, start_log)
             runs[at] = run

@@ -126,6 +126,23 @@ def test_every_earlier_shoe_is_compared_not_only_the_last() -> None:
     assert found is not None and found.reference.shoe == 2 and found.earlier_start <= 201
 
 
+def test_an_archive_value_compares_only_its_own_shoes_when_a_later_one_shares_its_index() -> None:
+    """A table's state holds its archive as a value: the archive after a shoe shares the earlier one's index, and
+    neither the earlier archive nor another future grown from it sees that shoe."""
+    rng = random.Random(5)
+    first, second, third = (random_shoe(rng) for _ in range(3))
+    before = archive_of(first)
+    after_second = before.with_shoe(2, second)
+    after_third = before.with_shoe(2, third)  # another future of the same value
+    assert deal(second, after_second)[0] is not None
+    assert deal(second, before) == (None, 0)
+    assert deal(second, after_third) == (None, 0)
+    found, _ = deal(third, after_third)
+    assert found is not None and found.reference.shoe == 2 and found.reference.order == "dealt"
+    assert deal(third, after_second) == (None, 0)
+    assert deal(third, before.with_shoe(2, second).with_shoe(3, first)) == (None, 0)
+
+
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), cut=st.integers(1, 52 * DECKS - 1))
 def test_a_cut_and_replayed_shoe_is_caught(seed: int, cut: int) -> None:
