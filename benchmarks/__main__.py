@@ -16,7 +16,7 @@ CHECKS = Path(__file__).resolve().parent / "checks"
 BENCHMARKS = ("benchmarks.rounds", "benchmarks.machine", "benchmarks.simulation", "benchmarks.startup",
               "benchmarks.edge", "benchmarks.study", "benchmarks.serial_latency", "benchmarks.journal",
               "benchmarks.floor", "benchmarks.floor_store", "benchmarks.floor_bridge", "benchmarks.sequence",
-              "benchmarks.flood", "benchmarks.targets")
+              "benchmarks.flood", "benchmarks.targets", "benchmarks.instructions")
 
 
 def check(options: list[str]) -> int:
