@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
+from urllib.parse import urlencode, urlsplit
 
 from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
 from controller.core.exceptions import DriverURLError, ScriptError
@@ -49,6 +50,36 @@ def read_script(path: str | Path) -> list[Input]:
         if content.strip():
             inputs.extend(parse_tokens(content, source=f"{name} line {number}"))
     return inputs
+
+
+def mock_url(url: str, decks: int, cut_from_end: int) -> str:
+    """``url`` with the table's ``decks`` and cut card (``[table] decks``, ``[shoe] cut_card_from_end``) for the options
+    a seeded shoe's ``mock://`` URL leaves out, as ``simulate`` deals them (other schemes and scripts: unchanged).
+
+    Only values other than the mock's own defaults are added, so a URL that needs none is kept as given. A ``decks``
+    other than the table's is refused: the table would count a shoe that is not the one dealt (foreign cards that
+    are not, a shoe report and an edge of cards that are not there)."""
+    if urlsplit(url).scheme != "mock":
+        return url
+    _, given = MockShoe.parse_query(url)  # an unknown or repeated option is refused here as when it opens
+    if "script" in given:
+        return url
+    if "decks" in given:
+        shoe_decks = MockShoe.option_value(url, given, "decks")
+        if shoe_decks != decks:
+            raise DriverURLError(message("driver.mock_decks", "{url}: decks={given} deals another shoe than the "
+                                         "table's {decks} decks ([table] decks); give --decks {given}, or leave decks "
+                                         "out of the URL", url=url, given=shoe_decks, decks=decks))
+    missing: dict[str, int] = {}
+    if "decks" not in given and decks != MockShoe.options["decks"].default:
+        missing["decks"] = decks
+    if "cut" not in given and cut_from_end != min(DEFAULT_CUT_FROM_END, 26 * decks):
+        missing["cut"] = cut_from_end
+    if not missing:
+        return url
+    base, hash_, fragment = url.partition("#")
+    joiner = "" if base.endswith(("?", "&")) else "&" if "?" in base else "?"
+    return f"{base}{joiner}{urlencode(missing)}{hash_}{fragment}"
 
 
 class MockShoe(Resumable):

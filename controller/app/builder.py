@@ -110,12 +110,15 @@ class MockDeal(msgspec.Struct, frozen=True):
 
 
 def open_card_source(url: str, settings: Settings) -> CardSource:
-    """Open the driver ``url`` names, with the ``[serial]`` defaults for a serial URL's options it leaves out.
+    """Open the driver ``url`` names, with the ``[serial]`` defaults for a serial URL's options it leaves out, and the
+    table's decks and cut card for a seeded ``mock://`` shoe's (as ``simulate`` deals it).
     Raises :class:`~controller.core.exceptions.DriverURLError`."""
     from drivers import open_source
+    from drivers.mock import mock_url
     from drivers.serial.url import serial_url
 
-    return open_source(serial_url(url, settings.serial))
+    completed = mock_url(serial_url(url, settings.serial), settings.table.decks, settings.shoe.cut_card_from_end)
+    return open_source(completed)
 
 
 class JournalOptions(msgspec.Struct, frozen=True):

@@ -11,8 +11,8 @@
 the shape of the event stream) with the ``shoe``, ``settlement``, ``misdeal``,
 ``resolved`` (approved resolutions carry ``approved_by``), ``approval``,
 ``approval_refused``, ``dealer_signed_in``/``out``, ``round_voided``, ``alert``,
-``alert_acknowledged``, ``undone``, ``stub_count`` and ``shoe_closed`` events around them; each line ends with
-``"at"``, the UTC time (ISO 8601) its journal record was written. The journal's hash chain is checked
+``alert_acknowledged``, ``alert_cleared``, ``undone``, ``stub_count`` and ``shoe_closed`` events around them; each
+line ends with ``"at"``, the UTC time (ISO 8601) its journal record was written. The journal's hash chain is checked
 first; a broken chain is reported on stderr and the history is still shown,
 up to the end of the file, so the damage can be seen: the round of the first record that failed is
 marked TAMPERED (``"tampered": true`` on that record's events in ``--json``). A record that cannot be read
@@ -65,7 +65,8 @@ from controller.journal.views import Along, along
 
 HISTORY_EVENTS = frozenset({"shoe", "result", "settlement", "misdeal", "resolved", "round_voided",
                             "shoe_closed", "approval", "approval_refused", "dealer_signed_in",
-                            "dealer_signed_out", "alert", "alert_acknowledged", "undone", "stub_count"})
+                            "dealer_signed_out", "alert", "alert_acknowledged", "alert_cleared", "undone",
+                            "stub_count"})
 BETS = ("player", "banker", "tie", "player_pair", "banker_pair")
 CSV_COLUMNS = ["shoe", "round", "outcome", "player_cards", "player_total", "banker_cards", "banker_total",
                "natural", "player_pair", "banker_pair", "manual",

@@ -23,7 +23,7 @@ from controller.i18n.message import message
 
 MAX_WORKERS = 64
 REFERENCE = {bet.name: bet for bet in REFERENCE_BETS}
-NAMES = (*OFFERABLE_BETS, *BANKER_BY_VARIANT.values(), *REFERENCE)
+NAMES = tuple(dict.fromkeys((*OFFERABLE_BETS, *BANKER_BY_VARIANT.values(), *REFERENCE)))
 """Every name ``--bets`` takes (besides ``all``): the bets a house offers, the banker bet of each variant by its
 catalogue name, and the published reference bets."""
 

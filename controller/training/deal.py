@@ -104,11 +104,18 @@ def _dealer_input(view: View, source: CardSource) -> Input | None:
 
 
 def _check_running(view: View) -> None:
-    """A misdeal the cards made stops the drill; the reader offline waits for the cards to bring it back."""
+    """A misdeal the cards made stops the drill, and so does a critical alert that stopped the table (cards in
+    order look unshuffled: it deals nothing more until acknowledged); the reader offline waits for the cards to
+    bring it back."""
     misdeal = view.misdeal
     if misdeal is not None and misdeal.kind != "reader_offline":
         raise TrainingDealError(f"the cards stopped the table with a misdeal ({misdeal.kind}: {misdeal.detail}); "
                                 "the drill needs cards that deal cleanly: fix the script or use --seed")
+    if view.stopped_by is not None:
+        alert = next((alert for alert in view.alerts if alert.id == view.stopped_by), None)
+        kind = f"{alert.kind}: {alert.detail}" if alert is not None else view.stopped_by
+        raise TrainingDealError(f"the cards stopped the table with a critical alert ({kind}); the drill needs cards "
+                                "that deal cleanly: fix the script or use --seed")
 
 
 def _check_reader_back(view: View) -> None:

@@ -286,7 +286,9 @@ def _shoe_line(event: TableEvent | ShoeEvent | BurnEvent | CutCardEvent | ShoeCl
             if event.get("turned"):
                 return say("transcript.burn_turned", "  Burn: turned {card}, burn {more} more",
                            card=str(event["card"]), more=str(event.get("burn")))
-            return say("transcript.burn", "  Burn: {card}", card=str(event["card"]))
+            # a burn card the reader could not identify is burned all the same: shown as what the reader sent
+            card = event["card"] if event["card"] is not None else event.get("read") or "??"
+            return say("transcript.burn", "  Burn: {card}", card=card)
         case CutCardEvent():
             return f"  {event['detail']}"
         case ShoeClosedEvent():

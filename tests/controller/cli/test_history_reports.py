@@ -316,3 +316,25 @@ def test_cards_lists_both_cards_of_a_two_cards_misdeal(tmp_path: Path) -> None:
     assert [int(row["position"]) for row in rows] == list(range(1, 11))
     assert [(row["card"], row["slot"]) for row in rows[-4:]] == [("9H", "discard"), ("8D", "discard"),
                                                                  ("??", "discard"), ("??", "discard")]
+
+
+def test_json_says_when_an_advantage_alert_ended_as_the_text_does(tmp_path: Path) -> None:
+    """An advantage alert closes by itself when its bet's edge falls back (``alert_cleared``): the text marks it
+    ``[ended at TIME]`` and counts it closed, but ``--json`` left the closing event out, so a reader of the JSON
+    history saw the alert open for ever."""
+    path = tmp_path / "table.journal"
+    done = croupier_in_process("simulate", "--seed", "6", "--rounds", "90", "--quiet", "--journal", str(path),
+                               CROUPIER_BETS_ALERT_ABOVE="0")
+    assert done.returncode == 0, done.stderr
+    status, text, err = run_cli("history", str(path))
+    assert status == 0, err
+    assert "[ended at " in text
+    status, out, err = run_cli("history", str(path), "--json")
+    assert status == 0, err
+    events = [json.loads(line) for line in out.splitlines()]
+    raised = {event["id"] for event in events if event["event"] == "alert"}
+    closed = {event["id"] for event in events if event["event"] in ("alert_cleared", "alert_acknowledged")}
+    cleared = [event for event in events if event["event"] == "alert_cleared"]
+    assert cleared and all(event["at"] and event["kind"] == "advantage" for event in cleared), events
+    assert closed <= raised
+    assert len(raised - closed) == int(text.split(" open\n")[0].rsplit(", ", 1)[1]), "the open alerts agree"

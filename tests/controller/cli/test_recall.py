@@ -135,3 +135,35 @@ def test_a_card_taken_back_is_marked_in_the_language_asked(tmp_path: Path, lang:
     assert done.returncode == 0, done.stderr
     assert f"P1 6C*{mark}  P1 9C*" in done.stdout, done.stdout
     assert "undone" not in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("chained", [False, True], ids=["edited", "chain recomputed"])
+def test_a_record_that_cannot_be_read_is_left_out_named_and_the_rest_recalled(tmp_path: Path, chained: bool) -> None:
+    """``recall``'s exit statuses (1: the journal failed verification, recalled anyway): a record that cannot be
+    read at all, early in the day, is named on stderr and left out as ``history`` leaves it out; the last rounds
+    are still recalled (it had exited 2 recalling nothing: one damaged record hid every later round)."""
+    import sqlite3
+
+    path = simulated(tmp_path, "--seed", "5", "--rounds", "14")
+    connection = sqlite3.connect(path)
+    seq = next(seq for seq, body in connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
+               if '"event":"result","round":2' in body)
+    connection.close()
+    body = '{"events":[{"event":"result",'
+    if chained:
+        from tests.controller.journal.forger import forge_record
+
+        forge_record(path, seq, body)
+    else:
+        connection = sqlite3.connect(path)
+        connection.execute("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
+        connection.commit()
+        connection.close()
+    done = croupier_in_process("recall", str(path), "--json")
+    assert done.returncode == 1, done.stderr
+    assert f"{path}: record {seq}" in done.stderr and "Traceback" not in done.stderr
+    rounds = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [entry["round"] for entry in rounds] == list(range(5, 15)), "the last ten rounds, recalled anyway"
+    text = croupier_in_process("recall", str(path), "--rounds", "14")
+    assert text.returncode == 1 and f"record {seq}" in text.stderr
+    assert "RECALL" in text.stdout and "round 14" in text.stdout

@@ -73,6 +73,34 @@ def test_unknown_typed_command_is_reported_and_nothing_else_changes(tmp_path: Pa
     assert run.returncode == 0
 
 
+def test_run_on_the_mock_deals_the_tables_decks_and_cut_card_as_simulate_does() -> None:
+    """``--decks N`` is the decks in the shoe, ``[shoe] cut_card_from_end`` where the mock places the cut card: a
+    ``run`` on ``mock://?seed=N`` (the default ``[driver] url`` is ``mock://``) had dealt an 8-deck shoe, its cut card
+    16 from the end, into a 1-deck table, which called its second 3C a foreign card in round 3."""
+    live = croupier_in_process("run", "--driver", "mock://?seed=42", "--decks", "1", "--json", "--auto-next",
+                               "--rounds", "20", "--no-keyboard", CROUPIER_SHOE_CUT_CARD_FROM_END="20")
+    assert live.returncode == 0, live.stderr
+    events = stream(live.stdout)
+    assert not [e for e in events if e["event"] == "misdeal"], [e for e in events if e["event"] == "misdeal"][:1]
+    closed = [e for e in events if e["event"] == "shoe_closed"]
+    assert closed and all(e["cards_seen"] + e["cards_remaining"] == 52 for e in closed), closed
+    simulated = croupier_in_process("simulate", "--seed", "42", "--decks", "1", "--rounds", "20", "--json",
+                                    CROUPIER_SHOE_CUT_CARD_FROM_END="20")
+    assert picked(events) == picked(stream(simulated.stdout))
+
+
+def test_a_mock_url_whose_decks_are_not_the_tables_is_refused_in_one_line() -> None:
+    """A shoe of other decks than the table's would have the table count cards that are not there."""
+    run = croupier_in_process("run", "--driver", "mock://?seed=1&decks=4", "--auto-next", "--rounds", "1",
+                              "--no-keyboard")
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "decks=4" in run.stderr and "8" in run.stderr and "--decks" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.stderr
+    same = croupier_in_process("run", "--driver", "mock://?seed=1&decks=4", "--decks", "4", "--auto-next",
+                               "--rounds", "1", "--no-keyboard")
+    assert same.returncode == 0, same.stderr
+
+
 def test_bad_driver_url_is_exit_2_with_the_expected_form() -> None:
     run = croupier("run", "--driver", "mock://?sed=1")
     assert run.returncode == 2

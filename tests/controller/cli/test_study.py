@@ -153,6 +153,15 @@ def test_bad_input_is_refused_in_one_line(args: tuple[str, ...], line: str) -> N
     assert run.stderr.splitlines()[-1].startswith(line), run.stderr
 
 
+def test_an_unknown_bet_is_answered_with_each_name_once() -> None:
+    """The names ``--bets`` takes, listed once each: ``banker`` is both a bet offered and the commission variant's
+    catalogue name, and the list had said it twice."""
+    run = croupier("study", "--shoes", "1", "--bets", "dragon_8")
+    listed = run.stderr.split("names from ", 1)[1].rsplit(", comma-separated", 1)[0].split(", ")
+    assert run.returncode == 2 and len(listed) == len(set(listed)), listed
+    assert {"banker", "banker_no_commission", "banker_ez", "natural_8", "natural_9"} <= set(listed)
+
+
 def test_the_default_alert_thresholds_are_the_stored_studys_recommendation() -> None:
     from config.loader import load_config
     from config.schema import BET_PAY_CLASSES, DEFAULT_ALERT_ABOVE

@@ -26,7 +26,9 @@ from tests.inprocess import Completed, croupier_in_process
 
 GAME = ["simulate", "--seed", "31", "--decks", "1", "--rounds", "40", "--quiet"]
 """Six one-deck shoes, a checkpoint every 30 inputs: the last checkpoint is within the sixth shoe."""
-LIVE = ["run", "--driver", "mock://?seed=31&decks=1", "--auto-next", "--rounds", "40", "--quiet", "--no-keyboard"]
+LIVE = ["run", "--driver", "mock://?seed=31&decks=1", "--decks", "1", "--auto-next", "--rounds", "40", "--quiet",
+        "--no-keyboard"]
+"""The same one-deck shoes dealt by ``run`` into a one-deck table."""
 SIDE_FILES = ("", "-wal", "-shm")
 
 Row = tuple[int, str, str, str, str, str]

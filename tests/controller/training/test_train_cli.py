@@ -237,3 +237,17 @@ def test_the_pay_calls_follow_the_ez_variant(tmp_path: Path) -> None:
     assert {bet: event["expected"] for bet, event in pays.items()} == {
         "player": "-1", "banker": "0", "tie": "-1", "player_pair": "-1", "banker_pair": "-1"}
     assert all(event["correct"] for event in pays.values())
+
+
+def test_cards_that_stop_the_table_on_a_critical_alert_are_a_clear_error_not_a_finished_drill() -> None:
+    """Cards a trainer writes in order (AS 2S 3S 4S ...) look unshuffled: the table stops on a critical alert and
+    deals nothing more. The drill had ended at once, 0 rounds, exit 0 and ``finished`` true, saying nothing; it is
+    the cards' fault, so it is their one-line error, exit 2, as for cards that make a misdeal."""
+    cards = "AS 2S 3S 4S 5S 6S 7S 8S 9S"
+    run = croupier_in_process("train", "--cards", cards, "--rounds", "2", stdin="")
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "unshuffled_shoe" in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "Traceback" not in run.stderr
+    json_run = croupier_in_process("train", "--cards", cards, "--json", stdin="")
+    assert json_run.returncode == 2, json_run.stderr
+    assert json.loads(json_run.stdout.splitlines()[-1])["finished"] is False

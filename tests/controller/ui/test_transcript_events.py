@@ -54,3 +54,14 @@ def test_an_instruction_said_again_after_a_refusal_is_printed_again() -> None:
     stream = io.StringIO()
     Transcript(stream, show_next=True)(dealt("3S KD 5H 9C @void", table_of(shoe=NO_BURN)))
     assert stream.getvalue().count("  Round 1 is over; start the next round") == 2, stream.getvalue()
+
+
+@pytest.mark.parametrize(("read", "shown"), [("??", "??"), ("XX", "XX")])
+def test_a_burn_card_the_reader_could_not_identify_shows_what_it_read(read: str, shown: str) -> None:
+    """docs/events.md: a burn card the reader could not identify is burned all the same, ``card`` null and ``read``
+    what the reader sent; the transcript printed the null as ``Burn: None``."""
+    from controller.core.events import BurnEvent
+
+    assert lines_of([BurnEvent(card=None, read=read)]) == f"  Burn: {shown}\n"
+    assert "None" not in lines_of([BurnEvent(card=None, read=read)], "ko")
+    assert lines_of([BurnEvent(card=None)]) == "  Burn: ??\n"
