@@ -118,6 +118,30 @@ def test_the_plot_is_drawn(tmp_path: Path) -> None:
     assert "recommended [bets.alert_above] dragon_7 = " in run.stdout
 
 
+def test_the_recommendation_names_the_config_key_that_sets_the_studied_bets_threshold(tmp_path: Path) -> None:
+    """A house copies the recommendation into [bets.alert_above]: on a no-commission table the banker bet's alerts
+    follow [bets.alert_above] banker_no_commission (banker is the commission row), and a reference bet no table
+    offers has no key there (the config refuses one)."""
+    import re
+
+    from config.loader import load_config
+    from controller.core.exceptions import CroupierError
+
+    run = croupier("study", "--shoes", "2", "--seed", "1", "--workers", "1", "--variant", "no_commission",
+                   "--bets", "banker,dragon_7,natural_9")
+    assert run.returncode == 0, run.stderr
+    keys = dict(re.findall(r"recommended \[bets\.alert_above\] (\w+) = ([-\d.e]+)", run.stdout))
+    assert set(keys) == {"banker_no_commission", "dragon_7"}, run.stdout
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nvariant = "no_commission"\n[bets.alert_above]\n'
+                      + "".join(f"{key} = {float(value)}\n" for key, value in keys.items()), encoding="utf-8")
+    load_config(str(config), environ={})
+    config.write_text("[bets.alert_above]\nnatural_9 = 0.5\n", encoding="utf-8")
+    with pytest.raises(CroupierError):
+        load_config(str(config), environ={})
+    assert "natural_9" in run.stdout.split("\n\nnatural_9 ", 1)[1].splitlines()[-1], "its threshold is still shown"
+
+
 def test_the_progress_bar_shows_on_a_terminal() -> None:
     main, other = os.openpty()
     tty.setraw(other)
