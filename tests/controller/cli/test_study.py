@@ -200,3 +200,27 @@ def test_an_honest_shoe_raises_few_advantage_alerts_under_the_defaults() -> None
     alerts = [event for event in map(json.loads, run.stdout.splitlines())
               if event["event"] == "alert" and event["kind"] == "advantage"]
     assert len(alerts) <= 4, [(alert["bet"], alert["edge"]) for alert in alerts]
+
+
+def test_the_studys_alerts_a_shoe_are_the_advantage_alerts_the_table_raises_on_the_same_shoes(tmp_path: Path) -> None:
+    """docs/bets.md, "Alert thresholds": an alert opens when the edge rises above the threshold and closes when it
+    falls back, so a bet above it in two runs of rounds of a shoe raises two alerts, on the table as in the study."""
+    offered = ["player", "banker", "tie", "player_pair", "banker_pair", "either_pair", "perfect_pair", "dragon_7",
+               "panda_8", "dragon_bonus_player", "dragon_bonus_banker", "big", "small", "lucky_6"]
+    config = tmp_path / "table.toml"
+    config.write_text(f"[bets]\noffered = {json.dumps(offered)}\nalert_above = 0.02\n", encoding="utf-8")
+    report = study_json("--config", str(config), "--shoes", "6", "--seed", "1", "--workers", "1")
+    run = croupier("simulate", "--config", str(config), "--seed", "1", "--rounds", str(report["rounds"]), "--json")
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert sum(event["event"] == "shoe_closed" for event in events) == 6
+    raised = {name: 0 for name in offered}
+    for event in events:
+        if event["event"] == "alert" and event["kind"] == "advantage":
+            raised[event["bet"]] += 1
+    studied = {name: next(row["alerts_per_shoe"] for row in bet["thresholds"] if row["above"] == 0.02) * 6
+               for name, bet in report["bets"].items()}
+    assert sum(raised.values()) > len(offered), "a test that can tell a run from a shoe"
+    assert raised == {name: round(count) for name, count in studied.items()}
+    words = (ROOT / "docs" / "bets.md").read_text(encoding="utf-8").split("### Alert thresholds", 1)[1]
+    assert "stays open for the rest of the shoe" not in words, "the page says what the table does today"
