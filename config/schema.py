@@ -151,8 +151,13 @@ def _pay_tables(raw: Any) -> Any:
     return raw
 
 
+MAX_PAY = 1_000_000_000
+"""The largest pay (units won net per unit staked) ``[bets.pays]`` takes: far above any pay table, and small enough
+for every figure made of it (a pay with its six decimal places, a counter's win in cents) to stay exact."""
+
+
 def _check_pay(value: Any, below: str) -> None:
-    """A pay is a number of units won net, above 0 (``0.95``, ``"0.54"``, ``40``)."""
+    """A pay is a number of units won net, above 0 and at most :data:`MAX_PAY` (``0.95``, ``"0.54"``, ``40``)."""
     pay = message("config.expected.pay", 'a number of units won above 0, e.g. 40, 0.95 or "0.54"')
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise Refused(expected_got(pay, value), below)
@@ -162,6 +167,9 @@ def _check_pay(value: Any, below: str) -> None:
         raise Refused(expected_got(pay, value), below) from None
     if not amount.is_finite() or amount <= 0:
         raise Refused(expected_got(pay, value), below)
+    if amount > MAX_PAY:
+        raise Refused(message("config.refused.pay_too_large", "expected {what}, at most {most}, got {given}",
+                              what=pay, most=MAX_PAY, given=repr(value)), below)
     if amount != amount.quantize(Decimal("0.000001")):
         raise Refused(message("config.refused.pay_decimals", "expected {what}, with at most six decimal places, got "
                               "{given}", what=pay, given=repr(value)), below)
