@@ -85,6 +85,9 @@ def chosen_bets(text: str | None, settings: Settings) -> list[tuple[str, Bet]]:
 
     if text is None:
         names: list[str] = list(settings.bets.offered)
+        if not names:
+            raise CroupierError(message("study.none_offered", "[bets] offered lists no bet, so there is none to "
+                                        "study by default: give --bets, e.g. --bets all or --bets dragon_7,panda_8"))
     elif text.strip() == "all":
         names = list(NAMES)
     else:

@@ -224,3 +224,12 @@ def test_the_studys_alerts_a_shoe_are_the_advantage_alerts_the_table_raises_on_t
     assert raised == {name: round(count) for name, count in studied.items()}
     words = (ROOT / "docs" / "bets.md").read_text(encoding="utf-8").split("### Alert thresholds", 1)[1]
     assert "stays open for the rest of the shoe" not in words, "the page says what the table does today"
+
+
+def test_a_table_offering_no_bet_is_told_to_name_the_bets_to_study(tmp_path: Path) -> None:
+    """The default bets are [bets] offered: when it is empty the one line names it, not a --bets never given."""
+    config = tmp_path / "table.toml"
+    config.write_text("[bets]\noffered = []\n", encoding="utf-8")
+    run = croupier("study", "--config", str(config), "--shoes", "1", "--seed", "1")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "None" not in run.stderr and "[bets] offered" in run.stderr and "--bets" in run.stderr, run.stderr
