@@ -233,3 +233,18 @@ def test_a_table_offering_no_bet_is_told_to_name_the_bets_to_study(tmp_path: Pat
     run = croupier("study", "--config", str(config), "--shoes", "1", "--seed", "1")
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "None" not in run.stderr and "[bets] offered" in run.stderr and "--bets" in run.stderr, run.stderr
+
+
+def test_the_published_count_wins_agree_with_the_stored_study_within_two_standard_errors() -> None:
+    """docs/bets.md says so of the study without the round after the cut card's (study-this-round.json): How's sheet
+    of Jacobson's count 0.53 units a shoe, How's unbalanced count 0.52, the Panda 8 co-count 0.134."""
+    from controller.cli.studydoc import THIS_ROUND_FILE, stored
+
+    short = stored(THIS_ROUND_FILE)
+    assert short["cut_card"] == "this_round" and short["shoes"] == 10_000 and short["seed"] == 1
+    published = {("dragon_7", "jacobson_2011"): 0.53, ("dragon_7", "how_unbalanced_2012"): 0.52,
+                 ("panda_8", "how_co_count_2013"): 0.134}
+    for (bet, count), units in published.items():
+        play = short["bets"][bet]["counts"][count]
+        assert abs(play["units_per_shoe"] - units) <= 2 * play["units_per_shoe_se"], (bet, count, play)
+    assert "within two standard errors" in (ROOT / "docs" / "bets.md").read_text(encoding="utf-8")
