@@ -175,17 +175,18 @@ def _check_pay(value: Any, below: str) -> None:
                               "{given}", what=pay, given=repr(value)), below)
 
 
-def _edge_range(value: float | dict[str, float]) -> float | dict[str, float]:
+def _edge_range(value: Any) -> Any:
     """``[bets] alert_above``: one edge for every bet, or a table of edges keyed by bet (the others keep their
-    default), each from -1 to 1."""
+    default), each a number from -1 to 1; also asked of the value as given, so that an entry of the table that is
+    no number is refused under its own key (``alert_above.tie``)."""
     if isinstance(value, dict):
         for bet, above in value.items():
             if bet not in BET_PAY_CLASSES:
                 raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
                                                    names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
-            if not -1 <= above <= 1:
+            if isinstance(above, bool) or not isinstance(above, int | float) or not -1 <= above <= 1:
                 raise Refused.expected(above, f".{bet}")
-    elif not -1 <= value <= 1:
+    elif isinstance(value, int | float) and not isinstance(value, bool) and not -1 <= value <= 1:
         raise Refused.expected(value)
     return value
 
@@ -217,7 +218,8 @@ class BetsSettings(Section, frozen=True):
 
     CHECKS: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables,
                                              "alert_above": _edge_range}
-    AS_GIVEN: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables}
+    AS_GIVEN: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables,
+                                               "alert_above": _edge_range}
 
 
 class DriverSettings(Section, frozen=True):

@@ -129,6 +129,10 @@ def test_settler_under_each_variant_uses_its_banker_bet() -> None:
                                        "0.95 or \"0.54\", at most 1000000000, got 1e+30"),
     ({"pays": {"tie": {"win": 1000000000.5}}}, "at most 1000000000, got 1000000000.5"),
     ({"alert_above": 3}, "[bets] alert_above: expected a number from -1 to 1"),
+    ({"alert_above": {"dragon_7": 0.02, "tie": True}}, "[bets] alert_above.tie: expected a number from -1 to 1 "
+                                                      "(expected net win per unit), got True"),
+    ({"alert_above": {"tie": "0.1"}}, "[bets] alert_above.tie: expected a number from -1 to 1 (expected net win "
+                                      "per unit), got '0.1'"),
 ])
 def test_bets_config_errors_name_the_key(bets: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError) as caught:
