@@ -151,8 +151,13 @@ def _pay_tables(raw: Any) -> Any:
     return raw
 
 
+MAX_PAY = 1_000_000_000
+"""The largest pay (units won net per unit staked) ``[bets.pays]`` takes: far above any pay table, and small enough
+for every figure made of it (a pay with its six decimal places, a counter's win in cents) to stay exact."""
+
+
 def _check_pay(value: Any, below: str) -> None:
-    """A pay is a number of units won net, above 0 (``0.95``, ``"0.54"``, ``40``)."""
+    """A pay is a number of units won net, above 0 and at most :data:`MAX_PAY` (``0.95``, ``"0.54"``, ``40``)."""
     pay = message("config.expected.pay", 'a number of units won above 0, e.g. 40, 0.95 or "0.54"')
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         raise Refused(expected_got(pay, value), below)
@@ -162,22 +167,26 @@ def _check_pay(value: Any, below: str) -> None:
         raise Refused(expected_got(pay, value), below) from None
     if not amount.is_finite() or amount <= 0:
         raise Refused(expected_got(pay, value), below)
+    if amount > MAX_PAY:
+        raise Refused(message("config.refused.pay_too_large", "expected {what}, at most {most}, got {given}",
+                              what=pay, most=MAX_PAY, given=repr(value)), below)
     if amount != amount.quantize(Decimal("0.000001")):
         raise Refused(message("config.refused.pay_decimals", "expected {what}, with at most six decimal places, got "
                               "{given}", what=pay, given=repr(value)), below)
 
 
-def _edge_range(value: float | dict[str, float]) -> float | dict[str, float]:
+def _edge_range(value: Any) -> Any:
     """``[bets] alert_above``: one edge for every bet, or a table of edges keyed by bet (the others keep their
-    default), each from -1 to 1."""
+    default), each a number from -1 to 1; also asked of the value as given, so that an entry of the table that is
+    no number is refused under its own key (``alert_above.tie``)."""
     if isinstance(value, dict):
         for bet, above in value.items():
             if bet not in BET_PAY_CLASSES:
                 raise Refused(expected_got(message("config.expected.bet", "a bet, one of {names}",
                                                    names=", ".join(BET_PAY_CLASSES)), bet), f".{bet}")
-            if not -1 <= above <= 1:
+            if isinstance(above, bool) or not isinstance(above, int | float) or not -1 <= above <= 1:
                 raise Refused.expected(above, f".{bet}")
-    elif not -1 <= value <= 1:
+    elif isinstance(value, int | float) and not isinstance(value, bool) and not -1 <= value <= 1:
         raise Refused.expected(value)
     return value
 
@@ -209,7 +218,8 @@ class BetsSettings(Section, frozen=True):
 
     CHECKS: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables,
                                              "alert_above": _edge_range}
-    AS_GIVEN: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables}
+    AS_GIVEN: ClassVar[Mapping[str, Check]] = {"offered": _offered_names, "pays": _pay_tables,
+                                               "alert_above": _edge_range}
 
 
 class DriverSettings(Section, frozen=True):

@@ -532,9 +532,11 @@ def _quantile(histogram: Sequence[int], share: float) -> float:
 
 
 def recommended(alerts: Sequence[int], shoes: int, target: float) -> int:
-    """The lowest grid step whose alerts per shoe are at most ``target`` (:data:`GRID` if none is)."""
+    """The lowest grid step whose alerts per shoe are at most ``target`` (:data:`GRID` if none is), compared exactly
+    with the decimal ``target`` stands for (``0.29 * 100`` is 28.999999999999996 in floating point)."""
+    most = Fraction(repr(target)) * shoes
     for step, count in enumerate(alerts):
-        if count <= target * shoes:
+        if count <= most:
             return step
     return GRID
 

@@ -85,6 +85,9 @@ def chosen_bets(text: str | None, settings: Settings) -> list[tuple[str, Bet]]:
 
     if text is None:
         names: list[str] = list(settings.bets.offered)
+        if not names:
+            raise CroupierError(message("study.none_offered", "[bets] offered lists no bet, so there is none to "
+                                        "study by default: give --bets, e.g. --bets all or --bets dragon_7,panda_8"))
     elif text.strip() == "all":
         names = list(NAMES)
     else:
@@ -207,10 +210,16 @@ def report_text(report: dict[str, Any], words: Catalogue) -> str:
             lines.append(f"    {row['above'] * 100:5.1f}% {row['alerts_per_shoe']:8.3f} {row['shoes_alerted']:8.3f} "
                          f"{row['rounds_above_per_shoe']:8.2f} {row['share_of_win'] * 100:7.1f}%")
         chosen = bet["recommended_alert_above"]
-        lines.append("  " + say("study.recommended", "recommended [bets.alert_above] {bet} = {above} ({alerts} false "
-                                "alerts a shoe for a target of {target}; the rounds above it carry {share}% of the "
-                                "perfect counter's win)", bet=name, above=f"{chosen['above']:g}",
-                                alerts=f"{chosen['alerts_per_shoe']:.3f}",
-                                target=f"{chosen['target_alerts_per_shoe']:g}",
-                                share=f"{chosen['share_of_win'] * 100:.1f}"))
+        figures = {"above": f"{chosen['above']:g}", "alerts": f"{chosen['alerts_per_shoe']:.3f}",
+                   "target": f"{chosen['target_alerts_per_shoe']:g}", "share": f"{chosen['share_of_win'] * 100:.1f}"}
+        if bet["settled_as"] in BETS:  # the key is the catalogue bet's: banker on a no-commission table is
+            # banker_no_commission ([bets.alert_above] banker is the commission row's)
+            lines.append("  " + say("study.recommended", "recommended [bets.alert_above] {bet} = {above} ({alerts} "
+                                    "false alerts a shoe for a target of {target}; the rounds above it carry "
+                                    "{share}% of the perfect counter's win)", bet=bet["settled_as"], **figures))
+        else:
+            lines.append("  " + say("study.recommended_reference", "{bet}, a reference bet no table offers (no "
+                                    "[bets.alert_above] key): threshold {above} ({alerts} false alerts a shoe for a "
+                                    "target of {target}; the rounds above it carry {share}% of the perfect "
+                                    "counter's win)", bet=name, **figures))
     return "\n".join(lines)

@@ -111,9 +111,10 @@ def study_markdown(report: dict[str, Any], this_round: dict[str, Any]) -> list[s
         "### Alert thresholds",
         "",
         "For each threshold of the live edge: the advantage alerts an honest table raises per shoe (an alert opens "
-        "when a bet's edge rises above the threshold and closes when it falls back, as issue 28 wants them: today "
-        "one stays open for the rest of the shoe), and the share of the perfect counter's expected win that the "
-        "rounds above it carry. The recommended `[bets] alert_above` is the lowest threshold (in steps of 0.1%) "
+        "when a bet's edge rises above the threshold and closes when it falls back, as the table's `advantage` "
+        "alerts do: `alert_cleared`, [events.md](events.md)), and the share of the perfect counter's expected win "
+        "that the rounds above it carry. The recommended `[bets] alert_above` is the lowest threshold (in steps of "
+        "0.1%) "
         f"with at most {report['target_alerts_per_shoe']:g} alerts a shoe per bet (`croupier study --target`); it "
         "is the default of `[bets.alert_above]` (config/default.toml; a test keeps the two equal), for every bet "
         "of the catalogue (the table's `banker` row is the commission banker; `banker_no_commission` and "

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Final, Literal
 
+from config.schema import BetsSettings
 from controller.core import rules
 from controller.core.bets.catalogue import RoundFacts
 from controller.core.bets.settle import Settler
@@ -131,11 +132,13 @@ def winner_call(player: Sequence[Card], banker: Sequence[Card]) -> Expected:
                     _rule("tie" if won == "tie" else f"{won}_wins", player=player_total, banker=banker_total))
 
 
-def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str) -> dict[str, Expected]:
-    """For each standard bet, its net pay per unit staked on the finished hands."""
+def pay_calls(player: Sequence[Card], banker: Sequence[Card], variant: str,
+              bets: BetsSettings | None = None) -> dict[str, Expected]:
+    """For each standard bet, its net pay per unit staked on the finished hands, under the house's pay tables
+    (``bets``: ``[bets.pays]`` over the defaults, as the table settles them; None: the defaults)."""
     facts = RoundFacts(hand_total(player), hand_total(banker), len(player), len(banker),
                        player_pair=player[0].rank == player[1].rank, banker_pair=banker[0].rank == banker[1].rank)
-    outcomes = Settler(BETS, variant).settle(facts)
+    outcomes = Settler(BETS, variant, bets).settle(facts)
     expected: dict[str, Expected] = {}
     for bet in BETS:
         outcome = outcomes[bet].to_event()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from config.schema import BetsSettings
 from controller.core.cards import Card, parse_card
 from controller.core.events import InstructionEvent
 from controller.core.exceptions import CroupierError
@@ -35,6 +36,8 @@ class DealtRound:
     views: tuple[View, ...] = ()
     """The table's view just after each of :attr:`cards` was dealt (its layout and totals then), in the same order;
     for cards dealt before the table was handed over, the view it was handed over in."""
+    bets: BetsSettings | None = None
+    """The table's ``[bets]`` settings: its pay tables (``[bets.pays]``), which its settlement pays."""
 
     @property
     def player(self) -> list[Card]:
@@ -72,11 +75,11 @@ def dealt_rounds(table: Table, source: CardSource) -> Iterator[DealtRound]:
         dealt = {card.slot: dealt.get(card.slot, view) for card in view.cards}
         if view.totals.rounds > results:
             results = view.totals.rounds
-            yield _dealt_round(view, dealt, table.variant)
+            yield _dealt_round(view, dealt, table.variant, table.settings.bets)
         _check_running(view)
 
 
-def _dealt_round(view: View, dealt: dict[str, View], variant: str) -> DealtRound:
+def _dealt_round(view: View, dealt: dict[str, View], variant: str, bets: BetsSettings) -> DealtRound:
     """The round ``view`` shows with its result: its cards in deal order, each with the view it was dealt in."""
     cards = {card.slot: card.card for card in view.cards}
     order = [slot for slot in DEAL_ORDER if slot in cards]
@@ -84,7 +87,7 @@ def _dealt_round(view: View, dealt: dict[str, View], variant: str) -> DealtRound
     if not all(codes):
         raise TrainingDealError("a round ended with its cards face down; the drill deals face up")
     return DealtRound(tuple((slot, parse_card(str(code))) for slot, code in zip(order, codes, strict=True)), variant,
-                      tuple(dealt[slot] for slot in order))
+                      tuple(dealt[slot] for slot in order), bets)
 
 
 def _dealer_input(view: View, source: CardSource) -> Input | None:

@@ -77,7 +77,7 @@ def round_steps(number: int, dealt: DealtRound, focus_banker: bool, payouts: boo
             steps.append(shown("B3", banker[2].code))
     steps.append(Due(number, "winner", calls.winner_call(player, banker)))
     if payouts:
-        pays = calls.pay_calls(player, banker, dealt.variant)
+        pays = calls.pay_calls(player, banker, dealt.variant, dealt.bets)
         steps.extend(Due(number, "pay", pays[bet], bet) for bet in BETS)
     return steps
 

@@ -118,6 +118,30 @@ def test_the_plot_is_drawn(tmp_path: Path) -> None:
     assert "recommended [bets.alert_above] dragon_7 = " in run.stdout
 
 
+def test_the_recommendation_names_the_config_key_that_sets_the_studied_bets_threshold(tmp_path: Path) -> None:
+    """A house copies the recommendation into [bets.alert_above]: on a no-commission table the banker bet's alerts
+    follow [bets.alert_above] banker_no_commission (banker is the commission row), and a reference bet no table
+    offers has no key there (the config refuses one)."""
+    import re
+
+    from config.loader import load_config
+    from controller.core.exceptions import CroupierError
+
+    run = croupier("study", "--shoes", "2", "--seed", "1", "--workers", "1", "--variant", "no_commission",
+                   "--bets", "banker,dragon_7,natural_9")
+    assert run.returncode == 0, run.stderr
+    keys = dict(re.findall(r"recommended \[bets\.alert_above\] (\w+) = ([-\d.e]+)", run.stdout))
+    assert set(keys) == {"banker_no_commission", "dragon_7"}, run.stdout
+    config = tmp_path / "table.toml"
+    config.write_text('[table]\nvariant = "no_commission"\n[bets.alert_above]\n'
+                      + "".join(f"{key} = {float(value)}\n" for key, value in keys.items()), encoding="utf-8")
+    load_config(str(config), environ={})
+    config.write_text("[bets.alert_above]\nnatural_9 = 0.5\n", encoding="utf-8")
+    with pytest.raises(CroupierError):
+        load_config(str(config), environ={})
+    assert "natural_9" in run.stdout.split("\n\nnatural_9 ", 1)[1].splitlines()[-1], "its threshold is still shown"
+
+
 def test_the_progress_bar_shows_on_a_terminal() -> None:
     main, other = os.openpty()
     tty.setraw(other)
@@ -185,3 +209,51 @@ def test_an_honest_shoe_raises_few_advantage_alerts_under_the_defaults() -> None
     alerts = [event for event in map(json.loads, run.stdout.splitlines())
               if event["event"] == "alert" and event["kind"] == "advantage"]
     assert len(alerts) <= 4, [(alert["bet"], alert["edge"]) for alert in alerts]
+
+
+def test_the_studys_alerts_a_shoe_are_the_advantage_alerts_the_table_raises_on_the_same_shoes(tmp_path: Path) -> None:
+    """docs/bets.md, "Alert thresholds": an alert opens when the edge rises above the threshold and closes when it
+    falls back, so a bet above it in two runs of rounds of a shoe raises two alerts, on the table as in the study."""
+    offered = ["player", "banker", "tie", "player_pair", "banker_pair", "either_pair", "perfect_pair", "dragon_7",
+               "panda_8", "dragon_bonus_player", "dragon_bonus_banker", "big", "small", "lucky_6"]
+    config = tmp_path / "table.toml"
+    config.write_text(f"[bets]\noffered = {json.dumps(offered)}\nalert_above = 0.02\n", encoding="utf-8")
+    report = study_json("--config", str(config), "--shoes", "6", "--seed", "1", "--workers", "1")
+    run = croupier("simulate", "--config", str(config), "--seed", "1", "--rounds", str(report["rounds"]), "--json")
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert sum(event["event"] == "shoe_closed" for event in events) == 6
+    raised = {name: 0 for name in offered}
+    for event in events:
+        if event["event"] == "alert" and event["kind"] == "advantage":
+            raised[event["bet"]] += 1
+    studied = {name: next(row["alerts_per_shoe"] for row in bet["thresholds"] if row["above"] == 0.02) * 6
+               for name, bet in report["bets"].items()}
+    assert sum(raised.values()) > len(offered), "a test that can tell a run from a shoe"
+    assert raised == {name: round(count) for name, count in studied.items()}
+    words = (ROOT / "docs" / "bets.md").read_text(encoding="utf-8").split("### Alert thresholds", 1)[1]
+    assert "stays open for the rest of the shoe" not in words, "the page says what the table does today"
+
+
+def test_a_table_offering_no_bet_is_told_to_name_the_bets_to_study(tmp_path: Path) -> None:
+    """The default bets are [bets] offered: when it is empty the one line names it, not a --bets never given."""
+    config = tmp_path / "table.toml"
+    config.write_text("[bets]\noffered = []\n", encoding="utf-8")
+    run = croupier("study", "--config", str(config), "--shoes", "1", "--seed", "1")
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "None" not in run.stderr and "[bets] offered" in run.stderr and "--bets" in run.stderr, run.stderr
+
+
+def test_the_published_count_wins_agree_with_the_stored_study_within_two_standard_errors() -> None:
+    """docs/bets.md says so of the study without the round after the cut card's (study-this-round.json): How's sheet
+    of Jacobson's count 0.53 units a shoe, How's unbalanced count 0.52, the Panda 8 co-count 0.134."""
+    from controller.cli.studydoc import THIS_ROUND_FILE, stored
+
+    short = stored(THIS_ROUND_FILE)
+    assert short["cut_card"] == "this_round" and short["shoes"] == 10_000 and short["seed"] == 1
+    published = {("dragon_7", "jacobson_2011"): 0.53, ("dragon_7", "how_unbalanced_2012"): 0.52,
+                 ("panda_8", "how_co_count_2013"): 0.134}
+    for (bet, count), units in published.items():
+        play = short["bets"][bet]["counts"][count]
+        assert abs(play["units_per_shoe"] - units) <= 2 * play["units_per_shoe_se"], (bet, count, play)
+    assert "within two standard errors" in (ROOT / "docs" / "bets.md").read_text(encoding="utf-8")

@@ -136,3 +136,13 @@ def test_the_advantage_alert_weighs_a_bet_at_the_house_pays(tmp_path: Any) -> No
     alerts = [dict(e) for e in events if e["event"] == "alert" and e["kind"] == "advantage"]
     assert [alert["bet"] for alert in alerts] == ["tie"], alerts
     assert Fraction(alerts[0]["edge"]) == 9 * tie - (1 - tie)
+
+
+def test_docs_say_only_the_offered_bets_alert() -> None:
+    """docs/bets.md's live edge lists every bet, offered or not; its alert is for the bets the table offers (the test
+    above), and the page says so."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "bets.md").read_text(encoding="utf-8")
+    live = page.split("## The live edge", 1)[1].split("\n## ", 1)[0]
+    assert "a bet the table offers" in live, live

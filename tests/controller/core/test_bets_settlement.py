@@ -12,7 +12,7 @@ from config.loader import load_config
 from config.schema import OFFERABLE_BETS
 from controller.core.bets.catalogue import BETS, RoundFacts
 from controller.core.bets.settle import Settler
-from controller.core.events import BetOutcome, SettlementEvent
+from controller.core.events import AlertEvent, BetOutcome, SettlementEvent
 from controller.core.exceptions import ConfigError
 from controller.core.table import Table
 from tests.tokens import dealt
@@ -77,6 +77,16 @@ def test_house_pay_tables_replace_the_defaults() -> None:
     assert bets["tie"] == "+9" and bets["small"] == "+1.25"
 
 
+def test_the_largest_pay_is_taken_settled_and_priced_by_the_advantage_alert() -> None:
+    overrides: dict[str, Any] = {"shoe": {"burn": "none"}, "bets": {"offered": ["tie"], "alert_above": 0.0,
+                                                                     "pays": {"tie": {"win": 1000000000}}}}
+    events = dealt("9S 9H KD KC", Table(load_config(environ={}, overrides=overrides)))
+    (settlement,) = [e for e in events if isinstance(e, SettlementEvent)]
+    assert settlement.bets["tie"]["net"] == "+1000000000"
+    (alert,) = [e for e in events if isinstance(e, AlertEvent) and e.kind == "advantage"]
+    assert alert.bet == "tie" and "a counter staking 100 on it now expects to win +" in alert.detail
+
+
 def test_only_offered_bets_are_settled_in_their_order() -> None:
     table = Table(load_config(environ={}, overrides={"bets": {"offered": ["tie", "dragon_7"]}}))
     assert [name for name, _, _ in table.context.settler.bets] == ["tie", "dragon_7"]
@@ -113,7 +123,16 @@ def test_settler_under_each_variant_uses_its_banker_bet() -> None:
     ({"pays": {"big": {"big": "0.5412345"}}}, "[bets] pays.big.big: expected a number of units won above 0, "
                                             "e.g. 40, 0.95 or \"0.54\", with at most six decimal places"),
     ({"pays": {"dragon": {"win": 2}}}, "[bets] pays.dragon: expected a bet"),
+    ({"pays": {"tie": {"win": "1e22"}}}, "[bets] pays.tie.win: expected a number of units won above 0, e.g. 40, "
+                                         "0.95 or \"0.54\", at most 1000000000, got '1e22'"),
+    ({"pays": {"tie": {"win": 1e30}}}, "[bets] pays.tie.win: expected a number of units won above 0, e.g. 40, "
+                                       "0.95 or \"0.54\", at most 1000000000, got 1e+30"),
+    ({"pays": {"tie": {"win": 1000000000.5}}}, "at most 1000000000, got 1000000000.5"),
     ({"alert_above": 3}, "[bets] alert_above: expected a number from -1 to 1"),
+    ({"alert_above": {"dragon_7": 0.02, "tie": True}}, "[bets] alert_above.tie: expected a number from -1 to 1 "
+                                                      "(expected net win per unit), got True"),
+    ({"alert_above": {"tie": "0.1"}}, "[bets] alert_above.tie: expected a number from -1 to 1 (expected net win "
+                                      "per unit), got '0.1'"),
 ])
 def test_bets_config_errors_name_the_key(bets: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigError) as caught:

@@ -151,6 +151,27 @@ def test_pays_are_called_per_bet_with_commission() -> None:
         {"call": "pay", "cell": "banker_pair bet win", "wrong": 1, "calls": 1}]
 
 
+def test_pays_are_the_houses_pay_tables() -> None:
+    """docs/training.md: the pays the table settles: a house paying the tie 9 to 1 and the pairs 12 to 1 ([bets.pays])
+    drills +9 and +12, what its table pays, not the catalogue's defaults."""
+    settings = load_config(None, overrides={"shoe": {"burn": "none"}, "table": {"variant": "no_commission"},
+                                            "bets": {"pays": {"tie": {"win": 9}, "player_pair": {"pair": 12},
+                                                              "banker_no_commission": {"win_with_6": "0.25"}}}})
+    tie = MockShoe("mock://?seed=0", inputs=parse_tokens(round_cards(["9S", "KH"], ["KD", "9C"])))
+    pair_six = MockShoe("mock://?seed=0", inputs=parse_tokens(round_cards(["2S", "2H", "KD"], ["3C", "3D"])))
+    expected = {}
+    for source in (tie, pair_six):
+        drill = Drill(dealt_rounds(Table(settings), source), 1, payouts=True)
+        drill.start()
+        while drill.due is not None and drill.due.call != "pay":
+            drill.answer(drill.due.expected.answer, 1.0)
+        while drill.due is not None:
+            expected[(source is tie, drill.due.bet)] = drill.due.expected.answer
+            drill.answer(drill.due.expected.answer, 1.0)
+    assert expected[(True, "tie")] == "+9" and expected[(True, "player")] == "0"
+    assert expected[(False, "player_pair")] == "+12" and expected[(False, "banker")] == "+0.25"
+
+
 def test_a_word_outside_the_vocabulary_is_rejected_and_asked_again() -> None:
     drill = drill_on(round_cards(["3S", "3H"], ["7C", "KC"]))
     drill.start()
