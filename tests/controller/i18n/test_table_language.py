@@ -133,6 +133,63 @@ def test_a_house_translation_with_a_foreign_placeholder_is_refused_in_one_line(t
     assert run.returncode == 2 and "messages_dir" in run.stderr and "Traceback" not in run.stderr
 
 
+HOUSE_RESULTS_PO = '''msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=utf-8\\n"
+
+msgctxt "result.banker"
+msgid "Banker wins {high} to {low}"
+msgstr "{text}"
+
+msgctxt "result.player"
+msgid "Player wins {high} to {low}"
+msgstr "{text}"
+'''
+
+
+@pytest.mark.parametrize("written", ["{} {low}", "{high {low}", "{high} } {low}", "{high!r} {low}",
+                                     "{high:>99999999999} {low}", "{high:d} {low}", "{high!s:x} {low}"])
+def test_a_house_translation_with_a_malformed_placeholder_is_refused_in_one_line(tmp_path: Path, written: str) -> None:
+    """A placeholder not written as the English text writes it, ``{name}`` (an empty or unclosed one, a lone brace,
+    a conversion or a format spec), failed only when the message was shown, mid-play, with a traceback: it is
+    refused at the start, naming the file and the message."""
+    (tmp_path / "ko.po").write_text(HOUSE_RESULTS_PO.replace("{text}", written), encoding="utf-8")
+    run = croupier("simulate", "--seed", "42", "--rounds", "3", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 2, run.stdout[-300:]
+    assert "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert str(tmp_path / "ko.po") in line and "'result.banker'" in line
+
+
+def test_a_house_translation_that_moves_its_placeholders_is_taken(tmp_path: Path) -> None:
+    (tmp_path / "ko.po").write_text(HOUSE_RESULTS_PO.replace("{text}", "{low} < {high} {{ok}}"),
+                                    encoding="utf-8")
+    run = croupier("simulate", "--seed", "1", "--rounds", "2", "--lang", "ko", "--json",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    said = [event["say"] for event in stream(run.stdout) if event["event"] == "result"]
+    assert said == ["3 < 7 {ok}", "3 < 7 {ok}"]
+
+
+@pytest.mark.parametrize("kind", ["directory", "dangling link", "link loop"])
+def test_a_house_po_path_that_is_no_file_is_refused_not_skipped(tmp_path: Path, kind: str) -> None:
+    """A ko.po that is a directory or a link to nothing was skipped without a word: the shipped words were shown."""
+    po = tmp_path / "ko.po"
+    if kind == "directory":
+        po.mkdir()
+    elif kind == "dangling link":
+        po.symlink_to(tmp_path / "elsewhere.po")
+    else:
+        po.symlink_to(tmp_path / "other.po")
+        (tmp_path / "other.po").symlink_to(po)
+    run = croupier("simulate", "--seed", "1", "--rounds", "1", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert str(po) in line
+
+
 TOKENS = ("@shoe 5H 2C 3C 4C 6C 7C  9S 8H KD 2C @next  4C 3D 2H 5S 7H  @next 6C TD @exposed @burn 9D 2D 8S 7C @next "
           "XX @burn ?? @burn 3S QD 4H 5D @next @next 2S")
 """A burn, a natural, a third card, an exposed card, an unknown code, an unreadable card and an extra card."""
