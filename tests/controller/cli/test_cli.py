@@ -123,6 +123,11 @@ def test_foreign_card_halts_with_exit_4() -> None:
      "croupier shoe-emulator: --bad-checksum 0.5: with --no-checksum the shoe sends no checksum to corrupt"),
     (["shoe-emulator", "--seed", "1", "--framing", "stx", "--terminator", "lf"],
      "croupier shoe-emulator: --terminator lf: stx framing ends its frames with ETX and a BCC, not a terminator"),
+    (["shoe-emulator", "--script", str(ROOT / "docs/shoes/misdeal-drill.txt"), "--shoe", "2"],
+     f"croupier shoe-emulator: --script {ROOT / 'docs/shoes/misdeal-drill.txt'}: --shoe would do nothing beside a "
+     "script: the script gives every card; leave out --shoe"),
+    (["shoe-emulator", "--script", str(ROOT / "docs/shoes/misdeal-drill.txt"), "--decks", "1", "--cut", "20"],
+     "--decks, --cut would do nothing beside a script"),
     (["history", ""], "croupier history: '': no such journal file; give the path of a Croupier journal"),
     (["audit", "verify", ""], "croupier audit verify: '': no such journal file"),
     (["report", "dealers", ""], "croupier report dealers: '': no such journal;"),
