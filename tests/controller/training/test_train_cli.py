@@ -164,6 +164,22 @@ def test_bad_options_are_one_clear_line(tmp_path: Path) -> None:
         assert "Traceback" not in run.stderr
 
 
+def test_a_seed_beside_the_cards_is_noted_not_dropped(tmp_path: Path) -> None:
+    """--seed with --cards or --script deals the cards and the seed shuffles nothing: simulate says so, train dropped
+    it without a word."""
+    script = tmp_path / "drill.txt"
+    script.write_text("9S 8H KD 2C\n", encoding="utf-8")
+    for cards in (["--cards", "9S 8H KD 2C"], ["--script", str(script)]):
+        run = croupier_in_process("train", "--seed", "7", *cards, "--json", stdin="player\n")
+        assert run.returncode == 3, run.stderr
+        assert run.stderr.splitlines() == [
+            "croupier train: note: --seed is not used when the cards are given (--cards/--script)"]
+        cards_dealt = [event["card"] for event in map(json.loads, run.stdout.splitlines()) if event["event"] == "card"]
+        assert cards_dealt == ["9S", "8H", "KD", "2C"]
+    quiet = croupier_in_process("train", "--cards", "9S 8H KD 2C", "--json", stdin="player\n")
+    assert quiet.stderr == ""
+
+
 def test_plain_terminal_words_the_broken_rule_in_the_language() -> None:
     """The rule a wrong call broke is worded in ``--lang``; in English it is the JSON stream's ``rule``."""
     english = croupier("train", "--cards", "AS 2C 2H AC 6D 9C", "--rounds", "1", stdin="stand\n")
