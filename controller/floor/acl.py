@@ -93,12 +93,12 @@ def _name(text: str, what: str, where: str) -> str:
 
 def parse_place(text: str, where: str) -> tuple[str, str | None]:
     """``("SITE/TABLE", USER or None)`` from ``SITE/TABLE[=USER]``; ``where`` names the input in errors."""
-    place, _, user = text.strip().partition("=")
+    place, equals, user = text.strip().partition("=")
     levels = place.split("/")
     if len(levels) != 2:
         raise FloorError(f"{where}: {text.strip()!r} is not SITE/TABLE; expected {PLACE_FORM}")
     site, table = (_name(level, what, where) for level, what in zip(levels, ("SITE", "TABLE"), strict=True))
-    return f"{site}/{table}", (_name(user, "USER", where) if user else None)
+    return f"{site}/{table}", (_name(user, "USER", where) if equals else None)  # "=" and no user: refused
 
 
 def read_tables_file(path: str) -> list[tuple[str, str | None]]:

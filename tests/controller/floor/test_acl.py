@@ -253,6 +253,7 @@ def test_over_tls_the_table_and_the_archive_sign_in_and_a_wrong_password_or_ca_e
     (["--table", "casino"], "'casino' is not SITE/TABLE"),
     (["--table", "ca sino/t1"], "SITE 'ca sino' is not 1-64 letters"),
     (["--table", "casino/t1=us:er"], "USER 'us:er' is not 1-129 letters"),
+    (["--table", "casino/t1="], "--table 'casino/t1=': USER '' is not 1-129 letters"),  # not the default user
     (["--table", "casino/t1", "--archive", "bad/user"], "--archive: USER 'bad/user' is not"),
     (["--tables", "MISSING"], "--tables 'MISSING': no such file; give a file with one SITE/TABLE a line"),
     (["--table", "casino/t1", "--table", "casino/t1"], "table casino/t1 is listed twice"),
