@@ -40,7 +40,7 @@ from drivers.serial.framing import TERMINATORS, framing_names
 
 def _host_port(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or int(port) > 65535:
+    if not sep or not port.isdecimal() or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), got {text!r}")
     return host or "127.0.0.1", int(port)
 
