@@ -127,6 +127,9 @@ def _refuse_options_that_do_nothing(args: argparse.Namespace) -> None:
         raise CroupierError(message("emulator.nothing_to_corrupt", "--bad-checksum {rate}: with --no-checksum the "
                                     "shoe sends no checksum to corrupt; leave out one of them",
                                     rate=format(args.bad_checksum, "g")))
+    if args.no_checksum and args.framing == "stx":
+        raise CroupierError(message("emulator.stx_no_checksum", "--no-checksum: stx framing always ends its frames "
+                                    "with a BCC; leave out --no-checksum (--no-crc leaves out the CRC)"))
     if args.terminator is not None and args.framing == "stx":
         raise CroupierError(message("emulator.stx_terminator", "--terminator {terminator}: stx framing ends its "
                                     "frames with ETX and a BCC, not a terminator; leave out --terminator",

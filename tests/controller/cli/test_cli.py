@@ -125,6 +125,9 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["shoe-emulator", "--script", ""], "croupier shoe-emulator: '': no such script file"),
     (["shoe-emulator", "--seed", "1", "--no-checksum", "--bad-checksum", "0.5"],
      "croupier shoe-emulator: --bad-checksum 0.5: with --no-checksum the shoe sends no checksum to corrupt"),
+    (["shoe-emulator", "--seed", "1", "--framing", "stx", "--no-checksum"],  # it dropped the CRC alone, silently
+     "croupier shoe-emulator: --no-checksum: stx framing always ends its frames with a BCC; leave out --no-checksum "
+     "(--no-crc leaves out the CRC)"),
     (["shoe-emulator", "--seed", "1", "--framing", "stx", "--terminator", "lf"],
      "croupier shoe-emulator: --terminator lf: stx framing ends its frames with ETX and a BCC, not a terminator"),
     (["shoe-emulator", "--script", str(ROOT / "docs/shoes/misdeal-drill.txt"), "--shoe", "2"],
