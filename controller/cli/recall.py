@@ -13,7 +13,8 @@ last one, marked unfinished. ``--json`` gives one object per round: ``shoe``, ``
 card), ``order`` (``slot``, ``card``, ``manual``, ``undone``), ``decisions`` (``hand``, ``decision``, ``rule``),
 ``winner``, ``player``, ``banker`` (``cards``, ``total``; null while unfinished), ``natural``, ``payouts`` (bet to
 net), ``misdeals``, ``resolutions``, ``voided``, ``unfinished``. Exit status: 0, 1 the journal failed verification
-(recalled anyway), 2 missing or not a journal, or bad arguments.
+or a record cannot be read (recalled anyway, that record left out and named), 2 missing or not a journal, or bad
+arguments.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from controller.core.exceptions import JournalError, JournalTamperedError
 from controller.core.recall import RECALL_EVENTS, recalled_rounds
 from controller.i18n.message import message
 from controller.journal.about import about, mode_word, refuse_training_journal
-from controller.journal.store import Journal
+from controller.journal.store import Journal, Record
 from controller.journal.timeline import Timed, timed_events
 from controller.journal.verify import verify
 from controller.ui.recalltext import recall_text
@@ -48,7 +49,8 @@ def register(subparsers: Any) -> None:
                     "with its slot, every third-card decision with the rule that made it, the result, the payouts "
                     "per bet, misdeals and their resolutions; an unfinished round (halted, stopped) is the last. "
                     "--json gives one JSON object per round. Exit status: 0, 1 the journal failed verification "
-                    "(recalled anyway), 2 missing or not a journal, or bad arguments.",
+                    "or a record cannot be read (recalled anyway, that record left out and named), 2 missing or not "
+                    "a journal, or bad arguments.",
     )
     parser.add_argument("path", metavar="PATH", help="the journal file")
     parser.add_argument("--rounds", type=whole_number(1), default=DEFAULT_ROUNDS, metavar="N",
@@ -74,7 +76,16 @@ def _events(path: str) -> tuple[list[Timed], int, str]:
                                   "{error}; recalling it anyway", error=error_text(error))
                 print(f"croupier recall: {language_text(warning)}", file=sys.stderr)
                 status = 1
-            return timed_events(journal), status, language_text(mode_word(about(journal).mode))
+            left_out: list[int] = []
+
+            def unreadable(record: Record, error: JournalError) -> None:  # named and left out, the rest recalled
+                left_out.append(record.seq)
+                warning = message("history.unreadable_record", "WARNING: {error}; the record is left out, the rest "
+                                  "is shown", error=error.message if error.message is not None else str(error))
+                print(f"croupier recall: {language_text(warning)}", file=sys.stderr)
+
+            events = timed_events(journal, unreadable)
+            return events, 1 if left_out else status, language_text(mode_word(about(journal).mode))
     finally:
         journal.close()
 

@@ -5,6 +5,7 @@ the payouts per bet, misdeals and their resolutions."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +136,20 @@ def test_a_card_taken_back_is_marked_in_the_language_asked(tmp_path: Path, lang:
     assert done.returncode == 0, done.stderr
     assert f"P1 6C*{mark}  P1 9C*" in done.stdout, done.stdout
     assert "undone" not in done.stdout, done.stdout
+
+
+def test_a_record_that_cannot_be_read_is_named_and_left_out_and_the_rest_recalled(tmp_path: Path) -> None:
+    """docs/cli.md: 1 the journal failed verification (recalled anyway). An events record that is no JSON made recall
+    give up with exit 2 and recall nothing, while history, roads and report dealers leave it out and go on."""
+    path = simulated(tmp_path, "--seed", "1", "--rounds", "5")
+    with sqlite3.connect(path) as db:
+        seq = db.execute("SELECT max(seq) FROM records WHERE kind = 'events' AND body LIKE '%\"round\": 1%' "
+                         "OR kind = 'events' AND body LIKE '%\"round\":1%'").fetchone()[0]
+        db.execute("UPDATE records SET body = '{not json' WHERE seq = ?", (seq,))
+    done = croupier_in_process("recall", str(path), "--json")
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    assert any(f"record {seq} is not a valid events record" in line and "left out" in line
+               for line in done.stderr.splitlines()), done.stderr
+    rounds = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [entry["round"] for entry in rounds][-3:] == [3, 4, 5]
