@@ -163,7 +163,7 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no key
     except FileNotFoundError:
         raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
                                   name=name or "''")) from None

@@ -36,7 +36,7 @@ def read_script(path: str | Path) -> list[Input]:
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no token
     except FileNotFoundError:
         raise ScriptError(message("script.no_file", "{name}: no such script file; give the path of a shoe script",
                                   name=name or "''")) from None

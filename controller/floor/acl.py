@@ -104,7 +104,7 @@ def parse_place(text: str, where: str) -> tuple[str, str | None]:
 def read_tables_file(path: str) -> list[tuple[str, str | None]]:
     """The tables of ``path``: one ``SITE/TABLE[=USER]`` a line; blank lines and ``#`` comments are skipped."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()  # -sig: a BOM an editor wrote is no site
     except FileNotFoundError:
         raise FloorError(f"--tables {path!r}: no such file; give a file with one SITE/TABLE a line") from None
     except (OSError, UnicodeDecodeError) as error:

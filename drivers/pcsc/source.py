@@ -351,7 +351,7 @@ class ReaderWatch:
 def _card_map_text(path: str, label: str) -> str:
     """The text of the card map at ``path``; :class:`DriverURLError` when it cannot be read or is not UTF-8."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no UID
     except OSError as error:
         raise DriverURLError(f"{label}: cannot read card map {path!r}: {error.strerror or error}") from None
     except UnicodeDecodeError as error:  # a binary file, or a text in another encoding

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from controller.core.exceptions import DriverURLError, ScriptError
-from controller.core.inputs import Input, InputKind
+from controller.core.inputs import Input, InputKind, card_read
 from controller.core.shoe import shoe_with_cut_card
 from drivers import driver_class, open_source
 from drivers.base import CardSource
-from drivers.mock import MockShoe
+from drivers.mock import MockShoe, read_script
 from tests.drivers.contract import CardSourceContract, MakeSource
 from tests.inprocess import croupier_in_process
 
@@ -138,3 +138,10 @@ def test_script_is_delivered_exactly_then_exhausted(tmp_path: Path) -> None:
         assert source.exhausted
         assert source.recv(0.01) is None
     assert source.closed
+
+
+def test_a_script_saved_with_a_byte_order_mark_deals_its_first_card(tmp_path: Path) -> None:
+    """A BOM before the first token made it '\\ufeff5H', an unknown card: the drill halted on its first card."""
+    script = tmp_path / "drill.txt"
+    script.write_bytes(b"\xef\xbb\xbf5H 2C\n")
+    assert read_script(script) == [card_read("5H"), card_read("2C")]

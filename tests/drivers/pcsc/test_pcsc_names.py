@@ -40,3 +40,9 @@ def test_a_card_map_not_in_utf8_is_one_line_not_a_traceback(tmp_path: Path, name
     done = croupier_in_process("run", "--driver", f"pcsc://?map={path}")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done
     assert done.stderr.splitlines() == [f"croupier run: {said}"]
+
+
+def test_a_card_map_saved_with_a_byte_order_mark_maps_its_first_tag(tmp_path: Path) -> None:
+    path = tmp_path / "cards.txt"
+    path.write_bytes(b"\xef\xbb\xbf04AA TH\n")
+    assert load_card_map(str(path)) == {"04AA": "TH"}
