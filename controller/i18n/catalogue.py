@@ -48,12 +48,13 @@ def builtin_po_path(language: str) -> Path:
 
 def read_catalogue(path: Path, language: str) -> Catalog:
     """The ``.po`` file at ``path``, parsed; :class:`CatalogueError` when it cannot be read."""
+    import io
+
     from babel.messages.pofile import PoFileError, read_po
 
     try:
-        with path.open("rb") as handle:
-            return read_po(handle, locale=language,
-                           domain=DOMAIN, abort_invalid=True)
+        data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # a BOM an editor wrote is no keyword
+        return read_po(io.BytesIO(data), locale=language, domain=DOMAIN, abort_invalid=True)
     except (OSError, PoFileError, ValueError) as error:
         raise CatalogueError(message("catalogue.unreadable", "cannot read the message catalogue {path}: {error}; "
                                      "fix the .po file (msgfmt --check FILE tells where)",

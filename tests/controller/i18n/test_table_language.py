@@ -122,6 +122,15 @@ def test_a_house_po_file_overrides_a_message(tmp_path: Path) -> None:
     assert "뱅커 카드" in run.stdout  # what the house does not override stays the shipped text
 
 
+def test_a_house_po_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Babel read a BOM as an 'Unknown or misformatted keyword on 0' and the command stopped."""
+    (tmp_path / "ko.po").write_bytes(b"\xef\xbb\xbf" + HOUSE_PO.replace("{text}", "한 장").encode("utf-8"))
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert "한 장" in run.stdout
+
+
 def test_a_house_translation_with_a_foreign_placeholder_is_refused_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "ko.po").write_text(HOUSE_PO.replace("{text}", "{side} 카드"), encoding="utf-8")
     run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
