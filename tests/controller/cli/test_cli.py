@@ -166,6 +166,20 @@ def test_an_empty_journal_path_is_refused_instead_of_running_with_no_journal(tmp
     assert sorted(entry.name for entry in tmp_path.iterdir()) == ["journal.toml"]
 
 
+@pytest.mark.parametrize("command", [["simulate", "--rounds", "1", "--quiet"],
+                                     ["run", "--driver", "mock://?seed=4", "--auto-next", "--rounds", "1", "--quiet"]])
+def test_an_empty_scoreboard_address_is_refused_not_taken_for_the_configs(tmp_path: Path,
+                                                                           command: list[str]) -> None:
+    """``--scoreboard ""`` was taken for "not given": the config's [scoreboard] address was served, as --journal ""
+    once ran the config's journal."""
+    config = tmp_path / "board.toml"
+    config.write_text('[scoreboard]\naddress = "127.0.0.1:0"\n', encoding="utf-8")
+    refused = croupier(*command, "--config", str(config), "--scoreboard", "")
+    assert refused.returncode == 2, refused
+    assert refused.stderr.splitlines() == [
+        f"croupier {command[0]}: scoreboard address '': expected HOST:PORT, e.g. 127.0.0.1:8080"]
+
+
 def test_transcript_shows_dealer_instructions_and_summary() -> None:
     run = croupier("simulate", "--seed", "5", "--rounds", "3")
     assert run.returncode == 0
