@@ -66,7 +66,8 @@ def _read_events(path: str) -> list[dict[str, object]]:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as error:
-        raise RoadsInputError(message("roads.unreadable", "cannot read events file {path}: {reason}",
+        raise RoadsInputError(message("roads.cannot_read", "cannot read events file {path}: {reason}; give a file "
+                                      "of table events, one JSON object a line ('-' for standard input)",
                                       path=repr(path), reason=str(error.strerror))) from error
     try:
         lines = data.decode("utf-8").splitlines()

@@ -139,6 +139,10 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["audit", "verify", ""], "croupier audit verify: '': no such journal file"),
     (["report", "dealers", ""], "croupier report dealers: '': no such journal;"),
     (["roads", "--events", ""], "croupier roads: cannot read events file '': No such file or directory"),
+    (["roads", "--events", str(ROOT / "docs")], f"croupier roads: cannot read events file {str(ROOT / 'docs')!r}: Is a "
+     "directory; give a file of table events, one JSON object a line ('-' for standard input)"),
+    (["simulate", "--config", str(ROOT / "docs")], f"croupier simulate: {ROOT / 'docs'}: cannot read the config file "
+     "(Is a directory); give the path of a readable TOML file"),
 ])
 def test_bad_arguments_exit_2_with_a_clear_message(args: list[str], fragment: str) -> None:
     run = croupier(*args)
