@@ -80,7 +80,8 @@ def _refuse_malformed(text: str, msg_id: str, source: str, path: Path) -> None:
     except ValueError as error:  # "Single '}' encountered", "expected '}' before end of string", ...
         bad = "}" if str(error).startswith("Single '}'") else "{"
     if bad is not None:
-        allowed = ", ".join("{" + name + "}" for name in sorted(_placeholders(source))) or "-"
+        named = ", ".join("{" + name + "}" for name in sorted(_placeholders(source)))
+        allowed = named or message("catalogue.no_placeholders", "it takes no placeholders")
         raise CatalogueError(message("catalogue.malformed_placeholder", "{path}: message {id} has {bad}, not a "
                                      "placeholder as its English text {english} writes them ({allowed}); write each "
                                      "as {{name}}, and a brace shown as such doubled: {{{{ or }}}}",

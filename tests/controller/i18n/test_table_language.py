@@ -220,3 +220,13 @@ def test_every_event_text_is_worded_and_its_machine_fields_kept(language: str) -
         for field in HUMAN_FIELDS & set(source.keys()):
             if "say_id" in source and source.get("say_id") != "misdeal.unknown_card":
                 assert target[field] != source[field], (field, source)
+
+
+def test_a_malformed_placeholder_in_a_message_that_takes_none_says_so(tmp_path: Path) -> None:
+    (tmp_path / "ko.po").write_text(HOUSE_PO.replace("{text}", "카드 {"), encoding="utf-8")
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert "'prompt.player' has '{'" in line and Catalogue("ko").say(
+        "catalogue.no_placeholders", "it takes no placeholders") in line, line
