@@ -163,13 +163,13 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no key
     except FileNotFoundError:
         raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
                                   name=name or "''")) from None
     except OSError as error:
-        raise ConfigError(message("config.unreadable", "{name}: cannot read the config file ({reason})",
-                                  name=name, reason=str(error.strerror))) from None
+        raise ConfigError(message("config.cannot_read", "{name}: cannot read the config file ({reason}); give the "
+                                  "path of a readable TOML file", name=name, reason=str(error.strerror))) from None
     except UnicodeDecodeError:
         raise ConfigError(message("config.not_utf8", "{name}: not a UTF-8 text file; expected a TOML config",
                                   name=name)) from None

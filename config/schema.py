@@ -107,6 +107,8 @@ def _offered_names(names: Any) -> Any:
                                       given=repr(name)), f"[{index}]")
             if not isinstance(name, str) or name not in OFFERABLE_BETS:
                 raise Refused(expected_got(one_of(OFFERABLE_BETS), name), f"[{index}]")
+        if len(set(names)) != len(names):  # a settlement is keyed by the bet's name: the second would be dropped
+            raise Refused(expected_got(message("config.expected.different_bets", "different bets, each once"), names))
     return names
 
 DEFAULT_ALERT_ABOVE: dict[str, float] = {

@@ -37,13 +37,17 @@ def read_script(path: str | Path) -> list[Input]:
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no token
     except FileNotFoundError:
         raise ScriptError(message("script.no_file", "{name}: no such script file; give the path of a shoe script",
                                   name=name or "''")) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ScriptError(message("script.unreadable", "{name}: cannot read the script ({error})", name=name,
-                                  error=str(error))) from None
+    except OSError as error:  # a directory, a link loop, no permission
+        raise ScriptError(message("script.cannot_read", "{name}: cannot read the script ({reason}); give the path of "
+                                  "a shoe script file", name=name, reason=error.strerror or str(error))) from None
+    except UnicodeDecodeError as error:
+        raise ScriptError(message("script.not_utf8", "{name}: not UTF-8 text (byte {start} is 0x{byte}); expected a "
+                                  "shoe script of card codes and @ words (docs/scripts.md): save it as UTF-8",
+                                  name=name, start=error.start, byte=f"{error.object[error.start]:02x}")) from None
     inputs: list[Input] = []
     for number, line in enumerate(text.splitlines(), start=1):
         content = line.split("#", 1)[0]

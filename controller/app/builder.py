@@ -311,8 +311,8 @@ def _stages(options: SessionOptions, merged: MergedSource | None, words: Catalog
     stages: list[Stage] = _shown(options, words)
     if options.console and merged is not None:
         stages.append(ConsoleStage(merged, options.run_console, mode=mode))
-    address = options.scoreboard or settings.scoreboard.address
-    if address:
+    address = settings.scoreboard.address if options.scoreboard is None else options.scoreboard
+    if address or options.scoreboard is not None:  # --scoreboard "" is refused by the stage, not taken for unset
         stages.append(ScoreboardStage(address, settings, words, mode))
     if options.watch is not None:
         stages.append(WatchStage(options.watch))

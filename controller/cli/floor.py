@@ -125,7 +125,7 @@ def _web_password(path: str | None) -> str | None:
     if path is None:
         return os.environ.get(WEB_PASSWORD_ENV) or None
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:  # -sig: a BOM is no password
             password = handle.readline().rstrip("\r\n")
     except (OSError, UnicodeDecodeError) as error:
         raise CroupierError(message("floor.web_password_file", "--web-password-file {path}: cannot be read "

@@ -28,7 +28,7 @@ from controller.cli.language import text as worded
 from controller.core.events import to_builtins
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
-from controller.ui.roads import render_text, roads_from_events, roads_from_results
+from controller.ui.roads import render_text, result_from_event, roads_from_events, roads_from_results
 
 MIN_WIDTH = 20
 """The narrowest width the text is fitted to (a smaller $COLUMNS is taken as this)."""
@@ -66,7 +66,8 @@ def _read_events(path: str) -> list[dict[str, object]]:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
         data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as error:
-        raise RoadsInputError(message("roads.unreadable", "cannot read events file {path}: {reason}",
+        raise RoadsInputError(message("roads.cannot_read", "cannot read events file {path}: {reason}; give a file "
+                                      "of table events, one JSON object a line ('-' for standard input)",
                                       path=repr(path), reason=str(error.strerror))) from error
     try:
         lines = data.decode("utf-8").splitlines()
@@ -87,6 +88,12 @@ def _read_events(path: str) -> list[dict[str, object]]:
         if not isinstance(event, dict):
             raise RoadsInputError(message("roads.not_object", "{path} line {number}: expected a JSON object, got "
                                           "{kind}", path=path, number=number, kind=type(event).__name__))
+        if event.get("event") == "result":  # a bad one is named by its line, which a hand-made file may need
+            try:
+                result_from_event(event)
+            except RoadsInputError as error:
+                raise RoadsInputError(message("roads.line_problem", "{path} line {number}: {problem}", path=path,
+                                              number=number, problem=error.message or str(error))) from None
         events.append(event)
     return events
 

@@ -40,7 +40,7 @@ from drivers.serial.framing import TERMINATORS, framing_names
 
 def _host_port(text: str) -> tuple[str, int]:
     host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or int(port) > 65535:
+    if not sep or not port.isdecimal() or int(port) > 65535:
         raise argparse.ArgumentTypeError(f"expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), got {text!r}")
     return host or "127.0.0.1", int(port)
 
@@ -63,10 +63,10 @@ def register(subparsers: Any) -> None:
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N", help="shuffle seed")
     source.add_argument("--script", metavar="FILE", help="send the reader tokens of a shoe script instead")
-    parser.add_argument("--decks", type=whole_number(1, 8), default=8, metavar="D", help="decks (1-8, default 8)")
-    parser.add_argument("--shoe", type=whole_number(1, 1_000_000), default=1, metavar="N",
+    parser.add_argument("--decks", type=whole_number(1, 8), metavar="D", help="decks (1-8, default 8)")
+    parser.add_argument("--shoe", type=whole_number(1, 1_000_000), metavar="N",
                         help="first shoe number, from 1 (as mock://?shoe=N)")
-    parser.add_argument("--cut", type=whole_number(MIN_CUT_FROM_END, 100), default=DEFAULT_CUT_FROM_END, metavar="N",
+    parser.add_argument("--cut", type=whole_number(MIN_CUT_FROM_END, 100), metavar="N",
                         help=f"cards below the cut card (default {DEFAULT_CUT_FROM_END})")
     parser.add_argument("--framing", choices=framing_names(), default="line", help="framing (default line)")
     parser.add_argument("--terminator", choices=sorted(TERMINATORS), default=None,
@@ -127,6 +127,9 @@ def _refuse_options_that_do_nothing(args: argparse.Namespace) -> None:
         raise CroupierError(message("emulator.nothing_to_corrupt", "--bad-checksum {rate}: with --no-checksum the "
                                     "shoe sends no checksum to corrupt; leave out one of them",
                                     rate=format(args.bad_checksum, "g")))
+    if args.no_checksum and args.framing == "stx":
+        raise CroupierError(message("emulator.stx_no_checksum", "--no-checksum: stx framing always ends its frames "
+                                    "with a BCC; leave out --no-checksum (--no-crc leaves out the CRC)"))
     if args.terminator is not None and args.framing == "stx":
         raise CroupierError(message("emulator.stx_terminator", "--terminator {terminator}: stx framing ends its "
                                     "frames with ETX and a BCC, not a terminator; leave out --terminator",
@@ -137,14 +140,23 @@ def shoe_emulator(args: argparse.Namespace) -> int:
     """Run the emulator; returns the exit status."""
     _log_to(args.verbose)
     if args.script is not None:
+        unused = [option for option, value in (("--decks", args.decks), ("--cut", args.cut), ("--shoe", args.shoe))
+                  if value is not None]
+        if unused:  # the script gives every card, and is one shoe: they were dropped (--shoe 2 sent nothing)
+            names = ", ".join(unused)
+            raise CroupierError(message("driver.script_options", "{url}: {names} would do nothing beside a script: "
+                                        "the script gives every card; leave out {names}",
+                                        url=f"--script {args.script}", names=names))
         shoes = scripted_shoe(read_script(args.script))
         seed = 0
     else:
-        if args.cut > max_cut_from_end(args.decks):
+        decks = 8 if args.decks is None else args.decks
+        cut = DEFAULT_CUT_FROM_END if args.cut is None else args.cut
+        if cut > max_cut_from_end(decks):
             raise CroupierError(message("emulator.cut_too_deep", "--cut {cut}: expected at most {deepest} cards from "
-                                        "the bottom of a {decks}-deck shoe (the back half)", cut=args.cut,
-                                        deepest=max_cut_from_end(args.decks), decks=args.decks))
-        shoes = seeded_shoes(args.seed, args.decks, args.cut)
+                                        "the bottom of a {decks}-deck shoe (the back half)", cut=cut,
+                                        deepest=max_cut_from_end(decks), decks=decks))
+        shoes = seeded_shoes(args.seed, decks, cut)
         seed = args.seed
     _refuse_options_that_do_nothing(args)
     options = EmulatorOptions(
@@ -169,7 +181,7 @@ def shoe_emulator(args: argparse.Namespace) -> int:
                  else message("emulator.where_pty", "a pseudo-terminal (link {link})", link=str(args.link)))
         raise DriverError(message("emulator.cannot_serve", "cannot serve on {where}: {reason}", where=where,
                                   reason=str(error))) from None
-    emulator = ShoeEmulator(endpoint, shoes, options, shoe_index=args.shoe - 1,
+    emulator = ShoeEmulator(endpoint, shoes, options, shoe_index=0 if args.shoe is None else args.shoe - 1,
                             keys=sys.stdin if args.key else None)
     try:
         return emulator.run()

@@ -61,6 +61,9 @@ def train(args: argparse.Namespace) -> int:
         overrides["table"]["decks"] = args.decks
     if args.cards is not None or args.script is not None:
         overrides["shoe"]["burn"] = "none"
+        if args.seed is not None:  # the cards are dealt as given: the seed shuffles nothing (as simulate notes)
+            print("croupier train: " + worded(message("cli.seed_unused", "note: --seed is not used when the cards "
+                                                      "are given (--cards/--script)")), file=sys.stderr)
     settings = load_config(args.config, overrides=overrides)
     deal = MockDeal(args.seed if args.seed is not None else random.SystemRandom().randrange(2**31), args.cards,
                     args.script)

@@ -197,7 +197,7 @@ def parse_tokens(text: str, source: str = "--cards") -> list[Input]:
             index += total is not None
             inputs.append(Input(InputKind.REVEAL, total))
         elif lowered == "@count":
-            counted = words[index + 1] if index + 1 < len(words) and words[index + 1].isdigit() else None
+            counted = words[index + 1] if index + 1 < len(words) and words[index + 1].isdecimal() else None
             index += counted is not None
             inputs.append(Input(InputKind.COUNT, counted))
         elif lowered.startswith("@"):

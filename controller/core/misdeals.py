@@ -36,7 +36,7 @@ def gap_of(reason: str | None) -> tuple[int, int] | None:
     """``(last, next)`` of a :func:`sequence_gap` reason; None for any other reason."""
     kind, _, numbers = (reason or "").partition(" ")
     last, _, following = numbers.partition(" ")
-    if kind != SEQUENCE_GAP or not last.isdigit() or not following.isdigit():
+    if kind != SEQUENCE_GAP or not last.isdecimal() or not following.isdecimal():
         return None
     return int(last), int(following)
 

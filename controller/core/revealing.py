@@ -127,7 +127,7 @@ def reveal(draft: Draft, item: Input) -> None:
     if due is None:
         events.append(rejected(item, _why_no_reveal(draft)))
         return
-    keyed = int(item.card) if item.card is not None and item.card.isdigit() else None
+    keyed = int(item.card) if item.card is not None and item.card.isdecimal() else None
     if keyed is None and draft.context.keyed_reveals:
         events.append(rejected(item, total_due(due)))
         return

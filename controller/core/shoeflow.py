@@ -139,7 +139,7 @@ def keyed_count(draft: Draft, item: Input) -> int | None:
     when what was keyed is no number."""
     if item.card is None:
         return cards_left(draft)
-    if not item.card.isdigit():
+    if not item.card.isdecimal():  # not isdigit(): "²" is a digit to it, no number to int()
         draft.events.append(rejected(item, message(
             "rejected.count.not_a_number", "{given} is not a count: key the number of cards in the stub, e.g. "
             "@count 312", given=repr(item.card))))

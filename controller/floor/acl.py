@@ -93,18 +93,18 @@ def _name(text: str, what: str, where: str) -> str:
 
 def parse_place(text: str, where: str) -> tuple[str, str | None]:
     """``("SITE/TABLE", USER or None)`` from ``SITE/TABLE[=USER]``; ``where`` names the input in errors."""
-    place, _, user = text.strip().partition("=")
+    place, equals, user = text.strip().partition("=")
     levels = place.split("/")
     if len(levels) != 2:
         raise FloorError(f"{where}: {text.strip()!r} is not SITE/TABLE; expected {PLACE_FORM}")
     site, table = (_name(level, what, where) for level, what in zip(levels, ("SITE", "TABLE"), strict=True))
-    return f"{site}/{table}", (_name(user, "USER", where) if user else None)
+    return f"{site}/{table}", (_name(user, "USER", where) if equals else None)  # "=" and no user: refused
 
 
 def read_tables_file(path: str) -> list[tuple[str, str | None]]:
     """The tables of ``path``: one ``SITE/TABLE[=USER]`` a line; blank lines and ``#`` comments are skipped."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        lines = Path(path).read_text(encoding="utf-8-sig").splitlines()  # -sig: a BOM an editor wrote is no site
     except FileNotFoundError:
         raise FloorError(f"--tables {path!r}: no such file; give a file with one SITE/TABLE a line") from None
     except (OSError, UnicodeDecodeError) as error:

@@ -38,7 +38,7 @@ def parse_listen(text: str, option: str = "--listen") -> tuple[str, int]:
     host = host.strip("[]")
     if not separator or not host:
         raise FloorError(f"{option} {text!r}: no HOST:PORT; expected {LISTEN_FORM}")
-    if not port_text.isdigit() or int(port_text) > 65535:
+    if not port_text.isdecimal() or int(port_text) > 65535:
         raise FloorError(f"{option} {text!r}: the port {port_text!r} is not a number from 0 to 65535; "
                          f"expected {LISTEN_FORM}")
     return host, int(port_text)

@@ -132,7 +132,7 @@ def password_from_environment(label: str, password_file: str | None = None) -> s
         return None
     where = "--password-file" if password_file is not None else PASSWORD_FILE_ENV
     try:
-        with open(path, encoding="utf-8") as handle:
+        with open(path, encoding="utf-8-sig") as handle:  # -sig: a BOM is no password
             line = handle.readline().rstrip("\r\n")
     except (OSError, UnicodeDecodeError) as error:
         raise FeedError(message("url.password_file", "{label}: the password file {path} ({where}) cannot be read "

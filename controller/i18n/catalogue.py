@@ -9,6 +9,7 @@ untranslated, falls back to the English text in the code.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -47,12 +48,13 @@ def builtin_po_path(language: str) -> Path:
 
 def read_catalogue(path: Path, language: str) -> Catalog:
     """The ``.po`` file at ``path``, parsed; :class:`CatalogueError` when it cannot be read."""
+    import io
+
     from babel.messages.pofile import PoFileError, read_po
 
     try:
-        with path.open("rb") as handle:
-            return read_po(handle, locale=language,
-                           domain=DOMAIN, abort_invalid=True)
+        data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # a BOM an editor wrote is no keyword
+        return read_po(io.BytesIO(data), locale=language, domain=DOMAIN, abort_invalid=True)
     except (OSError, PoFileError, ValueError) as error:
         raise CatalogueError(message("catalogue.unreadable", "cannot read the message catalogue {path}: {error}; "
                                      "fix the .po file (msgfmt --check FILE tells where)",
@@ -65,6 +67,28 @@ def _placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}
 
 
+def _refuse_malformed(text: str, msg_id: str, source: str, path: Path) -> None:
+    """A :class:`CatalogueError` unless each placeholder of the translation ``text`` is written ``{name}``, as the
+    English texts write theirs: an empty or unclosed one, a lone brace, a conversion (``!r``) or a format spec
+    (``:d``) would fail only when the message is shown (mid-play), or show something else."""
+    import string
+
+    try:
+        bad = next((f"{{{name}{'!' + conversion if conversion else ''}{':' + spec if spec else ''}}}"
+                    for _, name, spec, conversion in string.Formatter().parse(text)
+                    if name is not None and (not name or spec or conversion)), None)
+    except ValueError as error:  # "Single '}' encountered", "expected '}' before end of string", ...
+        bad = "}" if str(error).startswith("Single '}'") else "{"
+    if bad is not None:
+        named = ", ".join("{" + name + "}" for name in sorted(_placeholders(source)))
+        allowed = named or message("catalogue.no_placeholders", "it takes no placeholders")
+        raise CatalogueError(message("catalogue.malformed_placeholder", "{path}: message {id} has {bad}, not a "
+                                     "placeholder as its English text {english} writes them ({allowed}); write each "
+                                     "as {{name}}, and a brace shown as such doubled: {{{{ or }}}}",
+                                     path=str(path), id=repr(msg_id), bad=repr(bad), english=repr(source),
+                                     allowed=allowed))
+
+
 def translations(catalog: Catalog, path: Path) -> dict[str, str]:
     """Each translated message of ``catalog`` by id; a translation whose ``{placeholders}`` are not its
     English text's is refused (it would fail when shown)."""
@@ -73,6 +97,7 @@ def translations(catalog: Catalog, path: Path) -> dict[str, str]:
         if not entry.id or not entry.context or not isinstance(entry.string, str) or not entry.string:
             continue
         source = entry.id if isinstance(entry.id, str) else entry.id[0]
+        _refuse_malformed(entry.string, entry.context, source, path)
         extra = _placeholders(entry.string) - _placeholders(source)
         if extra:
             allowed = ", ".join("{" + name + "}" for name in sorted(_placeholders(source)))
@@ -167,7 +192,7 @@ class Catalogue:
                                          "directory; give a directory of <language>.po files ({languages})",
                                          directory=repr(str(directory)), languages=", ".join(LANGUAGES)))
         path = directory / f"{language}.po"
-        if not path.is_file():
+        if not os.path.lexists(path):  # a directory, a dangling link or a loop by that name is refused, not skipped
             return {}
         catalog = read_catalogue(path, language)
         _refuse_unknown(catalog, path)

@@ -133,6 +133,9 @@ def write_manifest(survey: Survey, place: Place, pin_config: bool) -> bool:
             out.write("\n")
         os.chmod(draft, 0o644)
         os.replace(draft, place.manifest)
+    except OSError as error:  # a directory there, a full disk: one line, and the draft goes
+        raise IntegrityError(message("verify.cannot_write", "{path}: cannot write the manifest ({reason})",
+                                     path=place.manifest, reason=error.strerror or str(error))) from None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(draft)

@@ -72,6 +72,14 @@ BINDING_NAMES: Final = {"quit_drill": message("train.console.key.quit", "end the
 Keeper = Callable[[Mapping[str, Any] | None, list[TrainingEvent]], None]
 
 
+class PayField(Input):
+    """The field a pay is typed in: it leaves ``q`` to the drill (no pay holds a q), so that q ends the drill at a
+    pay call too, as at every other call; a field that takes printable keys hides the app's bindings of them."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        return character != "q" and super().check_consume_key(key, character)
+
+
 class TrainingConsole(App[list[str]]):
     """The drill on one screen: the round's hands, the call due in large type with its keys, the last verdict,
     the score; its return value is the report's lines."""
@@ -86,7 +94,8 @@ class TrainingConsole(App[list[str]]):
     #pay { display: none; margin: 0 1; }
     #pay.asked { display: block; }
     """ + MODE_BANNER_CSS
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill", priority=True)]
+    """q ends the drill whatever has the focus, the pay's field too (:class:`PayField`; docs/training.md)."""
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a drill needs none
 
     def __init__(self, drill: Drill, keep: Keeper | None = None,
@@ -106,7 +115,7 @@ class TrainingConsole(App[list[str]]):
         with Vertical(id="action-box"):
             yield BigText("", id="call-big")
             yield Static(id="question")
-        yield Input(placeholder=self.words.say("train.console.pay_placeholder", "net pay, e.g. +0.95"),
+        yield PayField(placeholder=self.words.say("train.console.pay_placeholder", "net pay, e.g. +0.95"),
                     id="pay", disabled=True)
         with Horizontal(id="hands"):
             yield Static(id="player-hand", classes="hand")

@@ -41,7 +41,8 @@ def run_drill(drill: Drill, answers: TextIO, show: Writer, ask: Callable[[], Non
               keep: Keeper | None = None, clock: Callable[[], float] = time.monotonic) -> None:
     """Run ``drill`` reading one answer per line from ``answers`` until it ends or the input does.
 
-    At the end of the input the drill stops where it is and the report says it ended early.
+    At the end of the input the drill stops where it is and the report says it ended early; so it does at Ctrl+C
+    while a call is awaited, and the interrupt goes on (the command then says it was interrupted).
     """
     def tell(answer: Mapping[str, Any] | None, events: list[TrainingEvent]) -> None:
         if keep is not None:
@@ -51,8 +52,12 @@ def run_drill(drill: Drill, answers: TextIO, show: Writer, ask: Callable[[], Non
     tell(None, drill.start())
     asked = clock()
     while drill.due is not None:
-        ask()
-        line = answers.readline()
+        try:
+            ask()
+            line = answers.readline()
+        except KeyboardInterrupt:  # Ctrl+C at a call ends the drill as the input's end does: the report is kept
+            tell(END_OF_INPUT, [drill.report_event()])
+            raise
         if not line:
             tell(END_OF_INPUT, [drill.report_event()])
             return

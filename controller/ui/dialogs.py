@@ -143,7 +143,7 @@ class StubCountScreen(ModalScreen[int | None]):
 
     def on_input_submitted(self, submitted: Input.Submitted) -> None:
         text = submitted.value.strip()
-        if not text.isdigit():
+        if not text.isdecimal():  # not isdigit(): '²' is a digit to it, and no number to int()
             error = self.words.say("console.count_bad", "{typed} is not a count: type the number of cards left in "
                                    "the shoe, e.g. 312", typed=repr(submitted.value))
             self.query_one("#count-error", Label).update(error)

@@ -79,7 +79,7 @@ def parse_dealer_line(line: str) -> Input | None:
                                       "e.g. 'r 7'", line=repr(line.strip())))
         return Input(kind, words[1])
     if kind is InputKind.COUNT and len(words) == 2:
-        if not words[1].isdigit():
+        if not words[1].isdecimal():
             raise ScriptError(message("keyboard.count", "{line}: expected 'k' or 'k CARDS' with the number of cards "
                                       "counted in the stub, e.g. 'k 312'", line=repr(line.strip())))
         return Input(kind, words[1])

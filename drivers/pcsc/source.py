@@ -348,6 +348,20 @@ class ReaderWatch:
                 self._release()
 
 
+def _card_map_text(path: str, label: str) -> str:
+    """The text of the card map at ``path``; :class:`DriverURLError` when it cannot be read or is not UTF-8."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no UID
+    except OSError as error:
+        raise DriverURLError(f"{label}: cannot read card map {path!r}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:  # a binary file, or a text in another encoding
+        raise DriverURLError(message("pcsc.map_not_utf8", "{label}: card map {path} is not UTF-8 text (byte {start} "
+                                     "is 0x{byte}); expected 'UID CODE' lines or a TOML file: save it as UTF-8",
+                                     label=label, path=repr(path), start=error.start,
+                                     byte=f"{error.object[error.start]:02x}")) from None
+    return text
+
+
 def load_card_map(path: str, label: str = "map") -> dict[str, str]:
     """A UID-to-card table: TOML (top level or ``[cards]``) or ``UID CODE`` text lines.
 
@@ -355,10 +369,7 @@ def load_card_map(path: str, label: str = "map") -> dict[str, str]:
     :class:`DriverURLError` naming the file (and line) and the problem.
     """
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise DriverURLError(f"{label}: cannot read card map {path!r}: {error.strerror or error}") from None
+    text = _card_map_text(path, label)
     pairs: list[tuple[str, object, object]] = []  # (where, uid, code)
     if file.suffix.lower() == ".toml":
         try:

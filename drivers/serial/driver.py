@@ -458,7 +458,7 @@ def port_name_of(url: str, location: str) -> tuple[str, bool]:
         return location, True
     if scheme == "socket":
         host, _, port = location.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        if not host or not port.isdecimal() or not 0 < int(port) < 65536:
             raise DriverURLError(message("serial.bad_socket", "{url}: expected socket://HOST:PORT with a port from 1 "
                                          "to 65535, e.g. socket://127.0.0.1:4001", url=url))
     return f"{scheme}://{location}", False

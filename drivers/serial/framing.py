@@ -614,7 +614,7 @@ class LineFramer(Framer):
         if match is None or not match.group("card"):
             return None
         seq_text = match.groupdict().get("seq")
-        seq = int(seq_text) if seq_text and seq_text.isdigit() else None
+        seq = int(seq_text) if seq_text and seq_text.isdecimal() else None
         return Frame(CARD, seq, match.group("card"))
 
     def _xor_checked(self, text: str, raw: bytes) -> str | None:

@@ -88,7 +88,7 @@ def load_profile(url: str, name: str, options: Mapping[str, Option]) -> Profile:
             "a .toml profile file", url=url, name=repr(name), known=one_of(profile_names())))
     path = str(source)
     try:
-        data = tomllib.loads(source.read_text(encoding="utf-8"))
+        data = tomllib.loads(source.read_text(encoding="utf-8-sig"))  # -sig: a BOM an editor wrote is no key
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise DriverURLError(message(
             "serial.profile_unreadable", "{url}: profile {path} is not a readable TOML file ({error}); fix it or "

@@ -355,3 +355,24 @@ def test_every_key_says_what_it_takes() -> None:
     for section in SECTIONS.values():
         for key in keys_of(section):
             assert expected_words(section, key).english() != "a string" or base_type(section, key) is str, key
+
+
+def test_a_config_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """An editor that saves UTF-8 with a BOM (Windows Notepad) made the file 'not valid TOML (Invalid statement (at
+    line 1, column 1))', while the file looks right in any editor."""
+    path = tmp_path / "table.toml"
+    path.write_bytes(b"\xef\xbb\xbf[table]\ndecks = 6\n")
+    assert load_config(str(path), environ={}).table.decks == 6
+
+
+@pytest.mark.parametrize("where", ["file", "environment"])
+def test_a_bet_offered_twice_is_refused(tmp_path: Path, where: str) -> None:
+    """Each settlement is keyed by the offered bet's name: a bet listed twice was settled once, the second dropped
+    without a word (a typo for another bet went unnoticed)."""
+    path = tmp_path / "bets.toml"
+    path.write_text('[bets]\noffered = ["player", "banker", "player"]\n' if where == "file" else "", encoding="utf-8")
+    environ = {"CROUPIER_BETS_OFFERED": "player,banker,player"} if where == "environment" else {}
+    with pytest.raises(ConfigError) as refused:
+        load_config(str(path), environ=environ)
+    assert str(refused.value) == (f"{path if where == 'file' else 'environment'}: [bets] offered: expected different "
+                                  "bets, each once, got ['player', 'banker', 'player']"), str(refused.value)

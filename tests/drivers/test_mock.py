@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from controller.core.exceptions import DriverURLError, ScriptError
-from controller.core.inputs import Input, InputKind
+from controller.core.inputs import Input, InputKind, card_read
 from controller.core.shoe import shoe_with_cut_card
 from drivers import driver_class, open_source
 from drivers.base import CardSource
-from drivers.mock import MockShoe
+from drivers.mock import MockShoe, read_script
 from tests.drivers.contract import CardSourceContract, MakeSource
 from tests.inprocess import croupier_in_process
 
@@ -102,6 +102,32 @@ def test_script_errors_name_the_file_line_and_token(tmp_path: Path) -> None:
         MockShoe(f"mock://?script={tmp_path / 'absent.txt'}")
 
 
+@pytest.mark.parametrize("kind", ["directory", "not utf-8", "link loop"])
+def test_a_script_that_cannot_be_read_says_what_is_wrong_and_what_to_give(tmp_path: Path, kind: str) -> None:
+    """The refusal showed Python's own wording ("[Errno 21] Is a directory: '...'", "'utf-8' codec can't decode byte
+    0xff in position 7: invalid start byte") and said nothing of what to give instead."""
+    script = tmp_path / "drill.txt"
+    if kind == "directory":
+        script.mkdir()
+    elif kind == "not utf-8":
+        script.write_bytes(b"AS KD 5H \xff\xfe 9C\n")
+    else:
+        script.symlink_to(tmp_path / "other.txt")
+        (tmp_path / "other.txt").symlink_to(script)
+    with pytest.raises(ScriptError) as refused:
+        MockShoe(f"mock://?script={script}")
+    said = str(refused.value)
+    assert said.startswith(f"{script}: ") and "Errno" not in said and "codec" not in said, said
+    assert "give the path of a shoe script" in said or "save it as UTF-8" in said, said
+    if kind == "not utf-8":
+        assert "byte 9 is 0xff" in said, said
+    for command in (["simulate", "--script", str(script)], ["train", "--script", str(script)],
+                    ["shoe-emulator", "--script", str(script)]):
+        done = croupier_in_process(*command)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done
+        assert done.stderr.splitlines() == [f"croupier {command[0]}: {said}"], done.stderr
+
+
 def test_script_is_delivered_exactly_then_exhausted(tmp_path: Path) -> None:
     script = tmp_path / "s.txt"
     script.write_text("5h ?? @cut\n@manual 7C  # hand entry\n", encoding="utf-8")
@@ -112,3 +138,10 @@ def test_script_is_delivered_exactly_then_exhausted(tmp_path: Path) -> None:
         assert source.exhausted
         assert source.recv(0.01) is None
     assert source.closed
+
+
+def test_a_script_saved_with_a_byte_order_mark_deals_its_first_card(tmp_path: Path) -> None:
+    """A BOM before the first token made it '\\ufeff5H', an unknown card: the drill halted on its first card."""
+    script = tmp_path / "drill.txt"
+    script.write_bytes(b"\xef\xbb\xbf5H 2C\n")
+    assert read_script(script) == [card_read("5H"), card_read("2C")]

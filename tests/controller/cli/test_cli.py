@@ -114,6 +114,10 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["simulate", "--seed", "99999999999999999999999"], "argument --seed: expected 0-9223372036854775807"),
     (["run", "--driver", "socket://"], "expected socket://HOST:PORT"),
     (["run", "--driver", "mock:x"], "mock:// takes no host or path"),
+    (["run", "--driver", "socket://127.0.0.1:4²"], "expected socket://HOST:PORT with a port from 1 to 65535"),
+    (["floor", "--broker", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:8²"],
+     "--listen '127.0.0.1:8²': the port '8²' is not a number from 0 to 65535"),
+    (["shoe-emulator", "--seed", "1", "--tcp", "127.0.0.1:4²"], "--tcp"),
     (["run", "--driver", ""], "--driver '': expected a driver URL"),
     (["simulate", "--config", ""], "croupier simulate: '': no such config file; give the path of a TOML file"),
     (["simulate", "--script", ""], "croupier simulate: '': no such script file; give the path of a shoe script"),
@@ -121,12 +125,24 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["shoe-emulator", "--script", ""], "croupier shoe-emulator: '': no such script file"),
     (["shoe-emulator", "--seed", "1", "--no-checksum", "--bad-checksum", "0.5"],
      "croupier shoe-emulator: --bad-checksum 0.5: with --no-checksum the shoe sends no checksum to corrupt"),
+    (["shoe-emulator", "--seed", "1", "--framing", "stx", "--no-checksum"],  # it dropped the CRC alone, silently
+     "croupier shoe-emulator: --no-checksum: stx framing always ends its frames with a BCC; leave out --no-checksum "
+     "(--no-crc leaves out the CRC)"),
     (["shoe-emulator", "--seed", "1", "--framing", "stx", "--terminator", "lf"],
      "croupier shoe-emulator: --terminator lf: stx framing ends its frames with ETX and a BCC, not a terminator"),
+    (["shoe-emulator", "--script", str(ROOT / "docs/shoes/misdeal-drill.txt"), "--shoe", "2"],
+     f"croupier shoe-emulator: --script {ROOT / 'docs/shoes/misdeal-drill.txt'}: --shoe would do nothing beside a "
+     "script: the script gives every card; leave out --shoe"),
+    (["shoe-emulator", "--script", str(ROOT / "docs/shoes/misdeal-drill.txt"), "--decks", "1", "--cut", "20"],
+     "--decks, --cut would do nothing beside a script"),
     (["history", ""], "croupier history: '': no such journal file; give the path of a Croupier journal"),
     (["audit", "verify", ""], "croupier audit verify: '': no such journal file"),
     (["report", "dealers", ""], "croupier report dealers: '': no such journal;"),
     (["roads", "--events", ""], "croupier roads: cannot read events file '': No such file or directory"),
+    (["roads", "--events", str(ROOT / "docs")], f"croupier roads: cannot read events file {str(ROOT / 'docs')!r}: Is a "
+     "directory; give a file of table events, one JSON object a line ('-' for standard input)"),
+    (["simulate", "--config", str(ROOT / "docs")], f"croupier simulate: {ROOT / 'docs'}: cannot read the config file "
+     "(Is a directory); give the path of a readable TOML file"),
 ])
 def test_bad_arguments_exit_2_with_a_clear_message(args: list[str], fragment: str) -> None:
     run = croupier(*args)
@@ -152,6 +168,20 @@ def test_an_empty_journal_path_is_refused_instead_of_running_with_no_journal(tmp
             f"croupier {command[0]}: --journal {journal!r}: expected the path of a journal file, e.g. --journal "
             "table.journal"]
     assert sorted(entry.name for entry in tmp_path.iterdir()) == ["journal.toml"]
+
+
+@pytest.mark.parametrize("command", [["simulate", "--rounds", "1", "--quiet"],
+                                     ["run", "--driver", "mock://?seed=4", "--auto-next", "--rounds", "1", "--quiet"]])
+def test_an_empty_scoreboard_address_is_refused_not_taken_for_the_configs(tmp_path: Path,
+                                                                           command: list[str]) -> None:
+    """``--scoreboard ""`` was taken for "not given": the config's [scoreboard] address was served, as --journal ""
+    once ran the config's journal."""
+    config = tmp_path / "board.toml"
+    config.write_text('[scoreboard]\naddress = "127.0.0.1:0"\n', encoding="utf-8")
+    refused = croupier(*command, "--config", str(config), "--scoreboard", "")
+    assert refused.returncode == 2, refused
+    assert refused.stderr.splitlines() == [
+        f"croupier {command[0]}: scoreboard address '': expected HOST:PORT, e.g. 127.0.0.1:8080"]
 
 
 def test_transcript_shows_dealer_instructions_and_summary() -> None:

@@ -22,6 +22,7 @@ from controller.core.events import AlertEvent, decode_as
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.journal.timeline import Timed
+from tests.controller.journal.forger import rewrite_body
 from tests.inprocess import CROUPIER, ROOT, croupier_in_process
 
 NEW_DECK = " ".join(card.code for card in list(reversed(full_deck()))[:24])
@@ -234,15 +235,7 @@ def _damaged(tmp_path: Path, body: str, chained: bool) -> tuple[Path, int]:
     path = tmp_path / "table.journal"
     run_cli("simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path))
     seq = _results_record(path, 3)
-    if chained:
-        from tests.controller.journal.forger import forge_record
-
-        forge_record(path, seq, body)
-    else:
-        connection = sqlite3.connect(path)
-        connection.execute("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
-        connection.commit()
-        connection.close()
+    rewrite_body(path, seq, body, chained)
     return path, seq
 
 

@@ -5,11 +5,13 @@ the payouts per bet, misdeals and their resolutions."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.controller.journal.forger import rewrite_body
 from tests.inprocess import croupier_in_process
 
 
@@ -142,23 +144,13 @@ def test_a_record_that_cannot_be_read_is_left_out_named_and_the_rest_recalled(tm
     """``recall``'s exit statuses (1: the journal failed verification, recalled anyway): a record that cannot be
     read at all, early in the day, is named on stderr and left out as ``history`` leaves it out; the last rounds
     are still recalled (it had exited 2 recalling nothing: one damaged record hid every later round)."""
-    import sqlite3
 
     path = simulated(tmp_path, "--seed", "5", "--rounds", "14")
     connection = sqlite3.connect(path)
     seq = next(seq for seq, body in connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
                if '"event":"result","round":2' in body)
     connection.close()
-    body = '{"events":[{"event":"result",'
-    if chained:
-        from tests.controller.journal.forger import forge_record
-
-        forge_record(path, seq, body)
-    else:
-        connection = sqlite3.connect(path)
-        connection.execute("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
-        connection.commit()
-        connection.close()
+    rewrite_body(path, seq, '{"events":[{"event":"result",', chained)
     done = croupier_in_process("recall", str(path), "--json")
     assert done.returncode == 1, done.stderr
     assert f"{path}: record {seq}" in done.stderr and "Traceback" not in done.stderr

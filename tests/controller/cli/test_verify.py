@@ -257,3 +257,21 @@ def test_the_signature_is_the_same_from_the_checkout_and_from_elsewhere(tmp_path
         assert done.returncode == 0, done.stdout + done.stderr
         lines.append(signature_of(done.stdout))
     assert lines[0] == lines[1]
+
+
+@pytest.mark.parametrize("kind", ["directory", "missing directory"])
+def test_a_manifest_that_cannot_be_written_is_one_line_and_leaves_no_draft(tmp_path: Path, kind: str) -> None:
+    """--write-manifest --manifest DIR (a directory) ended in a traceback (exit 1) from the rename of its draft."""
+    copy = copy_of(tmp_path)
+    place = tmp_path / "approved"
+    if kind == "directory":
+        place.mkdir()
+    else:
+        place = place / "manifest.json"
+    before = sorted(path.name for path in tmp_path.iterdir())
+    written = copy.croupier("verify", "--write-manifest", "--manifest", str(place), "--key", str(tmp_path / "k"))
+    assert written.returncode == 2, written.stdout + written.stderr
+    assert "Traceback" not in written.stderr
+    (line,) = written.stderr.strip().splitlines()
+    assert line.startswith("croupier verify: ") and str(place) in line
+    assert sorted(path.name for path in tmp_path.iterdir() if path.name != "k") == before, "no draft is left"

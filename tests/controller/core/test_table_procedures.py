@@ -14,6 +14,7 @@ from controller.core.events import (
     Event,
     MisdealEvent,
     PromptEvent,
+    RejectedEvent,
     ResolvedEvent,
     ResultEvent,
     RoundVoidedEvent,
@@ -276,8 +277,30 @@ def test_non_ascii_lookalike_is_not_a_card() -> None:
     ("@count 312", [Input(InputKind.COUNT, "312")]),
     ("@COUNT 0 9S", [Input(InputKind.COUNT, "0"), card_read("9S")]),
     ("@count 7H", [Input(InputKind.COUNT), card_read("7H")]),
+    ("@count ²", [Input(InputKind.COUNT), card_read("²")]),  # '²' is a digit to str.isdigit(), no number to int()
 ])
 def test_count_tokens(text: str, expected: list[Input]) -> None:
     """``@count`` confirms the count the table shows; a whole number right after it is the count keyed, never a card."""
     assert parse_tokens(text) == expected
     assert " ".join(item.token() for item in expected).lower() == text.lower()
+
+
+@pytest.mark.parametrize("keyed", ["²", "3²", "¹²"])
+def test_a_count_keyed_in_digit_signs_that_are_no_number_is_rejected_not_a_crash(keyed: str) -> None:
+    """An Input(COUNT, '²') (the plain console's 'k ²', a journal or a plugin) raised ValueError out of the table:
+    the live table stopped with a traceback. It is rejected as any count that is no number."""
+    t = table(procedures={"count_every": 1})
+    play(t, "9S 8H KD 2C")
+    events = t.handle(Input(InputKind.COUNT, keyed))
+    (refused,) = every(events, RejectedEvent)
+    assert refused["reason"] == f"{keyed!r} is not a count: key the number of cards in the stub, e.g. @count 312"
+    assert t.stub_count_due
+    counted = t.handle(Input(InputKind.COUNT, str(8 * 52 - 4)))
+    assert not every(counted, RejectedEvent) and not t.stub_count_due
+
+
+def test_a_reveal_total_in_digit_signs_that_are_no_number_is_no_total_not_a_crash() -> None:
+    t = table(table={"dealing": "face_down", "reveal_confirm": "total"})
+    play(t, "9S 8H KD 2C")
+    events = t.handle(Input(InputKind.REVEAL, "²"))
+    assert every(events, RejectedEvent), events

@@ -253,6 +253,7 @@ def test_over_tls_the_table_and_the_archive_sign_in_and_a_wrong_password_or_ca_e
     (["--table", "casino"], "'casino' is not SITE/TABLE"),
     (["--table", "ca sino/t1"], "SITE 'ca sino' is not 1-64 letters"),
     (["--table", "casino/t1=us:er"], "USER 'us:er' is not 1-129 letters"),
+    (["--table", "casino/t1="], "--table 'casino/t1=': USER '' is not 1-129 letters"),  # not the default user
     (["--table", "casino/t1", "--archive", "bad/user"], "--archive: USER 'bad/user' is not"),
     (["--tables", "MISSING"], "--tables 'MISSING': no such file; give a file with one SITE/TABLE a line"),
     (["--table", "casino/t1", "--table", "casino/t1"], "table casino/t1 is listed twice"),
@@ -343,3 +344,12 @@ def test_a_tables_account_can_neither_wipe_the_archives_session_nor_disconnect_a
         back.wait_message(f"croupier/{site}/A/journal", b"queued for the archive")
     finally:
         back.close()
+
+
+def test_a_tables_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """A BOM before the first line made its site '\\ufeffcasino', refused as no name."""
+    tables = tmp_path / "tables.txt"
+    tables.write_bytes(b"\xef\xbb\xbfcasino/t1\n")
+    run = floor_acl("--out", str(tmp_path / "floor"), "--tables", str(tables))
+    assert run.returncode == 0, run.stderr
+    assert "topic write croupier/casino/t1/journal" in (tmp_path / "floor" / "acl").read_text(encoding="utf-8")

@@ -207,3 +207,17 @@ def test_the_dashboard_refuses_other_origins_and_can_ask_for_a_password(broker: 
         pit.terminate()
         _, stderr = pit.communicate(timeout=60)
     assert SECRET not in stderr
+
+
+def test_a_password_file_saved_with_a_byte_order_mark_gives_its_password(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A BOM an editor wrote went into the password: the broker or the page refused the right one, unexplained."""
+    from controller.cli.floor import _web_password
+    from controller.floor.urls import PASSWORD_ENV, PASSWORD_FILE_ENV, password_from_environment
+
+    path = tmp_path / "password"
+    path.write_bytes(b"\xef\xbb\xbfs3cret\r\n")
+    monkeypatch.delenv(PASSWORD_ENV, raising=False)
+    monkeypatch.delenv(PASSWORD_FILE_ENV, raising=False)
+    assert password_from_environment("--broker", str(path)) == "s3cret"
+    assert _web_password(str(path)) == "s3cret"

@@ -122,6 +122,15 @@ def test_a_house_po_file_overrides_a_message(tmp_path: Path) -> None:
     assert "뱅커 카드" in run.stdout  # what the house does not override stays the shipped text
 
 
+def test_a_house_po_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Babel read a BOM as an 'Unknown or misformatted keyword on 0' and the command stopped."""
+    (tmp_path / "ko.po").write_bytes(b"\xef\xbb\xbf" + HOUSE_PO.replace("{text}", "한 장").encode("utf-8"))
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert "한 장" in run.stdout
+
+
 def test_a_house_translation_with_a_foreign_placeholder_is_refused_in_one_line(tmp_path: Path) -> None:
     (tmp_path / "ko.po").write_text(HOUSE_PO.replace("{text}", "{side} 카드"), encoding="utf-8")
     run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
@@ -131,6 +140,63 @@ def test_a_house_translation_with_a_foreign_placeholder_is_refused_in_one_line(t
     assert str(tmp_path / "ko.po") in line and "'prompt.player'" in line and "{side}" in line
     run = croupier("simulate", "--rounds", "1", CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path / "none"))
     assert run.returncode == 2 and "messages_dir" in run.stderr and "Traceback" not in run.stderr
+
+
+HOUSE_RESULTS_PO = '''msgid ""
+msgstr ""
+"Content-Type: text/plain; charset=utf-8\\n"
+
+msgctxt "result.banker"
+msgid "Banker wins {high} to {low}"
+msgstr "{text}"
+
+msgctxt "result.player"
+msgid "Player wins {high} to {low}"
+msgstr "{text}"
+'''
+
+
+@pytest.mark.parametrize("written", ["{} {low}", "{high {low}", "{high} } {low}", "{high!r} {low}",
+                                     "{high:>99999999999} {low}", "{high:d} {low}", "{high!s:x} {low}"])
+def test_a_house_translation_with_a_malformed_placeholder_is_refused_in_one_line(tmp_path: Path, written: str) -> None:
+    """A placeholder not written as the English text writes it, ``{name}`` (an empty or unclosed one, a lone brace,
+    a conversion or a format spec), failed only when the message was shown, mid-play, with a traceback: it is
+    refused at the start, naming the file and the message."""
+    (tmp_path / "ko.po").write_text(HOUSE_RESULTS_PO.replace("{text}", written), encoding="utf-8")
+    run = croupier("simulate", "--seed", "42", "--rounds", "3", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 2, run.stdout[-300:]
+    assert "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert str(tmp_path / "ko.po") in line and "'result.banker'" in line
+
+
+def test_a_house_translation_that_moves_its_placeholders_is_taken(tmp_path: Path) -> None:
+    (tmp_path / "ko.po").write_text(HOUSE_RESULTS_PO.replace("{text}", "{low} < {high} {{ok}}"),
+                                    encoding="utf-8")
+    run = croupier("simulate", "--seed", "1", "--rounds", "2", "--lang", "ko", "--json",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    said = [event["say"] for event in stream(run.stdout) if event["event"] == "result"]
+    assert said == ["3 < 7 {ok}", "3 < 7 {ok}"]
+
+
+@pytest.mark.parametrize("kind", ["directory", "dangling link", "link loop"])
+def test_a_house_po_path_that_is_no_file_is_refused_not_skipped(tmp_path: Path, kind: str) -> None:
+    """A ko.po that is a directory or a link to nothing was skipped without a word: the shipped words were shown."""
+    po = tmp_path / "ko.po"
+    if kind == "directory":
+        po.mkdir()
+    elif kind == "dangling link":
+        po.symlink_to(tmp_path / "elsewhere.po")
+    else:
+        po.symlink_to(tmp_path / "other.po")
+        (tmp_path / "other.po").symlink_to(po)
+    run = croupier("simulate", "--seed", "1", "--rounds", "1", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert str(po) in line
 
 
 TOKENS = ("@shoe 5H 2C 3C 4C 6C 7C  9S 8H KD 2C @next  4C 3D 2H 5S 7H  @next 6C TD @exposed @burn 9D 2D 8S 7C @next "
@@ -154,3 +220,13 @@ def test_every_event_text_is_worded_and_its_machine_fields_kept(language: str) -
         for field in HUMAN_FIELDS & set(source.keys()):
             if "say_id" in source and source.get("say_id") != "misdeal.unknown_card":
                 assert target[field] != source[field], (field, source)
+
+
+def test_a_malformed_placeholder_in_a_message_that_takes_none_says_so(tmp_path: Path) -> None:
+    (tmp_path / "ko.po").write_text(HOUSE_PO.replace("{text}", "카드 {"), encoding="utf-8")
+    run = croupier("simulate", "--seed", "42", "--rounds", "1", "--lang", "ko",
+                   CROUPIER_TABLE_MESSAGES_DIR=str(tmp_path))
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    (line,) = run.stderr.strip().splitlines()
+    assert "'prompt.player'" in line and "'{'" in line and Catalogue("ko").say(
+        "catalogue.no_placeholders", "it takes no placeholders") in line, line

@@ -15,6 +15,18 @@ def forge_record(path: Path, seq: int, body: str) -> None:
     _forge(path, seq, body=body)
 
 
+def rewrite_body(path: Path, seq: int, body: str, chained: bool) -> None:
+    """Write ``body`` over record ``seq``'s: with ``chained``, as a careful forger who recomputes the hash chain after
+    it (so only reading the record shows it), else as an editor who leaves the chain as it was."""
+    if chained:
+        forge_record(path, seq, body)
+        return
+    connection = sqlite3.connect(path)
+    connection.execute("UPDATE records SET body = ? WHERE seq = ?", (body, seq))
+    connection.commit()
+    connection.close()
+
+
 def forge_time(path: Path, seq: int, at: str) -> None:
     """Replace record ``seq``'s time and recompute the whole chain from it (a careful forger)."""
     _forge(path, seq, at=at)

@@ -4,6 +4,7 @@ terminal, the training journal, and clear errors for bad options."""
 from __future__ import annotations
 
 import json
+import signal
 import sqlite3
 import subprocess
 from pathlib import Path
@@ -107,6 +108,34 @@ def test_input_ending_early_still_reports_and_exits_3() -> None:
     assert last["event"] == "training_report" and last["calls"] == 1 and last["finished"] is False
 
 
+def test_ctrl_c_at_a_call_still_gives_and_keeps_the_report(tmp_path: Path) -> None:
+    """Ctrl+C while the drill waits for a call printed only 'interrupted': the report of the calls made was neither
+    shown nor journaled. It ends the drill as the input's end does (the report, ended early), then says so (130)."""
+    journal = tmp_path / "drill.journal"
+    process = start_croupier("train", "--seed", "3", "--rounds", "5", "--journal", str(journal), stdin=True)
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        shown = ""
+        while "Player's call" not in shown:
+            shown += process.stdout.read(1)
+        process.stdin.write("draw\n")
+        process.stdin.flush()
+        while shown.count("?") < 2:  # the verdict, then the next call asked
+            shown += process.stdout.read(1)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=DEADLINE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    assert "Training report: 1 rounds, 1 calls" in out and "(ended early)" in out, (shown, out, err)
+    assert err.strip().splitlines()[-1] == "croupier train: interrupted" and "Traceback" not in err
+    bodies = [json.loads(body) for (body,) in sqlite3.connect(journal).execute(
+        "SELECT body FROM records WHERE kind = 'events' ORDER BY seq")]
+    assert bodies[-1]["events"][-1]["event"] == "training_report"
+    assert bodies[-1]["events"][-1]["finished"] is False
+
+
 def test_plain_terminal_prompts_and_reports() -> None:
     run = croupier("train", "--cards", "AS 3C 2H AC 6D 9C", "--rounds", "1", stdin="draw\nmaybe\nstand\nbanker\n")
     assert run.returncode == 0, run.stderr
@@ -162,6 +191,22 @@ def test_bad_options_are_one_clear_line(tmp_path: Path) -> None:
         assert run.returncode == 2, (args, run.stdout, run.stderr)
         assert message in run.stderr, (args, run.stderr)
         assert "Traceback" not in run.stderr
+
+
+def test_a_seed_beside_the_cards_is_noted_not_dropped(tmp_path: Path) -> None:
+    """--seed with --cards or --script deals the cards and the seed shuffles nothing: simulate says so, train dropped
+    it without a word."""
+    script = tmp_path / "drill.txt"
+    script.write_text("9S 8H KD 2C\n", encoding="utf-8")
+    for cards in (["--cards", "9S 8H KD 2C"], ["--script", str(script)]):
+        run = croupier_in_process("train", "--seed", "7", *cards, "--json", stdin="player\n")
+        assert run.returncode == 3, run.stderr
+        assert run.stderr.splitlines() == [
+            "croupier train: note: --seed is not used when the cards are given (--cards/--script)"]
+        cards_dealt = [event["card"] for event in map(json.loads, run.stdout.splitlines()) if event["event"] == "card"]
+        assert cards_dealt == ["9S", "8H", "KD", "2C"]
+    quiet = croupier_in_process("train", "--cards", "9S 8H KD 2C", "--json", stdin="player\n")
+    assert quiet.stderr == ""
 
 
 def test_plain_terminal_words_the_broken_rule_in_the_language() -> None:

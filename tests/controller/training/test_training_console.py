@@ -123,6 +123,25 @@ def test_quitting_mid_drill_keeps_the_report_and_gives_it_back(key: str) -> None
     assert "Training report: 1 rounds, 1 calls, 1 right, 0 wrong (ended early)" in app.return_value
 
 
+def test_q_ends_the_drill_while_a_pay_is_being_typed_too() -> None:
+    """docs/training.md: q (or Ctrl+Q) ends the drill; at a pay call the q went into the pay's field instead (and
+    Enter then had 'q' refused as a pay): the drill went on."""
+    drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]), payouts=True, rounds=1)
+    app = TrainingConsole(drill)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await settle(pilot)
+            await press(pilot, "d", "d", "p", "+")
+            assert drill.due is not None and drill.due.call == "pay"
+            await press(pilot, "q")
+            await settle(pilot)
+
+    asyncio.run(scenario())
+    assert app.return_value is not None
+    assert "Training report: 1 rounds, 3 calls, 3 right, 0 wrong (ended early)" in app.return_value
+
+
 def test_a_finished_drill_gives_its_report_back_when_the_trainee_quits() -> None:
     drill = drill_on(round_cards(["AS", "2H", "6D"], ["3C", "AC", "9C"]), rounds=1)
     app = TrainingConsole(drill)

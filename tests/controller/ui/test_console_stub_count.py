@@ -132,6 +132,20 @@ def test_a_typed_count_that_is_no_number_is_explained_and_esc_sends_nothing() ->
     assert seen["error"] == "'x' is not a count: type the number of cards left in the shoe, e.g. 312"
 
 
+@pytest.mark.parametrize("typed", ["²", "3²", "½"])
+def test_a_typed_count_of_digit_signs_that_are_no_decimal_digits_is_explained_not_a_crash(typed: str) -> None:
+    """'²' is a digit to str.isdigit() but no number to int(): the dialog raised ValueError and the console crashed."""
+    sent, seen = run(["t", *typed, "enter", "escape"], counted_table())
+    assert sent == []
+    assert seen["error"] == f"{typed!r} is not a count: type the number of cards left in the shoe, e.g. 312"
+
+
+def test_a_count_typed_in_other_decimal_digits_is_that_number() -> None:
+    table = counted_table()
+    sent, _ = run(["t", *"".join(chr(0x0660 + int(digit)) for digit in str(LEFT)), "enter"], table)
+    assert sent == [Input(InputKind.COUNT, str(LEFT))]
+
+
 @pytest.mark.parametrize("language", ["es", "ja", "ko", "zh_Hans", "zh_Hant"])
 def test_the_request_is_worded_in_the_tables_language(language: str) -> None:
     _, seen = run([], counted_table(), language)
@@ -147,6 +161,8 @@ def test_the_plain_console_keys_the_count() -> None:
     assert parse_dealer_line("count 312") == Input(InputKind.COUNT, "312")
     with pytest.raises(ScriptError, match="expected 'k' or 'k CARDS'"):
         parse_dealer_line("k twelve")
+    with pytest.raises(ScriptError, match="expected 'k' or 'k CARDS'"):  # a digit to isdigit(), no number
+        parse_dealer_line("k 3²")
 
 
 def test_a_recorded_stream_without_the_tables_view_still_shows_the_count_and_the_recount() -> None:

@@ -420,6 +420,11 @@ def test_roads_command_events_file(tmp_path: Any, capsys: pytest.CaptureFixture[
     path.write_text("not json\n", encoding="utf-8")
     with pytest.raises(RoadsInputError, match="line 1"):
         run_roads(["roads", "--events", str(path)])
+    path.write_text(json.dumps(result_event(1, "player")) + '\n{"event": "result"}\n', encoding="utf-8")
+    with pytest.raises(RoadsInputError) as bad:  # 'result event for round None' named neither the file nor the line
+        run_roads(["roads", "--events", str(path)])
+    assert str(bad.value) == (f"{path} line 2: result event for round None has winner None: expected 'banker', "
+                              "'player' or 'tie'")
 
 
 def test_croupier_roads_bad_letter_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
