@@ -324,9 +324,15 @@ class ReaderWatch:
                 if code != s.SCARD_S_SUCCESS:
                     raise ReadFailed(f"APDU {apdu.hex().upper()} failed: {self._why(code)}")
                 data = bytes(response)
-                if len(data) < 2 or data[-2:] != b"\x90\x00":
-                    status = data[-2:].hex().upper() or "nothing"
-                    raise ReadFailed(f"APDU {apdu.hex().upper()} answered status {status}, not 9000")
+                if not data:  # vpcd's answer when the card's connection drops mid-command
+                    raise ReadFailed(f"APDU {apdu.hex().upper()} got no answer: the tag left the reader or "
+                                     f"stopped answering mid-read")
+                if len(data) < 2:
+                    raise ReadFailed(f"APDU {apdu.hex().upper()} answered {data.hex().upper()}, too short for a "
+                                     f"status word; expected its data and 9000")
+                if data[-2:] != b"\x90\x00":
+                    raise ReadFailed(f"APDU {apdu.hex().upper()} answered status {data[-2:].hex().upper()}, "
+                                     f"not 9000")
                 answers.append(data[:-2])
         finally:
             s.SCardDisconnect(card, s.SCARD_LEAVE_CARD)

@@ -15,6 +15,7 @@ from controller.core.inputs import Input, InputKind
 from drivers import driver_class, open_source
 from drivers.pcsc.source import PYSCARD_MISSING, PcscCardSource, load_card_map
 from tests.drivers.pcsc.conftest import READER_A, READER_B, Hand, Pcscd
+from tests.drivers.pcsc.vcard import VirtualCard
 
 pytestmark = pytest.mark.pcsc
 
@@ -171,6 +172,25 @@ def test_tag_without_a_code_is_unreadable(hand_a: Hand) -> None:
         hand_a.present(hand_a.card(code=None))
         assert source.recv(5) == UNREADABLE
         assert source.last_problem is not None and "not an ASCII card code" in source.last_problem
+
+
+class _OneByteTag(VirtualCard):
+    """A tag that answers its code read with a single byte: no status word at all."""
+
+    def answer(self, apdu: bytes) -> bytes:
+        return b"\x01" if apdu[:2] == b"\xff\xb0" else super().answer(apdu)
+
+
+def test_tag_answering_too_short_is_unreadable_and_says_why(hand_a: Hand) -> None:
+    with open_source(URL_A) as source:
+        assert isinstance(source, PcscCardSource)
+        tag = _OneByteTag("04A1B2C3D4E5F6", code="TH", port=hand_a.port)
+        hand_a.cards.append(tag)
+        hand_a.present(tag)
+        assert source.recv(5) == UNREADABLE
+        assert source.last_problem is not None
+        assert "FFB0000404 answered 01, too short for a status word; expected its data and 9000" in \
+            source.last_problem, source.last_problem
 
 
 def test_tag_removed_mid_read_is_unreadable_and_nothing_lost(hand_a: Hand) -> None:
