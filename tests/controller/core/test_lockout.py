@@ -156,19 +156,25 @@ def test_bad_lockout_settings_are_one_clear_line(tmp_path: Path, extra: str, exp
     assert expected in str(raised.value)
 
 
+def instruction(events: list[Event]) -> InstructionEvent:
+    """The instruction that ends a step's events."""
+    last = events[-1]
+    assert isinstance(last, InstructionEvent), events
+    return last
+
+
 def test_a_locked_reader_does_not_ask_the_dealer_to_sign_in(tmp_path: Path) -> None:
     """With nobody signed in, the lockout stops the table; the dealer is not told to present a badge the locked
     reader refuses, but that the table is stopped on the lockout alert."""
     table = table_with(tmp_path)
-    assert table.handle(badge(STRANGERS[0], at=100.0))[-1].action == "sign_in"
+    assert instruction(table.handle(badge(STRANGERS[0], at=100.0))).action == "sign_in"
     seen: list[Event] = []
     for number, uid in enumerate(STRANGERS[1:5], 1):
         seen += table.handle(badge(uid, at=100.0 + number))
     assert table.badges_locked
-    last = seen[-1]
-    assert isinstance(last, InstructionEvent)
+    last = instruction(seen)
     assert last.action == "release_alert" and "A1" in last.say, last
     refused = table.handle(badge(DEALER, at=106.0))
-    assert refused[-1].action == "release_alert", refused
+    assert instruction(refused).action == "release_alert", refused
     # Unlocked by a supervisor's badge: the dealer is asked to sign in again.
-    assert table.handle(badge(SUPERVISOR, at=107.0))[-1].action == "sign_in"
+    assert instruction(table.handle(badge(SUPERVISOR, at=107.0))).action == "sign_in"
