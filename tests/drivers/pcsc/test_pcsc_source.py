@@ -148,6 +148,10 @@ def test_uid_map(hand_a: Hand, tmp_path: Path) -> None:
         hand_a.take_away(tag)
         hand_a.present(hand_a.card("04999999999999"))
         assert source.recv(5) == card("04999999999999")  # not a card code: the core's unknown card
+        # The misdeal says only that it is no card; the reason names the map and what to do.
+        assert isinstance(source, PcscCardSource) and source.last_problem is not None
+        assert "04999999999999 is not in the card map" in source.last_problem and str(table) in source.last_problem
+        assert "04999999999999 CODE" in source.last_problem, source.last_problem
 
 
 def test_cut_card_tag(hand_a: Hand, tmp_path: Path) -> None:
