@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +196,31 @@ def test_tag_answering_too_short_is_unreadable_and_says_why(hand_a: Hand) -> Non
         assert source.last_problem is not None
         assert "FFB0000404 answered 01, too short for a status word; expected its data and 9000" in \
             source.last_problem, source.last_problem
+
+
+class _SlowTag(VirtualCard):
+    """A tag that takes ``delay`` seconds to answer each APDU."""
+
+    delay = 2.0
+
+    def answer(self, apdu: bytes) -> bytes:
+        time.sleep(self.delay)
+        return super().answer(apdu)
+
+
+def test_a_slow_tag_keeps_no_caller_waiting_past_its_timeout(hand_a: Hand) -> None:
+    """recv(timeout) returns at its timeout while a slow tag is read (the runner then takes the dealer's inputs
+    meanwhile); the card comes when it has been read, once."""
+    with open_source(URL_A) as source:
+        assert source.recv(0) is None
+        tag = _SlowTag("04A1B2C3D4E5F6", code="9D", port=hand_a.port)
+        hand_a.cards.append(tag)
+        hand_a.present(tag)
+        started = time.monotonic()
+        assert source.recv(0.5) is None
+        assert time.monotonic() - started < 1.5, "recv(0.5) waited for the slow tag's answer"
+        assert source.recv(15) == card("9D")
+        assert source.recv(0.1) is None
 
 
 def test_tag_removed_mid_read_is_unreadable_and_nothing_lost(hand_a: Hand) -> None:
