@@ -348,3 +348,32 @@ def test_tag_already_on_the_reader_at_open_is_read(hand_a: Hand) -> None:
     with open_source(URL_A) as source:
         assert source.recv(5) == card("JD")
         assert source.recv(0.1) is None
+
+
+class _Failing:
+    """Wraps pyscard's scard: SCardGetStatusChange raises once ``fail`` is set."""
+
+    def __init__(self, scard: Any) -> None:
+        self._scard = scard
+        self.fail = threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scard, name)
+
+    def SCardGetStatusChange(self, context: Any, timeout: int, states: Any) -> Any:
+        if self.fail.is_set():
+            raise RuntimeError("pyscard broke")
+        return self._scard.SCardGetStatusChange(context, timeout, states)
+
+
+def test_a_failure_in_the_reading_thread_reaches_the_caller(hand_a: Hand) -> None:
+    """The reading thread never dies silently: the inputs it queued come first, then its failure is raised."""
+    import smartcard.scard as scard
+
+    fake = _Failing(scard)
+    with PcscCardSource(URL_A, scard=fake) as source:
+        hand_a.present(hand_a.card(code="4C"))
+        assert source.recv(5) == card("4C")
+        fake.fail.set()
+        with pytest.raises(RuntimeError, match="pyscard broke"):
+            source.recv(5)
