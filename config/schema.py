@@ -506,7 +506,11 @@ def _pcsc_url(reader: str | None) -> str | None:
         parts = urlsplit(reader)
     except ValueError:  # an unclosed [IPv6] host
         raise Refused.expected(reader) from None
-    if parts.scheme != "pcsc" or not parse_qs(parts.query).get("reader"):
+    query = parse_qs(parts.query, keep_blank_values=True)
+    # Only the reader's name: any other option, a second reader or a host would be ignored unseen.
+    names = query.get("reader", [])
+    if (parts.scheme != "pcsc" or parts.netloc or parts.path or set(query) != {"reader"} or len(names) != 1
+            or not names[0].strip()):
         raise Refused.expected(reader)
     return reader
 

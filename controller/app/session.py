@@ -284,6 +284,17 @@ def start_badge_feed(settings: AuthSettings, source: MergedSource,
     from drivers.pcsc.badges import BadgeReader
 
     reader = BadgeReader.from_settings(settings)
+    cards = source.primary
+    if getattr(cards, "scheme", None) == "pcsc" and getattr(cards, "reader", None) == reader.reader:
+        # Every badge would be read as a card (an unreadable one: a misdeal) and every card as a refused badge.
+        reader.close()
+        from controller.core.exceptions import DriverError
+        from controller.i18n.message import message
+
+        raise DriverError(message(
+            "auth.reader_is_card_reader", "[auth] reader {url}: reader {reader} is also the card reader ({cards}): "
+            "every badge would be read as a card and every card as a badge; give [auth] reader and the driver two "
+            "different readers", url=settings.reader or "pcsc://", reader=repr(reader.reader), cards=cards.url))
 
     def pump() -> None:
         for event in reader.events():

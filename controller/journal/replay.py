@@ -157,6 +157,25 @@ def table_from_header(path: str, header: Mapping[str, Any]) -> Table:
     return Table(settings_from_header(path, header), edition_of_header(header))
 
 
+def _replayed_reader(url: str) -> str:
+    """``[auth] reader`` as a replay takes it: a journal written when the URL could carry more than the reader's
+    name (a host, other options, a second reader: all ignored then) replays with the name it used (the replay opens
+    no reader)."""
+    from urllib.parse import parse_qs, quote, urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    names = parse_qs(parts.query).get("reader")
+    if parts.scheme != "pcsc" or not names:
+        return url  # refused then too
+    if not parts.netloc and not parts.path and set(parse_qs(parts.query, keep_blank_values=True)) == {"reader"} \
+            and len(names) == 1:
+        return url  # the reader's name alone, as taken now
+    return f"pcsc://?reader={quote(names[0], safe=' ')}"
+
+
 def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
     """The game settings a journal was made with (for an independent replay)."""
     stored = header.get("identity", {}).get("settings") if isinstance(header.get("identity"), dict) else None
@@ -174,6 +193,8 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
         layers["auth"] = {**layers["auth"], "two_person": False}  # written before approvals needed two people
     if isinstance(layers.get("auth"), dict) and "lockout_after" not in layers["auth"]:
         layers["auth"] = {**layers["auth"], "lockout_after": 0}  # written before refused badges locked the reader
+    if isinstance(layers.get("auth"), dict) and isinstance(layers["auth"].get("reader"), str):
+        layers["auth"] = {**layers["auth"], "reader": _replayed_reader(layers["auth"]["reader"])}
     try:
         return load_config(None, environ={}, overrides=layers)
     except ConfigError as error:

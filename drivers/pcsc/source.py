@@ -21,8 +21,9 @@ field mid-read) gives ``Input(UNREADABLE)``; so does a tag pcscd saw come and go
 before it could be read. pcscd stopping or the reader being unplugged gives
 ``Input(OFFLINE)``, and ``Input(ONLINE)`` when it is back. A tag still lying on
 the reader across an outage is not read twice. The reason for every
-UNREADABLE and OFFLINE is logged (logger ``drivers.pcsc.source``) and kept in
-:attr:`PcscCardSource.last_problem`.
+UNREADABLE and OFFLINE, and for a tag not in the map, is logged (logger ``drivers.pcsc.source``) and kept in
+:attr:`PcscCardSource.last_problem`. Tags are read in the source's own thread, so a
+tag slow to answer keeps no caller of :meth:`~drivers.base.CardSource.recv` waiting past its timeout.
 
 pyscard is imported only when a source is opened; without it the error says
 ``.ci/setup --test`` in the checkout (or ``.venv/bin/pip install -e '.[pcsc]'``).
@@ -33,6 +34,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
+import queue
 import threading
 import tomllib
 from collections.abc import Iterator, Mapping
@@ -70,6 +72,9 @@ CUT_CARD_TEXT = "@cut"
 """What the cut card's tag stores (or its UID maps to): it gives ``Input(CUT)``."""
 DEFAULT_CODE_APDU = bytes.fromhex("FFB0000404")
 """READ BINARY of 4 bytes at page 4 (start of NTAG user memory), where the card code is stored."""
+READ_POLL = 0.2
+"""Seconds the reading thread waits on pcscd, and a caller waiting for ever on the queue, between two looks at
+whether the source was closed."""
 
 
 def load_scard() -> Any:
@@ -324,9 +329,15 @@ class ReaderWatch:
                 if code != s.SCARD_S_SUCCESS:
                     raise ReadFailed(f"APDU {apdu.hex().upper()} failed: {self._why(code)}")
                 data = bytes(response)
-                if len(data) < 2 or data[-2:] != b"\x90\x00":
-                    status = data[-2:].hex().upper() or "nothing"
-                    raise ReadFailed(f"APDU {apdu.hex().upper()} answered status {status}, not 9000")
+                if not data:  # vpcd's answer when the card's connection drops mid-command
+                    raise ReadFailed(f"APDU {apdu.hex().upper()} got no answer: the tag left the reader or "
+                                     f"stopped answering mid-read")
+                if len(data) < 2:
+                    raise ReadFailed(f"APDU {apdu.hex().upper()} answered {data.hex().upper()}, too short for a "
+                                     f"status word; expected its data and 9000")
+                if data[-2:] != b"\x90\x00":
+                    raise ReadFailed(f"APDU {apdu.hex().upper()} answered status {data[-2:].hex().upper()}, "
+                                     f"not 9000")
                 answers.append(data[:-2])
         finally:
             s.SCardDisconnect(card, s.SCARD_LEAVE_CARD)
@@ -430,8 +441,9 @@ class PcscCardSource(CardSource):
         values = self._checked_query(url)
         self.card_map: dict[str, str] | None = None
         self.apdu = DEFAULT_CODE_APDU
-        if "map" in values:
-            self.card_map = load_card_map(values["map"], url)
+        self.map_path: str | None = values.get("map")
+        if self.map_path is not None:
+            self.card_map = load_card_map(self.map_path, url)
         elif "apdu" in values:
             self.apdu = _code_apdu(url, values["apdu"])
         poll_ms: int = self.option_value(url, values, "poll")
@@ -441,6 +453,10 @@ class PcscCardSource(CardSource):
         self._present_uid: str | None = None
         self._watch = ReaderWatch(reader, poll=poll_ms / 1000, label=url, scard=scard)
         self.reader = self._watch.reader
+        self._inputs: queue.Queue[Input] = queue.Queue()
+        """What the reading thread saw, in order."""
+        self._reading: threading.Thread | None = None
+        self._failure: BaseException | None = None
 
     @classmethod
     def check_url(cls, url: str) -> None:
@@ -465,6 +481,32 @@ class PcscCardSource(CardSource):
         log.warning("%s", message)
 
     def _recv(self, timeout: float | None) -> Input | None:
+        """The next input the reading thread queued. Tags are read in that thread (started by the first call, so a
+        tag already on the reader is read then): a tag slow to answer keeps no caller waiting past ``timeout``, and
+        the dealer's inputs are taken meanwhile."""
+        if self._reading is None:
+            self._reading = threading.Thread(target=self._read_all, name=f"pcsc {self.reader}", daemon=True)
+            self._reading.start()
+        try:
+            return self._inputs.get(timeout=READ_POLL if timeout is None else min(timeout, READ_POLL))
+        except queue.Empty:
+            pass
+        if self._failure is not None:
+            raise self._failure
+        return None
+
+    def _read_all(self) -> None:
+        """The reading thread: every input of the reader, queued in order, until closed (a failure is raised by
+        :meth:`_recv` once the inputs before it were taken)."""
+        try:
+            while not self._closed:
+                item = self._next_input(READ_POLL)
+                if item is not None and not self._closed:
+                    self._inputs.put(item)
+        except Exception as error:  # raised to the caller, not lost with the thread
+            self._failure = error
+
+    def _next_input(self, timeout: float | None) -> Input | None:
         event = self._watch.wait(timeout)
         if event is None:
             return None
@@ -500,7 +542,11 @@ class PcscCardSource(CardSource):
             return None
         self._present_uid = uid
         if self.card_map is not None:
-            code = self.card_map.get(uid, uid)
+            code = self.card_map.get(uid)
+            if code is None:  # the core's unknown card misdeal; the engineer learns why here
+                self._problem(f"{self.url}: tag {uid} is not in the card map {self.map_path}: a foreign tag, or a "
+                              f"card of the shoe to add to the map as '{uid} CODE'")
+                return Input(InputKind.CARD, uid)
             return Input(InputKind.CUT) if code == CUT_CARD_TEXT else Input(InputKind.CARD, code)
         return self._code_input(rest[0])
 

@@ -376,3 +376,49 @@ def test_a_bet_offered_twice_is_refused(tmp_path: Path, where: str) -> None:
         load_config(str(path), environ=environ)
     assert str(refused.value) == (f"{path if where == 'file' else 'environment'}: [bets] offered: expected different "
                                   "bets, each once, got ['player', 'banker', 'player']"), str(refused.value)
+
+
+@pytest.mark.parametrize("reader", [
+    "pcsc://?reader=R&poll=50",         # an option the badge reader does not take: it was dropped unseen
+    "pcsc://?reader=R&colour=red",      # a typo'd or unknown option
+    "pcsc://?reader=R&reader=S",        # two readers: the second was dropped unseen
+    "pcsc://front?reader=R",            # a host, which a pcsc:// URL has no place for
+    "pcsc://?reader=%20",               # a blank name
+])
+def test_a_badge_reader_url_with_more_than_the_reader_is_refused(reader: str) -> None:
+    """``[auth] reader`` takes ``pcsc://?reader=NAME`` and nothing else: anything more was ignored, so a
+    table engineer's option or second reader silently did nothing."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={"CROUPIER_AUTH_READER": reader})
+    assert str(caught.value) == ("environment: [auth] reader (CROUPIER_AUTH_READER): expected a PC/SC reader URL, "
+                                 f"pcsc://?reader=NAME, got {reader!r}")
+
+
+@pytest.mark.parametrize("reader", ["pcsc://?reader=Virtual PCD 00 01", "pcsc://?reader=Virtual%20PCD%2000%2001",
+                                    "pcsc://?reader=ACR122"])
+def test_a_badge_reader_url_naming_its_reader_is_kept(reader: str) -> None:
+    assert load_config(environ={"CROUPIER_AUTH_READER": reader}).auth.reader == reader
+
+
+@pytest.mark.parametrize(("stored", "replayed"), [
+    ("pcsc://?reader=X&poll=50", "pcsc://?reader=X"),
+    ("pcsc://front?reader=Virtual PCD 00 01&reader=Y", "pcsc://?reader=Virtual PCD 00 01"),
+    ("pcsc://?reader=X", "pcsc://?reader=X"),
+])
+def test_a_journal_written_with_a_looser_badge_reader_url_still_replays(stored: str, replayed: str) -> None:
+    """Journals written before ``[auth] reader`` took the reader's name alone keep replaying (the replay opens no
+    reader): ``audit verify`` must not reject them for it."""
+    from controller.journal.replay import settings_from_header
+
+    header = {"identity": {"settings": {"table": {}, "shoe": {}, "procedures": {}, "simulation": {}}},
+              "extra": {"auth": {"enabled": True, "reader": stored, "two_person": True, "lockout_after": 5}}}
+    assert settings_from_header("old.journal", header).auth.reader == replayed
+
+
+def test_a_journal_with_a_plain_badge_reader_url_replays_it_unchanged() -> None:
+    from controller.journal.replay import settings_from_header
+
+    stored = "pcsc://?reader=Virtual%20PCD%2000%2001"
+    header = {"identity": {"settings": {"table": {}, "shoe": {}, "procedures": {}, "simulation": {}}},
+              "extra": {"auth": {"enabled": True, "reader": stored, "two_person": True, "lockout_after": 5}}}
+    assert settings_from_header("old.journal", header).auth.reader == stored

@@ -62,6 +62,17 @@ def test_badge_identified_by_its_own_application(hand_b: Hand) -> None:
         assert event is not None and event.kind == "unreadable" and "6A82" in event.message
 
 
+def test_badge_taken_away_mid_read_says_so(hand_b: Hand) -> None:
+    """A badge that leaves the field while its UID is read answers nothing: the reason says it left, not a
+    status word that was never sent."""
+    with BadgeReader(READER_B, poll=0.02) as badges:
+        hand_b.present(hand_b.card(STRANGER, vanish_on_read=True))
+        event = badges.next_event(5)
+        assert event is not None and event.kind == "unreadable", event
+        assert "FFCA000000" in event.message and "left the reader or stopped answering mid-read" in event.message
+        assert "status nothing" not in event.message
+
+
 def test_apdu_mode_defaults_to_get_data(hand_b: Hand) -> None:
     settings = settings_from_dict({"identify": "apdu", "select_apdu": SELECT})
     with BadgeReader.from_settings(settings, READER_B) as badges:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from controller.core.inputs import Input, InputKind
 from drivers import driver_class, open_source
 from drivers.pcsc.source import PYSCARD_MISSING, PcscCardSource, load_card_map
 from tests.drivers.pcsc.conftest import READER_A, READER_B, Hand, Pcscd
+from tests.drivers.pcsc.vcard import VirtualCard
 
 pytestmark = pytest.mark.pcsc
 
@@ -147,6 +149,10 @@ def test_uid_map(hand_a: Hand, tmp_path: Path) -> None:
         hand_a.take_away(tag)
         hand_a.present(hand_a.card("04999999999999"))
         assert source.recv(5) == card("04999999999999")  # not a card code: the core's unknown card
+        # The misdeal says only that it is no card; the reason names the map and what to do.
+        assert isinstance(source, PcscCardSource) and source.last_problem is not None
+        assert "04999999999999 is not in the card map" in source.last_problem and str(table) in source.last_problem
+        assert "04999999999999 CODE" in source.last_problem, source.last_problem
 
 
 def test_cut_card_tag(hand_a: Hand, tmp_path: Path) -> None:
@@ -171,6 +177,50 @@ def test_tag_without_a_code_is_unreadable(hand_a: Hand) -> None:
         hand_a.present(hand_a.card(code=None))
         assert source.recv(5) == UNREADABLE
         assert source.last_problem is not None and "not an ASCII card code" in source.last_problem
+
+
+class _OneByteTag(VirtualCard):
+    """A tag that answers its code read with a single byte: no status word at all."""
+
+    def answer(self, apdu: bytes) -> bytes:
+        return b"\x01" if apdu[:2] == b"\xff\xb0" else super().answer(apdu)
+
+
+def test_tag_answering_too_short_is_unreadable_and_says_why(hand_a: Hand) -> None:
+    with open_source(URL_A) as source:
+        assert isinstance(source, PcscCardSource)
+        tag = _OneByteTag("04A1B2C3D4E5F6", code="TH", port=hand_a.port)
+        hand_a.cards.append(tag)
+        hand_a.present(tag)
+        assert source.recv(5) == UNREADABLE
+        assert source.last_problem is not None
+        assert "FFB0000404 answered 01, too short for a status word; expected its data and 9000" in \
+            source.last_problem, source.last_problem
+
+
+class _SlowTag(VirtualCard):
+    """A tag that takes ``delay`` seconds to answer each APDU."""
+
+    delay = 2.0
+
+    def answer(self, apdu: bytes) -> bytes:
+        time.sleep(self.delay)
+        return super().answer(apdu)
+
+
+def test_a_slow_tag_keeps_no_caller_waiting_past_its_timeout(hand_a: Hand) -> None:
+    """recv(timeout) returns at its timeout while a slow tag is read (the runner then takes the dealer's inputs
+    meanwhile); the card comes when it has been read, once."""
+    with open_source(URL_A) as source:
+        assert source.recv(0) is None
+        tag = _SlowTag("04A1B2C3D4E5F6", code="9D", port=hand_a.port)
+        hand_a.cards.append(tag)
+        hand_a.present(tag)
+        started = time.monotonic()
+        assert source.recv(0.5) is None
+        assert time.monotonic() - started < 1.5, "recv(0.5) waited for the slow tag's answer"
+        assert source.recv(15) == card("9D")
+        assert source.recv(0.1) is None
 
 
 def test_tag_removed_mid_read_is_unreadable_and_nothing_lost(hand_a: Hand) -> None:
@@ -298,3 +348,32 @@ def test_tag_already_on_the_reader_at_open_is_read(hand_a: Hand) -> None:
     with open_source(URL_A) as source:
         assert source.recv(5) == card("JD")
         assert source.recv(0.1) is None
+
+
+class _Failing:
+    """Wraps pyscard's scard: SCardGetStatusChange raises once ``fail`` is set."""
+
+    def __init__(self, scard: Any) -> None:
+        self._scard = scard
+        self.fail = threading.Event()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scard, name)
+
+    def SCardGetStatusChange(self, context: Any, timeout: int, states: Any) -> Any:
+        if self.fail.is_set():
+            raise RuntimeError("pyscard broke")
+        return self._scard.SCardGetStatusChange(context, timeout, states)
+
+
+def test_a_failure_in_the_reading_thread_reaches_the_caller(hand_a: Hand) -> None:
+    """The reading thread never dies silently: the inputs it queued come first, then its failure is raised."""
+    import smartcard.scard as scard
+
+    fake = _Failing(scard)
+    with PcscCardSource(URL_A, scard=fake) as source:
+        hand_a.present(hand_a.card(code="4C"))
+        assert source.recv(5) == card("4C")
+        fake.fail.set()
+        with pytest.raises(RuntimeError, match="pyscard broke"):
+            source.recv(5)

@@ -379,3 +379,20 @@ def test_badge_reader_outage_signs_the_dealer_out(
     alice.closed.wait(5)  # vpcd went down with pcscd, and the badge with it
     hand_b.present(alice)
     run.wait_for("dealer_signed_in", uid=ALICE)
+
+
+@pytest.mark.parametrize("driver", [f"pcsc://?reader={READER_B}", "pcsc://?reader=PCD 00 01"])
+def test_badge_reader_that_is_also_the_card_reader_is_refused(
+        reader_b: str, tmp_path: Path, driver: str) -> None:
+    """One reader for both cards and badges would read every badge as a card (an unreadable card, a misdeal) and
+    every card as a refused badge (a lockout after a few cards): the run refuses to start and says so."""
+    run = TableRun(write_config(tmp_path), driver)
+    try:
+        assert run.process.wait(timeout=EVENT_SECONDS) == 2, run.describe()
+        run.stop()
+        said = "\n".join(run.stderr)
+        assert f"'{READER_B}'" in said and "card reader" in said and driver in said, said
+        assert "two different readers" in said, said
+        assert not [e for e in run.events if e.get("event") == "dealer_signed_in"], run.describe()
+    finally:
+        run.stop()
