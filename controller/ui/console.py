@@ -244,6 +244,8 @@ class TableScreen(Screen[None]):
         kind = ACTION_INPUTS[action] if action != "dealer" else str(parameters[0])
         if action == "count_confirm" and console.view.misdeal is not None:
             return False  # after a mismatch the count is typed again: confirming the table's figure proves nothing
+        if action == "ack" and not console.view.alerts:
+            return False  # the open alerts are the supervisor's (advantage, no badges): a would acknowledge none shown
         return console.applies(kind)
 
     def on_key(self, event: events.Key) -> None:
