@@ -237,3 +237,17 @@ def test_the_pay_calls_follow_the_ez_variant(tmp_path: Path) -> None:
     assert {bet: event["expected"] for bet, event in pays.items()} == {
         "player": "-1", "banker": "0", "tie": "-1", "player_pair": "-1", "banker_pair": "-1"}
     assert all(event["correct"] for event in pays.values())
+
+
+def test_a_pay_call_names_its_bet_and_the_variant_in_the_language() -> None:
+    """With --payouts the question names the bet, and a wrong pay's rule the variant, in --lang: a Korean trainee
+    read 'banker 베팅의 지급액' and '(commission)' in English inside Korean sentences."""
+    # player 2S KD = 2 draws 2C (4); banker 3H AC = 4 draws on a third card 2: 3D, banker 7 wins
+    answers = "draw\ndraw\nbanker\n+1\n-1\n-1\n-1\n-1\n"
+    run = croupier_in_process("train", "--cards", "2S 3H KD AC 2C 3D", "--rounds", "1", "--payouts", "--lang", "ko",
+                              stdin=answers)
+    assert run.returncode == 0, run.stderr
+    assert "플레이어 베팅의 지급액" in run.stdout and "뱅커 베팅의 지급액" in run.stdout, run.stdout
+    assert "플레이어 페어 베팅의 지급액" in run.stdout, run.stdout
+    assert "(커미션)" in run.stdout and "commission" not in run.stdout, run.stdout
+    assert " bet" not in run.stdout and "banker 베팅" not in run.stdout, run.stdout
