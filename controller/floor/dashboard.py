@@ -24,6 +24,10 @@ from controller.ui.localise import Localiser
 
 LISTEN_FORM = "HOST:PORT, e.g. 127.0.0.1:8090 ([::1]:8090 for IPv6; port 0: any free port)"
 START_TIMEOUT = 10.0
+RESEND_AFTER = 2.0
+"""Seconds after which a page that was sent nothing gets the floor again (its ages counted anew): the page takes 5 s
+of silence for a lost connection (a dark network closes no socket), says the dashboard is unreachable and connects
+again."""
 
 
 def needs_websockets(error: str) -> Message:
@@ -105,6 +109,7 @@ class Dashboard(LivePageServer):
     not_found = "Not found: the dashboard is at / and its data at /tables.json\n"
     same_origin_only = True
     realm = "croupier floor"
+    resend_after = RESEND_AFTER
 
     def __init__(self, board: FloorBoard, host: str, port: int, words: Catalogue = ENGLISH,
                  password: str | None = None) -> None:
