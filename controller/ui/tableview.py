@@ -173,7 +173,8 @@ class TableView:
         """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each (an ``advantage``
         alert only when badges are on: it is for the supervisor)."""
         self.badges_on = False
-        """A badge event was seen: the table runs with dealers and supervisors signed in."""
+        """The table runs with dealers and supervisors signed in: as its view says (:meth:`show`), or, with no view
+        shown, a badge event was seen."""
         self.advantage: list[str] = []
         """This round's ``advantage`` alerts (bet and edge), for the supervisor; kept only when badges are
         on, and never part of the scoreboard's state."""
@@ -478,6 +479,7 @@ class TableView:
         ``@undo`` takes back and which keys apply. The events still give the words (in the view's language) and
         the results; nothing the table counts or decides is counted or decided here."""
         self.core = view
+        self.badges_on = view.badges  # the table's to say: a resume replays no sign-in from an earlier shoe
         self.round = view.round or None  # a misdeal between rounds is the next round's in its event, not yet dealt
         shoe = self.shoe
         shoe.cards_left, shoe.cut_card_out, shoe.closed = view.cards_left, view.cut_card_out, view.closed

@@ -113,3 +113,34 @@ def test_a_whole_shoe_with_a_misdeal_of_each_kind() -> None:
     inputs = [item for token in script for item in parse_tokens(token)]
     played(config, inputs, resume_at=len(inputs) // 2)
 
+
+
+def test_a_console_rebuilt_from_the_shoes_events_after_a_restart_shows_the_supervisors_alert() -> None:
+    """A resume gives the new console the events of the current shoe only (journal.md): a dealer who signed in during
+    an earlier shoe is in none of them. Whether badges are on is the table's to say, not a ``dealer_signed_in`` the
+    console must have seen: with badges on, the advantage alert open before the restart is on the console after it
+    (it vanished, and the top bar counted no alert open)."""
+    from config.loader import load_config
+    from tests.controller.core.test_snapshot import DEALER, SUPERVISOR
+
+    layers: dict[str, dict[str, object]] = {"shoe": {"burn": "none"}, "bets": {"alert_above": {"player": -0.5}},
+                                            "auth": {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
+                                                     "badges": {DEALER: {"name": "Alice Martin", "role": "dealer"},
+                                                                SUPERVISOR: {"name": "Sam Lee",
+                                                                             "role": "supervisor"}}}}
+    table = Table(load_config(environ={}, overrides=layers))
+    events = table.start()
+    for item in parse_tokens(f"@badge {DEALER} @shoe 9S 8H KD 2C @close @badge {SUPERVISOR} @shoe 3S 4D 5H 2D"):
+        events += table.handle(item)
+    view = table.view
+    assert [alert.kind for alert in view.alerts] == ["advantage"] and view.shoe == 2
+    continuous, rebuilt = TableView(), TableView()
+    for event in events:
+        continuous.apply(event)
+    shoe_began = max(index for index, event in enumerate(events)
+                     if event["event"] == "shoe" and event.get("status") == "new")
+    for event in events[shoe_began:]:
+        rebuilt.apply(event)
+    continuous.show(view)
+    rebuilt.show(view)
+    assert list(continuous.alerts) == list(rebuilt.alerts) == [alert.id for alert in view.alerts]
