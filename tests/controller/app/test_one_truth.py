@@ -59,6 +59,9 @@ class Consumers:
             assert (model.shoe.burned, model.shoe.set_aside) == (view.burned, view.set_aside), after
             assert model.round == (view.round or None), after
             assert (model.misdeal is None) == (view.misdeal is None), after
+            if model.misdeal is not None and view.misdeal is not None:  # the halt the table is on, not the latest
+                assert (model.misdeal.get("kind"), model.misdeal.get("card")) == (view.misdeal.kind,
+                                                                                  view.misdeal.card), after
             assert model.slots == {card.slot: card.card or FACE_DOWN for card in view.cards}, after
             if not view.closed:
                 assert (model.total("player"), model.total("banker")) == (view.player_total, view.banker_total), after
@@ -144,3 +147,11 @@ def test_a_console_rebuilt_from_the_shoes_events_after_a_restart_shows_the_super
     continuous.show(view)
     rebuilt.show(view)
     assert list(continuous.alerts) == list(rebuilt.alerts) == [alert.id for alert in view.alerts]
+
+
+def test_a_card_out_while_halted_does_not_hide_the_halt_the_table_is_on() -> None:
+    """A card read while the table is halted is a misdeal event of its own (``extra_card``, ``while_halted``), but the
+    table stays halted on the first: a foreign card's halt must not turn into an extra card's on the console while
+    the floor's state still says foreign card."""
+    config = table_settings(1, "first_card", False)
+    played(config, leading(False) + parse_tokens("AH AH AS"), resume_at=None)
