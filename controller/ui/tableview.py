@@ -505,6 +505,11 @@ class TableView:
                        if alert.kind != "advantage" or self.badges_on}
         self.dealer, self.approval, self.undo = view.dealer, view.approval, view.undo
         self.reader = "online" if view.reader_online else "offline"
+        shown = self.result.get("round") if self.result is not None else None
+        if view.result is None:
+            self.result = None
+        elif shown != view.result.round:  # the round's result stays until the next round starts
+            self.result = view.result
 
     def _pending(self, pending: MisdealView) -> MisdealEvent:
         """The event of the misdeal the table is halted on (the latest one is a card out while halted, when the

@@ -67,6 +67,8 @@ class Consumers:
                 assert (model.total("player"), model.total("banker")) == (view.player_total, view.banker_total), after
             assert [result.round for result in model.history.results] == [result.round for result in view.results], \
                 after
+            assert (model.result.get("round") if model.result is not None else None) == (
+                view.result.round if view.result is not None else None), after
             assert set(model.alerts) <= {alert.id for alert in view.alerts}, after
             assert (model.dealer, model.approval, model.undo) == (view.dealer, view.approval, view.undo), after
             assert [key for key in DEALER_KEYS if model.accepts(key)] == [

@@ -351,3 +351,19 @@ def test_a_card_out_while_halted_leaves_the_halt_the_table_is_on_in_large_type()
     moment = next_moment(view)
     assert WHAT_HAPPENED["foreign_card"].text in moment.detail, moment.detail
     assert "AH" in str(view.misdeal and view.misdeal.get("card"))
+
+
+def test_the_result_stays_after_a_card_out_between_rounds_is_burned() -> None:
+    """A card read between rounds halts the table (a misdeal of the next round's, not yet dealt); once it is burned
+    the table shows the last round's result again, and so does the console (its result had gone: 'Round 1' with no
+    score)."""
+    table = table_of(shoe=NO_BURN, table={"decks": 1})
+    view = view_of("6S AS 2S AH", table)
+    assert table.view.result is not None and table.view.result.round == 1
+    for _, events in one_by_one(table, "AS @burn"):
+        for event in events:
+            view.apply(event)
+        view.show(table.view)
+    assert table.view.result is not None and table.view.result.round == 1
+    assert view.result is not None and view.result.get("round") == 1
+    assert score_text(view.result) == "PLAYER 8 : 2"
