@@ -39,10 +39,13 @@ def needs_websockets(error: str) -> Message:
 def parse_listen(text: str, option: str = "--listen") -> tuple[str, int]:
     """``HOST:PORT`` as (host, port); raises :class:`FloorError` naming ``option`` otherwise."""
     host, separator, port_text = text.strip().rpartition(":")
-    host = host.strip("[]")
-    if not separator or not host:
+    bracketed = host.startswith("[") and host.endswith("]")
+    if bracketed:
+        host = host[1:-1]
+    # an IPv6 host only in brackets; no bracket left open, no blank in it, no empty host (every interface)
+    if not separator or not host or any(mark in host for mark in "[] \t") or (":" in host) != bracketed:
         raise FloorError(f"{option} {text!r}: no HOST:PORT; expected {LISTEN_FORM}")
-    if not port_text.isdigit() or int(port_text) > 65535:
+    if not (port_text.isascii() and port_text.isdigit()) or int(port_text) > 65535:
         raise FloorError(f"{option} {text!r}: the port {port_text!r} is not a number from 0 to 65535; "
                          f"expected {LISTEN_FORM}")
     return host, int(port_text)
