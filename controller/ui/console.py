@@ -497,7 +497,7 @@ class DealerConsole(App[None]):
     ]
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a dealer needs none
     CSS = """
-    #top-bar { dock: top; height: 1; background: $primary-background; text-style: bold; padding: 0 1; }
+    #top-bar { dock: top; height: auto; background: $primary-background; text-style: bold; padding: 0 1; }
     #alert-box { display: none; height: auto; background: red; color: white; padding: 0 1; }
     #alert-box.open { display: block; }
     #alert-text { text-style: bold; }
@@ -721,7 +721,7 @@ class DealerConsole(App[None]):
 
     def top_bar(self) -> Text:
         """Shoe, round, dealer, cards left and the reader: always in view."""
-        return top_bar(self.view, self.words)
+        return top_bar(self.view, self.words, max(self.size.width - 2, 1) if self.size.width else None)  # padding
 
     def refresh_view(self) -> None:
         """Redraw every widget from :attr:`view`."""
