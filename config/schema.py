@@ -296,15 +296,16 @@ def parse_host_port(text: str) -> tuple[str, int]:
     Raises :class:`ValueError` (:class:`~config.typed.Worded`) saying what is wrong.
     """
     host, sep, port_text = text.rpartition(":")
-    if not sep or not host:
+    bracketed = host.startswith("[") and host.endswith("]")
+    if bracketed:
+        host = host[1:-1]
+    # an IPv6 host only in brackets; no bracket left open, no blank in it, no empty host (every interface)
+    if not sep or not host or any(mark in host for mark in "[] \t") or (":" in host) != bracketed:
         raise Worded(ADDRESS_FORM)
-    try:
-        port = int(port_text)
-    except ValueError:
-        port = -1
-    if not 0 <= port <= 65535:
+    digits = port_text.isascii() and port_text.isdigit()  # int() also reads ' 80', '+80', '8_0' and other scripts
+    if not digits or int(port_text) > 65535:
         raise Worded(ADDRESS_PORT)
-    return host.strip("[]"), port
+    return host, int(port_text)
 
 
 def _host_port(address: str) -> str:

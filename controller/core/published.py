@@ -135,6 +135,9 @@ class View(msgspec.Struct, frozen=True, gc=False):
     totals: Totals
     next: Event
     """What the dealer must do next: the ``prompt`` or ``instruction`` the last input ended with."""
+    badges: bool = False
+    """Dealers sign in with a badge and supervisors approve (``[auth] enabled``): the supervisor's alerts are for
+    the console then."""
 
     @property
     def closed(self) -> bool:
@@ -199,7 +202,7 @@ def view_of(state: TableState, context: Context) -> View:
         alerts=state.alerts.open, reader_online=state.reader_online,
         accepts=accepts(state, context), undo=undo.input if undo is not None else None, result=shown,
         results=results, totals=_totals(state.shoe_number, state.earlier.added(stats)),
-        next=next_instruction(Draft(state, context, None)),
+        next=next_instruction(Draft(state, context, None)), badges=gate is not None,
     )
 
 

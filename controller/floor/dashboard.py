@@ -24,6 +24,10 @@ from controller.ui.localise import Localiser
 
 LISTEN_FORM = "HOST:PORT, e.g. 127.0.0.1:8090 ([::1]:8090 for IPv6; port 0: any free port)"
 START_TIMEOUT = 10.0
+RESEND_AFTER = 2.0
+"""Seconds after which a page that was sent nothing gets the floor again (its ages counted anew): the page takes 5 s
+of silence for a lost connection (a dark network closes no socket), says the dashboard is unreachable and connects
+again."""
 
 
 def needs_websockets(error: str) -> Message:
@@ -35,10 +39,13 @@ def needs_websockets(error: str) -> Message:
 def parse_listen(text: str, option: str = "--listen") -> tuple[str, int]:
     """``HOST:PORT`` as (host, port); raises :class:`FloorError` naming ``option`` otherwise."""
     host, separator, port_text = text.strip().rpartition(":")
-    host = host.strip("[]")
-    if not separator or not host:
+    bracketed = host.startswith("[") and host.endswith("]")
+    if bracketed:
+        host = host[1:-1]
+    # an IPv6 host only in brackets; no bracket left open, no blank in it, no empty host (every interface)
+    if not separator or not host or any(mark in host for mark in "[] \t") or (":" in host) != bracketed:
         raise FloorError(f"{option} {text!r}: no HOST:PORT; expected {LISTEN_FORM}")
-    if not port_text.isdecimal() or int(port_text) > 65535:
+    if not (port_text.isascii() and port_text.isdigit()) or int(port_text) > 65535:
         raise FloorError(f"{option} {text!r}: the port {port_text!r} is not a number from 0 to 65535; "
                          f"expected {LISTEN_FORM}")
     return host, int(port_text)
@@ -105,6 +112,7 @@ class Dashboard(LivePageServer):
     not_found = "Not found: the dashboard is at / and its data at /tables.json\n"
     same_origin_only = True
     realm = "croupier floor"
+    resend_after = RESEND_AFTER
 
     def __init__(self, board: FloorBoard, host: str, port: int, words: Catalogue = ENGLISH,
                  password: str | None = None) -> None:

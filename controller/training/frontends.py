@@ -13,7 +13,8 @@ from controller.core.events import CardEvent
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
 from controller.i18n.numbers import format_fixed
-from controller.training.calls import VOCABULARY, rule_message, word_problem_message
+from controller.i18n.variants import VARIANT_NAMES
+from controller.training.calls import PAY_BETS, VOCABULARY, rule_message, word_problem_message
 from controller.training.drill import Drill, Due
 from controller.training.events import (
     CallDueEvent,
@@ -93,7 +94,9 @@ QUESTIONS = {
 def question(due: CallDueEvent, words: Catalogue = ENGLISH) -> str:
     """The question a call asks a person, with its words (the answers stay the words the drill accepts)."""
     if due.call == "pay":
-        return words.say("train.ask.pay", "Pay on the {bet} bet (e.g. +0.95, -1, 0)?", bet=str(due.get("bet")))
+        bet = str(due.get("bet"))
+        return words.say("train.ask.pay", "Pay on the {bet} bet (e.g. +0.95, -1, 0)?",
+                         bet=PAY_BETS.get(bet.replace("_", " "), bet))
     asked = QUESTIONS[due.call]
     return words.text(Message(asked.id, asked.text, {"words": "/".join(VOCABULARY[due.call])}))
 
@@ -118,6 +121,9 @@ def describe(event: TrainingEvent, words: Catalogue = ENGLISH) -> list[str]:
             return ["  " + say("train.right", "right ({took})", took=took)]
         rule = event.rule if isinstance(event.rule, str) else ""
         worded = rule_message(rule)
+        variant = VARIANT_NAMES.get(str(worded.params.get("variant"))) if worded is not None else None
+        if worded is not None and variant is not None:  # a pay's rule names the table's variant as people read it
+            worded = message(worded.id, worded.text, **{**worded.params, **worded.parts, "variant": variant})
         return ["  " + say("train.wrong", "WRONG ({took}): {expected}, not {given}: {rule}", took=took,
                            expected=event.expected, given=event.given,
                            rule=words.text(worded) if worded is not None else rule)]

@@ -244,6 +244,8 @@ class TableScreen(Screen[None]):
         kind = ACTION_INPUTS[action] if action != "dealer" else str(parameters[0])
         if action == "count_confirm" and console.view.misdeal is not None:
             return False  # after a mismatch the count is typed again: confirming the table's figure proves nothing
+        if action == "ack" and not console.view.alerts:
+            return False  # the open alerts are the supervisor's (advantage, no badges): a would acknowledge none shown
         return console.applies(kind)
 
     def on_key(self, event: events.Key) -> None:
@@ -495,7 +497,7 @@ class DealerConsole(App[None]):
     ]
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a dealer needs none
     CSS = """
-    #top-bar { dock: top; height: 1; background: $primary-background; text-style: bold; padding: 0 1; }
+    #top-bar { dock: top; height: auto; background: $primary-background; text-style: bold; padding: 0 1; }
     #alert-box { display: none; height: auto; background: red; color: white; padding: 0 1; }
     #alert-box.open { display: block; }
     #alert-text { text-style: bold; }
@@ -719,7 +721,7 @@ class DealerConsole(App[None]):
 
     def top_bar(self) -> Text:
         """Shoe, round, dealer, cards left and the reader: always in view."""
-        return top_bar(self.view, self.words)
+        return top_bar(self.view, self.words, max(self.size.width - 2, 1) if self.size.width else None)  # padding
 
     def refresh_view(self) -> None:
         """Redraw every widget from :attr:`view`."""

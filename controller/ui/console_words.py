@@ -18,6 +18,7 @@ from textual.dom import DOMNode
 from controller.core.inputs import Input, InputKind
 from controller.i18n.catalogue import ENGLISH, Catalogue
 from controller.i18n.message import Message, message
+from controller.ui.bigtext import cells
 from controller.ui.cardnames import card_name
 from controller.ui.moments import result_text
 from controller.ui.roadsview import WINNER_STYLES
@@ -103,12 +104,27 @@ def _or_dash(value: object) -> str:
     return "–" if value is None else str(value)
 
 
-def top_bar(view: TableView, words: Catalogue = ENGLISH) -> Text:
-    """Shoe, round, dealer, cards left and the reader: always in view."""
+def top_bar(view: TableView, words: Catalogue = ENGLISH, width: int | None = None) -> Text:
+    """Shoe, round, dealer, cards left, the reader and the open alerts: always in view. Within ``width`` cells the
+    dealer's name is shortened (``…``, to no fewer than :data:`SHORTEST_NAME` characters) so that what follows it is
+    not cut off; a line still too wide wraps (the console's top bar grows a row)."""
+    name = view.dealer or "–"
+    line = _top_bar(view, words, name)
+    while width is not None and cells(line.plain) > width and len(name) > SHORTEST_NAME:
+        name = name.removesuffix("…")[:-1] + "…"
+        line = _top_bar(view, words, name)
+    return line
+
+
+SHORTEST_NAME: Final = 8
+"""The fewest characters of a dealer's name the top bar shortens it to (``Alexand…``)."""
+
+
+def _top_bar(view: TableView, words: Catalogue, dealer: str) -> Text:
     shoe = view.shoe
     line = Text(words.say("console.top.shoe", "SHOE {shoe}", shoe=str(shoe.details.get("shoe", "–"))), style="bold")
     line.append("  " + words.say("console.top.round", "ROUND {round}", round=_or_dash(view.round)))
-    line.append("  " + words.say("console.top.dealer", "DEALER {dealer}", dealer=view.dealer or "–"))
+    line.append("  " + words.say("console.top.dealer", "DEALER {dealer}", dealer=dealer))
     line.append("  " + words.say("console.top.left", "LEFT {left}", left=_or_dash(shoe.cards_left)))
     line.append("  " + words.say("console.top.reader", "READER {status}", status=reader_word(view.reader, words)),
                 style="bold reverse red" if view.reader == "offline" else "")

@@ -48,6 +48,9 @@ class LivePageServer:
     same_origin_only: ClassVar[bool] = False
     """Refuse a WebSocket opened by a page of another origin (its ``Origin`` is not this server)."""
     realm: ClassVar[str] = "croupier"
+    resend_after: ClassVar[float | None] = None
+    """Seconds after which a page that was sent nothing is sent the snapshot again (None: never). A pulled cable
+    closes no socket: a page that hears nothing for longer than this knows its connection is lost."""
 
     def __init__(self, host: str, port: int, password: str | None = None) -> None:
         self.host = host
@@ -59,6 +62,11 @@ class LivePageServer:
         self._lock = threading.Lock()
         self._sent: dict[Any, int] = {}
         """Each open WebSocket and the seq of the snapshot it was sent last."""
+        self._sent_at: dict[Any, float] = {}
+        """Each open WebSocket and when (the loop's clock) it was sent a snapshot last."""
+        self._sending: dict[Any, int] = {}
+        """The WebSockets with sends under way, and how many (a page that does not take its messages is not sent
+        the snapshot again)."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._ready = threading.Event()
@@ -122,15 +130,40 @@ class LivePageServer:
         for page, sent in list(self._sent.items()):
             if sent >= seq:
                 continue
-            self._sent[page] = seq
-            task = asyncio.ensure_future(self._send(page, text))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._push(page, text, seq)
+
+    def _push(self, page: Any, text: str, seq: int) -> None:
+        """On the loop: send ``page`` the snapshot ``text`` (of ``seq``) without waiting for it."""
+        self._sent[page] = seq
+        if self._loop is not None:
+            self._sent_at[page] = self._loop.time()
+        self._sending[page] = self._sending.get(page, 0) + 1
+        task = asyncio.ensure_future(self._send(page, text, self._sending))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _resend_quiet(self, after: float) -> None:
+        """On the loop: send the snapshot again to every page that was sent nothing for ``after`` seconds."""
+        assert self._loop is not None
+        while True:
+            await asyncio.sleep(after / 4)
+            now = self._loop.time()
+            quiet = [page for page, at in list(self._sent_at.items())
+                     if now - at >= after and page in self._sent and page not in self._sending]
+            if quiet:
+                text, seq = self.snapshot()
+                for page in quiet:
+                    self._push(page, text, seq)
 
     @staticmethod
-    async def _send(page: Any, text: str) -> None:
-        with contextlib.suppress(Exception):  # a page that went away
-            await page.send(text)
+    async def _send(page: Any, text: str, sending: dict[Any, int]) -> None:
+        try:
+            with contextlib.suppress(Exception):  # a page that went away
+                await page.send(text)
+        finally:
+            left = sending.pop(page, 1) - 1
+            if left:
+                sending[page] = left
 
     # -- serving ----------------------------------------------------------------------
     def _run(self) -> None:
@@ -152,7 +185,10 @@ class LivePageServer:
         if sockets:
             self.port = int(sockets[0].getsockname()[1])
         self._ready.set()
+        resending = asyncio.ensure_future(self._resend_quiet(self.resend_after)) if self.resend_after else None
         await self._stop.wait()
+        if resending is not None:
+            resending.cancel()
         server.close()
         # A client that keeps an HTTP connection open must not hold the caller up:
         # what is still open after the timeout is dropped when the loop ends.
@@ -216,6 +252,7 @@ class LivePageServer:
     async def _handler(self, page: Any) -> None:
         text, seq = self.snapshot()
         self._sent[page] = seq
+        self._sent_at[page] = asyncio.get_running_loop().time()
         try:
             await page.send(text)
             async for _message in page:
@@ -224,3 +261,4 @@ class LivePageServer:
             log.debug("%s: a page disconnected", self.thread_name, exc_info=True)
         finally:
             self._sent.pop(page, None)
+            self._sent_at.pop(page, None)

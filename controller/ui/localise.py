@@ -22,7 +22,8 @@ from controller.i18n.kinds import worded_params
 from controller.i18n.message import Message
 
 Sink = Callable[[list[Event]], None]
-SAY_FIELD = {"cut_card": "detail", "alert": "detail", "misdeal": "detail"}
+SAY_FIELD = {"cut_card": "detail", "alert": "detail", "alert_updated": "detail", "alert_cleared": "reason",
+             "misdeal": "detail"}
 """Events whose ``say_id`` words a field other than ``say``."""
 
 

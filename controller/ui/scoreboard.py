@@ -45,6 +45,9 @@ log = logging.getLogger(__name__)
 
 START_TIMEOUT = 10.0
 """Seconds to wait for the server to bind."""
+RESEND_AFTER = 2.0
+"""Seconds after which a page that was sent nothing gets the state again: the page takes 5 s of silence for a lost
+connection (a pulled cable closes no socket), says the controller is offline and connects again."""
 
 
 
@@ -81,6 +84,7 @@ class Scoreboard(LivePageServer):
     server_header = "croupier-scoreboard"
     thread_name = "croupier-scoreboard"
     not_found = "Not found: the scoreboard is at /\n"
+    resend_after = RESEND_AFTER
 
     def __init__(self, host: str, port: int, table_name: str = "", limits: str = "",
                  languages: Sequence[Catalogue] = (), mode: Mode = "live") -> None:

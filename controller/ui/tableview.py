@@ -34,7 +34,7 @@ from controller.core.events import (
     UndoneEvent,
 )
 from controller.core.exceptions import CardCodeError
-from controller.core.published import View
+from controller.core.published import MisdealView, View
 from controller.ui.roads import (
     RESPONSIBLE_GAMING_LINE,
     RESPONSIBLE_GAMING_LINE_KO,
@@ -168,12 +168,16 @@ class TableView:
         """Where a card entered by hand goes while halted: the slot the misdeal names or the core prompted
         last, :data:`BURN_PLACE` for the burn card, None when the events do not say."""
         self._before_manual: MisdealEvent | None = None
+        self._halt_events: list[MisdealEvent] = []
+        """The misdeal events since the table last had no misdeal pending: a card out while halted is a misdeal
+        event of its own (``while_halted``), the table staying halted on the first (:meth:`show` picks it)."""
         self._taken_back: tuple[str, str, bool] | None = None
         self.alerts: dict[str, AlertEvent] = {}
         """The open alerts by id, oldest first, until an ``alert_acknowledged`` closes each (an ``advantage``
         alert only when badges are on: it is for the supervisor)."""
         self.badges_on = False
-        """A badge event was seen: the table runs with dealers and supervisors signed in."""
+        """The table runs with dealers and supervisors signed in: as its view says (:meth:`show`), or, with no view
+        shown, a badge event was seen."""
         self.advantage: list[str] = []
         """This round's ``advantage`` alerts (bet and edge), for the supervisor; kept only when badges are
         on, and never part of the scoreboard's state."""
@@ -354,6 +358,7 @@ class TableView:
             self._take_back(str(event.get("card")))
         self.halt_place = self._halt_place(event)
         self.misdeal = event.copy()
+        self._halt_events.append(self.misdeal)
         instruction = event.get("instruction")
         if instruction:
             self.instruction = str(instruction)
@@ -478,6 +483,7 @@ class TableView:
         ``@undo`` takes back and which keys apply. The events still give the words (in the view's language) and
         the results; nothing the table counts or decides is counted or decided here."""
         self.core = view
+        self.badges_on = view.badges  # the table's to say: a resume replays no sign-in from an earlier shoe
         self.round = view.round or None  # a misdeal between rounds is the next round's in its event, not yet dealt
         shoe = self.shoe
         shoe.cards_left, shoe.cut_card_out, shoe.closed = view.cards_left, view.cut_card_out, view.closed
@@ -491,12 +497,34 @@ class TableView:
                 slot for slot in self.slots if slot not in self._dealt_order]
         if view.misdeal is None:
             self.misdeal = None
+            self._halt_events = []
         else:
             self.halt_place = view.misdeal.place
+            self.misdeal = self._pending(view.misdeal)
         self.alerts = {alert.id: self.alerts.get(alert.id, alert) for alert in view.alerts
                        if alert.kind != "advantage" or self.badges_on}
         self.dealer, self.approval, self.undo = view.dealer, view.approval, view.undo
         self.reader = "online" if view.reader_online else "offline"
+        shown = self.result.get("round") if self.result is not None else None
+        if view.result is None:
+            self.result = None
+        elif shown != view.result.round:  # the round's result stays until the next round starts
+            self.result = view.result
+
+    def _pending(self, pending: MisdealView) -> MisdealEvent:
+        """The event of the misdeal the table is halted on (the latest one is a card out while halted, when the
+        table says so), or, when none was seen, the misdeal as the table's view words it."""
+        shown = self.misdeal
+        if shown is not None and (shown.get("kind"), shown.get("card")) == (pending.kind, pending.card):
+            return shown
+        for event in reversed(self._halt_events):
+            if (event.get("kind"), event.get("card"), event.get("round")) == (pending.kind, pending.card,
+                                                                               pending.round):
+                return event
+        params = {name: value for name, value in pending.detail_params.items() if isinstance(value, str | int)}
+        return MisdealEvent(round=pending.round, kind=pending.kind, card=pending.card, detail=pending.detail,
+                            say_id=pending.detail_id, say_params=params, instruction=pending.instruction,
+                            resolutions=list(pending.resolutions), supervisor=list(pending.supervisor))
 
     def accepts(self, kind: str) -> bool | None:
         """Whether the table takes the dealer's input ``kind`` now, as its own view says (None: no view shown)."""

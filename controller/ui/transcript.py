@@ -110,6 +110,11 @@ def fitted(text: str, stream: TextIO | None = None) -> str:
     return "\n".join(part for line in text.split("\n") for part in wrapped(line, width))
 
 
+FACE_DOWN_TEXT = "▒▒"
+"""A card dealt face down, as the transcript shows it until its hand is revealed (as the dealer console does): the
+transcript is the dealer's display of ``croupier run --console plain``; the event stream keeps the code."""
+
+
 def bet_name(bet: str, words: Catalogue) -> str:
     """A bet's short name in the transcript's language."""
     names = {"player": words.say("bet.player", "player"), "banker": words.say("bet.banker", "banker"),
@@ -175,7 +180,8 @@ class Transcript:
                 prompt, self.pending_prompt = self.pending_prompt, None
                 say = prompt["say"] if prompt else self.words.say("transcript.card", "Card")
                 mark = self.words.say("transcript.manual", "  (entered by hand)") if event.get("manual") else ""
-                self.line(f"  {pad_cells(say, self.say_width)} {event['slot']}  {event['card']}{mark}")
+                card = FACE_DOWN_TEXT if event.get("face_down") else event["card"]
+                self.line(f"  {pad_cells(say, self.say_width)} {event['slot']}  {card}{mark}")
             case _:
                 self._flush_prompt()
                 for text in self._lines(event):

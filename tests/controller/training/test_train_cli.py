@@ -296,3 +296,17 @@ def test_cards_that_stop_the_table_on_a_critical_alert_are_a_clear_error_not_a_f
     json_run = croupier_in_process("train", "--cards", cards, "--json", stdin="")
     assert json_run.returncode == 2, json_run.stderr
     assert json.loads(json_run.stdout.splitlines()[-1])["finished"] is False
+
+
+def test_a_pay_call_names_its_bet_and_the_variant_in_the_language() -> None:
+    """With --payouts the question names the bet, and a wrong pay's rule the variant, in --lang: a Korean trainee
+    read 'banker 베팅의 지급액' and '(commission)' in English inside Korean sentences."""
+    # player 2S KD = 2 draws 2C (4); banker 3H AC = 4 draws on a third card 2: 3D, banker 7 wins
+    answers = "draw\ndraw\nbanker\n+1\n-1\n-1\n-1\n-1\n"
+    run = croupier_in_process("train", "--cards", "2S 3H KD AC 2C 3D", "--rounds", "1", "--payouts", "--lang", "ko",
+                              stdin=answers)
+    assert run.returncode == 0, run.stderr
+    assert "플레이어 베팅의 지급액" in run.stdout and "뱅커 베팅의 지급액" in run.stdout, run.stdout
+    assert "플레이어 페어 베팅의 지급액" in run.stdout, run.stdout
+    assert "(커미션)" in run.stdout and "commission" not in run.stdout, run.stdout
+    assert " bet" not in run.stdout and "banker 베팅" not in run.stdout, run.stdout

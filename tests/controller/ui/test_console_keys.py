@@ -14,6 +14,7 @@ from controller.i18n.catalogue import Catalogue
 from controller.ui.console import DealerConsole, TableScreen
 from tests.consoles import shown
 from tests.pilot_wait import press, settle
+from tests.tokens import NO_BURN, table_of
 
 
 def rendered(app: DealerConsole, selector: str) -> str:
@@ -107,3 +108,29 @@ def test_keys_while_a_question_is_open_do_nothing_and_say_nothing_on_the_table_s
             assert isinstance(app.screen, TableScreen) and inputs == []
 
     asyncio.run(main())
+
+
+def test_ack_is_not_offered_for_an_alert_the_console_does_not_show() -> None:
+    """Without badges an ``advantage`` alert is for the supervisor and not on the dealer's console: the table still
+    takes ``@ack`` for it, but ``a`` would acknowledge nothing the dealer sees, so it is not in the footer, and
+    pressed it is answered like any key that does not apply (it was offered and then did nothing at all)."""
+    inputs: list[Input] = []
+    table = table_of(shoe=NO_BURN, bets={"alert_above": {"player": -0.5}})
+    events, view = shown("9S 8H KD 2C", table)
+    assert [alert.kind for alert in view.alerts] == ["advantage"] and "ack" in view.accepts
+    seen: dict[str, list[str]] = {}
+
+    async def main() -> None:
+        app = DealerConsole(on_input=inputs.append, events=events, table=view)
+        async with app.run_test(size=(120, 50)) as pilot:
+            await settle(pilot)
+            seen["footer"] = [binding.binding.key for binding in app.screen.active_bindings.values()
+                              if binding.enabled and binding.binding.show]
+            await press(pilot, "a")
+            await settle(pilot)
+            seen["sent"] = [rendered(app, "#sent")]
+
+    asyncio.run(main())
+    assert "a" not in seen["footer"] and "n" in seen["footer"], seen["footer"]
+    assert inputs == []
+    assert "does not apply now" in seen["sent"][0], seen["sent"]

@@ -334,3 +334,36 @@ def test_quitting_while_halted_before_the_first_round_names_no_round() -> None:
     question = asyncio.run(main())
     assert question.startswith("The table is halted on a misdeal before its first round."), question
     assert "None" not in question
+
+
+def test_a_card_out_while_halted_leaves_the_halt_the_table_is_on_in_large_type() -> None:
+    """A second copy of AH in a one-deck shoe is a foreign card; the next card read while halted is an extra card of
+    its own, but the table stays halted on the foreign card (and the pit's tile says so): the console said only
+    'A card came out that was not due.' and the foreign card was gone from the dealer's screen."""
+    table = table_of(shoe=NO_BURN, table={"decks": 1})
+    view = view_of("AH 2S AH", table)
+    assert table.view.misdeal is not None and table.view.misdeal.kind == "foreign_card"
+    for _, events in one_by_one(table, "KC"):
+        for event in events:
+            view.apply(event)
+        view.show(table.view)
+    assert [event["kind"] for event in events if event["event"] == "misdeal"] == ["extra_card"]
+    moment = next_moment(view)
+    assert WHAT_HAPPENED["foreign_card"].text in moment.detail, moment.detail
+    assert "AH" in str(view.misdeal and view.misdeal.get("card"))
+
+
+def test_the_result_stays_after_a_card_out_between_rounds_is_burned() -> None:
+    """A card read between rounds halts the table (a misdeal of the next round's, not yet dealt); once it is burned
+    the table shows the last round's result again, and so does the console (its result had gone: 'Round 1' with no
+    score)."""
+    table = table_of(shoe=NO_BURN, table={"decks": 1})
+    view = view_of("6S AS 2S AH", table)
+    assert table.view.result is not None and table.view.result.round == 1
+    for _, events in one_by_one(table, "AS @burn"):
+        for event in events:
+            view.apply(event)
+        view.show(table.view)
+    assert table.view.result is not None and table.view.result.round == 1
+    assert view.result is not None and view.result.get("round") == 1
+    assert score_text(view.result) == "PLAYER 8 : 2"

@@ -79,3 +79,44 @@ def test_long_large_type_wraps_between_key_groups() -> None:
     assert lines == ["M TYPE+SUP  B BURN", "V VOID+SUP"]
     assert all(big_width(line) <= 76 for line in lines)
     assert wrap_big("SUPERCALIFRAGILISTIC", 20) is None
+
+
+@pytest.mark.parametrize("language", ["en", "es", "ko", "ja", "zh_Hant", "zh_Hans"])
+def test_at_80_columns_the_top_line_keeps_the_cards_left_the_reader_and_the_alerts_whatever_the_dealers_name(
+        language: str) -> None:
+    """The top line is always in view with the shoe, round, dealer, cards left, reader and open alerts: a long
+    dealer's name cut the reader's status and the alert count off the end of it (in every language at 80x24)."""
+    from config.loader import load_config
+    from controller.core.inputs import parse_tokens
+    from controller.core.table import Table
+    from controller.i18n.catalogue import Catalogue
+    from controller.ui.console import DealerConsole
+    from controller.ui.console_words import reader_word
+    from tests.controller.core.test_snapshot import DEALER, SUPERVISOR
+
+    layers: dict[str, dict[str, object]] = {
+        "shoe": {"burn": "none"}, "bets": {"alert_above": {"player": -0.5, "banker": -0.5}},
+        "auth": {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
+                 "badges": {DEALER: {"name": "Alexandra Montgomery-Smith", "role": "dealer"},
+                            SUPERVISOR: {"name": "Sam Lee", "role": "supervisor"}}}}
+    table = Table(load_config(environ={}, overrides=layers))
+    events = table.start()
+    for item in parse_tokens(f"@badge {DEALER} @shoe 9S 8H KD 2C @next @offline"):
+        events += table.handle(item)
+    view = table.view
+    assert len(view.alerts) == 2 and not view.reader_online
+    words = Catalogue(language)
+    seen: dict[str, str] = {}
+
+    async def main() -> None:
+        app = DealerConsole(events=events, table=view, words=words)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            seen["top"] = rendered(app, "#top-bar")
+            assert app.screen.query_one("#main", VerticalScroll).max_scroll_y == 0, "the console scrolls at 80x24"
+
+    asyncio.run(main())
+    top = " ".join(seen["top"].split())  # a line still too wide wraps onto a second row
+    assert str(view.cards_left) in top and reader_word("offline", words) in top, top
+    assert words.say("console.top.alerts", "{count} ALERTS OPEN", count=2) in top, top
+    assert "Alexand" in top, top

@@ -257,3 +257,39 @@ def test_the_reveal_key_is_not_shown_when_no_card_is_face_down() -> None:
 
     asyncio.run(main())
     assert "r" not in shown
+
+
+def test_the_plain_dealer_display_never_shows_an_unrevealed_card() -> None:
+    """``croupier run --console plain`` (and ``auto`` off a terminal) shows the dealer the transcript: a card dealt
+    face down is shown there as on the console, ``▒▒``, until its hand is revealed (it printed the card's code as it
+    was read, so a dealer could read each squeeze, and key each total, off the screen rather than the layout)."""
+    import io
+
+    from controller.ui.transcript import Transcript
+
+    table = face_down_table()
+    hidden = Hidden()
+    out = io.StringIO()
+    transcript = Transcript(out)
+    checked = {"while_hidden": 0}
+
+    def step(item: Input) -> None:
+        events = table.handle(item)
+        before = len(out.getvalue())
+        transcript(events)
+        hidden.apply(events)
+        words = {word for line in out.getvalue()[before:].splitlines() if "Revealed" not in line
+                 for word in line.split()}
+        assert not words & set(hidden.cards.values()), out.getvalue()[before:]
+        checked["while_hidden"] += bool(hidden.cards)
+
+    transcript(table.start())
+    step(Input(InputKind.SHOE))
+    for code in shuffled_shoe(11, 8)[:40]:
+        if table.state.value == "round_over":
+            step(Input(InputKind.NEXT))
+        step(card_read(code))
+        if table.reveal_due is not None:
+            step(Input(InputKind.REVEAL))
+    assert checked["while_hidden"] > 20
+    assert "▒▒" in out.getvalue() and "Revealed PLAYER P1 P2:" in out.getvalue()

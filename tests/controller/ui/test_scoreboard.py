@@ -174,6 +174,15 @@ def test_parse_address() -> None:
             parse_address(bad)
 
 
+@pytest.mark.parametrize("bad", ["[::1:8080", "::1]:8080", "::1:8080", "[]:8080", " :8080", "127.0.0.1:8_080",
+                                 "127.0.0.1: 8080", "127.0.0.1:+8080", "127.0.0.1:\u0668\u0660", "bad host:8080"])
+def test_an_address_that_is_not_host_port_is_refused_never_guessed(bad: str) -> None:
+    """A bracket left open, IPv6 without its brackets, an empty host (which would listen on every interface), or a
+    port Python's int() reads but is not written in digits: each is refused, not taken for some address."""
+    with pytest.raises(ScoreboardError, match=r"HOST:PORT|port must be"):
+        parse_address(bad)
+
+
 def test_close_is_idempotent_and_publish_after_close_is_ignored() -> None:
     scoreboard = start_scoreboard("127.0.0.1", 0)
     scoreboard.close()
