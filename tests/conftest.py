@@ -35,6 +35,11 @@ for _inherited in ("COLUMNS", "LINES"):
 roads`` and the transcript fit ``$COLUMNS``, so a test that wants a width says so (``COLUMNS=...`` in its run's
 environment)."""
 
+for _inherited in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
+    os.environ.pop(_inherited, None)
+"""Every connection the tests make is to 127.0.0.1 (their own pages, brokers and databases, Chromium's too): no
+proxy in the environment comes between."""
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Ctrl+C reaches the commands the tests start, as on a terminal: a shell that starts the suite as a

@@ -71,13 +71,6 @@ class Floor:
         return self.process.returncode, stderr
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every connection is to 127.0.0.1: keep a proxy in the environment (Chromium's too) out of it."""
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def processes() -> Iterator[list[subprocess.Popen[str]]]:
     """Processes a test starts; any still running at the end is killed by its PID."""

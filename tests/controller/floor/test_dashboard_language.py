@@ -22,12 +22,6 @@ PAGE_TEXT = "document.querySelector('header').innerText + '\\n' + document.getEl
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def dashboard(request: pytest.FixtureRequest) -> Iterator[Dashboard]:
     board = FloorBoard("mqtt://127.0.0.1:1883")

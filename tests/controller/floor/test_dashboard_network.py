@@ -14,12 +14,6 @@ from tests.browser import browser
 from tests.cable import Cable
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def state(round_number: int) -> bytes:
     return json.dumps({"site": "s", "table": "t1", "status": "online", "shoe": 1, "round": round_number,
                        "head": {"seq": round_number, "hash": "ab"}}).encode()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import json
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
-import pytest
 from textual.geometry import Region
 from textual.widget import Widget
 
@@ -23,12 +23,6 @@ from controller.ui.console import DealerConsole, card_text
 from controller.ui.scoreboard import start_scoreboard
 from controller.ui.tableview import FACE_DOWN, TableView
 from tests.pilot_wait import press, settle
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def rendered(app: DealerConsole, selector: str) -> str:
@@ -84,6 +78,18 @@ class Hidden:
                 self.unsettled = None
 
 
+def deal_forty_face_down(table: Table, step: Callable[[Input], None]) -> None:
+    """Confirm the shoe and deal its first 40 cards (seed 11), starting each round and revealing each hand as the
+    table asks: one input at a time, through ``step`` (which looks at the screens in between)."""
+    step(Input(InputKind.SHOE))
+    for code in shuffled_shoe(11, 8)[:40]:
+        if table.state.value == "round_over":
+            step(Input(InputKind.NEXT))
+        step(card_read(code))
+        if table.reveal_due is not None:
+            step(Input(InputKind.REVEAL))
+
+
 def test_state_json_never_holds_an_unrevealed_card_total_or_winner() -> None:
     """A face-down round in progress, the page's state read over HTTP after every input: no code of a
     card not yet revealed, and no result of the round in play, until its last reveal."""
@@ -106,13 +112,7 @@ def test_state_json_never_holds_an_unrevealed_card_total_or_winner() -> None:
 
     try:
         board.publish_many(table.start())
-        step(Input(InputKind.SHOE))
-        for code in shuffled_shoe(11, 8)[:40]:
-            if table.state.value == "round_over":
-                step(Input(InputKind.NEXT))
-            step(card_read(code))
-            if table.reveal_due is not None:
-                step(Input(InputKind.REVEAL))  # one hand at a time, the page read in between
+        deal_forty_face_down(table, step)
         while table.reveal_due is not None:
             step(Input(InputKind.REVEAL))
     finally:
@@ -284,12 +284,6 @@ def test_the_plain_dealer_display_never_shows_an_unrevealed_card() -> None:
         checked["while_hidden"] += bool(hidden.cards)
 
     transcript(table.start())
-    step(Input(InputKind.SHOE))
-    for code in shuffled_shoe(11, 8)[:40]:
-        if table.state.value == "round_over":
-            step(Input(InputKind.NEXT))
-        step(card_read(code))
-        if table.reveal_due is not None:
-            step(Input(InputKind.REVEAL))
+    deal_forty_face_down(table, step)
     assert checked["while_hidden"] > 20
     assert "▒▒" in out.getvalue() and "Revealed PLAYER P1 P2:" in out.getvalue()

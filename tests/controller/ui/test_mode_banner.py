@@ -28,12 +28,6 @@ from tests.browser import browser
 SIZE = (120, 40)
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def banner_of(app: Any) -> tuple[bool, str]:
     """Whether the mode banner is shown, and its text."""
     big = app.screen.query_one("#mode-banner", BigText)

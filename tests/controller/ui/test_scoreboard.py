@@ -7,7 +7,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -33,22 +32,6 @@ def result_event(round_number: int, letter: str, **flags: object) -> ViewEvent:
 
 def results(letters: str, first_round: int = 1) -> list[ViewEvent]:
     return [result_event(first_round + i, letter) for i, letter in enumerate(letters)]
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every connection here is to 127.0.0.1: keep a proxy in the environment out of it."""
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def board() -> Iterator[Scoreboard]:
-    scoreboard = start_scoreboard("127.0.0.1", 0)
-    try:
-        yield scoreboard
-    finally:
-        scoreboard.close()
 
 
 def receive_until(ws: ClientConnection, predicate: Any, timeout: float = 5.0) -> dict[str, Any]:

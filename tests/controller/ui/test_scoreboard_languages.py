@@ -30,12 +30,6 @@ ENGLISH = ("Big road", "Bead plate", "Big eye boy", "Small road", "Cockroach pig
            "live", "natural", "pair")
 
 
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-
-
 def result(round_number: int, letter: str, **flags: bool) -> ViewEvent:
     return untyped_event({"event": "result", "round": round_number, "shoe": 1, "winner": WINNERS[letter],
                           "player": {"cards": ["2S", "3H"], "total": 5}, "banker": {"cards": ["4D", "3C"], "total": 7},

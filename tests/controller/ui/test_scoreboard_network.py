@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 
 import pytest
 from websockets.sync.client import connect
 
-from controller.ui.scoreboard import Scoreboard, start_scoreboard
+from controller.ui.scoreboard import Scoreboard
 from controller.ui.tableview import ViewEvent
 from tests.browser import browser
 from tests.cable import Cable
@@ -25,21 +24,6 @@ def result(round_number: int, letter: str) -> ViewEvent:
     return untyped_event({"event": "result", "round": round_number, "shoe": 1, "winner": WINNERS[letter],
                           "player": {"cards": ["2S", "3H"], "total": 5}, "banker": {"cards": ["4D", "3C"], "total": 7},
                           "natural": False, "player_pair": False, "banker_pair": False})
-
-
-@pytest.fixture(autouse=True)
-def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("http_proxy", "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def board() -> Iterator[Scoreboard]:
-    scoreboard = start_scoreboard("127.0.0.1", 0)
-    try:
-        yield scoreboard
-    finally:
-        scoreboard.close()
 
 
 def test_a_quiet_page_gets_the_state_again_so_it_can_tell_a_live_connection(board: Scoreboard) -> None:
