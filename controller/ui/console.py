@@ -248,7 +248,7 @@ class TableScreen(Screen[None]):
             return False  # the open alerts are the supervisor's (advantage, no badges): a would acknowledge none shown
         return console.applies(kind)
 
-    def on_key(self, event: events.Key) -> None:
+    async def on_key(self, event: events.Key) -> None:
         """A key no binding of the screen takes now is answered on the status line, never dropped without a word:
         one that does not apply now is named with what it does, one the console does not have is said to be none
         (the keys that apply are in the footer)."""
@@ -257,8 +257,16 @@ class TableScreen(Screen[None]):
         if console is None or (active is not None and active.enabled):
             return
         key = event.character if event.is_printable and event.character else event.key
+        named = event.key
+        if len(key) == 1 and key.isascii() and key.isupper() and key.lower() in self._bindings.key_to_bindings:
+            named = key.lower()  # the capital the screen shows ("press B"), typed with Shift or Caps Lock
+            lowered = self.active_bindings.get(named)
+            if lowered is not None and lowered.enabled:
+                event.stop()
+                await self.app.run_action(lowered.binding.action, lowered.node)
+                return
         words = self.words
-        bound = self._bindings.key_to_bindings.get(event.key)
+        bound = self._bindings.key_to_bindings.get(named)
         if bound:
             answer = words.say("console.key.not_now", "{key} ({name}) does not apply now: press a key the footer "
                                "shows", key=key, name=bound[0].description)

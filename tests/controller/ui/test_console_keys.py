@@ -134,3 +134,18 @@ def test_ack_is_not_offered_for_an_alert_the_console_does_not_show() -> None:
     assert "a" not in seen["footer"] and "n" in seen["footer"], seen["footer"]
     assert inputs == []
     assert "does not apply now" in seen["sent"][0], seen["sent"]
+
+
+@pytest.mark.parametrize("key", ["B", "U"])
+def test_a_resolution_key_pressed_as_the_capital_the_screen_shows_is_taken(key: str) -> None:
+    """The misdeal screen says "B BURN" and "press B": with Shift or Caps Lock the dealer types the capital it shows,
+    which was answered "B is not a key of the console" and sent nothing."""
+    inputs, sent, _ = pressed((key,))  # an exposed card: burn it (b) or use it (u)
+    assert [item.kind for item in inputs] == [InputKind.BURN if key == "B" else InputKind.USE], (inputs, sent)
+    assert "is not a key" not in sent and "does not apply" not in sent, sent
+
+
+def test_a_capital_of_a_key_that_does_not_apply_now_is_answered_as_that_key() -> None:
+    inputs, sent, _ = pressed(("N",))
+    assert inputs == []
+    assert "N" in sent and "Next round" in sent and "does not apply now" in sent, sent
