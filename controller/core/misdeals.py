@@ -111,8 +111,8 @@ POLICIES: dict[MisdealKind, MisdealPolicy] = {policy.kind: policy for policy in 
                          "BOME Melilla 2014; La. Admin. Code 42 III-3106(C)",
                   house_option="extra_card"),
     MisdealPolicy("exposed_card", ("burn", "use", "void"), "the exposed card, taken back from its slot",
-                  source="La. Admin. Code 42 III-3106(C) (burned); ARSD 20:18:15:28 (used as the next card, "
-                         "analogue); Macau DICJ (coup stays valid)",
+                  source="La. Admin. Code 42 III-3106(C) (burned); a card out face up, removed and not used: BOME "
+                         "Melilla 22-09-2014 p. 358 (analogue); Macau DICJ (coup stays valid)",
                   house_option="exposed_card"),
     MisdealPolicy("unreadable_card", ("manual", "burn", "void"), "the unread card", source=_DEVICE_MALFUNCTION,
                   replaces_due_card=True),
