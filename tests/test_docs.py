@@ -36,18 +36,34 @@ def test_every_misdeal_kind_is_documented() -> None:
             assert f"`{kind}`" in text, f"{kind} missing from docs/{doc}"
 
 
-def _dealing_error_rows() -> dict[str, str]:
-    """docs/procedures.md's "Dealing errors" table: kind -> its resolutions column."""
+def _dealing_error_table() -> dict[str, list[str]]:
+    """docs/procedures.md's "Dealing errors" table: kind -> its cells (what happened, resolutions, source)."""
     text = (ROOT / "docs" / "procedures.md").read_text(encoding="utf-8")
     section = text.split("## Dealing errors", 1)[1].split("\n## ", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("| ")]
     header = [cell.strip() for cell in lines[0].strip("|").split("|")]
-    assert header[:3] == ["misdeal `kind`", "what happened", "resolutions (house default first)"]
+    assert header == ["misdeal `kind`", "what happened", "resolutions (house default first)", "source"]
     rows = {}
     for line in lines[1:]:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
-        rows[cells[0].strip("`")] = cells[2]
+        rows[cells[0].strip("`")] = cells[1:]
     return rows
+
+
+def _dealing_error_rows() -> dict[str, str]:
+    """docs/procedures.md's "Dealing errors" table: kind -> its resolutions column."""
+    return {kind: cells[1] for kind, cells in _dealing_error_table().items()}
+
+
+def test_every_misdeal_policy_carries_its_source_as_the_docs_cite_it() -> None:
+    table = _dealing_error_table()
+    above = ""
+    for kind, cells in table.items():
+        cited = above if cells[2] == "as above" else cells[2]
+        above = cited
+        source = POLICIES[cast(MisdealKind, kind)].source
+        assert source.strip(), f"{kind}: the policy names no source"
+        assert cited == source, f"{kind}: docs/procedures.md cites {cited!r}, misdeals.POLICIES {source!r}"
 
 
 def test_procedures_table_matches_the_misdeal_policy() -> None:

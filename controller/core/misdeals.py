@@ -82,6 +82,9 @@ class MisdealPolicy(msgspec.Struct, frozen=True, gc=False):
     """The resolutions offered, the house default first."""
     sets_aside: str
     """What is held while halted, and burned or removed by the resolution."""
+    source: str
+    """The regulators' or houses' rule the resolutions follow, as ``docs/procedures.md`` cites it
+    (``tests/test_docs.py`` checks the two agree)."""
     house_option: str | None = None
     """The ``[procedures]`` key naming the house's first choice, when the house picks it."""
     approval_actions: tuple[tuple[str, ApprovalAction], ...] = ()
@@ -101,21 +104,37 @@ class MisdealPolicy(msgspec.Struct, frozen=True, gc=False):
         return dict(self.approval_actions).get(resolution, resolution)
 
 
+_DEVICE_MALFUNCTION = "dealing device malfunction: Australian mini-baccarat rule 12"
 POLICIES: dict[MisdealKind, MisdealPolicy] = {policy.kind: policy for policy in (
-    MisdealPolicy("extra_card", ("burn", "void"), "the card read", house_option="extra_card"),
+    MisdealPolicy("extra_card", ("burn", "void"), "the card read",
+                  source="extra card called for a hand: BOME Melilla 2014; cards drawn before betting closed: "
+                         "BOME Melilla 2014; La. Admin. Code 42 III-3106(C)",
+                  house_option="extra_card"),
     MisdealPolicy("exposed_card", ("burn", "use", "void"), "the exposed card, taken back from its slot",
+                  source="La. Admin. Code 42 III-3106(C) (burned); a card out face up, removed and not used: BOME "
+                         "Melilla 22-09-2014 p. 358 (analogue); Macau DICJ (coup stays valid)",
                   house_option="exposed_card"),
-    MisdealPolicy("unreadable_card", ("manual", "burn", "void"), "the unread card", replaces_due_card=True),
-    MisdealPolicy("unknown_card", ("manual", "burn", "void"), "the code as read", replaces_due_card=True),
-    MisdealPolicy("foreign_card", ("void",), "the foreign card", approval_actions=(("void", "foreign_card"),)),
-    MisdealPolicy("two_cards", ("void",), "both unread cards"),
-    MisdealPolicy("reader_offline", ("online", "void"), "nothing"),
-    MisdealPolicy("card_after_shoe_closed", ("burn",), "the card read"),
-    MisdealPolicy("no_dealer", ("burn", "void"), "the card read, or the unread ones"),
-    MisdealPolicy("shoe_restarted", ("void",), "nothing"),
-    MisdealPolicy("sequence_gap", ("void",), "nothing"),
-    MisdealPolicy("reveal_mismatch", ("void",), "nothing (the cards stay on the layout for the supervisor)"),
+    MisdealPolicy("unreadable_card", ("manual", "burn", "void"), "the unread card", source=_DEVICE_MALFUNCTION,
+                  replaces_due_card=True),
+    MisdealPolicy("unknown_card", ("manual", "burn", "void"), "the code as read", source=_DEVICE_MALFUNCTION,
+                  replaces_due_card=True),
+    MisdealPolicy("foreign_card", ("void",), "the foreign card",
+                  source='shoe inventory practice; "any other dealer fault": BOME Melilla 2014',
+                  approval_actions=(("void", "foreign_card"),)),
+    MisdealPolicy("two_cards", ("void",), "both unread cards",
+                  source="two or more cards stuck together: coup void, BOME Melilla 2014"),
+    MisdealPolicy("reader_offline", ("online", "void"), "nothing", source=_DEVICE_MALFUNCTION),
+    MisdealPolicy("card_after_shoe_closed", ("burn",), "the card read",
+                  source="French arrete art. 58 (no further coup)"),
+    MisdealPolicy("no_dealer", ("burn", "void"), "the card read, or the unread ones",
+                  source='"anything unresolved: the supervisor rules" (live-dealer practice)'),
+    MisdealPolicy("shoe_restarted", ("void",), "nothing", source=_DEVICE_MALFUNCTION),
+    MisdealPolicy("sequence_gap", ("void",), "nothing", source=_DEVICE_MALFUNCTION),
+    MisdealPolicy("reveal_mismatch", ("void",), "nothing (the cards stay on the layout for the supervisor)",
+                  source="the reveal-confirmed result of card-reading shoes (Angel Eye); Macau squeeze games dealt "
+                         "face down"),
     MisdealPolicy("count_mismatch", ("count", "close"), "nothing (the stub stays in the shoe for the supervisor)",
+                  source="N.J.A.C. 13:69F-35.9(e) (the stub counted to confirm the card count)",
                   approval_actions=(("close", "close_shoe"),)),
 )}
 """Every misdeal kind the table raises."""

@@ -88,7 +88,13 @@ def misdeal_lines(misdeal: EventLike, words: Catalogue = ENGLISH) -> list[str]:
     happened = WHAT_HAPPENED.get(kind)
     lines = [words.text(happened) if happened is not None else
              words.say("console.misdeal.other", "Misdeal: {kind}.", kind=kind.replace("_", " "))]
-    if misdeal.get("card"):
+    if kind == "count_mismatch":  # its card is the count keyed (docs/events.md), no card: say the two counts
+        params = misdeal.get("say_params") or {}
+        counted, expected = params.get("counted"), params.get("expected")
+        if isinstance(counted, int) and isinstance(expected, int):
+            lines[0] += " " + words.say("console.misdeal.counted", "Counted {counted}; the table expects {expected}.",
+                                        counted=counted, expected=expected)
+    elif misdeal.get("card"):
         lines[0] += " " + words.say("console.misdeal.card", "Card: {card}.", card=card_name(str(misdeal["card"])))
     supervisor = set(misdeal.get("supervisor") or [])
     for resolution in misdeal.get("resolutions") or []:

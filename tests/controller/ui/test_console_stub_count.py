@@ -112,7 +112,7 @@ def test_t_types_the_count_and_a_wrong_one_halts_with_the_mismatch_keys() -> Non
     assert sent == [Input(InputKind.COUNT, "400")]
     assert table.misdeal is not None and table.misdeal.kind == "count_mismatch"
     assert seen["action_after"] == ("MISDEAL: The stub count is not the table's: a card may be missing or added. "
-                                    "Card: 400.")
+                                    f"Counted 400; the table expects {LEFT}.")
     assert "press T" in seen["misdeal"] and "close the shoe" in seen["misdeal"]
     footer = seen["footer_after"].split()
     assert "t" in footer and "c" in footer and "k" not in footer and "n" not in footer
@@ -181,3 +181,16 @@ def test_a_recorded_stream_without_the_tables_view_still_shows_the_count_and_the
         view.apply(event)
     assert view.misdeal is not None and view.stub_count_expected() == LEFT
     assert next_moment(view).big == "T RECOUNT  C CLOSE+SUP"
+
+
+def test_a_count_mismatch_names_the_counts_never_the_count_as_a_card() -> None:
+    """The misdeal's ``card`` holds the count keyed (docs/events.md): it is no card, so the dealer is told the two
+    counts, not "Card: 400" (from a recorded stream too, where only the event is known)."""
+    from controller.ui.dealer_words import misdeal_lines
+
+    event = {"event": "misdeal", "round": 2, "kind": "count_mismatch", "card": "400",
+             "say_id": "misdeal.count_mismatch", "say_params": {"counted": 400, "expected": 412},
+             "resolutions": ["count", "close"], "supervisor": ["close"]}
+    first = misdeal_lines(event)[0]
+    assert first.endswith(" Counted 400; the table expects 412.") and "Card" not in first
+    assert "Card" not in misdeal_lines({**event, "say_params": {}})[0]
