@@ -149,8 +149,8 @@ class _Walk:
             self._put_back(self.undo)
             self.undo = None
             return
-        if after.shoe_number != self.shoe:
-            self._new_shoe(after.shoe_number, after.round.number)
+        if after.shoe_number != self.shoe:  # the last shoe's last round: the one before the input (with no burn,
+            self._new_shoe(after.shoe_number, before.round.number)  # the input began the new shoe's first round)
         undo = _Undo(before, dict(self.layout), self.held, len(self.held), self.exposed)
         sources = _Sources()
         for row in self._taken_out(moment):
