@@ -133,6 +133,8 @@ class Along:
     places: list[tuple[int, int]] = field(default_factory=list)
     last: View | None = None
     """The view after the last input the table took (None: no table replays the journal)."""
+    names: dict[str, str] = field(default_factory=dict)
+    """The name of each badge the table's settings enrol, by UID: who an event that gives a badge's UID means."""
 
     def place(self, seq: int) -> tuple[int, int]:
         """(shoe, round) of the view at record ``seq``: after the input whose events it holds, or after the last
@@ -145,6 +147,8 @@ def along(journal: Journal, unreadable: Unreadable | None = None) -> Along:
     """The table's view along ``journal`` (:func:`moments`)."""
     found = Along()
     for moment in moments(journal, unreadable):
+        if moment.item is None:
+            found.names = {uid: badge.name for uid, badge in moment.table.context.settings.auth.badges.items()}
         view = moment.view
         if moment.seq:
             found.seqs.append(moment.seq)

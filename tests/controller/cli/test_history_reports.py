@@ -130,6 +130,34 @@ def test_the_csv_says_when_an_alert_was_acknowledged_without_badges(tmp_path: Pa
     assert len(alerts) == 1 and "[acknowledged at 20" in alerts[0] and "by" not in alerts[0], alerts
 
 
+BADGES = """[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+[auth.badges.AAAA01]
+name = "Alice Martin"
+role = "dealer"
+[auth.badges.BBBB02]
+name = "Bob Stone"
+role = "supervisor"
+"""
+
+
+def test_an_alert_acknowledged_with_a_badge_names_the_supervisor(tmp_path: Path) -> None:
+    """The ``alert_acknowledged`` event gives the supervisor's badge UID; the text and the CSV name the supervisor,
+    as their approvals do (docs/journal.md: ``[acknowledged by NAME at TIME]``)."""
+    config = tmp_path / "badges.toml"
+    config.write_text(BADGES)
+    path = journal_of(tmp_path, "@badge AAAA01 " + NEW_DECK + " @ack A1 @badge BBBB02", "--no-burn",
+                      "--config", str(config))
+    status, out, _ = run_cli("history", str(path), "--csv")
+    assert status == 0
+    alerts = [row["alerts"] for row in csv.DictReader(io.StringIO(out)) if row["alerts"]]
+    assert len(alerts) == 1 and "[acknowledged by Bob Stone at 20" in alerts[0], alerts
+    status, out, _ = run_cli("history", str(path))
+    assert status == 0 and "critical [acknowledged by Bob Stone at 20" in out, out
+    assert "BBBB02" not in out
+
+
 def shoe_closed(path: Path) -> dict[str, Any]:
     _, out, _ = run_cli("history", str(path), "--json")
     reports = [json.loads(line) for line in out.splitlines() if json.loads(line)["event"] == "shoe_closed"]
