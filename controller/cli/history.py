@@ -169,6 +169,20 @@ class Round:
     """The stub counts made after this round (``[procedures] count_every``)."""
     tampered: bool = False
 
+    def standing_misdeals(self) -> list[MisdealEvent]:
+        """:attr:`misdeals` but the exposed calls ``@undo`` took back (``undone`` ``@exposed``): the table counts no
+        misdeal for those (the shoe report, the summary)."""
+        standing = list(self.misdeals)
+        for undone in self.undone:
+            if undone["input"] != "@exposed":
+                continue
+            index = next((index for index in range(len(standing) - 1, -1, -1)
+                          if standing[index]["kind"] == "exposed_card" and standing[index]["card"] == undone["card"]),
+                         None)
+            if index is not None:
+                del standing[index]
+        return standing
+
 
 @dataclass
 class History:
@@ -336,7 +350,7 @@ def write_csv(found: History, stream: TextIO) -> None:
             row += [outcome, "", "", "", "", "", "", "", ""]
         row += [bets[bet]["net"] if bet in bets else "0" if entry.voided is not None else "" for bet in BETS]
         row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m["card"] else "")
-                             for m in entry.misdeals))
+                             for m in entry.standing_misdeals()))
         row.append("; ".join(resolution_text(r) for r in entry.resolutions))
         row.append("; ".join(approval_text(a) for a in entry.approvals))
         ended = result or entry.voided
