@@ -158,7 +158,8 @@ class _Walk:
         self._off_layout(before, after, sources, undo)
         places = self._held_now(before, after, sources)
         same_shoe = before.shoe_number == after.shoe_number
-        self._place(after, sources, places, undo, before.ledger if same_shoe else None)
+        voided = after.round.number if after.rounds_voided > before.rounds_voided else None
+        self._place(after, sources, places, undo, before.ledger if same_shoe else None, voided)
         self.undo = undo
 
     def _taken_out(self, moment: Moment) -> list[CardOut]:
@@ -228,7 +229,7 @@ class _Walk:
         return new
 
     def _place(self, after: TableState, sources: _Sources, held: list[str], undo: _Undo,
-               ledger: ShoeLedger | None) -> None:
+               ledger: ShoeLedger | None, voided: int | None = None) -> None:
         """Give each card the input moved the place the table's state shows it in: a slot, the burned cards, the
         discards or the misdeal; what is left of those it took off the layout or out of the misdeal was set aside
         (a foreign card, say), and a card it took out of the shoe that the table put nowhere stays held."""
@@ -245,8 +246,8 @@ class _Walk:
                 _moved(row, undo, "burn", code)
         for code in _grown(ledger.discarded if ledger else (), after.ledger.discarded):
             row = sources.take(code, ("held", "layout", "pending"))
-            if row is not None:
-                _moved(row, undo, "discard")
+            if row is not None:  # set aside with a voided round (an extra card's, say): a card of that round
+                _moved(row, undo, "discard", round_number=voided)
         for text in held:
             exposed = text.startswith("exposed:")
             row = sources.take(text.removeprefix("exposed:"), ("pending", "layout", "held"))
@@ -258,7 +259,7 @@ class _Walk:
             else:
                 self.held.append(row)
         for row in (*sources.layout.left(), *sources.held.left()):
-            _moved(row, undo, "discard")
+            _moved(row, undo, "discard", round_number=voided)
 
     def _new_shoe(self, shoe: int, round_number: int) -> None:
         """A new shoe: the cards a misdeal of the last one still held were set aside with it."""

@@ -359,3 +359,20 @@ def test_json_says_when_an_advantage_alert_ended_as_the_text_does(tmp_path: Path
     assert cleared and all(event["at"] and event["kind"] == "advantage" for event in cleared), events
     assert closed <= raised
     assert len(raised - closed) == int(text.split(" open\n")[0].rsplit(", ", 1)[1]), "the open alerts agree"
+
+
+def test_a_card_read_between_rounds_is_a_card_of_the_round_its_misdeal_belongs_to(tmp_path: Path) -> None:
+    """A card read after round 1 is over is an extra_card misdeal of round 2 (the next), which its void voids: the
+    --cards row says round 2, as the misdeal and the CSV's void row do (a card of a voided round), never round 1,
+    which ended with a result it had no part in."""
+    path = journal_of(tmp_path, "9S 8H KD 2C 3D @void @next 3S 4H 5D 6C 2H 9H @burn", "--no-burn", "--manual-next")
+    status, out, _ = run_cli("history", str(path), "--csv")
+    assert status == 0
+    rows = {row["round"]: row for row in csv.DictReader(io.StringIO(out))}
+    assert rows["2"]["outcome"] == "void" and rows["2"]["misdeals"] == "extra_card(3D)"
+    assert rows["4"]["misdeals"] == "extra_card(2H); extra_card(9H)"
+    status, out, _ = run_cli("history", str(path), "--cards", "--csv")
+    assert status == 0
+    cards = {row["card"]: (row["slot"], row["round"]) for row in csv.DictReader(io.StringIO(out))}
+    assert cards["3D"] == ("discard", "2") and cards["9S"] == ("P1", "1")
+    assert cards["2H"][0] == cards["9H"][0] == "discard" and cards["6C"] == ("B2", "3")
