@@ -376,3 +376,12 @@ def test_a_card_read_between_rounds_is_a_card_of_the_round_its_misdeal_belongs_t
     cards = {row["card"]: (row["slot"], row["round"]) for row in csv.DictReader(io.StringIO(out))}
     assert cards["3D"] == ("discard", "2") and cards["9S"] == ("P1", "1")
     assert cards["2H"][0] == cards["9H"][0] == "discard" and cards["6C"] == ("B2", "3")
+
+
+def test_a_round_voided_before_its_first_card_says_it_had_none(tmp_path: Path) -> None:
+    """An extra card's void voids the next round before it dealt a card: its line must not read 'cards , bets'."""
+    path = journal_of(tmp_path, "9S 8H KD 2C 3D @void @next 3S 4H 5D 6C", "--no-burn", "--manual-next")
+    status, out, _ = run_cli("history", str(path))
+    assert status == 0
+    line = next(line for line in out.splitlines() if line.startswith("  Round   2"))
+    assert line.endswith("VOID    cards -, bets returned"), line
