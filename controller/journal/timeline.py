@@ -11,7 +11,9 @@ from controller.core.events import Event
 from controller.core.gram_index import CARD_NUMBERS
 from controller.core.inputs import InputKind
 from controller.core.ledger import ShoeLedger
+from controller.core.machine import IN_ROUND
 from controller.core.published import DEAL_ORDER
+from controller.core.published import cards_out as cards_out_of
 from controller.core.state import TableState
 from controller.journal.replay import Unreadable, journaled_events
 from controller.journal.store import Journal
@@ -144,6 +146,9 @@ class _Walk:
 
     def step(self, moment: Moment) -> None:
         before, after = moment.before, moment.state
+        if moment.resumed:
+            self._resync(after)
+            return
         if moment.item is not None and moment.item.kind is InputKind.UNDO and self.undo is not None \
                 and _rolled_back(after, self.undo.before):
             self._put_back(self.undo)
@@ -260,6 +265,17 @@ class _Walk:
                 self.held.append(row)
         for row in (*sources.layout.left(), *sources.held.left()):
             _moved(row, undo, "discard", round_number=voided)
+
+    def _resync(self, state: TableState) -> None:
+        """The table taken up again from a checkpoint after an input it lost: the cards out of the shoe meanwhile are
+        not known one by one; the next one is the shoe's card after all those its state counts out."""
+        if state.shoe_number != self.shoe:
+            self._new_shoe(state.shoe_number, -1 if state.round.state in IN_ROUND else state.round.number)
+        self.position = cards_out_of(state)
+        self.held, self.exposed, self.undo = [], None, None
+        self.layout_round = state.round.number  # the cards on its layout stand there, each of no row shown:
+        self.layout = {slot: CardOut(self.shoe, 0, "", self.layout_round, code, slot)  # none is placed again
+                       for slot, code in self._layout_of(state).items()}
 
     def _new_shoe(self, shoe: int, round_number: int) -> None:
         """A new shoe: the cards a misdeal of the last one still held were set aside with it."""

@@ -385,3 +385,34 @@ def test_a_round_voided_before_its_first_card_says_it_had_none(tmp_path: Path) -
     assert status == 0
     line = next(line for line in out.splitlines() if line.startswith("  Round   2"))
     assert line.endswith("VOID    cards -, bets returned"), line
+
+
+def test_an_input_that_cannot_be_read_costs_the_view_only_until_the_next_checkpoint(tmp_path: Path) -> None:
+    """An input record the table cannot take (round 3's first card) leaves the table replaying the rest without it:
+    every later card would go to another slot than it did. The table's view is taken up again from the next
+    checkpoint (the table's own state, hash-chained), so the totals and the cards from there on are what the
+    intact journal says, never the view of a table that lost a card."""
+    intact = tmp_path / "intact.journal"
+    run_cli("simulate", "--seed", "5", "--rounds", "90", "--quiet", "--journal", str(intact))
+    damaged = tmp_path / "damaged.journal"
+    damaged.write_bytes(intact.read_bytes())
+    connection = sqlite3.connect(damaged)
+    seq = int(connection.execute("SELECT seq FROM records WHERE kind = 'input' AND seq > ? AND body LIKE "
+                                 "'%\"card\"%' ORDER BY seq LIMIT 1", (_results_record(intact, 2),)).fetchone()[0])
+    checkpoint = int(connection.execute("SELECT min(seq) FROM records WHERE kind = 'checkpoint' AND seq > ?",
+                                        (seq,)).fetchone()[0])
+    connection.close()
+    rewrite_body(damaged, seq, '{"input":{"kind":"bogus"},"source":true,"position":[1,20]}', False)
+
+    def totals(path: Path) -> str:
+        return next(line for line in run_cli("history", str(path))[1].splitlines() if "with a result" in line)
+
+    assert totals(damaged) == totals(intact)
+    status, out, err = run_cli("history", str(damaged), "--cards", "--csv")
+    assert status == 1 and f"record {seq}" in err
+    times = {record_at for (record_at,) in sqlite3.connect(intact).execute(
+        "SELECT at FROM records WHERE seq > ?", (checkpoint,))}
+    after = [row for row in csv.DictReader(io.StringIO(out)) if row["at"] in times]
+    expected = [row for row in csv.DictReader(io.StringIO(run_cli("history", str(intact), "--cards", "--csv")[1]))
+                if row["at"] in times]
+    assert after and after == expected
