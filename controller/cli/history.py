@@ -109,6 +109,7 @@ def alert_status(alert: AlertEvent, found: History, words: Catalogue = ENGLISH) 
     ack = found.acknowledged.get(key) if key is not None else None
     cleared = found.cleared.get(key) if key is not None else None
     by = cast(dict[str, Any], ack.event).get("by") if ack is not None else None
+    by = found.names.get(by, by) if isinstance(by, str) else by  # the supervisor's name, as approvals give it
     if found.is_open(alert):
         status = words.say("history.alert_open", "OPEN")
     elif ack is not None and by:
@@ -168,6 +169,20 @@ class Round:
     """The stub counts made after this round (``[procedures] count_every``)."""
     tampered: bool = False
 
+    def standing_misdeals(self) -> list[MisdealEvent]:
+        """:attr:`misdeals` but the exposed calls ``@undo`` took back (``undone`` ``@exposed``): the table counts no
+        misdeal for those (the shoe report, the summary)."""
+        standing = list(self.misdeals)
+        for undone in self.undone:
+            if undone["input"] != "@exposed":
+                continue
+            index = next((index for index in range(len(standing) - 1, -1, -1)
+                          if standing[index]["kind"] == "exposed_card" and standing[index]["card"] == undone["card"]),
+                         None)
+            if index is not None:
+                del standing[index]
+        return standing
+
 
 @dataclass
 class History:
@@ -183,6 +198,8 @@ class History:
     table: View | None = None
     """The table's view at the journal's end, as its core gives it (:mod:`controller.journal.views`); None when no
     table replays the journal (a drill's journal), or for a history made by hand."""
+    names: dict[str, str] = field(default_factory=dict)
+    """The name of each badge the table's settings enrol, by UID (an acknowledgement gives the badge's UID)."""
 
     def counts(self) -> tuple[int, int]:
         """The rounds with a result and the voided rounds of the whole game, as the table's view counts them;
@@ -289,7 +306,7 @@ def history_of(events: list[Timed], failed_seq: int = 0, unreadable: Iterable[in
     ends by alert id; the round of the record ``failed_seq`` that failed verification marked, and the round in
     progress at each ``unreadable`` record (left out of ``events``)."""
     table = table if table is not None else Along()
-    found = History([], tampered_seq=tampered_record(events, failed_seq), table=table.last)
+    found = History([], tampered_seq=tampered_record(events, failed_seq), table=table.last, names=table.names)
     grouper = _Grouper(found, table)
     left_out = sorted(unreadable)
     for timed in events:
@@ -333,7 +350,7 @@ def write_csv(found: History, stream: TextIO) -> None:
             row += [outcome, "", "", "", "", "", "", "", ""]
         row += [bets[bet]["net"] if bet in bets else "0" if entry.voided is not None else "" for bet in BETS]
         row.append("; ".join(f"{m['kind']}" + (f"({m['card']})" if m["card"] else "")
-                             for m in entry.misdeals))
+                             for m in entry.standing_misdeals()))
         row.append("; ".join(resolution_text(r) for r in entry.resolutions))
         row.append("; ".join(approval_text(a) for a in entry.approvals))
         ended = result or entry.voided

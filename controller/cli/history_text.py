@@ -108,7 +108,8 @@ def _round_line(entry: Round, words: Catalogue) -> str | None:
         line = _result_line(entry, result, when, words)
     elif entry.voided is not None:
         line = words.say("history.voided", "  Round {round}  {time}  VOID    cards {cards}, bets returned",
-                         round=f"{entry.number:>3}", time=f"{when:<8}", cards=" ".join(entry.voided["cards"]))
+                         round=f"{entry.number:>3}", time=f"{when:<8}",
+                         cards=" ".join(entry.voided["cards"]) or "-")  # voided before its first card
     elif not (entry.misdeals or entry.approvals or entry.alerts or entry.tampered):
         return None
     else:

@@ -41,7 +41,7 @@ class Recalled:
     @property
     def cards(self) -> dict[str, str]:
         """Each slot's card now (a hand-entered card taken back by ``@undo`` is not)."""
-        return {step["slot"]: step["card"] for step in self.order if not step["undone"]}
+        return {step["slot"]: step["card"] for step in self.order if not step["undone"] and not step["set_aside"]}
 
     @property
     def unfinished(self) -> bool:
@@ -94,8 +94,11 @@ def recalled_rounds(events: Iterable[tuple[Mapping[str, Any], str]]) -> list[Rec
 
 def _take(entry: Recalled, name: str, fields: Mapping[str, Any]) -> None:
     if name == "card":
+        for step in entry.order:  # a card dealt again to its slot: the one there was taken back (an exposed card)
+            if step["slot"] == fields["slot"] and not step["undone"]:
+                step["set_aside"] = True
         entry.order.append({"slot": fields["slot"], "card": fields["card"], "manual": bool(fields.get("manual")),
-                            "undone": False})
+                            "undone": False, "set_aside": False})
     elif name == "undone":
         entry.undos.append(dict(fields))
         if str(fields["input"]).startswith("@manual"):

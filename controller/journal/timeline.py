@@ -11,7 +11,9 @@ from controller.core.events import Event
 from controller.core.gram_index import CARD_NUMBERS
 from controller.core.inputs import InputKind
 from controller.core.ledger import ShoeLedger
+from controller.core.machine import IN_ROUND
 from controller.core.published import DEAL_ORDER
+from controller.core.published import cards_out as cards_out_of
 from controller.core.state import TableState
 from controller.journal.replay import Unreadable, journaled_events
 from controller.journal.store import Journal
@@ -144,13 +146,16 @@ class _Walk:
 
     def step(self, moment: Moment) -> None:
         before, after = moment.before, moment.state
+        if moment.resumed:
+            self._resync(after)
+            return
         if moment.item is not None and moment.item.kind is InputKind.UNDO and self.undo is not None \
                 and _rolled_back(after, self.undo.before):
             self._put_back(self.undo)
             self.undo = None
             return
-        if after.shoe_number != self.shoe:
-            self._new_shoe(after.shoe_number, after.round.number)
+        if after.shoe_number != self.shoe:  # the last shoe's last round: the one before the input (with no burn,
+            self._new_shoe(after.shoe_number, before.round.number)  # the input began the new shoe's first round)
         undo = _Undo(before, dict(self.layout), self.held, len(self.held), self.exposed)
         sources = _Sources()
         for row in self._taken_out(moment):
@@ -158,7 +163,8 @@ class _Walk:
         self._off_layout(before, after, sources, undo)
         places = self._held_now(before, after, sources)
         same_shoe = before.shoe_number == after.shoe_number
-        self._place(after, sources, places, undo, before.ledger if same_shoe else None)
+        voided = after.round.number if after.rounds_voided > before.rounds_voided else None
+        self._place(after, sources, places, undo, before.ledger if same_shoe else None, voided)
         self.undo = undo
 
     def _taken_out(self, moment: Moment) -> list[CardOut]:
@@ -228,7 +234,7 @@ class _Walk:
         return new
 
     def _place(self, after: TableState, sources: _Sources, held: list[str], undo: _Undo,
-               ledger: ShoeLedger | None) -> None:
+               ledger: ShoeLedger | None, voided: int | None = None) -> None:
         """Give each card the input moved the place the table's state shows it in: a slot, the burned cards, the
         discards or the misdeal; what is left of those it took off the layout or out of the misdeal was set aside
         (a foreign card, say), and a card it took out of the shoe that the table put nowhere stays held."""
@@ -245,8 +251,8 @@ class _Walk:
                 _moved(row, undo, "burn", code)
         for code in _grown(ledger.discarded if ledger else (), after.ledger.discarded):
             row = sources.take(code, ("held", "layout", "pending"))
-            if row is not None:
-                _moved(row, undo, "discard")
+            if row is not None:  # set aside with a voided round (an extra card's, say): a card of that round
+                _moved(row, undo, "discard", round_number=voided)
         for text in held:
             exposed = text.startswith("exposed:")
             row = sources.take(text.removeprefix("exposed:"), ("pending", "layout", "held"))
@@ -258,7 +264,18 @@ class _Walk:
             else:
                 self.held.append(row)
         for row in (*sources.layout.left(), *sources.held.left()):
-            _moved(row, undo, "discard")
+            _moved(row, undo, "discard", round_number=voided)
+
+    def _resync(self, state: TableState) -> None:
+        """The table taken up again from a checkpoint after an input it lost: the cards out of the shoe meanwhile are
+        not known one by one; the next one is the shoe's card after all those its state counts out."""
+        if state.shoe_number != self.shoe:
+            self._new_shoe(state.shoe_number, -1 if state.round.state in IN_ROUND else state.round.number)
+        self.position = cards_out_of(state)
+        self.held, self.exposed, self.undo = [], None, None
+        self.layout_round = state.round.number  # the cards on its layout stand there, each of no row shown:
+        self.layout = {slot: CardOut(self.shoe, 0, "", self.layout_round, code, slot)  # none is placed again
+                       for slot, code in self._layout_of(state).items()}
 
     def _new_shoe(self, shoe: int, round_number: int) -> None:
         """A new shoe: the cards a misdeal of the last one still held were set aside with it."""

@@ -17,9 +17,10 @@ import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from controller.core.exceptions import JournalError
+from controller.core.exceptions import JournalError, SnapshotError
 from controller.core.inputs import Input
 from controller.core.published import View
+from controller.core.snapshot import restore_into
 from controller.core.state import TableState
 from controller.core.table import Table
 from controller.journal.about import about
@@ -43,6 +44,9 @@ class Moment:
     state: TableState
     """The table's state after it: :attr:`before` then :attr:`state` are what the input changed."""
     table: Table
+    resumed: bool = False
+    """The table was taken up again from a checkpoint (its state as journaled) after an input it could not take:
+    nothing of what :attr:`before` held leads to :attr:`state`."""
 
     @property
     def view(self) -> View:
@@ -65,30 +69,71 @@ def table_of(journal: Journal) -> Table | None:
 def moments(journal: Journal, unreadable: Unreadable | None = None) -> Iterator[Moment]:
     """The table after its start and after each journaled input it takes, in order (none when :func:`table_of`
     has no table for ``journal``). An input record that cannot be read or taken raises :class:`JournalError`;
-    with ``unreadable`` it is told instead, and passed over."""
+    with ``unreadable`` it is told instead and passed over, and the table, which has lost that input (every later
+    card would go elsewhere than it did), takes nothing more until the next checkpoint, from whose state it is
+    taken up again (a :class:`Moment` ``resumed``)."""
     table = table_of(journal)
     if table is None:
         return
-    pending: tuple[Record, Input, bool] | None = None
+    replaying = _Replaying(journal, table, unreadable)
     for record in journal.records():
-        if record.kind == "start":
+        yield from replaying.take(record)
+    yield from replaying.end()
+
+
+class _Replaying:
+    """The table of :func:`moments` taking a journal's records in turn."""
+
+    def __init__(self, journal: Journal, table: Table, unreadable: Unreadable | None) -> None:
+        self.journal, self.table = journal, table
+        self.pending: tuple[Record, Input, bool] | None = None
+        self.lost = False
+        """An input was lost: nothing is taken until a checkpoint."""
+        self.told: Unreadable | None = None
+        if unreadable is not None:
+            def told(record: Record, error: JournalError) -> None:
+                self.lost = True
+                unreadable(record, error)
+            self.told = told
+
+    def take(self, record: Record) -> Iterator[Moment]:
+        journal, table, told = self.journal, self.table, self.told
+        if self.lost:
+            resumed = _resumed(journal, table, record) if record.kind == "checkpoint" else None
+            if resumed is not None:
+                self.lost, self.pending = False, None
+                yield resumed
+        elif record.kind == "start":
             before = table.value
             table.start()
             yield Moment(record.seq, record.at, None, False, before, table.value, table)
         elif record.kind == "input":
-            unjournaled = _taken(journal, table, pending, None, unreadable)  # an input whose events were never
+            unjournaled = _taken(journal, table, self.pending, None, told)  # an input whose events were never
             if unjournaled is not None:  # journaled (an older journal's last input, before its own transaction)
                 yield unjournaled
-            pending = _input(journal, record, unreadable)
-        elif record.kind == "events" and pending is not None:
-            moment = _taken(journal, table, pending, record, unreadable)
-            pending = None
+            self.pending = None if self.lost else _input(journal, record, told)
+        elif record.kind == "events" and self.pending is not None:
+            moment = _taken(journal, table, self.pending, record, told)
+            self.pending = None
             if moment is not None:
                 yield moment
-    if pending is not None:
-        moment = _taken(journal, table, pending, None, unreadable)
-        if moment is not None:
-            yield moment
+
+    def end(self) -> Iterator[Moment]:
+        if self.pending is not None and not self.lost:
+            moment = _taken(self.journal, self.table, self.pending, None, self.told)
+            if moment is not None:
+                yield moment
+
+
+def _resumed(journal: Journal, table: Table, record: Record) -> Moment | None:
+    """The table put in the state checkpoint ``record`` keeps (None: it keeps none the table can take)."""
+    before = table.value
+    try:
+        restore_into(table, body_of(journal, record)["state"])
+    except (JournalError, SnapshotError, KeyError, TypeError):
+        table.value = before
+        return None
+    return Moment(record.seq, record.at, None, False, before, table.value, table, resumed=True)
 
 
 def _input(journal: Journal, record: Record, unreadable: Unreadable | None) -> tuple[Record, Input, bool] | None:
@@ -133,6 +178,8 @@ class Along:
     places: list[tuple[int, int]] = field(default_factory=list)
     last: View | None = None
     """The view after the last input the table took (None: no table replays the journal)."""
+    names: dict[str, str] = field(default_factory=dict)
+    """The name of each badge the table's settings enrol, by UID: who an event that gives a badge's UID means."""
 
     def place(self, seq: int) -> tuple[int, int]:
         """(shoe, round) of the view at record ``seq``: after the input whose events it holds, or after the last
@@ -142,12 +189,28 @@ class Along:
 
 
 def along(journal: Journal, unreadable: Unreadable | None = None) -> Along:
-    """The table's view along ``journal`` (:func:`moments`)."""
+    """The table's view along ``journal`` (:func:`moments`); no view at the end (:attr:`Along.last` None) when the
+    table lost an input it was not taken up again after (no checkpoint followed it)."""
     found = Along()
-    for moment in moments(journal, unreadable):
+    lost = 0
+    told: Unreadable | None = None
+    if unreadable is not None:
+        def told(record: Record, error: JournalError) -> None:
+            nonlocal lost
+            lost = record.seq
+            unreadable(record, error)
+
+    resumed = 0
+    for moment in moments(journal, told):
+        if moment.resumed:
+            resumed = moment.seq
+        if moment.item is None:
+            found.names = {uid: badge.name for uid, badge in moment.table.context.settings.auth.badges.items()}
         view = moment.view
         if moment.seq:
             found.seqs.append(moment.seq)
             found.places.append((view.shoe, view.round))
         found.last = view
+    if lost > resumed:
+        found.last = None  # the view of a table that lost an input: none
     return found

@@ -45,9 +45,9 @@ def _who(row: Mapping[str, Any], words: Catalogue) -> str:
 
 def _line(row: Mapping[str, Any], words: Catalogue) -> str:
     language = words.language
-    misdeals = ", ".join(f"{kind} {rate:g}".replace(".", get_decimal_symbol(language))
-                         for kind, rate in row["misdeals_per_100_rounds"].items()
-                         if rate is not None) or words.say("report.none", "none")
+    misdeals = ", ".join(f"{kind} {rate:g}".replace(".", get_decimal_symbol(language)) if rate is not None
+                         else f"{kind} -"  # misdeals in no round: a rate of none, never "none"
+                         for kind, rate in row["misdeals_per_100_rounds"].items()) or words.say("report.none", "none")
     return words.say("report.line", "{rounds} in {hours} h ({per_hour}/h), {mean} s a round (p90 {p90}), "
                      "misdeals per 100 rounds: {misdeals}; voids {voids}, approvals {approvals}",
                      rounds=counted_rounds(row["rounds"]), hours=_number(row["hours"], 2, language),

@@ -31,6 +31,7 @@ def recall_text(rounds: list[Recalled], words: Catalogue = ENGLISH) -> list[str]
     localiser = Localiser(words)
     lines: list[str] = []
     undone_mark = words.say("recall.undone", " (undone)")
+    set_aside_mark = words.say("recall.set_aside", " (set aside)")
     for entry in rounds:
         if entry.at:
             heading = message("recall.round", "Shoe {shoe}, round {round} ({at})", shoe=entry.shoe, round=entry.round,
@@ -39,7 +40,8 @@ def recall_text(rounds: list[Recalled], words: Catalogue = ENGLISH) -> list[str]
             heading = message("recall.round_now", "Shoe {shoe}, round {round}", shoe=entry.shoe, round=entry.round)
         lines.append(words.text(heading))
         lines.append("  " + "  ".join(f"{step['slot']} {step['card']}" + ("*" if step["manual"] else "")
-                                      + (undone_mark if step["undone"] else "") for step in entry.order))
+                                      + (undone_mark if step["undone"] else "")
+                                      + (set_aside_mark if step.get("set_aside") else "") for step in entry.order))
         for decision in entry.decisions():
             worded = rule_message(decision["rule"])
             lines.append("  " + (words.text(worded) if worded is not None else decision["rule"]))

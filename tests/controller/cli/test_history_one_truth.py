@@ -259,3 +259,24 @@ def test_face_down_rounds_with_badges_and_approvals(tmp_path: Path) -> None:
         *cards[:12], "@double", f"@badge {SUPERVISOR}", "@void", *cards[12:20], "ZZ", "@burn",
         *cards[20:30], "@exposed", f"@badge {SUPERVISOR}", "@void", *cards[30:50]])
     check(config, inputs, tmp_path / "table.journal", resume_at=len(inputs) // 2 + 1)
+
+
+def test_the_first_round_of_a_later_shoe_dealt_without_a_burn(tmp_path: Path) -> None:
+    """With no burn, the dealer's confirmation of a new shoe starts its first round at once: that round's cards are in
+    their slots of that round, as the core dealt them, never held by a misdeal in no round."""
+    config = table_settings(8, "none", False, "face_up")
+    inputs = leading(False) + [item for token in ("9S", "8H", "KD", "2C", "@close", "@shoe", "3S", "4H", "5D", "6C",
+                                                   "@close", "@shoe", "7S", "7H", "AC", "AD")
+                               for item in parse_tokens(token)]
+    check(config, inputs, tmp_path / "table.journal", resume_at=None)
+
+
+def test_an_exposed_call_taken_back_is_no_misdeal_in_the_csv(tmp_path: Path) -> None:
+    """``@exposed`` then ``@undo``: the table counts no misdeal (the shoe report, the summary), so neither does the
+    CSV's misdeals column; a second exposed call in the round that stands is still there."""
+    config = table_settings(8, "none", False, "face_up")
+    inputs = dealt(config, False, ["9S", "8H", "@exposed", "@undo", "KD", "2C", "3S", "4D", "5H", "@exposed", "@use",
+                                   "2D", "7S", "7H", "@exposed", "@burn", "AC", "@exposed", "@undo", "AD", "2C", "3C"])
+    core = Core.of(config, inputs)
+    assert core.last.totals.misdeal == 2
+    check(config, inputs, tmp_path / "table.journal", resume_at=None)

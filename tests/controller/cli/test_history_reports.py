@@ -130,6 +130,34 @@ def test_the_csv_says_when_an_alert_was_acknowledged_without_badges(tmp_path: Pa
     assert len(alerts) == 1 and "[acknowledged at 20" in alerts[0] and "by" not in alerts[0], alerts
 
 
+BADGES = """[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+[auth.badges.AAAA01]
+name = "Alice Martin"
+role = "dealer"
+[auth.badges.BBBB02]
+name = "Bob Stone"
+role = "supervisor"
+"""
+
+
+def test_an_alert_acknowledged_with_a_badge_names_the_supervisor(tmp_path: Path) -> None:
+    """The ``alert_acknowledged`` event gives the supervisor's badge UID; the text and the CSV name the supervisor,
+    as their approvals do (docs/journal.md: ``[acknowledged by NAME at TIME]``)."""
+    config = tmp_path / "badges.toml"
+    config.write_text(BADGES)
+    path = journal_of(tmp_path, "@badge AAAA01 " + NEW_DECK + " @ack A1 @badge BBBB02", "--no-burn",
+                      "--config", str(config))
+    status, out, _ = run_cli("history", str(path), "--csv")
+    assert status == 0
+    alerts = [row["alerts"] for row in csv.DictReader(io.StringIO(out)) if row["alerts"]]
+    assert len(alerts) == 1 and "[acknowledged by Bob Stone at 20" in alerts[0], alerts
+    status, out, _ = run_cli("history", str(path))
+    assert status == 0 and "critical [acknowledged by Bob Stone at 20" in out, out
+    assert "BBBB02" not in out
+
+
 def shoe_closed(path: Path) -> dict[str, Any]:
     _, out, _ = run_cli("history", str(path), "--json")
     reports = [json.loads(line) for line in out.splitlines() if json.loads(line)["event"] == "shoe_closed"]
@@ -331,3 +359,60 @@ def test_json_says_when_an_advantage_alert_ended_as_the_text_does(tmp_path: Path
     assert cleared and all(event["at"] and event["kind"] == "advantage" for event in cleared), events
     assert closed <= raised
     assert len(raised - closed) == int(text.split(" open\n")[0].rsplit(", ", 1)[1]), "the open alerts agree"
+
+
+def test_a_card_read_between_rounds_is_a_card_of_the_round_its_misdeal_belongs_to(tmp_path: Path) -> None:
+    """A card read after round 1 is over is an extra_card misdeal of round 2 (the next), which its void voids: the
+    --cards row says round 2, as the misdeal and the CSV's void row do (a card of a voided round), never round 1,
+    which ended with a result it had no part in."""
+    path = journal_of(tmp_path, "9S 8H KD 2C 3D @void @next 3S 4H 5D 6C 2H 9H @burn", "--no-burn", "--manual-next")
+    status, out, _ = run_cli("history", str(path), "--csv")
+    assert status == 0
+    rows = {row["round"]: row for row in csv.DictReader(io.StringIO(out))}
+    assert rows["2"]["outcome"] == "void" and rows["2"]["misdeals"] == "extra_card(3D)"
+    assert rows["4"]["misdeals"] == "extra_card(2H); extra_card(9H)"
+    status, out, _ = run_cli("history", str(path), "--cards", "--csv")
+    assert status == 0
+    cards = {row["card"]: (row["slot"], row["round"]) for row in csv.DictReader(io.StringIO(out))}
+    assert cards["3D"] == ("discard", "2") and cards["9S"] == ("P1", "1")
+    assert cards["2H"][0] == cards["9H"][0] == "discard" and cards["6C"] == ("B2", "3")
+
+
+def test_a_round_voided_before_its_first_card_says_it_had_none(tmp_path: Path) -> None:
+    """An extra card's void voids the next round before it dealt a card: its line must not read 'cards , bets'."""
+    path = journal_of(tmp_path, "9S 8H KD 2C 3D @void @next 3S 4H 5D 6C", "--no-burn", "--manual-next")
+    status, out, _ = run_cli("history", str(path))
+    assert status == 0
+    line = next(line for line in out.splitlines() if line.startswith("  Round   2"))
+    assert line.endswith("VOID    cards -, bets returned"), line
+
+
+def test_an_input_that_cannot_be_read_costs_the_view_only_until_the_next_checkpoint(tmp_path: Path) -> None:
+    """An input record the table cannot take (round 3's first card) leaves the table replaying the rest without it:
+    every later card would go to another slot than it did. The table's view is taken up again from the next
+    checkpoint (the table's own state, hash-chained), so the totals and the cards from there on are what the
+    intact journal says, never the view of a table that lost a card."""
+    intact = tmp_path / "intact.journal"
+    run_cli("simulate", "--seed", "5", "--rounds", "90", "--quiet", "--journal", str(intact))
+    damaged = tmp_path / "damaged.journal"
+    damaged.write_bytes(intact.read_bytes())
+    connection = sqlite3.connect(damaged)
+    seq = int(connection.execute("SELECT seq FROM records WHERE kind = 'input' AND seq > ? AND body LIKE "
+                                 "'%\"card\"%' ORDER BY seq LIMIT 1", (_results_record(intact, 2),)).fetchone()[0])
+    checkpoint = int(connection.execute("SELECT min(seq) FROM records WHERE kind = 'checkpoint' AND seq > ?",
+                                        (seq,)).fetchone()[0])
+    connection.close()
+    rewrite_body(damaged, seq, '{"input":{"kind":"bogus"},"source":true,"position":[1,20]}', False)
+
+    def totals(path: Path) -> str:
+        return next(line for line in run_cli("history", str(path))[1].splitlines() if "with a result" in line)
+
+    assert totals(damaged) == totals(intact)
+    status, out, err = run_cli("history", str(damaged), "--cards", "--csv")
+    assert status == 1 and f"record {seq}" in err
+    times = {record_at for (record_at,) in sqlite3.connect(intact).execute(
+        "SELECT at FROM records WHERE seq > ?", (checkpoint,))}
+    after = [row for row in csv.DictReader(io.StringIO(out)) if row["at"] in times]
+    expected = [row for row in csv.DictReader(io.StringIO(run_cli("history", str(intact), "--cards", "--csv")[1]))
+                if row["at"] in times]
+    assert after and after == expected

@@ -159,3 +159,15 @@ def test_a_record_that_cannot_be_read_is_left_out_named_and_the_rest_recalled(tm
     text = croupier_in_process("recall", str(path), "--rounds", "14")
     assert text.returncode == 1 and f"record {seq}" in text.stderr
     assert "RECALL" in text.stdout and "round 14" in text.stdout
+
+
+def test_an_exposed_card_burned_is_marked_set_aside_beside_the_card_dealt_again(tmp_path: Path) -> None:
+    """An exposed card burned leaves its slot and the slot is dealt again: recall lists both cards of that slot in the
+    order read, the first marked as set aside (it is no card of the hand), never two cards in B1 side by side."""
+    path = simulated(tmp_path, "--no-burn", "--cards", "2H 2S @exposed @burn 3D 4H 5C")
+    done = croupier_in_process("recall", str(path))
+    assert done.returncode == 0, done.stderr
+    assert "P1 2H  B1 2S (set aside)  B1 3D  P2 4H  B2 5C" in done.stdout, done.stdout
+    [entry] = recalled(str(path), "--json")
+    assert entry["cards"] == {"P1": "2H", "B1": "3D", "P2": "4H", "B2": "5C"}
+    assert [step["set_aside"] for step in entry["order"]] == [False, True, False, False, False]

@@ -139,3 +139,31 @@ def test_a_record_that_cannot_be_read_is_left_out_and_named(journals: tuple[Path
     assert len(run.stderr.splitlines()) == 1 and f"{badged}: record {seq}" in run.stderr, run.stderr
     shifts = json.loads(run.stdout)["shifts"]
     assert [(shift["dealer"], shift["rounds"]) for shift in shifts] == [("A1", 3), ("B2", 1), ("A1", 1), (None, 2)]
+
+
+BADGES = """[auth]
+enabled = true
+reader = "pcsc://?reader=Virtual PCD 00 01"
+[auth.badges.AAAA01]
+name = "Alice Martin"
+role = "dealer"
+"""
+
+
+def test_a_misdeal_in_a_stretch_without_rounds_is_not_hidden(tmp_path: Path) -> None:
+    """A card out with no dealer signed in is a no_dealer misdeal in a stretch of no badge and no round: its rate per
+    100 rounds has no value, but the text must not say that stretch had no misdeal."""
+    config = tmp_path / "badges.toml"
+    config.write_text(BADGES)
+    path = tmp_path / "table.journal"
+    run = croupier("simulate", "--no-burn", "--quiet", "--config", str(config), "--journal", str(path), "--cards",
+                   "@badge AAAA01 9S 8H KD 2C @sign_out 5C @badge AAAA01 @burn 3S 4H 5D 6C")
+    assert run.returncode == 0, run.stderr
+    run = croupier("report", "dealers", str(path), "--json")
+    assert run.returncode == 0, run.stderr
+    no_badge = next(row for row in json.loads(run.stdout)["shifts"] if row["dealer"] is None)
+    assert no_badge["rounds"] == 0 and no_badge["misdeals"] == {"no_dealer": 1}
+    run = croupier("report", "dealers", str(path))
+    assert run.returncode == 0, run.stderr
+    line = next(line for line in run.stdout.splitlines() if line.startswith("  (no badge)"))
+    assert "misdeals per 100 rounds: none" not in line and "no_dealer" in line, line
