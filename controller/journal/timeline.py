@@ -11,10 +11,10 @@ from controller.core.events import Event
 from controller.core.gram_index import CARD_NUMBERS
 from controller.core.inputs import InputKind
 from controller.core.ledger import ShoeLedger
-from controller.core.machine import IN_ROUND
 from controller.core.published import DEAL_ORDER
 from controller.core.published import cards_out as cards_out_of
 from controller.core.state import TableState
+from controller.core.view import in_round
 from controller.journal.replay import Unreadable, journaled_events
 from controller.journal.store import Journal
 from controller.journal.views import Moment, moments
@@ -270,7 +270,7 @@ class _Walk:
         """The table taken up again from a checkpoint after an input it lost: the cards out of the shoe meanwhile are
         not known one by one; the next one is the shoe's card after all those its state counts out."""
         if state.shoe_number != self.shoe:
-            self._new_shoe(state.shoe_number, -1 if state.round.state in IN_ROUND else state.round.number)
+            self._new_shoe(state.shoe_number, -1 if in_round(state) else state.round.number)
         self.position = cards_out_of(state)
         self.held, self.exposed, self.undo = [], None, None
         self.layout_round = state.round.number  # the cards on its layout stand there, each of no row shown:

@@ -50,7 +50,7 @@ def test_refused_badges_and_the_lockout_are_journaled_and_a_supervisor_unlocks(t
     assert sum(event["event"] == "result" for event in events) == 1
 
     history = croupier_in_process("history", str(journal))
-    assert f"badge_lockout A1 critical [acknowledged by {SUPERVISOR} at " in history.stdout, history.stdout
+    assert "badge_lockout A1 critical [acknowledged by Bob Stone at " in history.stdout, history.stdout  # NAME (docs)
 
 
 def test_a_locked_journal_replays_to_the_same_events(tmp_path: Path) -> None:
