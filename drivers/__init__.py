@@ -68,7 +68,12 @@ def schemes() -> list[str]:
 
 def driver_class(url: str) -> type[CardSource]:
     """The class that serves ``url``, importing its module on first use."""
-    scheme = urlsplit(url).scheme
+    try:
+        scheme = urlsplit(url).scheme
+    except ValueError as error:  # an unclosed '[' (an IPv6 host), a host that is no host
+        raise DriverURLError(message("driver.not_a_url", "{url}: not a URL ({reason}); expected a driver URL, one of "
+                                     "{known}, e.g. mock://?seed=7", url=repr(url), reason=str(error),
+                                     known=", ".join(f"{name}://" for name in schemes()))) from None
     if scheme in DRIVERS:
         return _builtin(url, scheme)
     entry = plugins().get(scheme) if scheme else None

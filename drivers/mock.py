@@ -63,7 +63,10 @@ def mock_url(url: str, decks: int, cut_from_end: int) -> str:
     Only values other than the mock's own defaults are added, so a URL that needs none is kept as given. A ``decks``
     other than the table's is refused: the table would count a shoe that is not the one dealt (foreign cards that
     are not, a shoe report and an edge of cards that are not there)."""
-    if urlsplit(url).scheme != "mock":
+    try:
+        if urlsplit(url).scheme != "mock":
+            return url
+    except ValueError:  # not a URL: opening it says so
         return url
     _, given = MockShoe.parse_query(url)  # an unknown or repeated option is refused here as when it opens
     if "script" in given:

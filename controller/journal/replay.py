@@ -193,6 +193,10 @@ def settings_from_header(path: str, header: Mapping[str, Any]) -> Settings:
         layers["auth"] = {**layers["auth"], "two_person": False}  # written before approvals needed two people
     if isinstance(layers.get("auth"), dict) and "lockout_after" not in layers["auth"]:
         layers["auth"] = {**layers["auth"], "lockout_after": 0}  # written before refused badges locked the reader
+    offered = layers["bets"].get("offered")
+    if isinstance(offered, list) and all(isinstance(name, str) for name in offered):
+        # written before a bet listed twice was refused: settled once then (the second dropped), as once now
+        layers["bets"] = {**layers["bets"], "offered": list(dict.fromkeys(offered))}
     if isinstance(layers.get("auth"), dict) and isinstance(layers["auth"].get("reader"), str):
         layers["auth"] = {**layers["auth"], "reader": _replayed_reader(layers["auth"]["reader"])}
     try:

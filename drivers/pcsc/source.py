@@ -492,7 +492,10 @@ class PcscCardSource(CardSource):
         except queue.Empty:
             pass
         if self._failure is not None:
-            raise self._failure
+            try:  # the thread may have queued its last inputs between the wait above and its failure
+                return self._inputs.get_nowait()
+            except queue.Empty:
+                raise self._failure from None
         return None
 
     def _read_all(self) -> None:

@@ -19,7 +19,10 @@ def serial_url(url: str, serial: SerialSettings) -> str:
     Only options whose configured value differs from the driver's own default are added, and none to a URL that
     names a vendor profile (``profile=``): the profile says what the shoe speaks.
     """
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL: opening it says so
+        return url
     if parts.scheme not in SCHEMES:
         return url
     given = parse_qs(parts.query, keep_blank_values=True)

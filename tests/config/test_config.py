@@ -415,6 +415,16 @@ def test_a_journal_written_with_a_looser_badge_reader_url_still_replays(stored: 
     assert settings_from_header("old.journal", header).auth.reader == replayed
 
 
+def test_a_journal_written_with_a_bet_offered_twice_still_replays() -> None:
+    """``[bets] offered`` took a bet twice before it was refused (the second was dropped): ``audit verify`` called
+    such a journal TAMPERED ("the journal's settings are not valid here") and exited 1."""
+    from controller.journal.replay import settings_from_header
+
+    header = {"identity": {"settings": {"table": {}, "shoe": {}, "procedures": {}, "simulation": {}}},
+              "extra": {"bets": {"offered": ["player", "banker", "tie", "player", "banker"]}}}
+    assert settings_from_header("old.journal", header).bets.offered == ["player", "banker", "tie"]
+
+
 def test_a_journal_with_a_plain_badge_reader_url_replays_it_unchanged() -> None:
     from controller.journal.replay import settings_from_header
 

@@ -111,6 +111,21 @@ def test_bad_driver_url_is_exit_2_with_the_expected_form() -> None:
     assert "unknown driver scheme" in run.stderr
 
 
+@pytest.mark.parametrize("url", ["mock://[", "mock://[::1?seed=1", "serial://[/dev/ttyUSB0", "pcsc://[x?reader=A"])
+def test_a_driver_url_that_is_no_url_is_exit_2_in_one_line(url: str, tmp_path: Path) -> None:
+    """An unclosed ``[`` (an IPv6 host) made urllib raise: ``run --driver`` and ``[driver] url`` printed a
+    traceback and exited 1."""
+    run = croupier_in_process("run", "--driver", url, "--auto-next", "--rounds", "1", "--no-keyboard")
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert url in run.stderr and "mock://" in run.stderr, run.stderr
+    config = tmp_path / "croupier.toml"
+    config.write_text(f'[driver]\nurl = "{url}"\n', encoding="utf-8")
+    run = croupier_in_process("run", "--config", str(config), "--auto-next", "--rounds", "1", "--no-keyboard")
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stderr and "[driver] url" in run.stderr and url in run.stderr, run.stderr
+
+
 def test_parse_dealer_line() -> None:
     assert parse_dealer_line("n") == Input(InputKind.NEXT)
     assert parse_dealer_line(" VOID ") == Input(InputKind.VOID)
