@@ -207,7 +207,7 @@ def instruction(gate: GateState, halted: bool, slot: str | None = None) -> tuple
     card entered by hand would go to; None: the burn)."""
     if gate.pending is not None:
         return "approval", approval_prompt(gate.pending, slot)
-    if gate.sign.dealer is None and not halted and not gate.locked:  # a locked reader signs nobody in
+    if gate.sign.dealer is None and not halted:
         return "sign_in", message("sign_in.present", "Dealer: present your badge to sign in")
     return None
 

@@ -17,7 +17,6 @@ from controller.core.events import (
     ApprovalRefusedEvent,
     DealerSignedInEvent,
     Event,
-    InstructionEvent,
     SignInRefusedEvent,
 )
 from controller.core.exceptions import ConfigError
@@ -154,27 +153,3 @@ def test_bad_lockout_settings_are_one_clear_line(tmp_path: Path, extra: str, exp
     with pytest.raises(ConfigError) as raised:
         table_with(tmp_path, extra)
     assert expected in str(raised.value)
-
-
-def instruction(events: list[Event]) -> InstructionEvent:
-    """The instruction that ends a step's events."""
-    last = events[-1]
-    assert isinstance(last, InstructionEvent), events
-    return last
-
-
-def test_a_locked_reader_does_not_ask_the_dealer_to_sign_in(tmp_path: Path) -> None:
-    """With nobody signed in, the lockout stops the table; the dealer is not told to present a badge the locked
-    reader refuses, but that the table is stopped on the lockout alert."""
-    table = table_with(tmp_path)
-    assert instruction(table.handle(badge(STRANGERS[0], at=100.0))).action == "sign_in"
-    seen: list[Event] = []
-    for number, uid in enumerate(STRANGERS[1:5], 1):
-        seen += table.handle(badge(uid, at=100.0 + number))
-    assert table.badges_locked
-    last = instruction(seen)
-    assert last.action == "release_alert" and "A1" in last.say, last
-    refused = table.handle(badge(DEALER, at=106.0))
-    assert instruction(refused).action == "release_alert", refused
-    # Unlocked by a supervisor's badge: the dealer is asked to sign in again.
-    assert instruction(table.handle(badge(SUPERVISOR, at=107.0))).action == "sign_in"

@@ -108,12 +108,7 @@ def test_a_journal_written_before_the_stub_count_resumes_and_verifies(tmp_path: 
 EVENTS3 = FIXTURES.parent / "events3"
 
 
-@pytest.mark.parametrize("name", [
-    "offered_twice.journal.gz",
-    pytest.param("lockout.journal.gz", marks=pytest.mark.xfail(strict=True, reason=(
-        "19f10a8 changed the instruction of a locked badge reader within event format 3: a replay of an earlier "
-        "format-3 journal with a lockout gives other events (needs an edition of its own; see the README)"))),
-])
+@pytest.mark.parametrize("name", ["offered_twice.journal.gz", "lockout.journal.gz"])
 def test_a_journal_of_event_format_3_still_verifies(name: str, tmp_path: Path) -> None:
     """Journals written before a locked badge reader stopped asking for a badge, and before a bet offered twice was
     refused: ``audit verify`` called both TAMPERED (exit 1), though nothing in them was edited."""
