@@ -319,5 +319,11 @@ class Resumable(CardSource):
     def journaled(self, item: Input) -> None:
         """``item``, which this source gave, is durable in the journal. The default does nothing."""
 
+    def resumed_offline(self) -> None:
+        """Called on resume, after :meth:`seek`, when the journal ends with the reader offline (its last
+        ``OFFLINE`` not followed by an ``ONLINE``). A source whose line is its own (a serial shoe) gives ``ONLINE``
+        once its line is open, as after a reconnect; a source that replays its inputs (the mock) gives its own
+        ``@online`` and does nothing here, the default."""
+
 
 __all__ = ["CardSource", "Indication", "Option", "Resumable", "one_of"]

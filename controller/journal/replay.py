@@ -839,6 +839,8 @@ def _resume(journal: Journal, runner: Journaled, table: Table, identity: Mapping
         # then is told of the new shoes the dealer confirmed since (the mock loads them;
         # a live shoe, which keeps its own place, knows it is resuming and ignores them).
         reader.seek(*found.position)
+        if not table.reader_online:
+            reader.resumed_offline()  # the journal ends with the reader offline: its line may be back
         for _ in range(found.new_shoes):
             reader.indicate(Indication.NEW_SHOE)
         if table.may("load_shoe") and found.position[0] > table.shoe_number:

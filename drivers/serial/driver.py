@@ -387,6 +387,16 @@ class SerialShoe(Resumable):
         self._resuming = True
         LOG.info("%s: resuming after sequence number %s", self.url, offset if offset >= 0 else "(none)")
 
+    def resumed_offline(self) -> None:
+        """The journal ends with the reader offline: the line this controller opened is the reader back.
+
+        So ``ONLINE`` comes first, now if the line is open, else when it reopens, before any message from the
+        shoe; without it the resumed table refused the next round and halted on the shoe's next card.
+        """
+        self._online = False
+        if self.port.is_open:
+            self._go_online()
+
     # -- write-back ---------------------------------------------------------------
     def _indicate(self, what: Indication) -> None:
         """Tell the shoe what the table expects next (``I,<what>``).
