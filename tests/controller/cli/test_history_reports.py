@@ -22,6 +22,7 @@ from controller.core.events import AlertEvent, decode_as
 from controller.i18n.catalogue import Catalogue
 from controller.i18n.languages import LANGUAGES
 from controller.journal.timeline import Timed
+from tests.badges import auth_section
 from tests.controller.journal.forger import rewrite_body
 from tests.inprocess import CROUPIER, ROOT, croupier_in_process
 
@@ -130,16 +131,7 @@ def test_the_csv_says_when_an_alert_was_acknowledged_without_badges(tmp_path: Pa
     assert len(alerts) == 1 and "[acknowledged at 20" in alerts[0] and "by" not in alerts[0], alerts
 
 
-BADGES = """[auth]
-enabled = true
-reader = "pcsc://?reader=Virtual PCD 00 01"
-[auth.badges.AAAA01]
-name = "Alice Martin"
-role = "dealer"
-[auth.badges.BBBB02]
-name = "Bob Stone"
-role = "supervisor"
-"""
+BADGES = auth_section("AAAA01", "BBBB02")
 
 
 def test_an_alert_acknowledged_with_a_badge_names_the_supervisor(tmp_path: Path) -> None:
