@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
+from config.schema import ADDRESS_PORT, parse_host_port
+from config.typed import Worded
 from controller.core.exceptions import FloorError, install_hint
 from controller.core.misdeals import instruction
 from controller.floor.board import FloorBoard
@@ -37,18 +39,16 @@ def needs_websockets(error: str) -> Message:
 
 
 def parse_listen(text: str, option: str = "--listen") -> tuple[str, int]:
-    """``HOST:PORT`` as (host, port); raises :class:`FloorError` naming ``option`` otherwise."""
-    host, separator, port_text = text.strip().rpartition(":")
-    bracketed = host.startswith("[") and host.endswith("]")
-    if bracketed:
-        host = host[1:-1]
-    # an IPv6 host only in brackets; no bracket left open, no blank in it, no empty host (every interface)
-    if not separator or not host or any(mark in host for mark in "[] \t") or (":" in host) != bracketed:
-        raise FloorError(f"{option} {text!r}: no HOST:PORT; expected {LISTEN_FORM}")
-    if not (port_text.isascii() and port_text.isdigit()) or int(port_text) > 65535:
-        raise FloorError(f"{option} {text!r}: the port {port_text!r} is not a number from 0 to 65535; "
-                         f"expected {LISTEN_FORM}")
-    return host, int(port_text)
+    """``HOST:PORT`` as (host, port), read as the scoreboard's address is (:func:`~config.schema.parse_host_port`);
+    raises :class:`FloorError` naming ``option`` otherwise."""
+    try:
+        return parse_host_port(text.strip())
+    except Worded as error:
+        if error.problem is ADDRESS_PORT:
+            port_text = text.strip().rpartition(":")[2]
+            raise FloorError(f"{option} {text!r}: the port {port_text!r} is not a number from 0 to 65535; "
+                             f"expected {LISTEN_FORM}") from None
+        raise FloorError(f"{option} {text!r}: no HOST:PORT; expected {LISTEN_FORM}") from None
 
 
 def page_html() -> bytes:
