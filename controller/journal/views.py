@@ -73,12 +73,8 @@ def moments(journal: Journal, unreadable: Unreadable | None = None) -> Iterator[
     card would go elsewhere than it did), takes nothing more until the next checkpoint, from whose state it is
     taken up again (a :class:`Moment` ``resumed``)."""
     table = table_of(journal)
-    if table is None:
-        return
-    replaying = _Replaying(journal, table, unreadable)
-    for record in journal.records():
-        yield from replaying.take(record)
-    yield from replaying.end()
+    if table is not None:
+        yield from _Replaying(journal, table, unreadable).moments()
 
 
 class _Replaying:
@@ -95,6 +91,13 @@ class _Replaying:
                 self.lost = True
                 unreadable(record, error)
             self.told = told
+
+    def moments(self) -> Iterator[Moment]:
+        """Every record of the journal taken in turn (:func:`moments`); :attr:`lost` says, after, whether the table
+        ended without the inputs it lost."""
+        for record in self.journal.records():
+            yield from self.take(record)
+        yield from self.end()
 
     def take(self, record: Record) -> Iterator[Moment]:
         journal, table, told = self.journal, self.table, self.told
@@ -192,18 +195,11 @@ def along(journal: Journal, unreadable: Unreadable | None = None) -> Along:
     """The table's view along ``journal`` (:func:`moments`); no view at the end (:attr:`Along.last` None) when the
     table lost an input it was not taken up again after (no checkpoint followed it)."""
     found = Along()
-    lost = 0
-    told: Unreadable | None = None
-    if unreadable is not None:
-        def told(record: Record, error: JournalError) -> None:
-            nonlocal lost
-            lost = record.seq
-            unreadable(record, error)
-
-    resumed = 0
-    for moment in moments(journal, told):
-        if moment.resumed:
-            resumed = moment.seq
+    table = table_of(journal)
+    if table is None:
+        return found
+    replaying = _Replaying(journal, table, unreadable)
+    for moment in replaying.moments():
         if moment.item is None:
             found.names = {uid: badge.name for uid, badge in moment.table.context.settings.auth.badges.items()}
         view = moment.view
@@ -211,6 +207,6 @@ def along(journal: Journal, unreadable: Unreadable | None = None) -> Along:
             found.seqs.append(moment.seq)
             found.places.append((view.shoe, view.round))
         found.last = view
-    if lost > resumed:
+    if replaying.lost:
         found.last = None  # the view of a table that lost an input: none
     return found
