@@ -203,6 +203,16 @@ def own_floor_database() -> Iterator[tuple[Postgres, str]]:
         server.stop()
 
 
+@contextlib.contextmanager
+def database_away(server: Postgres, archive: Archive) -> Iterator[None]:
+    """PostgreSQL halted for the block, the archive seen saying it lost the database and, after, that it is back."""
+    server.halt()
+    archive.wait_line("the archive database is unreachable")
+    yield
+    server.resume()
+    archive.wait_line("the archive database is reachable again")
+
+
 @pytest.mark.slow
 def test_the_archive_rides_out_postgresql_stopped_and_started_again(
         tmp_path: Path, own_broker: Mosquitto, site: str, own_floor_database: tuple[Postgres, str]) -> None:
@@ -211,12 +221,9 @@ def test_the_archive_rides_out_postgresql_stopped_and_started_again(
     table = Table(tmp_path / "t.journal", f"mqtt://{own_broker.address}/{site}/t1", seed=43, pace=0.02)
     try:
         wait_for(lambda: holds_every_record(database, site, "t1", table.records()[:40]), "the first records")
-        server.halt()
-        archive.wait_line("the archive database is unreachable")
-        time.sleep(3.0)  # the table deals on; the archive acknowledges nothing meanwhile
-        assert archive.process.poll() is None, "the archive waits for the database"
-        server.resume()
-        archive.wait_line("the archive database is reachable again")
+        with database_away(server, archive):
+            time.sleep(3.0)  # the table deals on; the archive acknowledges nothing meanwhile
+            assert archive.process.poll() is None, "the archive waits for the database"
         wait_for(lambda: holds_every_record(database, site, "t1", table.records()), "the records since")
         status, stderr = table.stop()
         assert status == CLEAN_STOP, stderr
@@ -292,14 +299,11 @@ def test_while_postgresql_is_away_the_archive_asks_no_table_to_send_again_what_i
             return len(records) >= 20 and holds_every_record(database, site, "t1", records[:20])
 
         wait_for(first_archived, "the first records archived")
-        server.halt()
-        archive.wait_line("the archive database is unreachable")
-        seen = len(watcher.on("journal"))
-        time.sleep(15.0)  # three times the archive's request interval, the table dealing
-        during = [json.loads(payload)["seq"] for payload in watcher.on("journal")[seen:]]
-        asked = [told["wants"] for told in watcher.json_on("archived") if told["wants"] is not None]
-        server.resume()
-        archive.wait_line("the archive database is reachable again")
+        with database_away(server, archive):
+            seen = len(watcher.on("journal"))
+            time.sleep(15.0)  # three times the archive's request interval, the table dealing
+            during = [json.loads(payload)["seq"] for payload in watcher.on("journal")[seen:]]
+            asked = [told["wants"] for told in watcher.json_on("archived") if told["wants"] is not None]
         status, stderr = table.stop()
         assert status == CLEAN_STOP, stderr
         records = table.records()
