@@ -36,6 +36,14 @@ def chromium_binary() -> str | None:
     return None
 
 
+NAVIGATING = ("Inspected target navigated or closed", "Execution context was destroyed",
+              "Cannot find default execution context")
+
+
+class Navigating(AssertionError):
+    """The page went away under an evaluation: it is loading anew (a reload or a navigation)."""
+
+
 class DevTools:
     """A tiny DevTools-protocol client for one page target."""
 
@@ -50,6 +58,8 @@ class DevTools:
             message = json.loads(self.ws.recv(timeout=10))
             if message.get("id") == self.next_id:
                 if "error" in message:
+                    if any(words in message["error"].get("message", "") for words in NAVIGATING):
+                        raise Navigating(f"{method}: {message['error']}")
                     raise AssertionError(f"{method}: {message['error']}")
                 result: dict[str, Any] = message["result"]
                 return result
@@ -68,13 +78,21 @@ class DevTools:
         return path
 
     def wait_for(self, expression: str, timeout: float = 10.0) -> Any:
+        """The first true value of ``expression``, evaluated every 0.1 s; a page loading meanwhile is not yet."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            value = self.evaluate(expression)
-            if value:
-                return value
+            with contextlib.suppress(Navigating):
+                value = self.evaluate(expression)
+                if value:
+                    return value
             time.sleep(0.1)
         raise AssertionError(f"the page never satisfied {expression!r}")
+
+    def reload(self, timeout: float = 10.0) -> None:
+        """Load the page anew and wait until the new document has loaded (never the old one still showing)."""
+        self.evaluate("window.croupierOldDocument = true")
+        self.call("Page.reload", ignoreCache=True)
+        self.wait_for("!window.croupierOldDocument && document.readyState === 'complete'", timeout)
 
 
 @contextlib.contextmanager

@@ -83,9 +83,8 @@ def wall_screen(page: DevTools, window: tuple[int, int]) -> None:
     """Show the page on a screen of exactly ``window`` CSS pixels (a wall screen: no browser frame), loaded anew."""
     page.call("Emulation.setDeviceMetricsOverride", width=window[0], height=window[1], deviceScaleFactor=1,
               mobile=False)
-    page.evaluate("location.reload()")
-    page.wait_for(f"window.innerWidth === {window[0]} && window.innerHeight === {window[1]} && "
-                  "document.readyState === 'complete'", timeout=DEADLINE)
+    page.reload(timeout=DEADLINE)
+    page.wait_for(f"window.innerWidth === {window[0]} && window.innerHeight === {window[1]}", timeout=DEADLINE)
 
 
 def tile_facts(page: DevTools, name: str) -> dict[str, Any]:

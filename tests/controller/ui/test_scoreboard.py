@@ -208,7 +208,7 @@ def test_chromium_draws_the_roads_live_and_after_a_reload(board: Scoreboard) -> 
         board.publish(untyped_event({"event": "round_voided", "round": 13}))
         page.wait_for("document.querySelectorAll('#big-road .ring').length === 11")
         before = page.evaluate("document.getElementById('big-road').innerHTML")
-        page.call("Page.reload", ignoreCache=True)
+        page.reload()
         page.wait_for("document.body && document.body.dataset.seq === '" + str(board.state()["seq"]) + "'")
         assert page.evaluate("document.getElementById('big-road').innerHTML") == before
         assert page.evaluate(
