@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import select
 import subprocess
+import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -15,7 +17,7 @@ from controller.core.events import Event
 from controller.core.exceptions import ScriptError
 from controller.core.inputs import Input, InputKind
 from controller.ui.keyboard import parse_dealer_line
-from tests.inprocess import CROUPIER, ROOT, croupier_in_process, croupier_process
+from tests.inprocess import CROUPIER, DEADLINE, ROOT, croupier_in_process, croupier_process
 
 croupier = croupier_process
 """``croupier ARGS`` in a process of its own (the reference ``simulate`` runs use the in-process one)."""
@@ -188,8 +190,10 @@ def test_emulator_says_when_the_controller_greets_in_the_other_framing() -> None
 def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
     """The emulator deals only while the table shows a slot; the dealer confirms the shoe and starts rounds."""
     emulator = subprocess.Popen(
-        [*CROUPIER, "shoe-emulator", "--seed", "3", "--interval", "0",
-         "--follow-table"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [*CROUPIER, "shoe-emulator", "--seed", "3", "--interval", "0", "--follow-table", "--verbose"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen: list[dict[str, Any]] = []
+    controller: subprocess.Popen[str] | None = None
     try:
         assert emulator.stdout is not None
         pty = emulator.stdout.readline().split()[1]
@@ -198,26 +202,53 @@ def test_manual_dealing_with_a_shoe_that_waits_for_the_table() -> None:
              "--console", "plain", "--rounds", "2"],
             cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert controller.stdin is not None and controller.stdout is not None
-        seen: list[dict[str, Any]] = []
-        try:
-            for answer in ("s", "n"):
-                for line in controller.stdout:
-                    seen.append(json.loads(line))
-                    action = seen[-1].get("action")
-                    if seen[-1]["event"] == "instruction" and action in ("confirm_shoe", "next_round"):
-                        break
-                controller.stdin.write(answer + "\n")
-                controller.stdin.flush()
-            out, _ = controller.communicate(timeout=60)
-        finally:
-            controller.kill()
-        seen += stream(out)
+        lines = _lines_of(controller.stdout)
+        for answer in ("s", "n"):
+            while True:
+                line = lines.get(timeout=DEADLINE)
+                assert line is not None, "the table ended before it asked the dealer"
+                seen.append(json.loads(line))
+                if seen[-1]["event"] == "instruction" and seen[-1].get("action") in ("confirm_shoe", "next_round"):
+                    break
+            controller.stdin.write(answer + "\n")
+            controller.stdin.flush()
+        while (line := lines.get(timeout=DEADLINE)) is not None:
+            seen.append(json.loads(line))
+        controller.wait(timeout=DEADLINE)
+    except (queue.Empty, subprocess.TimeoutExpired) as stuck:
+        raise AssertionError(f"the table or the shoe stopped answering: {_both_sides(seen, controller, emulator)}") \
+            from stuck
     finally:
-        emulator.kill()
-        emulator.wait(timeout=10)
+        for process in (controller, emulator):
+            if process is not None:
+                process.kill()
+                process.wait(timeout=10)
     assert not [e for e in seen if e["event"] == "misdeal"], "no card came out before the dealer was ready"
     assert [e["round"] for e in seen if e["event"] == "result"] == [1, 2]
     assert controller.returncode == 0
+
+
+def _lines_of(output: IO[str]) -> queue.Queue[str | None]:
+    """The lines of ``output`` as they come, read by a thread of their own; None after the last."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        for line in output:
+            lines.put(line)
+        lines.put(None)
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def _both_sides(seen: list[dict[str, Any]], *processes: subprocess.Popen[str] | None) -> str:
+    """What a stuck exchange had come to: the table's last events and each process's log, once stopped."""
+    logs = []
+    for process in processes:
+        if process is not None:
+            process.kill()
+            _, log = process.communicate(timeout=10)
+            logs.append(log[-4000:])
+    return f"last events {seen[-5:]}; logs (table, shoe): {logs}"
 
 
 def _cards_by_shoe(events: list[Event]) -> dict[int, list[str]]:
