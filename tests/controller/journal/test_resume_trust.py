@@ -452,3 +452,24 @@ def test_byte_flipped_files_the_audit_rejects_are_never_resumed(dealt: dict[str,
         assert "keep it for the audit" in line, (where, line)
         assert fingerprint(path) == before, where
     assert rejected >= FLIPPED_FILES // 2  # most flips land in a record or in the file's structure
+
+
+@pytest.mark.parametrize("stale", [b"", b"\x00" * 32768], ids=["empty -shm", "zeroed -shm"])
+@pytest.mark.parametrize("command", ["simulate", "audit", "history"])
+def test_a_truncated_journal_with_a_stale_shm_is_refused_with_its_directory_as_it_was(
+        tmp_path: Path, command: str, stale: bytes) -> None:
+    """A ``-shm`` left without its ``-wal`` (a copy, a killed controller's leftovers) indexes no WAL: the refusal
+    of the truncated journal beside it read it through SQLite's WAL files, which created an empty ``-wal`` and
+    rewrote the ``-shm``."""
+    path = tmp_path / "J"
+    assert croupier_in_process("simulate", "--rounds", "5", "--quiet", "--journal", str(path)).returncode == 0
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size - 3000)
+    Path(f"{path}-shm").write_bytes(stale)
+    before = fingerprint(path)
+    argv = {"simulate": ["simulate", "--journal", str(path)], "audit": ["audit", "verify", str(path)],
+            "history": ["history", str(path)]}[command]
+    done = croupier_in_process(*argv)
+    assert done.returncode in ((2,) if command == "simulate" else (1, 2)), done
+    assert str(path) in done.stdout + done.stderr and "Traceback" not in done.stderr, done
+    assert fingerprint(path) == before
