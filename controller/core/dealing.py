@@ -133,7 +133,7 @@ def foreign(draft: Draft, card: Card) -> None:
     copies = ledger.seen(card.code)
     draft.ledger = ledger.with_foreign(card.code)
     if copies >= decks:
-        detail = message("misdeal.foreign_copy", "{card} would be copy {copy} of {card} in a {decks}-deck shoe, "
+        detail = message("misdeal.foreign_copy", "{card} would be copy {copy} of {card} in the {decks}-deck shoe, "
                          "which holds {decks}", card=card.code, copy=copies + 1, decks=decks)
     else:
         detail = message("misdeal.foreign_extra", "all {cards} cards of the {decks}-deck shoe have already left "
