@@ -114,7 +114,7 @@ def test_the_verification_warning_is_english_word_for_word_and_worded_in_korean(
 def test_train_in_english_keeps_its_rejection_and_report_word_for_word() -> None:
     run = croupier("train", "--seed", "1", "--rounds", "2", stdin="foo\nstand\nbanker\n")
     assert "  'foo' is not a player call: expected one of natural, draw, stand; call again" in run.stdout
-    assert "\n  player     1 calls     0 right     1 wrong\n" in run.stdout
+    assert "\n  player     1 call     0 right     1 wrong\n" in run.stdout
     assert "\n    player: player 3 (1 of 1 wrong)" in run.stdout
 
 
