@@ -337,8 +337,9 @@ def exposed(draft: Draft) -> None:
     if not may_expose(draft, draft.context):
         draft.events.append(rejected(
             Input(InputKind.EXPOSED),
-            message("rejected.exposed.none", "no card of a round in progress to take back; a settled round is "
-                    "for the supervisor"),
+            message("rejected.exposed.none", "no card to take back now: only the last card dealt while the round "
+                    "waits for its next card can be; cards waiting face down for their reveal, and a settled round, "
+                    "are for the supervisor"),
         ))
         return
     row = fire(draft, "take_back")  # the round goes back to the slot the card was dealt to
