@@ -273,7 +273,7 @@ def check_existing(name: str) -> None:
                                    "journal, or give another --journal path", path=name))
     connection, tail = open_read_only(name)
     try:
-        if (tail[0] if tail else 0) == 0:
+        if tail is None:  # no record at all; a last one that is no record (a damaged file) is named by the checks
             raise JournalTamperedError(message("journal.emptied_resume", "{path}: the journal has no records: it was "
                                                "emptied; keep it for the audit and give a new --journal path",
                                                path=name))
