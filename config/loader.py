@@ -151,6 +151,13 @@ def _merge(layers: list[Layer], checks: Mapping[tuple[str, str], ValueCheck]) ->
             "config.cut_too_deep", "{source}: [shoe] cut_card_from_end: expected at most {deepest} for a "
             "{decks}-deck shoe (the back half; [table] decks = {decks} from {decks_from}), got {cut}; lower it or "
             "use more decks", source=cut_from, deepest=deepest, decks=decks, decks_from=decks_from, cut=cut))
+    directory = settings.table.messages_dir
+    if directory and not os.path.isdir(directory):  # named with its layer, as every other config error is
+        from controller.i18n.catalogue import not_a_directory
+
+        given_in = origin.get(("table", "messages_dir"), (DEFAULTS, None))[0]
+        raise ConfigError(message("config.value_problem_named", "{source}: {problem}", source=given_in,
+                                  problem=not_a_directory(directory)))
     return settings
 
 

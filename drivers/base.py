@@ -253,12 +253,13 @@ class CardSource(ABC):
         parts = urlsplit(url)
         query = parse_qs(parts.query, keep_blank_values=True)
         values: dict[str, str] = {}
+        scheme = parts.scheme if parts.scheme in cls.schemes else cls.scheme  # loop:// is named loop://
         for name, given in query.items():
             if name not in cls.options:
                 known = ", ".join(f"{key} ({option.help})" for key, option in cls.options.items())
                 raise DriverURLError(message(
                     "driver.unknown_option", "{url}: unknown option {name} for {scheme}://; expected {form} with "
-                    "options: {known}", url=url, name=repr(name), scheme=cls.scheme, form=cls.expected_form(),
+                    "options: {known}", url=url, name=repr(name), scheme=scheme, form=cls.expected_form(),
                     known=known or "none"))
             if len(given) != 1:
                 raise DriverURLError(message("driver.option_repeated", "{url}: option {name} given {times} times; "

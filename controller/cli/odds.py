@@ -15,6 +15,7 @@ from controller.core.bets.exact import MAX_CARDS, MIN_CARDS, Shoe, ShoeTooShort,
 from controller.core.cards import parse_card
 from controller.core.exceptions import CardCodeError, CroupierError
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.counts import decks as counted_decks
 from controller.i18n.message import Message, message
 from controller.i18n.numbers import format_decimal_text, format_fixed
 from controller.i18n.variants import variant_name
@@ -68,9 +69,9 @@ def parse_seen(text: str, decks: int) -> Counter[str]:
                                         "e.g. \"AS 10H KD\"", error=error_text(error))) from None
     for code, count in gone.items():
         if count > decks:
-            raise CroupierError(message("odds.seen_too_many", "--seen: {count} copies of {code}, but a {decks}-deck "
-                                        "shoe holds {decks}; check the cards or give --decks", count=count, code=code,
-                                        decks=decks))
+            raise CroupierError(message("odds.seen_too_many_for_shoe", "--seen: {count} copies of {code}, but a "
+                                        "shoe of {decks} holds {copies}; check the cards or give --decks", count=count,
+                                        code=code, decks=counted_decks(decks), copies=decks))
     return gone
 
 

@@ -133,7 +133,7 @@ def foreign(draft: Draft, card: Card) -> None:
     copies = ledger.seen(card.code)
     draft.ledger = ledger.with_foreign(card.code)
     if copies >= decks:
-        detail = message("misdeal.foreign_copy", "{card} would be copy {copy} of {card} in a {decks}-deck shoe, "
+        detail = message("misdeal.foreign_copy", "{card} would be copy {copy} of {card} in the {decks}-deck shoe, "
                          "which holds {decks}", card=card.code, copy=copies + 1, decks=decks)
     else:
         detail = message("misdeal.foreign_extra", "all {cards} cards of the {decks}-deck shoe have already left "
@@ -337,8 +337,9 @@ def exposed(draft: Draft) -> None:
     if not may_expose(draft, draft.context):
         draft.events.append(rejected(
             Input(InputKind.EXPOSED),
-            message("rejected.exposed.none", "no card of a round in progress to take back; a settled round is "
-                    "for the supervisor"),
+            message("rejected.exposed.none", "no card to take back now: only the last card dealt while the round "
+                    "waits for its next card can be; cards waiting face down for their reveal, and a settled round, "
+                    "are for the supervisor"),
         ))
         return
     row = fire(draft, "take_back")  # the round goes back to the slot the card was dealt to

@@ -171,6 +171,13 @@ def _refuse_unknown(catalog: Catalog, path: Path) -> None:
                                          id=repr(entry.context)))
 
 
+def not_a_directory(directory: str | Path) -> Message:
+    """``[table] messages_dir``'s ``directory`` is not one (the config names the layer that gave it before it)."""
+    return message("catalogue.not_a_directory", "[table] messages_dir {directory} is not a directory; give a "
+                   "directory of <language>.po files ({languages})", directory=repr(str(directory)),
+                   languages=", ".join(LANGUAGES))
+
+
 class Catalogue:
     """One language's messages: the shipped catalogue, with a house's overrides over it."""
 
@@ -188,9 +195,7 @@ class Catalogue:
     @staticmethod
     def _house(directory: Path, language: str) -> dict[str, str]:
         if not directory.is_dir():
-            raise CatalogueError(message("catalogue.not_a_directory", "[table] messages_dir {directory} is not a "
-                                         "directory; give a directory of <language>.po files ({languages})",
-                                         directory=repr(str(directory)), languages=", ".join(LANGUAGES)))
+            raise CatalogueError(not_a_directory(directory))
         path = directory / f"{language}.po"
         if not os.path.lexists(path):  # a directory, a dangling link or a loop by that name is refused, not skipped
             return {}

@@ -34,3 +34,10 @@ def decks(count: int, shown: str | None = None) -> Message:
     if count == 1:
         return message("count.deck", "{count} deck", count=_shown(count, shown))
     return message("count.decks", "{count} decks", count=_shown(count, shown))
+
+
+def calls(count: int, shown: str | None = None) -> Message:
+    """``count`` calls (a trainee's calls in ``croupier train``)."""
+    if count == 1:
+        return message("count.call", "{count} call", count=_shown(count, shown))
+    return message("count.calls", "{count} calls", count=_shown(count, shown))

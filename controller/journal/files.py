@@ -224,9 +224,10 @@ def lock(path: str, name: str) -> int:
 def open_read_only(name: str) -> tuple[sqlite3.Connection, Tail]:
     """Open the existing journal ``name`` read-only, leaving its directory as it was.
 
-    A journal whose controller closed it (no ``-wal``/``-shm`` beside it) is read as an immutable
-    file, so it may be read-only to the user, on a read-only mount, or in a directory the user
-    cannot write.
+    A journal whose controller closed it (no ``-wal`` beside it) is read as an immutable file, so it may be
+    read-only to the user, on a read-only mount, or in a directory the user cannot write. A ``-shm`` without
+    its ``-wal`` (left by a copy or a killed controller) indexes no WAL and is left alone: reading through it
+    would create an empty ``-wal`` and rewrite it.
     """
     target = Path(name)
     if not name or not os.path.lexists(name):
@@ -238,7 +239,7 @@ def open_read_only(name: str) -> tuple[sqlite3.Connection, Tail]:
     if not target.is_file():
         raise JournalError(message("journal.not_regular", "{path}: not a regular file; give the path of a journal file",
                                    path=name))
-    in_use = any(os.path.lexists(name + suffix) for suffix in ("-wal", "-shm"))
+    in_use = os.path.lexists(name + "-wal")
     query = "mode=ro" if in_use else "mode=ro&immutable=1"
     try:
         connection = connect(f"{target.resolve().as_uri()}?{query}", uri=True)
@@ -272,7 +273,7 @@ def check_existing(name: str) -> None:
                                    "journal, or give another --journal path", path=name))
     connection, tail = open_read_only(name)
     try:
-        if (tail[0] if tail else 0) == 0:
+        if tail is None:  # no record at all; a last one that is no record (a damaged file) is named by the checks
             raise JournalTamperedError(message("journal.emptied_resume", "{path}: the journal has no records: it was "
                                                "emptied; keep it for the audit and give a new --journal path",
                                                path=name))

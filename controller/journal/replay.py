@@ -552,6 +552,9 @@ def _unworded(events: list[Any]) -> list[Any]:
                 fields.pop(WORDED_FIELD.get(str(fields.get("event")), "say"), None)
             if "reason_id" in fields:
                 fields.pop("reason", None)
+                said = fields.get("say_params")
+                if isinstance(said, dict) and "reason" in said:  # the same English, framed by the say
+                    fields["say_params"] = {name: value for name, value in said.items() if name != "reason"}
             if fields.get("event") == "misdeal" and "resolutions" in fields:
                 fields.pop("instruction", None)
         plain.append(fields)

@@ -265,7 +265,7 @@ class Journal:
         """Open an existing journal read-only (for audit and history).
 
         Nothing is written, and the directory is left as it was: a journal whose
-        controller closed it (no ``-wal``/``-shm`` beside it) is read as an
+        controller closed it (no ``-wal`` beside it; a ``-shm`` alone is left as it is) is read as an
         immutable file, so it may be read-only to the user, on a read-only mount,
         or in a directory the user cannot write.
         """

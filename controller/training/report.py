@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 
 from controller.core.stats import mean, percentile
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.counts import calls as counted_calls
+from controller.i18n.counts import rounds as counted_rounds
 from controller.i18n.numbers import format_fixed
 from controller.training.calls import CALL_NAMES, CallKind, cell_message
 from controller.training.events import CallScoredEvent, CallTally, MissedCell, TrainingReportEvent
-from controller.ui.bigtext import pad_cells
+from controller.ui.bigtext import cells, pad_cells
 
 MISSED_CELLS_SHOWN = 5
 
@@ -63,11 +65,15 @@ def report_lines(report: TrainingReportEvent, words: Catalogue = ENGLISH) -> lis
     """The report for a person to read, in ``words``' language (the call kinds and tableau cells as the drill
     names them)."""
     say = words.say
-    lines = [say("train.report", "Training report: {rounds} rounds, {calls} calls, {right} right, {wrong} wrong",
-                 rounds=report["rounds"], calls=report["calls"], right=report["correct"], wrong=report["wrong"])
+    lines = [say("train.report.counted", "Training report: {rounds}, {calls}, {right} right, {wrong} wrong",
+                 rounds=counted_rounds(report["rounds"]), calls=counted_calls(report["calls"]),
+                 right=report["correct"], wrong=report["wrong"])
              + ("" if report["finished"] else say("train.ended_early", " (ended early)"))]
+    made = {call: words.text(counted_calls(tally["calls"], f"{tally['calls']:>4}"))
+            for call, tally in report["by_call"].items()}
+    width = max(map(cells, made.values()), default=0)  # "1 call" and "2 calls" rows keep one column
     for call, tally in report["by_call"].items():
-        counts = say("train.tally", "{calls} calls  {right} right  {wrong} wrong", calls=f"{tally['calls']:>4}",
+        counts = say("train.tally.counted", "{calls}  {right} right  {wrong} wrong", calls=pad_cells(made[call], width),
                      right=f"{tally['correct']:>4}", wrong=f"{tally['wrong']:>4}")
         lines.append(f"  {pad_cells(_call_text(call, words), 7)} {counts}")
     if report["missed_cells"]:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from config.loader import default_config_text, environment_layer, load_config
-from config.schema import AuthSettings, Badge, Settings, keys_of, settings_data
+from config.schema import AuthSettings, Badge, Settings, keys_of, max_cut_from_end, settings_data
 from controller.core.exceptions import ConfigError
 from tests.inprocess import croupier_in_process
 
@@ -432,3 +432,18 @@ def test_a_journal_with_a_plain_badge_reader_url_replays_it_unchanged() -> None:
     header = {"identity": {"settings": {"table": {}, "shoe": {}, "procedures": {}, "simulation": {}}},
               "extra": {"auth": {"enabled": True, "reader": stored, "two_person": True, "lockout_after": 5}}}
     assert settings_from_header("old.journal", header).auth.reader == stored
+
+
+def test_a_cut_too_deep_for_its_shoe_is_refused_only_for_one_to_three_decks() -> None:
+    """config.cut_too_deep says 'a {decks}-deck shoe', right for 1-3 decks ('a 8-deck' would not be): from four decks
+    on the back half holds the deepest cut any shoe takes (100), so no cut is too deep for them."""
+    for decks in range(1, 9):
+        refused = decks <= 3
+        assert (max_cut_from_end(decks) < 100) is refused, decks
+        for cut in (100, max_cut_from_end(decks)):
+            try:
+                load_config(environ={}, overrides={"table": {"decks": decks}, "shoe": {"cut_card_from_end": cut}})
+            except ConfigError as error:
+                assert refused and cut == 100 and f"a {decks}-deck shoe" in str(error), (decks, cut, error)
+            else:
+                assert not (refused and cut == 100), (decks, cut)

@@ -50,13 +50,23 @@ def test_odds_seen_gives_the_shoe_less_those_cards() -> None:
 
 @pytest.mark.parametrize(("seen", "message"), [
     ("AS XX", "croupier odds: --seen: 'XX' is not a card"),
-    ("AS AS", "croupier odds: --seen: 2 copies of AS, but a 1-deck shoe holds 1"),
+    ("AS AS", "croupier odds: --seen: 2 copies of AS, but a shoe of 1 deck holds 1"),
 ])
 def test_odds_seen_refuses_bad_cards_in_one_line(seen: str, message: str) -> None:
     run = croupier("odds", "--decks", "1", "--seen", seen)
     assert run.returncode == 2
     assert run.stderr.startswith(message) and run.stderr.count("\n") == 1
     assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("decks", range(1, 9))
+def test_odds_seen_names_the_shoe_right_for_every_deck_count(decks: int) -> None:
+    """'--seen: 9 copies of AS, but a 8-deck shoe holds 8'."""
+    run = croupier("odds", "--decks", str(decks), "--seen", " ".join(["AS"] * (decks + 1)))
+    assert run.returncode == 2
+    shoe = "1 deck" if decks == 1 else f"{decks} decks"
+    assert run.stderr == (f"croupier odds: --seen: {decks + 1} copies of AS, but a shoe of {shoe} holds {decks}; "
+                          "check the cards or give --decks\n")
 
 
 def test_odds_of_a_shoe_too_short_for_a_round_is_refused() -> None:

@@ -225,3 +225,21 @@ burn = "none"
     voided = feed(table, *parse_tokens(f"@badge {supervisor}"))
     assert named(voided, "round_voided")[0]["round"] == 1
     assert named(voided, "resolved")[0]["approved_by"] == "Bob Stone"
+
+
+EXPOSED = Input(InputKind.EXPOSED)
+
+
+@pytest.mark.parametrize("dealt", [THIRD_CARDS[:4], [*THIRD_CARDS[:4], REVEAL, REVEAL, THIRD_CARDS[4]], NATURAL],
+                         ids=["both hands down", "player's third card down", "a natural down"])
+def test_exposed_while_the_cards_wait_face_down_for_their_reveal_says_so(dealt: list[Input | str]) -> None:
+    """'@exposed not accepted: no card of a round in progress to take back' while the round's cards waited face
+    down for their reveal: a round was in progress. The refusal keeps its id (journals replay to the same events)."""
+    table = face_down_table()
+    feed(table, *dealt)
+    (refusal,) = named(feed(table, EXPOSED), "rejected")
+    assert (refusal["reason_id"], refusal.get("reason_params") or {}) == ("rejected.exposed.none", {})
+    reason = refusal["reason"]
+    assert "round in progress" not in reason, reason
+    assert "face down for their reveal" in reason and "supervisor" in reason, reason
+    assert table.misdeal is None and not named(feed(table, REVEAL), "rejected")

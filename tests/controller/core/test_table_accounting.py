@@ -77,6 +77,25 @@ def test_unknown_and_foreign_cards_in_the_report() -> None:
     assert len(t.burned) + t.dealt + len(t.discarded) == t.cards_seen == 7
 
 
+def test_a_foreign_copy_names_the_shoe_right_for_every_deck_count() -> None:
+    """'AS would be copy 9 of AS in a 8-deck shoe': the detail reads right for one deck and for eight; the message
+    id and its parameters, which the journal keeps, stay as they were."""
+    for decks in range(1, 9):
+        t = table(decks)
+        feed(t, "@shoe")
+        misdeals: list[Event] = []
+        while not misdeals:
+            events = feed(t, "AS")
+            misdeals = [e for e in events if e["event"] == "misdeal"]
+            if any(e["event"] == "result" for e in events):
+                feed(t, "@next")
+        (misdeal,) = misdeals
+        assert misdeal["kind"] == "foreign_card"
+        assert misdeal["detail"] == f"AS would be copy {decks + 1} of AS in the {decks}-deck shoe, which holds {decks}"
+        assert (misdeal["say_id"], misdeal["say_params"]) == (
+            "misdeal.foreign_copy", {"card": "AS", "copy": decks + 1, "decks": decks})
+
+
 def test_extra_card_void_voids_the_round_it_was_dealt_for() -> None:
     t = Table(load_config(environ={}, overrides={"shoe": {"burn": "none"}, "procedures": {"extra_card": "void"}}))
     t.start()

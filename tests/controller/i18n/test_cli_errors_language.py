@@ -53,8 +53,8 @@ def test_the_environment_language_words_the_error() -> None:
     english = croupier("odds", "--decks", "2", "--seen", "AS AS AS")
     spanish = croupier("odds", "--decks", "2", "--seen", "AS AS AS", CROUPIER_TABLE_LANGUAGE="es")
     assert english.returncode == spanish.returncode == 2
-    assert english.stderr == ("croupier odds: --seen: 3 copies of AS, but a 2-deck shoe holds 2; check the cards or "
-                              "give --decks\n")
+    assert english.stderr == ("croupier odds: --seen: 3 copies of AS, but a shoe of 2 decks holds 2; check the cards "
+                              "or give --decks\n")
     assert spanish.stderr == ("croupier odds: --seen: 3 copias de AS, pero un sabot de 2 barajas tiene 2; revise las "
                               "cartas o indique --decks\n")
 

@@ -114,7 +114,7 @@ def test_the_verification_warning_is_english_word_for_word_and_worded_in_korean(
 def test_train_in_english_keeps_its_rejection_and_report_word_for_word() -> None:
     run = croupier("train", "--seed", "1", "--rounds", "2", stdin="foo\nstand\nbanker\n")
     assert "  'foo' is not a player call: expected one of natural, draw, stand; call again" in run.stdout
-    assert "\n  player     1 calls     0 right     1 wrong\n" in run.stdout
+    assert "\n  player     1 call     0 right     1 wrong\n" in run.stdout
     assert "\n    player: player 3 (1 of 1 wrong)" in run.stdout
 
 
@@ -173,8 +173,8 @@ def test_the_english_house_errors_are_unchanged(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
     run = croupier("simulate", "--rounds", "1", CROUPIER_TABLE_MESSAGES_DIR=str(missing))
     assert run.returncode == 2
-    assert run.stderr == (f"croupier simulate: [table] messages_dir '{missing}' is not a directory; give a "
-                          "directory of <language>.po files (en, ko, zh_Hant, zh_Hans, ja, es)\n")
+    assert run.stderr == (f"croupier simulate: environment: [table] messages_dir '{missing}' is not a directory; "
+                          "give a directory of <language>.po files (en, ko, zh_Hant, zh_Hans, ja, es)\n")
 
 
 def test_an_unreadable_house_file_and_a_missing_directory_are_worded(tmp_path: Path) -> None:
@@ -186,8 +186,27 @@ def test_an_unreadable_house_file_and_a_missing_directory_are_worded(tmp_path: P
     missing = tmp_path / "nowhere"
     run = croupier("simulate", "--lang", "ja", "--rounds", "1", CROUPIER_TABLE_MESSAGES_DIR=str(missing))
     assert run.returncode == 2
-    assert run.stderr == (f"croupier simulate: [table] messages_dir '{missing}' はディレクトリではありません; "
-                          "<言語>.po ファイルのディレクトリを指定してください (en, ko, zh_Hant, zh_Hans, ja, es)\n")
+    assert run.stderr == (f"croupier simulate: environment: [table] messages_dir '{missing}' "
+                          "はディレクトリではありません; <言語>.po ファイルのディレクトリを指定してください "
+                          "(en, ko, zh_Hant, zh_Hans, ja, es)\n")
+
+
+@pytest.mark.parametrize("layer", ["file", "environment"])
+def test_a_messages_dir_that_is_no_directory_is_named_with_its_layer(tmp_path: Path, layer: str) -> None:
+    """Every other config error names where the value was given (the file, environment, command line); the
+    messages_dir one did not, so a dealer could not tell the config file's from a CROUPIER_ variable's."""
+    missing = tmp_path / "nowhere"
+    config = tmp_path / "table.toml"
+    config.write_text(f'[table]\nmessages_dir = "{tmp_path / "elsewhere"}"\n', encoding="utf-8")
+    if layer == "file":
+        missing = tmp_path / "elsewhere"
+    for command in (("simulate", "--rounds", "1"), ("history", str(tmp_path / "no.journal"))):
+        run = croupier(*command, "--config", str(config), CROUPIER_TABLE_MESSAGES_DIR=str(missing)) \
+            if layer == "environment" else croupier(*command, "--config", str(config))
+        assert run.returncode == 2, run
+        source = str(config) if layer == "file" else "environment"
+        assert run.stderr == (f"croupier {command[0]}: {source}: [table] messages_dir '{missing}' is not a directory; "
+                              "give a directory of <language>.po files (en, ko, zh_Hant, zh_Hans, ja, es)\n")
 
 
 def test_a_house_entry_with_an_unknown_id_is_refused_not_ignored(tmp_path: Path) -> None:

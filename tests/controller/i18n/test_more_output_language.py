@@ -316,8 +316,8 @@ def test_train_in_english_is_unchanged() -> None:
     assert lines[:2] == ["Round 1", "  Player card 1: 4S"]
     assert lines[5].startswith("Player's call (natural/draw/stand)?   WRONG (") and lines[5].endswith(
         "s): draw, not stand: player 0 draws (the player draws on 0-5)")
-    assert "Training report: 1 rounds, 3 calls, 1 right, 2 wrong" in lines
-    assert "  player     1 calls     0 right     1 wrong" in lines
+    assert "Training report: 1 round, 3 calls, 1 right, 2 wrong" in lines
+    assert "  player     1 call     0 right     1 wrong" in lines
 
 
 @pytest.mark.parametrize(("language", "words"), [

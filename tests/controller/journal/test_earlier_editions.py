@@ -85,6 +85,45 @@ def test_a_reworded_message_replays_and_a_changed_fact_does_not(tmp_path: Path, 
             assert f"record {seq}: replaying the journal gives other events than were journaled" in replayed.stdout
 
 
+EARLIER_REASON = "no card to take back (an English no longer written)"
+
+
+def reword_reason(event: dict[str, Any]) -> bool:
+    """A refusal journaled in the earlier English of its reason: its ``reason``, its ``say`` and the ``reason`` of
+    its ``say_params`` are that English; its ``reason_id`` and ``reason_params`` are the same."""
+    if event["event"] == "rejected" and event.get("reason_id") == "rejected.exposed.none":
+        event["reason"] = event["say_params"]["reason"] = EARLIER_REASON
+        event["say"] = f"{event['input']} not accepted: {EARLIER_REASON}"
+        return True
+    return False
+
+
+def another_reason(event: dict[str, Any]) -> bool:
+    if event["event"] == "rejected" and event.get("reason_id") == "rejected.exposed.none":
+        event["reason_id"] = "rejected.undo.nothing"
+        return True
+    return False
+
+
+@pytest.mark.parametrize("change, replays", [(reword_reason, True), (another_reason, False)],
+                         ids=["reworded", "another reason"])
+def test_a_refusal_whose_reason_was_reworded_replays_and_another_reason_does_not(
+        tmp_path: Path, change: Callable[[dict[str, Any]], bool], replays: bool) -> None:
+    """Rewording a refusal's reason changed the ``say_params`` of every journal that held it: their audit said the
+    replay gave other events."""
+    path = tmp_path / "j.db"
+    assert croupier_in_process("simulate", "--no-burn", "--cards", "@exposed 9S 5S KD 3C", "--journal", str(path),
+                               "--quiet").returncode == 0
+    seq = forged(path, change)
+    for options in ((), ("--replay",)):
+        replayed = croupier_in_process("audit", "verify", *options, str(path))
+        if replays:
+            assert replayed.returncode == 0, replayed.stdout
+        else:
+            assert replayed.returncode == 1, replayed.stdout
+            assert f"record {seq}: replaying the journal gives other events than were journaled" in replayed.stdout
+
+
 BEFORE_STUB_COUNT = FIXTURES.parent / "before_stub_count"
 
 

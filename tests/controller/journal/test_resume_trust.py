@@ -452,3 +452,50 @@ def test_byte_flipped_files_the_audit_rejects_are_never_resumed(dealt: dict[str,
         assert "keep it for the audit" in line, (where, line)
         assert fingerprint(path) == before, where
     assert rejected >= FLIPPED_FILES // 2  # most flips land in a record or in the file's structure
+
+
+@pytest.mark.parametrize("stale", [b"", b"\x00" * 32768], ids=["empty -shm", "zeroed -shm"])
+@pytest.mark.parametrize("command", ["simulate", "audit", "history"])
+def test_a_truncated_journal_with_a_stale_shm_is_refused_with_its_directory_as_it_was(
+        tmp_path: Path, command: str, stale: bytes) -> None:
+    """A ``-shm`` left without its ``-wal`` (a copy, a killed controller's leftovers) indexes no WAL: the refusal
+    of the truncated journal beside it read it through SQLite's WAL files, which created an empty ``-wal`` and
+    rewrote the ``-shm``."""
+    path = tmp_path / "J"
+    assert croupier_in_process("simulate", "--rounds", "5", "--quiet", "--journal", str(path)).returncode == 0
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size - 3000)
+    Path(f"{path}-shm").write_bytes(stale)
+    before = fingerprint(path)
+    argv = {"simulate": ["simulate", "--journal", str(path)], "audit": ["audit", "verify", str(path)],
+            "history": ["history", str(path)]}[command]
+    done = croupier_in_process(*argv)
+    assert done.returncode in ((2,) if command == "simulate" else (1, 2)), done
+    assert str(path) in done.stdout + done.stderr and "Traceback" not in done.stderr, done
+    assert fingerprint(path) == before
+
+
+def test_a_truncated_journal_whose_last_row_is_no_record_is_named_as_the_audit_names_it(tmp_path: Path) -> None:
+    """Truncated, the file's damaged page read as a row numbered 0 after record 87: the resume said 'the journal has
+    no records: it was emptied', while the audit found 87 intact records and named record 88 damaged."""
+    path = tmp_path / "J"
+    made = croupier_in_process("simulate", "--seed", "5", "--rounds", "5", "--quiet", "--journal", str(path))
+    assert made.returncode == 0, made
+    with path.open("r+b") as handle:
+        handle.truncate(path.stat().st_size - 3000)
+    connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        intact = connection.execute("SELECT count(*) FROM records WHERE seq > 0").fetchone()[0]
+    finally:
+        connection.close()
+    assert intact > 0
+    audit = audited(path)
+    assert audit.returncode == 1, audit
+    named = re.search(r"record \d+ is damaged or was edited", audit.stdout)
+    assert named, audit.stdout
+    before = fingerprint(path)
+    done = croupier_in_process("simulate", "--journal", str(path))
+    assert done.returncode == 2, done
+    assert "has no records" not in done.stderr and named.group(0) in done.stderr, done.stderr
+    assert "keep it for the audit" in done.stderr
+    assert fingerprint(path) == before

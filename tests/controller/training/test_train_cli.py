@@ -10,6 +10,14 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from controller.i18n.catalogue import Catalogue
+from controller.i18n.counts import calls as counted_calls
+from controller.i18n.counts import rounds as counted_rounds
+from controller.i18n.languages import LANGUAGES
+from controller.training.events import CallTally, TrainingReportEvent
+from controller.training.report import report_lines
 from tests.controller.training import oracle
 from tests.inprocess import CROUPIER, DEADLINE, ROOT, croupier_in_process, croupier_process, start_croupier
 
@@ -128,7 +136,7 @@ def test_ctrl_c_at_a_call_still_gives_and_keeps_the_report(tmp_path: Path) -> No
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130, err
-    assert "Training report: 1 rounds, 1 calls" in out and "(ended early)" in out, (shown, out, err)
+    assert "Training report: 1 round, 1 call," in out and "(ended early)" in out, (shown, out, err)
     assert err.strip().splitlines()[-1] == "croupier train: interrupted" and "Traceback" not in err
     bodies = [json.loads(body) for (body,) in sqlite3.connect(journal).execute(
         "SELECT body FROM records WHERE kind = 'events' ORDER BY seq")]
@@ -143,7 +151,40 @@ def test_plain_terminal_prompts_and_reports() -> None:
     assert "'maybe' is not a banker call: expected one of draw, stand; call again" in out
     assert "Player's call (natural/draw/stand)?" in out and "Player card 3: 6D" in out
     assert "WRONG" in out and "banker 4 draws on the player's third card 2-7: the third card was 6" in out
-    assert "Training report: 1 rounds, 3 calls, 1 right, 2 wrong" in out
+    assert "Training report: 1 round, 3 calls, 1 right, 2 wrong" in out
+
+
+def test_the_report_counts_one_round_and_one_call_in_the_singular() -> None:
+    """'Training report: 1 rounds, 3 calls' and '   1 calls' for each kind of call."""
+    run = croupier("train", "--cards", "AS 3C 2H AC 6D 9C", "--rounds", "1", stdin="draw\nstand\nbanker\n")
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert "Training report: 1 round, 3 calls, 1 right, 2 wrong" in lines, run.stdout
+    assert "  player     1 call     1 right     0 wrong" in lines, run.stdout
+    assert "  winner     1 call     0 right     1 wrong" in lines, run.stdout
+    assert "1 rounds" not in run.stdout and "1 calls" not in run.stdout
+
+
+def test_the_tally_keeps_its_columns_when_one_call_is_counted_beside_two() -> None:
+    by_call = {"player": CallTally(calls=1, correct=1, wrong=0), "banker": CallTally(calls=2, correct=1, wrong=1)}
+    report = TrainingReportEvent(rounds=2, calls=3, correct=2, wrong=1, by_call=by_call, missed_cells=[],
+                                 mean_seconds=None, p90_seconds=None, finished=True)
+    assert report_lines(report)[:3] == ["Training report: 2 rounds, 3 calls, 2 right, 1 wrong",
+                                        "  player     1 call      1 right     0 wrong",
+                                        "  banker     2 calls     1 right     1 wrong"]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_report_counts_rounds_and_calls_as_each_language_does(language: str) -> None:
+    words = Catalogue(language)
+    for rounds, calls in ((1, 1), (2, 6)):
+        report = TrainingReportEvent(rounds=rounds, calls=calls, correct=calls, wrong=0, by_call={}, missed_cells=[],
+                                     mean_seconds=None, p90_seconds=None, finished=True)
+        (line,) = report_lines(report, words)
+        assert words.text(counted_rounds(rounds)) in line and words.text(counted_calls(calls)) in line, line
+        if language == "en":
+            assert line == f"Training report: {words.text(counted_rounds(rounds))}, " \
+                           f"{words.text(counted_calls(calls))}, {calls} right, 0 wrong"
 
 
 def test_training_journal_holds_answers_and_the_report(tmp_path: Path) -> None:
@@ -226,7 +267,7 @@ def test_cards_that_stop_the_table_mid_drill_still_report_and_exit_2() -> None:
     cards = "3S 3H 4C 3C AS 2H XX"  # round 1 deals cleanly, round 2 has an unknown card
     run = croupier_in_process("train", "--cards", cards, "--rounds", "2", stdin="stand\nstand\nplayer\n")
     assert run.returncode == 2, (run.stdout, run.stderr)
-    assert "Training report: 1 rounds, 3 calls, 3 right, 0 wrong (ended early)" in run.stdout, run.stdout
+    assert "Training report: 1 round, 3 calls, 3 right, 0 wrong (ended early)" in run.stdout, run.stdout
     assert "unknown_card" in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert "Traceback" not in run.stderr
     json_run = croupier_in_process("train", "--cards", cards, "--rounds", "2", "--json",

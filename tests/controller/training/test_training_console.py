@@ -51,7 +51,7 @@ def test_keys_make_the_calls_and_the_report_is_shown() -> None:
                 await press(pilot, *pay, "enter")
             await settle(pilot)
             assert drill.due is None
-            assert "Training report: 1 rounds, 8 calls, 7 right, 1 wrong" in text_of(app, "#score")
+            assert "Training report: 1 round, 8 calls, 7 right, 1 wrong" in text_of(app, "#score")
             await press(pilot, "q")
 
     asyncio.run(scenario())
@@ -120,7 +120,7 @@ def test_quitting_mid_drill_keeps_the_report_and_gives_it_back(key: str) -> None
     report = kept[-1][1][-1]
     assert report["event"] == "training_report" and report["calls"] == 1 and report["finished"] is False
     assert app.return_value is not None
-    assert "Training report: 1 rounds, 1 calls, 1 right, 0 wrong (ended early)" in app.return_value
+    assert "Training report: 1 round, 1 call, 1 right, 0 wrong (ended early)" in app.return_value
 
 
 def test_q_ends_the_drill_while_a_pay_is_being_typed_too() -> None:
@@ -139,7 +139,7 @@ def test_q_ends_the_drill_while_a_pay_is_being_typed_too() -> None:
 
     asyncio.run(scenario())
     assert app.return_value is not None
-    assert "Training report: 1 rounds, 3 calls, 3 right, 0 wrong (ended early)" in app.return_value
+    assert "Training report: 1 round, 3 calls, 3 right, 0 wrong (ended early)" in app.return_value
 
 
 def test_a_finished_drill_gives_its_report_back_when_the_trainee_quits() -> None:
@@ -153,7 +153,7 @@ def test_a_finished_drill_gives_its_report_back_when_the_trainee_quits() -> None
 
     asyncio.run(scenario())
     assert app.return_value is not None
-    assert "Training report: 1 rounds, 3 calls, 3 right, 0 wrong" in app.return_value
+    assert "Training report: 1 round, 3 calls, 3 right, 0 wrong" in app.return_value
 
 
 def test_the_drill_looks_like_the_dealer_console() -> None:
@@ -217,7 +217,7 @@ def test_train_console_prints_the_report_when_quit_in_a_terminal(tmp_path: Path)
     finally:
         subprocess.run(["tmux", "-S", socket, "kill-server"], capture_output=True, timeout=60)
     assert done.read_text().strip() == "3"
-    assert "Training report: 1 rounds, 0 calls, 0 right, 0 wrong (ended early)" in out.read_text(), out.read_text()
+    assert "Training report: 1 round, 0 calls, 0 right, 0 wrong (ended early)" in out.read_text(), out.read_text()
 
 
 def tmux_screen(socket: str) -> str:

@@ -103,6 +103,15 @@ def test_unknown_option_names_the_expected_form() -> None:
     assert "baudrate (bits per second" in str(error.value)
 
 
+@pytest.mark.parametrize("scheme", ["serial", "socket", "loop"])
+def test_an_unknown_option_names_the_scheme_the_url_gave(scheme: str) -> None:
+    """``loop://?bogus=1`` said 'unknown option 'bogus' for serial://', a scheme the user never wrote."""
+    location = {"serial": "/dev/ttyUSB0", "socket": "127.0.0.1:4001", "loop": ""}[scheme]
+    with pytest.raises(DriverURLError) as error:
+        SerialShoe.check_url(f"{scheme}://{location}?bogus=1")
+    assert f"unknown option 'bogus' for {scheme}://;" in str(error.value), error.value
+
+
 def test_a_missing_device_is_a_clear_driver_error(tmp_path: Path) -> None:
     with pytest.raises(DriverError, match=r"cannot open .*no-such-tty.*check the cable"):
         SerialShoe(f"serial://{tmp_path}/no-such-tty")
