@@ -335,3 +335,29 @@ def test_audit_verify_names_records_cut_after_the_floor_received_them(broker: st
     assert verified.returncode == 1, verified.stdout + verified.stderr
     assert (f"record {last - 1} is missing: records {last - 1}-{last} were published to the floor"
             in verified.stdout + verified.stderr)
+
+
+@pytest.mark.slow
+def test_a_forged_archived_head_beyond_any_record_stops_nothing(broker: str, tmp_path: Path) -> None:
+    """A retained ``archived`` whose seq is past any record number (published by hand on an open broker) is not
+    the archive's word: the feed ignores it and publishes every record (it stopped publishing for the run)."""
+    from tests.controller.floor.floorkit import publish_on
+
+    site, table = names()
+    journal = tmp_path / "t.journal"
+    publish_on(broker, f"croupier/{site}/{table}/archived",
+               [b'{"seq": 18446744073709551616, "hash": "' + b"a" * 64 + b'", "wants": null}'], retain=True)
+    subscriber = Subscriber(broker, f"croupier/{site}/{table}/journal")
+    try:
+        done = croupier("simulate", "--seed", "3", "--rounds", "5", "--journal", str(journal),
+                        "--feed", f"mqtt://{broker}/{site}/{table}")
+        assert done.returncode == 0, done.stderr
+        assert "stopped publishing" not in done.stderr, done.stderr
+        with sqlite3.connect(journal) as connection:
+            stored = connection.execute("SELECT count(*) FROM records").fetchone()[0]
+            published = connection.execute("SELECT seq FROM feed_published").fetchone()[0]
+        wait_for(lambda: len(subscriber.on("journal")) >= stored, "every record")
+        assert published == stored
+    finally:
+        subscriber.close()
+        publish_on(broker, f"croupier/{site}/{table}/archived", [b""], retain=True)
