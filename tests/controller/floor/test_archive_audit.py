@@ -183,3 +183,26 @@ def test_a_journal_never_archived_is_said_so_not_called_tampered(tmp_path: Path,
     _confirm(path, 5)  # but one the archive confirmed records of: the archive lost them
     status, said = _verify(path, database)
     assert status == 1 and said.startswith("TAMPERED: ") and "the archive was altered" in said, said
+
+
+@pytest.mark.slow
+def test_audit_of_a_table_dealing_on_under_its_archive_says_it_matches(
+        tmp_path: Path, broker: str, database: str, site: str) -> None:
+    """The audit reads one moment of the journal, and the archive a moment later: the records the table journaled
+    and the archive stored meanwhile were reported as 'archived but missing from the local journal ...: it was
+    cut' (TAMPERED, exit 1) on every audit of a table that deals on, as a surveillance officer runs it."""
+    from tests.controller.floor.floorkit import Archive, Table, archived_keys, wait_for
+
+    journal = tmp_path / "t.journal"
+    archive = Archive(broker, database, group="")
+    table = Table(journal, f"mqtt://{broker}/{site}/t1", seed=31, pace=0.01)
+    try:
+        wait_for(lambda: len(archived_keys(database, site, "t1")) >= 600, "600 records archived")
+        for _ in range(3):
+            assert table.running()
+            status, said = _verify(journal, database)
+            assert status == 0, said
+            assert f"archive: matches the archive of table {site}/t1: records 1-" in said, said
+    finally:
+        table.stop()
+        archive.stop()
