@@ -237,10 +237,19 @@ class TableFeed:
         self.delivery.archived(told, mine, self.cursor, time.monotonic())
         if self.delivery.foreign is not None and not self._said_foreign:
             self._said_foreign = True
-            self._say(message("feed.foreign_journal", "the archive holds another journal as {site}/{table} (its "
-                              "record {seq} is not this journal's); this journal's records are not archived: give "
-                              "this table a name of its own, or compare both with croupier audit verify --archive",
-                              site=self.target.site, table=self.target.table, seq=self.delivery.foreign))
+            last = self.outbox.last_seq()
+            if mine is None and self.delivery.foreign > last:  # not another journal's record: one this one lacks
+                self._say(message("feed.archive_ahead", "the archive holds another journal as {site}/{table}, or a "
+                                  "longer copy of this one (its record {seq} is past this journal's last record "
+                                  "{last}: this journal may have been cut or restored from an older copy); this "
+                                  "journal's records are not archived: give this table a name of its own, or compare "
+                                  "both with croupier audit verify --archive", seq=self.delivery.foreign,
+                                  site=self.target.site, table=self.target.table, last=last))
+            else:
+                self._say(message("feed.foreign_journal", "the archive holds another journal as {site}/{table} (its "
+                                  "record {seq} is not this journal's); this journal's records are not archived: give "
+                                  "this table a name of its own, or compare both with croupier audit verify --archive",
+                                  site=self.target.site, table=self.target.table, seq=self.delivery.foreign))
         if self.delivery.resending and not resending:
             self._pending = True
 
