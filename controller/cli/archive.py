@@ -191,12 +191,19 @@ def _import_one(store: Any, records: list[Any], args: argparse.Namespace, path: 
         done = import_records(store, records, args.site, args.table, path)
     except psycopg.Error as error:
         raise database_failure(error) from None
-    print(say("archive_import.done", "{path}: {site}/{table} records 1-{last}: {stored} stored, {duplicates} "
-              "already archived, {rejected} refused", path=path, site=done.site, table=done.table,
-              last=done.records, stored=done.stored, duplicates=done.duplicates, rejected=len(done.rejections)))
+    counts: dict[str, str | int] = {"path": path, "site": done.site, "table": done.table, "last": done.records,
+                                    "stored": done.stored, "duplicates": done.duplicates,
+                                    "rejected": len(done.rejections)}
+    if done.unstored:  # never a record left out of the count
+        print(say("archive_import.done_unstored", "{path}: {site}/{table} records 1-{last}: {stored} stored, "
+                  "{duplicates} already archived, {rejected} refused, {unstored} not stored (each follows a record "
+                  "the archive does not hold)", unstored=done.unstored, **counts))
+    else:
+        print(say("archive_import.done", "{path}: {site}/{table} records 1-{last}: {stored} stored, {duplicates} "
+                  "already archived, {rejected} refused", **counts))
     for rejection in done.rejections:
         print(say("archive.rejected", "REJECTED {rejection}", rejection=str(rejection)))
-    return EXIT_REFUSED if done.rejections else EXIT_STOPPED
+    return EXIT_REFUSED if done.rejections or done.unstored else EXIT_STOPPED  # 0: every record is archived
 
 
 def _timing_log(path: str | None) -> Any:

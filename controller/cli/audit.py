@@ -37,7 +37,7 @@ from controller.i18n.message import message
 from controller.journal.about import about, is_training_header
 from controller.journal.beside import ReplayBeside
 from controller.journal.replay import check_last_checkpoint
-from controller.journal.store import Journal
+from controller.journal.store import Journal, Record
 from controller.journal.verify import Verified, verify
 from controller.terms import MODE_WORDS
 
@@ -165,9 +165,18 @@ def _matches_archive(journal: Journal, args: argparse.Namespace) -> bool:
                                     error=str(error), install=install_hint("floor"))) from None
     from controller.floor.archive_check import Verdict
 
+    def later(since: int) -> list[Record]:
+        """The journal's records from ``since`` on as it is now, past the moment audited (a table deals on)."""
+        now = Journal.open_existing(journal.path)
+        try:
+            return list(now.records(since))
+        finally:
+            now.close()
+
     with journal.snapshot():
         records = list(journal.records())
-    comparison = compare_with_archive(records, args.archive, args.site, args.table, confirmed=journal.feed_acked())
+    comparison = compare_with_archive(records, args.archive, args.site, args.table, confirmed=journal.feed_acked(),
+                                      later=later)
     words = of_args(args)
     first, *rest = (words.text(line) for line in comparison.lines)
     if comparison.matches:

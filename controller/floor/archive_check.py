@@ -17,6 +17,7 @@ journal the archive holds nothing of, and that no archive ever confirmed, is "no
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -54,16 +55,21 @@ class Comparison:
         return self.verdict is Verdict.SAME
 
 
+Later = Callable[[int], Iterable[Record]]
+"""The journal's records from a seq on, read now (a table deals on while it is audited)."""
+
+
 def compare_with_archive(local: list[Record], url: str, site: str | None = None,
-                         table: str | None = None, confirmed: int = 0) -> Comparison:
+                         table: str | None = None, confirmed: int = 0, later: Later | None = None) -> Comparison:
     """Compare ``local`` (a verified journal's records) with the archived copy at ``url``; ``confirmed`` is the
-    journal's ``feed_acked`` mark (the last record an archive confirmed to the table; 0: none).
+    journal's ``feed_acked`` mark (the last record an archive confirmed to the table; 0: none); ``later`` reads the
+    journal's records now, for the archived ones past ``local``'s end (:func:`compare_records`).
 
     Raises :class:`ArchiveError` when the database cannot be used or the table is ambiguous.
     """
     store = ArchiveStore(connect(url, "--archive"))
     try:
-        return _compare(store, local, site, table, confirmed)
+        return _compare(store, local, site, table, confirmed, later)
     except psycopg.Error as error:
         first = first_line(error)
         raise ArchiveError(message("archive_check.unreadable", "--archive: cannot read the archive ({reason}); is "
@@ -74,7 +80,7 @@ def compare_with_archive(local: list[Record], url: str, site: str | None = None,
 
 
 def _compare(store: ArchiveStore, local: list[Record], site: str | None, table: str | None,
-             confirmed: int) -> Comparison:
+             confirmed: int, later: Later | None) -> Comparison:
     if site is None or table is None:
         found = store.tables_holding(1, local[0].hash)
         if not found:
@@ -86,7 +92,8 @@ def _compare(store: ArchiveStore, local: list[Record], site: str | None, table: 
                                        names=names))
         site, table = found[0]
     head = store.confirmed_head(site, table)
-    return compare_records(local, store.archived(site, table), f"{site}/{table}", max(confirmed, head.seq), head)
+    return compare_records(local, store.archived(site, table), f"{site}/{table}", max(confirmed, head.seq), head,
+                           later)
 
 
 def _unknown(store: ArchiveStore, local: list[Record], confirmed: int) -> Comparison:
@@ -142,10 +149,11 @@ def rewritten_problem(local: list[Record], archived: list[Record], name: str, he
 
 
 def compare_records(local: list[Record], archived: list[Record], name: str, confirmed: int = 0,
-                    head: Head | None = None) -> Comparison:
+                    head: Head | None = None, later: Later | None = None) -> Comparison:
     """Compare a journal's records with the archived ones of table ``name`` (``confirmed``: the last record the
     archive confirmed to the table, by its own ``journal_heads`` or the journal's mark; ``head``: the record and
-    hash ``journal_heads`` holds)."""
+    hash ``journal_heads`` holds). The archive is read after ``local``: the archived records past its end that the
+    table journaled meanwhile are compared with the journal as ``later`` reads it now (they are not cut)."""
     altered = archive_problem(archived, name, confirmed) or rewritten_problem(local, archived, name, head or Head())
     if altered is not None:
         return Comparison(Verdict.ARCHIVE_CHANGED, (altered,))
@@ -153,6 +161,11 @@ def compare_records(local: list[Record], archived: list[Record], name: str, conf
         return Comparison(Verdict.NOT_ARCHIVED, (message(
             "archive_check.no_records", "the archive holds no record of table {name}", name=name),))
     by_seq = {record.seq: record for record in local}
+    if later is not None and archived[-1].seq > local[-1].seq:
+        for record in later(local[-1].seq + 1):
+            if record.seq > archived[-1].seq:
+                break
+            by_seq[record.seq] = record
     for copy in archived:
         mine = by_seq.get(copy.seq)
         if mine is None:
@@ -172,7 +185,7 @@ def compare_records(local: list[Record], archived: list[Record], name: str, conf
                         hash=mine.hash),
             ))
     lines = [message("archive_check.matches", "matches the archive of table {name}: records 1-{last} are the same",
-                     name=name, last=archived[-1].seq)]
+                     name=name, last=min(archived[-1].seq, local[-1].seq))]  # the moment audited
     if local[-1].seq > archived[-1].seq:
         lines.append(message("archive_check.not_yet", "records {first}-{last} are not archived yet",
                              first=archived[-1].seq + 1, last=local[-1].seq))

@@ -32,6 +32,9 @@ class Imported:
     stored: int = 0
     duplicates: int = 0
     rejections: list[Rejection] = field(default_factory=list)
+    unstored: int = 0
+    """Records neither stored nor refused: each follows one the archive does not hold (parked in
+    ``journal_pending``, or beyond what it parks)."""
 
 
 def journal_records(path: str) -> list[Record]:
@@ -59,6 +62,7 @@ def import_records(store: ArchiveStore, records: list[Record], site: str | None,
         for handled in result.handled:
             done.stored += handled.stored
             done.duplicates += handled.outcome is Outcome.DUPLICATE
+            done.unstored += handled.outcome in (Outcome.PENDING, Outcome.DEFERRED)
             done.rejections.extend(handled.rejections)
     return done
 

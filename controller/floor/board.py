@@ -34,6 +34,14 @@ STATE_FIELDS = ("shoe", "round", "in_round", "slot_due", "dealer", "last_result"
                 "alerts", "cards_left", "stub_count", "last_card_at", "updated_at", "events", "head", "mode",
                 "software")
 """The ``state`` fields a tile shows as they are (docs/floor.md, ``state``)."""
+_TEXT, _NUMBER, _OBJECT = "text", "a whole number", "a JSON object"
+STATE_KINDS: dict[str, str] = {
+    "shoe": _NUMBER, "round": _NUMBER, "in_round": "true or false", "stopped_by": _TEXT, "slot_due": _TEXT,
+    "dealer": _TEXT, "last_result": _OBJECT, "results": "a list", "misdeal": _OBJECT,
+    "alerts": "a list of JSON objects", "cards_left": _NUMBER, "stub_count": _NUMBER, "last_card_at": _TEXT,
+    "updated_at": _TEXT, "events": _NUMBER, "head": _OBJECT, "mode": _TEXT, "software": _OBJECT}
+"""What each ``state`` field is when a table gives it (null, or missing from an earlier version's, is always
+taken): a state with one of another kind is refused, as the page and its texts read them by their kind."""
 WILL_GRACE = 3.0
 """Seconds after a Last Will before the tile shows the table offline."""
 RECONNECT_GRACE = 15.0
@@ -96,6 +104,30 @@ class Tile:
             archived = {"pending": 0, "deferred": 0, "rejected": 0, **(archived or {}), **told}
         tile["archive"] = archived
         return tile
+
+
+def _of_kind(value: object, kind: str) -> bool:
+    if value is None:
+        return True
+    if kind == _NUMBER:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == _TEXT:
+        return isinstance(value, str)
+    if kind == _OBJECT:
+        return isinstance(value, dict)
+    if kind == "true or false":
+        return isinstance(value, bool)
+    if kind == "a list":
+        return isinstance(value, list)
+    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
+
+
+def state_problem(state: dict[str, Any]) -> str | None:
+    """Why ``state`` cannot be shown: its first field that is not of its kind (:data:`STATE_KINDS`), or None."""
+    for name, kind in STATE_KINDS.items():
+        if not _of_kind(state.get(name), kind):
+            return f"the state's {name} {json.dumps(state[name])[:40]} is not {kind}"
+    return None
 
 
 def seconds_since(moment: object, now: datetime) -> float | None:
@@ -264,6 +296,8 @@ class FloorBoard:
                 health = None
             if not isinstance(health, dict):
                 problem = "the health is not a JSON object"
+            elif not isinstance(health.get("tables") or {}, dict):
+                problem = "the health's tables is not a JSON object"
             else:
                 with self._lock:
                     self._archives[parts[1]] = health
@@ -289,6 +323,9 @@ class FloorBoard:
             return f"the state names {state.get('site')!r}/{state.get('table')!r}, not the topic's {site}/{table}"
         if state.get("status") not in TABLE_STATUSES:
             return f"the state's status {state.get('status')!r} is not one of {', '.join(TABLE_STATUSES)}"
+        problem = state_problem(state)
+        if problem:
+            return problem
         with self._lock:
             self._tile(site, table).state = state
         return None

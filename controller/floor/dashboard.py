@@ -8,6 +8,7 @@ states (the dashboard subscribing afresh) gives each page one message with the l
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Mapping
 from importlib import resources
@@ -85,8 +86,10 @@ def table_texts(tile: dict[str, Any], localiser: Localiser) -> dict[str, Any]:
         texts["misdeal"] = _worded(localiser, misdeal.get("detail_id"), misdeal.get("detail_params"),
                                    misdeal.get("detail"))
         resolutions = misdeal.get("resolutions")
-        texts["instruction"] = (instruction([str(r) for r in resolutions], localiser.catalogue.text)
-                                if isinstance(resolutions, list) and resolutions else misdeal.get("instruction"))
+        texts["instruction"] = misdeal.get("instruction")
+        if isinstance(resolutions, list) and resolutions:
+            with contextlib.suppress(KeyError):  # a resolution this version does not know: the table's own words
+                texts["instruction"] = instruction([str(r) for r in resolutions], localiser.catalogue.text)
     for alert in tile.get("alerts") or []:
         if isinstance(alert, dict) and isinstance(alert.get("id"), str):
             texts["alerts"][alert["id"]] = _worded(localiser, alert.get("say_id"), alert.get("say_params"),

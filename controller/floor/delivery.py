@@ -15,6 +15,8 @@ import json
 import math
 from dataclasses import dataclass
 
+MAX_SEQ = (1 << 63) - 1
+"""The highest record number a journal (SQLite) or the archive (PostgreSQL ``BIGINT``) holds."""
 REWIND_AGAIN = 5.0
 """Seconds after a resend (or the archived head's last move) within which the same request is not
 answered again."""
@@ -36,11 +38,11 @@ def parse_archived(payload: bytes) -> Archived | None:
         seq, hash_, wants = data["seq"], data.get("hash"), data.get("wants")
     except (UnicodeDecodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
-    if not (isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0):
-        return None
+    if not (isinstance(seq, int) and not isinstance(seq, bool) and 0 <= seq <= MAX_SEQ):
+        return None  # a seq past any record number is no archive's word (the journal cannot even be asked for it)
     if not (hash_ is None or isinstance(hash_, str)) or (seq and hash_ is None):
         return None
-    if not (wants is None or (isinstance(wants, int) and not isinstance(wants, bool) and wants >= 1)):
+    if not (wants is None or (isinstance(wants, int) and not isinstance(wants, bool) and 1 <= wants <= MAX_SEQ)):
         return None
     return Archived(seq, hash_, wants)
 

@@ -129,6 +129,8 @@ class TableFeed:
         self._said_refused = False
         self._thread: threading.Thread | None = None
         self._said_foreign = False
+        self._said_not_archived = False
+        """An ``archived`` message that was not the archive's head was said (once a run)."""
         self._archived: bytes | None = None
         """The latest ``archived`` payload, not taken yet."""
         self._subscription: int | None = None
@@ -230,6 +232,11 @@ class TableFeed:
         """The archive's latest word on this table: its confirmed head, and what it asks for again."""
         payload, self._archived = self._archived, None
         told = parse_archived(payload) if payload is not None else None
+        if told is None and payload and not self._said_not_archived:  # empty: a retained answer cleared, no word
+            self._said_not_archived = True
+            self._say(message("feed.not_archived_head", "ignored a message on {topic}: not the archive's head (a "
+                              "JSON object with seq, hash and wants; {size} bytes); nothing counts as delivered by it",
+                              topic=self.target.topic("archived"), size=len(payload)))
         if told is None or self.outbox is None:
             return
         mine = self.outbox.hash_at(told.seq) if told.seq else None
@@ -237,10 +244,19 @@ class TableFeed:
         self.delivery.archived(told, mine, self.cursor, time.monotonic())
         if self.delivery.foreign is not None and not self._said_foreign:
             self._said_foreign = True
-            self._say(message("feed.foreign_journal", "the archive holds another journal as {site}/{table} (its "
-                              "record {seq} is not this journal's); this journal's records are not archived: give "
-                              "this table a name of its own, or compare both with croupier audit verify --archive",
-                              site=self.target.site, table=self.target.table, seq=self.delivery.foreign))
+            last = self.outbox.last_seq()
+            if mine is None and self.delivery.foreign > last:  # not another journal's record: one this one lacks
+                self._say(message("feed.archive_ahead", "the archive holds another journal as {site}/{table}, or a "
+                                  "longer copy of this one (its record {seq} is past this journal's last record "
+                                  "{last}: this journal may have been cut or restored from an older copy); this "
+                                  "journal's records are not archived: give this table a name of its own, or compare "
+                                  "both with croupier audit verify --archive", seq=self.delivery.foreign,
+                                  site=self.target.site, table=self.target.table, last=last))
+            else:
+                self._say(message("feed.foreign_journal", "the archive holds another journal as {site}/{table} (its "
+                                  "record {seq} is not this journal's); this journal's records are not archived: give "
+                                  "this table a name of its own, or compare both with croupier audit verify --archive",
+                                  site=self.target.site, table=self.target.table, seq=self.delivery.foreign))
         if self.delivery.resending and not resending:
             self._pending = True
 

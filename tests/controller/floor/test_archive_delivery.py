@@ -176,3 +176,45 @@ def test_another_journal_under_an_archived_tables_name_is_reported_never_archive
     finally:
         archive.stop()
     assert_archived_exactly(database, site, "t1", records)
+
+
+@pytest.mark.slow
+def test_a_journal_restored_from_an_older_copy_is_said_to_be_behind_the_archive(
+        tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
+    """The archive holds records past the end of a journal restored from an older backup: its table resumed and
+    said only 'the archive holds another journal as SITE/TABLE ...: give this table a name of its own', which is not
+    what happened here and sends the engineer the wrong way."""
+    journal = tmp_path / "t.journal"
+    backup = tmp_path / "t.backup"
+    feed = f"mqtt://{own_broker.address}/{site}/t1"
+    archive = Archive(own_broker.address, database, group="")
+    try:
+        first = Table(journal, feed, seed=17)
+        _wait_records(first, 60)
+        source, copy = sqlite3.connect(journal), sqlite3.connect(backup)
+        source.backup(copy)
+        copy.execute("PRAGMA journal_mode=DELETE")  # one file, as a backup is kept
+        source.close()
+        copy.close()
+        _wait_records(first, 160)
+        status, stderr = first.stop()
+        assert status == INTERRUPTED, stderr
+        records = first.records()
+        wait_for(lambda: holds_every_record(database, site, "t1", records), "the whole journal archived")
+        copy = sqlite3.connect(backup)
+        end = copy.execute("SELECT max(seq) FROM records").fetchone()[0]
+        copy.close()
+        for stale in (journal, journal.with_name(journal.name + "-wal"), journal.with_name(journal.name + "-shm")):
+            stale.unlink(missing_ok=True)
+        backup.replace(journal)  # restored from the older copy
+        again = Table(journal, feed, seed=17, env={"CROUPIER_FEED_DRAIN_TIMEOUT": "3"})
+        wait_for(lambda: len(again.records()) > end + 5, "the restored table dealing")
+        status, stderr = again.stop()
+        assert status == INTERRUPTED, stderr
+    finally:
+        archive.stop()
+    last = records[-1]["seq"]
+    assert (f"or a longer copy of this one (its record {last} is past this journal's last record " in stderr
+            and "this journal may have been cut or restored from an older copy" in stderr
+            and "croupier audit verify --archive" in stderr), stderr
+    assert _mark(journal) <= end, "nothing of the restored journal's new records counts as delivered"

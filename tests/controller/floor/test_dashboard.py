@@ -23,6 +23,9 @@ from typing import Any
 import pytest
 
 from controller.floor.board import RECONNECT_GRACE, WILL_GRACE, FloorBoard
+from controller.floor.dashboard import table_texts
+from controller.i18n.catalogue import ENGLISH
+from controller.ui.localise import Localiser
 from tests.browser import DevTools, browser
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, free_port, wait_for
 from tests.inprocess import ROOT, croupier_process, environment, start_croupier
@@ -180,6 +183,47 @@ def test_the_board_shows_each_archives_health_and_each_tables_archived_head() ->
     board.receive("croupier-archive/a3/health", b"[1]")
     board.receive("croupier/s/t1/state", b" " * (300 * 1024))
     assert len(said) == 2 and "not a JSON object" in said[0] and "more than the dashboard takes" in said[1]
+
+
+def test_a_state_or_health_whose_fields_are_not_of_their_kind_is_reported_and_the_floor_still_shows() -> None:
+    """One forged retained message (published by hand on the broker) broke every snapshot: /tables.json and
+    every page failed with a traceback on the dashboard's stderr for as long as the broker kept it."""
+    said: list[str] = []
+    board = FloorBoard("mqtt://127.0.0.1:1883", report=said.append)
+    good: dict[str, Any] = {"site": "s", "table": "t1", "status": "online", "shoe": 1, "round": 3, "alerts": [],
+                            "results": []}
+    board.receive("croupier/s/t1/state", json.dumps(good).encode())
+    board.receive("croupier-archive/a1/health", json.dumps({"archive": "a1", "status": "online", "tables": {
+        "s/t1": {"head": 5}}}).encode())
+    localiser = Localiser(ENGLISH)
+
+    def shown() -> list[dict[str, Any]]:
+        tiles: list[dict[str, Any]] = board.snapshot()["tables"]
+        for tile in tiles:
+            tile["texts"] = table_texts(tile, localiser)
+        json.dumps(tiles)
+        return tiles
+
+    before = shown()
+    bad_states: list[dict[str, Any]] = [
+        {"alerts": 5}, {"alerts": [5, "x"]}, {"results": "banker"}, {"shoe": "one"}, {"in_round": "yes"},
+        {"misdeal": 7}, {"last_result": [1]}, {"head": 5}, {"cards_left": True}, {"updated_at": 12}]
+    for extra in bad_states:
+        board.receive("croupier/s/t1/state", json.dumps({**good, **extra}).encode())
+    board.receive("croupier-archive/a1/health", json.dumps({"archive": "a1", "status": "online",
+                                                            "tables": 5}).encode())
+    board.receive("croupier-archive/a1/health", json.dumps({"archive": "a1", "status": "online",
+                                                            "tables": [1]}).encode())
+    assert shown() == before, "a message the board cannot use changes nothing"
+    assert len(said) == len(bad_states) + 2, said
+    assert all(line.startswith("floor: ignored a message on ") for line in said), said
+    assert "alerts" in said[0] and "results" in said[2] and "misdeal" in said[5] and "tables" in said[-1], said
+    # A misdeal naming a resolution this version does not know is the table's own instruction.
+    halted = {**good, "status": "halted", "misdeal": {"round": 3, "kind": "foreign_card", "detail": "d",
+                                                      "instruction": "call the supervisor",
+                                                      "resolutions": ["recount", "void"]}}
+    board.receive("croupier/s/t1/state", json.dumps(halted).encode())
+    assert shown()[0]["texts"]["instruction"] == "call the supervisor"
 
 
 # --------------------------------------------------------------------------- the whole floor

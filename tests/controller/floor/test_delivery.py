@@ -63,6 +63,17 @@ def test_bad_archived_payloads_are_ignored() -> None:
         assert parse_archived(payload) is None, payload
 
 
+def test_an_archived_head_or_request_beyond_a_record_number_is_not_one() -> None:
+    """A forged ``archived`` with a seq past 2^63 - 1 (the largest a journal or the archive holds) stopped the
+    table's feed for the rest of the run: its journal could not even be asked for such a record (SQLite's
+    OverflowError)."""
+    top = 2 ** 63 - 1
+    assert parse_archived(archived_message(Head(top, "a" * 64), top)) == Archived(top, "a" * 64, top)
+    for payload in (b'{"seq": 9223372036854775808, "hash": "x"}', b'{"seq": 18446744073709551616, "hash": "x"}',
+                    b'{"seq": 3, "hash": "x", "wants": 9223372036854775808}'):
+        assert parse_archived(payload) is None, payload
+
+
 def test_the_book_tells_each_new_head_and_asks_again_while_a_gap_lasts() -> None:
     book = TableBook()
     first = book.after_batch({PLACE: Progress(Head(5, "a"), None)}, now=0.0)

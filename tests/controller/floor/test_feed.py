@@ -335,3 +335,53 @@ def test_audit_verify_names_records_cut_after_the_floor_received_them(broker: st
     assert verified.returncode == 1, verified.stdout + verified.stderr
     assert (f"record {last - 1} is missing: records {last - 1}-{last} were published to the floor"
             in verified.stdout + verified.stderr)
+
+
+@pytest.mark.slow
+def test_a_forged_archived_head_beyond_any_record_stops_nothing(broker: str, tmp_path: Path) -> None:
+    """A retained ``archived`` whose seq is past any record number (published by hand on an open broker) is not
+    the archive's word: the feed ignores it and publishes every record (it stopped publishing for the run)."""
+    from tests.controller.floor.floorkit import publish_on
+
+    site, table = names()
+    journal = tmp_path / "t.journal"
+    publish_on(broker, f"croupier/{site}/{table}/archived",
+               [b'{"seq": 18446744073709551616, "hash": "' + b"a" * 64 + b'", "wants": null}'], retain=True)
+    subscriber = Subscriber(broker, f"croupier/{site}/{table}/journal")
+    try:
+        done = croupier("simulate", "--seed", "3", "--rounds", "5", "--journal", str(journal),
+                        "--feed", f"mqtt://{broker}/{site}/{table}")
+        assert done.returncode == 0, done.stderr
+        assert "stopped publishing" not in done.stderr, done.stderr
+        with sqlite3.connect(journal) as connection:
+            stored = connection.execute("SELECT count(*) FROM records").fetchone()[0]
+            published = connection.execute("SELECT seq FROM feed_published").fetchone()[0]
+        wait_for(lambda: len(subscriber.on("journal")) >= stored, "every record")
+        assert published == stored
+    finally:
+        subscriber.close()
+        publish_on(broker, f"croupier/{site}/{table}/archived", [b""], retain=True)
+
+
+@pytest.mark.slow
+def test_an_archived_message_that_is_not_the_archives_head_is_said_once_and_counts_nothing(
+        broker: str, tmp_path: Path) -> None:
+    """The feed dropped such a message without a word: the table counted nothing delivered and said nothing of why
+    (the floor's non-negotiable: never a silent drop of network input)."""
+    from tests.controller.floor.floorkit import publish_on
+
+    site, table = names()
+    journal = tmp_path / "t.journal"
+    topic = f"croupier/{site}/{table}/archived"
+    publish_on(broker, topic, [b'{"seq": "all", "hash": null}'], retain=True)
+    try:
+        done = croupier("simulate", "--seed", "3", "--rounds", "3", "--journal", str(journal),
+                        "--feed", f"mqtt://{broker}/{site}/{table}", CROUPIER_FEED_DRAIN_TIMEOUT="2")
+        assert done.returncode == 0, done.stderr
+    finally:
+        publish_on(broker, topic, [b""], retain=True)
+    said = [line for line in done.stderr.splitlines() if topic in line and "ignored" in line]
+    assert len(said) == 1, done.stderr
+    assert "not the archive's head" in said[0] and "nothing counts as delivered by it" in said[0], said
+    with sqlite3.connect(journal) as connection:
+        assert connection.execute("SELECT seq FROM feed_acked").fetchone()[0] == 0
