@@ -36,7 +36,9 @@ def register(subparsers: Any) -> None:
                     f"inputs from the keyboard ({HELP}). Before it opens the reader it verifies the software "
                     "(croupier verify) against its manifest when there is one. Exit status: 0 at a round boundary, "
                     "3 mid-round, 4 halted on a misdeal, 5 the software failed its verification (nothing is "
-                    "played; journaled), 2 bad arguments or config. A seeded mock:// "
+                    "played; journaled), 2 bad arguments or config. SIGTERM and SIGHUP stop it as Ctrl+C does (the "
+                    "journal closed, the feed drained), naming the signal: exit 143 and 129 (128 + the signal's "
+                    "number; Ctrl+C on plain lines: 130). A seeded mock:// "
                     "without --auto-next deals only while a card is due, one every 0.5 s, and needs the "
                     "keyboard (or the console) for the dealer.",
     )

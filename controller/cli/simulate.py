@@ -56,7 +56,9 @@ def register(subparsers: Any) -> None:
         help="run a simulated table on the mock shoe",
         description="Deal a simulated table from a seeded mock shoe or a script, printing every "
                     "instruction a dealer would get. Exit status: 0 the events ended at a round boundary, "
-                    "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config.",
+                    "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config. SIGTERM "
+                    "and SIGHUP stop it as Ctrl+C does (the journal closed, the feed drained), naming the signal: "
+                    "exit 143 and 129 (128 + the signal's number; Ctrl+C on plain lines: 130).",
     )
     add_table_options(parser)
     parser.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N",
