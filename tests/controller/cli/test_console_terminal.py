@@ -28,7 +28,8 @@ def refused(*argv: str) -> subprocess.CompletedProcess[str]:
     (["simulate", "--interactive", "--rounds", "3", "--seed", "1"], "--interactive", "leave out --interactive"),
     (["run", "--driver", "mock://?seed=1", "--console", "textual", "--rounds", "3"], "--console textual",
      "use --console plain"),
-], ids=["simulate --interactive", "run --console textual"])
+    (["train", "--console", "--rounds", "2", "--seed", "1"], "--console", "leave out --console"),
+], ids=["simulate --interactive", "run --console textual", "train --console"])
 def test_the_console_without_a_terminal_is_refused_before_anything_is_journaled(
         argv: list[str], option: str, instead: str, tmp_path: Path) -> None:
     journal = tmp_path / "table.journal"
