@@ -46,6 +46,10 @@ without importing the modules; a test checks they match what the modules registe
 COMMAND_MODULES = [module for module, _ in COMMANDS.values()]
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
+"""Ctrl+C (SIGINT): 128 + its number."""
+TABLE_COMMANDS = frozenset({"run", "simulate"})
+"""Commands that run a table: SIGTERM and SIGHUP stop them as Ctrl+C does (:mod:`controller.cli.stopping`)."""
 EDGE_COMMANDS = frozenset({"simulate", "run", "odds", "study", "train", "audit", "history", "report"})
 """Commands that may compute the live edge: they say once, in one line, when it is computed without the compiled
 kernel (:mod:`controller.core.bets.kernel`)."""
@@ -141,22 +145,47 @@ def _run(words: list[str], named: str, started: Callable[[], None] | None = None
     if args.command in EDGE_COMMANDS:
         _notice_without_kernel(command)
     try:
-        status: int = args.handler(args)
+        status: int = _handle(args)
     except CroupierError as error:
         from controller.cli.language import error_text
         from controller.cli.secrecy import scrub
 
         print(scrub(f"croupier {command}: {error_text(error)}"), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        from controller.cli.language import text
-        from controller.i18n.message import message
-
-        interrupted = text(message("cli.interrupted", "interrupted"))
-        print(f"croupier {command}: {interrupted}", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as interrupt:
+        return _interrupted(command, interrupt)
     except BrokenPipeError:
         return 0
+    return status
+
+
+def _handle(args: argparse.Namespace) -> int:
+    """Run the command's handler; a table stops on SIGTERM and SIGHUP as on Ctrl+C."""
+    if args.command not in TABLE_COMMANDS:
+        status: int = args.handler(args)
+        return status
+    from controller.cli.stopping import stopped_by_signals
+
+    with stopped_by_signals():
+        status = args.handler(args)
+    return status
+
+
+def _interrupted(command: str, interrupt: KeyboardInterrupt) -> int:
+    """Say that Ctrl+C, or the signal that stops a table as it does, stopped the command; its exit status."""
+    import contextlib
+
+    from controller.cli.language import text
+    from controller.cli.stopping import SignalStop
+    from controller.i18n.message import message
+
+    if isinstance(interrupt, SignalStop):
+        said, status = text(message("cli.stopped_by_signal", "stopped by {signal}", signal=interrupt.name)), \
+            interrupt.status
+    else:
+        said, status = text(message("cli.interrupted", "interrupted")), EXIT_INTERRUPTED
+    with contextlib.suppress(OSError):  # a terminal hung up (SIGHUP) takes no more words
+        print(f"croupier {command}: {said}", file=sys.stderr, flush=True)
     return status
 
 

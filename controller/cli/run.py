@@ -12,6 +12,7 @@ from controller.cli.archiveargs import property_watch_from_args
 from controller.cli.feedargs import feed_from_args
 from controller.cli.language import error_text
 from controller.cli.simulate import add_table_options, journal_option, settings_from_args
+from controller.cli.terminal import console_terminal, is_terminal, require_console_terminal
 from controller.core.events import Event, TableEvent
 from controller.core.exceptions import DriverURLError, JournalError
 from controller.core.table import Table
@@ -35,7 +36,9 @@ def register(subparsers: Any) -> None:
                     f"inputs from the keyboard ({HELP}). Before it opens the reader it verifies the software "
                     "(croupier verify) against its manifest when there is one. Exit status: 0 at a round boundary, "
                     "3 mid-round, 4 halted on a misdeal, 5 the software failed its verification (nothing is "
-                    "played; journaled), 2 bad arguments or config. A seeded mock:// "
+                    "played; journaled), 2 bad arguments or config. SIGTERM and SIGHUP stop it as Ctrl+C does (the "
+                    "journal closed, the feed drained), naming the signal: exit 143 and 129 (128 + the signal's "
+                    "number; Ctrl+C on plain lines: 130). A seeded mock:// "
                     "without --auto-next deals only while a card is due, one every 0.5 s, and needs the "
                     "keyboard (or the console) for the dealer.",
     )
@@ -59,6 +62,7 @@ def complain(text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args, rounds_in_settings=False)
+    console = _console_wanted(args)  # before the check, the reader, the journal or anything else is opened
     url = _driver_url(args, settings)
     journal = journal_option(args) or settings.journal.path
     verdict = start_check(settings, args.config)  # before the reader, the feed or anything else is opened
@@ -66,7 +70,6 @@ def run(args: argparse.Namespace) -> int:
         return refuse_to_play(settings, verdict, url, journal)
     feed = feed_from_args(args, settings, journal, complain)
     watch = property_watch_from_args(args, settings, feed, complain)
-    console = _console_wanted(args)
     session = build_session(SessionOptions(
         settings, _open_driver(args, url, settings), mode="live", display=_display(args, console), notice=complain,
         driver=url, auto_next=args.auto_next, rounds=args.rounds or 0,
@@ -130,11 +133,16 @@ def _open_driver(args: argparse.Namespace, url: str, settings: Settings) -> Card
 
 
 def _console_wanted(args: argparse.Namespace) -> bool:
-    """The Textual console: asked for, or ``auto`` on a terminal (never with --json or --quiet)."""
+    """The Textual console: asked for, or ``auto`` on a terminal (never with --json or --quiet). Asked for without
+    a terminal (its keys on standard input, its screen on standard error), it is refused in one line."""
     if args.json or args.quiet:
         return False
-    on_terminal = sys.stdout.isatty() and sys.stdin is not None and sys.stdin.isatty()
-    return bool(args.console == "textual" or (args.console == "auto" and on_terminal))
+    if args.console == "textual":
+        require_console_terminal(message(
+            "run.console_needs_terminal", "--console textual: the dealer console needs a terminal (standard input "
+            "and standard error), and this is not one; run it in a terminal, or use --console plain"))
+        return True
+    return bool(args.console == "auto" and is_terminal(sys.stdout) and console_terminal(sys.stdin, sys.stderr))
 
 
 def _keyboard(args: argparse.Namespace, console: bool) -> TextIO | None:

@@ -17,6 +17,7 @@ from controller.cli.argtypes import add_lang_option, seconds, whole_number
 from controller.cli.feedargs import add_feed_option, check_feed_form, check_feed_url, feed_from_args
 from controller.cli.language import text as worded
 from controller.cli.simulate_fast import add_workers_option, blocking_option, run_fast, workers_error
+from controller.cli.terminal import require_console_terminal
 from controller.core.exceptions import JournalError
 from controller.i18n.message import message
 from controller.ui.localise import table_catalogue
@@ -55,7 +56,9 @@ def register(subparsers: Any) -> None:
         help="run a simulated table on the mock shoe",
         description="Deal a simulated table from a seeded mock shoe or a script, printing every "
                     "instruction a dealer would get. Exit status: 0 the events ended at a round boundary, "
-                    "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config.",
+                    "3 they ended mid-round, 4 the table is halted on a misdeal, 2 bad arguments or config. SIGTERM "
+                    "and SIGHUP stop it as Ctrl+C does (the journal closed, the feed drained), naming the signal: "
+                    "exit 143 and 129 (128 + the signal's number; Ctrl+C on plain lines: 130).",
     )
     add_table_options(parser)
     parser.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N",
@@ -120,6 +123,10 @@ def journal_option(args: argparse.Namespace) -> str | None:
 
 def simulate(args: argparse.Namespace) -> int:
     journal_option(args)
+    if args.interactive:  # before the shoe, the journal or anything else is opened
+        require_console_terminal(message(
+            "simulate.console_needs_terminal", "--interactive: the dealer console needs a terminal (standard input "
+            "and standard error), and this is not one; run it in a terminal, or leave out --interactive"))
     settings = settings_from_args(args)
     check_feed_url(settings)  # the fast path publishes nothing, but a bad URL is refused all the same
     scripted = args.cards is not None or args.script is not None

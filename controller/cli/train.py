@@ -56,6 +56,12 @@ def train(args: argparse.Namespace) -> int:
         print("croupier train: " + worded(message("cli.cards_or_script", "give --cards or --script, not both")),
               file=sys.stderr)
         return 2
+    if args.console:  # before the shoe or the journal is opened
+        from controller.cli.terminal import require_console_terminal
+
+        require_console_terminal(message(
+            "train.console_needs_terminal", "--console: the drill's console needs a terminal (standard input and "
+            "standard error), and this is not one; run it in a terminal, or leave out --console"))
     overrides: dict[str, dict[str, Any]] = {"table": {}, "shoe": {}}
     if args.decks is not None:
         overrides["table"]["decks"] = args.decks

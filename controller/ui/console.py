@@ -90,8 +90,11 @@ __all__ = ["MANUAL_MARK", "BigText", "DealerConsole", "RoadsView", "TableScreen"
 InputCallback = Callable[[DealerInput], None]
 
 COMPACT_ROWS: Final = 30
-"""Below this many rows the console drops borders and repeated lines so the roads fit (80x24), and
-hides the roads while the table is halted so a misdeal's keys fit in large type."""
+"""Below this many rows the console drops borders and repeated lines so the roads fit (80x24): the result line
+(the large type says it) and the status line but for an approval awaited or an advantage alert (the top line
+takes the cards burned and set aside beside the cards left, until the moments on screen need the row they may
+take: :mod:`controller.ui.fitting`), and hides the roads while the table is halted so a misdeal's keys fit in
+large type."""
 LARGE_SCREEN_ROWS: Final = 40
 """From this many rows the large type may grow beyond two pixel rows a row."""
 
@@ -529,7 +532,8 @@ class DealerConsole(App[None]):
     .compact #action-box { border: none; }
     .compact .hand { border: none; }
     .compact #roads { border: none; }
-    .compact #status-bar { display: none; }
+    .compact #reader { display: none; }
+    .compact #status-bar.empty { display: none; }
     .compact #result { display: none; }
     .compact #sent { display: none; }
     .compact #sent.refused { display: block; }
@@ -586,9 +590,25 @@ class DealerConsole(App[None]):
         it is just recorded."""
         worded = [self._worded(event) for event in events]
         if self._ui_thread is not None and threading.get_ident() != self._ui_thread:
-            self.call_from_thread(self._apply_batch, worded, table)
+            if not self.is_running:  # closed (Ctrl+C, a stop signal) while the table dealt on: nothing to draw
+                self._keep(worded, table)
+                return
+            try:
+                self.call_from_thread(self._apply_batch, worded, table)
+            except RuntimeError:
+                if self.is_running:
+                    raise
+                self._keep(worded, table)  # it closed meanwhile
         else:
             self._apply_batch(worded, table)
+
+    def _keep(self, events: Sequence[ViewEvent], table: View | None) -> None:
+        """Fold ``events`` (and the table's view) into :attr:`view` without drawing: the console has closed."""
+        for event in events:
+            self._fold(event)
+        if table is not None:
+            with self._lock:
+                self.view.show(table)
 
     def _keep_for_recall(self, event: ViewEvent) -> None:
         if event["event"] in RECALL_EVENTS:
@@ -728,8 +748,12 @@ class DealerConsole(App[None]):
         self._set_text(text, moment.detail if moment else "")
 
     def top_bar(self) -> Text:
-        """Shoe, round, dealer, cards left and the reader: always in view."""
-        return top_bar(self.view, self.words, max(self.size.width - 2, 1) if self.size.width else None)  # padding
+        """Shoe, round, dealer, cards left and the reader: always in view. On a small terminal the cards burned and set
+        aside too, unless the moments on screen need the row they may take (:mod:`controller.ui.fitting`)."""
+        screen = self._screen()
+        counts = screen is not None and screen.has_class("compact") and fitting.level_of(screen) == 0
+        return top_bar(self.view, self.words, max(self.size.width - 2, 1) if self.size.width else None,  # padding
+                       counts=counts)
 
     def refresh_view(self) -> None:
         """Redraw every widget from :attr:`view`."""
@@ -769,7 +793,9 @@ class DealerConsole(App[None]):
         reader = screen.query_one("#reader", Static)
         reader.update(words.say("console.reader", "Reader: {status}", status=reader_word(view.reader, words)))
         reader.set_class(view.reader == "offline", "offline")
-        self._set_text("#shoe", "  ".join(status_parts(view, words)))
+        parts = status_parts(view, words, compact)
+        self._set_text("#shoe", "  ".join(parts))
+        screen.query_one("#status-bar", Widget).set_class(not parts, "empty")
         if view.rejected:
             self._set_text("#sent", Text(view.rejected, style="bold reverse yellow"))
         screen.query_one("#sent", Static).set_class(bool(view.rejected), "refused")
@@ -783,7 +809,11 @@ class DealerConsole(App[None]):
 
     def _fit(self) -> None:
         screen = self._screen()
-        if screen is not None and self._fitting.step(screen):
+        if screen is None:
+            return
+        stepped = self._fitting.step(screen)
+        self._set_text("#top-bar", self.top_bar())  # its counts go with the first level given up
+        if stepped:
             self.call_after_refresh(self._fit)
 
 

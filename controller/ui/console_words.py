@@ -104,15 +104,16 @@ def _or_dash(value: object) -> str:
     return "–" if value is None else str(value)
 
 
-def top_bar(view: TableView, words: Catalogue = ENGLISH, width: int | None = None) -> Text:
-    """Shoe, round, dealer, cards left, the reader and the open alerts: always in view. Within ``width`` cells the
+def top_bar(view: TableView, words: Catalogue = ENGLISH, width: int | None = None, counts: bool = False) -> Text:
+    """Shoe, round, dealer, cards left, the reader and the open alerts: always in view; with ``counts`` (a small
+    terminal, where the status line makes way) the cards burned and set aside too. Within ``width`` cells the
     dealer's name is shortened (``…``, to no fewer than :data:`SHORTEST_NAME` characters) so that what follows it is
     not cut off; a line still too wide wraps (the console's top bar grows a row)."""
     name = view.dealer or "–"
-    line = _top_bar(view, words, name)
+    line = _top_bar(view, words, name, counts)
     while width is not None and cells(line.plain) > width and len(name) > SHORTEST_NAME:
         name = name.removesuffix("…")[:-1] + "…"
-        line = _top_bar(view, words, name)
+        line = _top_bar(view, words, name, counts)
     return line
 
 
@@ -120,12 +121,16 @@ SHORTEST_NAME: Final = 8
 """The fewest characters of a dealer's name the top bar shortens it to (``Alexand…``)."""
 
 
-def _top_bar(view: TableView, words: Catalogue, dealer: str) -> Text:
+def _top_bar(view: TableView, words: Catalogue, dealer: str, counts: bool = False) -> Text:
     shoe = view.shoe
     line = Text(words.say("console.top.shoe", "SHOE {shoe}", shoe=str(shoe.details.get("shoe", "–"))), style="bold")
     line.append("  " + words.say("console.top.round", "ROUND {round}", round=_or_dash(view.round)))
     line.append("  " + words.say("console.top.dealer", "DEALER {dealer}", dealer=dealer))
     line.append("  " + words.say("console.top.left", "LEFT {left}", left=_or_dash(shoe.cards_left)))
+    if counts:
+        line.append("  " + words.say("console.top.burned", "BURNED {count}", count=shoe.burned))
+        if shoe.set_aside:
+            line.append("  " + words.say("console.top.set_aside", "SET ASIDE {count}", count=shoe.set_aside))
     line.append("  " + words.say("console.top.reader", "READER {status}", status=reader_word(view.reader, words)),
                 style="bold reverse red" if view.reader == "offline" else "")
     if view.alerts:
@@ -136,21 +141,24 @@ def _top_bar(view: TableView, words: Catalogue, dealer: str) -> Text:
     return line
 
 
-def status_parts(view: TableView, words: Catalogue = ENGLISH) -> list[str]:
+def status_parts(view: TableView, words: Catalogue = ENGLISH, compact: bool = False) -> list[str]:
     """The status line: shoe counters, round, cut card, approvals and, with badges, the supervisor's
-    advantage alerts (the dealer is on the top bar)."""
+    advantage alerts (the dealer is on the top bar). ``compact`` (a small terminal): only the approval awaited
+    and the advantage alerts; the rest is shown elsewhere there (the counters on the top bar, the cut card and
+    the closed shoe in large type, a card entered by hand marked in its slot)."""
     shoe = view.shoe
     cut = (words.say("console.status.cut_out", "OUT") if shoe.cut_card_out
            else words.say("console.status.cut_not_yet", "not yet"))
-    parts = [words.say("console.status.cards_left", "Cards left: {left}", left=_or_dash(shoe.cards_left)),
-             words.say("console.status.round", "Round: {round}", round=_or_dash(view.round)),
-             words.say("console.status.cut_card", "Cut card: {state}", state=cut),
-             words.say("console.status.burned", "Burned: {count}", count=shoe.burned)]
-    if shoe.set_aside:
+    parts = [] if compact else [
+        words.say("console.status.cards_left", "Cards left: {left}", left=_or_dash(shoe.cards_left)),
+        words.say("console.status.round", "Round: {round}", round=_or_dash(view.round)),
+        words.say("console.status.cut_card", "Cut card: {state}", state=cut),
+        words.say("console.status.burned", "Burned: {count}", count=shoe.burned)]
+    if shoe.set_aside and not compact:
         parts.append(words.say("console.status.set_aside", "Set aside: {count}", count=shoe.set_aside))
-    if view.manual_slots:
+    if view.manual_slots and not compact:
         parts.append(words.say("console.status.manual", "{mark} entered by hand", mark=MANUAL_MARK))
-    if shoe.closed:
+    if shoe.closed and not compact:
         parts.append(words.say("console.status.shoe_closed", "SHOE CLOSED"))
     if view.approval is not None:
         named = APPROVAL_WORDS.get(view.approval)

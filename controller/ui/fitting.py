@@ -5,7 +5,8 @@ road, else the counts). When the moments on screen (an alert, a shoe banner, a m
 rows than the terminal has even so, the console steps through :data:`LEVELS`, one layout at a time, until
 its main area fits; each level gives up something less important than the moments:
 
-1. borders, the result line, the status line and the last input sent (a refusal stays);
+1. borders, the result line, the status line and the last input sent (a refusal stays), and on a small terminal
+   the burned and set-aside counts on the top line;
 2. the roads, and the alert's and the banner's large type at its smallest size;
 3. the next action's large type at its smallest size too.
 

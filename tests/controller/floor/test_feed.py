@@ -135,6 +135,39 @@ def test_status_is_online_while_running_and_offline_after_a_clean_stop(broker: s
     assert state is not None and json.loads(state)["status"] == "offline"
 
 
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_drains_the_feed_as_ctrl_c_does(stop: signal.Signals, broker: str, tmp_path: Path) -> None:
+    """A service manager's stop (SIGTERM) or a hung-up terminal (SIGHUP) killed the table with records still to
+    publish and its status left online; now, as on Ctrl+C, every record it journaled is published and it is
+    offline (docs/floor.md, "Store and forward")."""
+    site, table = names()
+    journal = tmp_path / "t.journal"
+    status = f"croupier/{site}/{table}/status"
+    subscriber = Subscriber(broker, f"croupier/{site}/{table}/#")
+    table_run = start("simulate", "--seed", "5", "--rounds", "400", "--pace", "0.05", "--json", "--journal",
+                      str(journal), "--feed", f"mqtt://{broker}/{site}/{table}")
+    try:
+        wait_for(lambda: read_retained(broker, status) == b"online", "the retained status online")
+        wait_for(lambda: len(subscriber.on("journal")) >= 20, "the first records")
+        table_run.send_signal(stop)
+        _, stderr = table_run.communicate(timeout=DEADLINE)
+        with sqlite3.connect(journal) as connection:
+            stored = [dict(zip(("seq", "kind", "at", "body", "prev", "hash"), row, strict=True)) for row in
+                      connection.execute("SELECT seq, kind, at, body, prev, hash FROM records ORDER BY seq")]
+        wait_for(lambda: {record["seq"] for record in subscriber.json_on("journal")} >= {r["seq"] for r in stored},
+                 "every record journaled")
+        published = {record["seq"]: record for record in subscriber.json_on("journal")}
+    finally:
+        subscriber.close()
+        if table_run.poll() is None:
+            table_run.kill()
+            table_run.wait()
+    assert table_run.returncode == 128 + stop, stderr
+    assert stderr.splitlines()[-1] == f"croupier simulate: stopped by {stop.name}", stderr
+    assert [published[record["seq"]] for record in stored] == stored
+    assert read_retained(broker, status) == b"offline"
+
+
 @pytest.mark.slow
 def test_a_broker_restart_mid_run_loses_nothing(own_broker: Mosquitto, tmp_path: Path) -> None:
     """The first contract bullet with the broker stopped and started again during the run."""

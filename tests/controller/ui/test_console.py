@@ -414,3 +414,31 @@ def test_the_console_has_no_command_palette_and_no_footer_key_for_it() -> None:
         assert type(app.screen).__name__ != "CommandPalette"
 
     run(scenario, shown("3S 4D @exposed"))
+
+
+def test_events_the_table_gives_after_the_console_closed_are_kept_not_raised() -> None:
+    """Ctrl+C or a stop signal (SIGTERM, SIGHUP) closes the console while the runner's thread may still be handing
+    it the events of a card: that raised RuntimeError in the runner's thread, which the command printed as a
+    traceback after the summary (exit 1). The console's view keeps them; nothing is drawn, nothing raised."""
+    from tests.consoles import console_dealt
+
+    app = console_dealt("3S KD")
+
+    async def main() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+
+    asyncio.run(main())
+    raised: list[BaseException] = []
+
+    def runner() -> None:
+        try:
+            app.apply_batch([decode_event({"event": "card", "round": 1, "slot": "P2", "card": "5H"})])
+        except BaseException as error:  # the test reports it below
+            raised.append(error)
+
+    thread = threading.Thread(target=runner)
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive() and raised == []
+    assert app.view.slots["P2"] == "5H"

@@ -99,7 +99,7 @@ def look(language: str, tokens: str, keys_pressed: tuple[str, ...] = ()) -> dict
                 await pilot.pause(0.05)
             seen["footer"] = [(description, key.region.right, "\n".join(shown(key))) for description, key in keys]
             seen["top"] = ("\n".join(shown(app.screen.query_one("#top-bar", Widget))).strip(),
-                           top_bar(app.view, app.words).plain)
+                           top_bar(app.view, app.words, counts=True).plain)  # 80x24: with the burned
             seen["bigs"] = {name: (app.screen.query_one(name, BigText).text, shown(app.screen.query_one(name, BigText)))
                             for name in ("#next-action", "#banner-big", "#alert-big")}
             await press(pilot, *keys_pressed)

@@ -7,12 +7,13 @@ import asyncio
 import pytest
 from textual.containers import VerticalScroll
 
-from controller.ui.console import COMPACT_ROWS
+from controller.ui.console import COMPACT_ROWS, DealerConsole
 from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE_KO
 from tests.consoles import console_dealt
 from tests.controller.ui.test_console import rendered
 from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED
 from tests.pilot_wait import settle
+from tests.tokens import table_of
 
 SMALL = (80, 24)
 
@@ -120,3 +121,59 @@ def test_at_80_columns_the_top_line_keeps_the_cards_left_the_reader_and_the_aler
     assert str(view.cards_left) in top and reader_word("offline", words) in top, top
     assert words.say("console.top.alerts", "{count} ALERTS OPEN", count=2) in top, top
     assert "Alexand" in top, top
+
+
+SET_ASIDE = "5H 2C 3C 4C 6C 3S KD 5H @exposed @burn 6H 9C"
+"""5H turned for the burn and five more burned; round 1's exposed card set aside."""
+AT_80X24 = {
+    "between rounds": SET_ASIDE,
+    "mid-round": SET_ASIDE + " @next 4S",
+    "halted on a misdeal": SET_ASIDE + " @next 4S 8D 2H @exposed",
+}
+
+
+def shown_at_80x24(app: DealerConsole, selector: str) -> str:
+    """The text of a widget the dealer sees at 80x24 (empty when it is hidden or off screen)."""
+    widget = app.screen.query_one(selector)
+    if not widget.display or widget.region.height == 0 or widget.region.bottom > SMALL[1]:
+        return ""
+    return rendered(app, selector)
+
+
+@pytest.mark.parametrize("moment", list(AT_80X24))
+def test_at_80x24_the_dealer_sees_the_burned_and_set_aside_cards_and_what_to_do(moment: str) -> None:
+    """Below 30 rows the status line was hidden: the burned and set-aside counts were nowhere on an 80x24 terminal,
+    a standard one. They are on the top line there, always in view, beside the cards left; the next instruction,
+    the misdeal and its keys too, nothing scrolls."""
+    table = table_of()
+
+    async def main() -> None:
+        app = console_dealt(AT_80X24[moment], table=table)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await settle(pilot)
+            assert app.screen.has_class("compact")
+            top = " ".join(shown_at_80x24(app, "#top-bar").split())
+            assert f"LEFT {table.cards_left}" in top, top
+            assert f"BURNED {len(table.burned)}" in top and f"SET ASIDE {len(table.discarded)}" in top, top
+            assert shown_at_80x24(app, "#next-action-text"), "the next instruction is off screen"
+            if moment == "halted on a misdeal":
+                keys = shown_at_80x24(app, "#next-action")
+                assert any(block in keys for block in "█▀▄"), "the misdeal's keys in large type"
+                assert "press B" in shown_at_80x24(app, "#misdeal")
+            assert app.screen.query_one("#main", VerticalScroll).max_scroll_y == 0, "the console scrolls at 80x24"
+
+    asyncio.run(main())
+    assert len(table.discarded) == 1 and len(table.burned) == 6, (table.discarded, table.burned)
+
+
+def test_at_80x24_an_approval_awaited_stays_on_the_status_line() -> None:
+    """The status line makes way below 30 rows but for what is shown nowhere else there: the approval awaited."""
+    from controller.ui.console_words import status_parts
+    from controller.ui.tableview import TableView
+
+    view = TableView()
+    view.approval = "void"
+    parts = status_parts(view, compact=True)
+    assert parts == ["Awaiting supervisor: a void"], parts
+    assert status_parts(TableView(), compact=True) == []

@@ -1,0 +1,156 @@
+"""SIGTERM and SIGHUP, as a supervisor or a service manager stops a table (``systemctl stop``, ``kill``, a terminal
+hung up), stop ``croupier run`` and ``croupier simulate`` as Ctrl+C does: the journal closed where the table was,
+a message naming the signal, exit 128 + the signal's number (Ctrl+C's is 130). They killed the table outright
+(exit 143/129, no word, no clean close). The journal verifies and a run with the same arguments resumes it."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import select
+import signal
+import struct
+import subprocess
+import termios
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.inprocess import CROUPIER, ROOT, croupier_process, environment, start_croupier
+
+DEADLINE = 120.0
+"""Seconds to wait for what a command prints or for its end (generous: a loaded machine is slow, never wrong)."""
+
+
+def dealt_until(process: subprocess.Popen[str], rounds: int) -> list[dict[str, Any]]:
+    """Read the JSON events of ``process`` until round ``rounds`` has its result (the command keeps dealing)."""
+    assert process.stdout is not None
+    events: list[dict[str, Any]] = []
+    while True:
+        line = process.stdout.readline()
+        assert line, f"the command ended before round {rounds}: {events[-3:]}"
+        event = json.loads(line)
+        events.append(event)
+        if event["event"] == "result" and event["round"] >= rounds:
+            return events
+
+
+def results(events: list[dict[str, Any]]) -> list[int]:
+    return [event["round"] for event in events if event["event"] == "result"]
+
+
+COMMANDS = {
+    "simulate": ["simulate", "--seed", "7", "--rounds", "60", "--json"],
+    "run": ["run", "--driver", "mock://?seed=7", "--auto-next", "--rounds", "60", "--json", "--no-keyboard"],
+}
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_signal_stops_the_table_as_ctrl_c_does_and_the_journal_resumes(command: str, name: str,
+                                                                        tmp_path: Path) -> None:
+    number = signal.Signals[name]
+    journal = str(tmp_path / "table.journal")
+    argv = [*COMMANDS[command], "--journal", journal]
+    pace = ["--pace", "0.05"] if command == "simulate" else []  # run's mock deals a card every 0.5 s by itself
+    process = start_croupier(*argv, *pace)
+    try:
+        before = dealt_until(process, 2)
+        process.send_signal(number)
+        out, err = process.communicate(timeout=DEADLINE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=DEADLINE)
+    assert process.returncode == 128 + number, (process.returncode, err)
+    assert "Traceback" not in err, err
+    assert err.splitlines()[-1] == f"croupier {command}: stopped by {name}", err
+    before += [json.loads(line) for line in out.splitlines() if line.strip()]
+    assert results(before) and max(results(before)) < 60, "stopped before its rounds were played"
+
+    audit = croupier_process("audit", "verify", journal)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
+
+    again = croupier_process(*argv, timeout=DEADLINE * 2)
+    assert again.returncode == 0, again.stderr
+    assert f"resumed from journal {journal}" in again.stderr, again.stderr
+    after = [json.loads(line) for line in again.stdout.splitlines() if line.strip()]
+    # It goes on where it stopped: the last batch shown may be shown again (docs/journal.md, "Restarts"), no round
+    # is dealt twice and none is missing.
+    assert results(after) and min(results(after)) >= max(results(before)), (results(before), results(after))
+    assert sorted(set(results(before)) | set(results(after))) == list(range(1, 61)), (results(before), results(after))
+    assert croupier_process("audit", "verify", journal).returncode == 0
+
+
+class Terminal:
+    """``croupier ARGV`` on a pseudo-terminal of 80x24 (its standard input, output and error), what it draws read
+    as it comes."""
+
+    def __init__(self, *argv: str) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.process = subprocess.Popen([*CROUPIER, *argv], stdin=slave, stdout=slave, stderr=slave, cwd=ROOT,
+                                        env=environment(TERM="xterm-256color"), start_new_session=True)
+        os.close(slave)
+        self.shown = b""
+
+    def read(self, until: float) -> bool:
+        """Take what it drew within ``until`` (a monotonic time); False when nothing came (or it ended)."""
+        ready, _, _ = select.select([self.master], [], [], max(0.0, until - time.monotonic()))
+        if not ready:
+            return False
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # the terminal's other end closed: the command ended
+            return False
+        self.shown += data
+        return bool(data)
+
+    def wait_for(self, text: str) -> None:
+        deadline = time.monotonic() + DEADLINE
+        while text.encode() not in self.shown:
+            assert time.monotonic() < deadline, f"{text!r} not shown within {DEADLINE} s: {self.shown[-2000:]!r}"
+            self.read(deadline)
+
+    def ended(self) -> int:
+        """Its exit status, reading what it draws until it ends."""
+        deadline = time.monotonic() + DEADLINE
+        while self.process.poll() is None:
+            assert time.monotonic() < deadline, f"still running after {DEADLINE} s: {self.shown[-2000:]!r}"
+            if not self.read(min(deadline, time.monotonic() + 0.5)):
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=0.5)
+        while self.read(time.monotonic() + 0.2):
+            pass
+        return self.process.returncode
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=DEADLINE)
+        os.close(self.master)
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_signal_closes_the_dealer_console_as_ctrl_c_does(name: str, tmp_path: Path) -> None:
+    """At the console too: it closes, the terminal is given back, the table stops and the summary is printed, the
+    signal is named; the journal verifies."""
+    number = signal.Signals[name]
+    journal = str(tmp_path / "table.journal")
+    terminal = Terminal("simulate", "--interactive", "--seed", "3", "--journal", journal)
+    try:
+        terminal.wait_for("LEFT 4")  # the console is up: the top line with the cards left
+        terminal.process.send_signal(number)
+        status = terminal.ended()
+    finally:
+        terminal.close()
+    shown = terminal.shown.decode(errors="replace")
+    assert status == 128 + number, (status, shown[-2000:])
+    assert f"croupier simulate: stopped by {name}" in shown and "Traceback" not in shown, shown[-2000:]
+    assert "Summary:" in shown, shown[-2000:]
+    audit = croupier_process("audit", "verify", journal)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
