@@ -48,6 +48,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
@@ -135,7 +136,18 @@ class BigText(Widget):
             self.refresh(layout=True)
 
     def render(self) -> Text:
-        width = self.size.width or 80
+        return self.drawn(self.size.width or 80)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """The rows the letters take at ``width``, the width the layout gives it: its size, which :meth:`render`
+        reads, is that width only after the layout (after a resize, the letters drawn at the old width would give
+        the layout their height, one layout late, and the console would fit its terminal to them)."""
+        if not width:
+            return 0
+        return len(self.drawn(width).wrap(self.app.console, width))
+
+    def drawn(self, width: int) -> Text:
+        """The letters at ``width`` columns."""
         rows = self.app.size.height if self.is_attached else 24
         largest = self.max_scale if rows >= LARGE_SCREEN_ROWS else 2
         if fitting.level_of(self) >= self.shrinks_at:
@@ -223,12 +235,16 @@ class TableScreen(Screen[None]):
     def on_mount(self) -> None:
         self.composed = True  # Textual mounts a screen after every widget its compose yields is mounted
         app = self.app
+        if isinstance(app, DealerConsole):  # each layout checks the fit (:mod:`controller.ui.fitting`)
+            self.screen_layout_refresh_signal.subscribe(self, lambda _: app.laid_out(), immediate=True)
         self.set_class(app.size.height < COMPACT_ROWS, "compact")
         if isinstance(app, DealerConsole):
             app.refresh_view()
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.height < COMPACT_ROWS, "compact")
+        for big in self.query(BigText):  # their size follows the terminal's rows, not only their width
+            big.refresh(layout=True)
         self.query_one("#roads", RoadsView).compact = self.has_class("compact")
         app = self.app
         if isinstance(app, DealerConsole):
@@ -573,6 +589,8 @@ class DealerConsole(App[None]):
         """The round the console resumed at from a journal, until the table moves on."""
         self._events_at_start = self.view.events_seen
         self._fitting = fitting.Fitting()
+        self._fit_pending = False
+        self._top_bar_drawn: Text | None = None
 
     def on_mount(self) -> None:
         self._ui_thread = threading.get_ident()
@@ -761,7 +779,7 @@ class DealerConsole(App[None]):
         if screen is None:
             return
         view = self.view
-        self._set_text("#top-bar", self.top_bar())
+        self._draw_top_bar()
         words = self.words
         self._show_moment("#alert-box", "#alert-big", "#alert-text", alert_moment(view, words))
         news = shoe_banner(view, words)
@@ -803,18 +821,36 @@ class DealerConsole(App[None]):
         gaming = screen.query_one("#responsible-gaming", Static)
         gaming.update(responsible_gaming_text(self.size.width - 4, words))  # its padding and the scroll bar
         screen.refresh_bindings()
-        self._fitting.shown(screen, (self.size, tuple(view.alerts), banner, moment, view.misdeal is not None,
+        self._fitting.shown(screen, (self.size, tuple(view.alerts), news, moment, view.misdeal is not None,
                                      bool(view.rejected)))
-        self.call_after_refresh(self._fit)
+        self._fit_later()
+
+    def laid_out(self) -> None:
+        """The table's screen has just been laid out: check the fit on that layout (:mod:`controller.ui.fitting`)."""
+        self._fitting.laid_out()
+        self._fit_later()
+
+    def _fit_later(self) -> None:
+        """Check the fit after the screen's next refresh (one check pending at a time)."""
+        if not self._fit_pending:
+            self._fit_pending = True
+            self.call_after_refresh(self._fit)
 
     def _fit(self) -> None:
+        self._fit_pending = False
         screen = self._screen()
         if screen is None:
             return
-        stepped = self._fitting.step(screen)
-        self._set_text("#top-bar", self.top_bar())  # its counts go with the first level given up
-        if stepped:
-            self.call_after_refresh(self._fit)
+        self._fitting.step(screen)  # a level given up is laid out again, and that layout checks the fit again
+        self._draw_top_bar()  # its counts go with the first level given up
+
+    def _draw_top_bar(self) -> None:
+        """Draw :meth:`top_bar` when it changed (drawing lays the screen out again, and each layout checks the
+        fit)."""
+        text = self.top_bar()
+        if text != self._top_bar_drawn:
+            self._top_bar_drawn = text
+            self._set_text("#top-bar", text)
 
 
 def main(argv: list[str] | None = None) -> int:

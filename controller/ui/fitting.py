@@ -10,7 +10,11 @@ its main area fits; each level gives up something less important than the moment
 2. the roads, and the alert's and the banner's large type at its smallest size;
 3. the next action's large type at its smallest size too.
 
-The level starts again from 0 whenever the moments on screen or the terminal's size change.
+The level starts again from 0 whenever the moments on screen or the terminal's size change. Each step reads a
+layout of the level it steps from (:meth:`Fitting.laid_out` counts the screen's layouts): a check that runs before
+the screen laid out the last level again (Textual may run several callbacks queued "after refresh" after one
+layout) waits for the next layout instead of giving up another level on the old one, so the console gives up only
+the levels it needs, the same whether the terminal started at its size or was resized to it.
 """
 
 from __future__ import annotations
@@ -54,25 +58,40 @@ class Fitting:
 
     def __init__(self) -> None:
         self._shown: Hashable = None
+        self._layouts = 0
+        """How many layouts the screen has had (:meth:`laid_out`)."""
+        self._set_at = 0
+        """The value of :attr:`_layouts` when the level last changed: a layout since then shows that level."""
+
+    def laid_out(self) -> None:
+        """The screen has just been laid out again (its ``screen_layout_refresh_signal``, subscribed immediate)."""
+        self._layouts += 1
+
+    @property
+    def current(self) -> bool:
+        """Has the screen been laid out since its level last changed (is what it shows that level's layout)?"""
+        return self._layouts > self._set_at
 
     def shown(self, screen: Screen[None], what: Hashable) -> None:
         """The screen now shows ``what`` (its moments and size): back to level 0 if that changed."""
         if what != self._shown:
             self._shown = what
-            self._set(screen, 0)
+            self.set(screen, 0)
 
     def step(self, screen: Screen[None]) -> bool:
-        """After a layout: give up one more level if the screen overflows; True when it did."""
+        """After a layout of the current level: give up one more level if the screen overflows; True when it did.
+        Before that layout (:attr:`current`) it gives up nothing: the layout it would read is the level before's."""
         level = int(getattr(screen, "fit_level", 0))
-        if level >= LEVELS or not overflows(screen):
+        if level >= LEVELS or not self.current or not overflows(screen):
             return False
-        self._set(screen, level + 1)
+        self.set(screen, level + 1)
         return True
 
-    @staticmethod
-    def _set(screen: Screen[None], level: int) -> None:
+    def set(self, screen: Screen[None], level: int) -> None:
+        """Show ``screen`` at ``level`` (its ``fit-N`` classes), laid out again."""
         if int(getattr(screen, "fit_level", 0)) == level:
             return
+        self._set_at = self._layouts
         screen.fit_level = level  # type: ignore[attr-defined]
         for number in range(1, LEVELS + 1):
             screen.set_class(level >= number, f"fit-{number}")
