@@ -73,10 +73,12 @@ class Fitting:
         return self._layouts > self._set_at
 
     def shown(self, screen: Screen[None], what: Hashable) -> None:
-        """The screen now shows ``what`` (its moments and size): back to level 0 if that changed."""
+        """The screen now shows ``what`` (its moments and size): back to level 0 if that changed (and, at level 0
+        already, the layout of what it showed before is not read either)."""
         if what != self._shown:
             self._shown = what
             self.set(screen, 0)
+            self._set_at = self._layouts
 
     def step(self, screen: Screen[None]) -> bool:
         """After a layout of the current level: give up one more level if the screen overflows; True when it did.
