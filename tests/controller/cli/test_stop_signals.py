@@ -154,3 +154,46 @@ def test_a_signal_closes_the_dealer_console_as_ctrl_c_does(name: str, tmp_path: 
     assert "Summary:" in shown, shown[-2000:]
     audit = croupier_process("audit", "verify", journal)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                # the command name, in parentheses, may hold spaces: the fields after its last ')' are plain
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_stop_of_the_process_group_ends_simulate_workers_without_a_traceback(name: str) -> None:
+    """``simulate --workers`` deals its shoes in worker processes, and a service manager's stop (``systemctl
+    stop``: every process of the unit) or Ctrl+C (the terminal's process group) signals each of them: each worker
+    took the stop for its own, printed a traceback ('Process ForkProcess-2: Traceback ... SignalStop: 15') and
+    left the pool it shared broken, so that the command sometimes never ended. The workers leave the stop to the
+    command, which ends as the signal says, once (a few tries: a worker is dealing or waiting for its next shoes)."""
+    number = signal.Signals[name]
+    for _ in range(3):
+        process = subprocess.Popen([*CROUPIER, "simulate", "--seed", "1", "--rounds", "10000000", "--workers", "4",
+                                    "--quiet"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, cwd=ROOT, env=environment(),
+                                   start_new_session=True)
+        try:
+            deadline = time.monotonic() + DEADLINE
+            while len(children(process.pid)) < 4:  # the pool's workers are dealing
+                assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+                time.sleep(0.05)
+            os.killpg(process.pid, number)
+            _, err = process.communicate(timeout=DEADLINE / 2)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=DEADLINE)
+        assert "Traceback" not in err, err
+        said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
+        assert process.returncode == 128 + number and err.splitlines() == [f"croupier simulate: {said}"], (
+            process.returncode, err)
