@@ -197,3 +197,30 @@ def test_a_stop_of_the_process_group_ends_simulate_workers_without_a_traceback(n
         said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
         assert process.returncode == 128 + number and err.splitlines() == [f"croupier simulate: {said}"], (
             process.returncode, err)
+
+
+def test_a_stop_signal_is_named_when_the_console_it_cancelled_ends_with_an_interrupt_of_its_own() -> None:
+    """At the console a stop signal goes to asyncio's Ctrl+C handler, which cancels the console; cancelled while it
+    starts, the console's asyncio runner raises a KeyboardInterrupt of its own, and the command said 'interrupted'
+    and exited 130 (a SIGTERM during the console's start), not 'stopped by SIGTERM' and 143."""
+    from controller.cli.stopping import SignalStop, stopped_by_signals
+
+    cancelled: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: cancelled.append(number))  # as asyncio's does
+    try:
+        with pytest.raises(KeyboardInterrupt) as stop, stopped_by_signals():  # not SignalStop: a plain one fails
+            signal.raise_signal(signal.SIGTERM)
+            assert cancelled == [signal.SIGINT]
+            raise KeyboardInterrupt  # asyncio.Runner.run: its main task was cancelled by its SIGINT handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert isinstance(stop.value, SignalStop), repr(stop.value)
+    assert stop.value.number == signal.SIGTERM and stop.value.status == 143
+
+
+def test_ctrl_c_without_a_stop_signal_stays_an_interrupt() -> None:
+    from controller.cli.stopping import SignalStop, stopped_by_signals
+
+    with pytest.raises(KeyboardInterrupt) as interrupt, stopped_by_signals():
+        raise KeyboardInterrupt
+    assert not isinstance(interrupt.value, SignalStop)
