@@ -224,3 +224,26 @@ def test_ctrl_c_without_a_stop_signal_stays_an_interrupt() -> None:
     with pytest.raises(KeyboardInterrupt) as interrupt, stopped_by_signals():
         raise KeyboardInterrupt
     assert not isinstance(interrupt.value, SignalStop)
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_the_dealer_console_starts_closes_it_without_a_traceback(name: str, tmp_path: Path) -> None:
+    """A stop as the console takes the terminal (a unit stopped while its table starts): asyncio's Ctrl+C handler
+    cancelled the console's start while its widgets were still being mounted, the table's screen drew on widgets
+    that were not there, and Textual printed a traceback ('NoMatches: No nodes match '#alert-big'') before the
+    command's last line."""
+    number = signal.Signals[name]
+    journal = str(tmp_path / "table.journal")
+    terminal = Terminal("simulate", "--interactive", "--seed", "3", "--journal", journal)
+    try:
+        terminal.wait_for("\x1b[?1049h")  # the console takes the terminal's alternate screen: it is starting
+        terminal.process.send_signal(number)
+        status = terminal.ended()
+    finally:
+        terminal.close()
+    shown = terminal.shown.decode(errors="replace")
+    said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
+    assert "Traceback" not in shown and "NoMatches" not in shown, shown[-3000:]
+    assert status == 128 + number and f"croupier simulate: {said}" in shown, (status, shown[-2000:])
+    audit = croupier_process("audit", "verify", journal)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
