@@ -9,15 +9,21 @@ them). Shoes are independent, so ``workers`` processes can deal them; the totals
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import random
+import signal
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from controller.core import rules
 from controller.core.cards import RANK_VALUES, RANKS, SUITS
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 WINNERS: Final = ("banker", "player", "tie")
 COUNTED: Final = ("rounds", "banker", "player", "tie", "natural", "player_pair", "banker_pair")
@@ -197,6 +203,45 @@ def _counts(played: int, outcomes: Counter[int], player_pairs: int, banker_pairs
     return [played, *by_winner, naturals, player_pairs, banker_pairs]
 
 
+STOPS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+"""The signals that stop a command (Ctrl+C; a service manager's stop, a terminal hung up)."""
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """``workers`` processes that deal shoes for the command, which alone takes the stops it takes.
+
+    A stop signalled to every process (Ctrl+C at a terminal, ``systemctl stop``, a terminal hung up) reached each
+    worker too, which raised it as the command does (:mod:`controller.cli.stopping`): a traceback a worker, the
+    pool broken, and the command could wait for it for ever. A worker ignores Ctrl+C and each signal the command
+    has a handler for (the command ends the pool, the shoes in hand dealt), and ends on any other as the command
+    does. The pool forks its workers at the first :func:`held_stops` ``submit``."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    taken = tuple(number for number in STOPS if callable(signal.getsignal(number)))
+    return ProcessPoolExecutor(max_workers=workers, initializer=_leave_stops_to_the_command, initargs=(taken,))
+
+
+@contextlib.contextmanager
+def held_stops() -> Iterator[None]:
+    """The stop signals wait while the ``with`` block runs (the pool forks its workers): raised in the middle of a
+    fork, a stop left its after-fork work half done ('Exception ignored in ... _releaseLock'), and a worker forked
+    before its initializer ran would take it as its own. Only the main thread takes signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _leave_stops_to_the_command(taken: tuple[int, ...]) -> None:
+    for number in taken:
+        signal.signal(number, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # forked with them held (:func:`held_stops`)
+
+
 def _play_shoes(procedure: Procedure, first: int, count: int) -> list[list[int]]:
     return [play_shoe(procedure, index) for index in range(first, first + count)]
 
@@ -208,13 +253,12 @@ def _whole_shoes(procedure: Procedure, workers: int) -> Iterator[list[int]]:
         while True:
             yield play_shoe(procedure, index)
             index += 1
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         first = 0
         while True:
-            batch = [pool.submit(_play_shoes, procedure, first + n * SHOES_PER_TASK, SHOES_PER_TASK)
-                     for n in range(workers)]
+            with held_stops() if first == 0 else contextlib.nullcontext():  # the first submit forks the workers
+                batch = [pool.submit(_play_shoes, procedure, first + n * SHOES_PER_TASK, SHOES_PER_TASK)
+                         for n in range(workers)]
             first += workers * SHOES_PER_TASK
             for future in batch:
                 yield from future.result()

@@ -62,8 +62,8 @@ class Stopping:
 @contextlib.contextmanager
 def stopped_by_signals() -> Iterator[Stopping]:
     """While the ``with`` block runs, SIGTERM and SIGHUP stop it as Ctrl+C does; after it, a block that returned
-    after one raises :class:`SignalStop`. Outside the main thread (where no handler can be set) nothing changes, nor
-    for a signal that was ignored (``nohup`` ignores SIGHUP)."""
+    after one, or ended in an interrupt after one, raises :class:`SignalStop`. Outside the main thread (where no
+    handler can be set) nothing changes, nor for a signal that was ignored (``nohup`` ignores SIGHUP)."""
     stopping = Stopping()
     previous: dict[int, Any] = {}
     try:
@@ -74,6 +74,11 @@ def stopped_by_signals() -> Iterator[Stopping]:
         pass
     try:
         yield stopping
+    except KeyboardInterrupt as interrupt:
+        if isinstance(interrupt, SignalStop) or stopping.received is None:
+            raise
+        # the console's asyncio runner, cancelled by the stop (during its start), raised an interrupt of its own
+        raise SignalStop(stopping.received) from None
     finally:
         for restored, handler in previous.items():
             signal.signal(restored, handler)

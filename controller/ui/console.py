@@ -48,6 +48,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
@@ -239,7 +240,10 @@ class TableScreen(Screen[None]):
             self.screen_layout_refresh_signal.subscribe(self, lambda _: app.laid_out(), immediate=True)
         self.set_class(app.size.height < COMPACT_ROWS, "compact")
         if isinstance(app, DealerConsole):
-            app.refresh_view()
+            try:
+                app.refresh_view()
+            except NoMatches:  # unless a stop cancelled the console's start while they mounted: it is closing
+                self.composed = False
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.height < COMPACT_ROWS, "compact")

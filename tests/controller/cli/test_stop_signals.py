@@ -154,3 +154,96 @@ def test_a_signal_closes_the_dealer_console_as_ctrl_c_does(name: str, tmp_path: 
     assert "Summary:" in shown, shown[-2000:]
     audit = croupier_process("audit", "verify", journal)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (read from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                # the command name, in parentheses, may hold spaces: the fields after its last ')' are plain
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid:
+                    found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_stop_of_the_process_group_ends_simulate_workers_without_a_traceback(name: str) -> None:
+    """``simulate --workers`` deals its shoes in worker processes, and a service manager's stop (``systemctl
+    stop``: every process of the unit) or Ctrl+C (the terminal's process group) signals each of them: each worker
+    took the stop for its own, printed a traceback ('Process ForkProcess-2: Traceback ... SignalStop: 15') and
+    left the pool it shared broken, so that the command sometimes never ended. The workers leave the stop to the
+    command, which ends as the signal says, once (a few tries: a worker is dealing or waiting for its next shoes)."""
+    number = signal.Signals[name]
+    for _ in range(3):
+        process = subprocess.Popen([*CROUPIER, "simulate", "--seed", "1", "--rounds", "10000000", "--workers", "4",
+                                    "--quiet"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, cwd=ROOT, env=environment(),
+                                   start_new_session=True)
+        try:
+            deadline = time.monotonic() + DEADLINE
+            while len(children(process.pid)) < 4:  # the pool's workers are dealing
+                assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+                time.sleep(0.05)
+            os.killpg(process.pid, number)
+            _, err = process.communicate(timeout=DEADLINE / 2)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(timeout=DEADLINE)
+        assert "Traceback" not in err, err
+        said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
+        assert process.returncode == 128 + number and err.splitlines() == [f"croupier simulate: {said}"], (
+            process.returncode, err)
+
+
+def test_a_stop_signal_is_named_when_the_console_it_cancelled_ends_with_an_interrupt_of_its_own() -> None:
+    """At the console a stop signal goes to asyncio's Ctrl+C handler, which cancels the console; cancelled while it
+    starts, the console's asyncio runner raises a KeyboardInterrupt of its own, and the command said 'interrupted'
+    and exited 130 (a SIGTERM during the console's start), not 'stopped by SIGTERM' and 143."""
+    from controller.cli.stopping import SignalStop, stopped_by_signals
+
+    cancelled: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: cancelled.append(number))  # as asyncio's does
+    try:
+        with pytest.raises(KeyboardInterrupt) as stop, stopped_by_signals():  # not SignalStop: a plain one fails
+            signal.raise_signal(signal.SIGTERM)
+            assert cancelled == [signal.SIGINT]
+            raise KeyboardInterrupt  # asyncio.Runner.run: its main task was cancelled by its SIGINT handler
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert isinstance(stop.value, SignalStop), repr(stop.value)
+    assert stop.value.number == signal.SIGTERM and stop.value.status == 143
+
+
+def test_ctrl_c_without_a_stop_signal_stays_an_interrupt() -> None:
+    from controller.cli.stopping import SignalStop, stopped_by_signals
+
+    with pytest.raises(KeyboardInterrupt) as interrupt, stopped_by_signals():
+        raise KeyboardInterrupt
+    assert not isinstance(interrupt.value, SignalStop)
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
+def test_a_signal_while_the_dealer_console_starts_closes_it_without_a_traceback(name: str, tmp_path: Path) -> None:
+    """A stop as the console takes the terminal (a unit stopped while its table starts): asyncio's Ctrl+C handler
+    cancelled the console's start while its widgets were still being mounted, the table's screen drew on widgets
+    that were not there, and Textual printed a traceback ('NoMatches: No nodes match '#alert-big'') before the
+    command's last line."""
+    number = signal.Signals[name]
+    journal = str(tmp_path / "table.journal")
+    terminal = Terminal("simulate", "--interactive", "--seed", "3", "--journal", journal)
+    try:
+        terminal.wait_for("\x1b[?1049h")  # the console takes the terminal's alternate screen: it is starting
+        terminal.process.send_signal(number)
+        status = terminal.ended()
+    finally:
+        terminal.close()
+    shown = terminal.shown.decode(errors="replace")
+    said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
+    assert "Traceback" not in shown and "NoMatches" not in shown, shown[-3000:]
+    assert status == 128 + number and f"croupier simulate: {said}" in shown, (status, shown[-2000:])
+    audit = croupier_process("audit", "verify", journal)
+    assert audit.returncode == 0, audit.stdout + audit.stderr
