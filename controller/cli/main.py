@@ -114,12 +114,12 @@ def main(argv: Sequence[str] | None = None, *, started: Callable[[], None] | Non
         _legible_stdin()
     named = _command_named(words)
     if not named:
-        return _run(words, named, started)
+        return _run(words, named, started, argv is None)
     from controller.cli import language
 
     language.use(language.choose(words))  # the errors' language, before argparse reads --lang
     try:
-        return _run(words, named, started)
+        return _run(words, named, started, argv is None)
     finally:
         language.reset()
 
@@ -132,7 +132,7 @@ def _legible_stdin() -> None:
         sys.stdin.reconfigure(errors="replace")
 
 
-def _run(words: list[str], named: str, started: Callable[[], None] | None = None) -> int:
+def _run(words: list[str], named: str, started: Callable[[], None] | None = None, process: bool = False) -> int:
     from controller.core.exceptions import CroupierError
 
     parser = build_parser(only=named, listing=not named or words[0] != named)  # an option first may be --help
@@ -145,7 +145,7 @@ def _run(words: list[str], named: str, started: Callable[[], None] | None = None
     if args.command in EDGE_COMMANDS:
         _notice_without_kernel(command)
     try:
-        status: int = _handle(args)
+        status: int = _handle(args, process)
     except CroupierError as error:
         from controller.cli.language import error_text
         from controller.cli.secrecy import scrub
@@ -159,14 +159,15 @@ def _run(words: list[str], named: str, started: Callable[[], None] | None = None
     return status
 
 
-def _handle(args: argparse.Namespace) -> int:
-    """Run the command's handler; a table stops on SIGTERM and SIGHUP as on Ctrl+C."""
+def _handle(args: argparse.Namespace, process: bool) -> int:
+    """Run the command's handler; a table stops on SIGTERM and SIGHUP as on Ctrl+C (``process``: the command is the
+    process's whole work, so after such a stop a second signal is ignored until it exits)."""
     if args.command not in TABLE_COMMANDS:
         status: int = args.handler(args)
         return status
     from controller.cli.stopping import stopped_by_signals
 
-    with stopped_by_signals():
+    with stopped_by_signals(until_exit=process):
         status = args.handler(args)
     return status
 

@@ -5,7 +5,8 @@ away sends SIGHUP; either killed the table outright, with no word and nothing cl
 taken as Ctrl+C is (SIGINT): on plain lines the table stops where it is, the journal is closed and the feed
 drained on the way out; at the dealer console, the console closes and the table stops as on Ctrl+C, the summary
 printed. Then the command says which signal stopped it and exits 128 + the signal's number (143, 129), as Ctrl+C
-exits 130. A second signal while the table stops is ignored: the first one's stop goes on.
+exits 130. A second signal while the table stops, or after it until the process exits, is ignored: the first
+one's stop goes on.
 """
 
 from __future__ import annotations
@@ -60,10 +61,13 @@ class Stopping:
 
 
 @contextlib.contextmanager
-def stopped_by_signals() -> Iterator[Stopping]:
+def stopped_by_signals(until_exit: bool = False) -> Iterator[Stopping]:
     """While the ``with`` block runs, SIGTERM and SIGHUP stop it as Ctrl+C does; after it, a block that returned
     after one, or ended in an interrupt after one, raises :class:`SignalStop`. Outside the main thread (where no
-    handler can be set) nothing changes, nor for a signal that was ignored (``nohup`` ignores SIGHUP)."""
+    handler can be set) nothing changes, nor for a signal that was ignored (``nohup`` ignores SIGHUP).
+
+    ``until_exit``: the block is the whole process's work, which ends after it; once stopped by a signal, a second
+    one is ignored until the process exits (its stop is said, its status given), instead of killing it there."""
     stopping = Stopping()
     previous: dict[int, Any] = {}
     try:
@@ -80,6 +84,7 @@ def stopped_by_signals() -> Iterator[Stopping]:
         # the console's asyncio runner, cancelled by the stop (during its start), raised an interrupt of its own
         raise SignalStop(stopping.received) from None
     finally:
-        for restored, handler in previous.items():
-            signal.signal(restored, handler)
+        if not (until_exit and stopping.received is not None):  # else the handler stays: it ignores a second
+            for restored, handler in previous.items():
+                signal.signal(restored, handler)
     stopping.check()

@@ -13,6 +13,7 @@ import select
 import signal
 import struct
 import subprocess
+import sys
 import termios
 import time
 from pathlib import Path
@@ -247,3 +248,55 @@ def test_a_signal_while_the_dealer_console_starts_closes_it_without_a_traceback(
     assert status == 128 + number and f"croupier simulate: {said}" in shown, (status, shown[-2000:])
     audit = croupier_process("audit", "verify", journal)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+SECOND_SIGNAL = """
+import signal
+from controller.cli.stopping import SignalStop, stopped_by_signals
+try:
+    with stopped_by_signals(until_exit=True):
+        signal.raise_signal(signal.SIGTERM)
+except SignalStop as stop:
+    print("stopped by", stop.name, flush=True)
+signal.raise_signal(signal.SIGTERM)  # a second one, after the stop and before the exit
+print("exits as stopped", flush=True)
+"""
+
+
+def test_a_second_signal_after_the_stop_is_ignored_until_the_process_exits() -> None:
+    """The stop's handlers were put back as the table stopped, so a second SIGTERM between the stop and the exit
+    (a service manager that repeats it) killed the process (-15) instead of its saying the stop and exiting 143."""
+    ended = subprocess.run([sys.executable, "-c", SECOND_SIGNAL], cwd=ROOT, capture_output=True, text=True,
+                           timeout=120)
+    assert (ended.returncode, ended.stdout) == (0, "stopped by SIGTERM\nexits as stopped\n"), ended.stderr
+
+
+SPIED = """
+import sys
+import controller.cli.stopping as stopping
+from controller.cli.main import main
+
+real = stopping.stopped_by_signals
+stopping.stopped_by_signals = lambda until_exit=False: (print("until_exit", until_exit), real(until_exit))[1]
+ARGS = ["simulate", "--seed", "1", "--rounds", "1", "--quiet"]
+main(ARGS)
+sys.argv = ["croupier", *ARGS]
+main()
+"""
+
+
+def test_only_the_croupier_process_keeps_ignoring_a_second_signal() -> None:
+    """``main(argv)`` called in a program of its own (the tests' in-process runs) gets its handlers back after a stop;
+    the ``croupier`` command itself (``main()``, its arguments from the command line) ends after it."""
+    ended = subprocess.run([sys.executable, "-c", SPIED], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert [line for line in ended.stdout.splitlines() if line.startswith("until_exit")] == \
+        ["until_exit False", "until_exit True"], ended.stderr
+
+
+def test_the_stop_handlers_are_put_back_after_a_stop_when_the_process_goes_on() -> None:
+    from controller.cli.stopping import SignalStop, stopped_by_signals
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SignalStop), stopped_by_signals():
+        signal.raise_signal(signal.SIGTERM)
+    assert signal.getsignal(signal.SIGTERM) is before
