@@ -612,25 +612,17 @@ class DealerConsole(App[None]):
         it is just recorded."""
         worded = [self._worded(event) for event in events]
         if self._ui_thread is not None and threading.get_ident() != self._ui_thread:
-            if not self.is_running:  # closed (Ctrl+C, a stop signal) while the table dealt on: nothing to draw
-                self._keep(worded, table)
+            if not self.is_running:  # closed (Ctrl+C, a stop signal) while the table dealt on: kept, not drawn
+                self._apply_batch(worded, table)
                 return
             try:
                 self.call_from_thread(self._apply_batch, worded, table)
             except RuntimeError:
                 if self.is_running:
                     raise
-                self._keep(worded, table)  # it closed meanwhile
+                self._apply_batch(worded, table)  # it closed meanwhile
         else:
             self._apply_batch(worded, table)
-
-    def _keep(self, events: Sequence[ViewEvent], table: View | None) -> None:
-        """Fold ``events`` (and the table's view) into :attr:`view` without drawing: the console has closed."""
-        for event in events:
-            self._fold(event)
-        if table is not None:
-            with self._lock:
-                self.view.show(table)
 
     def _keep_for_recall(self, event: ViewEvent) -> None:
         if event["event"] in RECALL_EVENTS:
@@ -654,7 +646,7 @@ class DealerConsole(App[None]):
             with self._lock:
                 self.view.show(table)
             changed = True
-        if changed and self._ui_thread is not None:
+        if changed and self._ui_thread is not None and self.is_running:  # a closed console draws nothing
             self.refresh_view()
 
     def _fold(self, event: ViewEvent) -> bool:
