@@ -7,18 +7,16 @@ Real parts only: a Mosquitto of the test's own, PostgreSQL, ``croupier simulate 
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import socket
 import sqlite3
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.cable import Cable
 from tests.controller.floor.floorkit import Archive, archived_keys, holds_every_record, journal_records, publish
 from tests.controller.floor.mosquitto import read_retained, wait_for
 from tests.controller.floor.services import Mosquitto
@@ -30,45 +28,8 @@ DRAIN = "30"
 """Seconds of ``[feed] drain_timeout``: generous, and the same for both runs of a table (a setting changed
 would add a note to its journal)."""
 HOLD = 2.0
-"""Seconds a slow link holds the broker's first bytes of each connection: far less than the drain timeout."""
-
-
-class SlowLink:
-    """A TCP relay to the broker that holds what the broker sends for :data:`HOLD` seconds from the start of
-    each connection (a slow network: the CONNACK, the SUBACK, the retained messages all come late)."""
-
-    def __init__(self, broker: str) -> None:
-        host, port = broker.rsplit(":", 1)
-        self.broker = (host, int(port))
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.address = f"127.0.0.1:{self.server.getsockname()[1]}"
-        self.sockets: list[socket.socket] = [self.server]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                table, _ = self.server.accept()
-            except OSError:
-                return
-            broker = socket.create_connection(self.broker)
-            self.sockets += [table, broker]
-            opened = time.monotonic()
-            threading.Thread(target=self._pipe, args=(table, broker, opened), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(broker, table, opened + HOLD), daemon=True).start()
-
-    @staticmethod
-    def _pipe(source: socket.socket, sink: socket.socket, held_until: float) -> None:
-        with contextlib.suppress(OSError):
-            while data := source.recv(65536):
-                time.sleep(max(0.0, held_until - time.monotonic()))
-                sink.sendall(data)
-            sink.shutdown(socket.SHUT_WR)
-
-    def close(self) -> None:
-        for each in self.sockets:
-            with contextlib.suppress(OSError):
-                each.close()
+"""Seconds a slow link holds the broker's first bytes of each connection (the CONNACK, the SUBACK, the retained
+messages all come late): far less than the drain timeout."""
 
 
 def _mark(journal: Path, table: str) -> int:
@@ -107,7 +68,7 @@ def _only_the_restart_noted(journal: Path, last: int) -> bool:
 @pytest.mark.parametrize("link", ["direct", "slow"])
 def test_a_restart_that_ends_at_once_hears_the_archive_before_it_stops(
         tmp_path: Path, own_broker: Mosquitto, database: str, site: str, link: str) -> None:
-    slow = SlowLink(own_broker.address) if link == "slow" else None
+    slow = Cable(own_broker.port, hold=HOLD) if link == "slow" else None
     journal = tmp_path / "w1.journal"
     feed = f"mqtt://{slow.address if slow else own_broker.address}/{site}/w1"
     archive = None
