@@ -34,14 +34,23 @@ STATE_FIELDS = ("shoe", "round", "in_round", "slot_due", "dealer", "last_result"
                 "alerts", "cards_left", "stub_count", "last_card_at", "updated_at", "events", "head", "mode",
                 "software")
 """The ``state`` fields a tile shows as they are (docs/floor.md, ``state``)."""
+KINDS: dict[str, Callable[[object], bool]] = {
+    "text": lambda value: isinstance(value, str),
+    "a whole number": lambda value: isinstance(value, int) and not isinstance(value, bool),
+    "true or false": lambda value: isinstance(value, bool),
+    "a JSON object": lambda value: isinstance(value, dict),
+    "a list": lambda value: isinstance(value, list),
+    "a list of JSON objects": lambda value: isinstance(value, list) and all(isinstance(item, dict) for item in value),
+}
+"""Each kind a ``state`` field may be, by the words that name it, and its test."""
 _TEXT, _NUMBER, _OBJECT = "text", "a whole number", "a JSON object"
 STATE_KINDS: dict[str, str] = {
     "shoe": _NUMBER, "round": _NUMBER, "in_round": "true or false", "stopped_by": _TEXT, "slot_due": _TEXT,
     "dealer": _TEXT, "last_result": _OBJECT, "results": "a list", "misdeal": _OBJECT,
     "alerts": "a list of JSON objects", "cards_left": _NUMBER, "stub_count": _NUMBER, "last_card_at": _TEXT,
     "updated_at": _TEXT, "events": _NUMBER, "head": _OBJECT, "mode": _TEXT, "software": _OBJECT}
-"""What each ``state`` field is when a table gives it (null, or missing from an earlier version's, is always
-taken): a state with one of another kind is refused, as the page and its texts read them by their kind."""
+"""What each ``state`` field is when a table gives it (:data:`KINDS`; null, or missing from an earlier version's,
+is always taken): a state with one of another kind is refused, as the page and its texts read them by their kind."""
 WILL_GRACE = 3.0
 """Seconds after a Last Will before the tile shows the table offline."""
 RECONNECT_GRACE = 15.0
@@ -106,26 +115,10 @@ class Tile:
         return tile
 
 
-def _of_kind(value: object, kind: str) -> bool:
-    if value is None:
-        return True
-    if kind == _NUMBER:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == _TEXT:
-        return isinstance(value, str)
-    if kind == _OBJECT:
-        return isinstance(value, dict)
-    if kind == "true or false":
-        return isinstance(value, bool)
-    if kind == "a list":
-        return isinstance(value, list)
-    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
-
-
 def state_problem(state: dict[str, Any]) -> str | None:
     """Why ``state`` cannot be shown: its first field that is not of its kind (:data:`STATE_KINDS`), or None."""
     for name, kind in STATE_KINDS.items():
-        if not _of_kind(state.get(name), kind):
+        if state.get(name) is not None and not KINDS[kind](state[name]):
             return f"the state's {name} {json.dumps(state[name])[:40]} is not {kind}"
     return None
 
