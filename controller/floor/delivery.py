@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from enum import Enum
 
 MAX_SEQ = (1 << 63) - 1
 """The highest record number a journal (SQLite) or the archive (PostgreSQL ``BIGINT``) holds."""
@@ -45,6 +46,27 @@ def parse_archived(payload: bytes) -> Archived | None:
     if not (wants is None or (isinstance(wants, int) and not isinstance(wants, bool) and 1 <= wants <= MAX_SEQ)):
         return None
     return Archived(seq, hash_, wants)
+
+
+class Conflict(Enum):
+    """What an archived head that is not this journal's record says of the archive's chain and this journal."""
+
+    FORKED = "forked"
+    """The archive's record at a seq this journal holds is another: its chain does not continue this journal's."""
+    OLDER_COPY = "older_copy"
+    """The archive confirmed records of this journal before and holds records past its end: this journal is an
+    older copy (restored from a backup, or cut)."""
+    AHEAD = "ahead"
+    """Past this journal's end, and nothing of it confirmed: another journal, or a longer copy of this one."""
+
+
+def conflict(seq: int, mine: str | None, resumed_end: int, confirmed: int) -> Conflict:
+    """What the archive's head ``seq`` (not this journal's record) says: ``mine`` is this journal's hash of record
+    ``seq`` (None: it has none), ``resumed_end`` the journal's last record when the table started, ``confirmed``
+    the last record of it the archive ever confirmed (its ``feed_acked`` mark)."""
+    if confirmed >= 1 and seq > resumed_end:
+        return Conflict.OLDER_COPY
+    return Conflict.AHEAD if mine is None else Conflict.FORKED
 
 
 class Delivery:

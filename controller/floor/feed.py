@@ -34,7 +34,7 @@ from paho.mqtt.properties import Properties
 
 from controller.core.exceptions import FeedError
 from controller.core.published import View
-from controller.floor.delivery import Delivery, parse_archived
+from controller.floor.delivery import Archived, Conflict, Delivery, conflict, parse_archived
 from controller.floor.messages import TableState, event_message, journal_message, record_events
 from controller.floor.mqttclient import broker_problem, new_client
 from controller.floor.netloop import ClientLoop
@@ -152,6 +152,8 @@ class TableFeed:
         """Where the ``state`` message's table comes from (:meth:`follow`)."""
         self.acks = Acks(0)
         self.delivery = Delivery(0, 0, time.monotonic())
+        self.resumed_end = 0
+        """The journal's last record when the feed started."""
         self.cursor = 0
         self.marked = (0, 0)
         """The marks last kept in the journal: (archive-confirmed, broker-acknowledged)."""
@@ -244,21 +246,37 @@ class TableFeed:
         self.delivery.archived(told, mine, self.cursor, time.monotonic())
         if self.delivery.foreign is not None and not self._said_foreign:
             self._said_foreign = True
-            last = self.outbox.last_seq()
-            if mine is None and self.delivery.foreign > last:  # not another journal's record: one this one lacks
-                self._say(message("feed.archive_ahead", "the archive holds another journal as {site}/{table}, or a "
-                                  "longer copy of this one (its record {seq} is past this journal's last record "
-                                  "{last}: this journal may have been cut or restored from an older copy); this "
-                                  "journal's records are not archived: give this table a name of its own, or compare "
-                                  "both with croupier audit verify --archive", seq=self.delivery.foreign,
-                                  site=self.target.site, table=self.target.table, last=last))
-            else:
-                self._say(message("feed.foreign_journal", "the archive holds another journal as {site}/{table} (its "
-                                  "record {seq} is not this journal's); this journal's records are not archived: give "
-                                  "this table a name of its own, or compare both with croupier audit verify --archive",
-                                  site=self.target.site, table=self.target.table, seq=self.delivery.foreign))
+            self._say_conflict(told, mine)
         if self.delivery.resending and not resending:
             self._pending = True
+
+    def _say_conflict(self, told: Archived, mine: str | None) -> None:
+        """Say once a run that the archive's head ``told`` is not this journal's record (``mine``: the journal's
+        hash of it): what the archive's chain is to this journal, and what to do."""
+        assert self.outbox is not None
+        site, table = self.target.site, self.target.table
+        kind = conflict(told.seq, mine, self.resumed_end, self.delivery.mark)
+        if kind is Conflict.OLDER_COPY:
+            self._say(message("feed.older_copy", "this journal is an older copy than the one the archive holds for "
+                              "{site}/{table} (restored from a backup, or cut): this journal ended at record {last} "
+                              "when the table started, the archive's head is record {seq}; the records dealt on it "
+                              "are not archived (the archive keeps its own chain and refuses them) and none counts "
+                              "as delivered: restore the table's newest journal, or call the supervisor",
+                              site=site, table=table, last=self.resumed_end, seq=told.seq))
+        elif kind is Conflict.FORKED:
+            self._say(message("feed.forked", "the archive holds another journal as {site}/{table}, a chain that does "
+                              "not continue this journal: its record {seq} has hash {archived}..., this journal's "
+                              "record {seq} has hash {mine}...; this journal's records are not counted as delivered "
+                              "and the archive refuses them, keeping its own: give this table a name of its own, or "
+                              "compare both with croupier audit verify --archive", site=site, table=table,
+                              seq=told.seq, archived=str(told.hash)[:16], mine=str(mine)[:16]))
+        else:
+            self._say(message("feed.archive_ahead", "the archive holds another journal as {site}/{table}, or a "
+                              "longer copy of this one (its record {seq} is past this journal's last record "
+                              "{last}: this journal may have been cut or restored from an older copy); this "
+                              "journal's records are not archived: give this table a name of its own, or compare "
+                              "both with croupier audit verify --archive", seq=told.seq, site=site, table=table,
+                              last=self.outbox.last_seq()))
 
     def _cannot_connect(self, problem: BaseException | None = None) -> None:
         """Said once an outage: a certificate refused names its reason (unknown CA, host name mismatch)."""
@@ -300,7 +318,7 @@ class TableFeed:
     def start(self) -> None:
         """Open the journal's outbox, follow it to the acknowledged mark, connect and start publishing."""
         self.outbox = Outbox(self.journal_path)
-        last = self.outbox.last_seq()
+        last = self.resumed_end = self.outbox.last_seq()
         confirmed = min(self.outbox.acked(), last)
         published = min(max(confirmed, self.outbox.published()), last)
         for record in self.outbox.records_upto(published):

@@ -7,6 +7,7 @@ journal with the archive record by record: every record once, same fields, nothi
 
 from __future__ import annotations
 
+import re
 import signal
 import sqlite3
 import time
@@ -20,7 +21,10 @@ from tests.controller.floor.floorkit import (
     Table,
     archived_keys,
     assert_archived_exactly,
+    croupier,
     holds_every_record,
+    journal_records,
+    make_journal,
     wait_for,
 )
 from tests.controller.floor.services import Mosquitto
@@ -28,6 +32,8 @@ from tests.controller.floor.services import Mosquitto
 INTERRUPTED = 130
 """``croupier simulate``'s exit status after Ctrl+C (SIGINT), a clean stop."""
 CONTRACT_SECONDS = 60.0
+RESUME_RECORDS = 8
+"""At most the records a resumed table journals before its feed starts (its resume's notes, a deal under way)."""
 """The contract: every record archived within 60 s of the archive's start, while the table deals."""
 
 
@@ -179,11 +185,13 @@ def test_another_journal_under_an_archived_tables_name_is_reported_never_archive
 
 
 @pytest.mark.slow
-def test_a_journal_restored_from_an_older_copy_is_said_to_be_behind_the_archive(
+def test_a_journal_restored_from_an_older_copy_is_said_to_be_one_and_never_forks_the_archive(
         tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
-    """The archive holds records past the end of a journal restored from an older backup: its table resumed and
-    said only 'the archive holds another journal as SITE/TABLE ...: give this table a name of its own', which is not
-    what happened here and sends the engineer the wrong way."""
+    """The archive holds records past the end of a journal restored from an older backup (one the archive had
+    confirmed records of): its table resumed and was told only that the archive may hold another journal or a longer
+    copy, and to give the table a name of its own, which sends the engineer the wrong way. It is told that this
+    journal is an older copy, where it ends, where the archive's head is, and what to do; the table deals on, and the
+    archive's chain is neither overwritten nor forked by the records it deals meanwhile."""
     journal = tmp_path / "t.journal"
     backup = tmp_path / "t.backup"
     feed = f"mqtt://{own_broker.address}/{site}/t1"
@@ -191,6 +199,7 @@ def test_a_journal_restored_from_an_older_copy_is_said_to_be_behind_the_archive(
     try:
         first = Table(journal, feed, seed=17)
         _wait_records(first, 60)
+        wait_for(lambda: _mark(journal) >= 1, "the archive confirming the first records")
         source, copy = sqlite3.connect(journal), sqlite3.connect(backup)
         source.backup(copy)
         copy.execute("PRAGMA journal_mode=DELETE")  # one file, as a backup is kept
@@ -204,17 +213,57 @@ def test_a_journal_restored_from_an_older_copy_is_said_to_be_behind_the_archive(
         copy = sqlite3.connect(backup)
         end = copy.execute("SELECT max(seq) FROM records").fetchone()[0]
         copy.close()
+        assert 1 <= _mark(backup) <= end < len(records)
         for stale in (journal, journal.with_name(journal.name + "-wal"), journal.with_name(journal.name + "-shm")):
             stale.unlink(missing_ok=True)
         backup.replace(journal)  # restored from the older copy
         again = Table(journal, feed, seed=17, env={"CROUPIER_FEED_DRAIN_TIMEOUT": "3"})
         wait_for(lambda: len(again.records()) > end + 5, "the restored table dealing")
+        assert again.running(), "the table deals on"
         status, stderr = again.stop()
         assert status == INTERRUPTED, stderr
     finally:
         archive.stop()
-    last = records[-1]["seq"]
-    assert (f"or a longer copy of this one (its record {last} is past this journal's last record " in stderr
-            and "this journal may have been cut or restored from an older copy" in stderr
-            and "croupier audit verify --archive" in stderr), stderr
+    head = records[-1]["seq"]
+    said = [line for line in stderr.splitlines() if "older copy" in line]
+    assert len(said) == 1, stderr
+    ended = re.search(r"this journal ended at record (\d+) when the table started, the archive's head is record "
+                      r"(\d+)", said[0])
+    assert ended is not None and f"{site}/t1" in said[0], said
+    assert end <= int(ended[1]) <= end + RESUME_RECORDS and int(ended[2]) == head, said
+    assert "restore the table's newest journal" in said[0] and "call the supervisor" in said[0], said
+    assert "give this table a name of its own" not in stderr, "not another journal: the wrong way"
     assert _mark(journal) <= end, "nothing of the restored journal's new records counts as delivered"
+    assert_archived_exactly(database, site, "t1", records)  # neither overwritten nor forked
+
+
+@pytest.mark.slow
+def test_another_chain_under_the_tables_name_is_said_with_both_hashes_and_never_counted(
+        tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
+    """The archive's head for the table is a record this journal has, with another hash: the archive refused the
+    journal's records (a chain that does not continue), and the table said only that the archive holds another
+    journal. It names the record and both hashes, counts nothing delivered, and the archive keeps its own chain."""
+    feed = f"mqtt://{own_broker.address}/{site}/t1"
+    other = make_journal(tmp_path / "b.journal", seed=12, rounds=8)  # dealt where no broker was, longer than a's
+    archive = Archive(own_broker.address, database, group="")
+    try:
+        first = Table(tmp_path / "a.journal", feed, seed=11, rounds=3, pace=0.01)
+        assert first.process.wait(timeout=120) == 0
+        records = first.records()
+        wait_for(lambda: holds_every_record(database, site, "t1", records), "the first journal archived")
+        theirs = journal_records(other)
+        head = records[-1]["seq"]
+        assert len(theirs) > head
+        resumed = croupier("simulate", "--seed", "12", "--rounds", "8", "--quiet", "--journal", str(other), "--feed",
+                           feed, CROUPIER_FEED_DRAIN_TIMEOUT="3")
+        assert resumed.returncode == 0, resumed.stderr
+        archive.wait_line(f"REJECTED {site}/t1 record 1: differs from the archived record 1")
+    finally:
+        archive.stop()
+    said = [line for line in resumed.stderr.splitlines() if "does not continue this journal" in line]
+    assert len(said) == 1, resumed.stderr
+    assert (f"{site}/t1" in said[0] and f"its record {head} has hash {records[-1]['hash'][:16]}..." in said[0]
+            and f"this journal's record {head} has hash {theirs[head - 1]['hash'][:16]}..." in said[0]), said
+    assert "not counted as delivered" in said[0], said
+    assert _mark(other) == 0, "nothing of the other journal counts as delivered"
+    assert_archived_exactly(database, site, "t1", records)

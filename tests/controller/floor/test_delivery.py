@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from controller.floor.archive_book import ASK_AGAIN, GAP_GRACE, TableBook, archived_message
 from controller.floor.archive_store import Head, Progress
-from controller.floor.delivery import REWIND_AGAIN, Archived, Delivery, parse_archived
+from controller.floor.delivery import REWIND_AGAIN, Archived, Conflict, Delivery, conflict, parse_archived
 
 MINE = {seq: f"{seq:064x}" for seq in range(1, 200)}
 PLACE = ("casino", "t1")
@@ -27,6 +27,18 @@ def test_another_journals_record_is_never_confirmed() -> None:
     delivery = Delivery(3, 3, now=0.0)
     told(delivery, 9, None, cursor=20, now=1.0, hash_="f" * 64)
     assert delivery.foreign == 9 and delivery.confirmed == 3 and delivery.mark == 3
+
+
+def test_a_head_past_a_journal_the_archive_confirmed_records_of_says_it_is_an_older_copy() -> None:
+    assert conflict(162, None, resumed_end=68, confirmed=53) is Conflict.OLDER_COPY
+    assert conflict(162, "e" * 64, resumed_end=68, confirmed=53) is Conflict.OLDER_COPY, "dealt past it since"
+    assert conflict(162, None, resumed_end=68, confirmed=0) is Conflict.AHEAD, "nothing of it ever confirmed"
+
+
+def test_a_head_this_journal_holds_with_another_hash_is_a_fork() -> None:
+    assert conflict(48, "e" * 64, resumed_end=60, confirmed=0) is Conflict.FORKED
+    assert conflict(48, "e" * 64, resumed_end=60, confirmed=40) is Conflict.FORKED
+    assert conflict(70, "e" * 64, resumed_end=60, confirmed=0) is Conflict.FORKED
 
 
 def test_a_request_is_answered_once_while_the_archive_takes_the_resend() -> None:
