@@ -129,6 +129,7 @@ class TableFeed:
         self._said_refused = False
         self._thread: threading.Thread | None = None
         self._said_foreign = False
+        self._said_anonymous = False
         self._said_not_archived = False
         """An ``archived`` message that was not the archive's head was said (once a run)."""
         self._archived: bytes | None = None
@@ -192,6 +193,12 @@ class TableFeed:
         self._said_unreachable = False
         self._say(message("feed.connected", "connected to {broker} as {site}/{table}",
                           broker=self.target.broker.address, site=self.target.site, table=self.target.table))
+        if self.target.broker.username is None and not self._said_anonymous:
+            self._said_anonymous = True
+            self._say(message("feed.anonymous", "connected without an account (anonymous): anyone who can reach the "
+                              "broker may publish on {topic}, so the archive's confirmation of delivery cannot be "
+                              "trusted; give the table an account of its own on a broker with the floor's ACL "
+                              "(croupier floor acl) for the proof", topic=self.target.topic("archived")))
         self._pending = True
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:

@@ -193,6 +193,7 @@ def test_the_archive_signed_in_stores_a_signed_in_table_and_refuses_its_forged_r
         journal = tmp_path / "a.journal"
         done = _simulate(f"mqtt://{site}-A:{passwords[f'{site}-A']}@{broker.address}/{site}/A", journal)
         assert done.returncode == 0, done.stderr
+        assert "without an account" not in done.stderr, "signed in: the archive's word is the archive's"
         records = journal_records(journal)
         wait_for(lambda: len(archived(database, site, "A")) >= len(records), "table A's journal archived")
         table_a = _sign_in(broker, passwords, f"{site}-A")  # a table's credentials can still forge its own

@@ -185,6 +185,7 @@ def test_a_broker_restart_mid_run_loses_nothing(own_broker: Mosquitto, tmp_path:
         stdout, stderr = table_run.communicate(timeout=240)
         assert table_run.returncode == 0, stderr
         assert "feed: broker" in stderr, "the outage is reported"
+        assert stderr.count("without an account") == 1, "said once a run, not on every connection"
         printed = lines(stdout)
         wait_for(lambda: len({m["seq"] for m in subscriber.json_on("events")}) >= len(printed), "every event")
         assert_feed_is_the_stream(subscriber.json_on("events"), printed, site, table)
@@ -418,3 +419,18 @@ def test_an_archived_message_that_is_not_the_archives_head_is_said_once_and_coun
     assert "not the archive's head" in said[0] and "nothing counts as delivered by it" in said[0], said
     with sqlite3.connect(journal) as connection:
         assert connection.execute("SELECT seq FROM feed_acked").fetchone()[0] == 0
+
+
+def test_a_feed_without_an_account_says_once_that_the_archives_word_cannot_be_trusted(broker: str,
+                                                                                       tmp_path: Path) -> None:
+    """On an anonymous broker anyone may publish a table's ``archived`` head: the table took it as proof of
+    delivery without a word."""
+    site, table = names()
+    done = croupier("simulate", "--seed", "3", "--rounds", "3", "--journal", str(tmp_path / "t.journal"),
+                    "--feed", f"mqtt://{broker}/{site}/{table}", CROUPIER_FEED_DRAIN_TIMEOUT="2")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "without an account" in line]
+    assert len(said) == 1, done.stderr
+    assert "feed: connected without an account (anonymous)" in said[0], said
+    assert (f"croupier/{site}/{table}/archived" in said[0] and "cannot be trusted" in said[0]
+            and "croupier floor acl" in said[0]), said
