@@ -193,7 +193,7 @@ def _import_one(store: Any, records: list[Any], args: argparse.Namespace, path: 
         raise database_failure(error) from None
     counts: dict[str, str | int] = {"path": path, "site": done.site, "table": done.table, "last": done.records,
                                     "stored": done.stored, "duplicates": done.duplicates,
-                                    "rejected": len(done.rejections)}
+                                    "rejected": done.refused}
     if done.unstored:  # never a record left out of the count
         print(say("archive_import.done_unstored", "{path}: {site}/{table} records 1-{last}: {stored} stored, "
                   "{duplicates} already archived, {rejected} refused, {unstored} not stored (each follows a record "
@@ -203,7 +203,8 @@ def _import_one(store: Any, records: list[Any], args: argparse.Namespace, path: 
                   "already archived, {rejected} refused", **counts))
     for rejection in done.rejections:
         print(say("archive.rejected", "REJECTED {rejection}", rejection=str(rejection)))
-    return EXIT_REFUSED if done.rejections or done.unstored else EXIT_STOPPED  # 0: every record is archived
+    archived_all = not (done.rejections or done.refused or done.unstored)
+    return EXIT_STOPPED if archived_all else EXIT_REFUSED
 
 
 def _timing_log(path: str | None) -> Any:

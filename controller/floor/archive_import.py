@@ -5,9 +5,12 @@ records: the journal is verified (its hash chain, as ``croupier audit verify``),
 handed to the archive's store in order, in batches, exactly as if the table had published them: each
 record is checked against the archived record before it, stored once (a record already archived is a
 duplicate and changes nothing, so a second import stores nothing new), and one that does not chain with
-what the archive holds is refused and named. The table is the one whose archived record 1 is the
-journal's record 1, or the one named with ``--site`` and ``--table`` (a journal the archive holds
-nothing of needs them).
+what the archive holds is refused and named. Each of the journal's records is counted once, by what became of
+it: stored by this import (directly, or let through by the record before it when it waited in
+``journal_pending``), already archived, refused, or not stored.
+
+The table is the one whose archived record 1 is the journal's record 1, or the one named with ``--site`` and
+``--table`` (a journal the archive holds nothing of needs them).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass, field
 
 from controller.core.exceptions import ArchiveError
 from controller.floor.archive import BATCH_LIMIT
-from controller.floor.archive_store import ArchiveStore, Outcome, Rejection, record_payload
+from controller.floor.archive_store import ArchiveStore, Handled, Outcome, Rejection, record_payload
 from controller.i18n.message import message
 from controller.journal.store import Journal, Record
 from controller.journal.verify import verify
@@ -24,14 +27,18 @@ from controller.journal.verify import verify
 
 @dataclass
 class Imported:
-    """What one journal's import did."""
+    """What one journal's import did: each of its records counted once."""
 
     site: str
     table: str
     records: int
     stored: int = 0
+    """Records this import put in ``journal_records`` (directly, or let through from ``journal_pending``)."""
     duplicates: int = 0
+    """Records that were archived before this import."""
+    refused: int = 0
     rejections: list[Rejection] = field(default_factory=list)
+    """Every rejection this import caused (its records', and those of waiting records it let through)."""
     unstored: int = 0
     """Records neither stored nor refused: each follows one the archive does not hold (parked in
     ``journal_pending``, or beyond what it parks)."""
@@ -55,16 +62,33 @@ def import_records(store: ArchiveStore, records: list[Record], site: str | None,
     archived record 1 is the journal's record 1)."""
     if site is None or table is None:
         site, table = _table_of(store, records, path)
-    done = Imported(site, table, len(records))
+    fates: dict[int, Outcome] = {}
+    rejections: list[Rejection] = []
     for start in range(0, len(records), BATCH_LIMIT):
         batch = records[start:start + BATCH_LIMIT]
         result = store.store_batch([((site, table, record), record_payload(record)) for record in batch])
-        for handled in result.handled:
-            done.stored += handled.stored
-            done.duplicates += handled.outcome is Outcome.DUPLICATE
-            done.unstored += handled.outcome in (Outcome.PENDING, Outcome.DEFERRED)
-            done.rejections.extend(handled.rejections)
-    return done
+        for record, handled in zip(batch, result.handled, strict=True):
+            _note_fate(fates, record.seq, handled)
+            rejections.extend(handled.rejections)
+    outcomes = [fates.get(record.seq) for record in records]
+    return Imported(site, table, len(records), stored=outcomes.count(Outcome.STORED),
+                    duplicates=outcomes.count(Outcome.DUPLICATE), refused=outcomes.count(Outcome.REJECTED),
+                    rejections=rejections, unstored=outcomes.count(Outcome.PENDING))
+
+
+def _note_fate(fates: dict[int, Outcome], seq: int, handled: Handled) -> None:
+    """Keep what became of record ``seq`` in ``fates``: a record stored by this import stays stored when the import
+    reaches it again as a duplicate (it waited in ``journal_pending`` and the record before it let it through)."""
+    outcome = handled.outcome
+    if outcome is Outcome.STORED:
+        for released in range(seq, seq + handled.stored):
+            fates[released] = Outcome.STORED
+    elif outcome is Outcome.DUPLICATE:
+        fates.setdefault(seq, Outcome.DUPLICATE)
+    elif outcome is Outcome.REJECTED:
+        fates[seq] = Outcome.REJECTED
+    else:  # waiting for a predecessor (parked or deferred); stored if a later record lets it through
+        fates.setdefault(seq, Outcome.PENDING)
 
 
 def _table_of(store: ArchiveStore, records: list[Record], path: str) -> tuple[str, str]:

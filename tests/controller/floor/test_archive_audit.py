@@ -93,6 +93,44 @@ def test_import_names_the_records_it_leaves_waiting_behind_a_refused_one(
     assert_archived_exactly(database, site, "t1", records)
 
 
+def _hold_back(database: str, site: str, table: str, path: Path, first: int, last: int) -> None:
+    """Have the archive receive records ``first``-``last`` of the journal before their predecessors, as from a
+    broker that lost the ones before: they wait in journal_pending."""
+    from controller.floor.archive_import import journal_records as verified_records
+    from controller.floor.archive_store import ArchiveStore, Outcome, connect, create_schema, record_payload
+
+    store = ArchiveStore(connect(database))
+    try:
+        create_schema(store)
+        held = verified_records(str(path))[first - 1:last]
+        result = store.store_batch([((site, table, record), record_payload(record)) for record in held])
+        store.connection.commit()
+    finally:
+        store.close()
+    assert [handled.outcome for handled in result.handled] == [Outcome.PENDING] * len(held)
+
+
+@pytest.mark.slow
+def test_import_counts_once_the_records_it_lets_through_from_those_waiting(
+        tmp_path: Path, database: str, site: str) -> None:
+    """Records the archive held back (waiting for their predecessors) were counted twice: once as stored when the
+    import's record before them let them through, again as 'already archived' when the import reached them (in
+    the same batch or the next one): the line said more records than the journal has."""
+    path = make_journal(tmp_path / "t.journal", seed=17, rounds=110)
+    records = journal_records(path)
+    total = len(records)
+    assert total > 520, "the journal spans two of the import's batches (500 records)"
+    _hold_back(database, site, "t1", path, 490, 510)  # across the first batch's end
+    status, stdout, stderr = _import(database, str(path), "--site", site, "--table", "t1")
+    assert status == 0, stdout + stderr
+    assert f"{site}/t1 records 1-{total}: {total} stored, 0 already archived, 0 refused\n" in stdout, stdout
+    assert_archived_exactly(database, site, "t1", records)
+    again, stdout, stderr = _import(database, str(path))
+    assert again == 0, stdout + stderr
+    assert f"{site}/t1 records 1-{total}: 0 stored, {total} already archived, 0 refused\n" in stdout, stdout
+    assert_archived_exactly(database, site, "t1", records)
+
+
 def test_import_of_a_journal_the_archive_does_not_know_needs_its_name(tmp_path: Path) -> None:
     run = croupier("archive", "import", str(tmp_path / "missing.journal"), "--db", "postgresql://127.0.0.1:1/x",
                    "--site", "a")
