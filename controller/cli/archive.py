@@ -12,8 +12,9 @@ hash chain as it goes and stores each record once in ``journal_records``; a reco
 Ctrl+C. Exit status: 0 stopped, 2 a bad URL, the broker or the database cannot be used.
 
 ``croupier archive import JOURNAL... --db URL [--site S --table T]`` stores journal files directly
-(:mod:`controller.floor.archive_import`). Exit status: 0 every record archived, 1 a journal does not
-verify or holds records the archive refuses, 2 bad input or a database that cannot be used.
+(:mod:`controller.floor.archive_import`), each as the table named, else the archived table it continues, else the
+table its journal names (``SITE/TABLE``, or a table of the site ``local``). Exit status: 0 every record archived,
+1 a journal does not verify or holds records the archive refuses, 2 bad input or a database that cannot be used.
 """
 
 from __future__ import annotations
@@ -90,15 +91,19 @@ def register(subparsers: Any) -> None:
         description="Store each journal file's records in the archive, as the archive stores a table's published "
                     "records: the journal's hash chain is verified, each record is checked against the archived "
                     "record before it and stored once (a second import stores nothing new). The table is the one "
-                    "whose archived record 1 is the journal's record 1, or the one named with --site and --table. "
+                    "named with --site and --table; else the one whose archived record 1 is the journal's record 1; "
+                    "else the one the journal names: its table's id (docs/journal.md), the feed's SITE/TABLE for a "
+                    "table that had a feed, or a table name alone (a [table] id without '/', else the host's name), "
+                    "archived under the site 'local'. "
                     "Exit status: 0 every record archived, 1 a journal does not verify or holds records the "
                     "archive refuses, 2 bad input or a database that cannot be used.")
     importing.add_argument("journals", nargs="+", metavar="JOURNAL", help="a journal file")
     importing.add_argument("--db", required=True, metavar="URL",
                            help="the archive's PostgreSQL database: postgresql://[USER[:PASSWORD]@]HOST[:PORT]/"
                                 "DATABASE (its tables are created when missing)")
-    importing.add_argument("--site", help="the table's site in the archive (with --table; default: found by the "
-                                          "journal's record 1)")
+    importing.add_argument("--site", help="the table's site in the archive (with --table; default: the archived "
+                                          "table that holds the journal's record 1, else the table the journal "
+                                          "names)")
     importing.add_argument("--table", help="the table's name in the archive (with --site)")
     add_lang_option(importing)
     importing.set_defaults(handler=archive_import)
@@ -193,7 +198,7 @@ def _import_one(store: Any, records: list[Any], args: argparse.Namespace, path: 
         raise database_failure(error) from None
     counts: dict[str, str | int] = {"path": path, "site": done.site, "table": done.table, "last": done.records,
                                     "stored": done.stored, "duplicates": done.duplicates,
-                                    "rejected": len(done.rejections)}
+                                    "rejected": done.refused}
     if done.unstored:  # never a record left out of the count
         print(say("archive_import.done_unstored", "{path}: {site}/{table} records 1-{last}: {stored} stored, "
                   "{duplicates} already archived, {rejected} refused, {unstored} not stored (each follows a record "
@@ -203,7 +208,8 @@ def _import_one(store: Any, records: list[Any], args: argparse.Namespace, path: 
                   "already archived, {rejected} refused", **counts))
     for rejection in done.rejections:
         print(say("archive.rejected", "REJECTED {rejection}", rejection=str(rejection)))
-    return EXIT_REFUSED if done.rejections or done.unstored else EXIT_STOPPED  # 0: every record is archived
+    archived_all = not (done.rejections or done.refused or done.unstored)
+    return EXIT_STOPPED if archived_all else EXIT_REFUSED
 
 
 def _timing_log(path: str | None) -> Any:

@@ -174,8 +174,10 @@ def parse_tokens(text: str, source: str = "--cards") -> list[Input]:
     """Parse a space-separated token string (see the module doc) into inputs.
 
     Card codes are not validated here: a reader can send anything, and a bad
-    code is the core's ``unknown_card`` misdeal. Unknown ``@`` words and a
-    ``@manual`` without a card raise :class:`ScriptError` naming the token.
+    code is the core's ``unknown_card`` misdeal. Unknown ``@`` words, and a
+    ``@manual``, ``@badge`` or ``@ack`` without its argument (nothing, or a
+    token such as ``@burn`` or ``??`` in its place) raise :class:`ScriptError`
+    naming the token.
     """
     inputs: list[Input] = []
     words = text.split()
@@ -188,8 +190,12 @@ def parse_tokens(text: str, source: str = "--cards") -> list[Input]:
             inputs.append(Input(InputKind.UNREADABLE))
         elif lowered in ARGUMENT_TOKENS:
             argument_kind, what, example = ARGUMENT_TOKENS[lowered]
+            expected = f"{position}: expected {what} after {lowered}, e.g. {example}"
             if index + 1 >= len(words):
-                raise ScriptError(f"{position}: expected {what} after {lowered}, e.g. {example}")
+                raise ScriptError(expected)
+            argument = words[index + 1]
+            if argument.startswith("@") or argument == "??":
+                raise ScriptError(f"{expected}, not the token {argument!r}")
             index += 1
             inputs.append(Input(argument_kind, words[index]))
         elif lowered == "@reveal":

@@ -445,6 +445,15 @@ class ShoeEmulator:
             self.new_shoe_after = frame.seq
             self._new_shoe()
 
+    def _forget_unanswered(self) -> None:
+        """Forget the transmissions not answered within the ack timeout (the outstanding message's, and any before
+        it): they were lost on the line. Answers that name no message (stx) are paired with the transmissions in
+        order, so one kept waiting for an answer that never comes would take each later answer for the one before
+        it, and every later message would go unconfirmed and be sent again."""
+        if self.session.in_flight:
+            LOG.debug("forgot %d unanswered transmission(s)", len(self.session.in_flight))
+            self.session.in_flight.clear()
+
     def _retransmit(self, why: str) -> None:
         if self.outstanding is None:
             return
@@ -518,6 +527,7 @@ class ShoeEmulator:
         if session.ready and self.outstanding is not None:
             due = self.sent_at + self.options.ack_timeout
             if now >= due:
+                self._forget_unanswered()
                 self._retransmit("no acknowledgement")
                 return None
             timeout = min(timeout, due - now)

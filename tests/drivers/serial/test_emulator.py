@@ -265,6 +265,53 @@ def test_stx_retransmits_on_nak(emulator: Emulator, client: Callable[..., Client
     assert nxt is not None and first is not None and first.seq is not None and nxt.seq == first.seq + 1
 
 
+@pytest.mark.parametrize("lost", ["card", "heartbeat"])
+def test_stx_forgets_a_frame_never_answered_after_the_ack_timeout(
+        emulator: Emulator, client: Callable[..., Client], lost: str) -> None:
+    """Stx answers name no frame: the shoe pairs each with its oldest frame not answered yet. A frame the
+    controller never answered (lost on the line) stayed in line for ever, so every later ACK was taken for the
+    frame before it: each later card went unconfirmed and was sent again after the ack timeout."""
+    ack_timeout = 1.0
+    keyed = lost == "heartbeat"
+    shoe = emulator("--seed", "6", "--decks", "1", "--framing", "stx", "--ack-timeout", str(ack_timeout),
+                    "--heartbeat", "0.2" if keyed else "0", *(["--key"] if keyed else []),
+                    stdin=subprocess.PIPE if keyed else None)
+    controller = client(shoe.path, "stx")
+    controller.write(bytes([ENQ]))
+    if lost == "card":
+        first = controller.frame()
+        assert first is not None and first.seq == 1
+        assert controller.frame(30) == first, "not answered: sent again after the ack timeout"
+        controller.write(bytes([ACK]))  # the repeat is answered; the first transmission never will be
+        cards = [2, 3, 4, 5, 6]
+    else:
+        assert controller.frame(30, skip_heartbeats=False) == Frame("H")  # never answered
+        answered_until = time.monotonic() + ack_timeout * 1.5
+        while time.monotonic() < answered_until:  # the later heartbeats are answered as they come
+            if controller.frame(0.05, skip_heartbeats=False) is not None:
+                controller.write(bytes([ACK]))
+        keys = shoe.process.stdin
+        assert keys is not None
+        keys.write("\n" * 5)  # the dealer deals five cards
+        keys.flush()
+        cards = [1, 2, 3, 4, 5]
+    seen: list[int | None] = []
+    deadline = time.monotonic() + 60
+    while cards[-1] not in seen and time.monotonic() < deadline:
+        frame = controller.frame(max(0.0, deadline - time.monotonic()), skip_heartbeats=False)
+        if frame is None:
+            break
+        controller.write(bytes([ACK]))  # every frame answered at once, as the driver does
+        if frame.kind != "H":
+            seen.append(frame.seq)
+    if keyed:  # the first card's ACK may be taken for a heartbeat's, until the card's ack timeout
+        assert seen[:2] in ([1, 2], [1, 1]), seen
+        seen = seen[1:] if seen[:2] == [1, 1] else seen
+    assert seen == cards, "each later card sent once, each confirmed by its own ACK"
+    if keyed:
+        assert controller.frame(ack_timeout * 2) is None, "the last card is not sent again"
+
+
 def test_no_checksum_option(emulator: Emulator, client: Callable[..., Client]) -> None:
     shoe = emulator("--seed", "6", "--decks", "1", "--no-checksum", "--terminator", "lf")
     controller = client(shoe.path)
