@@ -40,10 +40,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "roads",
         help="print the scoreboard roads (bead plate, big road, derived roads) of a result history",
         description="Compute the bead plate, big road, big eye boy, small road and cockroach pig "
-                    "of a result history. Past results do not predict the next one. --journal's hash chain is checked as "
-                    "croupier audit verify checks it. Exit status: 0, 1 a record of --journal cannot be read (left "
-                    "out and named), or --journal fails verification (named: its roads cannot be trusted), 2 bad "
-                    "input.",
+                    "of a result history. Past results do not predict the next one. --journal's hash chain is "
+                    "checked as croupier audit verify checks it. Exit status: 0, 1 a record of --journal cannot be "
+                    "read (left out and named), or --journal fails verification (named: its roads cannot be "
+                    "trusted), 2 bad input.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--results", metavar="LETTERS",

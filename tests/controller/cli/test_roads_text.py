@@ -158,10 +158,9 @@ def test_a_journal_that_fails_verification_is_said_and_exits_1(tmp_path: Path, c
     assert cli.main(["roads", "--journal", str(path), *output]) == 0
     assert capsys.readouterr().err == ""
     connection = sqlite3.connect(path)
-    seq, body = next((seq, body) for seq, body in connection.execute("SELECT seq, body FROM records WHERE kind = "
-                                                                     "'events'") if '"event":"result","round":3' in body)
-    winner = json.loads(body)["events"]
-    won = next(event["winner"] for event in winner if event["event"] == "result")
+    rows = connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
+    seq, body = next((seq, body) for seq, body in rows if '"event":"result","round":3' in body)
+    won = next(event["winner"] for event in json.loads(body)["events"] if event["event"] == "result")
     other = "player" if won != "player" else "banker"
     connection.execute("UPDATE records SET body = ? WHERE seq = ?",
                        (body.replace(f'"winner":"{won}"', f'"winner":"{other}"'), seq))

@@ -149,15 +149,14 @@ def edit_a_result(path: Path, round_number: int) -> int:
     """Round ``round_number``'s result edited in the journal as one would with sqlite3 (the player won it): still an
     events record the report reads, but not the one the table wrote. The record's number."""
     connection = sqlite3.connect(path)
-    seq, body = next((seq, text) for seq, text in connection.execute("SELECT seq, body FROM records WHERE kind = "
-                                                                     "'events'")
-                     if f'"event":"result","round":{round_number},' in text)
+    rows = connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
+    seq, body = next((seq, text) for seq, text in rows if f'"event":"result","round":{round_number},' in text)
     edited = body.replace('"winner":"banker"', '"winner":"player"')
     assert edited != body
     connection.execute("UPDATE records SET body = ? WHERE seq = ?", (edited, seq))
     connection.commit()
     connection.close()
-    return seq
+    return int(seq)
 
 
 def test_the_kit_writes_journals_that_verify_as_the_table_s_do(journals: tuple[Path, Path]) -> None:
