@@ -30,8 +30,10 @@ def register(subparsers: Any) -> None:
         description="Per dealer (badge) and per shift (a dealer's continuous stretch at a table, sign-in to "
                     "sign-out; a table without badges is one shift of no dealer): rounds dealt, rounds per "
                     "hour, misdeals per 100 rounds by kind, voids, supervisor approvals, mean and p90 seconds "
-                    "per round. Exit status: 0 done, 1 done without an events record that cannot be read (named on "
-                    "stderr), 2 a path, URL or option is wrong.",
+                    "per round. Each journal's hash chain is checked as croupier audit verify checks it. Exit "
+                    "status: 0 done, 1 done without an events record that cannot be read, or done on a journal that "
+                    "fails verification, whose figures cannot be trusted (each named on stderr), 2 a path, URL or "
+                    "option is wrong.",
     )
     dealers.add_argument("paths", nargs="+", metavar="PATH",
                          help="a table journal, or the floor archive's postgresql:// URL (every table in it)")
@@ -44,13 +46,15 @@ def register(subparsers: Any) -> None:
 
 
 def _shifts(paths: list[str], unreadable: Callable[[Message], None]) -> list[Shift]:
+    """The shifts of every path; a record that cannot be read, and a journal that fails verification, are told to
+    ``unreadable``."""
     shifts: list[Shift] = []
     for path in paths:
         if path.startswith(("postgresql://", "postgres://")):
             for table, timeline in archive_timelines(path, unreadable).items():
                 shifts.extend(shifts_of(table, timeline))
         else:
-            shifts.extend(shifts_of(path, journal_timeline(path, unreadable)))
+            shifts.extend(shifts_of(path, journal_timeline(path, unreadable, untrusted=unreadable)))
     return shifts
 
 
@@ -64,11 +68,12 @@ def mode_lines(journals: list[dict[str, Any]], words: Catalogue) -> list[str]:
 
 
 def report_dealers(args: argparse.Namespace) -> int:
-    """Print the report of ``args.paths``; 1 when a record that cannot be read was left out (named on stderr)."""
-    left_out: list[Message] = []
+    """Print the report of ``args.paths``; 1 when a record that cannot be read was left out, or a journal fails
+    verification (each named on stderr)."""
+    warned: list[Message] = []
 
     def unreadable(warning: Message) -> None:
-        left_out.append(warning)
+        warned.append(warning)
         print(f"croupier report dealers: {language_text(warning)}", file=sys.stderr)
 
     shifts = _shifts(args.paths, unreadable)
@@ -89,4 +94,4 @@ def report_dealers(args: argparse.Namespace) -> int:
         write_csv(result, sys.stdout)
     else:
         print("\n".join(text_lines(result, of_args(args)) + mode_lines(journals, of_args(args))))
-    return 1 if left_out else 0
+    return 1 if warned else 0

@@ -40,8 +40,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "roads",
         help="print the scoreboard roads (bead plate, big road, derived roads) of a result history",
         description="Compute the bead plate, big road, big eye boy, small road and cockroach pig "
-                    "of a result history. Past results do not predict the next one. Exit status: 0, 1 a record of "
-                    "--journal cannot be read (left out and named), 2 bad input.",
+                    "of a result history. Past results do not predict the next one. --journal's hash chain is "
+                    "checked as croupier audit verify checks it. Exit status: 0, 1 a record of --journal cannot be "
+                    "read (left out and named), or --journal fails verification (named: its roads cannot be "
+                    "trusted), 2 bad input.",
     )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--results", metavar="LETTERS",
@@ -98,16 +100,18 @@ def _read_events(path: str) -> list[dict[str, object]]:
     return events
 
 
-def _journal_events(path: str, left_out: list[int]) -> list[dict[str, object]]:
-    """The events of the journal at ``path``; each record that cannot be read is named on stderr, left out and
-    its number added to ``left_out``."""
+def _journal_events(path: str, warned: list[int]) -> list[dict[str, object]]:
+    """The events of the journal at ``path``. A journal that fails verification (its hash chain, as croupier audit
+    verify checks it) is named on stderr, its events still given; each record that cannot be read is named on
+    stderr and left out. The record named of each is added to ``warned``."""
     from controller.core.exceptions import JournalError
     from controller.journal.about import refuse_training_journal
     from controller.journal.replay import journaled_events
     from controller.journal.store import Journal, Record
+    from controller.journal.verify import first_tampering
 
     def unreadable(record: Record, error: JournalError) -> None:
-        left_out.append(record.seq)
+        warned.append(record.seq)
         warning = message("roads.unreadable_record", "WARNING: {error}; the record is left out of the roads: check "
                           "the journal with croupier audit verify --replay",
                           error=error.message if error.message is not None else str(error))
@@ -116,6 +120,13 @@ def _journal_events(path: str, left_out: list[int]) -> list[dict[str, object]]:
     journal = Journal.open_existing(path)
     try:
         refuse_training_journal(journal)
+        tampering = first_tampering(journal)
+        if tampering is not None:
+            warned.append(tampering.seq)
+            warning = message("roads.verification_warning", "WARNING: the journal failed verification: {problem}; the "
+                              "roads drawn from it cannot be trusted: run croupier audit verify {path}, and keep the "
+                              "journal as it is", problem=tampering.message or str(tampering), path=path)
+            print(f"croupier roads: {worded(warning)}", file=sys.stderr)
         return [to_builtins(event) for _, events in journaled_events(journal, unreadable) for event in events]
     finally:
         journal.close()
@@ -167,15 +178,15 @@ def terminal_width() -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the roads; bad input raises :class:`RoadsInputError` (exit 2); 1 when a journal record that cannot
-    be read was left out (named on stderr)."""
-    left_out: list[int] = []
+    be read was left out, or the journal fails verification (named on stderr)."""
+    warned: list[int] = []
     if args.results is not None:
         if args.shoe is not None:
             raise RoadsInputError(message("roads.shoe_with_results", "--shoe picks a shoe of --events or --journal; "
                                           "--results is one history"))
         roads = roads_from_results(args.results)
     else:
-        events = _read_events(args.events) if args.events is not None else _journal_events(args.journal, left_out)
+        events = _read_events(args.events) if args.events is not None else _journal_events(args.journal, warned)
         if args.shoe is not None:
             events = events_of_shoe(events, args.shoe, args.events or args.journal)
         roads = roads_from_events(events)
@@ -184,4 +195,4 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_text(roads, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR"), words=of_args(args),
                           width=terminal_width()))
-    return 1 if left_out else 0
+    return 1 if warned else 0

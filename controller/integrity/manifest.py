@@ -86,11 +86,30 @@ def _new_key(path: str) -> bool:
     except FileExistsError:
         return False
     except OSError as error:
-        raise IntegrityError(message("verify.cannot_write_key", "{path}: cannot write the manifest key ({reason})",
-                                     path=path, reason=error.strerror or str(error))) from None
-    with os.fdopen(handle, "w", encoding="ascii") as out:
-        out.write(secrets.token_hex(32) + "\n")
+        raise _key_not_written(path, error) from None
+    try:
+        with os.fdopen(handle, "w", encoding="ascii") as out:
+            out.write(secrets.token_hex(32) + "\n")
+    except OSError as error:  # a full disk: no half-written key is left to sign with
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise _key_not_written(path, error) from None
     return True
+
+
+def _key_not_written(path: str, error: OSError) -> IntegrityError:
+    return IntegrityError(message(
+        "verify.manifest_key_not_written", "{path}: cannot write the manifest key ({reason}); the manifest is not "
+        "written: give --key FILE (or [integrity] key) naming a file in a directory that exists and this user may "
+        "write in, then run croupier verify --write-manifest again", path=path,
+        reason=error.strerror or str(error)))
+
+
+def _manifest_not_written(path: str, error: OSError) -> IntegrityError:
+    return IntegrityError(message(
+        "verify.manifest_not_written", "{path}: cannot write the manifest ({reason}); nothing is approved: give "
+        "--manifest PATH (or [integrity] manifest) naming a file in a directory that exists and this user may write "
+        "in, then run croupier verify --write-manifest again", path=path, reason=error.strerror or str(error)))
 
 
 def manifest_body(survey: Survey, pin_config: bool) -> dict[str, Any]:
@@ -117,25 +136,27 @@ def write_manifest(survey: Survey, place: Place, pin_config: bool) -> bool:
         raise IntegrityError(message("verify.not_written", "the manifest is not written: {count} problem(s) were "
                                      "found (the first: {first}); reinstall what changed, then write it",
                                      count=len(survey.problems), first=survey.problems[0].why.english()))
-    made = _new_key(place.key)
-    key = read_key(place.key)
-    body = manifest_body(survey, pin_config)
-    body["hmac"] = hmac.new(key, _canonical(body), hashlib.sha256).hexdigest()
     folder = os.path.dirname(place.manifest) or "."
-    try:
+    try:  # the manifest's draft first: a key is made only for a manifest that can be written
         handle, draft = tempfile.mkstemp(prefix=".croupier-manifest.", dir=folder)
     except OSError as error:
-        raise IntegrityError(message("verify.cannot_write", "{path}: cannot write the manifest ({reason})",
-                                     path=place.manifest, reason=error.strerror or str(error))) from None
+        raise _manifest_not_written(place.manifest, error) from None
+    made = False
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
+            made = _new_key(place.key)
+            key = read_key(place.key)
+            body = manifest_body(survey, pin_config)
+            body["hmac"] = hmac.new(key, _canonical(body), hashlib.sha256).hexdigest()
             json.dump(body, out, indent=1, sort_keys=True, ensure_ascii=False)
             out.write("\n")
         os.chmod(draft, 0o644)
         os.replace(draft, place.manifest)
-    except OSError as error:  # a directory there, a full disk: one line, and the draft goes
-        raise IntegrityError(message("verify.cannot_write", "{path}: cannot write the manifest ({reason})",
-                                     path=place.manifest, reason=error.strerror or str(error))) from None
+    except OSError as error:  # a directory there, a full disk: one line, and the draft (and a key made now) go
+        if made:
+            with contextlib.suppress(OSError):
+                os.unlink(place.key)
+        raise _manifest_not_written(place.manifest, error) from None
     finally:
         with contextlib.suppress(OSError):
             os.unlink(draft)

@@ -79,6 +79,17 @@ def verify(journal: Journal, since: int = 1) -> Verified:
     return Verified(last.seq, last.hash, walk.inputs, walk.events, walk.header)
 
 
+def first_tampering(journal: Journal) -> JournalTamperedError | None:
+    """The first record of ``journal`` that fails the check of its hash chain and record order (:func:`verify`,
+    which ``croupier audit verify`` makes first), as the error that names it; None when it passes. For the readers
+    of a journal that say so and go on (``croupier report dealers``, ``croupier roads --journal``)."""
+    try:
+        verify(journal)
+    except JournalTamperedError as error:
+        return error
+    return None
+
+
 def _check_header(path: str, first: Record) -> dict[str, Any]:
     """Record 1, read on its own (a check from a later record on): the header, intact; returns its body."""
     _check_form(path, first, 1)

@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from controller.core.events import EventShapeError, decode_event
-from controller.core.exceptions import CroupierError, JournalError
+from controller.core.exceptions import CroupierError, JournalError, JournalTamperedError
 from controller.i18n.message import Message, message
 from controller.journal.about import about, is_training_record, training_refusal
 from controller.journal.store import Journal, Record
+from controller.journal.verify import first_tampering
 from controller.reports.dealers import TimedEvent
 from controller.terms import Mode
 
@@ -44,8 +45,11 @@ def timeline(name: str, records: Iterable[Record],
     return timed
 
 
-def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = None) -> list[TimedEvent]:
-    """The timeline of the journal at ``path``, opened read only (``unreadable``: see :func:`timeline`)."""
+def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = None,
+                     untrusted: Callable[[Message], None] | None = None) -> list[TimedEvent]:
+    """The timeline of the journal at ``path``, opened read only (``unreadable``: see :func:`timeline`). With
+    ``untrusted``, the journal's hash chain is checked first (:func:`~controller.journal.verify.first_tampering`)
+    and a journal that fails it is told (a warning naming the record), its timeline still given."""
     if not path or not os.path.lexists(path):
         raise ReportInputError(f"{path or repr(path)}: no such journal; give the path of a table's journal "
                                "(or a postgresql:// URL of the floor archive)")
@@ -56,9 +60,20 @@ def journal_timeline(path: str, unreadable: Callable[[Message], None] | None = N
     except JournalError as error:
         raise ReportInputError(str(error)) from None
     try:
+        if untrusted is not None:
+            tampering = first_tampering(journal)
+            if tampering is not None:
+                untrusted(verification_warning(path, tampering))
         return timeline(path, journal.records(), unreadable)
     finally:
         journal.close()
+
+
+def verification_warning(path: str, tampering: JournalTamperedError) -> Message:
+    """The warning that the journal at ``path`` fails verification (``tampering`` names the record and why)."""
+    return message("report.verification_warning", "WARNING: the journal failed verification: {problem}; the report's "
+                   "figures from it cannot be trusted: run croupier audit verify {path}, and keep the journal as it "
+                   "is", problem=tampering.message or str(tampering), path=path)
 
 
 def journal_mode(path: str) -> Mode | None:

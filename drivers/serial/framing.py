@@ -130,6 +130,7 @@ class Rejection:
     """What the bytes look like and what to do about it, when the decoder can tell (a wrong terminator)."""
 
     def describe(self) -> str:
+        """``reason: N byte(s) b'...'`` (the first 40 bytes), and the hint when there is one."""
         shown = self.raw[:40]
         more = f" (+{len(self.raw) - 40} more)" if len(self.raw) > 40 else ""
         hint = f"; {self.hint}" if self.hint else ""
@@ -411,6 +412,10 @@ class Framer:
         """``junk`` (random bytes) as line noise in this framing, that is no message (the emulator's ``--garbage``)."""
         return junk
 
+    def expected(self) -> str:
+        """What this framing reads, as a warning about bytes that are none of it says it."""
+        return f"messages of the {self.name or 'registered'} framing, of at most {MAX_FRAME} bytes"
+
 
 def _wrong_crc(data: bytes) -> bytes:
     """``data`` with the CRC-16 after its last ``*`` changed."""
@@ -515,6 +520,12 @@ class LineFramer(Framer):
     def noise(self, junk: bytes) -> bytes:
         """A line of ``junk`` starting ``~``: noise such as ``U`` or `` X`` alone would be a real message."""
         return b"~" + junk + self.terminator
+
+    def expected(self) -> str:
+        """Lines of the protocol's text and their terminator, as the URL names it."""
+        name = next((name for name, ends in TERMINATORS.items() if ends == self.terminator), repr(self.terminator))
+        return (f"lines K[,seq][,data][*checksum] of at most {MAX_FRAME} bytes, each ended by its terminator "
+                f"({name})")
 
     def encode(self, frame: Frame) -> bytes:
         body = frame.body().encode("ascii")
@@ -699,6 +710,10 @@ class StxFramer(Framer):
             data = _wrong_crc(data)
             return data[:-1] + bytes([xor_checksum(data[1:-2]) ^ ETX])
         return data[:-1] + bytes([data[-1] ^ 0x5A])
+
+    def expected(self) -> str:
+        """Frames STX, payload, ETX, BCC."""
+        return f"frames STX, a payload of at most {MAX_FRAME} bytes, ETX and the BCC"
 
     def encode(self, frame: Frame) -> bytes:
         if frame.kind in (CONTROL_ACK, CONTROL_NAK, CONTROL_ENQ):

@@ -21,6 +21,9 @@ from drivers.serial.link import CONTROLLER_KINDS, input_of
 
 LOG = logging.getLogger("croupier.serial")
 
+NOISE = frozenset({"garbage", "overlong"})
+"""Rejections that are no message at all, warned about once per run (:meth:`Inbox._on_noise`)."""
+
 SEQ_WRAP_FROM = 9999
 """A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
 
@@ -43,6 +46,7 @@ class Inbox:
         self._buffer = bytearray()
         self._deferred: deque[fr.Frame] = deque()
         self._held_ack: bytes | None = None
+        self._noise_bytes: int | None = None  # bytes of the noise run going on (warned about once), else None
 
     def feed(self, data: bytes) -> None:
         """Bytes read from the line."""
@@ -66,6 +70,7 @@ class Inbox:
             LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
                         self.url, len(self._buffer), bytes(self._buffer[:40]))
             self._buffer.clear()
+        self._end_noise()
 
     def release_ack(self) -> None:
         """Send the acknowledgement held for the last input: the controller has it for good."""
@@ -84,12 +89,17 @@ class Inbox:
             if rejected is not None:
                 self._on_rejected(rejected)
             if frame is not None:
+                self._end_noise()
                 item = self._on_frame(frame)
                 if item is not None:
                     return item
         return None
 
     def _on_rejected(self, rejected: fr.Rejection) -> None:
+        if rejected.reason in NOISE:
+            self._on_noise(rejected)
+            return
+        self._end_noise()
         if rejected.reason == "bad_checksum":
             LOG.warning("%s: bad checksum, message dropped%s: %s", self.url,
                         " and NAKed" if self.framer.acks else "", rejected.describe())
@@ -102,10 +112,26 @@ class Inbox:
             answer = self.framer.bad_message_answer()
             if answer is not None:
                 self._write(answer)
-        elif rejected.reason == "overlong":
-            LOG.warning("%s: overlong frame discarded: %s", self.url, rejected.describe())
-        else:
-            LOG.warning("%s: garbage skipped: %s", self.url, rejected.describe())
+
+    def _on_noise(self, rejected: fr.Rejection) -> None:
+        """Garbage or an overlong frame: one warning for the whole run of such bytes up to the next message, however
+        many pieces the line hands them over in; the rest of the run is counted and logged at debug level."""
+        if self._noise_bytes is not None:
+            self._noise_bytes += len(rejected.raw)
+            LOG.debug("%s: more of the same noise dropped: %s", self.url, rejected.describe())
+            return
+        self._noise_bytes = len(rejected.raw)
+        what = "overlong frame discarded" if rejected.reason == "overlong" else "garbage skipped"
+        advice = "" if rejected.hint else ("; if it goes on, check that the URL's framing options (or its profile) "
+                                           "and baud rate are the shoe's, and the cable")
+        LOG.warning("%s: %s: %s; expected %s%s; more of it up to the shoe's next message is dropped without another "
+                    "warning", self.url, what, rejected.describe(), self.framer.expected(), advice)
+
+    def _end_noise(self) -> None:
+        """A message (or a line failure) ends a run of noise: the next noise is warned about again."""
+        if self._noise_bytes is not None and self._noise_bytes > 0:
+            LOG.info("%s: the noise ended after %d byte(s) in all", self.url, self._noise_bytes)
+        self._noise_bytes = None
 
     def _on_frame(self, frame: fr.Frame) -> Input | None:
         if frame.kind in CONTROLLER_KINDS:

@@ -140,8 +140,41 @@ def test_a_journal_record_that_cannot_be_read_is_left_out_and_named(tmp_path: Pa
     connection.close()
     assert cli.main(["roads", "--journal", str(path), "--json"]) == 1
     captured = capsys.readouterr()
-    assert len(captured.err.splitlines()) == 1 and f"{path}: record {seq}" in captured.err, captured.err
+    verification, unreadable = captured.err.splitlines()  # the record edited also fails verification, checked first
+    assert f"{path}: record {seq}" in verification and "failed verification" in verification, captured.err
+    assert f"{path}: record {seq}" in unreadable and "left out of the roads" in unreadable, captured.err
     assert json.loads(captured.out)["counts"]["rounds"] == 5
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_a_journal_that_fails_verification_is_said_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               output: list[str]) -> None:
+    """A result edited in the journal (another winner, still an events record) is what croupier audit verify calls
+    TAMPERED: the roads say the journal fails verification, at which record, that the roads cannot be trusted and
+    what to run; exit 1. The untouched journal gives its roads without a word, exit 0."""
+    path = tmp_path / "table.journal"
+    assert cli.main(["simulate", "--seed", "5", "--rounds", "6", "--quiet", "--journal", str(path)]) == 0
+    capsys.readouterr()
+    assert cli.main(["roads", "--journal", str(path), *output]) == 0
+    assert capsys.readouterr().err == ""
+    connection = sqlite3.connect(path)
+    rows = connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
+    seq, body = next((seq, body) for seq, body in rows if '"event":"result","round":3' in body)
+    won = next(event["winner"] for event in json.loads(body)["events"] if event["event"] == "result")
+    other = "player" if won != "player" else "banker"
+    connection.execute("UPDATE records SET body = ? WHERE seq = ?",
+                       (body.replace(f'"winner":"{won}"', f'"winner":"{other}"'), seq))
+    connection.commit()
+    connection.close()
+    assert cli.main(["audit", "verify", str(path)]) == 1
+    assert f"record {seq} " in capsys.readouterr().out
+    assert cli.main(["roads", "--journal", str(path), *output]) == 1
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, lines
+    assert f"{path}: record {seq} was edited" in lines[0] and "failed verification" in lines[0], lines
+    assert "cannot be trusted" in lines[0] and f"croupier audit verify {path}" in lines[0], lines
+    assert ("Big road" in captured.out) if not output else json.loads(captured.out)["counts"]["rounds"] == 6
 
 
 def grid_rows(text: str, title: str) -> list[str]:

@@ -7,6 +7,7 @@ without touching the checkout the other tests run from."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import marshal
@@ -17,6 +18,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -275,3 +277,51 @@ def test_a_manifest_that_cannot_be_written_is_one_line_and_leaves_no_draft(tmp_p
     (line,) = written.stderr.strip().splitlines()
     assert line.startswith("croupier verify: ") and str(place) in line
     assert sorted(path.name for path in tmp_path.iterdir() if path.name != "k") == before, "no draft is left"
+
+
+@contextlib.contextmanager
+def unwritable_directory(where: Path) -> Iterator[Path]:
+    """A directory this user may not write in: its mode for a user, a read-only tmpfs for root (whom modes do not
+    stop)."""
+    where.mkdir()
+    if os.geteuid() != 0:
+        where.chmod(0o555)
+        try:
+            yield where
+        finally:
+            where.chmod(0o755)
+        return
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(where)], capture_output=True,
+                             timeout=30) if shutil.which("mount") else None
+    if mounted is None or mounted.returncode != 0:
+        pytest.skip("root, and no read-only tmpfs can be mounted here: the missing-directory cases cover the message")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], capture_output=True, timeout=30)
+
+
+@pytest.mark.parametrize("what", ["manifest", "key"])
+@pytest.mark.parametrize("kind", ["unwritable directory", "missing directory"])
+def test_a_manifest_or_key_that_cannot_be_written_names_the_path_the_reason_and_what_to_do(
+        tmp_path: Path, what: str, kind: str) -> None:
+    """The manifest (or its key) in a directory that cannot be written in: one line naming the file, why, and the
+    option that puts it elsewhere; exit 2 (a bad argument); nothing approved, no key made for a manifest not
+    written."""
+    copy = copy_of(tmp_path)
+    with contextlib.ExitStack() as stack:
+        folder = (stack.enter_context(unwritable_directory(tmp_path / "locked")) if kind == "unwritable directory"
+                  else tmp_path / "missing")
+        manifest = folder / "manifest.json" if what == "manifest" else tmp_path / "manifest.json"
+        key = folder / "manifest.key" if what == "key" else tmp_path / "approved.key"
+        written = copy.croupier("verify", "--write-manifest", "--manifest", str(manifest), "--key", str(key))
+    assert written.returncode == 2, written.stdout + written.stderr
+    (line,) = written.stderr.strip().splitlines()
+    named = manifest if what == "manifest" else key
+    assert line.startswith("croupier verify: ") and str(named) in line, line
+    reason = "No such file or directory" if kind == "missing directory" else ("Permission denied", "Read-only")
+    assert any(words in line for words in ((reason,) if isinstance(reason, str) else reason)), line
+    option = "--manifest PATH" if what == "manifest" else "--key FILE"
+    assert option in line and "croupier verify --write-manifest again" in line, line
+    assert ("the manifest is not written" if what == "key" else "nothing is approved") in line, line
+    assert not manifest.exists() and not key.exists(), "nothing is written: no manifest, no key"

@@ -66,7 +66,7 @@ def instruction() -> dict[str, Any]:
 def clock_at(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[datetime]]:
     """The journal's clock: it writes the time last put in the list."""
     now = [T0]
-    monkeypatch.setattr(store, "_now", lambda: now[0].isoformat().replace("+00:00", "Z"))
+    monkeypatch.setattr(store, "_now", lambda: now[0].isoformat(timespec="microseconds").replace("+00:00", "Z"))
     yield now
 
 

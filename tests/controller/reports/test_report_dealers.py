@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from controller.journal.store import Journal
+from controller.journal.verify import verify
 from tests.controller.reports.journalkit import BADGED_TIMELINE, T0, UNBADGED_TIMELINE, write_journal
 from tests.inprocess import CROUPIER, ROOT, croupier_in_process, croupier_process
 
@@ -136,9 +138,66 @@ def test_a_record_that_cannot_be_read_is_left_out_and_named(journals: tuple[Path
     connection.close()
     run = croupier_in_process("report", "dealers", *map(str, journals), "--json")
     assert run.returncode == 1, run
-    assert len(run.stderr.splitlines()) == 1 and f"{badged}: record {seq}" in run.stderr, run.stderr
+    verification, unreadable = run.stderr.splitlines()  # the record edited also fails verification, checked first
+    assert f"{badged}: record {seq} is not a valid events record" in unreadable, run.stderr
+    assert f"{badged}: record {seq}" in verification and "failed verification" in verification, run.stderr
     shifts = json.loads(run.stdout)["shifts"]
     assert [(shift["dealer"], shift["rounds"]) for shift in shifts] == [("A1", 3), ("B2", 1), ("A1", 1), (None, 2)]
+
+
+def edit_a_result(path: Path, round_number: int) -> int:
+    """Round ``round_number``'s result edited in the journal as one would with sqlite3 (the player won it): still an
+    events record the report reads, but not the one the table wrote. The record's number."""
+    connection = sqlite3.connect(path)
+    rows = connection.execute("SELECT seq, body FROM records WHERE kind = 'events'")
+    seq, body = next((seq, text) for seq, text in rows if f'"event":"result","round":{round_number},' in text)
+    edited = body.replace('"winner":"banker"', '"winner":"player"')
+    assert edited != body
+    connection.execute("UPDATE records SET body = ? WHERE seq = ?", (edited, seq))
+    connection.commit()
+    connection.close()
+    return int(seq)
+
+
+def test_the_kit_writes_journals_that_verify_as_the_table_s_do(journals: tuple[Path, Path]) -> None:
+    """The kit's journals hold their records' times in the journal's own form, so that their hash chain verifies
+    as a table's journal does: an untouched one reports without a warning."""
+    for path in journals:
+        journal = Journal.open_existing(str(path))
+        try:
+            assert verify(journal).records > 1
+        finally:
+            journal.close()
+    run = croupier_in_process("report", "dealers", *map(str, journals))
+    assert (run.returncode, run.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("output", [[], ["--json"], ["--csv"]])
+def test_a_journal_that_fails_verification_is_said_and_exits_1(journals: tuple[Path, Path],
+                                                               output: list[str]) -> None:
+    """An edited record is what croupier audit verify calls TAMPERED: the report says that journal fails
+    verification, at which record, that its figures cannot be trusted and what to run; exit 1."""
+    badged = journals[0]
+    seq = edit_a_result(badged, 5)
+    run = croupier_in_process("report", "dealers", *map(str, journals), *output)
+    assert run.returncode == 1, run
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1, lines
+    assert f"{badged}: record {seq} was edited" in lines[0], lines
+    assert "failed verification" in lines[0] and "cannot be trusted" in lines[0], lines
+    assert f"croupier audit verify {badged}" in lines[0], lines
+    assert str(journals[1]) not in lines[0]
+    assert "Bob" in run.stdout or "B2" in run.stdout, "the report is still printed"
+
+
+def test_the_first_check_that_fails_is_the_one_audit_verify_names(journals: tuple[Path, Path]) -> None:
+    """Two edited records: the report names the first, as croupier audit verify does."""
+    first, later = edit_a_result(journals[0], 1), edit_a_result(journals[0], 7)
+    assert first < later
+    audit = croupier_in_process("audit", "verify", str(journals[0]))
+    assert audit.returncode == 1 and f"record {first} " in audit.stdout, audit
+    run = croupier_in_process("report", "dealers", str(journals[0]), "--json")
+    assert run.returncode == 1 and f"record {first} was edited" in run.stderr, run
 
 
 BADGES = """[auth]

@@ -208,3 +208,19 @@ def test_a_missing_sequence_number_halts_the_table(
     assert misdeal["kind"] == "sequence_gap" and misdeal["resolutions"] == ["void"]
     assert [e["card"] for e in table.of("card")] == ["9S", "8H"]
     assert not table.of("result")
+
+
+@pytest.mark.parametrize("framing", ["line", "stx"])
+def test_an_overlong_line_is_one_warning_and_the_cards_after_it_are_dealt(
+        shoe_and_table: Callable[[str, int], tuple[CrcShoe, Controller]], framing: str) -> None:
+    """A 5,000-byte line (an stx frame with no ETX) reaches the controller in many pieces: its stderr says so once,
+    and the round dealt after it is settled on its cards."""
+    shoe, table = shoe_and_table(framing, 1)
+    shoe.raw.write(b"C,1," + b"9" * 4994 + b"\r\n" if framing == "line" else b"\x02C,1," + b"9" * 4995)
+    for seq, code in enumerate(("9S", "8H", "KD", "2C"), start=1):
+        shoe.deliver(Frame("C", seq, code))
+    assert table.finish() == 0
+    assert [e["card"] for e in table.of("card")] == ["9S", "8H", "KD", "2C"]
+    assert table.process.stderr is not None
+    warnings = [line for line in table.process.stderr.read().splitlines() if line.startswith("serial://")]
+    assert len(warnings) == 1 and "overlong frame discarded" in warnings[0], warnings

@@ -259,6 +259,59 @@ def test_overlong_frames_are_discarded(raw_shoe: Shoes, opened: Callable[[str], 
     assert any("overlong" in record.getMessage() for record in caplog.records)
 
 
+def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING]
+
+
+def send_in_pieces(shoe: RawShoe, source: SerialShoe, data: bytes, piece: int = 500) -> None:
+    """Write ``data`` a piece at a time, the driver reading each piece before the next one comes."""
+    for start in range(0, len(data), piece):
+        shoe.write(data[start:start + piece])
+        assert source.recv(0.3) is None
+
+
+@pytest.mark.parametrize("query", ["", "framing=stx"])
+def test_an_overlong_line_is_warned_about_once_and_the_card_after_it_is_read(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], caplog: pytest.LogCaptureFixture, query: str) -> None:
+    """A 5,000-byte line (or stx frame) read in ten pieces is one overlong frame: one warning that says what came,
+    what was expected and what to do, not one per piece; the card after it is read."""
+    shoe, source = connect(raw_shoe, opened, query)
+    long_line = b"C,1," + b"9" * 4994 + b"\r\n" if not query else b"\x02C,1," + b"9" * 4995
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        send_in_pieces(shoe, source, long_line)
+        shoe.write(stx(b"C,2,QS") if query else line(b"C,2,QS"))
+        assert source.recv(5) == card("QS")
+    warnings = warnings_of(caplog)
+    assert len(warnings) == 1, warnings
+    assert "overlong" in warnings[0] and "at most 128" in warnings[0], warnings
+    assert "check" in warnings[0] and "without another warning" in warnings[0], warnings
+    assert source.overlong == 1
+    assert source.garbage_bytes == len(long_line)
+
+
+@pytest.mark.parametrize("query", ["", "framing=stx"])
+def test_a_run_of_noise_is_warned_about_once_and_the_card_after_it_is_read(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], caplog: pytest.LogCaptureFixture, query: str) -> None:
+    """3,000 noise bytes (no STX; lines of noise in line framing) read in pieces: one warning for the run, the card
+    after it is read, and the next run of noise, after that card, is warned about again."""
+    shoe, source = connect(raw_shoe, opened, query)
+    noise = bytes(byte for byte in range(256) if byte not in (0x02, 0x0A, 0x0D)) * 12
+    if not query:
+        noise = b"".join(noise[start:start + 60] + b"\r\n" for start in range(0, len(noise), 60))
+    framed = stx if query else line
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        send_in_pieces(shoe, source, noise)
+        shoe.write(framed(b"C,1,AS"))
+        assert source.recv(5) == card("AS")
+        assert len(warnings_of(caplog)) == 1, warnings_of(caplog)
+        send_in_pieces(shoe, source, noise[:62 * 11])  # whole lines
+        shoe.write(framed(b"C,2,KD"))
+        assert source.recv(5) == card("KD")
+    warnings = warnings_of(caplog)
+    assert len(warnings) == 2, warnings
+    assert all("garbage skipped" in text and "expected" in text and "check" in text for text in warnings), warnings
+
+
 @pytest.mark.parametrize("query", ["", "terminator=lf"])
 def test_lines_ended_by_a_bare_cr_are_named_as_such(raw_shoe: Shoes, opened: Callable[[str], SerialShoe],
                                                     caplog: pytest.LogCaptureFixture, query: str) -> None:
