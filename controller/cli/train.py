@@ -82,8 +82,7 @@ def train(args: argparse.Namespace) -> int:
         if args.console:
             from controller.training.console import run_training_console
 
-            for line in run_training_console(drill, journal.write if journal else None, of_args(args)):
-                print(line)
+            run_training_console(drill, journal.write if journal else None, of_args(args))
         else:
             show = _front_end(args)
             run_drill(drill, sys.stdin, show, ask=show.ask if isinstance(show, PlainTerminal) else lambda: None,
