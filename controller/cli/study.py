@@ -35,7 +35,9 @@ def register(subparsers: Any) -> None:
                     "offered bets) with every bet's exact edge before every round, and report per bet what a "
                     "perfect counter and the published counts win per shoe, how many alerts each threshold of "
                     "the live edge raises on a table of honest players, and the [bets] alert_above to set "
-                    "(docs/bets.md). The same seed deals the same shoes as croupier simulate --seed.",
+                    "(docs/bets.md). The same seed deals the same shoes as croupier simulate --seed. Ctrl+C, "
+                    "SIGTERM and SIGHUP stop it in order: the report of the shoes dealt so far (--json: finished "
+                    "false), then the signal named: exit 130, 143 and 129 (128 + the signal's number).",
     )
     parser.add_argument("--config", metavar="FILE", help="TOML config file (default: the embedded default)")
     parser.add_argument("--decks", type=whole_number(1, 8), metavar="N", help="decks in the shoe (1-8)")
@@ -60,7 +62,8 @@ def register(subparsers: Any) -> None:
                              "(.png, .svg or .pdf; needs the plot extra: matplotlib)")
     parser.add_argument("--trace", metavar="FILE",
                         help="write every round as a JSON line (shoe, round, cards seen, the round's cards, "
-                             "each bet's exact edge)")
+                             "each bet's exact edge); a path that cannot be written is refused before any shoe "
+                             "is dealt")
     add_lang_option(parser)
     parser.set_defaults(handler=study)
 

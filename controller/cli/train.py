@@ -31,7 +31,9 @@ def register(subparsers: Any) -> None:
                     "per line: the player's call (natural/draw/stand), the banker's (draw/stand), the "
                     "winner (player/banker/tie) and with --payouts the pay of each bet. Each call is scored "
                     "at once; a report ends the drill. Exit status: 0 the drill was finished, 3 the input "
-                    "ended first, 2 bad arguments, config or cards.",
+                    "ended first, 2 bad arguments, config or cards. Ctrl+C, SIGTERM and SIGHUP end the drill with "
+                    "its report given and kept (the console's too), then the signal named: exit 130, 143 and 129 "
+                    "(128 + the signal's number).",
     )
     parser.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N", help="shuffle seed (default: random)")
     parser.add_argument("--rounds", type=whole_number(1), default=DEFAULT_ROUNDS, metavar="N",
