@@ -154,6 +154,9 @@ def _run(plan: Any, shoes: int, workers: int, target: float, settings: Settings,
     from controller.app.study import bet_report, run
     from controller.ui.transcript import Progress
 
+    procedure = plan.procedure
+    fresh = _fresh_edges(plan, procedure.decks)  # first here: a note of the kernel's absence is said once, before
+    # the workers are forked (they would each say it again)
     progress = Progress(shoes, unit="shoes")
     try:
         tally = run(plan, shoes, workers, progress.show if progress.enabled else None, trace)
@@ -161,8 +164,6 @@ def _run(plan: Any, shoes: int, workers: int, target: float, settings: Settings,
         progress.finish()
     if tally.shoes == 0:
         return None, tally.interrupt
-    procedure = plan.procedure
-    fresh = _fresh_edges(plan, procedure.decks)
     return {
         "shoes": tally.shoes, "shoes_asked": shoes, "finished": tally.interrupt is None, "seed": procedure.seed,
         "rounds": tally.rounds, "rounds_per_shoe": tally.rounds / tally.shoes, "decks": procedure.decks,

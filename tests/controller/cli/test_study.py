@@ -278,3 +278,23 @@ def test_the_published_count_wins_agree_with_the_stored_study_within_two_standar
         play = short["bets"][bet]["counts"][count]
         assert abs(play["units_per_shoe"] - units) <= 2 * play["units_per_shoe_se"], (bet, count, play)
     assert "within two standard errors" in (ROOT / "docs" / "bets.md").read_text(encoding="utf-8")
+
+
+WITHOUT_KERNEL = """
+import sys
+sys.modules["controller.core.bets._kernel"] = None  # as where it could not be built: the import fails
+from controller.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_note_that_the_kernel_is_missing_is_said_once_whatever_the_workers() -> None:
+    """Without the compiled kernel the command says so in one line, once: each worker process of the study said it
+    again (two workers, three notes), for each first computed an edge in a process of its own."""
+    run = subprocess.run([sys.executable, "-c", WITHOUT_KERNEL, "study", "--shoes", "50", "--seed", "1", "--bets",
+                          "dragon_7", "--workers", "2", "--json"], capture_output=True, text=True, timeout=600,
+                         cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    notes = [line for line in run.stderr.splitlines() if "compiled live-edge kernel is not available" in line]
+    assert len(notes) == 1, run.stderr
+    assert json.loads(run.stdout)["shoes"] == 50
