@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
+from typing import TYPE_CHECKING
 
 from controller.app.fastsim import (
     PADDING,
@@ -37,12 +39,17 @@ from controller.app.fastsim import (
     _shuffle,
     check_overrun,
     deal_rounds,
+    held_stops,
+    worker_pool,
 )
 from controller.core import rules
 from controller.core.bets.catalogue import BETS, REFERENCE_BETS, Bet, RoundFacts
 from controller.core.bets.kernel import BetValues
 from controller.core.bets.tables import position_order
 from controller.core.cards import RANK_VALUES, RANKS, SUITS
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 GRID = 1000
 """Alert thresholds are studied from 0 to 1 (100%) in steps of 1/GRID (0.1%)."""
@@ -53,6 +60,8 @@ DEFAULT_TARGET = 0.05
 """False alerts per shoe and bet the recommended threshold allows by default (one in twenty shoes)."""
 CHUNK = 25
 """Shoes per task: the tallies of a chunk add up in shoe order whatever the number of workers."""
+AHEAD = 2
+"""Chunks a worker may have dealt, or have in hand, ahead of the one the command adds up."""
 DEPTHS = 8
 """The distribution of the edge through the shoe is kept for this many equal parts of the shoe."""
 EDGE_BINS = 400
@@ -279,6 +288,8 @@ class Tally:
     rounds: int = 0
     bets: dict[str, BetTally] = field(default_factory=dict)
     trace: list[dict[str, object]] = field(default_factory=list)
+    interrupt: KeyboardInterrupt | None = None
+    """The stop that ended the dealing before every shoe was dealt (None: the study was finished)."""
 
     def add(self, other: Tally) -> None:
         self.shoes += other.shoes
@@ -456,28 +467,52 @@ def _chunks(shoes: int) -> list[tuple[int, int]]:
     return [(first, min(CHUNK, shoes - first)) for first in range(0, shoes, CHUNK)]
 
 
-def _tallies(plan: Plan, shoes: int, workers: int) -> Iterator[Tally]:
-    """Each chunk's tallies, in shoe order, dealt by ``workers`` processes."""
+def _tallies(plan: Plan, shoes: int, workers: int) -> Generator[Tally, None, None]:
+    """Each chunk's tallies, in shoe order, dealt by ``workers`` processes at most :data:`AHEAD` chunks each ahead
+    of the one taken (a bounded queue: a slow reader does not keep the whole study in memory). The workers leave
+    the stop signals to the command (:func:`~controller.app.fastsim.worker_pool`); when the reader stops (an
+    interrupt, or the generator closed), the chunks queued are cancelled and the pool ends once the ones in hand
+    are dealt."""
     chunks = _chunks(shoes)
     if workers <= 1 or len(chunks) == 1:
         for first, count in chunks:
             yield _chunk(plan, first, count)
         return
-    from concurrent.futures import ProcessPoolExecutor
+    pending: deque[Future[Tally]] = deque()
+    with worker_pool(workers) as pool:
+        try:
+            for first, count in chunks:
+                if len(pending) >= AHEAD * workers:
+                    yield pending.popleft().result()
+                with held_stops():  # a submit may fork a worker
+                    pending.append(pool.submit(_chunk, plan, first, count))
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_chunk, plan, first, count) for first, count in chunks]
-        for future in futures:
-            yield future.result()
 
+def run(plan: Plan, shoes: int, workers: int = 1, progress: Callable[[int], None] | None = None,
+        trace: Callable[[list[dict[str, object]]], None] | None = None) -> Tally:
+    """The study's tallies of ``shoes`` seeded shoes; ``progress`` is told the shoes done so far, ``trace`` each
+    chunk's traced rounds in shoe order (they are not kept in the tally).
 
-def run(plan: Plan, shoes: int, workers: int = 1, progress: Callable[[int], None] | None = None) -> Tally:
-    """The study's tallies of ``shoes`` seeded shoes; ``progress`` is told the shoes done so far."""
+    A stop (Ctrl+C, or a stop signal taken as one: :mod:`controller.cli.stopping`) while the shoes are dealt ends
+    the dealing: the tally returned is that of the shoes done, the first ones in order (what a study of as many
+    shoes gives), with the stop in :attr:`Tally.interrupt`."""
     total = Tally()
-    for chunk in _tallies(plan, shoes, workers):
-        total.add(chunk)
-        if progress is not None:
-            progress(total.shoes)
+    chunks = _tallies(plan, shoes, workers)
+    try:
+        for chunk in chunks:
+            if trace is not None:
+                trace(chunk.trace)
+                chunk.trace = []
+            total.add(chunk)
+            if progress is not None:
+                progress(total.shoes)
+    except KeyboardInterrupt as interrupt:
+        chunks.close()
+        total.interrupt = interrupt
     return total
 
 

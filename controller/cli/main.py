@@ -48,8 +48,9 @@ COMMAND_MODULES = [module for module, _ in COMMANDS.values()]
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 """Ctrl+C (SIGINT): 128 + its number."""
-TABLE_COMMANDS = frozenset({"run", "simulate"})
-"""Commands that run a table: SIGTERM and SIGHUP stop them as Ctrl+C does (:mod:`controller.cli.stopping`)."""
+STOPPED_BY_SIGNALS = frozenset({"run", "simulate", "study", "train"})
+"""Commands that SIGTERM and SIGHUP stop as Ctrl+C does (:mod:`controller.cli.stopping`): a table, a study, a
+drill; each ends in order, with what it has done so far."""
 EDGE_COMMANDS = frozenset({"simulate", "run", "odds", "study", "train", "audit", "history", "report"})
 """Commands that may compute the live edge: they say once, in one line, when it is computed without the compiled
 kernel (:mod:`controller.core.bets.kernel`)."""
@@ -160,9 +161,9 @@ def _run(words: list[str], named: str, started: Callable[[], None] | None = None
 
 
 def _handle(args: argparse.Namespace, process: bool) -> int:
-    """Run the command's handler; a table stops on SIGTERM and SIGHUP as on Ctrl+C (``process``: the command is the
-    process's whole work, so after such a stop a second signal is ignored until it exits)."""
-    if args.command not in TABLE_COMMANDS:
+    """Run the command's handler; a table, a study or a drill stops on SIGTERM and SIGHUP as on Ctrl+C (``process``:
+    the command is the process's whole work, so after such a stop a second signal is ignored until it exits)."""
+    if args.command not in STOPPED_BY_SIGNALS:
         status: int = args.handler(args)
         return status
     from controller.cli.stopping import stopped_by_signals

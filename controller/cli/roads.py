@@ -29,8 +29,8 @@ from controller.core.events import to_builtins
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
 from controller.ui.roads import render_text, result_from_event, roads_from_events, roads_from_results
+from controller.ui.terminalwidth import DEFAULT_WIDTH, MIN_WIDTH, columns_given
 
-MIN_WIDTH = 20
 """The narrowest width the text is fitted to (a smaller $COLUMNS is taken as this)."""
 
 
@@ -165,14 +165,13 @@ def events_of_shoe(events: list[dict[str, object]], shoe: int, source: str) -> l
 
 
 def terminal_width() -> int | None:
-    """The width the text keeps within: ``$COLUMNS`` when it is a number, else the terminal's when stdout is one,
-    else none (a pipe or a file gets every column)."""
-    try:
-        return max(MIN_WIDTH, int(os.environ["COLUMNS"]))
-    except (KeyError, ValueError):
-        pass
+    """The width the text keeps within: ``$COLUMNS`` when it is a width (0 is none), else the terminal's when stdout
+    is one (80 when it reports 0 columns), else none (a pipe or a file gets every column)."""
+    given = columns_given()
+    if given is not None:
+        return given
     if sys.stdout.isatty():
-        return max(MIN_WIDTH, shutil.get_terminal_size().columns)
+        return max(MIN_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
     return None
 
 

@@ -56,8 +56,11 @@ def register(subparsers: Any) -> None:
 
 
 def complain(text: str) -> None:
-    """One line to the person at the table."""
-    print(f"croupier run: {text}", file=sys.stderr, flush=True)
+    """One line to the person at the table; on a terminal, wrapped between words to its width (the terminal itself
+    broke a long line in the middle of a word)."""
+    from controller.ui.transcript import fitted
+
+    print(fitted(f"croupier run: {text}", sys.stderr), file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace) -> int:

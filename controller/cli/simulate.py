@@ -148,8 +148,11 @@ def simulate(args: argparse.Namespace) -> int:
 
 
 def notice(text: str) -> None:
-    """One line to the person at the table."""
-    print(f"croupier simulate: {text}", file=sys.stderr, flush=True)
+    """One line to the person at the table; on a terminal, wrapped between words to its width (the terminal itself
+    broke a long line in the middle of a word)."""
+    from controller.ui.transcript import fitted
+
+    print(fitted(f"croupier simulate: {text}", sys.stderr), file=sys.stderr, flush=True)
 
 
 def _full_path(args: argparse.Namespace, settings: Settings, deal: MockDeal, shoe: MockShoe) -> int:

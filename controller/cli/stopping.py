@@ -1,10 +1,12 @@
-"""SIGTERM and SIGHUP stop a table (``croupier run``, ``croupier simulate``) as Ctrl+C does.
+"""SIGTERM and SIGHUP stop a table (``croupier run``, ``croupier simulate``), a study (``croupier study``) and a drill
+(``croupier train``) as Ctrl+C does.
 
 A supervisor or a service manager stops a process with SIGTERM (``kill``, ``systemctl stop``), a terminal that goes
 away sends SIGHUP; either killed the table outright, with no word and nothing closed. While a table runs they are
 taken as Ctrl+C is (SIGINT): on plain lines the table stops where it is, the journal is closed and the feed
 drained on the way out; at the dealer console, the console closes and the table stops as on Ctrl+C, the summary
-printed. Then the command says which signal stopped it and exits 128 + the signal's number (143, 129), as Ctrl+C
+printed; a study reports the shoes dealt so far, a drill gives and keeps its report. Then the command says which
+signal stopped it and exits 128 + the signal's number (143, 129), as Ctrl+C
 exits 130. A second signal while the table stops, or after it until the process exits, is ignored: the first
 one's stop goes on.
 """

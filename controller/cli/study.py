@@ -35,7 +35,9 @@ def register(subparsers: Any) -> None:
                     "offered bets) with every bet's exact edge before every round, and report per bet what a "
                     "perfect counter and the published counts win per shoe, how many alerts each threshold of "
                     "the live edge raises on a table of honest players, and the [bets] alert_above to set "
-                    "(docs/bets.md). The same seed deals the same shoes as croupier simulate --seed.",
+                    "(docs/bets.md). The same seed deals the same shoes as croupier simulate --seed. Ctrl+C, "
+                    "SIGTERM and SIGHUP stop it in order: the report of the shoes dealt so far (--json: finished "
+                    "false), then the signal named: exit 130, 143 and 129 (128 + the signal's number).",
     )
     parser.add_argument("--config", metavar="FILE", help="TOML config file (default: the embedded default)")
     parser.add_argument("--decks", type=whole_number(1, 8), metavar="N", help="decks in the shoe (1-8)")
@@ -60,7 +62,8 @@ def register(subparsers: Any) -> None:
                              "(.png, .svg or .pdf; needs the plot extra: matplotlib)")
     parser.add_argument("--trace", metavar="FILE",
                         help="write every round as a JSON line (shoe, round, cards seen, the round's cards, "
-                             "each bet's exact edge)")
+                             "each bet's exact edge); a path that cannot be written is refused before any shoe "
+                             "is dealt")
     add_lang_option(parser)
     parser.set_defaults(handler=study)
 
@@ -124,39 +127,52 @@ def study(args: argparse.Namespace) -> int:
     plan = Plan(procedure, bets, trace=args.trace is not None)
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     target = args.target if args.target is not None else DEFAULT_TARGET
-    report = _run(plan, args.shoes, workers, target, settings, args.trace)
-    if args.json:
-        print(json.dumps(report))
-    else:
-        print(report_text(report, words))
-    if args.plot is not None:
-        from controller.ui.studyplot import write_study_plot
+    trace = TraceFile(args.trace) if args.trace is not None else None  # refused before any shoe is dealt
+    try:
+        report, interrupt = _run(plan, args.shoes, workers, target, settings, trace)
+    finally:
+        if trace is not None:
+            trace.close()
+    if report is not None:
+        if args.json:
+            print(json.dumps(report))
+        else:
+            print(report_text(report, words))
+        if args.plot is not None:
+            from controller.ui.studyplot import write_study_plot
 
-        write_study_plot(report, args.plot, words)
+            write_study_plot(report, args.plot, words)
+    if interrupt is not None:  # the report of the shoes dealt is given: now the command says what stopped it
+        raise interrupt
     return 0
 
 
-def _run(plan: Any, shoes: int, workers: int, target: float, settings: Settings, trace: str | None) -> dict[str, Any]:
+def _run(plan: Any, shoes: int, workers: int, target: float, settings: Settings,
+         trace: TraceFile | None) -> tuple[dict[str, Any] | None, KeyboardInterrupt | None]:
+    """The report (None when a stop came before the first shoes were tallied) and the stop that ended the study
+    early (None: every shoe was dealt)."""
     from controller.app.study import bet_report, run
     from controller.ui.transcript import Progress
 
+    procedure = plan.procedure
+    fresh = _fresh_edges(plan, procedure.decks)  # first here: a note of the kernel's absence is said once, before
+    # the workers are forked (they would each say it again)
     progress = Progress(shoes, unit="shoes")
     try:
-        tally = run(plan, shoes, workers, progress.show if progress.enabled else None)
+        tally = run(plan, shoes, workers, progress.show if progress.enabled else None, trace)
     finally:
         progress.finish()
-    if trace is not None:
-        _write_trace(trace, tally.trace)
-    procedure = plan.procedure
-    fresh = _fresh_edges(plan, procedure.decks)
+    if tally.shoes == 0:
+        return None, tally.interrupt
     return {
-        "shoes": tally.shoes, "seed": procedure.seed, "rounds": tally.rounds,
-        "rounds_per_shoe": tally.rounds / tally.shoes, "decks": procedure.decks, "variant": settings.table.variant,
+        "shoes": tally.shoes, "shoes_asked": shoes, "finished": tally.interrupt is None, "seed": procedure.seed,
+        "rounds": tally.rounds, "rounds_per_shoe": tally.rounds / tally.shoes, "decks": procedure.decks,
+        "variant": settings.table.variant,
         "burn": procedure.burn, "cut_card_from_end": procedure.cut_from_end, "cut_card": settings.shoe.cut_card,
         "target_alerts_per_shoe": target,
         "bets": {bet.name: {"house_edge": float(-fresh[bet.name]),
                             **bet_report(bet, tally.bets[bet.name], tally.shoes, target)} for bet in plan.bets},
-    }
+    }, tally.interrupt
 
 
 def _fresh_edges(plan: Any, decks: int) -> dict[str, Fraction]:
@@ -168,15 +184,36 @@ def _fresh_edges(plan: Any, decks: int) -> dict[str, Fraction]:
     return values.evs(shoe.values, shoe.ranks, shoe.cards)
 
 
-def _write_trace(path: str, rounds: list[dict[str, object]]) -> None:
-    """The rounds, one JSON object a line, numbered across the shoes as ``croupier simulate`` numbers them."""
-    try:
-        with Path(path).open("w", encoding="utf-8") as handle:
-            for number, record in enumerate(rounds, 1):
-                handle.write(json.dumps({"round": number, **record}) + "\n")
-    except OSError as error:
-        raise CroupierError(message("study.trace_unwritable", "--trace {path}: cannot write it ({reason}); give "
-                                    "another path", path=path, reason=str(error.strerror))) from None
+class TraceFile:
+    """``--trace``'s file, opened before any shoe is dealt (a path that cannot be written is refused first, in one
+    line); the rounds are written one JSON object a line as each chunk of shoes is added up, numbered across the
+    shoes as ``croupier simulate`` numbers them."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.number = 0
+        try:
+            self.handle = Path(path).open("w", encoding="utf-8")  # noqa: SIM115  (written chunk by chunk, closed)
+        except OSError as error:
+            raise self._refusal(error) from None
+
+    def __call__(self, rounds: list[dict[str, object]]) -> None:
+        try:
+            for record in rounds:
+                self.number += 1
+                self.handle.write(json.dumps({"round": self.number, **record}) + "\n")
+        except OSError as error:
+            raise self._refusal(error) from None
+
+    def close(self) -> None:
+        try:
+            self.handle.close()
+        except OSError as error:
+            raise self._refusal(error) from None
+
+    def _refusal(self, error: OSError) -> CroupierError:
+        return CroupierError(message("study.trace_unwritable", "--trace {path}: cannot write it ({reason}); give "
+                                     "another path", path=self.path, reason=str(error.strerror or error)))
 
 
 def _percent(value: float) -> str:
@@ -190,6 +227,9 @@ def report_text(report: dict[str, Any], words: Catalogue) -> str:
                  "cut card {cut} from the end; {rounds} rounds, every bet's exact edge before every round",
                  shoes=report["shoes"], seed=report["seed"], decks=report["decks"], variant=report["variant"],
                  burn=report["burn"], cut=report["cut_card_from_end"], rounds=report["rounds"])]
+    if not report.get("finished", True):
+        lines.append(say("study.stopped_early", "Stopped early: the figures are those of the first {shoes} of the "
+                         "{asked} shoes asked for.", shoes=report["shoes"], asked=report["shoes_asked"]))
     for name, bet in report["bets"].items():
         pays = ", ".join(f"{pay_class} {Decimal(str(amount)).normalize():f}"
                          for pay_class, amount in bet["pays"].items())

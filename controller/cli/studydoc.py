@@ -106,6 +106,16 @@ def study_markdown(report: dict[str, Any], this_round: dict[str, Any]) -> list[s
         "compare the expected column). Stored: [data/study.json](data/study.json) "
         "(`python -m benchmarks.study --save docs/data/study.json`, then `python -m controller.cli.gendata`).",
         "",
+        "The shoes are dealt in chunks of 25 by `--workers` processes (default: every core), each at most two "
+        "chunks ahead of the command, which adds them up in shoe order: the figures do not depend on the number of "
+        "workers, and memory does not grow with the shoes however slowly the command takes them. `--trace FILE` is "
+        "opened before any shoe is dealt (a path that cannot be written is refused in one line, exit status 2) and "
+        "written as the chunks are added up. Ctrl+C, SIGTERM and SIGHUP (to the command or to its whole process "
+        "group: the workers leave the stop to the command) stop the study in order: the report is printed for the "
+        "shoes added up so far, the first ones (the figures of a study of as many shoes; `--json`: `finished` "
+        "false, `shoes` of `shoes_asked`), the trace holds their rounds, then the command says what stopped it and "
+        "exits 130, 143 or 129 (128 + the signal's number).",
+        "",
         *_players(report),
         "",
         "### Alert thresholds",

@@ -31,7 +31,9 @@ def register(subparsers: Any) -> None:
                     "per line: the player's call (natural/draw/stand), the banker's (draw/stand), the "
                     "winner (player/banker/tie) and with --payouts the pay of each bet. Each call is scored "
                     "at once; a report ends the drill. Exit status: 0 the drill was finished, 3 the input "
-                    "ended first, 2 bad arguments, config or cards.",
+                    "ended first, 2 bad arguments, config or cards. Ctrl+C, SIGTERM and SIGHUP end the drill with "
+                    "its report given and kept (the console's too), then the signal named: exit 130, 143 and 129 "
+                    "(128 + the signal's number).",
     )
     parser.add_argument("--seed", type=whole_number(0, 2**63 - 1), metavar="N", help="shuffle seed (default: random)")
     parser.add_argument("--rounds", type=whole_number(1), default=DEFAULT_ROUNDS, metavar="N",
@@ -82,8 +84,7 @@ def train(args: argparse.Namespace) -> int:
         if args.console:
             from controller.training.console import run_training_console
 
-            for line in run_training_console(drill, journal.write if journal else None, of_args(args)):
-                print(line)
+            run_training_console(drill, journal.write if journal else None, of_args(args))
         else:
             show = _front_end(args)
             run_drill(drill, sys.stdin, show, ask=show.ask if isinstance(show, PlainTerminal) else lambda: None,

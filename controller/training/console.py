@@ -20,8 +20,12 @@ along: a drill never passes for live play.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import time
 from collections.abc import Callable, Mapping
+from types import FrameType
 from typing import Any, ClassVar, Final
 
 from textual import events as textual_events
@@ -109,6 +113,10 @@ class TrainingConsole(App[list[str]]):
         self.asked = 0.0
         self.question = ""
         self.report: list[str] = []
+        self.ended = False
+        """The drill was ended before its end (its report kept as ended early)."""
+        self.stopped = False
+        """A stop came from outside (:meth:`stop`)."""
 
     def compose(self) -> ComposeResult:
         yield mode_banner("training", self.words)
@@ -126,6 +134,8 @@ class TrainingConsole(App[list[str]]):
 
     def on_mount(self) -> None:
         self._tell(None, self.drill.start())
+        if self.stopped:
+            self.action_quit_drill()
 
     def on_key(self, event: textual_events.Key) -> None:
         """A key answers the word call due; a printable key that is none of its answers (nor ``q``) is said to be
@@ -157,9 +167,23 @@ class TrainingConsole(App[list[str]]):
 
     def action_quit_drill(self) -> None:
         """End the drill (kept and reported as ended early while a call is due) and close with the report."""
-        if self.drill.due is not None:
-            self._tell(END_OF_INPUT, [self.drill.report_event()])
+        self.end_drill()
         self.exit(self.report)
+
+    def end_drill(self, draw: bool = True) -> list[str]:
+        """End the drill where it is, once: while a call is due it is kept and reported as ended early (``draw``:
+        on the screen too; not once the console is closed). The report's lines."""
+        if self.drill.due is not None and not self.ended:
+            self.ended = True
+            self._tell(END_OF_INPUT, [self.drill.report_event()], draw)
+        return self.report
+
+    def stop(self) -> None:
+        """A stop from outside (Ctrl+C as a signal, or a stop signal taken as one): the drill ends as on ``q``, at
+        once or, before the console has started, as soon as it starts."""
+        self.stopped = True
+        if self.is_running:
+            self.action_quit_drill()
 
     async def action_quit(self) -> None:
         """Ctrl+Q ends the drill as ``q`` does: the report is never lost."""
@@ -172,7 +196,7 @@ class TrainingConsole(App[list[str]]):
         record = answer_record(due, text, seconds)
         self._tell(record, self.drill.answer(text, seconds))
 
-    def _tell(self, answer: Mapping[str, Any] | None, events: list[TrainingEvent]) -> None:
+    def _tell(self, answer: Mapping[str, Any] | None, events: list[TrainingEvent], draw: bool = True) -> None:
         if self.keep is not None:
             self.keep(answer, events)
         verdicts: list[str] = []
@@ -186,7 +210,8 @@ class TrainingConsole(App[list[str]]):
                 self.report = report_lines(event, self.words)
             else:
                 verdicts.extend(describe(event, self.words))
-        self._render(verdicts)
+        if draw:
+            self._render(verdicts)
 
     def _render(self, verdicts: list[str]) -> None:
         due = self.drill.due
@@ -233,7 +258,43 @@ class TrainingConsole(App[list[str]]):
             self.query_one(f"#{side}-hand", Static).update(hand_text(side, slots, cards, totals.get(side), self.words))
 
 
-def run_training_console(drill: Drill, keep: Keeper | None = None, words: Catalogue = ENGLISH) -> list[str]:
+def run_training_console(drill: Drill, keep: Keeper | None = None, words: Catalogue = ENGLISH,
+                         show: Callable[[str], None] = print) -> None:
     """Run the drill in the console, in ``words``' language, until it is over and the trainee quits (or quits
-    before); the report's lines, to print once the screen is gone."""
-    return TrainingConsole(drill, keep, words=words).run() or []
+    before), then ``show`` the report's lines once the screen is gone, however the drill ended.
+
+    A stop while it runs (Ctrl+C as a signal, or SIGTERM and SIGHUP, which :mod:`controller.cli.stopping` passes to
+    the Ctrl+C handler) ends the drill as ``q`` does, its report kept and shown; then :class:`KeyboardInterrupt`
+    is raised, for the command to say what stopped it. Without this the console closed on a stop with the report
+    neither shown nor kept."""
+    console = TrainingConsole(drill, keep, words=words)
+    stops: list[int] = []
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        stops.append(number)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # the console is not running yet: it ends the drill as it starts
+            console.stopped = True
+            return
+        loop.call_soon_threadsafe(console.stop)
+
+    previous: Any = None
+    with contextlib.suppress(ValueError):  # only the main thread takes signals
+        previous = signal.signal(signal.SIGINT, stop)
+    try:
+        console.run()
+    except KeyboardInterrupt:
+        stops.append(signal.SIGINT)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    lines = console.end_drill(draw=False)
+    if not stops:
+        for line in lines:
+            show(line)
+        return
+    with contextlib.suppress(OSError):  # a terminal hung up (SIGHUP) takes no more lines: the report is kept
+        for line in lines:
+            show(line)
+    raise KeyboardInterrupt

@@ -5,6 +5,7 @@ Both read one answer per line; the time a call took is measured from the moment 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
@@ -43,7 +44,8 @@ def run_drill(drill: Drill, answers: TextIO, show: Writer, ask: Callable[[], Non
     """Run ``drill`` reading one answer per line from ``answers`` until it ends or the input does.
 
     At the end of the input the drill stops where it is and the report says it ended early; so it does at Ctrl+C
-    while a call is awaited, and the interrupt goes on (the command then says it was interrupted).
+    (or a stop signal taken as Ctrl+C: :mod:`controller.cli.stopping`) while a call is awaited, and the interrupt
+    goes on (the command then says what stopped it).
     """
     def tell(answer: Mapping[str, Any] | None, events: list[TrainingEvent]) -> None:
         if keep is not None:
@@ -56,8 +58,12 @@ def run_drill(drill: Drill, answers: TextIO, show: Writer, ask: Callable[[], Non
         try:
             ask()
             line = answers.readline()
-        except KeyboardInterrupt:  # Ctrl+C at a call ends the drill as the input's end does: the report is kept
-            tell(END_OF_INPUT, [drill.report_event()])
+        except KeyboardInterrupt:  # Ctrl+C (or a stop signal) at a call ends the drill as the input's end does
+            report: list[TrainingEvent] = [drill.report_event()]
+            if keep is not None:
+                keep(END_OF_INPUT, report)
+            with contextlib.suppress(OSError):  # a terminal hung up (SIGHUP) takes no more lines: the report is kept
+                show(report)
             raise
         if not line:
             tell(END_OF_INPUT, [drill.report_event()])

@@ -173,9 +173,12 @@ class ConfirmingParser:
 
 
 def keyboard_parser(words: Catalogue, keyboard: TextIO | None) -> Callable[[str], Input | None]:
-    """How typed lines become dealer inputs: a dealer typing at a terminal is asked first, on standard error,
-    before what cannot be undone (as in the console); a pipe's lines are taken as they come."""
+    """How typed lines become dealer inputs: a dealer typing at a terminal is asked first, on standard error
+    (wrapped between words to its width), before what cannot be undone (as in the console); a pipe's lines are taken
+    as they come."""
     parse = worded_parser(words)
     if keyboard is None or not keyboard.isatty():
         return parse
-    return ConfirmingParser(parse, lambda line: print(line, file=sys.stderr, flush=True), words)
+    from controller.ui.transcript import fitted
+
+    return ConfirmingParser(parse, lambda line: print(fitted(line, sys.stderr), file=sys.stderr, flush=True), words)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter
 from typing import TextIO
@@ -56,9 +55,7 @@ from controller.i18n.kinds import action_name, kind_name, role_name, severity_na
 from controller.i18n.numbers import format_fixed, format_net
 from controller.i18n.variants import variant_name
 from controller.ui.bigtext import cells, pad_cells, wrap_cells
-
-MIN_WIDTH = 20
-"""The narrowest terminal the transcript wraps for (a smaller $COLUMNS is taken as this)."""
+from controller.ui.terminalwidth import terminal_columns
 
 
 class JsonLines:
@@ -73,21 +70,15 @@ class JsonLines:
 
 
 def terminal_width(stream: TextIO) -> int | None:
-    """The width of the terminal ``stream`` writes to: ``$COLUMNS`` when it is a number, else the terminal's;
-    None when ``stream`` is no terminal."""
+    """The width of the terminal ``stream`` writes to (:func:`~controller.ui.terminalwidth.terminal_columns`: a
+    terminal that reports 0 columns is taken as 80); None when ``stream`` is no terminal."""
     try:
         if not stream.isatty():
             return None
-    except ValueError:  # closed
+        descriptor = stream.fileno()
+    except (ValueError, OSError):  # closed, or no descriptor
         return None
-    try:
-        return max(MIN_WIDTH, int(os.environ["COLUMNS"]))
-    except (KeyError, ValueError):
-        pass
-    try:
-        return max(MIN_WIDTH, os.get_terminal_size(stream.fileno()).columns)
-    except (OSError, ValueError):
-        return None
+    return terminal_columns(descriptor)
 
 
 def wrapped(line: str, width: int) -> list[str]:

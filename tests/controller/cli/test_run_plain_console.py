@@ -3,11 +3,14 @@ Textual console does (issue 28 item 6): a void and an early close sent on Enter 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import select
+import struct
 import subprocess
 import sys
+import termios
 import time
 import tty
 from collections.abc import Iterator
@@ -179,3 +182,63 @@ def test_a_malformed_card_typed_by_hand_is_refused_before_the_dealer_is_asked(ty
     run.wait_for_words("Enter 2S by hand?")
     run.close()
     assert not [e for e in run.events if e["event"] == "rejected"], run.events
+
+
+def said_block(shown: str, first: str) -> list[str]:
+    """The line of ``shown`` that begins with ``first`` and the lines that continue it (indented further)."""
+    lines = shown.replace("\r", "").split("\n")
+    start = next(at for at, line in enumerate(lines) if line.startswith(first))
+    block = [lines[start]]
+    for line in lines[start + 1:]:
+        if not line.startswith("    ") or not line.strip():
+            break
+        block.append(line)
+    return block
+
+
+def test_refusals_and_questions_wrap_between_words_at_the_terminals_width() -> None:
+    """At a 40-column terminal a refusal ('... is not a dealer command: expected n next, ...') and a question
+    ('Void this round? ... Type y and Enter ...') were written as one long line, which the terminal broke in the
+    middle of words: they wrap between words within its width, as the transcript's lines do."""
+    from controller.core.exceptions import CroupierError
+    from controller.i18n.catalogue import ENGLISH
+    from controller.ui.bigtext import cells
+    from controller.ui.keyboard import worded_parser
+
+    with pytest.raises(CroupierError) as refused:
+        worded_parser(ENGLISH)("foo bar baz")
+    refusal = f"croupier run: {refused.value}"
+    question = "Void this round? Every bet goes back. Type y and Enter to void it; anything else sends nothing."
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 40, 0, 0))
+    process = subprocess.Popen([sys.executable, "-m", "controller.cli", "run", "--driver", "mock://?seed=7",
+                                "--console", "plain"], cwd=ROOT, stdin=slave, stdout=slave, stderr=slave,
+                               env={name: value for name, value in os.environ.items() if name != "COLUMNS"},
+                               start_new_session=True)
+    os.close(slave)
+    shown = b""
+
+    def wait_for(text: str) -> None:
+        nonlocal shown
+        deadline = time.monotonic() + DEADLINE
+        while text.encode() not in shown.replace(b"\r", b""):
+            assert process.poll() is None and time.monotonic() < deadline, shown[-2000:]
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                shown += os.read(master, 65536)
+
+    try:
+        wait_for("confirm when ready")
+        os.write(master, b"foo bar baz\r")
+        wait_for("with the number)")
+        os.write(master, b"v\r")
+        wait_for("sends nothing.")
+    finally:
+        process.kill()
+        process.wait(timeout=DEADLINE)
+        os.close(master)
+    text = shown.decode(errors="replace")
+    for first, whole in ((refusal.split(":")[0] + ": 'foo", refusal), ("Void this round?", question)):
+        block = said_block(text, first)
+        assert all(cells(line) <= 40 for line in block), block
+        assert " ".join(line.strip() for line in block) == whole, block

@@ -9,8 +9,10 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import select
 import signal
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -300,3 +302,136 @@ def test_the_stop_handlers_are_put_back_after_a_stop_when_the_process_goes_on() 
     with pytest.raises(SignalStop), stopped_by_signals():
         signal.raise_signal(signal.SIGTERM)
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def shoes_shown(shown: bytes) -> int:
+    """The shoes done by the last progress bar ``croupier study`` drew (``[###...] 75/1000000 shoes``), 0 before."""
+    done = [int(number) for number in re.findall(rb"\] (\d+)/\d+ shoes", shown)]
+    return done[-1] if done else 0
+
+
+STUDY = ["study", "--shoes", "1000000", "--seed", "1", "--bets", "dragon_7", "--json"]
+
+
+@pytest.mark.parametrize(("name", "workers"), [("SIGTERM", "2"), ("SIGHUP", "2"), ("SIGINT", "2"), ("SIGTERM", "1")])
+def test_a_stop_of_the_process_group_ends_the_study_with_the_report_of_the_shoes_dealt(name: str,
+                                                                                        workers: str) -> None:
+    """``croupier study`` stops on SIGTERM and SIGHUP as on Ctrl+C: it reports the shoes dealt so far (the same
+    figures as a study of only those shoes), says which signal stopped it and exits 128 + its number. SIGTERM and
+    SIGHUP killed it outright with no word; a stop signalled to the process group (Ctrl+C at a terminal, ``systemctl
+    stop``) reached each worker too, which raised it, and the command waited for every shoe still queued: it never
+    ended. Its progress bar (standard error on a terminal) says when shoes are done."""
+    number = signal.Signals[name]
+    master, slave = os.openpty()
+    process = subprocess.Popen([*CROUPIER, *STUDY, "--workers", workers], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=slave, text=True, cwd=ROOT, env=environment(),
+                               start_new_session=True)
+    os.close(slave)
+    shown = b""
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while shoes_shown(shown) == 0:  # the first shoes are tallied
+            assert process.poll() is None and time.monotonic() < deadline, (process.poll(), shown[-500:])
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                shown += os.read(master, 65536)
+        workers_seen = children(process.pid)
+        os.killpg(process.pid, number)
+        out, _ = process.communicate(timeout=DEADLINE)
+        while True:  # what it said after the stop (the pty keeps it until read)
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if not ready:
+                break
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            shown += data
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=DEADLINE)
+        os.close(master)
+    err = shown.decode(errors="replace").replace("\r\n", "\n")
+    said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
+    assert "Traceback" not in err, err[-3000:]
+    assert process.returncode == 128 + number, (process.returncode, err[-2000:])
+    assert err.strip().splitlines()[-1] == f"croupier study: {said}", err[-2000:]
+    report = json.loads(out)
+    assert report["finished"] is False and 0 < report["shoes"] < 1000000, {key: report[key] for key in ("shoes",)}
+    same = croupier_process(*STUDY[:2], str(report["shoes"]), *STUDY[3:], "--workers", "1")
+    assert same.returncode == 0, same.stderr
+    assert report["shoes_asked"] == 1000000
+    assert {**report, "finished": True, "shoes_asked": report["shoes"]} == json.loads(same.stdout), (
+        "the shoes reported are the first ones dealt")
+    deadline = time.monotonic() + DEADLINE
+    while any(Path(f"/proc/{pid}").exists() for pid in workers_seen):  # orphans are reaped by init at once
+        assert time.monotonic() < deadline, f"workers left running: {workers_seen}"
+        time.sleep(0.1)
+
+
+def question_asked(process: subprocess.Popen[str], count: int) -> str:
+    """Read ``croupier train``'s plain terminal until it has asked ``count`` questions (each ends with '?')."""
+    assert process.stdout is not None
+    shown = ""
+    while shown.count("?") < count:
+        character = process.stdout.read(1)
+        assert character, f"the drill ended before its question: {shown}"
+        shown += character
+    return shown
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_signal_ends_the_drill_as_ctrl_c_does_with_its_report_given_and_kept(name: str, tmp_path: Path) -> None:
+    """``croupier train`` stopped by SIGTERM or SIGHUP was killed outright: no report, nothing journaled after the
+    last answer. It ends the drill as Ctrl+C does (the report, ended early, shown and journaled), names the signal
+    and exits 128 + its number."""
+    number = signal.Signals[name]
+    journal = tmp_path / "drill.journal"
+    process = start_croupier("train", "--seed", "3", "--rounds", "5", "--journal", str(journal), stdin=True)
+    assert process.stdin is not None
+    try:
+        question_asked(process, 1)
+        process.stdin.write("draw\n")
+        process.stdin.flush()
+        question_asked(process, 1)  # the verdict, then the next call asked
+        process.send_signal(number)
+        out, err = process.communicate(timeout=DEADLINE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=DEADLINE)
+    assert process.returncode == 128 + number, err
+    assert "Training report: 1 round, 1 call," in out and "(ended early)" in out, (out, err)
+    assert err.strip().splitlines()[-1] == f"croupier train: stopped by {name}" and "Traceback" not in err, err
+    bodies = [json.loads(body) for (body,) in sqlite3.connect(journal).execute(
+        "SELECT body FROM records WHERE kind = 'events' ORDER BY seq")]
+    assert bodies[-1]["events"][-1]["event"] == "training_report" and bodies[-1]["events"][-1]["finished"] is False
+    assert croupier_process("audit", "verify", str(journal)).returncode == 0
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_signal_closes_the_drills_console_with_its_report_printed_and_kept(name: str, tmp_path: Path) -> None:
+    """``croupier train --console`` stopped by a signal lost its report: the console closed and nothing was
+    printed or journaled after the last answer. The report is printed once the screen is gone and journaled, as
+    when the drill is quit, then the signal is named (exit 128 + its number)."""
+    number = signal.Signals[name]
+    journal = tmp_path / "drill.journal"
+    terminal = Terminal("train", "--console", "--seed", "4", "--rounds", "3", "--journal", str(journal))
+    try:
+        terminal.wait_for("P1 ")  # the hands are shown: the first call is due
+        terminal.process.send_signal(number)
+        status = terminal.ended()
+    finally:
+        terminal.close()
+    shown = terminal.shown.decode(errors="replace")
+    said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
+    assert status == 128 + number, (status, shown[-2000:])
+    assert "Traceback" not in shown and f"croupier train: {said}" in shown, shown[-2000:]
+    assert "Training report: 1 round, 0 calls, 0 right, 0 wrong (ended early)" in shown, shown[-2000:]
+    assert shown.index("Training report") < shown.index(f"croupier train: {said}")
+    bodies = [json.loads(body) for (body,) in sqlite3.connect(journal).execute(
+        "SELECT body FROM records WHERE kind = 'events' ORDER BY seq")]
+    assert bodies[-1]["events"][-1]["event"] == "training_report" and bodies[-1]["events"][-1]["finished"] is False

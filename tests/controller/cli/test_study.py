@@ -177,6 +177,27 @@ def test_bad_input_is_refused_in_one_line(args: tuple[str, ...], line: str) -> N
     assert run.stderr.splitlines()[-1].startswith(line), run.stderr
 
 
+@pytest.mark.parametrize("where", ["missing directory", "no permission", "a directory"])
+def test_a_trace_that_cannot_be_written_is_refused_before_any_shoe_is_dealt(where: str, tmp_path: Path) -> None:
+    """``--trace`` to a path that cannot be written was found out only after every shoe had been dealt (minutes of a
+    long study, then exit 2): it is refused first, in one line naming the path and what to do (exit 2), and the
+    command deals nothing (a study of a million shoes would take far longer than it is given here)."""
+    if where == "no permission":
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        path = locked / "rounds.jsonl" if os.geteuid() != 0 else Path("/sys/rounds.jsonl")  # root writes anywhere
+        # but in sysfs, where nobody creates files
+    else:
+        path = tmp_path / "missing" / "rounds.jsonl" if where == "missing directory" else tmp_path
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "study", "--shoes", "1000000", "--seed", "1",
+                          "--workers", "1", "--trace", str(path)], capture_output=True, text=True, timeout=120,
+                         cwd=ROOT)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.count("\n") == 1 and run.stdout == "", run.stderr
+    assert run.stderr.startswith(f"croupier study: --trace {path}: cannot write it ("), run.stderr
+    assert run.stderr.rstrip().endswith("; give another path"), run.stderr
+
+
 def test_an_unknown_bet_is_answered_with_each_name_once() -> None:
     """The names ``--bets`` takes, listed once each: ``banker`` is both a bet offered and the commission variant's
     catalogue name, and the list had said it twice."""
@@ -257,3 +278,23 @@ def test_the_published_count_wins_agree_with_the_stored_study_within_two_standar
         play = short["bets"][bet]["counts"][count]
         assert abs(play["units_per_shoe"] - units) <= 2 * play["units_per_shoe_se"], (bet, count, play)
     assert "within two standard errors" in (ROOT / "docs" / "bets.md").read_text(encoding="utf-8")
+
+
+WITHOUT_KERNEL = """
+import sys
+sys.modules["controller.core.bets._kernel"] = None  # as where it could not be built: the import fails
+from controller.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_note_that_the_kernel_is_missing_is_said_once_whatever_the_workers() -> None:
+    """Without the compiled kernel the command says so in one line, once: each worker process of the study said it
+    again (two workers, three notes), for each first computed an edge in a process of its own."""
+    run = subprocess.run([sys.executable, "-c", WITHOUT_KERNEL, "study", "--shoes", "50", "--seed", "1", "--bets",
+                          "dragon_7", "--workers", "2", "--json"], capture_output=True, text=True, timeout=600,
+                         cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    notes = [line for line in run.stderr.splitlines() if "compiled live-edge kernel is not available" in line]
+    assert len(notes) == 1, run.stderr
+    assert json.loads(run.stdout)["shoes"] == 50
