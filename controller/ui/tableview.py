@@ -490,11 +490,10 @@ class TableView:
         shoe.burned, shoe.set_aside = view.burned, view.set_aside
         shoe.details.update(shoe=view.shoe, decks=view.decks)
         self.last_round = view.last_round
-        if not view.closed or view.cards:
-            self.slots = {card.slot: card.card if card.card is not None else FACE_DOWN for card in view.cards}
-            self.manual_slots = {card.slot for card in view.cards if card.manual}
-            self._dealt_order = [slot for slot in self._dealt_order if slot in self.slots] + [
-                slot for slot in self.slots if slot not in self._dealt_order]
+        self.slots = {card.slot: card.card if card.card is not None else FACE_DOWN for card in view.cards}
+        self.manual_slots = {card.slot for card in view.cards if card.manual}
+        self._dealt_order = [slot for slot in self._dealt_order if slot in self.slots] + [
+            slot for slot in self.slots if slot not in self._dealt_order]
         if view.misdeal is None:
             self.misdeal = None
             self._halt_events = []

@@ -157,3 +157,11 @@ def test_a_card_out_while_halted_does_not_hide_the_halt_the_table_is_on() -> Non
     the floor's state still says foreign card."""
     config = table_settings(1, "first_card", False)
     played(config, leading(False) + parse_tokens("AH AH AS"), resume_at=None)
+
+
+def test_a_void_that_closes_the_shoe_clears_the_layout_as_the_table_does() -> None:
+    """An extra card after the cut card's last round is the next round's misdeal; voiding it closes the shoe with
+    that round's (empty) layout. The console kept the settled round's cards because the shoe was closed, while the
+    table shows none (found by the property test above: 1 deck, no burn)."""
+    config = table_settings(1, "none", False)
+    played(config, leading(False) + parse_tokens("AS 5S 5H @cut AH AD @void"), resume_at=None)
