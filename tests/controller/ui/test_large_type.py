@@ -87,6 +87,21 @@ def test_the_plain_dealer_display_draws_a_prompt_in_large_type(language: str) ->
     assert all(cells(line) <= 80 for line in drawn)
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_plain_dealer_display_keeps_large_type_within_a_narrow_terminal(language: str) -> None:
+    """On a 40-column terminal every line of the large type fits in 40 cells (it was drawn 80 wide whatever the
+    terminal), and the transcript's own lines still say every action."""
+    stream = io.StringIO()
+    words = Catalogue(language)
+    events: list[Event] = [decode_event(event) for event in (
+        {"event": "prompt", "round": 1, "slot": "P1", "to": "player", "say": "Card to PLAYER",
+         "say_id": "prompt.player", "say_params": {}},
+        {"event": "instruction", "round": 1, "action": "natural", "say": "Natural: player 9, banker 5; no more cards",
+         "say_id": "natural", "say_params": {"player": 9, "banker": 5}})]
+    Localiser(words).wrap(DealerDisplay(stream, large=True, words=words, width=40))(events)
+    assert all(cells(line) <= 40 for line in stream.getvalue().splitlines()), stream.getvalue()
+
+
 @pytest.mark.parametrize("text", ["플레이어에게 한 장 더", "B 번  V 무효  M 수동", "プレイヤーに3枚目", "閒補牌"])
 def test_large_type_too_wide_for_a_line_breaks_it_and_keeps_every_character(text: str) -> None:
     rows = large_type(text, 30, 1, None)
