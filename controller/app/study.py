@@ -504,10 +504,11 @@ def run(plan: Plan, shoes: int, workers: int = 1, progress: Callable[[int], None
     chunks = _tallies(plan, shoes, workers)
     try:
         for chunk in chunks:
-            if trace is not None:
-                trace(chunk.trace)
-                chunk.trace = []
-            total.add(chunk)
+            with held_stops():  # a chunk is added up whole or not at all: a stop halfway left shoes without bets
+                if trace is not None:
+                    trace(chunk.trace)
+                    chunk.trace = []
+                total.add(chunk)
             if progress is not None:
                 progress(total.shoes)
     except KeyboardInterrupt as interrupt:
