@@ -40,7 +40,7 @@ def records_in(journal: Path) -> int:
 @contextmanager
 def table_writing(journal: Path) -> Iterator[subprocess.Popen[str]]:
     """A simulated table dealing into ``journal`` card after card until the test ends, once it holds a few shoes."""
-    writer = start_croupier("simulate", "--seed", "3", "--decks", "1", "--rounds", "1000000", "--pace", "0.002",
+    writer = start_croupier("simulate", "--seed", "3", "--decks", "1", "--rounds", "1000000", "--pace", "0.01",
                             "--quiet", "--journal", str(journal))
     try:
         deadline = time.monotonic() + DEADLINE
