@@ -230,7 +230,7 @@ def test_refusals_and_questions_wrap_between_words_at_the_terminals_width() -> N
     try:
         wait_for("confirm when ready")
         os.write(master, b"foo bar baz\r")
-        wait_for("with the number)")
+        wait_for("with the number)\n")  # the refusal's whole line: a key typed sooner is echoed into it
         os.write(master, b"v\r")
         wait_for("sends nothing.")
     finally:
