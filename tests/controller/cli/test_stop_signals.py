@@ -18,6 +18,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,17 @@ COMMANDS = {
 }
 
 
+@contextlib.contextmanager
+def reaped(process: subprocess.Popen[str]) -> Iterator[subprocess.Popen[str]]:
+    """``process``, killed at the end of the block if it still runs (a test that failed halfway leaves nothing)."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=DEADLINE)
+
+
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_signal_stops_the_table_as_ctrl_c_does_and_the_journal_resumes(command: str, name: str,
@@ -60,15 +72,10 @@ def test_a_signal_stops_the_table_as_ctrl_c_does_and_the_journal_resumes(command
     journal = str(tmp_path / "table.journal")
     argv = [*COMMANDS[command], "--journal", journal]
     pace = ["--pace", "0.05"] if command == "simulate" else []  # run's mock deals a card every 0.5 s by itself
-    process = start_croupier(*argv, *pace)
-    try:
+    with reaped(start_croupier(*argv, *pace)) as process:
         before = dealt_until(process, 2)
         process.send_signal(number)
         out, err = process.communicate(timeout=DEADLINE)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=DEADLINE)
     assert process.returncode == 128 + number, (process.returncode, err)
     assert "Traceback" not in err, err
     assert err.splitlines()[-1] == f"croupier {command}: stopped by {name}", err
@@ -390,19 +397,15 @@ def test_a_signal_ends_the_drill_as_ctrl_c_does_with_its_report_given_and_kept(n
     and exits 128 + its number."""
     number = signal.Signals[name]
     journal = tmp_path / "drill.journal"
-    process = start_croupier("train", "--seed", "3", "--rounds", "5", "--journal", str(journal), stdin=True)
-    assert process.stdin is not None
-    try:
+    with reaped(start_croupier("train", "--seed", "3", "--rounds", "5", "--journal", str(journal),
+                               stdin=True)) as process:
+        assert process.stdin is not None
         question_asked(process, 1)
         process.stdin.write("draw\n")
         process.stdin.flush()
         question_asked(process, 1)  # the verdict, then the next call asked
         process.send_signal(number)
         out, err = process.communicate(timeout=DEADLINE)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=DEADLINE)
     assert process.returncode == 128 + number, err
     assert "Training report: 1 round, 1 call," in out and "(ended early)" in out, (out, err)
     assert err.strip().splitlines()[-1] == f"croupier train: stopped by {name}" and "Traceback" not in err, err

@@ -13,6 +13,7 @@ import sqlite3
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,16 +162,23 @@ def test_an_archive_with_a_new_empty_database_gets_every_record_again(
             admin.execute(f"DROP DATABASE IF EXISTS {fresh} WITH (FORCE)")
 
 
+def first_journal_archived(tmp_path: Path, feed: str, database: str, site: str) -> list[dict[str, Any]]:
+    """The records of a first journal of table t1 (``a.journal``, 3 rounds, fed to ``feed``), once the archive
+    holds every one of them."""
+    first = Table(tmp_path / "a.journal", feed, seed=11, rounds=3, pace=0.01)
+    assert first.process.wait(timeout=120) == 0
+    records = first.records()
+    wait_for(lambda: holds_every_record(database, site, "t1", records), "the first journal archived")
+    return records
+
+
 @pytest.mark.slow
 def test_another_journal_under_an_archived_tables_name_is_reported_never_archived(
         tmp_path: Path, own_broker: Mosquitto, database: str, site: str) -> None:
     feed = f"mqtt://{own_broker.address}/{site}/t1"
     archive = Archive(own_broker.address, database, group="")
     try:
-        first = Table(tmp_path / "a.journal", feed, seed=11, rounds=3, pace=0.01)
-        assert first.process.wait(timeout=120) == 0
-        records = first.records()
-        wait_for(lambda: holds_every_record(database, site, "t1", records), "the first journal archived")
+        records = first_journal_archived(tmp_path, feed, database, site)
         other = Table(tmp_path / "b.journal", feed, seed=12, rounds=3, pace=0.01,
                       env={"CROUPIER_FEED_DRAIN_TIMEOUT": "3"})
         other.process.wait(timeout=120)
@@ -247,10 +255,7 @@ def test_another_chain_under_the_tables_name_is_said_with_both_hashes_and_never_
     other = make_journal(tmp_path / "b.journal", seed=12, rounds=8)  # dealt where no broker was, longer than a's
     archive = Archive(own_broker.address, database, group="")
     try:
-        first = Table(tmp_path / "a.journal", feed, seed=11, rounds=3, pace=0.01)
-        assert first.process.wait(timeout=120) == 0
-        records = first.records()
-        wait_for(lambda: holds_every_record(database, site, "t1", records), "the first journal archived")
+        records = first_journal_archived(tmp_path, feed, database, site)
         theirs = journal_records(other)
         head = records[-1]["seq"]
         assert len(theirs) > head
