@@ -138,6 +138,16 @@ class Terminal:
             pass
         return self.process.returncode
 
+    def stopped_once_shown(self, text: str, number: int) -> tuple[int, str]:
+        """Its exit status and all it drew, sent the signal ``number`` once it has drawn ``text``; closed after."""
+        try:
+            self.wait_for(text)
+            self.process.send_signal(number)
+            status = self.ended()
+        finally:
+            self.close()
+        return status, self.shown.decode(errors="replace")
+
     def close(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
@@ -245,13 +255,8 @@ def test_a_signal_while_the_dealer_console_starts_closes_it_without_a_traceback(
     number = signal.Signals[name]
     journal = str(tmp_path / "table.journal")
     terminal = Terminal("simulate", "--interactive", "--seed", "3", "--journal", journal)
-    try:
-        terminal.wait_for("\x1b[?1049h")  # the console takes the terminal's alternate screen: it is starting
-        terminal.process.send_signal(number)
-        status = terminal.ended()
-    finally:
-        terminal.close()
-    shown = terminal.shown.decode(errors="replace")
+    # the console takes the terminal's alternate screen: it is starting
+    status, shown = terminal.stopped_once_shown("\x1b[?1049h", number)
     said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
     assert "Traceback" not in shown and "NoMatches" not in shown, shown[-3000:]
     assert status == 128 + number and f"croupier simulate: {said}" in shown, (status, shown[-2000:])
@@ -423,13 +428,7 @@ def test_a_signal_closes_the_drills_console_with_its_report_printed_and_kept(nam
     number = signal.Signals[name]
     journal = tmp_path / "drill.journal"
     terminal = Terminal("train", "--console", "--seed", "4", "--rounds", "3", "--journal", str(journal))
-    try:
-        terminal.wait_for("P1 ")  # the hands are shown: the first call is due
-        terminal.process.send_signal(number)
-        status = terminal.ended()
-    finally:
-        terminal.close()
-    shown = terminal.shown.decode(errors="replace")
+    status, shown = terminal.stopped_once_shown("P1 ", number)  # the hands are shown: the first call is due
     said = "interrupted" if number == signal.SIGINT else f"stopped by {name}"
     assert status == 128 + number, (status, shown[-2000:])
     assert "Traceback" not in shown and f"croupier train: {said}" in shown, shown[-2000:]
