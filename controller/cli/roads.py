@@ -18,7 +18,6 @@ import argparse
 import errno
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -29,9 +28,7 @@ from controller.core.events import to_builtins
 from controller.core.exceptions import RoadsInputError
 from controller.i18n.message import message
 from controller.ui.roads import render_text, result_from_event, roads_from_events, roads_from_results
-from controller.ui.terminalwidth import DEFAULT_WIDTH, MIN_WIDTH, columns_given
-
-"""The narrowest width the text is fitted to (a smaller $COLUMNS is taken as this)."""
+from controller.ui.terminalwidth import columns_given, terminal_columns
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -171,7 +168,7 @@ def terminal_width() -> int | None:
     if given is not None:
         return given
     if sys.stdout.isatty():
-        return max(MIN_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+        return terminal_columns(sys.stdout.fileno())
     return None
 
 
