@@ -26,6 +26,9 @@ NOISE = frozenset({"garbage", "overlong"})
 
 SEQ_WRAP_FROM = 9999
 """A shoe may start its sequence numbers again at 0 or 1 only after this one (the emulator wraps here)."""
+SEQ_WRAP_GAP_MAX = 100
+"""After :data:`SEQ_WRAP_FROM` or more, a number from 2 to this one is a wrap whose first messages never arrived (a
+``sequence_gap``); a larger one that falls back is a restarted shoe."""
 
 
 class Inbox:
@@ -170,7 +173,7 @@ class Inbox:
                       "already dealt again; halting the table for the supervisor", self.url, last, seq)
             self.last_seq = None
             return Input(InputKind.OFFLINE, SHOE_RESTARTED)
-        if seq > last + 1:
+        if seq > last + 1 or self._wrapped_past(last, seq):
             LOG.error("%s: the shoe's sequence numbers went from %d to %d: the message(s) in between never "
                       "arrived; halting the table for the supervisor", self.url, last, seq)
             self.last_seq = None
@@ -191,6 +194,12 @@ class Inbox:
             self.status = frame.data
 
     def _restarted(self, seq: int) -> bool:
-        """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more?"""
+        """Does ``seq`` fall back below the previous one, other than by wrapping after 9999 or more (to 0 or 1, or
+        to a number up to :data:`SEQ_WRAP_GAP_MAX` when the first ones were lost)?"""
         last = self.last_seq
-        return last is not None and seq < last and not (last >= SEQ_WRAP_FROM and seq <= 1)
+        return last is not None and seq < last and not (last >= SEQ_WRAP_FROM and seq <= SEQ_WRAP_GAP_MAX)
+
+    @staticmethod
+    def _wrapped_past(last: int, seq: int) -> bool:
+        """Did the numbers wrap after ``last`` (9999 or more) to ``seq`` past 1: the messages from 1 were lost?"""
+        return last >= SEQ_WRAP_FROM and 1 < seq <= SEQ_WRAP_GAP_MAX

@@ -17,6 +17,7 @@ from drivers import driver_class
 from drivers.base import CardSource
 from drivers.serial.driver import SerialShoe
 from drivers.serial.framing import ACK, ENQ, NAK, Frame, LineFramer, StxFramer, xor_checksum
+from drivers.serial.inbox import SEQ_WRAP_GAP_MAX
 from tests.drivers.conftest import EmulatorProcess, RawShoe
 from tests.drivers.contract import CardSourceContract
 
@@ -718,6 +719,30 @@ def test_a_gap_in_the_sequence_numbers_is_reported_before_the_message_after_it(
     assert source.position == (1, 4)
     shoe.write(frame(b"C,5,JS"))
     assert source.recv(5) == card("JS")
+
+
+@pytest.mark.parametrize(("after_wrap", "lost"), [(2, "1"), (3, "1 and 2"), (SEQ_WRAP_GAP_MAX, "many")])
+def test_a_wrap_that_skips_its_first_numbers_is_a_gap_not_a_restart(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], after_wrap: int, lost: str) -> None:
+    """After 9999 the shoe numbers from 1 again: a 2 (or a 3...) means message 1 (1 and 2...) never arrived, as a
+    skip anywhere else does; it is no restart, which numbers from 1 again."""
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,9999,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(stx(b"C,%d,KD" % after_wrap))
+    assert source.recv(5) == Input(InputKind.OFFLINE, f"sequence_gap 9999 {after_wrap}"), lost
+    assert source.recv(5) == card("KD")
+    shoe.write(stx(b"C,%d,QH" % (after_wrap + 1)))
+    assert source.recv(5) == card("QH")
+
+
+def test_a_fall_from_9999_past_the_wrap_window_is_a_restart(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
+    shoe, source = connect(raw_shoe, opened, "framing=stx")
+    shoe.write(stx(b"C,9999,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(stx(b"C,%d,KD" % (SEQ_WRAP_GAP_MAX + 1)))
+    assert source.recv(5) == Input(InputKind.OFFLINE, "shoe_restarted")
 
 
 def test_consecutive_numbers_a_retransmission_and_a_wrap_are_no_gap(
