@@ -26,6 +26,7 @@ files themselves, not their digests, so an install cannot answer a new seed from
 from __future__ import annotations
 
 import base64
+import csv
 import hashlib
 import hmac
 import importlib.util
@@ -38,8 +39,8 @@ import sysconfig
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
-from typing import Any
+from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
 
 from config.schema import Settings, settings_data
 from controller.i18n.message import Message, message
@@ -315,10 +316,10 @@ def install_folders() -> list[str]:
     return list(dict.fromkeys(os.path.realpath(folder) for folder in folders if folder))
 
 
-def installed(name: str) -> metadata.Distribution:
-    """The installed distribution ``name`` (from :func:`install_folders`, else wherever the interpreter finds it);
-    :class:`importlib.metadata.PackageNotFoundError` when there is none."""
-    for distribution in metadata.distributions(name=name, path=install_folders()):
+def installed(name: str, folders: list[str] | None = None) -> metadata.Distribution:
+    """The installed distribution ``name`` (from ``folders``, :func:`install_folders` by default, else wherever the
+    interpreter finds it); :class:`importlib.metadata.PackageNotFoundError` when there is none."""
+    for distribution in metadata.distributions(name=name, path=install_folders() if folders is None else folders):
         return distribution
     return metadata.distribution(name)
 
@@ -327,11 +328,25 @@ def _key(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _requirements(distribution: metadata.Distribution, extras: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
-    """(name, extras) of each requirement of ``distribution`` that applies with ``extras``: one with no extra in its
+class _Described(NamedTuple):
+    """What a distribution's metadata says that the survey uses, read once (each read parses the whole file)."""
+
+    distribution: metadata.Distribution
+    version: str
+    requires: list[str]
+
+    @classmethod
+    def of(cls, distribution: metadata.Distribution) -> _Described:
+        described = distribution.metadata
+        requires = described.get_all("Requires-Dist") or distribution.requires or []  # (egg-info: requires.txt)
+        return cls(distribution, described["Version"], list(requires))
+
+
+def _requirements(described: _Described, extras: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
+    """(name, extras) of each requirement of a distribution that applies with ``extras``: one with no extra in its
     marker always, one with ``extra == "X"`` when X is asked for (other markers: when it is installed)."""
     wanted = set(extras)
-    for text in distribution.requires or []:
+    for text in described.requires:
         found = _REQUIREMENT.match(text)
         if found is None:
             continue
@@ -344,14 +359,15 @@ def _requirements(distribution: metadata.Distribution, extras: Iterable[str]) ->
 
 
 def _dependencies(problems: list[Problem], hashes: Hashes) -> list[Component]:
+    folders = install_folders()
     try:
-        project = installed(PROJECT)
+        project = installed(PROJECT, folders)
     except metadata.PackageNotFoundError:
         return []
     extras = [extra for extra in project.metadata.get_all("Provides-Extra") or [] if extra not in BUILD_EXTRAS_LEFT_OUT]
     wanted: dict[str, set[str]] = {}
-    queue = [(name, asked) for name, asked in _requirements(project, extras)]
-    found: dict[str, metadata.Distribution] = {}
+    queue = [(name, asked) for name, asked in _requirements(_Described.of(project), extras)]
+    found: dict[str, _Described] = {}
     while queue:
         name, asked = queue.pop()
         key = _key(name)
@@ -362,25 +378,21 @@ def _dependencies(problems: list[Problem], hashes: Hashes) -> list[Component]:
             continue
         wanted.setdefault(key, set()).update(asked)
         try:
-            distribution = found.get(key) or installed(name)
+            described = found.get(key) or _Described.of(installed(name, folders))
         except metadata.PackageNotFoundError:
             continue  # not installed: nothing of it runs
-        found[key] = distribution
-        queue.extend(_requirements(distribution, wanted[key]))
-    return [Component(key, distribution.version, tuple(sorted(recorded(distribution, problems, hashes),
-                                                             key=lambda item: item.path)))
-            for key, distribution in sorted(found.items())]
+        found[key] = described
+        queue.extend(_requirements(described, wanted[key]))
+    return [Component(key, described.version, tuple(sorted(recorded(described.distribution, problems, hashes),
+                                                          key=lambda item: item.path)))
+            for key, described in sorted(found.items())]
 
 
 def recorded(distribution: metadata.Distribution, problems: list[Problem], hashes: Hashes) -> list[Item]:
     """Each file ``distribution`` records with a hash, hashed now; a changed or missing one is a problem."""
     items: list[Item] = []
     base = str(distribution.locate_file(""))
-    for entry in distribution.files or []:
-        recorded = entry.hash
-        if recorded is None or recorded.mode != "sha256":
-            continue
-        name = str(entry).replace(os.sep, "/")
+    for name, recorded in sha256_records(distribution):
         location = os.path.normpath(os.path.join(base, name))
         if not os.path.lexists(location):
             problems.append(Problem(location, message(
@@ -390,7 +402,7 @@ def recorded(distribution: metadata.Distribution, problems: list[Problem], hashe
         digest = hashes.digest(location)
         if digest == UNREADABLE:
             continue  # a problem of its own (:func:`program`)
-        expected = base64.urlsafe_b64decode(recorded.value + "=" * (-len(recorded.value) % 4)).hex()
+        expected = base64.urlsafe_b64decode(recorded + "=" * (-len(recorded) % 4)).hex()
         if digest != expected:
             problems.append(Problem(location, message(
                 "verify.record_changed", "{path}: changed since {name} {version} was installed (its hash is not "
@@ -398,6 +410,28 @@ def recorded(distribution: metadata.Distribution, problems: list[Problem], hashe
                 version=distribution.version)))
         items.append(Item(name, location, digest))
     return items
+
+
+def sha256_records(distribution: metadata.Distribution) -> list[tuple[str, str]]:
+    """(path, SHA-256 as RECORD writes it) of each file ``distribution`` records with a SHA-256, each path as
+    ``distribution.files`` names it: read from its RECORD in one pass (``files`` makes a path object of each of a
+    dependency's thousands of files, at every start of a journaled table), else from ``files``."""
+    text = distribution.read_text("RECORD")
+    if not text:
+        return [(str(entry), entry.hash.value) for entry in distribution.files or []
+                if entry.hash is not None and entry.hash.mode == "sha256"]
+    found: list[tuple[str, str]] = []
+    for row in csv.reader(text.splitlines()):
+        if len(row) < 2:
+            continue
+        mode, _, value = row[1].partition("=")
+        if mode != "sha256":
+            continue
+        name = row[0]
+        if not name or "//" in name or name.endswith("/") or "." in name.split("/"):
+            name = str(PurePosixPath(name))  # as files names it: without empty or "." parts
+        found.append((name, value))
+    return found
 
 
 # -- the interpreter --------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from importlib import metadata
 from pathlib import Path
 
 from config.loader import load_config
-from controller.integrity.software import Hashes, Problem, config_bytes, recorded, survey
+from controller.integrity.software import Hashes, Problem, config_bytes, recorded, sha256_records, survey
 
 
 def record_line(root: Path, name: str) -> str:
@@ -48,6 +48,27 @@ def test_a_recorded_file_that_changed_or_went_is_named(tmp_path: Path) -> None:
         "its RECORD gives)",
         f"{tmp_path / 'fakedep' / 'data.txt'}: missing (fakedep 1.0 records it)",
     ]
+
+
+def test_the_records_read_are_what_the_distributions_files_name(tmp_path: Path) -> None:
+    """Read from RECORD in one pass, each file is named and hashed as ``Distribution.files`` gives it: for every
+    installed distribution, and for a RECORD with unusual paths (doubled slashes, "." parts, no hash, a size)."""
+    def by_files(distribution: metadata.Distribution) -> list[tuple[str, str]]:
+        return [(str(entry), entry.hash.value) for entry in distribution.files or []
+                if entry.hash is not None and entry.hash.mode == "sha256"]
+
+    distributions = list(metadata.distributions())
+    assert len(distributions) > 10
+    for distribution in distributions:
+        assert sha256_records(distribution) == by_files(distribution), distribution.metadata["Name"]
+    info = tmp_path / "odd-1.0.dist-info"
+    info.mkdir()
+    (info / "RECORD").write_text('odd//a.py,sha256=AAAA,4\n./odd/./b.py,sha256=BBBB\nodd/c/,sha256=CCCC,1\n'
+                                 '"odd/d,e.py",sha256=DDDD,2\nodd/f.py,,\nodd/g.py,md5=EEEE,3\n'
+                                 '../../bin/odd,sha256=FFFF,9\n', encoding="utf-8")
+    odd = metadata.PathDistribution(info)
+    assert sha256_records(odd) == by_files(odd) == [("odd/a.py", "AAAA"), ("odd/b.py", "BBBB"), ("odd/c", "CCCC"),
+                                                    ("odd/d,e.py", "DDDD"), ("../../bin/odd", "FFFF")]
 
 
 def test_the_signature_is_stable_and_follows_the_config() -> None:
