@@ -198,6 +198,21 @@ class Hashes:
             self.unreadable[location] = error.strerror or type(error).__name__
             return UNREADABLE
 
+    def recorded_before(self, key: str) -> list[Item] | None:
+        """The items a distribution's RECORD (``key``: its place and text hashed) gave when every file it records
+        matched, if no file changed since; None to survey it again (here: always)."""
+        return None
+
+    def keep_recorded(self, key: str, items: list[Item]) -> None:
+        """Remember ``items``, what the RECORD ``key`` gave with every file matching it (here: nothing is kept)."""
+
+    def described_before(self, key: str) -> tuple[str, list[str]] | None:
+        """The version and requirements a METADATA text (``key``: the text hashed) says, if read before."""
+        return None
+
+    def keep_described(self, key: str, version: str, requires: list[str]) -> None:
+        """Remember what the METADATA text ``key`` says (here: nothing is kept)."""
+
     good_caches: dict[str, str] = {}  # noqa: RUF012 - never written here: the caches known good (none)
     """Bytecode caches known to hold their source's code, by place, with their SHA-256 then."""
 
@@ -336,10 +351,17 @@ class _Described(NamedTuple):
     requires: list[str]
 
     @classmethod
-    def of(cls, distribution: metadata.Distribution) -> _Described:
+    def of(cls, distribution: metadata.Distribution, hashes: Hashes) -> _Described:
+        text = distribution.read_text("METADATA")
+        key = hashlib.sha256(text.encode()).hexdigest() if text is not None else None
+        known = hashes.described_before(key) if key is not None else None
+        if known is not None:
+            return cls(distribution, *known)
         described = distribution.metadata
-        requires = described.get_all("Requires-Dist") or distribution.requires or []  # (egg-info: requires.txt)
-        return cls(distribution, described["Version"], list(requires))
+        requires = list(described.get_all("Requires-Dist") or distribution.requires or [])  # egg-info: requires.txt
+        if key is not None:
+            hashes.keep_described(key, described["Version"], requires)
+        return cls(distribution, described["Version"], requires)
 
 
 def _requirements(described: _Described, extras: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
@@ -366,7 +388,7 @@ def _dependencies(problems: list[Problem], hashes: Hashes) -> list[Component]:
         return []
     extras = [extra for extra in project.metadata.get_all("Provides-Extra") or [] if extra not in BUILD_EXTRAS_LEFT_OUT]
     wanted: dict[str, set[str]] = {}
-    queue = [(name, asked) for name, asked in _requirements(_Described.of(project), extras)]
+    queue = [(name, asked) for name, asked in _requirements(_Described.of(project, hashes), extras)]
     found: dict[str, _Described] = {}
     while queue:
         name, asked = queue.pop()
@@ -378,7 +400,7 @@ def _dependencies(problems: list[Problem], hashes: Hashes) -> list[Component]:
             continue
         wanted.setdefault(key, set()).update(asked)
         try:
-            described = found.get(key) or _Described.of(installed(name, folders))
+            described = found.get(key) or _Described.of(installed(name, folders), hashes)
         except metadata.PackageNotFoundError:
             continue  # not installed: nothing of it runs
         found[key] = described
@@ -392,7 +414,13 @@ def recorded(distribution: metadata.Distribution, problems: list[Problem], hashe
     """Each file ``distribution`` records with a hash, hashed now; a changed or missing one is a problem."""
     items: list[Item] = []
     base = str(distribution.locate_file(""))
-    for name, recorded in sha256_records(distribution):
+    text = distribution.read_text("RECORD")
+    key = hashlib.sha256(f"{base}\n{text}".encode()).hexdigest() if text else None
+    known = hashes.recorded_before(key) if key is not None else None
+    if known is not None:
+        return known
+    found = len(problems)
+    for name, recorded in sha256_records(distribution, text):
         location = os.path.normpath(os.path.join(base, name))
         if not os.path.lexists(location):
             problems.append(Problem(location, message(
@@ -409,14 +437,17 @@ def recorded(distribution: metadata.Distribution, problems: list[Problem], hashe
                 "the one its RECORD gives)", path=location, name=distribution.metadata["Name"],
                 version=distribution.version)))
         items.append(Item(name, location, digest))
+    if key is not None and len(problems) == found and not hashes.unreadable:
+        hashes.keep_recorded(key, items)
     return items
 
 
-def sha256_records(distribution: metadata.Distribution) -> list[tuple[str, str]]:
+def sha256_records(distribution: metadata.Distribution, text: str | None = None) -> list[tuple[str, str]]:
     """(path, SHA-256 as RECORD writes it) of each file ``distribution`` records with a SHA-256, each path as
-    ``distribution.files`` names it: read from its RECORD in one pass (``files`` makes a path object of each of a
-    dependency's thousands of files, at every start of a journaled table), else from ``files``."""
-    text = distribution.read_text("RECORD")
+    ``distribution.files`` names it: read from its RECORD (``text`` when read already) in one pass (``files`` makes
+    a path object of each of a dependency's thousands of files, at every start of a journaled table), else from
+    ``files``."""
+    text = distribution.read_text("RECORD") if text is None else text
     if not text:
         return [(str(entry), entry.hash.value) for entry in distribution.files or []
                 if entry.hash is not None and entry.hash.mode == "sha256"]
