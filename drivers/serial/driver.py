@@ -384,6 +384,7 @@ class SerialShoe(Resumable):
         ``new_shoe`` indications a resume replays are not sent again: the shoe had them.
         """
         self.inbox.last_seq = None if offset < 0 else offset
+        self.inbox.last_frame = None  # its content is the journal's: a retransmission is known by its number
         self._resuming = True
         LOG.info("%s: resuming after sequence number %s", self.url, offset if offset >= 0 else "(none)")
 

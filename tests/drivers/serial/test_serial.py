@@ -693,6 +693,24 @@ def test_a_sequence_number_that_falls_back_reports_a_restarted_shoe(
     assert source.recv(5) == card("QH")
 
 
+@pytest.mark.parametrize("query", ["framing=stx", "ack=0", ""])
+def test_a_shoe_that_restarts_at_the_number_it_had_reached_is_no_retransmission(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], query: str) -> None:
+    """The table took the shoe's message 1 (AS); the shoe restarts and its new message 1 is another card (KD): a
+    repeat of the number with other content is no retransmission, and dropping it as one lost the card silently."""
+    shoe, source = connect(raw_shoe, opened, query)
+    frame = stx if "stx" in query else line
+    shoe.write(frame(b"C,1,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(frame(b"C,1,AS"))  # a true retransmission: dropped
+    shoe.write(frame(b"C,1,KD"))
+    assert source.recv(5) == Input(InputKind.OFFLINE, "shoe_restarted")
+    assert source.recv(5) == card("KD")
+    assert source.duplicates == 1
+    shoe.write(frame(b"C,2,QH"))
+    assert source.recv(5) == card("QH")
+
+
 def test_a_sequence_number_that_wraps_after_9999_is_no_restart(
         raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "framing=stx")
