@@ -182,19 +182,26 @@ class Inbox:
             LOG.error("%s: the shoe restarted: its message %d is now %s where it was %s, so it is no retransmission "
                       "and the shoe may report cards already dealt again; halting the table for the supervisor",
                       self.url, seq, frame.body(), self.last_frame.body() if self.last_frame else "?")
-            self.last_seq = None
+            self._restart_sequence_at(seq)
             return Input(InputKind.OFFLINE, SHOE_RESTARTED)
         if self._restarted(seq):
             LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may report cards "
                       "already dealt again; halting the table for the supervisor", self.url, last, seq)
-            self.last_seq = None
+            self._restart_sequence_at(seq)
             return Input(InputKind.OFFLINE, SHOE_RESTARTED)
         if seq > last + 1 or self._wrapped_past(last, seq):
             LOG.error("%s: the shoe's sequence numbers went from %d to %d: the message(s) in between never "
                       "arrived; halting the table for the supervisor", self.url, last, seq)
-            self.last_seq = None
+            self._restart_sequence_at(seq)
             return Input(InputKind.OFFLINE, sequence_gap(last, seq))
         return None
+
+    def _restart_sequence_at(self, seq: int) -> None:
+        """The sequence starts again from message ``seq``, which follows the news of the break: until it is taken,
+        the position is the number before it, which the journal stores with the news, so that a controller killed
+        then resumes checking the sequence from there (None before 1: a shoe that numbers from 0)."""
+        self.last_seq = seq - 1 if seq > 0 else None
+        self.last_frame = None
 
     def _on_news(self, frame: fr.Frame) -> None:
         """A message that is no reader input: the shoe's features or status (a heartbeat says only 'here')."""

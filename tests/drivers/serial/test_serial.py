@@ -779,6 +779,29 @@ def test_a_gap_after_a_resume_is_reported(raw_shoe: Shoes, opened: Callable[[str
     assert source.recv(5) == card("AS")
 
 
+@pytest.mark.parametrize(("broken", "news"), [(b"C,4,QH", "sequence_gap 2 4"), (b"C,1,QH", "shoe_restarted")])
+def test_a_controller_killed_as_it_journals_a_broken_sequence_still_checks_the_sequence_on_resume(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], broken: bytes, news: str) -> None:
+    """The journal stores the driver's position with the gap's (or the restart's) OFFLINE; a controller killed
+    right after it resumes from that position. It must still know where the sequence stands: with ack=0 the
+    shoe sent on while no controller listened, and those messages are lost; a resume from position -1 took the
+    shoe's next message as if nothing were missing."""
+    shoe, source = connect(raw_shoe, opened, "ack=0")
+    shoe.write(line(b"C,1,AS") + line(b"C,2,KD"))
+    assert [source.recv(5), source.recv(5)] == [card("AS"), card("KD")]
+    shoe.write(line(broken))
+    assert source.recv(5) == Input(InputKind.OFFLINE, news)
+    journaled = source.position  # journaled with the OFFLINE; then kill -9
+    source.close()
+    seq = int(broken.split(b",")[1])
+    resumed = opened(f"serial://{shoe.path}?ack=0")
+    assert shoe.read_until(b"\n") is not None
+    resumed.seek(*journaled)
+    shoe.write(line(b"C,%d,JS" % (seq + 3)))  # the message itself and the next two were lost with the controller
+    assert resumed.recv(5) == Input(InputKind.OFFLINE, f"sequence_gap {seq - 1} {seq + 3}")
+    assert resumed.recv(5) == card("JS")
+
+
 # -- new_shoe names the shoe's last message taken (issue 25 item 3) ---------------------------
 def test_new_shoe_names_the_last_message_taken_and_a_resumed_driver_names_the_same(
         raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
