@@ -373,7 +373,8 @@ class SerialShoe(Resumable):
 
     @property
     def position(self) -> tuple[int, int]:
-        """``(1, last sequence number)``, -1 for none: where a restarted controller resumes."""
+        """``(1, last sequence number)``, -1 for none: where a restarted controller resumes (after the news of a
+        sequence gap or a restarted shoe, the number before the message that follows it)."""
         last = self.inbox.last_seq
         return (1, -1 if last is None else last)
 
