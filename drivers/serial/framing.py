@@ -331,6 +331,10 @@ class Framer:
             self.require_crc = True
         return False
 
+    def line_failed(self) -> None:
+        """The line failed and the receive buffer was dropped: forget any frame in progress (the new line starts
+        clean). Nothing to forget in the base framing."""
+
     def decode(self, buffer: bytes) -> tuple[int, Frame | None]:  # pragma: no cover - abstract
         """Decode from the start of ``buffer``: ``(bytes consumed, frame or None)``."""
         raise NotImplementedError
@@ -534,6 +538,10 @@ class LineFramer(Framer):
         elif self.checksum_on_encode:
             body += b"*%02X" % xor_checksum(body)
         return body + self.terminator
+
+    def line_failed(self) -> None:
+        """The rest of an overlong line cut by the failure is not on the new line: its first line is read."""
+        self._skipping = False
 
     def _line_end(self, buffer: bytes) -> int:
         """Index of the byte that ends the first line (the terminator's last byte or a \\n), or -1."""

@@ -76,6 +76,7 @@ class Inbox:
             LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
                         self.url, len(self._buffer), bytes(self._buffer[:40]))
             self._buffer.clear()
+        self.framer.line_failed()
         self._end_noise()
 
     def release_ack(self) -> None:

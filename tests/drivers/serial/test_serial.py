@@ -459,6 +459,24 @@ def test_unplug_gives_offline_and_replug_online(raw_shoe: Shoes, opened: Callabl
     assert source.reconnects == 1
 
 
+def test_the_rest_of_an_overlong_line_cut_by_an_unplug_does_not_eat_the_first_line_after_the_replug(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], tmp_path: Path) -> None:
+    """Noise with no line end fills more than a line, and the cable is pulled in the middle of it: the new line
+    starts clean, its first message is read (it was taken for the rest of the overlong line, and lost)."""
+    link = str(tmp_path / "shoe")
+    shoe, source = connect(raw_shoe, opened, "ack=0", link=link)
+    shoe.write(b"~" * 300)
+    assert source.recv(0.5) is None
+    assert source.overlong == 1
+    shoe.unplug()
+    assert source.recv(5) == OFFLINE
+    shoe.replug()
+    assert source.recv(5) == ONLINE
+    assert shoe.read_until(b"\n") is not None
+    shoe.write(line(b"C,1,AS"))
+    assert source.recv(5) == card("AS")
+
+
 def test_unplug_with_reconnect_off_exhausts(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "reconnect=0")
     shoe.write(line(b"C,1,2S"))
