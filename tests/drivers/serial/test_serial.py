@@ -658,6 +658,24 @@ def test_a_shoe_that_announces_crc_has_a_two_bit_error_refused(
     assert source.recv(5) == card("QS")
 
 
+@pytest.mark.parametrize("query", ["", "framing=stx"])
+def test_a_message_refused_for_want_of_its_crc_says_so(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], caplog: pytest.LogCaptureFixture, query: str) -> None:
+    """After V,crc16 a message with a right XOR (or BCC) but no CRC-16 is refused: the warning said only "bad
+    checksum", which sends whoever reads it to the line and the cable, where the shoe leaves its CRC out."""
+    shoe, source = connect(raw_shoe, opened, query)
+    frame = stx if "stx" in query else line
+    shoe.write(stx(b"V,crc16*7E8E") if "stx" in query else b"V,crc16*7E8E\r\n")
+    assert source.recv(0.3) is None
+    assert source.features == frozenset({"crc16"})
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        shoe.write(frame(b"C,7,QS"))
+        assert source.recv(0.3) is None
+    assert source.bad_checksums == 1
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 1 and "no CRC-16" in warnings[0] and "V,crc16" in warnings[0], warnings
+
+
 def test_a_shoe_from_before_crc_keeps_its_xor(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "checksum=required")
     shoe.write(line(b"C,7,QS"))
