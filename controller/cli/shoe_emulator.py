@@ -20,7 +20,7 @@ import tempfile
 from typing import Any
 
 from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
-from controller.cli.argtypes import rate, seconds, whole_number
+from controller.cli.argtypes import number, rate, seconds, whole_number
 from controller.cli.language import text
 from controller.core.exceptions import CroupierError, DriverError
 from controller.core.inputs import Input
@@ -89,7 +89,7 @@ def register(subparsers: Any) -> None:
                         help="keep a symlink PATH to the current pty (it survives --unplug-after)")
     parser.add_argument("--heartbeat", type=seconds, default=1.0, metavar="SECONDS",
                         help="send H when idle this long (default 1; 0: never)")
-    parser.add_argument("--ack-timeout", type=seconds, default=1.0, metavar="SECONDS",
+    parser.add_argument("--ack-timeout", type=number(0.01, 3600, "seconds"), default=1.0, metavar="SECONDS",
                         help="retransmit an unacknowledged message after this long (default 1)")
     parser.add_argument("--garbage", type=rate, default=0.0, metavar="RATE",
                         help="fault: send noise before this fraction of messages")

@@ -190,6 +190,15 @@ def test_bad_arguments(tmp_path: Path) -> None:
     assert "argument --garbage: expected a rate from 0 to 1, got 2" in result.stderr
 
 
+def test_an_ack_timeout_of_zero_is_refused(tmp_path: Path) -> None:
+    """--ack-timeout 0 sent the outstanding message again at every turn of the loop without ever reading the answer:
+    thousands of retransmissions a second, and no card dealt."""
+    result = subprocess.run([*EMULATOR, "--seed", "1", "--ack-timeout", "0"], cwd=REPO, capture_output=True,
+                            text=True, timeout=30)
+    assert result.returncode == 2
+    assert "argument --ack-timeout: expected a number of seconds from 0.01 to 3600, got 0" in result.stderr
+
+
 def test_a_link_path_that_is_a_file_is_refused_and_left_alone(tmp_path: Path) -> None:
     """--link replaced whatever was at the path with its symlink, and removed it on exit: a journal, a config file,
     /etc/passwd given there by mistake was gone."""
