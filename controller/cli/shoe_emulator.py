@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 import tempfile
 from typing import Any
 
 from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
-from controller.cli.argtypes import rate, seconds, whole_number
+from controller.cli.argtypes import number, rate, seconds, whole_number
 from controller.cli.language import text
 from controller.core.exceptions import CroupierError, DriverError
 from controller.core.inputs import Input
@@ -88,7 +89,7 @@ def register(subparsers: Any) -> None:
                         help="keep a symlink PATH to the current pty (it survives --unplug-after)")
     parser.add_argument("--heartbeat", type=seconds, default=1.0, metavar="SECONDS",
                         help="send H when idle this long (default 1; 0: never)")
-    parser.add_argument("--ack-timeout", type=seconds, default=1.0, metavar="SECONDS",
+    parser.add_argument("--ack-timeout", type=number(0.01, 3600, "seconds"), default=1.0, metavar="SECONDS",
                         help="retransmit an unacknowledged message after this long (default 1)")
     parser.add_argument("--garbage", type=rate, default=0.0, metavar="RATE",
                         help="fault: send noise before this fraction of messages")
@@ -173,6 +174,10 @@ def shoe_emulator(args: argparse.Namespace) -> int:
             raise CroupierError(message("emulator.no_link_directory", "--link {link}: directory {directory} does not "
                                         "exist; create it or give another --link path", link=args.link,
                                         directory=repr(directory)))
+        if os.path.lexists(args.link) and not is_a_pty_link(args.link):
+            raise CroupierError(message("emulator.link_taken", "--link {link}: the path is taken by a file that is "
+                                        "not a link to a pseudo-terminal; give a free path (or the link an emulator "
+                                        "left there)", link=args.link))
     endpoint: Endpoint
     try:
         endpoint = TcpEndpoint(_announce, *args.tcp) if args.tcp else PtyEndpoint(_announce, args.link)
@@ -187,6 +192,15 @@ def shoe_emulator(args: argparse.Namespace) -> int:
         return emulator.run()
     finally:
         emulator.close()
+
+
+PTY_PATH = re.compile(r"/dev/(pts/[0-9]+|ttys[0-9]+)")
+"""What a pseudo-terminal's slave is called (Linux, macOS): a link to one is an emulator's, which another may take."""
+
+
+def is_a_pty_link(path: str) -> bool:
+    """Is ``path`` a symlink to a pseudo-terminal (perhaps one gone), as ``--link`` makes?"""
+    return os.path.islink(path) and PTY_PATH.fullmatch(os.readlink(path)) is not None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -373,7 +373,8 @@ class SerialShoe(Resumable):
 
     @property
     def position(self) -> tuple[int, int]:
-        """``(1, last sequence number)``, -1 for none: where a restarted controller resumes."""
+        """``(1, last sequence number)``, -1 for none: where a restarted controller resumes (after the news of a
+        sequence gap or a restarted shoe, the number before the message that follows it)."""
         last = self.inbox.last_seq
         return (1, -1 if last is None else last)
 
@@ -384,6 +385,7 @@ class SerialShoe(Resumable):
         ``new_shoe`` indications a resume replays are not sent again: the shoe had them.
         """
         self.inbox.last_seq = None if offset < 0 else offset
+        self.inbox.last_frame = None  # its content is the journal's: a retransmission is known by its number
         self._resuming = True
         LOG.info("%s: resuming after sequence number %s", self.url, offset if offset >= 0 else "(none)")
 

@@ -216,6 +216,9 @@ _BARE_CR = re.compile(rb"\r[^\n]")
 BARE_CR_HINT: Final = ("the shoe's lines end with a bare CR (\\r), which ends no line here: give terminator=cr in the "
                        "URL (or the profile)")
 """Why a line framer that ends lines with LF reads nothing from a shoe that ends them with CR alone."""
+MISSING_CRC_HINT: Final = ("no CRC-16 (*XXXX), which this shoe announced (V,crc16) for every message of it: a line "
+                           "error, or, if it goes on, a shoe that leaves its CRC out of some messages")
+"""Why a message is refused from a shoe held to its CRC-16 when it carries none (its XOR or BCC may be right)."""
 MISSING_CHECKSUM_HINT: Final = ("no *XX checksum, which checksum=required asks for: have the shoe send checksums, or "
                                 "leave checksum=required out of the URL (or the profile)")
 """Why a line framer with ``require_checksum`` refuses a message that is otherwise good."""
@@ -324,12 +327,19 @@ class Framer:
     def _crc_refused(self, crc_ok: bool | None, raw: bytes) -> bool:
         """Refuse (as a bad checksum: answered NAK, so the shoe sends it again) a message whose CRC-16 is wrong,
         or missing where one is required; True when refused."""
-        if crc_ok is False or (crc_ok is None and self.require_crc):
+        if crc_ok is False:
             self._reject("bad_checksum", raw)
+            return True
+        if crc_ok is None and self.require_crc:
+            self._reject("bad_checksum", raw, hint=MISSING_CRC_HINT)
             return True
         if crc_ok and self.latch_crc:
             self.require_crc = True
         return False
+
+    def line_failed(self) -> None:
+        """The line failed and the receive buffer was dropped: forget any frame in progress (the new line starts
+        clean). Nothing to forget in the base framing."""
 
     def decode(self, buffer: bytes) -> tuple[int, Frame | None]:  # pragma: no cover - abstract
         """Decode from the start of ``buffer``: ``(bytes consumed, frame or None)``."""
@@ -534,6 +544,10 @@ class LineFramer(Framer):
         elif self.checksum_on_encode:
             body += b"*%02X" % xor_checksum(body)
         return body + self.terminator
+
+    def line_failed(self) -> None:
+        """The rest of an overlong line cut by the failure is not on the new line: its first line is read."""
+        self._skipping = False
 
     def _line_end(self, buffer: bytes) -> int:
         """Index of the byte that ends the first line (the terminator's last byte or a \\n), or -1."""

@@ -46,6 +46,9 @@ class Inbox:
         """What the shoe announced after the hello (``V,crc16``): empty for a shoe from before CRC."""
         self.last_seq: int | None = None
         """The sequence number of the shoe's last message taken (None: none yet, or the shoe restarted)."""
+        self.last_frame: fr.Frame | None = None
+        """The shoe's last numbered message taken, when this inbox saw it (None after a resume): a message with its
+        number and other content is no retransmission."""
         self._buffer = bytearray()
         self._deferred: deque[fr.Frame] = deque()
         self._held_ack: bytes | None = None
@@ -73,6 +76,7 @@ class Inbox:
             LOG.warning("%s: dropped %d byte(s) of an unfinished frame when the line failed: %r",
                         self.url, len(self._buffer), bytes(self._buffer[:40]))
             self._buffer.clear()
+        self.framer.line_failed()
         self._end_noise()
 
     def release_ack(self) -> None:
@@ -142,7 +146,7 @@ class Inbox:
             return None
         answer = self.framer.ack(frame)
         item: Input | None = None
-        if frame.seq is not None and frame.seq == self.last_seq:
+        if self._retransmission(frame):
             self.duplicates += 1
             LOG.info("%s: duplicate message (retransmission) dropped: %s", self.url, frame.body())
         else:
@@ -152,6 +156,7 @@ class Inbox:
                 return broken
             if frame.seq is not None:
                 self.last_seq = frame.seq
+                self.last_frame = frame
             item = input_of(frame)
             if item is None:
                 self._on_news(frame)
@@ -162,23 +167,42 @@ class Inbox:
             self._write(answer)
         return item
 
+    def _retransmission(self, frame: fr.Frame) -> bool:
+        """Does ``frame`` repeat the last message taken (its number, and its content when this inbox saw it)?"""
+        if frame.seq is None or frame.seq != self.last_seq:
+            return False
+        return self.last_frame is None or self.last_frame == frame
+
     def _broken_sequence(self, frame: fr.Frame) -> Input | None:
         """The news when ``frame``'s sequence number does not follow the last one: the shoe restarted (it fell
         back) or messages were lost (it skipped); None when it follows. The sequence starts again from ``frame``."""
         last, seq = self.last_seq, frame.seq
         if last is None or seq is None:
             return None
+        if seq == last:
+            LOG.error("%s: the shoe restarted: its message %d is now %s where it was %s, so it is no retransmission "
+                      "and the shoe may report cards already dealt again; halting the table for the supervisor",
+                      self.url, seq, frame.body(), self.last_frame.body() if self.last_frame else "?")
+            self._restart_sequence_at(seq)
+            return Input(InputKind.OFFLINE, SHOE_RESTARTED)
         if self._restarted(seq):
             LOG.error("%s: the shoe restarted: its sequence number fell from %s to %d, so it may report cards "
                       "already dealt again; halting the table for the supervisor", self.url, last, seq)
-            self.last_seq = None
+            self._restart_sequence_at(seq)
             return Input(InputKind.OFFLINE, SHOE_RESTARTED)
         if seq > last + 1 or self._wrapped_past(last, seq):
             LOG.error("%s: the shoe's sequence numbers went from %d to %d: the message(s) in between never "
                       "arrived; halting the table for the supervisor", self.url, last, seq)
-            self.last_seq = None
+            self._restart_sequence_at(seq)
             return Input(InputKind.OFFLINE, sequence_gap(last, seq))
         return None
+
+    def _restart_sequence_at(self, seq: int) -> None:
+        """The sequence starts again from message ``seq``, which follows the news of the break: until it is taken,
+        the position is the number before it, which the journal stores with the news, so that a controller killed
+        then resumes checking the sequence from there (None before 1: a shoe that numbers from 0)."""
+        self.last_seq = seq - 1 if seq > 0 else None
+        self.last_frame = None
 
     def _on_news(self, frame: fr.Frame) -> None:
         """A message that is no reader input: the shoe's features or status (a heartbeat says only 'here')."""

@@ -190,6 +190,47 @@ def test_bad_arguments(tmp_path: Path) -> None:
     assert "argument --garbage: expected a rate from 0 to 1, got 2" in result.stderr
 
 
+def test_an_ack_timeout_of_zero_is_refused(tmp_path: Path) -> None:
+    """--ack-timeout 0 sent the outstanding message again at every turn of the loop without ever reading the answer:
+    thousands of retransmissions a second, and no card dealt."""
+    result = subprocess.run([*EMULATOR, "--seed", "1", "--ack-timeout", "0"], cwd=REPO, capture_output=True,
+                            text=True, timeout=30)
+    assert result.returncode == 2
+    assert "argument --ack-timeout: expected a number of seconds from 0.01 to 3600, got 0" in result.stderr
+
+
+def test_a_link_path_that_is_a_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    """--link replaced whatever was at the path with its symlink, and removed it on exit: a journal, a config file,
+    /etc/passwd given there by mistake was gone."""
+    journal = tmp_path / "table.db"
+    journal.write_bytes(b"the journal")
+    other = tmp_path / "other-link"
+    other.symlink_to(journal)
+    for taken in (journal, other):
+        result = subprocess.run([*EMULATOR, "--seed", "1", "--link", str(taken)], cwd=REPO, capture_output=True,
+                                text=True, timeout=30)
+        assert result.returncode == 2, result.stdout
+        assert result.stderr.strip().splitlines() == [
+            f"croupier shoe-emulator: --link {taken}: the path is taken by a file that is not a link to a "
+            "pseudo-terminal; give a free path (or the link an emulator left there)"]
+        assert journal.read_bytes() == b"the journal" and other.is_symlink()
+
+
+def test_a_link_left_by_an_emulator_is_taken_over(tmp_path: Path) -> None:
+    """An emulator killed -9 leaves its link behind, pointing at a pty that is gone: the next one takes it over."""
+    link = tmp_path / "shoe"
+    link.symlink_to("/dev/pts/999999")
+    process = subprocess.Popen([*EMULATOR, "--seed", "1", "--link", str(link)], cwd=REPO, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().split() == ["PTY", str(link)]
+        assert os.readlink(link).startswith("/dev/pts/") and os.readlink(link) != "/dev/pts/999999"
+    finally:
+        process.kill()
+        process.wait(10)
+
+
 # -- pacing ----------------------------------------------------------------------------
 def test_interval_zero_waits_for_each_acknowledgement(emulator: Emulator, client: Callable[..., Client]) -> None:
     shoe = emulator("--seed", "6", "--decks", "1", "--ack-timeout", "30")

@@ -459,6 +459,24 @@ def test_unplug_gives_offline_and_replug_online(raw_shoe: Shoes, opened: Callabl
     assert source.reconnects == 1
 
 
+def test_the_rest_of_an_overlong_line_cut_by_an_unplug_does_not_eat_the_first_line_after_the_replug(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], tmp_path: Path) -> None:
+    """Noise with no line end fills more than a line, and the cable is pulled in the middle of it: the new line
+    starts clean, its first message is read (it was taken for the rest of the overlong line, and lost)."""
+    link = str(tmp_path / "shoe")
+    shoe, source = connect(raw_shoe, opened, "ack=0", link=link)
+    shoe.write(b"~" * 300)
+    assert source.recv(0.5) is None
+    assert source.overlong == 1
+    shoe.unplug()
+    assert source.recv(5) == OFFLINE
+    shoe.replug()
+    assert source.recv(5) == ONLINE
+    assert shoe.read_until(b"\n") is not None
+    shoe.write(line(b"C,1,AS"))
+    assert source.recv(5) == card("AS")
+
+
 def test_unplug_with_reconnect_off_exhausts(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "reconnect=0")
     shoe.write(line(b"C,1,2S"))
@@ -640,6 +658,24 @@ def test_a_shoe_that_announces_crc_has_a_two_bit_error_refused(
     assert source.recv(5) == card("QS")
 
 
+@pytest.mark.parametrize("query", ["", "framing=stx"])
+def test_a_message_refused_for_want_of_its_crc_says_so(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], caplog: pytest.LogCaptureFixture, query: str) -> None:
+    """After V,crc16 a message with a right XOR (or BCC) but no CRC-16 is refused: the warning said only "bad
+    checksum", which sends whoever reads it to the line and the cable, where the shoe leaves its CRC out."""
+    shoe, source = connect(raw_shoe, opened, query)
+    frame = stx if "stx" in query else line
+    shoe.write(stx(b"V,crc16*7E8E") if "stx" in query else b"V,crc16*7E8E\r\n")
+    assert source.recv(0.3) is None
+    assert source.features == frozenset({"crc16"})
+    with caplog.at_level(logging.WARNING, logger="croupier.serial"):
+        shoe.write(frame(b"C,7,QS"))
+        assert source.recv(0.3) is None
+    assert source.bad_checksums == 1
+    warnings = [record.getMessage() for record in caplog.records]
+    assert len(warnings) == 1 and "no CRC-16" in warnings[0] and "V,crc16" in warnings[0], warnings
+
+
 def test_a_shoe_from_before_crc_keeps_its_xor(raw_shoe: Shoes, opened: Callable[[str], SerialShoe]) -> None:
     shoe, source = connect(raw_shoe, opened, "checksum=required")
     shoe.write(line(b"C,7,QS"))
@@ -690,6 +726,24 @@ def test_a_sequence_number_that_falls_back_reports_a_restarted_shoe(
     assert source.recv(5) == card("KD")  # the restarted shoe's card follows: the table is halted by then
     assert source.position == (1, 1)
     shoe.write(stx(b"C,2,QH"))
+    assert source.recv(5) == card("QH")
+
+
+@pytest.mark.parametrize("query", ["framing=stx", "ack=0", ""])
+def test_a_shoe_that_restarts_at_the_number_it_had_reached_is_no_retransmission(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], query: str) -> None:
+    """The table took the shoe's message 1 (AS); the shoe restarts and its new message 1 is another card (KD): a
+    repeat of the number with other content is no retransmission, and dropping it as one lost the card silently."""
+    shoe, source = connect(raw_shoe, opened, query)
+    frame = stx if "stx" in query else line
+    shoe.write(frame(b"C,1,AS"))
+    assert source.recv(5) == card("AS")
+    shoe.write(frame(b"C,1,AS"))  # a true retransmission: dropped
+    shoe.write(frame(b"C,1,KD"))
+    assert source.recv(5) == Input(InputKind.OFFLINE, "shoe_restarted")
+    assert source.recv(5) == card("KD")
+    assert source.duplicates == 1
+    shoe.write(frame(b"C,2,QH"))
     assert source.recv(5) == card("QH")
 
 
@@ -759,6 +813,29 @@ def test_a_gap_after_a_resume_is_reported(raw_shoe: Shoes, opened: Callable[[str
     shoe.write(stx(b"C,9,AS"))
     assert source.recv(5) == Input(InputKind.OFFLINE, "sequence_gap 7 9")
     assert source.recv(5) == card("AS")
+
+
+@pytest.mark.parametrize(("broken", "news"), [(b"C,4,QH", "sequence_gap 2 4"), (b"C,1,QH", "shoe_restarted")])
+def test_a_controller_killed_as_it_journals_a_broken_sequence_still_checks_the_sequence_on_resume(
+        raw_shoe: Shoes, opened: Callable[[str], SerialShoe], broken: bytes, news: str) -> None:
+    """The journal stores the driver's position with the gap's (or the restart's) OFFLINE; a controller killed
+    right after it resumes from that position. It must still know where the sequence stands: with ack=0 the
+    shoe sent on while no controller listened, and those messages are lost; a resume from position -1 took the
+    shoe's next message as if nothing were missing."""
+    shoe, source = connect(raw_shoe, opened, "ack=0")
+    shoe.write(line(b"C,1,AS") + line(b"C,2,KD"))
+    assert [source.recv(5), source.recv(5)] == [card("AS"), card("KD")]
+    shoe.write(line(broken))
+    assert source.recv(5) == Input(InputKind.OFFLINE, news)
+    journaled = source.position  # journaled with the OFFLINE; then kill -9
+    source.close()
+    seq = int(broken.split(b",")[1])
+    resumed = opened(f"serial://{shoe.path}?ack=0")
+    assert shoe.read_until(b"\n") is not None
+    resumed.seek(*journaled)
+    shoe.write(line(b"C,%d,JS" % (seq + 3)))  # the message itself and the next two were lost with the controller
+    assert resumed.recv(5) == Input(InputKind.OFFLINE, f"sequence_gap {seq - 1} {seq + 3}")
+    assert resumed.recv(5) == card("JS")
 
 
 # -- new_shoe names the shoe's last message taken (issue 25 item 3) ---------------------------
