@@ -250,6 +250,24 @@ def forge_result_in_the_last_shoe(path: Path) -> str:
     return f"record {seq}: replaying the journal gives other events"
 
 
+def forge_last_position(move: Callable[[list[int], list[int]], list[int]]) -> Callable[[Path], str]:
+    """Move the card source's position of the last input dealt after the last checkpoint (where a resume seeks the
+    seeded shoe to) with ``move`` (given it and the one before it), and recompute the hash chain after it: the
+    replay still matches (the card is in the input), but a resume would deal from another place of the shoe."""
+
+    def forge(path: Path) -> str:
+        rows = rows_of(path)
+        checkpoint = last_checkpoint(rows)
+        sourced = [(row[0], json.loads(row[3])) for row in rows if row[1] == "input" and '"source":true' in row[3]]
+        (seq, body), (_, before) = sourced[-1], sourced[-2]
+        assert seq > checkpoint[0]
+        body["position"] = move(body["position"], before["position"])
+        forge_record(path, seq, json.dumps(body, separators=(",", ":")))
+        return f"record {seq} was edited: "
+
+    return forge
+
+
 def delete_the_shown_tail(path: Path) -> str:
     last = rows_of(path)[-1][0]
     execute(path, ("DELETE FROM records WHERE seq > ?", (last - 6,)))
@@ -272,6 +290,12 @@ TAMPERING: dict[str, Callable[[Path], str]] = {
     "the last checkpoint's totals forged, the chain recomputed": forge_last_checkpoint(_one_more_banker_win),
     "the last checkpoint's position forged, the chain recomputed": forge_last_checkpoint(_another_position),
     "a result of the current shoe forged, the chain recomputed": forge_result_in_the_last_shoe,
+    "the last input's position moved on in its shoe, the chain recomputed": forge_last_position(
+        lambda position, _: [position[0], position[1] + 5]),
+    "the last input's position moved back to the one before, the chain recomputed": forge_last_position(
+        lambda _, before: before),
+    "the last input's position moved to the next shoe's first card, the chain recomputed": forge_last_position(
+        lambda position, _: [position[0] + 1, 1]),
     "records shown then deleted from the end": delete_the_shown_tail,
     "a record's time made no time, the chain recomputed": forge_time_into_no_time("not a time"),
     "a record's time made empty, the chain recomputed": forge_time_into_no_time(""),
