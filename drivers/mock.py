@@ -182,10 +182,13 @@ class MockShoe(Resumable):
         self.offset = offset
 
     def dealt_at(self, shoe: int, offset: int) -> Input | None:
-        """What a seeded shoe delivers at :attr:`position` ``(shoe, offset)`` (its ``offset``-th input, from 1):
-        where a journal says this source was just after it gave that input. None for a script, or a place no
-        shoe of this URL has."""
-        if self.scripted or shoe < 1 or offset < 1:
+        """What this seeded shoe or script delivers at :attr:`position` ``(shoe, offset)`` (its ``offset``-th
+        input, from 1): where a journal says this source was just after it gave that input. None for a place this
+        source does not have."""
+        if self.scripted:
+            inside = shoe == self.shoe_index + 1 and 1 <= offset <= len(self._queue)
+            return self._queue[offset - 1] if inside else None
+        if shoe < 1 or offset < 1:
             return None
         if shoe - 1 != self._dealt_index:
             self._dealt_index, self._dealt = shoe - 1, self._shoe_of(shoe - 1)

@@ -123,11 +123,33 @@ def check_identity(path: str, header: Mapping[str, Any], identity: Mapping[str, 
     given = json.loads(canonical(identity))
     if stored == given:
         return
-    differences = _differences(stored, given)
+    raise _other_arguments(path, _differences(stored, given))
+
+
+def _other_arguments(path: str, differences: list[str]) -> JournalError:
+    """The refusal of a resume with other arguments or settings, naming the first ``differences``."""
     shown = "; ".join(differences[:6]) + ("; ..." if len(differences) > 6 else "")
-    raise JournalError(message("journal.other_arguments", "{path}: this journal was made with other arguments "
-                               "({differences}); run again with the same arguments to resume it, or give a new "
-                               "--journal path", path=path, differences=shown))
+    return JournalError(message("journal.other_arguments", "{path}: this journal was made with other arguments "
+                                "({differences}); run again with the same arguments to resume it, or give a new "
+                                "--journal path", path=path, differences=shown))
+
+
+REPLAYED_SECTIONS = ("bets", "protection")
+"""The sections outside the identity that the header keeps for a replay (:func:`replay_extra`) and a resume must
+deal on with: ``audit verify --replay`` replays the whole journal with them."""
+
+
+def check_replayed_settings(path: str, header: Mapping[str, Any], table: Table) -> None:
+    """Refuse (JournalError, naming each difference as :func:`check_identity` does) a resume whose ``[bets]`` or
+    ``[protection]`` differ from those ``audit verify --replay`` replays the journal with (its header's): the rounds
+    dealt on would give other events (settlements, edges, alerts) than the replay, and the audit would reject the
+    journal as tampered."""
+    replayed = replay_extra(table_from_header(path, header))
+    now = replay_extra(table)
+    differences = _differences({name: replayed[name] for name in REPLAYED_SECTIONS},
+                               {name: now[name] for name in REPLAYED_SECTIONS})
+    if differences:
+        raise _other_arguments(path, differences)
 
 
 def journal_seed(path: str | os.PathLike[str]) -> int | None:
@@ -835,6 +857,7 @@ def _resume(journal: Journal, runner: Journaled, table: Table, identity: Mapping
     anchor = journal.last_checkpoint()
     verified = verify(journal, since=_shoe_start(anchor) if anchor is not None else 1)
     check_identity(journal.path, verified.header, identity)
+    check_replayed_settings(journal.path, verified.header, table)
     found = replay(journal, table, new_shoes=runner.new_shoes, resume=anchor,
                    edges_from_journal=True)
     if found.unapplied is not None:

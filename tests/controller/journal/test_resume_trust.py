@@ -257,10 +257,10 @@ def forge_last_position(move: Callable[[list[int], list[int]], list[int]]) -> Ca
 
     def forge(path: Path) -> str:
         rows = rows_of(path)
-        checkpoint = last_checkpoint(rows)
+        checkpoints = [row[0] for row in rows if row[1] == "checkpoint"]
         sourced = [(row[0], json.loads(row[3])) for row in rows if row[1] == "input" and '"source":true' in row[3]]
         (seq, body), (_, before) = sourced[-1], sourced[-2]
-        assert seq > checkpoint[0]
+        assert seq > max(checkpoints, default=0)
         body["position"] = move(body["position"], before["position"])
         forge_record(path, seq, json.dumps(body, separators=(",", ":")))
         return f"record {seq} was edited: "
@@ -523,3 +523,46 @@ def test_a_truncated_journal_whose_last_row_is_no_record_is_named_as_the_audit_n
     assert "has no records" not in done.stderr and named.group(0) in done.stderr, done.stderr
     assert "keep it for the audit" in done.stderr
     assert fingerprint(path) == before
+
+
+def test_a_card_moved_in_a_cards_journal_is_named_and_not_resumed(tmp_path: Path) -> None:
+    """``--cards`` deals the same inputs at the same places every time, as a seeded shoe does: the last card's place
+    moved on with the chain recomputed is named by the audit and the journal is not resumed (the mock would skip
+    cards)."""
+    from controller.core.shoe import shoe_with_cut_card
+
+    cards = " ".join(shoe_with_cut_card(31, 1)[:45])
+    argv = ["simulate", "--decks", "1", "--cards", cards, "--quiet"]
+    path = tmp_path / "cards.db"
+    assert croupier_in_process(*argv, "--journal", str(path)).returncode in (0, 3)
+    assert audited(path).returncode == 0
+    named = forge_last_position(lambda position, _: [position[0], position[1] + 2])(path)
+    checked = audited(path)
+    assert checked.returncode == 1, checked
+    assert named in checked.stdout, checked.stdout
+    before = fingerprint(path)
+    done = croupier_in_process(*argv, "--journal", str(path))
+    assert done.returncode == 2 and named in done.stderr and "keep it for the audit" in done.stderr, done
+    assert fingerprint(path) == before
+
+
+@pytest.mark.parametrize("setting", ['[bets]\noffered = ["player", "banker", "tie"]\n',
+                                     "[bets]\nlive_edge = false\n", "[protection]\nsequence_check = false\n"])
+def test_a_resume_with_other_replayed_settings_is_refused(dealt: dict[str, Path], tmp_path: Path,
+                                                         setting: str) -> None:
+    """``audit verify --replay`` replays a journal with the ``[bets]`` and ``[protection]`` its header keeps: a resume
+    under others would deal on with other events (other settlements, edges, alerts), and the audit would then
+    reject the honest journal as tampered. So it is refused, naming the setting, as other arguments are."""
+    path = copy_of(dealt, tmp_path)
+    execute(path, ("DELETE FROM records WHERE seq > 10", ()), ("UPDATE delivered SET seq = min(seq, 10)", ()))
+    assert audited(path).returncode == 0
+    config = tmp_path / "other.toml"
+    config.write_text(dealt["config"].read_text(encoding="utf-8") + setting, encoding="utf-8")
+    before = fingerprint(path)
+    done = croupier_in_process(*GAME, "--config", str(config), "--journal", str(path))
+    assert done.returncode == 2, done
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "other arguments" in lines[0], done.stderr
+    assert setting.split("\n")[1].split(" =")[0] in lines[0], lines[0]
+    assert fingerprint(path) == before
+    assert audited(path, "--replay").returncode == 0
