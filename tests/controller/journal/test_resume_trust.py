@@ -268,6 +268,17 @@ def forge_last_position(move: Callable[[list[int], list[int]], list[int]]) -> Ca
     return forge
 
 
+def plant_trigger(statement: str) -> Callable[[Path], str]:
+    """Add a trigger to the journal's schema: no record changes, but what the resumed table writes would not stay
+    (or would be changed) as it was committed and shown."""
+
+    def plant(path: Path) -> str:
+        execute(path, (statement, ()))
+        return "the journal's schema was changed (trigger forged"
+
+    return plant
+
+
 def delete_the_shown_tail(path: Path) -> str:
     last = rows_of(path)[-1][0]
     execute(path, ("DELETE FROM records WHERE seq > ?", (last - 6,)))
@@ -296,6 +307,11 @@ TAMPERING: dict[str, Callable[[Path], str]] = {
         lambda _, before: before),
     "the last input's position moved to the next shoe's first card, the chain recomputed": forge_last_position(
         lambda position, _: [position[0] + 1, 1]),
+    "a trigger planted that deletes each record written": plant_trigger(
+        "CREATE TRIGGER forged AFTER INSERT ON records BEGIN DELETE FROM records WHERE seq = new.seq; END"),
+    "a trigger planted that turns each result into a tie": plant_trigger(
+        "CREATE TRIGGER forged AFTER INSERT ON records BEGIN UPDATE records SET body = replace(body, "
+        "'\"winner\":\"banker\"', '\"winner\":\"tie\"') WHERE seq = new.seq; END"),
     "records shown then deleted from the end": delete_the_shown_tail,
     "a record's time made no time, the chain recomputed": forge_time_into_no_time("not a time"),
     "a record's time made empty, the chain recomputed": forge_time_into_no_time(""),
