@@ -115,6 +115,7 @@ class MockShoe(Resumable):
             inputs = read_script(values["script"])
         self._queue: list[Input] = inputs if inputs is not None else self._seeded_shoe()
         self.offset = 0
+        self._dealt_index, self._dealt = -1, list[Input]()
 
     @classmethod
     def check_url(cls, url: str) -> None:
@@ -147,7 +148,10 @@ class MockShoe(Resumable):
         return Delivery.SCRIPTED if self.scripted else Delivery.SHUFFLED
 
     def _seeded_shoe(self) -> list[Input]:
-        tokens = shoe_with_cut_card(self.seed, self.decks, self.shoe_index, self.cut_from_end)
+        return self._shoe_of(self.shoe_index)
+
+    def _shoe_of(self, shoe_index: int) -> list[Input]:
+        tokens = shoe_with_cut_card(self.seed, self.decks, shoe_index, self.cut_from_end)
         return [CUT if token == "@cut" else Input(InputKind.CARD, token) for token in tokens]
 
     def _recv(self, timeout: float | None) -> Input | None:
@@ -176,6 +180,19 @@ class MockShoe(Resumable):
             self.shoe_index = shoe - 1
             self._queue = self._seeded_shoe()
         self.offset = offset
+
+    def dealt_at(self, shoe: int, offset: int) -> Input | None:
+        """What this seeded shoe or script delivers at :attr:`position` ``(shoe, offset)`` (its ``offset``-th
+        input, from 1): where a journal says this source was just after it gave that input. None for a place this
+        source does not have."""
+        if self.scripted:
+            inside = shoe == self.shoe_index + 1 and 1 <= offset <= len(self._queue)
+            return self._queue[offset - 1] if inside else None
+        if shoe < 1 or offset < 1:
+            return None
+        if shoe - 1 != self._dealt_index:
+            self._dealt_index, self._dealt = shoe - 1, self._shoe_of(shoe - 1)
+        return self._dealt[offset - 1] if offset <= len(self._dealt) else None
 
     def _indicate(self, what: Indication) -> None:
         if what is Indication.NEW_SHOE and not self.scripted:

@@ -118,9 +118,22 @@ def check_format(connection: sqlite3.Connection, path: str) -> Tail:
         raise (JournalTamperedError if marked else JournalError)(
             message("journal.other_version", "{path}: journal format version {found} is not supported; this "
                     "Croupier reads version {version}", path=path, found=str(meta.get("version")), version=VERSION))
+    check_no_triggers(connection, path)
     check_event_format(connection, path)
     row = connection.execute("SELECT seq, hash FROM records ORDER BY seq DESC LIMIT 1").fetchone()
     return (int(row[0]), str(row[1])) if row is not None else None
+
+
+def check_no_triggers(connection: sqlite3.Connection, path: str) -> None:
+    """Refuse a journal whose schema holds a trigger: a journal never has one, and one added would change or delete
+    what a table commits (after it was shown) without any record changing before."""
+    names = [str(row[0]) for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' "
+                                                       "ORDER BY name")]
+    if names:
+        raise JournalTamperedError(message("journal.trigger_added", "{path}: the journal's schema was changed "
+                                           "(trigger {names}; a journal has none): what is written to it may not stay "
+                                           "as it was written; keep it for the audit and give a new --journal path",
+                                           path=path, names=", ".join(names)))
 
 
 def check_event_format(connection: sqlite3.Connection, path: str) -> None:

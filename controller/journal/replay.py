@@ -43,6 +43,7 @@ from controller.journal.compat import (
 from controller.journal.journaled import Journaled
 from controller.journal.notes import KIND as NOTE
 from controller.journal.notes import note_software, resumed
+from controller.journal.places import SeededPlaces
 from controller.journal.store import (
     IDENTITY_SECTIONS,
     REPLAY_EXTRA,
@@ -122,11 +123,33 @@ def check_identity(path: str, header: Mapping[str, Any], identity: Mapping[str, 
     given = json.loads(canonical(identity))
     if stored == given:
         return
-    differences = _differences(stored, given)
+    raise _other_arguments(path, _differences(stored, given))
+
+
+def _other_arguments(path: str, differences: list[str]) -> JournalError:
+    """The refusal of a resume with other arguments or settings, naming the first ``differences``."""
     shown = "; ".join(differences[:6]) + ("; ..." if len(differences) > 6 else "")
-    raise JournalError(message("journal.other_arguments", "{path}: this journal was made with other arguments "
-                               "({differences}); run again with the same arguments to resume it, or give a new "
-                               "--journal path", path=path, differences=shown))
+    return JournalError(message("journal.other_arguments", "{path}: this journal was made with other arguments "
+                                "({differences}); run again with the same arguments to resume it, or give a new "
+                                "--journal path", path=path, differences=shown))
+
+
+REPLAYED_SECTIONS = ("bets", "protection")
+"""The sections outside the identity that the header keeps for a replay (:func:`replay_extra`) and a resume must
+deal on with: ``audit verify --replay`` replays the whole journal with them."""
+
+
+def check_replayed_settings(path: str, header: Mapping[str, Any], table: Table) -> None:
+    """Refuse (JournalError, naming each difference as :func:`check_identity` does) a resume whose ``[bets]`` or
+    ``[protection]`` differ from those ``audit verify --replay`` replays the journal with (its header's): the rounds
+    dealt on would give other events (settlements, edges, alerts) than the replay, and the audit would reject the
+    journal as tampered."""
+    replayed = replay_extra(table_from_header(path, header))
+    now = replay_extra(table)
+    differences = _differences({name: replayed[name] for name in REPLAYED_SECTIONS},
+                               {name: now[name] for name in REPLAYED_SECTIONS})
+    if differences:
+        raise _other_arguments(path, differences)
 
 
 def journal_seed(path: str | os.PathLike[str]) -> int | None:
@@ -291,6 +314,8 @@ class Replay:
     """Checkpoints checked against the replay."""
     keeps_events: bool = True
     """``events`` holds the journaled events (a check that needs only the outcome keeps none)."""
+    places: SeededPlaces | None = None
+    """The check of each source input's place, when the journal's source is a seeded shoe."""
 
     @property
     def position(self) -> tuple[int, int] | None:
@@ -325,7 +350,7 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     Raises :class:`JournalError` if the replay disagrees with the journal (the controller's rules
     changed since the journal was written, or a checkpoint was edited).
     """
-    result = Replay(count_new_shoes=new_shoes, keeps_events=keep_events)
+    result = Replay(count_new_shoes=new_shoes, keeps_events=keep_events, places=_places_of(journal))
     records = journal.records() if resume is None else _resumed_from(journal, table, resume, result)
     pending: tuple[Record, dict[str, Any]] | None = None
     """An input record, handled when its events record is read (it may hold the round's edge)."""
@@ -355,6 +380,18 @@ def replay(journal: Journal, table: Table, new_shoes: bool = True, resume: Recor
     if resume is not None and keep_events and learns_findings(_loads(journal, resume)["state"]):
         _learn_findings(table, result.events)
     return result
+
+
+def _places_of(journal: Journal) -> SeededPlaces | None:
+    """The check of the places a seeded shoe gave the journal's inputs at (None: no such shoe)."""
+    header = journal.record(1)
+    if header is None or header.kind != "header":
+        return None
+    try:
+        body = json.loads(header.body)
+    except ValueError:
+        return None
+    return SeededPlaces.of_header(body) if isinstance(body, dict) else None
 
 
 def _between_inputs(journal: Journal, table: Table, record: Record, result: Replay, after_input: bool) -> None:
@@ -504,7 +541,10 @@ def _replay_input(journal: Journal, table: Table, record: Record, body: dict[str
     result.inputs += 1
     source = bool(body.get("source"))
     position = body.get("position")
-    result.cursor.note_input(item, closed, source, (position[0], position[1]) if source and position else None)
+    place = (position[0], position[1]) if source and position else None
+    if place is not None and result.places is not None:
+        result.places.check(journal.path, record.seq, item, result.cursor.position, place)
+    result.cursor.note_input(item, closed, source, place)
     return item, events
 
 
@@ -817,6 +857,7 @@ def _resume(journal: Journal, runner: Journaled, table: Table, identity: Mapping
     anchor = journal.last_checkpoint()
     verified = verify(journal, since=_shoe_start(anchor) if anchor is not None else 1)
     check_identity(journal.path, verified.header, identity)
+    check_replayed_settings(journal.path, verified.header, table)
     found = replay(journal, table, new_shoes=runner.new_shoes, resume=anchor,
                    edges_from_journal=True)
     if found.unapplied is not None:

@@ -33,6 +33,7 @@ def journal(tmp_path: Path) -> Path:
     "UPDATE journal_meta SET value = '2' WHERE key = 'version'",
     "UPDATE journal_meta SET value = 'something-else' WHERE key = 'format'",
     "INSERT INTO journal_meta VALUES ('x', 'y')",
+    "CREATE TRIGGER forged BEFORE UPDATE ON delivered BEGIN SELECT 1; END",
 ])
 def test_changed_journal_is_reported_tampered(tmp_path: Path, statement: str,
                                              capsys: pytest.CaptureFixture[str]) -> None:

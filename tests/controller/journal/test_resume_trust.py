@@ -250,6 +250,35 @@ def forge_result_in_the_last_shoe(path: Path) -> str:
     return f"record {seq}: replaying the journal gives other events"
 
 
+def forge_last_position(move: Callable[[list[int], list[int]], list[int]]) -> Callable[[Path], str]:
+    """Move the card source's position of the last input dealt after the last checkpoint (where a resume seeks the
+    seeded shoe to) with ``move`` (given it and the one before it), and recompute the hash chain after it: the
+    replay still matches (the card is in the input), but a resume would deal from another place of the shoe."""
+
+    def forge(path: Path) -> str:
+        rows = rows_of(path)
+        checkpoints = [row[0] for row in rows if row[1] == "checkpoint"]
+        sourced = [(row[0], json.loads(row[3])) for row in rows if row[1] == "input" and '"source":true' in row[3]]
+        (seq, body), (_, before) = sourced[-1], sourced[-2]
+        assert seq > max(checkpoints, default=0)
+        body["position"] = move(body["position"], before["position"])
+        forge_record(path, seq, json.dumps(body, separators=(",", ":")))
+        return f"record {seq} was edited: "
+
+    return forge
+
+
+def plant_trigger(statement: str) -> Callable[[Path], str]:
+    """Add a trigger to the journal's schema: no record changes, but what the resumed table writes would not stay
+    (or would be changed) as it was committed and shown."""
+
+    def plant(path: Path) -> str:
+        execute(path, (statement, ()))
+        return "the journal's schema was changed (trigger forged"
+
+    return plant
+
+
 def delete_the_shown_tail(path: Path) -> str:
     last = rows_of(path)[-1][0]
     execute(path, ("DELETE FROM records WHERE seq > ?", (last - 6,)))
@@ -272,6 +301,17 @@ TAMPERING: dict[str, Callable[[Path], str]] = {
     "the last checkpoint's totals forged, the chain recomputed": forge_last_checkpoint(_one_more_banker_win),
     "the last checkpoint's position forged, the chain recomputed": forge_last_checkpoint(_another_position),
     "a result of the current shoe forged, the chain recomputed": forge_result_in_the_last_shoe,
+    "the last input's position moved on in its shoe, the chain recomputed": forge_last_position(
+        lambda position, _: [position[0], position[1] + 5]),
+    "the last input's position moved back to the one before, the chain recomputed": forge_last_position(
+        lambda _, before: before),
+    "the last input's position moved to the next shoe's first card, the chain recomputed": forge_last_position(
+        lambda position, _: [position[0] + 1, 1]),
+    "a trigger planted that deletes each record written": plant_trigger(
+        "CREATE TRIGGER forged AFTER INSERT ON records BEGIN DELETE FROM records WHERE seq = new.seq; END"),
+    "a trigger planted that turns each result into a tie": plant_trigger(
+        "CREATE TRIGGER forged AFTER INSERT ON records BEGIN UPDATE records SET body = replace(body, "
+        "'\"winner\":\"banker\"', '\"winner\":\"tie\"') WHERE seq = new.seq; END"),
     "records shown then deleted from the end": delete_the_shown_tail,
     "a record's time made no time, the chain recomputed": forge_time_into_no_time("not a time"),
     "a record's time made empty, the chain recomputed": forge_time_into_no_time(""),
@@ -499,3 +539,46 @@ def test_a_truncated_journal_whose_last_row_is_no_record_is_named_as_the_audit_n
     assert "has no records" not in done.stderr and named.group(0) in done.stderr, done.stderr
     assert "keep it for the audit" in done.stderr
     assert fingerprint(path) == before
+
+
+def test_a_card_moved_in_a_cards_journal_is_named_and_not_resumed(tmp_path: Path) -> None:
+    """``--cards`` deals the same inputs at the same places every time, as a seeded shoe does: the last card's place
+    moved on with the chain recomputed is named by the audit and the journal is not resumed (the mock would skip
+    cards)."""
+    from controller.core.shoe import shoe_with_cut_card
+
+    cards = " ".join(shoe_with_cut_card(31, 1)[:45])
+    argv = ["simulate", "--decks", "1", "--cards", cards, "--quiet"]
+    path = tmp_path / "cards.db"
+    assert croupier_in_process(*argv, "--journal", str(path)).returncode in (0, 3)
+    assert audited(path).returncode == 0
+    named = forge_last_position(lambda position, _: [position[0], position[1] + 2])(path)
+    checked = audited(path)
+    assert checked.returncode == 1, checked
+    assert named in checked.stdout, checked.stdout
+    before = fingerprint(path)
+    done = croupier_in_process(*argv, "--journal", str(path))
+    assert done.returncode == 2 and named in done.stderr and "keep it for the audit" in done.stderr, done
+    assert fingerprint(path) == before
+
+
+@pytest.mark.parametrize("setting", ['[bets]\noffered = ["player", "banker", "tie"]\n',
+                                     "[bets]\nlive_edge = false\n", "[protection]\nsequence_check = false\n"])
+def test_a_resume_with_other_replayed_settings_is_refused(dealt: dict[str, Path], tmp_path: Path,
+                                                         setting: str) -> None:
+    """``audit verify --replay`` replays a journal with the ``[bets]`` and ``[protection]`` its header keeps: a resume
+    under others would deal on with other events (other settlements, edges, alerts), and the audit would then
+    reject the honest journal as tampered. So it is refused, naming the setting, as other arguments are."""
+    path = copy_of(dealt, tmp_path)
+    execute(path, ("DELETE FROM records WHERE seq > 10", ()), ("UPDATE delivered SET seq = min(seq, 10)", ()))
+    assert audited(path).returncode == 0
+    config = tmp_path / "other.toml"
+    config.write_text(dealt["config"].read_text(encoding="utf-8") + setting, encoding="utf-8")
+    before = fingerprint(path)
+    done = croupier_in_process(*GAME, "--config", str(config), "--journal", str(path))
+    assert done.returncode == 2, done
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1 and "other arguments" in lines[0], done.stderr
+    assert setting.split("\n")[1].split(" =")[0] in lines[0], lines[0]
+    assert fingerprint(path) == before
+    assert audited(path, "--replay").returncode == 0
