@@ -189,6 +189,18 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
                                   "docs/config.md", name=name, reason=str(error))) from None
 
 
+def _refuse_undecodable(name: str, value: str) -> None:
+    """Refuse a variable whose value is not UTF-8 text (bytes Python holds as surrogate escapes), showing its
+    bytes legibly: no check below could word it, nor a journal keep it."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        legible = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        raise ConfigError(message("config.env_not_utf8", "environment: {name}: expected UTF-8 text, got {value}; set "
+                                  "it again as UTF-8 text, or unset it, see docs/config.md", name=name,
+                                  value=f"'{legible}'")) from None
+
+
 def environment_layer(environ: Mapping[str, str]) -> Layer:
     """``CROUPIER_<SECTION>_<KEY>`` variables as a config layer, for every section.
 
@@ -219,6 +231,7 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
             raise ConfigError(message("config.env_file_only", "environment: [{section}] {key} ({name}): cannot be "
                                       "set from the environment; set it in the config file, see docs/config.md",
                                       section=section, key=key, name=name))
+        _refuse_undecodable(name, value)
         data.setdefault(section, {})[key] = from_text(cls, key, value)
         variables[section, key] = name
     return Layer("environment", data, variables)
