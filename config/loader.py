@@ -18,6 +18,7 @@ from config.default_data import default_data
 from config.schema import SECTIONS, Settings, max_cut_from_end, settings_from
 from config.typed import Invalid, Problem, convert_section, from_text, keys_of
 from controller.core.exceptions import ConfigError, CroupierError
+from controller.core.undecodable import undecodable
 from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
@@ -190,15 +191,13 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
 
 
 def _refuse_undecodable(name: str, value: str) -> None:
-    """Refuse a variable whose value is not UTF-8 text (bytes Python holds as surrogate escapes), showing its
-    bytes legibly: no check below could word it, nor a journal keep it."""
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        legible = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    """Refuse a variable whose value is not UTF-8 text, showing its bytes legibly: no check below could word it,
+    nor a journal keep it."""
+    legible = undecodable(value)
+    if legible is not None:
         raise ConfigError(message("config.env_not_utf8", "environment: {name}: expected UTF-8 text, got {value}; set "
                                   "it again as UTF-8 text, or unset it, see docs/config.md", name=name,
-                                  value=f"'{legible}'")) from None
+                                  value=f"'{legible}'"))
 
 
 def environment_layer(environ: Mapping[str, str]) -> Layer:

@@ -12,6 +12,7 @@ from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from config.schema import FLOOR_NAME
 from controller.core.exceptions import FeedError, FloorError
+from controller.core.undecodable import undecodable
 from controller.i18n.message import Message, message
 
 TOPIC_ROOT = "croupier"
@@ -126,7 +127,11 @@ def password_from_environment(label: str, password_file: str | None = None) -> s
     ``--password-file``), else :data:`PASSWORD_ENV`, else :data:`PASSWORD_FILE_ENV`'s file; None: none given."""
     path = password_file if password_file is not None else None
     if path is None and PASSWORD_ENV in os.environ:
-        return os.environ[PASSWORD_ENV]
+        password = os.environ[PASSWORD_ENV]
+        if undecodable(password) is not None:  # never shown, not even as bytes
+            raise FeedError(message("url.password_not_utf8", "{label}: the password in {variable} is not UTF-8 text; "
+                                    "set it again as UTF-8 text", label=label, variable=PASSWORD_ENV))
+        return password
     path = path if path is not None else os.environ.get(PASSWORD_FILE_ENV) or None
     if path is None:
         return None
@@ -156,12 +161,22 @@ def shown_url(url: str) -> Message | str:
     return UNPARSABLE_URL if shown == "the URL given" else repr(shown)
 
 
-def _bad(label: str, url: str, form: Message, problem: Message) -> FeedError:
+def _legibly_shown(legible: str) -> Message | str:
+    """A URL that was not UTF-8 text, its bytes already written as ``\\xNN`` (:func:`undecodable`), as an error
+    quotes it: its password hidden, its backslashes not doubled as :func:`repr` would."""
+    shown = redacted(legible)
+    return UNPARSABLE_URL if shown == "the URL given" else f"'{shown}'"
+
+
+def _bad(label: str, url: str, form: Message, problem: Message, shown: Message | str | None = None) -> FeedError:
     return FeedError(message("url.bad", "{label} {url}: {problem}; expected {form}", label=label,
-                             url=shown_url(url), problem=problem, form=form))
+                             url=shown_url(url) if shown is None else shown, problem=problem, form=form))
 
 
 BAD_PORT = message("url.bad_port", "the port is not a number from 1 to 65535")
+
+
+NOT_UTF8 = message("url.not_utf8", "it holds bytes that are not UTF-8 text (shown as \\xNN)")
 
 
 def _port(parts: SplitResult, label: str, url: str, form: Message) -> int:
@@ -186,6 +201,9 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
     text = url.strip()
     if not text:
         raise _bad(label, url, form, message("url.empty", "it is empty"))
+    legible = undecodable(text)
+    if legible is not None:
+        raise _bad(label, url, form, NOT_UTF8, _legibly_shown(legible))
     try:
         parts = urlsplit(text)
         _ = parts.hostname
@@ -268,8 +286,18 @@ def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "",
     return broker
 
 
+def refuse_undecodable_database_url(url: str, option: str = "--db") -> None:
+    """Refuse a database URL that is not UTF-8 text (raises :class:`FloorError` naming ``option`` and the URL, its
+    bytes shown as ``\\xNN`` and its password hidden): libpq takes UTF-8 only."""
+    legible = undecodable(url)
+    if legible is not None:
+        raise FloorError(message("url.db_not_utf8", "{option} {url}: {problem}; expected {form}", option=option,
+                                 url=_legibly_shown(legible), problem=NOT_UTF8, form=DATABASE_FORM))
+
+
 def check_database_url(url: str, option: str = "--db") -> str:
     """``url`` if it is a PostgreSQL URL (``postgresql://`` or ``postgres://`` with a host)."""
+    refuse_undecodable_database_url(url, option)
     shown = shown_url(url)
     try:
         parts = urlsplit(url)
