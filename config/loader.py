@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, TypeAlias
 
 from config.default_data import default_data
@@ -29,6 +28,8 @@ SECRET_VARIABLES: dict[str, str] = {
 }
 """``CROUPIER_*`` variables that carry a secret, read where it is used and never shown (docs/config.md)."""
 DEFAULTS = "built-in defaults"
+CONFIG_LIMIT = 2**20
+"""The most bytes a config file is read for (1 MiB: thousands of enrolled badges fit many times over)."""
 
 ValueCheck: TypeAlias = Callable[[Any], object]
 """A check of one key's value that a layer above the config owns (``[driver] url``: the drivers): it raises a
@@ -171,7 +172,13 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no key
+        with open(path, "rb") as handle:
+            data = handle.read(CONFIG_LIMIT + 1)  # bounded: a path that is no config may never end (/dev/zero)
+        if len(data) > CONFIG_LIMIT:
+            raise ConfigError(message("config.too_long", "{name}: longer than {limit} MiB, far more than a config "
+                                      "file holds; give the path of a TOML config file", name=name,
+                                      limit=CONFIG_LIMIT // 2**20))
+        text = data.decode("utf-8-sig")  # -sig: a BOM an editor wrote is no key
     except FileNotFoundError:
         raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
                                   name=name or "''")) from None

@@ -466,3 +466,15 @@ def test_a_command_names_an_environment_value_that_is_not_utf8() -> None:
     assert run.returncode == 2, run.stderr
     assert run.stderr == ("croupier simulate: environment: CROUPIER_TABLE_DECKS: expected UTF-8 text, got '\\xff'; set "
                           "it again as UTF-8 text, or unset it, see docs/config.md\n")
+
+
+def test_a_config_file_far_larger_than_any_config_is_refused_before_it_is_read_whole(tmp_path: Path) -> None:
+    """A path that is no config (a disk image, ``/dev/zero``) was read whole into memory before TOML refused it:
+    ``--config /dev/zero`` never ended. Anything longer than 1 MiB is refused after reading that much."""
+    path = tmp_path / "image.bin"
+    with path.open("wb") as sparse:
+        sparse.truncate(1024 * 1024 + 1)
+    with pytest.raises(ConfigError) as refused:
+        load_config(path, environ={})
+    assert str(refused.value) == (f"{path}: longer than 1 MiB, far more than a config file holds; give the path of "
+                                  "a TOML config file")
