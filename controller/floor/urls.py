@@ -218,6 +218,7 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
         raise _bad(label, url, form, message("url.no_query", "it takes no ?query or #fragment"))
     if not parts.hostname:
         raise _bad(label, url, form, message("url.no_host", "it names no HOST"))
+    _refuse_unprintable_host(text, label, url, form)
     port = _port(parts, label, url, form)
     if ca_file and parts.scheme != "mqtts":
         raise FeedError(message("url.ca_needs_tls", "{label} {url}: a CA file ([feed] ca_file) is for mqtts:// only; "
@@ -236,6 +237,16 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
                                                  "--password-file", variable=PASSWORD_ENV,
                                                  file_variable=PASSWORD_FILE_ENV))
     return Broker(parts.hostname, port, parts.scheme == "mqtts", user, password, ca_file or None), levels
+
+
+def _refuse_unprintable_host(text: str, label: str, url: str, form: Message) -> None:
+    """Refuse a HOST with a space or a control character, which no host name or address holds (read from the URL
+    as written: ``urlsplit`` drops a tab or a new line, so that the host it gives is one never written)."""
+    address = text.partition("://")[2].split("/", 1)[0].rpartition("@")[2]
+    host = address[1:].partition("]")[0] if address.startswith("[") else address.rpartition(":")[0] or address
+    if any(character.isspace() or not character.isprintable() for character in host):
+        raise _bad(label, url, form, message("url.unprintable_host", "its HOST {host} is not a host name or address "
+                                             "(no spaces or control characters)", host=repr(host)))
 
 
 def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", label: str = "--feed") -> FeedTarget:

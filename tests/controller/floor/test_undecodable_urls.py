@@ -55,3 +55,16 @@ def test_a_broker_password_from_the_environment_that_is_not_utf8_is_refused_unsh
                            str(tmp_path / "t.journal"), "--feed", "mqtt://table@127.0.0.1:1/pit/t1",
                            without="CROUPIER_", CROUPIER_MQTT_PASSWORD=SECRET + "\udcff")
     _assert_refused(run, "croupier simulate: --feed: the password in CROUPIER_MQTT_PASSWORD is not UTF-8 text")
+
+
+@pytest.mark.parametrize("host", ["broker 1", "broker\t1", "broker\x07"])
+def test_a_feed_host_with_a_space_or_control_character_is_refused_before_the_table_deals(host: str,
+                                                                                          tmp_path: Path) -> None:
+    """Such a host was taken: the table dealt on, its feed never connected, and the run ended saying only that the
+    broker could not be reached. No host name or address holds one: it is refused as a malformed --feed is."""
+    journal = tmp_path / "t.journal"
+    run = croupier_process("simulate", "--seed", "1", "--rounds", "1", "--quiet", "--journal", str(journal),
+                           "--feed", f"mqtt://{host}:1883/pit/t1", without="CROUPIER_")
+    _assert_refused(run, f"croupier simulate: --feed 'mqtt://{host}:1883/pit/t1'".encode("unicode_escape").decode(),
+                    f"its HOST {host!r} is not a host name or address (no spaces or control characters)")
+    assert not journal.exists()
