@@ -122,6 +122,34 @@ def secrets_in(text: str) -> list[str]:
     return [secret for secret in dict.fromkeys(found) if len(secret) >= 3]
 
 
+LINE_LIMIT = 4096
+"""The most characters a password file's first line is read for."""
+
+
+class LongLine(ValueError):
+    """A file's first line goes on past :data:`LINE_LIMIT` characters: it is no password file."""
+
+
+def first_line(path: str) -> str:
+    """The first line of the UTF-8 text file ``path``, without its end (nor a byte order mark). Raises
+    :class:`OSError`, :class:`UnicodeDecodeError`, or :class:`LongLine` for a line longer than :data:`LINE_LIMIT`
+    characters: a path that is no password file may hold one endless line (``/dev/zero``)."""
+    with open(path, encoding="utf-8-sig") as handle:  # -sig: a BOM is no password
+        line = handle.readline(LINE_LIMIT + 2)  # the line's end, \r\n, may follow the longest line taken
+    line = line.rstrip("\r\n")
+    if len(line) > LINE_LIMIT:
+        raise LongLine()
+    return line
+
+
+def unread_reason(error: OSError | UnicodeDecodeError | LongLine) -> Message | str:
+    """Why :func:`first_line` could not read a file, for a message's ``{reason}``."""
+    if isinstance(error, LongLine):
+        return message("password.line_too_long", "its first line is longer than {limit} characters",
+                       limit=LINE_LIMIT)
+    return getattr(error, "strerror", None) or type(error).__name__
+
+
 def password_from_environment(label: str, password_file: str | None = None) -> str | None:
     """The MQTT password for a URL with a user and none of its own: ``password_file``'s first line (a command's
     ``--password-file``), else :data:`PASSWORD_ENV`, else :data:`PASSWORD_FILE_ENV`'s file; None: none given."""
@@ -137,13 +165,11 @@ def password_from_environment(label: str, password_file: str | None = None) -> s
         return None
     where = "--password-file" if password_file is not None else PASSWORD_FILE_ENV
     try:
-        with open(path, encoding="utf-8-sig") as handle:  # -sig: a BOM is no password
-            line = handle.readline().rstrip("\r\n")
-    except (OSError, UnicodeDecodeError) as error:
+        line = first_line(path)
+    except (OSError, UnicodeDecodeError, LongLine) as error:
         raise FeedError(message("url.password_file", "{label}: the password file {path} ({where}) cannot be read "
                                 "({reason}); give a readable file whose first line is the password", label=label,
-                                path=repr(path), where=where, reason=getattr(error, "strerror", None) or
-                                type(error).__name__)) from None
+                                path=repr(path), where=where, reason=unread_reason(error))) from None
     if not line:
         raise FeedError(message("url.password_file_empty", "{label}: the password file {path} ({where}) is empty; "
                                 "its first line is the password", label=label, path=repr(path), where=where))
