@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, TypeAlias
 
 from config.default_data import default_data
 from config.schema import SECTIONS, Settings, max_cut_from_end, settings_from
 from config.typed import Invalid, Problem, convert_section, from_text, keys_of
 from controller.core.exceptions import ConfigError, CroupierError
+from controller.core.undecodable import undecodable
 from controller.i18n.message import message
 
 ENV_PREFIX = "CROUPIER_"
@@ -28,6 +28,8 @@ SECRET_VARIABLES: dict[str, str] = {
 }
 """``CROUPIER_*`` variables that carry a secret, read where it is used and never shown (docs/config.md)."""
 DEFAULTS = "built-in defaults"
+CONFIG_LIMIT = 2**20
+"""The most bytes a config file is read for (1 MiB: thousands of enrolled badges fit many times over)."""
 
 ValueCheck: TypeAlias = Callable[[Any], object]
 """A check of one key's value that a layer above the config owns (``[driver] url``: the drivers): it raises a
@@ -170,7 +172,13 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no key
+        with open(path, "rb") as handle:
+            data = handle.read(CONFIG_LIMIT + 1)  # bounded: a path that is no config may never end (/dev/zero)
+        if len(data) > CONFIG_LIMIT:
+            raise ConfigError(message("config.too_long", "{name}: longer than {limit} MiB, far more than a config "
+                                      "file holds; give the path of a TOML config file", name=name,
+                                      limit=CONFIG_LIMIT // 2**20))
+        text = data.decode("utf-8-sig")  # -sig: a BOM an editor wrote is no key
     except FileNotFoundError:
         raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
                                   name=name or "''")) from None
@@ -187,6 +195,16 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(message("config.not_toml", "{name}: not valid TOML ({reason}); fix the file or see "
                                   "docs/config.md", name=name, reason=str(error))) from None
+
+
+def _refuse_undecodable(name: str, value: str) -> None:
+    """Refuse a variable whose value is not UTF-8 text, showing its bytes legibly: no check below could word it,
+    nor a journal keep it."""
+    legible = undecodable(value)
+    if legible is not None:
+        raise ConfigError(message("config.env_not_utf8", "environment: {name}: expected UTF-8 text, got {value}; set "
+                                  "it again as UTF-8 text, or unset it, see docs/config.md", name=name,
+                                  value=f"'{legible}'"))
 
 
 def environment_layer(environ: Mapping[str, str]) -> Layer:
@@ -219,6 +237,7 @@ def environment_layer(environ: Mapping[str, str]) -> Layer:
             raise ConfigError(message("config.env_file_only", "environment: [{section}] {key} ({name}): cannot be "
                                       "set from the environment; set it in the config file, see docs/config.md",
                                       section=section, key=key, name=name))
+        _refuse_undecodable(name, value)
         data.setdefault(section, {})[key] = from_text(cls, key, value)
         variables[section, key] = name
     return Layer("environment", data, variables)

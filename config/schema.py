@@ -299,8 +299,10 @@ def parse_host_port(text: str) -> tuple[str, int]:
     bracketed = host.startswith("[") and host.endswith("]")
     if bracketed:
         host = host[1:-1]
-    # an IPv6 host only in brackets; no bracket left open, no blank in it, no empty host (every interface)
-    if not sep or not host or any(mark in host for mark in "[] \t") or (":" in host) != bracketed:
+    # an IPv6 host only in brackets; no bracket left open, no blank in it, no empty host (every interface), nothing
+    # unprintable (a control character, a byte that is not UTF-8: no socket can listen there)
+    if (not sep or not host or any(mark in host for mark in "[] \t") or (":" in host) != bracketed
+            or not host.isprintable()):
         raise Worded(ADDRESS_FORM)
     digits = port_text.isascii() and port_text.isdigit()  # int() also reads ' 80', '+80', '8_0' and other scripts
     if not digits or int(port_text) > 65535:

@@ -31,13 +31,23 @@ SHUFFLE_OPTIONS = ("seed", "decks", "cut", "shoe")
 """The options of a seeded shuffled shoe: a script gives every card, so none of them may stand beside it."""
 
 
+SCRIPT_LIMIT = 16 * 2**20
+"""The most bytes a shoe script is read for (16 MiB: some twelve thousand shoes of eight decks)."""
+
+
 def read_script(path: str | Path) -> list[Input]:
     """Read a shoe script: tokens separated by spaces or lines, ``#`` starts a comment."""
     name = str(path)
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        text = Path(path).read_text(encoding="utf-8-sig")  # -sig: a BOM an editor wrote is no token
+        with open(path, "rb") as handle:
+            data = handle.read(SCRIPT_LIMIT + 1)  # bounded: a path that is no script may never end (/dev/zero)
+        if len(data) > SCRIPT_LIMIT:
+            raise ScriptError(message("script.too_long", "{name}: longer than {limit} MiB, far more than a shoe "
+                                      "script holds; give the path of a shoe script file", name=name,
+                                      limit=SCRIPT_LIMIT // 2**20))
+        text = data.decode("utf-8-sig")  # -sig: a BOM an editor wrote is no token
     except FileNotFoundError:
         raise ScriptError(message("script.no_file", "{name}: no such script file; give the path of a shoe script",
                                   name=name or "''")) from None

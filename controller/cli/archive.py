@@ -30,6 +30,7 @@ from typing import Any
 from controller.cli.argtypes import add_lang_option, whole_number
 from controller.cli.language import words
 from controller.core.exceptions import CroupierError, install_hint
+from controller.core.undecodable import undecodable
 from controller.i18n.message import message
 
 EXIT_STOPPED = 0
@@ -121,6 +122,7 @@ def archive(args: argparse.Namespace) -> int:
     broker = parse_broker_url(args.broker, password_file=args.password_file)
     database = check_database_url(args.db)
     group = _group(args.group)
+    client_id = _client_id(args.client_id)
     sites = _sites(args.site)
     if args.ca_file is not None and not broker.tls:
         raise CroupierError(message("floor.ca_file_plain", "--ca-file is for an mqtts:// broker; use mqtts:// or "
@@ -137,7 +139,7 @@ def archive(args: argparse.Namespace) -> int:
         stores.append(ArchiveStore(connect(database)))
         create_schema(stores[0])
         stores += [ArchiveStore(connect(database)) for _ in range(args.writers - 1)]
-        archiver = Archiver(stores, broker, client_id=args.client_id or f"croupier-archive-{socket.gethostname()}",
+        archiver = Archiver(stores, broker, client_id=client_id,
                             group=group, session_expiry=args.session_expiry, ca_file=args.ca_file, timing=timing,
                             sites=sites, reconnect=lambda: ArchiveStore(connect(database)), words=words())
         return _run(archiver)
@@ -230,11 +232,28 @@ def _group(name: str) -> str:
     """The shared-subscription group ("" for a plain subscription); refuses a name MQTT cannot carry."""
     if name.strip().lower() in PLAIN:
         return ""
+    legible = undecodable(name)
+    if legible is not None:
+        raise CroupierError(message("archive.group_not_utf8", "--group {name}: a shared-subscription group is one "
+                                    "topic level of UTF-8 text; give another name", name=f"'{legible}'"))
     if any(char in name for char in "/+#") or name != name.strip():
         raise CroupierError(message("archive.bad_group", "--group {name}: a shared-subscription group is one topic "
                                     "level without '/', '+', '#' or surrounding spaces; give another name, or none "
                                     "for a plain subscription", name=repr(name)))
     return name
+
+
+def _client_id(given: str | None) -> str:
+    """``--client-id`` (left out: ``croupier-archive-HOSTNAME``); refuses an id MQTT cannot carry."""
+    if given is None:
+        return f"croupier-archive-{socket.gethostname()}"
+    legible = undecodable(given)
+    shown = f"'{legible}'" if legible is not None else repr(given)
+    if legible is not None or not given or not given.isprintable() or len(given.encode("utf-8")) > 65535:
+        raise CroupierError(message("archive.bad_client_id", "--client-id {given}: expected an MQTT client id of "
+                                    "1-65535 bytes of UTF-8 text without control characters, e.g. archive-2 (one per "
+                                    "archive process; left out: croupier-archive-HOSTNAME)", given=shown))
+    return given
 
 
 def _sites(names: list[str]) -> list[str]:

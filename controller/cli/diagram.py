@@ -119,15 +119,31 @@ def diagram(args: argparse.Namespace) -> int:
         raise CroupierError(message("diagram.cannot_create", "--out {out}: cannot create the directory ({reason}); "
                                     "give another --out DIR", out=str(out), reason=str(error.strerror))) from None
     for name, content in files.items():
-        (out / name).write_text(content, encoding="utf-8")
+        try:
+            (out / name).write_text(content, encoding="utf-8")
+        except OSError as error:
+            raise CroupierError(message("diagram.cannot_write", "--out {out}: cannot write {path} ({reason}); give "
+                                        "another --out DIR or free that path", out=str(out), path=str(out / name),
+                                        reason=str(error.strerror))) from None
         print(say("diagram.wrote", "wrote {path}", path=str(out / name)))
     if shutil.which("dot"):
         png = out / "state-machine.png"
-        subprocess.run(["dot", "-Tpng", "-o", str(png)], input=dot(text), text=True, check=True)
+        _draw_png(dot(text), png, out)
         print(say("diagram.wrote", "wrote {path}", path=str(png)))
     else:
         print(say("diagram.no_dot", "Graphviz 'dot' not found: PNG skipped (apt-get install graphviz)"))
     return 0
+
+
+def _draw_png(source: str, png: Path, out: Path) -> None:
+    """Have Graphviz draw ``source`` to ``png``; refuses (one line, Graphviz's own reason) when it cannot."""
+    drawn = subprocess.run(["dot", "-Tpng", "-o", str(png)], input=source, text=True, stderr=subprocess.PIPE,
+                           check=False)
+    if drawn.returncode != 0:
+        said = next((line.strip() for line in drawn.stderr.splitlines() if line.strip()), "")
+        raise CroupierError(message("diagram.dot_failed", "--out {out}: Graphviz dot could not write {path} (exit "
+                                    "status {status}: {reason}); give another --out DIR or free that path",
+                                    out=str(out), path=str(png), status=drawn.returncode, reason=said))
 
 
 def check(out: Path, files: dict[str, str], args: argparse.Namespace, say: Callable[..., str]) -> int:

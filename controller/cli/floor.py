@@ -124,14 +124,14 @@ def _web_password(path: str | None) -> str | None:
 
     if path is None:
         return os.environ.get(WEB_PASSWORD_ENV) or None
+    from controller.floor.urls import LongLine, first_line, unread_reason
+
     try:
-        with open(path, encoding="utf-8-sig") as handle:  # -sig: a BOM is no password
-            password = handle.readline().rstrip("\r\n")
-    except (OSError, UnicodeDecodeError) as error:
+        password = first_line(path)
+    except (OSError, UnicodeDecodeError, LongLine) as error:
         raise CroupierError(message("floor.web_password_file", "--web-password-file {path}: cannot be read "
                                     "({reason}); give a readable file whose first line is the page's password",
-                                    path=repr(path), reason=getattr(error, "strerror", None) or
-                                    type(error).__name__)) from None
+                                    path=repr(path), reason=unread_reason(error))) from None
     if not password:
         raise CroupierError(message("floor.web_password_empty", "--web-password-file {path}: its first line is "
                                     "empty; it is the page's password", path=repr(path)))

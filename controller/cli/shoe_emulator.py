@@ -24,6 +24,7 @@ from controller.cli.argtypes import number, rate, seconds, whole_number
 from controller.cli.language import text
 from controller.core.exceptions import CroupierError, DriverError
 from controller.core.inputs import Input
+from controller.core.undecodable import undecodable
 from controller.i18n.message import message
 from drivers.mock import read_script as read_mock_script
 from drivers.serial.emulator import (
@@ -39,10 +40,15 @@ from drivers.serial.emulator import (
 from drivers.serial.framing import TERMINATORS, framing_names
 
 
-def _host_port(text: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
+def _host_port(given: str) -> tuple[str, int]:
+    host, sep, port = given.rpartition(":")
     if not sep or not port.isdecimal() or int(port) > 65535:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), got {given!r}")
+    legible = undecodable(host)
+    if legible is not None:  # no socket could bind it: refused here, legibly
+        raise argparse.ArgumentTypeError(text(message(
+            "emulator.tcp_not_utf8", "expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), with a HOST of UTF-8 "
+            "text, got {given}", given=f"'{legible}:{port}'")))
     return host or "127.0.0.1", int(port)
 
 

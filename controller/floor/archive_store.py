@@ -44,7 +44,7 @@ from typing import Any
 import psycopg
 
 from controller.core.exceptions import ArchiveError
-from controller.floor.urls import redacted, secrets_in
+from controller.floor.urls import redacted, refuse_undecodable_database_url, secrets_in
 from controller.i18n.message import message
 from controller.journal.about import header_mode
 from controller.journal.store import GENESIS, Record, record_hash
@@ -193,7 +193,9 @@ MINIMUM_SERVER = 120000
 
 
 def connect(url: str, option: str = "--db") -> psycopg.Connection[Any]:
-    """A connection to the database at ``url``; raises :class:`ArchiveError` when it cannot be reached."""
+    """A connection to the database at ``url``; raises :class:`ArchiveError` when it cannot be reached (a
+    :class:`~controller.core.exceptions.FloorError` when ``url`` is not UTF-8 text)."""
+    refuse_undecodable_database_url(url, option)
     try:
         connection = psycopg.connect(url, connect_timeout=10)
     except psycopg.Error as error:

@@ -12,6 +12,7 @@ from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from config.schema import FLOOR_NAME
 from controller.core.exceptions import FeedError, FloorError
+from controller.core.undecodable import undecodable
 from controller.i18n.message import Message, message
 
 TOPIC_ROOT = "croupier"
@@ -121,24 +122,54 @@ def secrets_in(text: str) -> list[str]:
     return [secret for secret in dict.fromkeys(found) if len(secret) >= 3]
 
 
+LINE_LIMIT = 4096
+"""The most characters a password file's first line is read for."""
+
+
+class LongLine(ValueError):
+    """A file's first line goes on past :data:`LINE_LIMIT` characters: it is no password file."""
+
+
+def first_line(path: str) -> str:
+    """The first line of the UTF-8 text file ``path``, without its end (nor a byte order mark). Raises
+    :class:`OSError`, :class:`UnicodeDecodeError`, or :class:`LongLine` for a line longer than :data:`LINE_LIMIT`
+    characters: a path that is no password file may hold one endless line (``/dev/zero``)."""
+    with open(path, encoding="utf-8-sig") as handle:  # -sig: a BOM is no password
+        line = handle.readline(LINE_LIMIT + 2)  # the line's end, \r\n, may follow the longest line taken
+    line = line.rstrip("\r\n")
+    if len(line) > LINE_LIMIT:
+        raise LongLine()
+    return line
+
+
+def unread_reason(error: OSError | UnicodeDecodeError | LongLine) -> Message | str:
+    """Why :func:`first_line` could not read a file, for a message's ``{reason}``."""
+    if isinstance(error, LongLine):
+        return message("password.line_too_long", "its first line is longer than {limit} characters",
+                       limit=LINE_LIMIT)
+    return getattr(error, "strerror", None) or type(error).__name__
+
+
 def password_from_environment(label: str, password_file: str | None = None) -> str | None:
     """The MQTT password for a URL with a user and none of its own: ``password_file``'s first line (a command's
     ``--password-file``), else :data:`PASSWORD_ENV`, else :data:`PASSWORD_FILE_ENV`'s file; None: none given."""
     path = password_file if password_file is not None else None
     if path is None and PASSWORD_ENV in os.environ:
-        return os.environ[PASSWORD_ENV]
+        password = os.environ[PASSWORD_ENV]
+        if undecodable(password) is not None:  # never shown, not even as bytes
+            raise FeedError(message("url.password_not_utf8", "{label}: the password in {variable} is not UTF-8 text; "
+                                    "set it again as UTF-8 text", label=label, variable=PASSWORD_ENV))
+        return password
     path = path if path is not None else os.environ.get(PASSWORD_FILE_ENV) or None
     if path is None:
         return None
     where = "--password-file" if password_file is not None else PASSWORD_FILE_ENV
     try:
-        with open(path, encoding="utf-8-sig") as handle:  # -sig: a BOM is no password
-            line = handle.readline().rstrip("\r\n")
-    except (OSError, UnicodeDecodeError) as error:
+        line = first_line(path)
+    except (OSError, UnicodeDecodeError, LongLine) as error:
         raise FeedError(message("url.password_file", "{label}: the password file {path} ({where}) cannot be read "
                                 "({reason}); give a readable file whose first line is the password", label=label,
-                                path=repr(path), where=where, reason=getattr(error, "strerror", None) or
-                                type(error).__name__)) from None
+                                path=repr(path), where=where, reason=unread_reason(error))) from None
     if not line:
         raise FeedError(message("url.password_file_empty", "{label}: the password file {path} ({where}) is empty; "
                                 "its first line is the password", label=label, path=repr(path), where=where))
@@ -156,12 +187,22 @@ def shown_url(url: str) -> Message | str:
     return UNPARSABLE_URL if shown == "the URL given" else repr(shown)
 
 
-def _bad(label: str, url: str, form: Message, problem: Message) -> FeedError:
+def _legibly_shown(legible: str) -> Message | str:
+    """A URL that was not UTF-8 text, its bytes already written as ``\\xNN`` (:func:`undecodable`), as an error
+    quotes it: its password hidden, its backslashes not doubled as :func:`repr` would."""
+    shown = redacted(legible)
+    return UNPARSABLE_URL if shown == "the URL given" else f"'{shown}'"
+
+
+def _bad(label: str, url: str, form: Message, problem: Message, shown: Message | str | None = None) -> FeedError:
     return FeedError(message("url.bad", "{label} {url}: {problem}; expected {form}", label=label,
-                             url=shown_url(url), problem=problem, form=form))
+                             url=shown_url(url) if shown is None else shown, problem=problem, form=form))
 
 
 BAD_PORT = message("url.bad_port", "the port is not a number from 1 to 65535")
+
+
+NOT_UTF8 = message("url.not_utf8", "it holds bytes that are not UTF-8 text (shown as \\xNN)")
 
 
 def _port(parts: SplitResult, label: str, url: str, form: Message) -> int:
@@ -186,6 +227,9 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
     text = url.strip()
     if not text:
         raise _bad(label, url, form, message("url.empty", "it is empty"))
+    legible = undecodable(text)
+    if legible is not None:
+        raise _bad(label, url, form, NOT_UTF8, _legibly_shown(legible))
     try:
         parts = urlsplit(text)
         _ = parts.hostname
@@ -200,6 +244,7 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
         raise _bad(label, url, form, message("url.no_query", "it takes no ?query or #fragment"))
     if not parts.hostname:
         raise _bad(label, url, form, message("url.no_host", "it names no HOST"))
+    _refuse_unprintable_host(text, label, url, form)
     port = _port(parts, label, url, form)
     if ca_file and parts.scheme != "mqtts":
         raise FeedError(message("url.ca_needs_tls", "{label} {url}: a CA file ([feed] ca_file) is for mqtts:// only; "
@@ -218,6 +263,16 @@ def parse_broker(url: str, label: str = "--broker", form: Message | None = None,
                                                  "--password-file", variable=PASSWORD_ENV,
                                                  file_variable=PASSWORD_FILE_ENV))
     return Broker(parts.hostname, port, parts.scheme == "mqtts", user, password, ca_file or None), levels
+
+
+def _refuse_unprintable_host(text: str, label: str, url: str, form: Message) -> None:
+    """Refuse a HOST with a space or a control character, which no host name or address holds (read from the URL
+    as written: ``urlsplit`` drops a tab or a new line, so that the host it gives is one never written)."""
+    address = text.partition("://")[2].split("/", 1)[0].rpartition("@")[2]
+    host = address[1:].partition("]")[0] if address.startswith("[") else address.rpartition(":")[0] or address
+    if any(character.isspace() or not character.isprintable() for character in host):
+        raise _bad(label, url, form, message("url.unprintable_host", "its HOST {host} is not a host name or address "
+                                             "(no spaces or control characters)", host=repr(host)))
 
 
 def parse_feed(url: str, site: str = "", table: str = "", ca_file: str = "", label: str = "--feed") -> FeedTarget:
@@ -268,8 +323,18 @@ def parse_broker_url(url: str, option: str = "--broker", ca_file: str = "",
     return broker
 
 
+def refuse_undecodable_database_url(url: str, option: str = "--db") -> None:
+    """Refuse a database URL that is not UTF-8 text (raises :class:`FloorError` naming ``option`` and the URL, its
+    bytes shown as ``\\xNN`` and its password hidden): libpq takes UTF-8 only."""
+    legible = undecodable(url)
+    if legible is not None:
+        raise FloorError(message("url.db_not_utf8", "{option} {url}: {problem}; expected {form}", option=option,
+                                 url=_legibly_shown(legible), problem=NOT_UTF8, form=DATABASE_FORM))
+
+
 def check_database_url(url: str, option: str = "--db") -> str:
     """``url`` if it is a PostgreSQL URL (``postgresql://`` or ``postgres://`` with a host)."""
+    refuse_undecodable_database_url(url, option)
     shown = shown_url(url)
     try:
         parts = urlsplit(url)

@@ -24,13 +24,17 @@ from typing import Any
 
 from config.schema import IntegritySettings
 from controller.core.exceptions import IntegrityError
-from controller.i18n.message import message
+from controller.i18n.message import Message, message
 from controller.integrity.software import Problem, Survey
 
 FORMAT = "croupier-manifest"
 VERSION = 1
 DEFAULT_NAME = "croupier-manifest.json"
 NONE = "none"
+MANIFEST_LIMIT = 64 * 2**20
+"""The most bytes a manifest is read for (a whole install's is about 1.3 MB)."""
+KEY_LIMIT = 64 * 2**10
+"""The most bytes a key file is read for (its 32 bytes in hex are 65 characters)."""
 """``[integrity] manifest = "none"``: no verification (every journal's ``software`` says ``manifest: none``)."""
 
 
@@ -59,19 +63,25 @@ def _canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
+def _not_a_key(path: str, reason: Message | str) -> IntegrityError:
+    return IntegrityError(message("verify.bad_key", "{path}: not a manifest key ({reason}); expected 32 bytes in hex, "
+                                  "as croupier verify --write-manifest makes", path=path, reason=reason))
+
+
 def read_key(path: str) -> bytes:
     """The HMAC key in ``path`` (hex, at least 16 bytes); :class:`IntegrityError` naming the file otherwise."""
     try:
-        with open(path, encoding="ascii") as handle:
-            text = handle.read().strip()
-        key = bytes.fromhex(text)
+        with open(path, "rb") as handle:
+            data = handle.read(KEY_LIMIT + 1)  # bounded: a path that is no key may never end (/dev/zero)
+        if len(data) > KEY_LIMIT:
+            raise _not_a_key(path, message("verify.key_too_long", "longer than {limit} KiB",
+                                           limit=KEY_LIMIT // 2**10))
+        key = bytes.fromhex(data.decode("ascii").strip())
     except FileNotFoundError:
         raise IntegrityError(message("verify.no_key", "{path}: no manifest key there; give --key FILE, or write the "
                                      "manifest again with croupier verify --write-manifest", path=path)) from None
     except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise IntegrityError(message("verify.bad_key", "{path}: not a manifest key ({reason}); expected 32 bytes in "
-                                     "hex, as croupier verify --write-manifest makes", path=path,
-                                     reason=getattr(error, "strerror", None) or str(error))) from None
+        raise _not_a_key(path, getattr(error, "strerror", None) or str(error)) from None
     if len(key) < 16:
         raise IntegrityError(message("verify.short_key", "{path}: a manifest key of {count} bytes is too short; "
                                      "expected at least 16 (32 in hex, as croupier verify --write-manifest makes)",
@@ -167,8 +177,14 @@ def read_manifest(place: Place) -> dict[str, Any]:
     """The manifest at ``place``, its signature checked; :class:`IntegrityError` when it cannot be read, is not a
     manifest, or was edited or signed with another key."""
     try:
-        with open(place.manifest, encoding="utf-8") as handle:
-            body = json.load(handle)
+        with open(place.manifest, "rb") as handle:
+            data = handle.read(MANIFEST_LIMIT + 1)  # bounded: a path that is no manifest may never end (/dev/zero)
+        if len(data) > MANIFEST_LIMIT:
+            raise IntegrityError(message("verify.manifest_too_long", "{path}: longer than {limit} MiB, far more than "
+                                         "a manifest holds: not a manifest; give the one croupier verify "
+                                         "--write-manifest wrote", path=place.manifest,
+                                         limit=MANIFEST_LIMIT // 2**20))
+        body = json.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise IntegrityError(message("verify.no_manifest", "{path}: no manifest there; write it with croupier verify "
                                      "--write-manifest once the install is approved", path=place.manifest)) from None

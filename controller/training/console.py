@@ -32,6 +32,7 @@ from textual import events as textual_events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.driver import Driver
 from textual.widgets import Footer, Input, Static
 
 from controller.core.events import CardEvent
@@ -45,6 +46,7 @@ from controller.training.report import report_lines
 from controller.ui.console import MODE_BANNER_CSS, BigText, mode_banner
 from controller.ui.console_words import word_bindings
 from controller.ui.hands import hand_text
+from controller.ui.keyboard_driver import keyboard_driver
 from controller.ui.tableview import BANKER_SLOTS, PLAYER_SLOTS
 
 KEY_WORDS: Final[dict[str, dict[str, str]]] = {
@@ -101,6 +103,10 @@ class TrainingConsole(App[list[str]]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "quit_drill", "end the drill", priority=True)]
     """q ends the drill whatever has the focus, the pay's field too (:class:`PayField`; docs/training.md)."""
     ENABLE_COMMAND_PALETTE = False  # Textual's palette speaks English only, and a drill needs none
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, its keyboard read so that a byte that is not UTF-8 is no crash."""
+        return keyboard_driver(super().get_driver_class())
 
     def __init__(self, drill: Drill, keep: Keeper | None = None,
                  clock: Callable[[], float] = time.monotonic, words: Catalogue = ENGLISH) -> None:

@@ -49,6 +49,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.driver import Driver
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
@@ -79,6 +80,7 @@ from controller.ui.dealer_words import misdeal_lines
 from controller.ui.dialogs import ConfirmScreen, ManualEntryScreen, RevealTotalScreen, StubCountScreen
 from controller.ui.fontglyphs import large_type
 from controller.ui.hands import card_text, hand_text
+from controller.ui.keyboard_driver import keyboard_driver
 from controller.ui.localise import Localiser
 from controller.ui.moments import Moment, alert_moment, next_moment, shoe_banner
 from controller.ui.recalltext import recall_text
@@ -559,6 +561,10 @@ class DealerConsole(App[None]):
     .compact #sent.refused { display: block; }
     .compact.halted #roads { display: none; }
     """ + MODE_BANNER_CSS + fitting.CSS
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, its keyboard read so that a byte that is not UTF-8 is no crash."""
+        return keyboard_driver(super().get_driver_class())
 
     def __init__(self, on_input: InputCallback | None = None,
                  events: Iterable[ViewEvent] = (), resumed: bool = False,

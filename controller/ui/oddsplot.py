@@ -8,6 +8,7 @@ beside its expected value.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ CJK_FONTS = ("Noto Sans CJK JP", "Noto Sans CJK KR", "Noto Sans CJK SC", "Noto S
 
 
 def check_plot_path(path: str) -> None:
-    """Refuse (one line) a ``--plot`` path whose format or directory cannot be written, before the game."""
+    """Refuse (one line) a ``--plot`` path whose format, directory or file cannot be written, before the game."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         if not suffix:
@@ -37,11 +38,27 @@ def check_plot_path(path: str) -> None:
         directory = repr(str(Path(path).resolve().parent))
         raise CroupierError(message("plot.no_directory", "--plot {path}: no such directory {directory}; create it "
                                     "or give another path", path=path, directory=directory))
+    _refuse_unwritable(path)
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise CroupierError(message("plot.no_matplotlib", "--plot needs matplotlib; {install}",
                                     install=install_hint("plot"))) from None
+
+
+def _refuse_unwritable(path: str) -> None:
+    """Refuse a ``--plot`` path that cannot be opened for writing (a directory, no permission), trying it as the
+    picture will be written; a file the try made is removed, one that was there is left as it was."""
+    there = os.path.lexists(path)
+    try:
+        with open(path, "ab"):
+            pass
+    except OSError as error:
+        raise CroupierError(message("plot.unwritable_before", "--plot {path}: cannot write the picture there "
+                                    "({reason}); give a file name in a directory you may write to", path=path,
+                                    reason=str(error.strerror))) from None
+    if not there:
+        os.remove(path)
 
 
 def write_plot(comparison: OddsComparison, path: str, words: Catalogue = ENGLISH) -> None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.core.exceptions import CroupierError
 from controller.i18n.catalogue import ENGLISH, Catalogue
+from controller.i18n.message import message
 from controller.ui.oddsplot import CJK_FONTS, CJK_LANGUAGES
 
 
@@ -65,5 +67,10 @@ def _draw(report: dict[str, Any], path: str, words: Catalogue) -> None:
     figure.suptitle(say("study.plot.title", "Risk study: {shoes} shoes of {decks} decks (seed {seed})",
                         shoes=report["shoes"], decks=report["decks"], seed=report["seed"]))
     figure.tight_layout()
-    figure.savefig(path)
-    pyplot.close(figure)
+    try:
+        figure.savefig(path)
+    except OSError as error:  # checked before the study; gone since (the disk full, the directory removed)
+        raise CroupierError(message("plot.unwritable", "--plot {path}: cannot write the picture ({reason})",
+                                    path=path, reason=str(error.strerror))) from None
+    finally:
+        pyplot.close(figure)

@@ -12,7 +12,7 @@ import pytest
 from config.loader import default_config_text, environment_layer, load_config
 from config.schema import AuthSettings, Badge, Settings, keys_of, max_cut_from_end, settings_data
 from controller.core.exceptions import ConfigError
-from tests.inprocess import croupier_in_process
+from tests.inprocess import croupier_in_process, croupier_process
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -447,3 +447,34 @@ def test_a_cut_too_deep_for_its_shoe_is_refused_only_for_one_to_three_decks() ->
                 assert refused and cut == 100 and f"a {decks}-deck shoe" in str(error), (decks, cut, error)
             else:
                 assert not (refused and cut == 100), (decks, cut)
+
+
+@pytest.mark.parametrize("name", ["CROUPIER_TABLE_DECKS", "CROUPIER_BETS_OFFERED", "CROUPIER_DRIVER_URL",
+                                  "CROUPIER_SIMULATION_AUTO_NEXT", "CROUPIER_AUTH_SUPERVISOR_ONLY"])
+def test_an_environment_value_that_is_not_utf8_is_refused_by_name(name: str) -> None:
+    """A value whose bytes are not UTF-8 (Python holds them as surrogate escapes) is refused as every other bad value
+    is, naming the variable and showing the bytes legibly, not a traceback of the checks that cannot encode it."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(environ={name: "6\udcff"})
+    worded = str(caught.value)
+    assert worded.startswith(f"environment: {name}: expected UTF-8 text, got '6\\xff'"), worded
+    worded.encode("utf-8")
+
+
+def test_a_command_names_an_environment_value_that_is_not_utf8() -> None:
+    run = croupier_process("simulate", "--cards", "", without="CROUPIER_", CROUPIER_TABLE_DECKS="\udcff")
+    assert run.returncode == 2, run.stderr
+    assert run.stderr == ("croupier simulate: environment: CROUPIER_TABLE_DECKS: expected UTF-8 text, got '\\xff'; set "
+                          "it again as UTF-8 text, or unset it, see docs/config.md\n")
+
+
+def test_a_config_file_far_larger_than_any_config_is_refused_before_it_is_read_whole(tmp_path: Path) -> None:
+    """A path that is no config (a disk image, ``/dev/zero``) was read whole into memory before TOML refused it:
+    ``--config /dev/zero`` never ended. Anything longer than 1 MiB is refused after reading that much."""
+    path = tmp_path / "image.bin"
+    with path.open("wb") as sparse:
+        sparse.truncate(1024 * 1024 + 1)
+    with pytest.raises(ConfigError) as refused:
+        load_config(path, environ={})
+    assert str(refused.value) == (f"{path}: longer than 1 MiB, far more than a config file holds; give the path of "
+                                  "a TOML config file")

@@ -128,6 +128,22 @@ def test_a_script_that_cannot_be_read_says_what_is_wrong_and_what_to_give(tmp_pa
         assert done.stderr.splitlines() == [f"croupier {command[0]}: {said}"], done.stderr
 
 
+def test_a_script_far_larger_than_any_shoe_is_refused_before_it_is_read_whole(tmp_path: Path) -> None:
+    """A path that is no script (a disk image, a video, ``/dev/zero``) was read whole into memory: ``--script
+    /dev/zero`` grew until the kernel killed the command (SIGKILL, no word). Anything longer than 16 MiB (some
+    twelve thousand shoes) is refused after reading that much, in one line."""
+    script = tmp_path / "image.bin"
+    with script.open("wb") as sparse:
+        sparse.truncate(16 * 1024 * 1024 + 1)
+    said = (f"{script}: longer than 16 MiB, far more than a shoe script holds; give the path of a shoe script "
+            "file")
+    with pytest.raises(ScriptError) as refused:
+        read_script(script)
+    assert str(refused.value) == said
+    done = croupier_in_process("simulate", "--script", str(script))
+    assert done.returncode == 2 and done.stderr.splitlines() == [f"croupier simulate: {said}"], done.stderr
+
+
 def test_script_is_delivered_exactly_then_exhausted(tmp_path: Path) -> None:
     script = tmp_path / "s.txt"
     script.write_text("5h ?? @cut\n@manual 7C  # hand entry\n", encoding="utf-8")

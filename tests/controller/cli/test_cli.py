@@ -118,6 +118,9 @@ def test_foreign_card_halts_with_exit_4() -> None:
     (["floor", "--broker", "mqtt://127.0.0.1:1", "--listen", "127.0.0.1:8²"],
      "--listen '127.0.0.1:8²': the port '8²' is not a number from 0 to 65535"),
     (["shoe-emulator", "--seed", "1", "--tcp", "127.0.0.1:4²"], "--tcp"),
+    (["shoe-emulator", "--seed", "1", "--tcp", "shoe\udcff:4001"],  # bytes not UTF-8: a traceback of bind()
+     "argument --tcp: expected HOST:PORT, e.g. 127.0.0.1:4001 (port 0: any), with a HOST of UTF-8 text, got "
+     "'shoe\\xff:4001'"),
     (["run", "--driver", ""], "--driver '': expected a driver URL"),
     (["simulate", "--config", ""], "croupier simulate: '': no such config file; give the path of a TOML file"),
     (["simulate", "--script", ""], "croupier simulate: '': no such script file; give the path of a shoe script"),

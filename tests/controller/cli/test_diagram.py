@@ -49,3 +49,27 @@ def test_the_drawing_is_legible_at_page_width(tmp_path: Path) -> None:
 def test_the_checked_in_drawing_is_the_legible_one() -> None:
     width, _ = png_size(ROOT / "docs" / "state-machine.png")
     assert smallest_label(width) >= LEGIBLE, width
+
+
+@pytest.mark.parametrize("blocked", ["state-machine.mmd", "state-machine.md"])
+def test_a_file_that_cannot_be_written_in_out_is_refused_in_one_line(blocked: str, tmp_path: Path) -> None:
+    """A file of --out that cannot be written (here a directory in its place; no permission is the same) stopped
+    the command with a traceback: it is named in one line, with what to do (exit 2)."""
+    (tmp_path / blocked).mkdir()
+    run = croupier_in_process("diagram", "--out", str(tmp_path))
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines()[-1] == (f"croupier diagram: --out {tmp_path}: cannot write {tmp_path / blocked} "
+                                           "(Is a directory); give another --out DIR or free that path")
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz dot is not installed")
+def test_a_picture_graphviz_cannot_write_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Graphviz failing to write the PNG stopped the command with a traceback of its exit status (exit 1)."""
+    (tmp_path / "state-machine.png").mkdir()
+    run = croupier_in_process("diagram", "--out", str(tmp_path))
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines()[-1].startswith(f"croupier diagram: --out {tmp_path}: Graphviz dot could not write "
+                                                  f"{tmp_path / 'state-machine.png'} (exit status 1"), run.stderr
+    assert run.stderr.splitlines()[-1].endswith("); give another --out DIR or free that path"), run.stderr
+    assert "Traceback" not in run.stderr

@@ -115,6 +115,20 @@ def test_a_bad_plot_path_is_refused_before_dealing(tmp_path: Path, capsys: pytes
     assert err.count("\n") == 1 and fragment in err and "--plot" in err
 
 
+def test_a_plot_path_that_is_a_directory_is_refused_before_the_journal_is_made(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A ``--plot`` that names a directory was found out only after the table had dealt and journaled: it is refused
+    first, and no journal is left for a later run to resume with other arguments."""
+    (tmp_path / "odds.png").mkdir()
+    journal = tmp_path / "t.journal"
+    status, out, err = run(capsys, "simulate", "--seed", "3", "--rounds", "5", "--journal", str(journal), "--plot",
+                           str(tmp_path / "odds.png"))
+    assert status == 2 and out == ""
+    assert err == (f"croupier simulate: --plot {tmp_path / 'odds.png'}: cannot write the picture there (Is a "
+                   "directory); give a file name in a directory you may write to\n")
+    assert not journal.exists()
+
+
 def expected_row(text: str, bet: str) -> str:
     return row(text, bet.replace("_", " "), after="net per unit")[1]
 

@@ -198,6 +198,28 @@ def test_a_trace_that_cannot_be_written_is_refused_before_any_shoe_is_dealt(wher
     assert run.stderr.rstrip().endswith("; give another path"), run.stderr
 
 
+@pytest.mark.parametrize("where", ["no permission", "a directory"])
+def test_a_plot_that_cannot_be_written_is_refused_before_any_shoe_is_dealt(where: str, tmp_path: Path) -> None:
+    """``--plot`` to a path that cannot be written stopped the study with a traceback once every shoe was dealt
+    (exit 1, the minutes of a long study lost with it): it is refused first, in one line naming the path and what to
+    do (exit 2), and the command deals nothing."""
+    if where == "no permission":
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        path = locked / "study.png" if os.geteuid() != 0 else Path("/sys/study.png")  # root writes anywhere but sysfs
+    else:
+        path = tmp_path / "study.png"
+        path.mkdir()
+    run = subprocess.run([sys.executable, "-m", "controller.cli", "study", "--shoes", "1000000", "--seed", "1",
+                          "--workers", "1", "--plot", str(path)], capture_output=True, text=True, timeout=120,
+                         cwd=ROOT)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.count("\n") == 1 and run.stdout == "", run.stderr
+    assert run.stderr.startswith(f"croupier study: --plot {path}: cannot write the picture there ("), run.stderr
+    assert run.stderr.rstrip().endswith("; give a file name in a directory you may write to"), run.stderr
+    assert not (tmp_path / "locked" / "study.png").exists()
+
+
 def test_an_unknown_bet_is_answered_with_each_name_once() -> None:
     """The names ``--bets`` takes, listed once each: ``banker`` is both a bet offered and the commission variant's
     catalogue name, and the list had said it twice."""

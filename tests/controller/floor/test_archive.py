@@ -282,6 +282,15 @@ def test_audit_verify_archive_finds_an_edited_cut_or_rewritten_journal(
     (["audit", "verify", "x.journal", "--archive", "archive.db"], "--archive 'archive.db': unknown scheme (none)"),
     (["archive", "--broker", "mqtt://127.0.0.1:1883", "--db", "postgresql://127.0.0.1/x", "--group", "a/b"],
      "--group 'a/b': a shared-subscription group is one topic level without '/', '+', '#'"),
+    # paho could not encode them: a traceback once the database was ready; an empty id was replaced without a word
+    (["archive", "--broker", "mqtt://127.0.0.1:1883", "--db", "postgresql://127.0.0.1/x", "--group", "pit\udcff"],
+     "--group 'pit\\xff': a shared-subscription group is one topic level of UTF-8 text; give another name"),
+    (["archive", "--broker", "mqtt://127.0.0.1:1883", "--db", "postgresql://127.0.0.1/x", "--client-id",
+      "archive\udcff"],
+     "--client-id 'archive\\xff': expected an MQTT client id of 1-65535 bytes of UTF-8 text without control "
+     "characters, e.g. archive-2 (one per archive process; left out: croupier-archive-HOSTNAME)"),
+    (["archive", "--broker", "mqtt://127.0.0.1:1883", "--db", "postgresql://127.0.0.1/x", "--client-id", ""],
+     "--client-id '': expected an MQTT client id of 1-65535 bytes"),
 ])
 def test_bad_urls_exit_2_with_one_clear_line(args: list[str], message: str) -> None:
     run = croupier(*args)

@@ -21,3 +21,11 @@ def test_an_address_that_is_not_host_port_is_refused(bad: str) -> None:
     than ASCII ones was taken for an address."""
     with pytest.raises(FloorError, match=r"--listen .*(no HOST:PORT|is not a number)"):
         parse_listen(bad)
+
+
+@pytest.mark.parametrize("bad", ["host\udcff:8090", "host\x07:8090", "host\u200b\n:8090"])
+def test_a_host_with_a_byte_that_is_not_utf8_or_a_control_character_is_refused(bad: str) -> None:
+    """Such a host was taken for an address, and the listening socket then failed on it: ``croupier floor up``
+    started the broker and the database first, then said only that the dashboard did not start."""
+    with pytest.raises(FloorError, match=r"--listen .*: no HOST:PORT; expected HOST:PORT"):
+        parse_listen(bad)
