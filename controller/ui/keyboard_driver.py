@@ -26,7 +26,10 @@ class KeyboardDriver(linux_driver.LinuxDriver):
     def run_input_thread(self) -> None:
         """Textual's input loop, whose decoder (made once, as the loop starts) replaces what it cannot decode."""
         names = vars(linux_driver)  # the module's own name, looked up by the loop as it starts
-        strict = names["getincrementaldecoder"]
+        strict = names.get("getincrementaldecoder")
+        if strict is None:  # a Textual that decodes otherwise: its own loop, as it is
+            super().run_input_thread()
+            return
         names["getincrementaldecoder"] = _replacing
         try:
             super().run_input_thread()
