@@ -308,8 +308,8 @@ class FloorBoard:
             return f"the state is {len(payload)} bytes, more than the dashboard takes ({MAX_STATE_BYTES})"
         try:
             state = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            return "the state is not JSON"
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return "the state is not JSON (or nested too deep)"
         if not isinstance(state, dict):
             return "the state is not a JSON object"
         if state.get("site") != site or state.get("table") != table:

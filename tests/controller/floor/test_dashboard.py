@@ -27,6 +27,7 @@ from controller.floor.dashboard import table_texts
 from controller.i18n.catalogue import ENGLISH
 from controller.ui.localise import Localiser
 from tests.browser import DevTools, browser
+from tests.controller.floor.floorkit import publish_on
 from tests.controller.floor.mosquitto import DEADLINE, Mosquitto, free_port, wait_for
 from tests.inprocess import ROOT, croupier_process, environment, start_croupier
 
@@ -224,6 +225,32 @@ def test_a_state_or_health_whose_fields_are_not_of_their_kind_is_reported_and_th
                                                       "resolutions": ["recount", "void"]}}
     board.receive("croupier/s/t1/state", json.dumps(halted).encode())
     assert shown()[0]["texts"]["instruction"] == "call the supervisor"
+
+
+def test_a_state_nested_too_deep_to_read_is_reported_and_the_board_takes_the_next_messages() -> None:
+    """A retained state nested deeper than json.loads reads raised RecursionError out of the board: in
+    croupier floor it killed the MQTT thread with a traceback, and the pit page froze on what it showed."""
+    said: list[str] = []
+    board = FloorBoard("mqtt://127.0.0.1:1883", report=said.append)
+    board.set_connected(True)
+    board.receive("croupier/s/t9/state", b"[" * 100_000 + b"]" * 100_000, retained=True)
+    assert len(said) == 1 and said[0].startswith("floor: ignored a message on 'croupier/s/t9/state': "), said
+    board.receive("croupier/s/t1/state", json.dumps({"site": "s", "table": "t1", "status": "online"}).encode())
+    assert [tile["table"] for tile in board.snapshot()["tables"]] == ["t1"]
+
+
+def test_croupier_floor_shows_the_tables_after_a_state_nested_too_deep(broker: str, site: str) -> None:
+    floor = Floor(broker)
+    try:
+        publish_on(broker, f"croupier/{site}/deep/state", [b"[" * 100_000 + b"]" * 100_000], retain=True)
+        state = {"site": site, "table": "t1", "status": "online"}
+        publish_on(broker, f"croupier/{site}/t1/state", [json.dumps(state).encode()], retain=True)
+        wait_for(lambda: "t1" in floor.tables(site), "the table after the deep state", DEADLINE)
+    finally:
+        status, stderr = floor.stop()
+        publish_on(broker, f"croupier/{site}/deep/state", [b""], retain=True)
+    assert status == 0 and "Traceback" not in stderr, stderr
+    assert f"ignored a message on 'croupier/{site}/deep/state'" in stderr, stderr
 
 
 # --------------------------------------------------------------------------- the whole floor
