@@ -539,7 +539,7 @@ def _modes_of(cursor: psycopg.Cursor[Any] | None) -> dict[Place, Mode]:
 def _json_object(text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # a well-hashed body need not be JSON, nor one json.loads can read
         return {}
     return value if isinstance(value, dict) else {}
 

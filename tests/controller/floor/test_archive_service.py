@@ -111,6 +111,29 @@ def test_each_bad_message_is_refused_alone_and_the_other_tables_are_stored(
                               "'_' or '.'")]
 
 
+@pytest.mark.slow
+def test_a_well_hashed_record_1_whose_body_is_nested_too_deep_stops_nothing(
+        tmp_path: Path, broker: str, database: str, site: str) -> None:
+    """Reading the mode of a table's record 1 raised RecursionError on a body nested too deep: the archive stopped,
+    and the broker gave the same unacknowledged record to the next start, which stopped again."""
+    records = journal_records(make_journal(tmp_path / "t1.journal", seed=43, rounds=4))
+    deep = _forged(records[0], body="[" * 100_000 + "]" * 100_000)
+    archive = Archive(broker, database, group="")
+    try:
+        publish(broker, site, "deep", [deep])
+        publish(broker, site, "t1", records)
+        wait_for(lambda: holds_every_record(database, site, "t1", records), "t1 archived")
+        wait_for(lambda: holds_every_record(database, site, "deep", [deep]), "the deep record 1 archived")
+        assert archive.process.poll() is None, "the archive keeps running"
+    finally:
+        status, _, stderr = archive.stop()
+    assert status == 0 and "Traceback" not in stderr, stderr
+    assert_archived_exactly(database, site, "t1", records)
+    with psycopg.connect(database) as connection:
+        modes = connection.execute("SELECT mode FROM journal_records WHERE table_id = 'deep'").fetchall()
+    assert modes == [("live",)], "a record 1 that names no mode is live play, as a journal before modes"
+
+
 def _state(site: str, table: str, seq: int, hash_: str) -> bytes:
     """The retained ``state`` a table publishes (the producer's own message), its journal head ``seq``, ``hash_``."""
     return TableState(site, table, head_seq=seq, head_hash=hash_).message()
