@@ -76,7 +76,7 @@ def _body(record: Record | None) -> dict[str, Any]:
         return {}
     try:
         body = json.loads(record.body)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return body if isinstance(body, dict) else {}
 

@@ -35,7 +35,7 @@ def timeline(name: str, records: Iterable[Record],
         try:
             at = datetime.fromisoformat(record.at)
             timed.extend([TimedEvent(at, decode_event(raw)) for raw in json.loads(record.body)["events"]])
-        except (ValueError, KeyError, TypeError, EventShapeError) as error:
+        except (ValueError, KeyError, TypeError, EventShapeError, RecursionError) as error:
             if unreadable is None:
                 raise ReportInputError(f"{name}: record {record.seq} is not a valid events record ({error}); "
                                        "check it with croupier audit verify") from None
