@@ -157,11 +157,14 @@ def encodes_as(value: Any, text: str) -> bool:
 def parsed(text: str) -> Any:
     """``json.loads(text)``, through msgspec's decoder where it can read ``text`` (strict JSON: what it reads,
     it reads as :mod:`json` does), else :mod:`json`'s (which also takes ``NaN``, out-of-range numbers and lone
-    surrogates, as a journal's check always has). Raises ValueError when neither can."""
+    surrogates, as a journal's check always has). Raises ValueError when neither can (nested too deep included)."""
     try:
-        return _FAST_DECODER.decode(text)
-    except msgspec.DecodeError:
-        return json.loads(text)
+        try:
+            return _FAST_DECODER.decode(text)
+        except msgspec.DecodeError:
+            return json.loads(text)
+    except RecursionError:
+        raise ValueError("the JSON is nested too deep") from None
 
 
 def written_as(value: Any, text: str) -> bool:

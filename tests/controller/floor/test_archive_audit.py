@@ -322,3 +322,21 @@ def test_audit_of_a_table_dealing_on_under_its_archive_says_it_matches(
     finally:
         table.stop()
         archive.stop()
+
+
+def test_a_journal_record_nested_too_deep_is_tampering_for_audit_and_import(tmp_path: Path, database: str,
+                                                                           site: str) -> None:
+    """A record whose well-hashed body is JSON nested too deep to read stopped croupier audit verify (and the
+    import and --archive audit that verify first) with a RecursionError traceback, not TAMPERED naming it."""
+    path = make_journal(tmp_path / "t.journal", seed=22, rounds=2)
+    body = "[" * 100_000 + "]" * 100_000
+    with sqlite3.connect(path) as connection:
+        seq, hash_, at = connection.execute("SELECT seq, hash, at FROM records ORDER BY seq DESC LIMIT 1").fetchone()
+        connection.execute("INSERT INTO records (seq, kind, at, body, prev, hash) VALUES (?, ?, ?, ?, ?, ?)",
+                           (seq + 1, "events", at, body, hash_, record_hash(seq + 1, "events", at, hash_, body)))
+    said = f"record {seq + 1} was edited: its body is not JSON"
+    for command in (["audit", "verify", str(path)], ["audit", "verify", str(path), "--archive", database],
+                    ["archive", "import", str(path), "--site", site, "--table", "t1", "--db", database]):
+        run = croupier(*command)
+        assert "Traceback" not in run.stderr, (command, run.stderr)
+        assert run.returncode == 1 and said in run.stdout + run.stderr, (command, run.stdout, run.stderr)
