@@ -309,7 +309,7 @@ class FloorBoard:
         try:
             state = json.loads(payload.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError):
-            return "the state is not JSON (or nested too deep)"
+            return "the state is not JSON"
         if not isinstance(state, dict):
             return "the state is not a JSON object"
         if state.get("site") != site or state.get("table") != table:
