@@ -145,7 +145,7 @@ def check_event_format(connection: sqlite3.Connection, path: str) -> None:
         return
     try:
         header = json.loads(row[3])
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     found = events_format(header) if isinstance(header, dict) else 1
     if found > EVENTS_FORMAT:

@@ -340,3 +340,20 @@ def test_a_journal_record_nested_too_deep_is_tampering_for_audit_and_import(tmp_
         run = croupier(*command)
         assert "Traceback" not in run.stderr, (command, run.stderr)
         assert run.returncode == 1 and said in run.stdout + run.stderr, (command, run.stdout, run.stderr)
+
+
+def test_a_journal_whose_header_is_nested_too_deep_is_tampering_for_audit_and_import(tmp_path: Path, database: str,
+                                                                                    site: str) -> None:
+    """Opening a journal reads its header's event format: a well-hashed header nested too deep to read stopped
+    every command on the journal with a RecursionError traceback before its check could name it."""
+    path = make_journal(tmp_path / "t.journal", seed=23, rounds=1)
+    body = "[" * 100_000 + "]" * 100_000
+    with sqlite3.connect(path) as connection:
+        at, prev = connection.execute("SELECT at, prev FROM records WHERE seq = 1").fetchone()
+        connection.execute("UPDATE records SET body = ?, hash = ? WHERE seq = 1",
+                           (body, record_hash(1, "header", at, prev, body)))
+    for command in (["audit", "verify", str(path)], ["audit", "verify", str(path), "--archive", database],
+                    ["archive", "import", str(path), "--site", site, "--table", "t1", "--db", database]):
+        run = croupier(*command)
+        assert "Traceback" not in run.stderr, (command, run.stderr)
+        assert run.returncode == 1 and "TAMPERED" in run.stdout + run.stderr, (command, run.stdout, run.stderr)
