@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from fractions import Fraction
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from config.schema import Settings
-from controller.core.events import Event
+from controller.core.events import AlertEvent, Event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.published import View
 from controller.core.snapshot import restore, snapshot
@@ -30,6 +31,16 @@ from tests.controller.core.test_snapshot import leading, table_settings, token_l
 DEALER_KEYS = [kind.value for kind in (
     InputKind.NEXT, InputKind.SHOE, InputKind.BURN, InputKind.VOID, InputKind.EXPOSED, InputKind.USE,
     InputKind.MANUAL, InputKind.CLOSE, InputKind.REVEAL, InputKind.ACK, InputKind.UNDO, InputKind.CUT)]
+
+
+def said(alert: AlertEvent) -> tuple[object, ...]:
+    """What an alert says now: an advantage alert follows its bet's edge round after round (``alert_updated``)."""
+    return tuple(alert.get(key) for key in ("kind", "severity", "round", "bet", "edge", "detail", "say_params"))
+
+
+def advantage_text(alert: AlertEvent) -> str:
+    """An open advantage alert as the supervisor's status line names it (its bet and edge)."""
+    return f"{alert.bet} {float(Fraction(str(alert.edge))) * 100:+.2f}%"
 
 
 class Consumers:
@@ -70,6 +81,11 @@ class Consumers:
             assert (model.result.get("round") if model.result is not None else None) == (
                 view.result.round if view.result is not None else None), after
             assert set(model.alerts) <= {alert.id for alert in view.alerts}, after
+            core_alerts = {alert.id: alert for alert in view.alerts}
+            assert [said(model.alerts[alert_id]) for alert_id in model.alerts] == [
+                said(core_alerts[alert_id]) for alert_id in model.alerts], after
+            assert model.advantage == [advantage_text(alert) for alert in view.alerts
+                                       if alert.kind == "advantage" and view.badges], after
             assert (model.dealer, model.approval, model.undo) == (view.dealer, view.approval, view.undo), after
             assert [key for key in DEALER_KEYS if model.accepts(key)] == [
                 key for key in DEALER_KEYS if key in view.accepts], after
@@ -165,3 +181,36 @@ def test_a_void_that_closes_the_shoe_clears_the_layout_as_the_table_does() -> No
     table shows none (found by the property test above: 1 deck, no burn)."""
     config = table_settings(1, "none", False)
     played(config, leading(False) + parse_tokens("AS 5S 5H @cut AH AD @void"), resume_at=None)
+
+
+def test_advantage_alerts_that_follow_their_bets_edge_say_what_the_table_says() -> None:
+    """With badges on, an advantage alert stays open while its bet's advantage lasts and follows the edge each round
+    (``alert_updated``) until it clears by itself (``alert_cleared``). The console kept the edge and words of the
+    alert's first event, and its status line named the supervisor's advantages of the round's ``alert`` events only:
+    from the next round on it named none while the table still had two advantage alerts open."""
+    from config.loader import load_config
+    from controller.core.shoe import shoe_with_cut_card
+    from tests.controller.core.test_snapshot import DEALER, SUPERVISOR
+
+    layers: dict[str, dict[str, object]] = {
+        "table": {"decks": 1}, "shoe": {"burn": "none"},
+        "bets": {"alert_above": {"banker": -0.012, "player": -0.0125, "tie": -0.145}},
+        "auth": {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
+                 "badges": {DEALER: {"name": "Alice Martin", "role": "dealer"},
+                            SUPERVISOR: {"name": "Sam Lee", "role": "supervisor"}}}}
+    config = load_config(environ={}, overrides=layers)
+    table = Table(config)
+    consumers = Consumers(table, table.start())
+    updated = cleared = 0
+    for token in [f"@badge {DEALER}", "@shoe", *shoe_with_cut_card(5, 1, 0)[:60]]:
+        for item in parse_tokens(token):
+            for step in [item, *parse_tokens("@next")]:
+                if step.kind is InputKind.NEXT and "next" not in table.view.accepts:
+                    continue
+                events = table.handle(step)
+                updated += sum(event.event == "alert_updated" for event in events)
+                cleared += sum(event.event == "alert_cleared" for event in events)
+                consumers.feed(table, events)
+                consumers.check(table.view, f"after {step.token()}")
+    assert updated and cleared
+
