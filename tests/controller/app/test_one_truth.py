@@ -165,6 +165,7 @@ def test_a_console_rebuilt_from_the_shoes_events_after_a_restart_shows_the_super
     continuous.show(view)
     rebuilt.show(view)
     assert list(continuous.alerts) == list(rebuilt.alerts) == [alert.id for alert in view.alerts]
+    assert continuous.advantage == rebuilt.advantage == [advantage_text(alert) for alert in view.alerts]
 
 
 def test_a_card_out_while_halted_does_not_hide_the_halt_the_table_is_on() -> None:
