@@ -26,6 +26,7 @@ from controller.core.table import Table
 from controller.floor.messages import TableState
 from controller.ui.tableview import FACE_DOWN, TableView
 from controller.ui.transcript import Summary
+from tests.controller.cli.test_history_one_truth import TIGHT_EDGES
 from tests.controller.core.test_snapshot import leading, table_settings, token_lists
 
 DEALER_KEYS = [kind.value for kind in (
@@ -89,14 +90,37 @@ class Consumers:
             assert (model.dealer, model.approval, model.undo) == (view.dealer, view.approval, view.undo), after
             assert [key for key in DEALER_KEYS if model.accepts(key)] == [
                 key for key in DEALER_KEYS if key in view.accepts], after
+            assert [result.winner for result in model.history.results] == [
+                result.winner[0].upper() for result in view.results], after
+            assert model.last_round == view.last_round, after
+            assert model.stub_count_expected() == (view.stub_count if view.misdeal is None else view.cards_left
+                                                   if view.misdeal.kind == "count_mismatch" else None), after
+            if model.misdeal is not None and view.misdeal is not None:
+                assert list(model.misdeal.get("resolutions") or []) == list(view.misdeal.resolutions), after
+                if "manual" in view.misdeal.resolutions:
+                    assert model.halt_place == view.misdeal.place, after
         state = json.loads(self.floor.message())
         assert (state["cards_left"], state["status"], state["round"], state["shoe"]) == (
             view.cards_left, view.status, view.round, view.shoe), after
         assert [alert["id"] for alert in state["alerts"]] == [alert.id for alert in view.alerts], after
+        assert (state["in_round"], state["slot_due"], state["stopped_by"], state["dealer"], state["stub_count"]) == (
+            view.in_round, view.slot_due, view.stopped_by, view.dealer, view.stub_count), after
+        misdeal = view.misdeal
+        assert state["misdeal"] == (None if misdeal is None else {
+            "round": misdeal.round, "kind": misdeal.kind, "detail": misdeal.detail, "detail_id": misdeal.detail_id,
+            "detail_params": misdeal.detail_params, "instruction": misdeal.instruction,
+            "resolutions": list(misdeal.resolutions)}), after
+        last = view.last_result
+        assert (state["last_result"] or {}).get("round") == (last.round if last is not None else None), after
+        assert state["results"] == [result.winner for result in view.results][-len(state["results"]):] and (
+            bool(state["results"]) == bool(view.results)), after
         board_shoe = self.board.scoreboard_state()["shoe"]
         assert (board_shoe["cards_left"], board_shoe["cut_card_out"], board_shoe["closed"], board_shoe["burned"],
                 board_shoe["set_aside"], board_shoe["round"]) == (
             view.cards_left, view.cut_card_out, view.closed, view.burned, view.set_aside, view.round or None), after
+        statistics = self.board.scoreboard_state()["statistics"]
+        assert [statistics[winner] for winner in ("banker", "player", "tie")] == [
+            sum(result.winner == winner for result in view.results) for winner in ("banker", "player", "tie")], after
         told = Summary()
         told.counts = Counter(self.summary.counts)
         told.take(view.totals)
@@ -113,12 +137,32 @@ def played(config: Settings, inputs: list[Input], resume_at: int | None) -> None
         consumers.check(table.view, f"after input {index} {item.token()}")
 
 
+def watched_settings(decks: int, burn: str, auth: bool, dealing: str, count_every: int, tight: bool) -> Settings:
+    """A table of the core's property tests, with stub counts due every ``count_every`` rounds, and with ``tight``
+    the advantage alerts of :data:`TIGHT_EDGES`."""
+    from config.loader import load_config
+    from tests.controller.core.test_snapshot import DEALER, SUPERVISOR
+
+    layers: dict[str, dict[str, object]] = {"table": {"decks": decks, "dealing": dealing}, "shoe": {"burn": burn},
+                                            "procedures": {"count_every": count_every}}
+    if tight:
+        layers["bets"] = {"alert_above": TIGHT_EDGES}
+    if auth:
+        layers["auth"] = {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
+                          "badges": {DEALER: {"name": "Alice Martin", "role": "dealer"},
+                                     SUPERVISOR: {"name": "Bob Stone", "role": "supervisor"}}}
+    return load_config(None, environ={}, overrides=layers)
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), decks=st.sampled_from([1, 8]), burn=st.sampled_from(["first_card", "none"]),
-       auth=st.booleans(), dealing=st.sampled_from(["face_up", "face_down"]))
+       auth=st.booleans(), dealing=st.sampled_from(["face_up", "face_down"]), count_every=st.sampled_from([0, 2]),
+       tight=st.booleans())
 def test_every_consumer_says_what_the_core_says(data: st.DataObject, decks: int, burn: str, auth: bool,
-                                                 dealing: str) -> None:
-    config = table_settings(decks, burn, auth, dealing)
+                                                 dealing: str, count_every: int, tight: bool) -> None:
+    """Random games, with stub counts due every other round (``count_every``) and advantage alerts opening,
+    following their edge and clearing by themselves (``tight``)."""
+    config = watched_settings(decks, burn, auth, dealing, count_every, tight)
     inputs = leading(auth) + [item for token in data.draw(token_lists(auth)) for item in parse_tokens(token)]
     resume_at = data.draw(st.none() | st.integers(min_value=0, max_value=len(inputs)), label="resume at")
     played(config, inputs, resume_at)
