@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from fractions import Fraction
+from typing import cast
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from config.schema import Settings
+from controller.app.session import Session
 from controller.core.events import AlertEvent, Event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.published import View
@@ -259,3 +261,41 @@ def test_advantage_alerts_that_follow_their_bets_edge_say_what_the_table_says() 
                 consumers.check(table.view, f"after {step.token()}")
     assert updated and cleared
 
+
+
+def test_the_scoreboard_never_sends_a_state_the_table_did_not_publish() -> None:
+    """The board's pages are sent its state whenever it changes (from the server's own thread). Given an input's
+    events one by one before the table's view, it had a state made of those events alone in between, which a page
+    (or ``/state.json``) could get: two cards out together counted none out of the shoe (414 left of 8 decks, where
+    the table says 412, issue 26) and the halt had no layout of the table's."""
+    from types import SimpleNamespace
+
+    from config.loader import load_config
+    from controller.app.session import Outputs
+    from controller.app.stages import ScoreboardStage
+    from controller.i18n.catalogue import ENGLISH
+
+    config = load_config(environ={}, overrides={"shoe": {"burn": "none"}})
+    table = Table(config)
+    outputs = Outputs(notice=lambda text: None)
+    stage = ScoreboardStage("127.0.0.1:0", config, ENGLISH)
+    stage.join(cast(Session, SimpleNamespace(table=table, outputs=outputs)))
+    board = stage.board
+    assert board is not None
+    sent: list[int] = []
+    changed = board.changed
+
+    def recorded() -> None:
+        sent.append(board.state()["shoe"]["cards_left"])
+        changed()
+
+    board.changed = recorded  # type: ignore[method-assign]
+    try:
+        outputs.emit(table.start())
+        for item in parse_tokens("@shoe 5H 2C @double"):
+            sent.clear()
+            outputs.emit(table.handle(item))
+            assert sent and set(sent) == {table.view.cards_left}, (item.token(), sent)
+        assert table.view.cards_left == 412
+    finally:
+        stage.close()
