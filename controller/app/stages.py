@@ -142,8 +142,7 @@ class ScoreboardStage(msgspec.Struct):
         board, table = self.board, session.table
 
         def publish(events: list[Event]) -> None:
-            board.publish_many(events)
-            board.show(table.view)
+            board.publish_shown(events, table.view)
 
         session.outputs.add(publish)
         session.outputs.notice(self.words.text(message("board.serving", "scoreboard at {url}", url=self.board.url)))

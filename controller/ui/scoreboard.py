@@ -132,6 +132,22 @@ class Scoreboard(LivePageServer):
         for event in events:
             self.publish(event)
 
+    def publish_shown(self, events: Iterable[ViewEvent], table: View) -> None:
+        """Feed the events of one input and then the table's own view after them as one change (thread safe, never
+        blocks on the network): no page is sent a state made of the events alone, which counts no card a misdeal
+        holds, before the view corrects it."""
+        with self._lock:
+            if self._closed:
+                return
+            for event in events:
+                try:
+                    self._view.apply(event)
+                except (CroupierError, ValueError, TypeError, AttributeError) as error:
+                    log.warning("scoreboard: skipped event %r: %s", event, error)
+            self._view.show(table)
+            self._seq += 1
+        self.changed()
+
     def show(self, table: View) -> None:
         """Take the table's own view (after the events published so far): the shoe's counters, the cut card and
         the layout as the table says them (:meth:`TableView.show`). Thread safe, never blocks on the network."""

@@ -14,9 +14,12 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Final, Literal, NotRequired, TypedDict, cast
 
+import msgspec
+
 from controller.core.cards import hand_total, parse_card
 from controller.core.events import (
     AlertEvent,
+    AlertUpdatedEvent,
     CardEvent,
     Event,
     EventLike,
@@ -98,6 +101,12 @@ class ShoeCounters:
         if self.set_aside is not None:
             counters["set_aside"] = self.set_aside
         return counters
+
+
+def advantage_text(alert: AlertEvent) -> str:
+    """An ``advantage`` alert as the supervisor's status line names it: its bet and edge (``player +0.50%``)."""
+    edge = Fraction(str(alert.get("edge", "0")))
+    return f"{alert.get('bet', '?')} {float(edge) * 100:+.2f}%"
 
 
 def _round_of(event: EventLike) -> int | None:
@@ -278,8 +287,7 @@ class TableView:
             case "alert" if event.get("kind") == "advantage":
                 if not self.badges_on:
                     return False
-                edge = Fraction(str(event.get("edge", "0")))
-                self.advantage.append(f"{event.get('bet', '?')} {float(edge) * 100:+.2f}%")
+                self.advantage.append(advantage_text(cast(AlertEvent, event)))
                 self.alerts[str(event.get("id"))] = cast(AlertEvent, event).copy()
             case "dealer_signed_out":
                 self.dealer = None
@@ -289,11 +297,21 @@ class TableView:
                 self.approval = None
             case "alert":
                 self.alerts[str(event.get("id"))] = cast(AlertEvent, event).copy()
-            case "alert_acknowledged":
+            case "alert_updated":
+                self._on_alert_updated(cast(AlertUpdatedEvent, event))
+            case "alert_acknowledged" | "alert_cleared":
                 self.alerts.pop(str(event.get("id")), None)
             case _:
                 return False
         return True
+
+    def _on_alert_updated(self, event: AlertUpdatedEvent) -> None:
+        """An open advantage alert follows its bet's edge: it says now what ``event`` says."""
+        alert = self.alerts.get(str(event.get("id")))
+        if isinstance(alert, AlertEvent) and isinstance(event, AlertUpdatedEvent):
+            self.alerts[alert.id] = msgspec.structs.replace(
+                alert, round=event.round, bet=event.bet, edge=event.edge, detail=event.detail, say_id=event.say_id,
+                say_params=event.say_params)
 
     def _fold_shoe(self, event: ViewEvent) -> bool:
         """The shoe's counters: burned cards, the cut card, its close and other producers' counts."""
@@ -500,8 +518,9 @@ class TableView:
         else:
             self.halt_place = view.misdeal.place
             self.misdeal = self._pending(view.misdeal)
-        self.alerts = {alert.id: self.alerts.get(alert.id, alert) for alert in view.alerts
+        self.alerts = {alert.id: self._alert_as_shown(alert) for alert in view.alerts
                        if alert.kind != "advantage" or self.badges_on}
+        self.advantage = [advantage_text(alert) for alert in self.alerts.values() if alert.kind == "advantage"]
         self.dealer, self.approval, self.undo = view.dealer, view.approval, view.undo
         self.reader = "online" if view.reader_online else "offline"
         shown = self.result.get("round") if self.result is not None else None
@@ -509,6 +528,15 @@ class TableView:
             self.result = None
         elif shown != view.result.round:  # the round's result stays until the next round starts
             self.result = view.result
+
+    def _alert_as_shown(self, alert: AlertEvent) -> AlertEvent:
+        """The open ``alert`` as its events worded it (in the view's language), or the table's own when the events
+        said something else of it (none seen: a resume; another edge: an update missed)."""
+        shown = self.alerts.get(alert.id)
+        if shown is None or (shown.get("round"), shown.get("edge"), shown.get("say_params")) != (
+                alert.round, alert.get("edge"), alert.get("say_params")):
+            return alert
+        return shown
 
     def _pending(self, pending: MisdealView) -> MisdealEvent:
         """The event of the misdeal the table is halted on (the latest one is a card out while halted, when the

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from fractions import Fraction
+from typing import cast
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from config.schema import Settings
-from controller.core.events import Event
+from controller.app.session import Session
+from controller.core.events import AlertEvent, Event
 from controller.core.inputs import Input, InputKind, parse_tokens
 from controller.core.published import View
 from controller.core.snapshot import restore, snapshot
@@ -25,11 +28,22 @@ from controller.core.table import Table
 from controller.floor.messages import TableState
 from controller.ui.tableview import FACE_DOWN, TableView
 from controller.ui.transcript import Summary
+from tests.controller.cli.test_history_one_truth import TIGHT_EDGES
 from tests.controller.core.test_snapshot import leading, table_settings, token_lists
 
 DEALER_KEYS = [kind.value for kind in (
     InputKind.NEXT, InputKind.SHOE, InputKind.BURN, InputKind.VOID, InputKind.EXPOSED, InputKind.USE,
     InputKind.MANUAL, InputKind.CLOSE, InputKind.REVEAL, InputKind.ACK, InputKind.UNDO, InputKind.CUT)]
+
+
+def said(alert: AlertEvent) -> tuple[object, ...]:
+    """What an alert says now: an advantage alert follows its bet's edge round after round (``alert_updated``)."""
+    return tuple(alert.get(key) for key in ("kind", "severity", "round", "bet", "edge", "detail", "say_params"))
+
+
+def advantage_text(alert: AlertEvent) -> str:
+    """An open advantage alert as the supervisor's status line names it (its bet and edge)."""
+    return f"{alert.bet} {float(Fraction(str(alert.edge))) * 100:+.2f}%"
 
 
 class Consumers:
@@ -70,17 +84,45 @@ class Consumers:
             assert (model.result.get("round") if model.result is not None else None) == (
                 view.result.round if view.result is not None else None), after
             assert set(model.alerts) <= {alert.id for alert in view.alerts}, after
+            core_alerts = {alert.id: alert for alert in view.alerts}
+            assert [said(model.alerts[alert_id]) for alert_id in model.alerts] == [
+                said(core_alerts[alert_id]) for alert_id in model.alerts], after
+            assert model.advantage == [advantage_text(alert) for alert in view.alerts
+                                       if alert.kind == "advantage" and view.badges], after
             assert (model.dealer, model.approval, model.undo) == (view.dealer, view.approval, view.undo), after
             assert [key for key in DEALER_KEYS if model.accepts(key)] == [
                 key for key in DEALER_KEYS if key in view.accepts], after
+            assert [result.winner for result in model.history.results] == [
+                result.winner[0].upper() for result in view.results], after
+            assert model.last_round == view.last_round, after
+            assert model.stub_count_expected() == (view.stub_count if view.misdeal is None else view.cards_left
+                                                   if view.misdeal.kind == "count_mismatch" else None), after
+            if model.misdeal is not None and view.misdeal is not None:
+                assert list(model.misdeal.get("resolutions") or []) == list(view.misdeal.resolutions), after
+                if "manual" in view.misdeal.resolutions:
+                    assert model.halt_place == view.misdeal.place, after
         state = json.loads(self.floor.message())
         assert (state["cards_left"], state["status"], state["round"], state["shoe"]) == (
             view.cards_left, view.status, view.round, view.shoe), after
         assert [alert["id"] for alert in state["alerts"]] == [alert.id for alert in view.alerts], after
+        assert (state["in_round"], state["slot_due"], state["stopped_by"], state["dealer"], state["stub_count"]) == (
+            view.in_round, view.slot_due, view.stopped_by, view.dealer, view.stub_count), after
+        misdeal = view.misdeal
+        assert state["misdeal"] == (None if misdeal is None else {
+            "round": misdeal.round, "kind": misdeal.kind, "detail": misdeal.detail, "detail_id": misdeal.detail_id,
+            "detail_params": misdeal.detail_params, "instruction": misdeal.instruction,
+            "resolutions": list(misdeal.resolutions)}), after
+        last = view.last_result
+        assert (state["last_result"] or {}).get("round") == (last.round if last is not None else None), after
+        assert state["results"] == [result.winner for result in view.results][-len(state["results"]):] and (
+            bool(state["results"]) == bool(view.results)), after
         board_shoe = self.board.scoreboard_state()["shoe"]
         assert (board_shoe["cards_left"], board_shoe["cut_card_out"], board_shoe["closed"], board_shoe["burned"],
                 board_shoe["set_aside"], board_shoe["round"]) == (
             view.cards_left, view.cut_card_out, view.closed, view.burned, view.set_aside, view.round or None), after
+        statistics = self.board.scoreboard_state()["statistics"]
+        assert [statistics[winner] for winner in ("banker", "player", "tie")] == [
+            sum(result.winner == winner for result in view.results) for winner in ("banker", "player", "tie")], after
         told = Summary()
         told.counts = Counter(self.summary.counts)
         told.take(view.totals)
@@ -97,12 +139,32 @@ def played(config: Settings, inputs: list[Input], resume_at: int | None) -> None
         consumers.check(table.view, f"after input {index} {item.token()}")
 
 
+def watched_settings(decks: int, burn: str, auth: bool, dealing: str, count_every: int, tight: bool) -> Settings:
+    """A table of the core's property tests, with stub counts due every ``count_every`` rounds, and with ``tight``
+    the advantage alerts of :data:`TIGHT_EDGES`."""
+    from config.loader import load_config
+    from tests.controller.core.test_snapshot import DEALER, SUPERVISOR
+
+    layers: dict[str, dict[str, object]] = {"table": {"decks": decks, "dealing": dealing}, "shoe": {"burn": burn},
+                                            "procedures": {"count_every": count_every}}
+    if tight:
+        layers["bets"] = {"alert_above": TIGHT_EDGES}
+    if auth:
+        layers["auth"] = {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
+                          "badges": {DEALER: {"name": "Alice Martin", "role": "dealer"},
+                                     SUPERVISOR: {"name": "Bob Stone", "role": "supervisor"}}}
+    return load_config(None, environ={}, overrides=layers)
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), decks=st.sampled_from([1, 8]), burn=st.sampled_from(["first_card", "none"]),
-       auth=st.booleans(), dealing=st.sampled_from(["face_up", "face_down"]))
+       auth=st.booleans(), dealing=st.sampled_from(["face_up", "face_down"]), count_every=st.sampled_from([0, 2]),
+       tight=st.booleans())
 def test_every_consumer_says_what_the_core_says(data: st.DataObject, decks: int, burn: str, auth: bool,
-                                                 dealing: str) -> None:
-    config = table_settings(decks, burn, auth, dealing)
+                                                 dealing: str, count_every: int, tight: bool) -> None:
+    """Random games, with stub counts due every other round (``count_every``) and advantage alerts opening,
+    following their edge and clearing by themselves (``tight``)."""
+    config = watched_settings(decks, burn, auth, dealing, count_every, tight)
     inputs = leading(auth) + [item for token in data.draw(token_lists(auth)) for item in parse_tokens(token)]
     resume_at = data.draw(st.none() | st.integers(min_value=0, max_value=len(inputs)), label="resume at")
     played(config, inputs, resume_at)
@@ -149,6 +211,7 @@ def test_a_console_rebuilt_from_the_shoes_events_after_a_restart_shows_the_super
     continuous.show(view)
     rebuilt.show(view)
     assert list(continuous.alerts) == list(rebuilt.alerts) == [alert.id for alert in view.alerts]
+    assert continuous.advantage == rebuilt.advantage == [advantage_text(alert) for alert in view.alerts]
 
 
 def test_a_card_out_while_halted_does_not_hide_the_halt_the_table_is_on() -> None:
@@ -165,3 +228,74 @@ def test_a_void_that_closes_the_shoe_clears_the_layout_as_the_table_does() -> No
     table shows none (found by the property test above: 1 deck, no burn)."""
     config = table_settings(1, "none", False)
     played(config, leading(False) + parse_tokens("AS 5S 5H @cut AH AD @void"), resume_at=None)
+
+
+def test_advantage_alerts_that_follow_their_bets_edge_say_what_the_table_says() -> None:
+    """With badges on, an advantage alert stays open while its bet's advantage lasts and follows the edge each round
+    (``alert_updated``) until it clears by itself (``alert_cleared``). The console kept the edge and words of the
+    alert's first event, and its status line named the supervisor's advantages of the round's ``alert`` events only:
+    from the next round on it named none while the table still had two advantage alerts open."""
+    from config.loader import load_config
+    from controller.core.shoe import shoe_with_cut_card
+    from tests.controller.core.test_snapshot import DEALER, SUPERVISOR
+
+    layers: dict[str, dict[str, object]] = {
+        "table": {"decks": 1}, "shoe": {"burn": "none"},
+        "bets": {"alert_above": {"banker": -0.012, "player": -0.0125, "tie": -0.145}},
+        "auth": {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
+                 "badges": {DEALER: {"name": "Alice Martin", "role": "dealer"},
+                            SUPERVISOR: {"name": "Sam Lee", "role": "supervisor"}}}}
+    config = load_config(environ={}, overrides=layers)
+    table = Table(config)
+    consumers = Consumers(table, table.start())
+    updated = cleared = 0
+    for token in [f"@badge {DEALER}", "@shoe", *shoe_with_cut_card(5, 1, 0)[:60]]:
+        for item in parse_tokens(token):
+            for step in [item, *parse_tokens("@next")]:
+                if step.kind is InputKind.NEXT and "next" not in table.view.accepts:
+                    continue
+                events = table.handle(step)
+                updated += sum(event.event == "alert_updated" for event in events)
+                cleared += sum(event.event == "alert_cleared" for event in events)
+                consumers.feed(table, events)
+                consumers.check(table.view, f"after {step.token()}")
+    assert updated and cleared
+
+
+
+def test_the_scoreboard_never_sends_a_state_the_table_did_not_publish() -> None:
+    """The board's pages are sent its state whenever it changes (from the server's own thread). Given an input's
+    events one by one before the table's view, it had a state made of those events alone in between, which a page
+    (or ``/state.json``) could get: two cards out together counted none out of the shoe (414 left of 8 decks, where
+    the table says 412, issue 26) and the halt had no layout of the table's."""
+    from types import SimpleNamespace
+
+    from config.loader import load_config
+    from controller.app.session import Outputs
+    from controller.app.stages import ScoreboardStage
+    from controller.i18n.catalogue import ENGLISH
+
+    config = load_config(environ={}, overrides={"shoe": {"burn": "none"}})
+    table = Table(config)
+    outputs = Outputs(notice=lambda text: None)
+    stage = ScoreboardStage("127.0.0.1:0", config, ENGLISH)
+    stage.join(cast(Session, SimpleNamespace(table=table, outputs=outputs)))
+    board = stage.board
+    assert board is not None
+    sent: list[int] = []
+    changed = board.changed
+
+    def recorded() -> None:
+        sent.append(board.state()["shoe"]["cards_left"])
+        changed()
+
+    board.changed = recorded  # type: ignore[method-assign]
+    try:
+        outputs.emit(table.start())
+        for item in parse_tokens("@shoe 5H 2C @double"):
+            sent.clear()
+            outputs.emit(table.handle(item))
+            assert sent and set(sent) == {table.view.cards_left}, (item.token(), sent)
+        assert table.view.cards_left == 412
+    finally:
+        stage.close()

@@ -12,6 +12,7 @@ from controller.ui.roads import RESPONSIBLE_GAMING_LINE, RESPONSIBLE_GAMING_LINE
 from tests.consoles import console_dealt
 from tests.controller.ui.test_console import rendered
 from tests.controller.ui.test_console_moments import PAIRS_AND_DERIVED
+from tests.controller.ui.test_console_sizes import settled
 from tests.pilot_wait import settle
 from tests.tokens import table_of
 
@@ -112,7 +113,7 @@ def test_at_80_columns_the_top_line_keeps_the_cards_left_the_reader_and_the_aler
     async def main() -> None:
         app = DealerConsole(events=events, table=view, words=words)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
+            await settled(pilot)  # the supervisor's advantages on the status line: the fitting gives it up
             seen["top"] = rendered(app, "#top-bar")
             assert app.screen.query_one("#main", VerticalScroll).max_scroll_y == 0, "the console scrolls at 80x24"
 
