@@ -454,7 +454,9 @@ def refuse_url_options_of_other_framings(url: str, values: Mapping[str, str], fr
     given = sorted(set(others) & values.keys())
     if given:
         framings = fr.framings_taking(given)
-        raise DriverURLError(f"{url}: option(s) {', '.join(given)} apply to framing={framings} only")
+        raise DriverURLError(message("serial.options_of_other_framing", "{url}: option(s) {options} apply to "
+                                     "framing={framings} only: add framing={framings} to the URL, or leave them "
+                                     "out", url=url, options=", ".join(given), framings=framings))
 
 
 def port_name_of(url: str, location: str) -> tuple[str, bool]:
@@ -476,15 +478,20 @@ def port_name_of(url: str, location: str) -> tuple[str, bool]:
     return f"{scheme}://{location}", False
 
 
+PATTERN_EXAMPLE = "pattern=CARD%20(%3FP<card>%5Cw%2B)"
+"""A card pattern as a URL gives it: ``CARD (?P<card>\\w+)``."""
+
+
 def card_pattern(url: str, text: str) -> re.Pattern[str]:
     """Option ``pattern``: a regular expression with a named group ``card``."""
     try:
         pattern = re.compile(text)
     except re.error as error:
-        raise DriverURLError(f"{url}: option pattern is not a regular expression ({error})") from None
+        raise DriverURLError(message("serial.pattern_not_regex", "{url}: option pattern is not a regular "
+                                     "expression ({error}); give one with a named group 'card', e.g. {example}",
+                                     url=url, error=str(error), example=PATTERN_EXAMPLE)) from None
     if "card" not in pattern.groupindex:
-        raise DriverURLError(
-            f"{url}: option pattern={text!r} has no named group 'card'; "
-            "expected e.g. pattern=CARD%20(%3FP<card>%5Cw%2B)"
-        )
+        raise DriverURLError(message("serial.pattern_no_card", "{url}: option pattern={pattern} has no named group "
+                                     "'card'; expected e.g. {example}", url=url, pattern=repr(text),
+                                     example=PATTERN_EXAMPLE))
     return pattern

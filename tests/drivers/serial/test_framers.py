@@ -109,7 +109,8 @@ def test_the_driver_speaks_a_registered_framing(bracket: str, raw_shoe: Callable
 
 
 def test_a_framing_refuses_the_options_of_another(bracket: str) -> None:
-    with pytest.raises(DriverURLError, match=r"option\(s\) ack, terminator apply to framing=line only"):
+    with pytest.raises(DriverURLError, match=r"option\(s\) ack, terminator apply to framing=line only: add "
+                       r"framing=line to the URL, or leave them out"):
         SerialShoe(f"loop://?framing={bracket}&terminator=lf&ack=0")
     with pytest.raises(DriverURLError, match="option framing='morse' is unknown; expected line, stx or bracket"):
         SerialShoe("loop://?framing=morse")
