@@ -78,8 +78,8 @@ def open_error(path: str, error: sqlite3.Error, after: int = 0) -> JournalError:
     read before it, 0 none)."""
     text = describe_error(error)
     if "not a database" in text or "file is encrypted" in text:
-        return JournalError(message("journal.not_sqlite", "{path}: not a Croupier journal (not an SQLite database)",
-                                path=path))
+        return JournalError(message("journal.not_sqlite", "{path}: not a Croupier journal (not an SQLite database); "
+                                    "give the path of a journal a --journal run wrote", path=path))
     if ("malformed" in text or "corrupt" in text) and after:
         return JournalDamagedError(message("journal.damaged_after", "{path}: the journal file is damaged after "
                                            "record {seq} ({reason}); keep it for the audit and start a new journal "

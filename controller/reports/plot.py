@@ -44,6 +44,8 @@ def plot_pace(shifts: list[Shift], path: str) -> None:
     try:
         figure.savefig(target, format="png")
     except OSError as error:
-        raise ReportInputError(f"--plot {path}: cannot write the picture ({error.strerror or error})") from None
+        raise ReportInputError(message("plot.unwritable", "--plot {path}: cannot write the picture ({reason}); give a "
+                                       "file name in a directory you may write to", path=path,
+                                       reason=str(error.strerror or error))) from None
     finally:
         plt.close(figure)

@@ -109,7 +109,8 @@ def _draw(comparison: OddsComparison, path: str, words: Catalogue) -> None:
     try:
         figure.savefig(path)
     except OSError as error:
-        raise CroupierError(message("plot.unwritable", "--plot {path}: cannot write the picture ({reason})",
+        raise CroupierError(message("plot.unwritable", "--plot {path}: cannot write the picture ({reason}); give a "
+                                    "file name in a directory you may write to",
                                     path=path, reason=str(error.strerror))) from None
     finally:
         pyplot.close(figure)

@@ -70,7 +70,8 @@ def _draw(report: dict[str, Any], path: str, words: Catalogue) -> None:
     try:
         figure.savefig(path)
     except OSError as error:  # checked before the study; gone since (the disk full, the directory removed)
-        raise CroupierError(message("plot.unwritable", "--plot {path}: cannot write the picture ({reason})",
+        raise CroupierError(message("plot.unwritable", "--plot {path}: cannot write the picture ({reason}); give a "
+                                    "file name in a directory you may write to",
                                     path=path, reason=str(error.strerror))) from None
     finally:
         pyplot.close(figure)

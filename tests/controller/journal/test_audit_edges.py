@@ -55,6 +55,12 @@ def test_a_file_that_is_no_journal_is_exit_2(tmp_path: Path, capsys: pytest.Capt
     connection.close()
     assert cli.main(["audit", "verify", str(other)]) == 2
     assert "not a Croupier journal" in capsys.readouterr().err
+    text = tmp_path / "notes.db"
+    text.write_text("hello\n" * 200, encoding="utf-8")
+    assert cli.main(["audit", "verify", str(text)]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        f"{text}: not a Croupier journal (not an SQLite database); give the path of a journal a --journal run "
+        "wrote")
 
 
 # -- a journal is only ever read by audit and history, and never reused once emptied ----------------

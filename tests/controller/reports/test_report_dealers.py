@@ -101,6 +101,8 @@ def test_bad_paths_and_options_are_one_clear_line(journals: tuple[Path, Path], t
                            cwd=ROOT, timeout=120)
     assert drill.returncode == 3, drill.stderr
     journal = str(journals[0])
+    picture_folder = tmp_path / "folder.png"
+    picture_folder.mkdir()
     cases: list[tuple[list[str], str]] = [
         ([str(tmp_path / "missing.journal")], "no such journal"),
         ([str(tmp_path)], "is a directory"),
@@ -108,6 +110,8 @@ def test_bad_paths_and_options_are_one_clear_line(journals: tuple[Path, Path], t
         ([str(training)], "is a training journal"),
         ([journal, "--plot", str(tmp_path / "pace.jpg")], "expected a file name ending in .png"),
         ([journal, "--plot", str(tmp_path / "no" / "pace.png")], "does not exist"),
+        ([journal, "--plot", str(picture_folder)], f"--plot {picture_folder}: cannot write the picture (Is a "
+                                                   "directory); give a file name in a directory you may write to"),
         ([journal, "--json", "--csv"], "not allowed with argument"),
         (["postgresql://nobody@127.0.0.1:1/none"], "cannot connect to the database"),
     ]
