@@ -31,6 +31,14 @@ DEFAULTS = "built-in defaults"
 CONFIG_LIMIT = 2**20
 """The most bytes a config file is read for (1 MiB: thousands of enrolled badges fit many times over)."""
 
+def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The bytes of the file at ``path``; None when it holds more than ``limit``, read no further (a path that is no
+    such file may never end: /dev/zero, a disk image). Raises :class:`OSError` as opening and reading it do."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    return data if len(data) <= limit else None
+
+
 ValueCheck: TypeAlias = Callable[[Any], object]
 """A check of one key's value that a layer above the config owns (``[driver] url``: the drivers): it raises a
 :class:`~controller.core.exceptions.CroupierError` saying what is wrong, and is called on every layer's value."""
@@ -172,9 +180,8 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        with open(path, "rb") as handle:
-            data = handle.read(CONFIG_LIMIT + 1)  # bounded: a path that is no config may never end (/dev/zero)
-        if len(data) > CONFIG_LIMIT:
+        data = read_at_most(path, CONFIG_LIMIT)
+        if data is None:
             raise ConfigError(message("config.too_long", "{name}: longer than {limit} MiB, far more than a config "
                                       "file holds; give the path of a TOML config file", name=name,
                                       limit=CONFIG_LIMIT // 2**20))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlencode, urlsplit
 
+from config.loader import read_at_most
 from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
 from controller.core.exceptions import DriverURLError, ScriptError
 from controller.core.inputs import Input, InputKind, parse_tokens
@@ -41,9 +42,8 @@ def read_script(path: str | Path) -> list[Input]:
     try:
         if not name:  # Path("") is the current directory
             raise FileNotFoundError(name)
-        with open(path, "rb") as handle:
-            data = handle.read(SCRIPT_LIMIT + 1)  # bounded: a path that is no script may never end (/dev/zero)
-        if len(data) > SCRIPT_LIMIT:
+        data = read_at_most(path, SCRIPT_LIMIT)
+        if data is None:
             raise ScriptError(message("script.too_long", "{name}: longer than {limit} MiB, far more than a shoe "
                                       "script holds; give the path of a shoe script file", name=name,
                                       limit=SCRIPT_LIMIT // 2**20))

@@ -28,7 +28,7 @@ from controller.core.table import Table
 from controller.floor.messages import TableState
 from controller.ui.tableview import FACE_DOWN, TableView
 from controller.ui.transcript import Summary
-from tests.controller.cli.test_history_one_truth import TIGHT_EDGES
+from tests.controller.cli.test_history_one_truth import property_settings
 from tests.controller.core.test_snapshot import leading, table_settings, token_lists
 
 DEALER_KEYS = [kind.value for kind in (
@@ -142,18 +142,7 @@ def played(config: Settings, inputs: list[Input], resume_at: int | None) -> None
 def watched_settings(decks: int, burn: str, auth: bool, dealing: str, count_every: int, tight: bool) -> Settings:
     """A table of the core's property tests, with stub counts due every ``count_every`` rounds, and with ``tight``
     the advantage alerts of :data:`TIGHT_EDGES`."""
-    from config.loader import load_config
-    from tests.controller.core.test_snapshot import DEALER, SUPERVISOR
-
-    layers: dict[str, dict[str, object]] = {"table": {"decks": decks, "dealing": dealing}, "shoe": {"burn": burn},
-                                            "procedures": {"count_every": count_every}}
-    if tight:
-        layers["bets"] = {"alert_above": TIGHT_EDGES}
-    if auth:
-        layers["auth"] = {"enabled": True, "reader": "pcsc://?reader=Virtual PCD 00 01",
-                          "badges": {DEALER: {"name": "Alice Martin", "role": "dealer"},
-                                     SUPERVISOR: {"name": "Bob Stone", "role": "supervisor"}}}
-    return load_config(None, environ={}, overrides=layers)
+    return property_settings(decks, burn, auth, dealing, tight, {"procedures": {"count_every": count_every}})
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])

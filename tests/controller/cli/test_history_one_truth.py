@@ -44,8 +44,15 @@ themselves all through a shoe."""
 def table_settings(decks: int, burn: str, auth: bool, dealing: str, tight: bool = False) -> Settings:
     """A table as the core's property tests deal it, with a checkpoint every few inputs (a resume then restores
     one and replays the rest); ``tight``: with :data:`TIGHT_EDGES`."""
+    return property_settings(decks, burn, auth, dealing, tight, {"journal": {"checkpoint_every": 4}})
+
+
+def property_settings(decks: int, burn: str, auth: bool, dealing: str, tight: bool,
+                      more: dict[str, dict[str, object]]) -> Settings:
+    """A table of the core's property tests: ``decks``, ``burn``, ``dealing``, badges with ``auth``, the advantage
+    alerts of :data:`TIGHT_EDGES` with ``tight``, and the sections ``more``."""
     layers: dict[str, dict[str, object]] = {"table": {"decks": decks, "dealing": dealing}, "shoe": {"burn": burn},
-                                            "journal": {"checkpoint_every": 4}}
+                                            **more}
     if tight:
         layers["bets"] = {"alert_above": TIGHT_EDGES}
     if auth:

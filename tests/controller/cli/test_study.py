@@ -189,13 +189,20 @@ def test_a_trace_that_cannot_be_written_is_refused_before_any_shoe_is_dealt(wher
         # but in sysfs, where nobody creates files
     else:
         path = tmp_path / "missing" / "rounds.jsonl" if where == "missing directory" else tmp_path
+    run = refused_before_dealing("--trace", path)
+    assert run.stderr.startswith(f"croupier study: --trace {path}: cannot write it ("), run.stderr
+    assert run.stderr.rstrip().endswith("; give another path"), run.stderr
+
+
+def refused_before_dealing(option: str, path: Path) -> subprocess.CompletedProcess[str]:
+    """``croupier study`` of a million shoes with ``option path``, which it must refuse at once: exit 2, one line
+    on stderr and nothing on stdout (it would take minutes to deal them)."""
     run = subprocess.run([sys.executable, "-m", "controller.cli", "study", "--shoes", "1000000", "--seed", "1",
-                          "--workers", "1", "--trace", str(path)], capture_output=True, text=True, timeout=120,
+                          "--workers", "1", option, str(path)], capture_output=True, text=True, timeout=120,
                          cwd=ROOT)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.count("\n") == 1 and run.stdout == "", run.stderr
-    assert run.stderr.startswith(f"croupier study: --trace {path}: cannot write it ("), run.stderr
-    assert run.stderr.rstrip().endswith("; give another path"), run.stderr
+    return run
 
 
 @pytest.mark.parametrize("where", ["no permission", "a directory"])
@@ -210,11 +217,7 @@ def test_a_plot_that_cannot_be_written_is_refused_before_any_shoe_is_dealt(where
     else:
         path = tmp_path / "study.png"
         path.mkdir()
-    run = subprocess.run([sys.executable, "-m", "controller.cli", "study", "--shoes", "1000000", "--seed", "1",
-                          "--workers", "1", "--plot", str(path)], capture_output=True, text=True, timeout=120,
-                         cwd=ROOT)
-    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
-    assert run.stderr.count("\n") == 1 and run.stdout == "", run.stderr
+    run = refused_before_dealing("--plot", path)
     assert run.stderr.startswith(f"croupier study: --plot {path}: cannot write the picture there ("), run.stderr
     assert run.stderr.rstrip().endswith("; give a file name in a directory you may write to"), run.stderr
     assert not (tmp_path / "locked" / "study.png").exists()
