@@ -31,12 +31,16 @@ DEFAULTS = "built-in defaults"
 CONFIG_LIMIT = 2**20
 """The most bytes a config file is read for (1 MiB: thousands of enrolled badges fit many times over)."""
 
-def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes | None:
-    """The bytes of the file at ``path``; None when it holds more than ``limit``, read no further (a path that is no
-    such file may never end: /dev/zero, a disk image). Raises :class:`OSError` as opening and reading it do."""
+def read_text_at_most(path: str | os.PathLike[str], limit: int) -> str | None:
+    """The UTF-8 text of the file at ``path`` (a byte-order mark an editor wrote is left out); None when it holds
+    more than ``limit`` bytes, read no further (a path that is no such file may never end: /dev/zero, a disk image).
+    Raises :class:`OSError` as opening and reading it do (:class:`FileNotFoundError` for an empty path, which would
+    be the current directory) and :class:`UnicodeDecodeError` for bytes that are not UTF-8."""
+    if not os.fspath(path):
+        raise FileNotFoundError(path)
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
-    return data if len(data) <= limit else None
+    return data.decode("utf-8-sig") if len(data) <= limit else None
 
 
 ValueCheck: TypeAlias = Callable[[Any], object]
@@ -178,14 +182,11 @@ def read_config_file(path: str | os.PathLike[str] | None) -> tuple[str, dict[str
         return "embedded config/default.toml", default_data()
     name = str(path)
     try:
-        if not name:  # Path("") is the current directory
-            raise FileNotFoundError(name)
-        data = read_at_most(path, CONFIG_LIMIT)
-        if data is None:
+        text = read_text_at_most(path, CONFIG_LIMIT)
+        if text is None:
             raise ConfigError(message("config.too_long", "{name}: longer than {limit} MiB, far more than a config "
                                       "file holds; give the path of a TOML config file", name=name,
                                       limit=CONFIG_LIMIT // 2**20))
-        text = data.decode("utf-8-sig")  # -sig: a BOM an editor wrote is no key
     except FileNotFoundError:
         raise ConfigError(message("config.no_file", "{name}: no such config file; give the path of a TOML file",
                                   name=name or "''")) from None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import urlencode, urlsplit
 
-from config.loader import read_at_most
+from config.loader import read_text_at_most
 from config.schema import DEFAULT_CUT_FROM_END, MIN_CUT_FROM_END, max_cut_from_end
 from controller.core.exceptions import DriverURLError, ScriptError
 from controller.core.inputs import Input, InputKind, parse_tokens
@@ -40,14 +40,11 @@ def read_script(path: str | Path) -> list[Input]:
     """Read a shoe script: tokens separated by spaces or lines, ``#`` starts a comment."""
     name = str(path)
     try:
-        if not name:  # Path("") is the current directory
-            raise FileNotFoundError(name)
-        data = read_at_most(path, SCRIPT_LIMIT)
-        if data is None:
+        text = read_text_at_most(path, SCRIPT_LIMIT)
+        if text is None:
             raise ScriptError(message("script.too_long", "{name}: longer than {limit} MiB, far more than a shoe "
                                       "script holds; give the path of a shoe script file", name=name,
                                       limit=SCRIPT_LIMIT // 2**20))
-        text = data.decode("utf-8-sig")  # -sig: a BOM an editor wrote is no token
     except FileNotFoundError:
         raise ScriptError(message("script.no_file", "{name}: no such script file; give the path of a shoe script",
                                   name=name or "''")) from None
